@@ -1,0 +1,8 @@
+// Copyright Contributors to the Open Cluster Management project
+// Package v1alpha1 contains API Schema definitions for the cluster v1alpha1 API group
+
+// +k8s:deepcopy-gen=package,register
+// +k8s:openapi-model-package=io.open-cluster-management.api.cluster.v1alpha1
+// +kubebuilder:validation:Optional
+// +groupName=cluster.open-cluster-management.io
+package v1alpha1

@@ -1,0 +1,9 @@
+// Copyright Contributors to the Open Cluster Management project
+// Package v1beta2 contains API Schema definitions for the cluster v1beta2 API group
+
+// +k8s:deepcopy-gen=package,register
+// +k8s:openapi-gen=true
+// +k8s:openapi-model-package=io.open-cluster-management.api.cluster.v1beta2
+// +kubebuilder:validation:Optional
+// +groupName=cluster.open-cluster-management.io
+package v1beta2
