@@ -1,0 +1,631 @@
+package clientcert
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	certificatesv1informers "k8s.io/client-go/informers/certificates/v1"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	certificatesv1client "k8s.io/client-go/kubernetes/typed/certificates/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	certificatesv1listers "k8s.io/client-go/listers/certificates/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// Event reasons of ClientCertForHubController (spoke events, through the controller's recorder).
+const (
+	// CSRCreatedReason (Normal): a CSR was created on the hub; the message names it and why it was needed.
+	CSRCreatedReason = "CSRCreated"
+	// CSRCreateFailedReason (Warning): creating the CSR failed; emitted when the error message changes.
+	CSRCreateFailedReason = "CSRCreateFailed"
+	// CSRDeniedReason (Warning): the CSR was denied or failed on the hub; a new one follows after back-off.
+	CSRDeniedReason = "CSRDenied"
+	// CSRDeletedReason (Warning): the CSR disappeared before a certificate was issued (e.g. the hub's
+	// csrcleaner); a new one follows after back-off.
+	CSRDeletedReason = "CSRDeleted"
+	// ClientCertificateInvalidReason (Warning): the hub issued a certificate that does not match the key or the
+	// identity, or has expired; a new CSR follows after back-off.
+	ClientCertificateInvalidReason = "ClientCertificateInvalid"
+	// ClientCertificateIssuedReason (Normal): a certificate was issued and stored.
+	ClientCertificateIssuedReason = "ClientCertificateIssued"
+	// HubKubeconfigSecretCreatedReason (Normal): the hub kubeconfig Secret was created with all five keys.
+	HubKubeconfigSecretCreatedReason = "HubKubeconfigSecretCreated"
+	// HubKubeconfigSecretUpdatedReason (Normal): the hub kubeconfig Secret was rewritten with all five keys.
+	HubKubeconfigSecretUpdatedReason = "HubKubeconfigSecretUpdated"
+	// HubKubeconfigRebuiltReason (Normal): only the kubeconfig key was rewritten because the hub's CA, proxy-url
+	// or TLS options changed while the server stayed the same (FC-03); key and certificate were kept.
+	HubKubeconfigRebuiltReason = "HubKubeconfigRebuilt"
+	// HubKubeconfigSecretWriteFailedReason (Warning): writing the Secret failed; retried with the same
+	// certificate.
+	HubKubeconfigSecretWriteFailedReason = "HubKubeconfigSecretWriteFailed"
+)
+
+const (
+	controllerName = "ClientCertForHubController"
+	fieldManager   = "klusterlet-failover-clientcert"
+
+	defaultBackoffBase    = 10 * time.Second
+	defaultBackoffMax     = 5 * time.Minute
+	defaultResyncInterval = 10 * time.Minute
+	// maxNotYetValidWait bounds how long a stored certificate that is not yet valid (hub clock ahead) is waited
+	// for instead of being replaced.
+	maxNotYetValidWait = time.Hour
+)
+
+// Backoff is the delay between failed CSR attempts (create failure, denied, failed, deleted, invalid
+// certificate): Base after the first failure, doubling per consecutive failure, capped at Max.
+type Backoff struct {
+	// Base is the first delay; 0 means 10s.
+	Base time.Duration
+	// Max caps the delay; 0 means 5m.
+	Max time.Duration
+}
+
+// Delay returns the delay after the given number of consecutive failures (>= 1).
+func (b Backoff) Delay(failures int) time.Duration {
+	d := b.Base
+	for i := 1; i < failures && d < b.Max; i++ {
+		d *= 2
+	}
+	return min(d, b.Max)
+}
+
+// ControllerOptions configures a ClientCertForHubController. Every field without a stated default is required.
+type ControllerOptions struct {
+	// ClusterName and AgentName are the identity put in CSRs and required of the stored certificate.
+	ClusterName, AgentName string
+	// Namespace and SecretName name the spoke hub kubeconfig Secret, e.g.
+	// open-cluster-management-agent/hub-kubeconfig-secret.
+	Namespace, SecretName string
+	// Hub is the active hub's server, proxy-url, CA and TLS options (from its bootstrap kubeconfig); it is written
+	// into the kubeconfig key and required of the stored one.
+	Hub HubInfo
+	// SpokeSecrets writes (and, before deciding to create a CSR or to write, reads live) the Secret.
+	SpokeSecrets corev1client.SecretsGetter
+	// SpokeSecretInformer is a Secret informer covering Namespace (it may be namespace-scoped); only events for
+	// SecretName trigger a sync.
+	SpokeSecretInformer corev1informers.SecretInformer
+	// HubCSRs creates and reads CSRs on the hub: the bootstrap identity for the first join, the current hub
+	// identity for rotation (the hub auto-approves a renewal when the requester equals the certificate CN).
+	HubCSRs certificatesv1client.CertificateSigningRequestInterface
+	// HubCSRInformer watches hub CSRs; it should be filtered by the label ClusterNameLabel=<ClusterName>.
+	HubCSRInformer certificatesv1informers.CertificateSigningRequestInformer
+	// ExpirationSeconds, if set, is sent as spec.expirationSeconds (>= 600; short-lived certificates in tests).
+	ExpirationSeconds *int32
+	// Clock supplies now; default clock.RealClock{}.
+	Clock clock.PassiveClock
+	// Jitter returns a number in [0, 1) drawn once per certificate to place its rotation deadline in the
+	// 20–25 % band (RotationDeadline); default rand.Float64.
+	Jitter func() float64
+	// RetryBackoff spaces failed CSR attempts; zero fields take their defaults (10s, 5m).
+	RetryBackoff Backoff
+	// ResyncInterval is the periodic resync; 0 means 10m, negative disables it.
+	ResyncInterval time.Duration
+	// Recorder receives the controller's events (reasons above).
+	Recorder events.Recorder
+	// OnStatusChange, if set, is called (from the sync goroutine, without locks held) whenever Status changes.
+	OnStatusChange func(Status)
+}
+
+// Phase is the controller's coarse state, for conditions such as "waiting for CSR approval".
+type Phase string
+
+const (
+	// PhaseCredentialsValid: the Secret is valid and no rotation is due.
+	PhaseCredentialsValid Phase = "CredentialsValid"
+	// PhaseWaitingForApproval: a CSR is outstanding on the hub (not yet approved, or approved and not signed).
+	PhaseWaitingForApproval Phase = "WaitingForApproval"
+	// PhaseCSRCreateFailing: creating the CSR failed; LastError says why (classify it with
+	// ClassifyConnectionError).
+	PhaseCSRCreateFailing Phase = "CSRCreateFailing"
+	// PhaseBackingOff: the last CSR was denied, failed, deleted or gave an invalid certificate; the next one is
+	// created at RetryAt.
+	PhaseBackingOff Phase = "BackingOff"
+	// PhaseWaitingForValidity: the stored certificate is valid from a near future instant (hub clock ahead).
+	PhaseWaitingForValidity Phase = "WaitingForCertificateValidity"
+	// PhaseSecretWriteFailing: a certificate was issued but the Secret could not be written yet.
+	PhaseSecretWriteFailing Phase = "SecretWriteFailing"
+)
+
+// Status is a snapshot of the controller's progress.
+type Status struct {
+	// Phase is the coarse state.
+	Phase Phase
+	// Reason is why new credentials are needed (the InvalidReason of the Secret, or RotationDueReason); "" when
+	// the credentials are valid.
+	Reason InvalidReason
+	// Message is a human-readable sentence about the state.
+	Message string
+	// CSRName is the outstanding CSR, if any.
+	CSRName string
+	// NotAfter is the expiry of the stored certificate; zero if there is none or it does not parse.
+	NotAfter time.Time
+	// RotationDeadline is when the stored valid certificate is due for rotation; zero otherwise.
+	RotationDeadline time.Time
+	// RetryAt is when the next CSR attempt is allowed while backing off; zero otherwise.
+	RetryAt time.Time
+	// LastError is the error of the last failed hub or spoke call of this controller; nil after a success.
+	LastError error
+}
+
+// ClientCertForHubController obtains a client certificate from the hub through a CSR and keeps the spoke hub
+// kubeconfig Secret valid: used with the bootstrap identity for the first join (design §3 step 3) and with
+// the hub identity for rotation.
+//
+// Sync policy (single queue key):
+//   - Secret valid (CheckHubKubeconfig) and before its rotation deadline: nothing; requeue at the deadline.
+//   - Secret valid except that its kubeconfig's CA / proxy-url / TLS options differ from Hub while the server is
+//     the same (FC-03): rewrite only the kubeconfig key, keep key and certificate.
+//   - Certificate valid only from a near future instant: requeue then.
+//   - Otherwise at most one CSR is in flight: a fresh key in memory, one CSR (event CSRCreated); later syncs
+//     read it from the informer (or the hub when the informer lacks it). Issued → verify against key and
+//     identity, write the Secret whole in one Create/Update (five keys; labels, annotations and unrelated keys
+//     kept), events ClientCertificateIssued and HubKubeconfigSecretCreated/Updated. Denied/failed/deleted/
+//     invalid → Warning event, drop the CSR, next attempt after RetryBackoff. Create or write errors are
+//     returned (requeue) and keep the same key and CSR template, so no second CSR is created for one key.
+//   - The previous Secret is never touched until new credentials are written.
+type ClientCertForHubController struct {
+	factory.Controller
+
+	opts         ControllerOptions
+	secretLister corev1listers.SecretLister
+	csrLister    certificatesv1listers.CertificateSigningRequestLister
+	syncCtx      factory.SyncContext
+
+	// Sync state; the factory never runs two syncs of the single key concurrently.
+	pending      *pendingCSR
+	failures     int
+	retryAt      time.Time
+	jitterKey    string
+	jitterValue  float64
+	lastEventMsg string
+
+	mu     sync.Mutex
+	status Status
+	forced string
+}
+
+// pendingCSR is the one CSR in flight and its private key (memory only; never logged).
+type pendingCSR struct {
+	keyPEM   []byte
+	template *certificatesv1.CertificateSigningRequest
+	name     string // "" until Create succeeded
+	reason   InvalidReason
+}
+
+// NewClientCertForHubController validates o, fills its defaults and returns the controller. It returns an
+// error naming the first missing or invalid option.
+func NewClientCertForHubController(o ControllerOptions) (*ClientCertForHubController, error) {
+	switch {
+	case o.ClusterName == "" || o.AgentName == "":
+		return nil, fmt.Errorf("%s: ClusterName and AgentName are required", controllerName)
+	case o.Namespace == "" || o.SecretName == "":
+		return nil, fmt.Errorf("%s: Namespace and SecretName are required", controllerName)
+	case o.SpokeSecrets == nil || o.SpokeSecretInformer == nil:
+		return nil, fmt.Errorf("%s: SpokeSecrets and SpokeSecretInformer are required", controllerName)
+	case o.HubCSRs == nil || o.HubCSRInformer == nil:
+		return nil, fmt.Errorf("%s: HubCSRs and HubCSRInformer are required", controllerName)
+	case o.Recorder == nil:
+		return nil, fmt.Errorf("%s: Recorder is required", controllerName)
+	}
+	if _, err := BuildHubKubeconfig(o.Hub); err != nil {
+		return nil, fmt.Errorf("%s: Hub: %w", controllerName, err)
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.Jitter == nil {
+		o.Jitter = rand.Float64
+	}
+	if o.RetryBackoff.Base <= 0 {
+		o.RetryBackoff.Base = defaultBackoffBase
+	}
+	if o.RetryBackoff.Max <= 0 {
+		o.RetryBackoff.Max = defaultBackoffMax
+	}
+	if o.RetryBackoff.Max < o.RetryBackoff.Base {
+		o.RetryBackoff.Max = o.RetryBackoff.Base
+	}
+	if o.ResyncInterval == 0 {
+		o.ResyncInterval = defaultResyncInterval
+	}
+
+	c := &ClientCertForHubController{
+		opts:         o,
+		secretLister: o.SpokeSecretInformer.Lister(),
+		csrLister:    o.HubCSRInformer.Lister(),
+		syncCtx:      factory.NewSyncContext(controllerName, o.Recorder),
+	}
+	f := factory.New().
+		WithSyncContext(c.syncCtx).
+		WithFilteredEventsInformers(secretNameFilter(o.Namespace, o.SecretName), o.SpokeSecretInformer.Informer()).
+		WithInformers(o.HubCSRInformer.Informer()).
+		WithSync(c.sync)
+	if o.ResyncInterval > 0 {
+		f = f.ResyncEvery(o.ResyncInterval)
+	}
+	c.Controller = f.ToController(controllerName, o.Recorder)
+	return c, nil
+}
+
+// Status returns a snapshot of the controller's progress. Safe for concurrent use.
+func (c *ClientCertForHubController) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// RequestNewCertificate makes the controller obtain a new certificate even though the stored one is valid (for
+// example when the hub keeps rejecting it with 401). reason is put in the CSRCreated event. The request is
+// cleared once a new certificate is written. Safe for concurrent use.
+func (c *ClientCertForHubController) RequestNewCertificate(reason string) {
+	c.mu.Lock()
+	c.forced = reason
+	c.mu.Unlock()
+	c.syncCtx.Queue().Add(factory.DefaultQueueKey)
+}
+
+func (c *ClientCertForHubController) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	logger := klog.FromContext(ctx).WithValues("controller", controllerName,
+		"secret", klog.KRef(c.opts.Namespace, c.opts.SecretName), "cluster", c.opts.ClusterName, "agent", c.opts.AgentName)
+	now := c.opts.Clock.Now()
+	c.mu.Lock()
+	forced := c.forced
+	c.mu.Unlock()
+
+	secret, err := c.secretLister.Secrets(c.opts.Namespace).Get(c.opts.SecretName)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("get secret %s/%s: %w", c.opts.Namespace, c.opts.SecretName, err)
+	}
+	if apierrors.IsNotFound(err) {
+		secret = nil
+	}
+	checkErr := c.check(secret, now)
+	if checkErr != nil && c.pending == nil {
+		// The cache may lag behind a write of ours: confirm with the API before starting a CSR.
+		live, err := c.getLiveSecret(ctx)
+		if err != nil {
+			return err
+		}
+		secret = live
+		checkErr = c.check(secret, now)
+	}
+
+	var invalid *InvalidHubKubeconfigError
+	errors.As(checkErr, &invalid)
+	reason, why := InvalidReason(""), ""
+	switch {
+	case checkErr == nil:
+		leaf, _ := parseLeafCertificate(secret.Data[TLSCertSecretKey])
+		deadline := RotationDeadline(leaf, c.jitterFor(leaf))
+		if forced == "" && now.Before(deadline) {
+			if c.pending != nil {
+				logger.Info("Hub kubeconfig Secret is valid; dropping the in-flight CSR", "csr", c.pending.name)
+				c.pending = nil
+			}
+			c.failures, c.retryAt = 0, time.Time{}
+			c.setStatus(Status{
+				Phase:            PhaseCredentialsValid,
+				Message:          fmt.Sprintf("client certificate valid until %s; rotation due at %s", formatTime(leaf.NotAfter), formatTime(deadline)),
+				NotAfter:         leaf.NotAfter,
+				RotationDeadline: deadline,
+			})
+			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), deadline.Sub(now))
+			return nil
+		}
+		reason, why = RotationDueReason, fmt.Sprintf("client certificate rotation due at %s (expires %s)", formatTime(deadline), formatTime(leaf.NotAfter))
+		if forced != "" {
+			why = "new certificate requested: " + forced
+		}
+	case invalid != nil && invalid.Reason == CertificateNotYetValidReason && forced == "" &&
+		invalid.NotBefore.Sub(now) <= maxNotYetValidWait:
+		c.setStatus(Status{Phase: PhaseWaitingForValidity, Reason: invalid.Reason, Message: invalid.Message, NotAfter: invalid.NotAfter})
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), invalid.NotBefore.Sub(now))
+		return nil
+	case invalid != nil && invalid.Reason == HubMismatchReason && forced == "" && !slices.Contains(invalid.HubFields, "server"):
+		return c.rebuildKubeconfig(ctx, syncCtx, logger, invalid)
+	default:
+		reason, why = InvalidReasonOf(checkErr), checkErr.Error()
+	}
+	return c.ensureCertificate(ctx, syncCtx, logger, now, reason, why)
+}
+
+// check runs CheckHubKubeconfig on a possibly absent Secret.
+func (c *ClientCertForHubController) check(secret *corev1.Secret, now time.Time) error {
+	if secret == nil {
+		return &InvalidHubKubeconfigError{Reason: MissingKeyReason,
+			Message: fmt.Sprintf("secret %s/%s not found", c.opts.Namespace, c.opts.SecretName)}
+	}
+	return CheckHubKubeconfig(secret.Data, c.opts.ClusterName, c.opts.AgentName, c.opts.Hub, now)
+}
+
+// ensureCertificate drives the single in-flight CSR: create it, or follow it to a written Secret.
+func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger,
+	now time.Time, reason InvalidReason, why string) error {
+	if c.pending == nil || c.pending.name == "" {
+		return c.createCSR(ctx, syncCtx, logger, now, reason, why)
+	}
+	name := c.pending.name
+	csr, err := c.csrLister.Get(name)
+	if apierrors.IsNotFound(err) {
+		// Not (yet) in the informer: ask the hub, which also tells a deleted CSR from informer lag.
+		csr, err = c.opts.HubCSRs.Get(ctx, name, metav1.GetOptions{})
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		c.failAttempt(syncCtx, logger, now, CSRDeletedReason, fmt.Sprintf("CSR %s was deleted before a certificate was issued", name))
+		return nil
+	case err != nil:
+		c.setStatusError(PhaseWaitingForApproval, reason, fmt.Sprintf("cannot read CSR %s", name), err)
+		return fmt.Errorf("get CSR %s: %w", name, err)
+	}
+
+	outcome, cond := csrStatus(csr)
+	switch outcome {
+	case csrPending:
+		msg := fmt.Sprintf("waiting for approval of CSR %s on the hub", name)
+		if cond != nil {
+			msg = fmt.Sprintf("CSR %s approved; waiting for the signer to issue the certificate", name)
+		}
+		c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, Message: msg, CSRName: name})
+		return nil
+	case csrDenied, csrFailed:
+		c.failAttempt(syncCtx, logger, now, CSRDeniedReason,
+			fmt.Sprintf("CSR %s %s: %s: %s", name, cond.Type, cond.Reason, cond.Message))
+		return nil
+	}
+
+	certPEM := csr.Status.Certificate
+	leaf, err := VerifyIssuedCertificate(certPEM, c.pending.keyPEM, c.opts.ClusterName, c.opts.AgentName, now)
+	if err != nil {
+		c.failAttempt(syncCtx, logger, now, ClientCertificateInvalidReason, fmt.Sprintf("CSR %s: %v", name, err))
+		return nil
+	}
+	kubeconfig, err := BuildHubKubeconfig(c.opts.Hub)
+	if err != nil {
+		return err
+	}
+	data := map[string][]byte{
+		KubeconfigSecretKey:  kubeconfig,
+		TLSCertSecretKey:     certPEM,
+		TLSKeySecretKey:      c.pending.keyPEM,
+		ClusterNameSecretKey: []byte(c.opts.ClusterName),
+		AgentNameSecretKey:   []byte(c.opts.AgentName),
+	}
+	created, err := c.writeSecret(ctx, data)
+	if err != nil {
+		c.setStatusError(PhaseSecretWriteFailing, reason, fmt.Sprintf("certificate from CSR %s issued; writing the Secret failed", name), err)
+		c.warnOnce(syncCtx, HubKubeconfigSecretWriteFailedReason, fmt.Sprintf("writing Secret %s/%s failed: %v", c.opts.Namespace, c.opts.SecretName, err))
+		return err
+	}
+	logger.Info("Client certificate issued and stored", "csr", name, "notAfter", leaf.NotAfter)
+	syncCtx.Recorder().Eventf(ClientCertificateIssuedReason, "Client certificate for %s issued by CSR %s, valid until %s",
+		CommonName(c.opts.ClusterName, c.opts.AgentName), name, formatTime(leaf.NotAfter))
+	secretReason := HubKubeconfigSecretUpdatedReason
+	if created {
+		secretReason = HubKubeconfigSecretCreatedReason
+	}
+	syncCtx.Recorder().Eventf(secretReason, "Secret %s/%s written with keys %v", c.opts.Namespace, c.opts.SecretName, SecretKeys())
+	c.pending, c.failures, c.retryAt, c.lastEventMsg = nil, 0, time.Time{}, ""
+	c.mu.Lock()
+	c.forced = ""
+	c.mu.Unlock()
+	c.setStatus(Status{Phase: PhaseCredentialsValid, Message: fmt.Sprintf("client certificate issued by CSR %s, valid until %s", name, formatTime(leaf.NotAfter)),
+		NotAfter: leaf.NotAfter})
+	// The Secret informer triggers the next sync, which schedules the rotation.
+	return nil
+}
+
+// createCSR creates the in-flight CSR (reusing the key and template of a previous failed create), honouring the
+// back-off after failed attempts.
+func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger,
+	now time.Time, reason InvalidReason, why string) error {
+	if now.Before(c.retryAt) {
+		c.setStatus(Status{Phase: PhaseBackingOff, Reason: reason, RetryAt: c.retryAt, LastError: c.Status().LastError,
+			Message: fmt.Sprintf("next CSR attempt at %s (%s)", formatTime(c.retryAt), why)})
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.retryAt.Sub(now))
+		return nil
+	}
+	if c.pending == nil {
+		keyPEM, err := NewPrivateKey()
+		if err != nil {
+			return err
+		}
+		template, err := NewCSR(c.opts.ClusterName, c.opts.AgentName, keyPEM, c.opts.ExpirationSeconds)
+		if err != nil {
+			return err
+		}
+		c.pending = &pendingCSR{keyPEM: keyPEM, template: template, reason: reason}
+	} else if name := c.findCreatedCSR(); name != "" {
+		// A create that reported an error did reach the hub: adopt that CSR instead of sending another one.
+		c.pending.name = name
+		logger.Info("Adopted CSR created by an earlier attempt", "csr", name)
+		c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, CSRName: name, Message: fmt.Sprintf("waiting for approval of CSR %s on the hub", name)})
+		return nil
+	}
+
+	created, err := c.opts.HubCSRs.Create(ctx, c.pending.template.DeepCopy(), metav1.CreateOptions{FieldManager: fieldManager})
+	if err != nil {
+		c.failures++
+		c.retryAt = now.Add(c.opts.RetryBackoff.Delay(c.failures))
+		c.setStatusError(PhaseCSRCreateFailing, reason, fmt.Sprintf("creating a CSR for cluster %s failed; next attempt at %s", c.opts.ClusterName, formatTime(c.retryAt)), err)
+		c.warnOnce(syncCtx, CSRCreateFailedReason, fmt.Sprintf("creating a CSR for cluster %s failed: %v", c.opts.ClusterName, err))
+		return fmt.Errorf("create CSR for cluster %s: %w", c.opts.ClusterName, err)
+	}
+	c.pending.name = created.Name
+	c.lastEventMsg = ""
+	logger.Info("Created CSR", "csr", created.Name, "reason", reason)
+	syncCtx.Recorder().Eventf(CSRCreatedReason, "CSR %s created for %s: %s", created.Name, CommonName(c.opts.ClusterName, c.opts.AgentName), why)
+	c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, CSRName: created.Name,
+		Message: fmt.Sprintf("waiting for approval of CSR %s on the hub", created.Name)})
+	return nil
+}
+
+// findCreatedCSR looks in the informer for a CSR carrying the in-flight request (a create that timed out but
+// succeeded).
+func (c *ClientCertForHubController) findCreatedCSR() string {
+	csrs, err := c.csrLister.List(labelsForCluster(c.opts.ClusterName))
+	if err != nil {
+		return ""
+	}
+	for _, csr := range csrs {
+		if string(csr.Spec.Request) == string(c.pending.template.Spec.Request) {
+			return csr.Name
+		}
+	}
+	return ""
+}
+
+// failAttempt drops the in-flight CSR after a terminal outcome and schedules the next attempt after back-off.
+func (c *ClientCertForHubController) failAttempt(syncCtx factory.SyncContext, logger klog.Logger, now time.Time, eventReason, msg string) {
+	reason := c.pending.reason
+	c.pending = nil
+	c.failures++
+	c.retryAt = now.Add(c.opts.RetryBackoff.Delay(c.failures))
+	logger.Info("CSR attempt failed; backing off", "reason", eventReason, "message", msg, "retryAt", c.retryAt)
+	syncCtx.Recorder().Warningf(eventReason, "%s; next CSR at %s", msg, formatTime(c.retryAt))
+	c.setStatus(Status{Phase: PhaseBackingOff, Reason: reason, RetryAt: c.retryAt, Message: msg})
+	syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.retryAt.Sub(now))
+}
+
+// rebuildKubeconfig rewrites only the kubeconfig key for a changed hub CA / proxy-url / TLS options (FC-03).
+func (c *ClientCertForHubController) rebuildKubeconfig(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger,
+	invalid *InvalidHubKubeconfigError) error {
+	kubeconfig, err := BuildHubKubeconfig(c.opts.Hub)
+	if err != nil {
+		return err
+	}
+	if _, err := c.writeSecret(ctx, map[string][]byte{KubeconfigSecretKey: kubeconfig}); err != nil {
+		c.setStatusError(PhaseSecretWriteFailing, invalid.Reason, "rebuilding the hub kubeconfig failed", err)
+		return err
+	}
+	c.pending = nil
+	logger.Info("Rebuilt hub kubeconfig for changed hub settings", "fields", invalid.HubFields)
+	syncCtx.Recorder().Eventf(HubKubeconfigRebuiltReason, "Secret %s/%s key %s rebuilt for the hub's new %v; key and certificate kept",
+		c.opts.Namespace, c.opts.SecretName, KubeconfigSecretKey, invalid.HubFields)
+	return nil
+}
+
+// writeSecret writes data over the live Secret in one Create or Update, keeping its labels, annotations, type
+// and keys not in data. created reports a Create.
+func (c *ClientCertForHubController) writeSecret(ctx context.Context, data map[string][]byte) (created bool, err error) {
+	client := c.opts.SpokeSecrets.Secrets(c.opts.Namespace)
+	existing, err := c.getLiveSecret(ctx)
+	if err != nil {
+		return false, err
+	}
+	if existing == nil {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: c.opts.Namespace, Name: c.opts.SecretName},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       data,
+		}
+		if _, err := client.Create(ctx, secret, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+			return false, fmt.Errorf("create secret %s/%s: %w", c.opts.Namespace, c.opts.SecretName, err)
+		}
+		return true, nil
+	}
+	secret := existing.DeepCopy()
+	merged := make(map[string][]byte, len(secret.Data)+len(data))
+	maps.Copy(merged, secret.Data)
+	maps.Copy(merged, data)
+	secret.Data = merged
+	if _, err := client.Update(ctx, secret, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
+		return false, fmt.Errorf("update secret %s/%s: %w", c.opts.Namespace, c.opts.SecretName, err)
+	}
+	return false, nil
+}
+
+// getLiveSecret reads the Secret from the API; nil if it does not exist.
+func (c *ClientCertForHubController) getLiveSecret(ctx context.Context) (*corev1.Secret, error) {
+	secret, err := c.opts.SpokeSecrets.Secrets(c.opts.Namespace).Get(ctx, c.opts.SecretName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get secret %s/%s: %w", c.opts.Namespace, c.opts.SecretName, err)
+	}
+	return secret, nil
+}
+
+// jitterFor returns the jitter of a certificate, drawn once per certificate.
+func (c *ClientCertForHubController) jitterFor(leaf *x509.Certificate) float64 {
+	key := leaf.SerialNumber.String() + "/" + leaf.NotAfter.String()
+	if key != c.jitterKey {
+		c.jitterKey, c.jitterValue = key, c.opts.Jitter()
+	}
+	return c.jitterValue
+}
+
+// warnOnce emits a Warning unless the previous one had the same message (no event per retry).
+func (c *ClientCertForHubController) warnOnce(syncCtx factory.SyncContext, reason, msg string) {
+	if msg == c.lastEventMsg {
+		return
+	}
+	c.lastEventMsg = msg
+	syncCtx.Recorder().Warning(reason, msg)
+}
+
+func (c *ClientCertForHubController) setStatusError(phase Phase, reason InvalidReason, msg string, err error) {
+	s := Status{Phase: phase, Reason: reason, Message: fmt.Sprintf("%s: %v", msg, err), RetryAt: c.retryAt, LastError: err}
+	if c.pending != nil {
+		s.CSRName = c.pending.name
+	}
+	c.setStatus(s)
+}
+
+func (c *ClientCertForHubController) setStatus(s Status) {
+	c.mu.Lock()
+	changed := !statusEqual(c.status, s)
+	c.status = s
+	c.mu.Unlock()
+	if changed && c.opts.OnStatusChange != nil {
+		c.opts.OnStatusChange(s)
+	}
+}
+
+func statusEqual(a, b Status) bool {
+	aErr, bErr := errString(a.LastError), errString(b.LastError)
+	a.LastError, b.LastError = nil, nil
+	return a == b && aErr == bErr
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// secretNameFilter passes events (tombstones included) of one Secret.
+func secretNameFilter(namespace, name string) factory.EventFilterFunc {
+	return func(obj any) bool {
+		if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tombstone.Obj
+		}
+		secret, ok := obj.(*corev1.Secret)
+		return ok && secret.Namespace == namespace && secret.Name == name
+	}
+}
+
+// labelsForCluster selects the CSRs of one cluster.
+func labelsForCluster(clusterName string) labels.Selector {
+	return labels.SelectorFromSet(labels.Set{ClusterNameLabel: clusterName})
+}
