@@ -1,0 +1,247 @@
+package klusterlet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/events"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
+
+	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// SpokeClients are the spoke-side clients the agent runs with. RunWithClients takes them so that tests can
+// run the agent in-process against a real spoke apiserver.
+type SpokeClients struct {
+	// Config is the spoke client config; its CA (data or file) is published to the hub as the spoke CA bundle.
+	Config *rest.Config
+	// Kube reads nodes, health endpoints and kube-system, and writes the hub kubeconfig Secret and events.
+	Kube kubernetes.Interface
+	// Cluster reads ClusterClaims.
+	Cluster clusterclientset.Interface
+	// Failover reads FailoverConfigs and writes their status.
+	Failover failoverclientset.Interface
+}
+
+// RunFailoverAgent is the run function of `klusterlet-failover agent failover` (library-go controllercmd
+// StartFunc). It builds the spoke clients (from --spoke-kubeconfig in hosted mode, else the command's client
+// config) and calls RunWithClients. It returns an error only for bad flags or unusable spoke clients; hub
+// problems never end it.
+func (o *FailoverAgentOptions) RunFailoverAgent(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
+	spokeConfig := controllerContext.KubeConfig
+	if o.SpokeKubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", o.SpokeKubeconfig)
+		if err != nil {
+			return fmt.Errorf("--spoke-kubeconfig %q: %w", o.SpokeKubeconfig, err)
+		}
+		spokeConfig = cfg
+	}
+	clients, err := NewSpokeClients(spokeConfig)
+	if err != nil {
+		return err
+	}
+	recorder := controllerContext.EventRecorder
+	if controllerContext.OperatorNamespace != "" && o.ComponentNamespace == "" {
+		o.ComponentNamespace = controllerContext.OperatorNamespace
+	}
+	return o.RunWithClients(ctx, clients, recorder, controllerContext.Clock)
+}
+
+// NewSpokeClients builds the spoke clients from config.
+func NewSpokeClients(config *rest.Config) (*SpokeClients, error) {
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("spoke client: %w", err)
+	}
+	cluster, err := clusterclientset.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("spoke cluster client: %w", err)
+	}
+	fo, err := failoverclientset.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("spoke failover client: %w", err)
+	}
+	return &SpokeClients{Config: config, Kube: kube, Cluster: cluster, Failover: fo}, nil
+}
+
+// RunWithClients runs the agent with the given spoke clients until ctx is cancelled (design §3): it completes
+// and validates the options, mirrors the hub kubeconfig Secret into --hub-kubeconfig-dir, resolves the identity,
+// and hands over to the failover orchestrator, which runs one hub session at a time. It blocks until ctx ends
+// and returns nil then; it returns an error at once for invalid options (one message naming every flag at fault).
+func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeClients, recorder events.Recorder, clk clock.Clock) error {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	o.CompleteNamespace()
+	// Flag rules are checked before anything touches the spoke or a hub (FC-04, FC-05).
+	if err := o.ValidateFlags(); err != nil {
+		return err
+	}
+	if err := o.CompleteIdentity(ctx, spoke.Kube); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	logger := klog.FromContext(ctx).WithValues("cluster", o.ClusterName, "agent", o.AgentName, "namespace", o.ComponentNamespace)
+	ctx = klog.NewContext(ctx, logger)
+	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", o.BootstrapKubeconfig)
+
+	spokeCA, err := spokeCABundle(spoke.Config)
+	if err != nil {
+		return err
+	}
+
+	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only, Nodes
+	// and ClusterClaims cluster-wide (status).
+	nsInformers := informers.NewSharedInformerFactoryWithOptions(spoke.Kube, 10*time.Minute, informers.WithNamespace(o.ComponentNamespace))
+	spokeInformers := informers.NewSharedInformerFactory(spoke.Kube, 10*time.Minute)
+	claimInformers := clusterinformers.NewSharedInformerFactory(spoke.Cluster, 10*time.Minute)
+	failoverInformers := failoverinformers.NewSharedInformerFactoryWithOptions(spoke.Failover, 10*time.Minute, failoverinformers.WithNamespace(o.ComponentNamespace))
+	secretInformer := nsInformers.Core().V1().Secrets()
+	nodeInformer := spokeInformers.Core().V1().Nodes()
+	claimInformer := claimInformers.Cluster().V1alpha1().ClusterClaims()
+	fcInformer := failoverInformers.Failover().V1alpha1().FailoverConfigs()
+	// Register the informers before Start.
+	secretInformer.Informer()
+	nodeInformer.Informer()
+	claimInformer.Informer()
+	fcInformer.Informer()
+
+	mirror := clientcert.NewHubKubeconfigSecretMirrorController(o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir,
+		secretInformer, 10*time.Minute, recorder)
+
+	var expiration *int32
+	if o.ClientCertExpirationSeconds > 0 {
+		e := o.ClientCertExpirationSeconds
+		expiration = &e
+	}
+	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
+		Namespace:                      o.ComponentNamespace,
+		FailoverConfigName:             o.FailoverConfigName,
+		PrimaryBootstrapKubeconfigFile: o.BootstrapKubeconfig,
+		PrimaryBootstrapSecretName:     o.BootstrapKubeconfigSecret,
+		Session: hubsession.Options{
+			ClusterName:              o.ClusterName,
+			AgentName:                o.AgentName,
+			Namespace:                o.ComponentNamespace,
+			SecretName:               o.HubKubeconfigSecret,
+			SpokeExternalServerURLs:  o.SpokeExternalServerURLs,
+			SpokeCABundle:            spokeCA,
+			ClusterHealthCheckPeriod: o.ClusterHealthCheckPeriod,
+			MaxCustomClusterClaims:   o.MaxCustomClusterClaims,
+			CSRExpirationSeconds:     expiration,
+			SpokeKubeClient:          spoke.Kube,
+			SpokeSecretInformer:      secretInformer,
+			NodeInformer:             nodeInformer,
+			ClaimInformer:            claimInformer,
+			Clock:                    clk,
+			Recorder:                 recorder,
+		},
+		SecretInformer:         secretInformer,
+		FailoverConfigInformer: fcInformer,
+		FailoverConfigClient:   spoke.Failover.FailoverV1alpha1(),
+		Metrics:                o.Metrics,
+		Clock:                  clk,
+		Recorder:               recorder,
+	})
+	if err != nil {
+		return err
+	}
+
+	nsInformers.Start(ctx.Done())
+	spokeInformers.Start(ctx.Done())
+	claimInformers.Start(ctx.Done())
+	failoverInformers.Start(ctx.Done())
+	go mirror.Run(ctx, 1)
+	go func() {
+		if err := orchestrator.Run(ctx); err != nil {
+			logger.Error(err, "Failover orchestrator stopped")
+		}
+	}()
+	// library-go treats an early return of the StartFunc as a crash: block until the command is stopped.
+	<-ctx.Done()
+	nsInformers.Shutdown()
+	spokeInformers.Shutdown()
+	claimInformers.Shutdown()
+	failoverInformers.Shutdown()
+	return nil
+}
+
+// CompleteIdentity resolves the cluster and agent names (design §2): the flags, else the `cluster-name` /
+// `agent-name` of the hub kubeconfig Secret (or the CN of its certificate), else the files in
+// --hub-kubeconfig-dir, else generated names. It first mirrors an existing Secret into the directory (design §3
+// step 1). It reads only the spoke.
+func (o *FailoverAgentOptions) CompleteIdentity(ctx context.Context, spokeKube kubernetes.Interface) error {
+	secret, err := spokeKube.CoreV1().Secrets(o.ComponentNamespace).Get(ctx, o.HubKubeconfigSecret, metav1.GetOptions{})
+	var data map[string][]byte
+	switch {
+	case err == nil:
+		data = secret.Data
+		if _, err := clientcert.MirrorToDir(data, o.HubKubeconfigDir); err != nil {
+			// The mirror controller retries; the Secret itself is the source of truth.
+			klog.FromContext(ctx).Error(err, "Mirroring the hub kubeconfig secret", "dir", o.HubKubeconfigDir)
+		}
+	case apierrors.IsNotFound(err):
+	default:
+		return fmt.Errorf("read hub kubeconfig secret %s/%s: %w", o.ComponentNamespace, o.HubKubeconfigSecret, err)
+	}
+	storedCluster, storedAgent := clientcert.IdentityFromSecretData(data)
+	if storedCluster == "" || storedAgent == "" {
+		dirCluster, dirAgent, err := clientcert.IdentityFromDir(o.HubKubeconfigDir)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			klog.FromContext(ctx).Error(err, "Reading the stored identity", "dir", o.HubKubeconfigDir)
+		}
+		if storedCluster == "" {
+			storedCluster = dirCluster
+		}
+		if storedAgent == "" {
+			storedAgent = dirAgent
+		}
+	}
+	if o.ClusterName == "" {
+		o.ClusterName = storedCluster
+	}
+	if o.ClusterName == "" {
+		o.ClusterName = clientcert.GenerateClusterName()
+	}
+	if o.AgentName == "" {
+		o.AgentName = storedAgent
+	}
+	if o.AgentName == "" {
+		o.AgentName = clientcert.GenerateAgentName()
+	}
+	return nil
+}
+
+// spokeCABundle returns the spoke API server's CA bundle (PEM) from its client config, nil if it has none.
+func spokeCABundle(config *rest.Config) ([]byte, error) {
+	if len(config.CAData) > 0 {
+		return config.CAData, nil
+	}
+	if config.CAFile != "" {
+		data, err := os.ReadFile(config.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("spoke CA file %s: %w", config.CAFile, err)
+		}
+		return data, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,151 @@
+package failover
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+)
+
+// Metric names of the failover feature, served on library-go controllercmd's /metrics endpoint (which serves
+// k8s.io/component-base/metrics/legacyregistry).
+const (
+	// MetricActiveHub is a gauge vector labelled "hub": 1 for the active hub, 0 for the others seen before.
+	MetricActiveHub = "klusterlet_failover_active_hub"
+	// MetricFailoversTotal is a counter vector labelled "from", "to", "reason" (a Trigger value or
+	// FailoverReasonFailback): completed switches between hubs.
+	MetricFailoversTotal = "klusterlet_failover_failovers_total"
+	// MetricStandbyProbeResult is a gauge vector labelled "hub", "result" (a ProbeResultType): 1 for the latest
+	// result of the hub's standby probe, 0 for the other results.
+	MetricStandbyProbeResult = "klusterlet_failover_standby_probe_result"
+	// MetricLastFailoverTimestampSeconds is a gauge: Unix time in seconds of the last completed switch.
+	MetricLastFailoverTimestampSeconds = "klusterlet_failover_last_failover_timestamp_seconds"
+	// MetricClientCertificateExpirationTimestampSeconds is a gauge: Unix time in seconds at which the client
+	// certificate of the active hub's kubeconfig expires (its NotAfter); 0 when unknown.
+	MetricClientCertificateExpirationTimestampSeconds = "klusterlet_failover_client_certificate_expiration_timestamp_seconds"
+)
+
+// FailoverReasonFailback is the "reason" label of a switch back to the primary under the failback policy;
+// the other switches use their Trigger value.
+const FailoverReasonFailback = "Failback"
+
+// Metrics holds the Prometheus metrics of the failover feature. Use LegacyRegistryMetrics in the agent and
+// NewMetrics with a test registry in tests. Methods are safe for concurrent use.
+type Metrics struct {
+	activeHub         *metrics.GaugeVec
+	failovers         *metrics.CounterVec
+	probeResult       *metrics.GaugeVec
+	lastFailover      *metrics.Gauge
+	certificateExpiry *metrics.Gauge
+
+	lock sync.Mutex
+	// activeHubSeries are the hub label values that have an active-hub series, so that SetActiveHub can set
+	// the previous active hub to 0.
+	activeHubSeries map[string]struct{}
+}
+
+var (
+	legacyRegistryOnce    sync.Once
+	legacyRegistryMetrics *Metrics
+)
+
+// LegacyRegistryMetrics returns the process-wide Metrics, registered in legacyregistry on the first call only
+// (sync.Once), so that wiring code may call it more than once without a duplicate-registration panic.
+func LegacyRegistryMetrics() *Metrics {
+	legacyRegistryOnce.Do(func() {
+		legacyRegistryMetrics = NewMetrics(legacyregistry.MustRegister)
+	})
+	return legacyRegistryMetrics
+}
+
+// NewMetrics creates the failover metrics and registers them with register (e.g. legacyregistry.MustRegister,
+// or the MustRegister of a k8s.io/component-base/metrics/testutil.NewFakeKubeRegistry in tests). register
+// panics on a duplicate registration, so call it once per registry.
+func NewMetrics(register func(...metrics.Registerable)) *Metrics {
+	m := &Metrics{
+		activeHub: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Name:           MetricActiveHub,
+			Help:           "1 for the hub the klusterlet agent is registered with, 0 for the other hubs it knows.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"hub"}),
+		failovers: metrics.NewCounterVec(&metrics.CounterOpts{
+			Name:           MetricFailoversTotal,
+			Help:           "Number of completed switches between hubs, by source hub, target hub and reason.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"from", "to", "reason"}),
+		probeResult: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Name:           MetricStandbyProbeResult,
+			Help:           "1 for the latest standby probe result of each hub, 0 for the other results.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"hub", "result"}),
+		lastFailover: metrics.NewGauge(&metrics.GaugeOpts{
+			Name:           MetricLastFailoverTimestampSeconds,
+			Help:           "Unix time in seconds of the last completed switch between hubs.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+		certificateExpiry: metrics.NewGauge(&metrics.GaugeOpts{
+			Name:           MetricClientCertificateExpirationTimestampSeconds,
+			Help:           "Unix time in seconds at which the client certificate for the active hub expires, 0 when unknown.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+		activeHubSeries: map[string]struct{}{},
+	}
+	register(m.activeHub, m.failovers, m.probeResult, m.lastFailover, m.certificateExpiry)
+	return m
+}
+
+// SetActiveHub marks hub as the active hub (1) and every hub previously marked as not active (0).
+func (m *Metrics) SetActiveHub(hub string) {
+	m.lock.Lock()
+	defer m.lock.Unlock()
+	for h := range m.activeHubSeries {
+		if h != hub {
+			m.activeHub.WithLabelValues(h).Set(0)
+		}
+	}
+	m.activeHub.WithLabelValues(hub).Set(1)
+	m.activeHubSeries[hub] = struct{}{}
+}
+
+// RecordFailover counts one completed switch from one hub to another and sets the last-failover timestamp to
+// completedAt. reason is a Trigger value or FailoverReasonFailback.
+func (m *Metrics) RecordFailover(from, to, reason string, completedAt time.Time) {
+	m.failovers.WithLabelValues(from, to, reason).Inc()
+	m.lastFailover.Set(unixSeconds(completedAt))
+}
+
+// SetStandbyProbeResult records hub's latest probe result: 1 for result, 0 for the other ProbeResultTypes.
+func (m *Metrics) SetStandbyProbeResult(hub string, result ProbeResultType) {
+	for _, r := range ProbeResultTypes() {
+		v := 0.0
+		if r == result {
+			v = 1
+		}
+		m.probeResult.WithLabelValues(hub, string(r)).Set(v)
+	}
+}
+
+// SetClientCertificateExpiry records the NotAfter of the active hub's client certificate; the zero time
+// records 0 (unknown).
+func (m *Metrics) SetClientCertificateExpiry(notAfter time.Time) {
+	m.certificateExpiry.Set(unixSeconds(notAfter))
+}
+
+// ForgetHub removes the per-hub series of a hub that is no longer configured.
+func (m *Metrics) ForgetHub(hub string) {
+	m.lock.Lock()
+	defer m.lock.Unlock()
+	m.activeHub.DeleteLabelValues(hub)
+	delete(m.activeHubSeries, hub)
+	for _, r := range ProbeResultTypes() {
+		m.probeResult.DeleteLabelValues(hub, string(r))
+	}
+}
+
+func unixSeconds(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixNano()) / 1e9
+}

@@ -1,0 +1,941 @@
+package failover
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverclient "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
+	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// OrchestratorOptions configures the Orchestrator. Fields without a stated default are required.
+type OrchestratorOptions struct {
+	// Namespace is the agent namespace: FailoverConfig, hub kubeconfig Secret and bootstrap Secrets live there.
+	Namespace string
+	// FailoverConfigName is the FailoverConfig to read (--failover-config-name); it may be absent, then only the
+	// primary hub is used and no status is written.
+	FailoverConfigName string
+	// PrimaryBootstrapKubeconfigFile is the primary hub's bootstrap kubeconfig file (--bootstrap-kubeconfig).
+	PrimaryBootstrapKubeconfigFile string
+	// PrimaryBootstrapSecretName, if set, names a Secret in Namespace whose "kubeconfig" key, when present,
+	// is the primary's bootstrap kubeconfig instead of the file; it is watched, so a replacement takes effect at
+	// once (FC-02). The klusterlet operator's name is "bootstrap-hub-kubeconfig".
+	PrimaryBootstrapSecretName string
+	// FilePollInterval is how often the bootstrap kubeconfig file is re-read (FC-01). Default 5s.
+	FilePollInterval time.Duration
+	// Session is the template of every hub session; the orchestrator sets its WrapTransport, OnPhase and
+	// OnManagedCluster.
+	Session hubsession.Options
+	// SecretInformer covers Namespace (shared with Session.SpokeSecretInformer); started by the caller.
+	SecretInformer corev1informers.SecretInformer
+	// FailoverConfigInformer covers Namespace; started by the caller.
+	FailoverConfigInformer failoverinformers.FailoverConfigInformer
+	// FailoverConfigClient writes the FailoverConfig status.
+	FailoverConfigClient failoverclient.FailoverConfigsGetter
+	// ProbeTimeout bounds one standby probe. Default 10s.
+	ProbeTimeout time.Duration
+	// NoViableHubBackoff spaces attempts when no hub is viable. Default 10s doubling to 5m.
+	NoViableHubBackoff *Backoff
+	// Metrics receives the failover metrics. Default: LegacyRegistryMetrics().
+	Metrics *Metrics
+	// Clock drives every decision. Default: real clock.
+	Clock clock.Clock
+	// Recorder receives the failover events (reasons in reasons.go).
+	Recorder events.Recorder
+}
+
+// hubEntry is one configured hub as the orchestrator knows it.
+type hubEntry struct {
+	name      string
+	source    string
+	raw       []byte
+	bootstrap *clientcert.BootstrapKubeconfig
+	loadErr   error
+
+	failedAt      time.Time
+	probe         ProbeResult
+	probed        bool
+	probeTime     time.Time
+	probeChange   time.Time
+	probeSuccess  time.Time
+	healthySince  RejectionTracker
+	probeInFlight bool
+}
+
+// hubSource is where a hub's bootstrap kubeconfig was read from, and what was read.
+type hubSource struct {
+	name, desc string
+	raw        []byte
+	readErr    error
+}
+
+// probeOutcome is a finished standby probe, handed from the probe goroutine to the loop.
+type probeOutcome struct {
+	name      string
+	bootstrap *clientcert.BootstrapKubeconfig
+	result    ProbeResult
+	at        time.Time
+}
+
+// switchState is an ongoing move to another hub.
+type switchState struct {
+	from, to string
+	reason   string
+	message  string
+	start    time.Time
+}
+
+// Orchestrator runs one hub session at a time, watches the active hub with Evaluate, probes the standby hubs
+// and moves the cluster to the next viable hub in-process when the active one is lost, rejects the cluster,
+// has no usable credentials, or a planned switch or failback asks for it (design §6).
+//
+// All decisions happen in one goroutine (Run); informer handlers, sessions and probes only record facts and
+// wake it. It re-evaluates exactly when a deadline passes (Verdict.RecheckAfter), never in a busy loop.
+type Orchestrator struct {
+	o       OrchestratorOptions
+	tracker *HubConnectivityTracker
+	wake    chan struct{}
+
+	// facts written by callbacks, read by the loop.
+	mu         sync.Mutex
+	acceptance HubAcceptance
+	mcAvail    metav1.ConditionStatus
+	phase      hubsession.Phase
+	phaseMsg   string
+	phaseSince time.Time
+	probes     []probeOutcome
+
+	// loop state.
+	hubs           map[string]*hubEntry
+	order          []string
+	active         string
+	session        *hubsession.Session
+	sessionCancel  context.CancelFunc
+	sessionDone    chan struct{}
+	switching      *switchState
+	rejection      RejectionTracker
+	credentials    RejectionTracker
+	lastVerdict    Verdict
+	degraded       string
+	noViable       bool
+	lastFailover   *failoverv1alpha1.FailoverRecord
+	failoverCount  int32
+	lastAcceptance HubAcceptance
+	fileContent    []byte
+	fileErr        string
+}
+
+// NewOrchestrator checks o, fills its defaults and returns the orchestrator.
+func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
+	switch {
+	case o.Namespace == "" || o.PrimaryBootstrapKubeconfigFile == "":
+		return nil, fmt.Errorf("failover orchestrator: namespace and primary bootstrap kubeconfig file are required")
+	case o.SecretInformer == nil || o.FailoverConfigInformer == nil || o.FailoverConfigClient == nil:
+		return nil, fmt.Errorf("failover orchestrator: secret and FailoverConfig informers and the FailoverConfig client are required")
+	case o.Recorder == nil:
+		return nil, fmt.Errorf("failover orchestrator: recorder is required")
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.FilePollInterval <= 0 {
+		o.FilePollInterval = 5 * time.Second
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = 10 * time.Second
+	}
+	if o.NoViableHubBackoff == nil {
+		o.NoViableHubBackoff = NewBackoff(DefaultBackoffBase, DefaultBackoffCap, o.Clock)
+	}
+	if o.Metrics == nil {
+		o.Metrics = LegacyRegistryMetrics()
+	}
+	return &Orchestrator{
+		o:       o,
+		tracker: NewHubConnectivityTracker(o.Clock),
+		wake:    make(chan struct{}, 1),
+		hubs:    map[string]*hubEntry{},
+	}, nil
+}
+
+// Run drives the agent until ctx is cancelled, then stops the active session and returns nil.
+func (r *Orchestrator) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx).WithValues("component", "failover")
+	ctx = klog.NewContext(ctx, logger)
+
+	kick := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(interface{}) { r.kick() },
+		UpdateFunc: func(interface{}, interface{}) { r.kick() },
+		DeleteFunc: func(interface{}) { r.kick() },
+	}
+	if _, err := r.o.FailoverConfigInformer.Informer().AddEventHandler(kick); err != nil {
+		return fmt.Errorf("failover orchestrator: watch FailoverConfig: %w", err)
+	}
+	// Bootstrap Secrets of the alternates and of the primary are watched, not polled (FC-02).
+	if _, err := r.o.SecretInformer.Informer().AddEventHandler(cache.FilteringResourceEventHandler{
+		FilterFunc: func(obj interface{}) bool {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			s, ok := obj.(*corev1.Secret)
+			return ok && s.Name != r.o.Session.SecretName
+		},
+		Handler: kick,
+	}); err != nil {
+		return fmt.Errorf("failover orchestrator: watch secrets: %w", err)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), r.o.FailoverConfigInformer.Informer().HasSynced, r.o.SecretInformer.Informer().HasSynced) {
+		return nil
+	}
+	go r.pollFile(ctx)
+	defer r.stopSession()
+
+	timer := r.o.Clock.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		next := r.step(ctx)
+		if next <= 0 || next > time.Hour {
+			next = time.Hour
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C():
+			default:
+			}
+		}
+		timer.Reset(next)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.wake:
+		case <-timer.C():
+		}
+	}
+}
+
+// step makes one round of decisions and returns when the next round is due without any new event.
+func (r *Orchestrator) step(ctx context.Context) time.Duration {
+	logger := klog.FromContext(ctx)
+	now := r.o.Clock.Now()
+	fc := r.failoverConfig()
+	spec := failoverv1alpha1.WithDefaults(failoverv1alpha1.FailoverConfigSpec{})
+	if fc != nil {
+		spec = failoverv1alpha1.WithDefaults(fc.Spec)
+		if errs := failoverv1alpha1.ValidateFailoverConfig(fc); len(errs) > 0 {
+			// The CRD schema rejects most of this; what gets through is reported and the valid part used.
+			r.setDegraded(fmt.Sprintf("FailoverConfig %s/%s is invalid: %v", fc.Namespace, fc.Name, errs.ToAggregate()))
+		}
+	}
+	wait := r.reconcileHubs(ctx, spec, now)
+	r.applyProbes()
+
+	if r.active == "" {
+		name := r.initialHub(spec, now)
+		if name == "" {
+			return r.noViableHub(now, "no hub has a usable bootstrap kubeconfig")
+		}
+		r.startSession(ctx, name, "", "", now)
+	}
+
+	// A finished switch is recorded once the cluster is registered and Available on the new hub.
+	r.mu.Lock()
+	phase, phaseMsg, phaseSince := r.phase, r.phaseMsg, r.phaseSince
+	acc, avail := r.acceptance, r.mcAvail
+	r.mu.Unlock()
+	if r.switching != nil && phase == hubsession.PhaseRegistered && avail == metav1.ConditionTrue {
+		r.finishSwitch(now)
+	}
+	r.reportAcceptance(acc)
+
+	// Hub monitor.
+	r.rejection.Observe(acc.Rejected(), now)
+	noCreds := phase == hubsession.PhaseNoCredentials
+	r.credentials.Observe(noCreds, now)
+	in := MonitorInput{
+		Now:                  now,
+		ActiveHub:            r.active,
+		ConnectionTimeout:    spec.HubConnectionTimeout.Duration,
+		RejectionGracePeriod: spec.HubRejectionGracePeriod.Duration,
+		Connectivity:         r.tracker.Snapshot(),
+		Acceptance:           acc,
+		RejectedSince:        r.rejection.Since(),
+		Credentials: CredentialsState{
+			HubKubeconfigValid: !noCreds,
+			BootstrapUsable:    !noCreds,
+			UnusableSince:      r.credentials.Since(),
+			Message:            phaseMsg,
+		},
+	}
+	if target := spec.SwitchTo; target != "" && target != r.active {
+		if h, ok := r.hubs[target]; ok {
+			in.PlannedTarget = target
+			if !h.failedAt.IsZero() {
+				in.PlannedTargetBlockedUntil = h.failedAt.Add(spec.FailedHubSkipPeriod.Duration)
+			}
+		}
+	}
+	verdict := Evaluate(in)
+
+	// Failback is a planned switch the agent asks for itself.
+	if verdict.Trigger == TriggerNone && r.switching == nil && r.active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
+		if p, ok := r.hubs[failoverv1alpha1.HubNamePrimary]; ok {
+			back, after := ShouldFailBack(FailbackPolicy(spec.Failback.Policy), p.healthySince.Since(), spec.Failback.HealthyFor.Duration, now)
+			if back && (p.failedAt.IsZero() || !now.Before(p.failedAt.Add(spec.FailedHubSkipPeriod.Duration))) {
+				verdict = Verdict{Trigger: TriggerPlannedSwitch, Reason: ReasonFailbackStarted,
+					Message: fmt.Sprintf("primary hub has been healthy for %s; failing back from %s", spec.Failback.HealthyFor.Duration, r.active)}
+				in.PlannedTarget = failoverv1alpha1.HubNamePrimary
+			} else if after > 0 {
+				wait = minPositive(wait, after)
+			}
+		}
+	}
+	r.reportVerdict(verdict)
+
+	// A switch that does not complete within the connection timeout failed: the target is skipped for a while.
+	if r.switching != nil && verdict.Trigger == TriggerNone {
+		deadline := r.switching.start.Add(spec.HubConnectionTimeout.Duration)
+		if !now.Before(deadline) {
+			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", r.active, spec.HubConnectionTimeout.Duration, phaseMsg)
+			r.o.Recorder.Warningf(ReasonFailoverFailed, "failover from %s to %s failed: %s", r.switching.from, r.switching.to, msg)
+			verdict = Verdict{Trigger: TriggerHubLost, Reason: ReasonFailoverFailed, Message: msg}
+		} else {
+			wait = minPositive(wait, deadline.Sub(now))
+		}
+	}
+
+	if verdict.Trigger == TriggerNone {
+		r.clearDegradedIf(phase, phaseMsg, now, phaseSince)
+		r.writeStatus(ctx, fc, spec, now)
+		return minPositive(wait, verdict.RecheckAfter)
+	}
+
+	// Leave the active hub.
+	target := ""
+	planned := verdict.Trigger == TriggerPlannedSwitch
+	if planned {
+		target = in.PlannedTarget
+	} else {
+		if h, ok := r.hubs[r.active]; ok {
+			h.failedAt = now
+		}
+		name, ok := SelectNext(r.candidates(spec), r.active, now)
+		if !ok {
+			msg := fmt.Sprintf("%s; no other hub is viable", verdict.Message)
+			d := r.noViableHub(now, msg)
+			if next, ok := NextSkipExpiry(r.candidates(spec), now); ok {
+				d = minPositive(d, next.Sub(now))
+			}
+			r.writeStatus(ctx, fc, spec, now)
+			return d
+		}
+		target = name
+	}
+	logger.Info("Switching hub", "from", r.active, "to", target, "trigger", verdict.Trigger, "reason", verdict.Reason, "message", verdict.Message)
+	if planned && verdict.Reason == ReasonFailbackStarted {
+		r.o.Recorder.Eventf(ReasonFailbackStarted, "%s", verdict.Message)
+	} else if planned {
+		r.o.Recorder.Eventf(ReasonPlannedSwitchRequested, "planned switch from %s to %s requested by FailoverConfig spec.switchTo", r.active, target)
+	}
+	r.o.Recorder.Warningf(ReasonFailoverStarted, "moving cluster %s from hub %s to hub %s: %s", r.o.Session.ClusterName, r.active, target, verdict.Message)
+	reason := string(verdict.Trigger)
+	if verdict.Reason == ReasonFailbackStarted {
+		reason = string(failoverv1alpha1.FailoverReasonFailback)
+	}
+	from := r.active
+	r.stopSession()
+	r.startSession(ctx, target, from, reason, now)
+	r.switching.message = verdict.Message
+	r.noViable = false
+	r.o.NoViableHubBackoff.Reset()
+	r.writeStatus(ctx, fc, spec, now)
+	return minPositive(wait, time.Second)
+}
+
+// reconcileHubs loads the configured hubs (primary file or Secret, alternates' Secrets), restarts the
+// active session when its bootstrap kubeconfig changed, starts due standby probes and returns when the next
+// probe is due.
+func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) time.Duration {
+	sources := []hubSource{r.primarySource()}
+	for _, alt := range spec.AlternateHubs {
+		if alt.Name == failoverv1alpha1.HubNamePrimary {
+			continue
+		}
+		desc := fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, alt.BootstrapKubeconfigSecretRef, failoverv1alpha1.BootstrapKubeconfigSecretKey)
+		s := hubSource{name: alt.Name, desc: desc}
+		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(alt.BootstrapKubeconfigSecretRef)
+		switch {
+		case err != nil:
+			s.readErr = fmt.Errorf("%s: %w", desc, err)
+		case len(secret.Data[failoverv1alpha1.BootstrapKubeconfigSecretKey]) == 0:
+			s.readErr = fmt.Errorf("%s: key is missing or empty", desc)
+		default:
+			s.raw = secret.Data[failoverv1alpha1.BootstrapKubeconfigSecretKey]
+		}
+		sources = append(sources, s)
+	}
+
+	seen := map[string]bool{}
+	r.order = r.order[:0]
+	for _, s := range sources {
+		seen[s.name] = true
+		r.order = append(r.order, s.name)
+		h, existed := r.hubs[s.name]
+		if !existed {
+			h = &hubEntry{name: s.name}
+			r.hubs[s.name] = h
+		}
+		if existed && bytes.Equal(h.raw, s.raw) && h.source == s.desc && errString(h.loadErr) == errString(s.readErr) {
+			continue
+		}
+		h.source, h.raw = s.desc, s.raw
+		h.bootstrap, h.loadErr = nil, s.readErr
+		if s.readErr == nil {
+			h.bootstrap, h.loadErr = clientcert.ParseBootstrapKubeconfig(s.raw, s.desc)
+		}
+		h.probed = false
+		h.failedAt = time.Time{}
+		if existed {
+			msg := fmt.Sprintf("bootstrap kubeconfig of hub %s (%s) changed", s.name, s.desc)
+			if h.loadErr != nil {
+				msg += ": " + h.loadErr.Error()
+			}
+			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "%s", msg)
+			if s.name == r.active {
+				// FC-02/FC-03: the active hub's bootstrap changed: rejoin with the same identity.
+				r.restartActive(ctx, now)
+			}
+		}
+	}
+	for name := range r.hubs {
+		if !seen[name] {
+			delete(r.hubs, name)
+			r.o.Metrics.ForgetHub(name)
+			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "hub %s was removed from FailoverConfig %s/%s", name, r.o.Namespace, r.o.FailoverConfigName)
+			if name == r.active {
+				r.stopSession()
+				r.active = ""
+			}
+		}
+	}
+
+	// Standby probes of every hub but the active one.
+	interval := spec.ProbeInterval.Duration
+	wait := interval
+	for _, name := range r.order {
+		h := r.hubs[name]
+		if name == r.active {
+			continue
+		}
+		if h.bootstrap == nil {
+			r.recordProbe(h, ProbeResult{Result: ProbeInvalidKubeconfig, Message: errString(h.loadErr)}, now)
+			continue
+		}
+		due := h.probeTime.Add(interval)
+		if h.probed && now.Before(due) {
+			wait = minPositive(wait, due.Sub(now))
+			continue
+		}
+		if h.probeInFlight {
+			continue
+		}
+		h.probeInFlight = true
+		go r.runProbe(ctx, h.name, h.bootstrap)
+	}
+	return wait
+}
+
+// runProbe probes one hub in its own goroutine and hands the outcome to the loop.
+func (r *Orchestrator) runProbe(ctx context.Context, name string, b *clientcert.BootstrapKubeconfig) {
+	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout)
+	res.Message = b.Source + ": " + res.Message
+	r.mu.Lock()
+	r.probes = append(r.probes, probeOutcome{name: name, bootstrap: b, result: res, at: r.o.Clock.Now()})
+	r.mu.Unlock()
+	r.kick()
+}
+
+// applyProbes records the probe outcomes that arrived since the last round (loop goroutine only).
+func (r *Orchestrator) applyProbes() {
+	r.mu.Lock()
+	outcomes := r.probes
+	r.probes = nil
+	r.mu.Unlock()
+	for _, p := range outcomes {
+		h, ok := r.hubs[p.name]
+		if !ok || h.bootstrap != p.bootstrap {
+			continue // the hub changed or went away while it was probed
+		}
+		h.probeInFlight = false
+		r.recordProbe(h, p.result, p.at)
+	}
+}
+
+// recordProbe stores a probe result and emits an event on a change of result.
+func (r *Orchestrator) recordProbe(h *hubEntry, res ProbeResult, now time.Time) {
+	changed := !h.probed || h.probe.Result != res.Result
+	h.probed = true
+	h.probeTime = now
+	if changed {
+		h.probeChange = now
+		if res.Result == ProbeReady {
+			r.o.Recorder.Eventf(ReasonStandbyProbeSucceeded, "standby hub %s is ready: bootstrap kubeconfig works and may create CSRs and ManagedClusters", h.name)
+		} else {
+			r.o.Recorder.Warningf(ReasonStandbyProbeFailed, "standby hub %s: %s: %s", h.name, res.Result, res.Message)
+		}
+	}
+	if res.Result == ProbeReady {
+		h.probeSuccess = now
+	}
+	h.healthySince.Observe(res.Result == ProbeReady, now)
+	h.probe = res
+	r.o.Metrics.SetStandbyProbeResult(h.name, res.Result)
+}
+
+// primarySource reads the primary's bootstrap kubeconfig: the watched Secret when it exists, else the file.
+func (r *Orchestrator) primarySource() (s hubSource) {
+	s.name = failoverv1alpha1.HubNamePrimary
+	if r.o.PrimaryBootstrapSecretName != "" {
+		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.PrimaryBootstrapSecretName)
+		if err == nil && len(secret.Data[clientcert.BootstrapSecretKey]) > 0 {
+			s.desc = fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, r.o.PrimaryBootstrapSecretName, clientcert.BootstrapSecretKey)
+			s.raw = secret.Data[clientcert.BootstrapSecretKey]
+			return s
+		}
+	}
+	s.desc = r.o.PrimaryBootstrapKubeconfigFile
+	r.mu.Lock()
+	s.raw, s.readErr = r.fileContent, nil
+	if r.fileErr != "" {
+		s.readErr = fmt.Errorf("%s", r.fileErr)
+	}
+	r.mu.Unlock()
+	return s
+}
+
+// pollFile re-reads the primary bootstrap kubeconfig file every FilePollInterval and wakes the loop on a change
+// (a mounted Secret is updated in place by the kubelet; FC-01).
+func (r *Orchestrator) pollFile(ctx context.Context) {
+	for {
+		raw, err := os.ReadFile(r.o.PrimaryBootstrapKubeconfigFile)
+		errMsg := ""
+		if err != nil {
+			errMsg = fmt.Sprintf("bootstrap kubeconfig %s: %v", r.o.PrimaryBootstrapKubeconfigFile, err)
+			raw = nil
+		}
+		r.mu.Lock()
+		changed := !bytes.Equal(raw, r.fileContent) || errMsg != r.fileErr
+		r.fileContent, r.fileErr = raw, errMsg
+		r.mu.Unlock()
+		if changed {
+			r.kick()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.o.Clock.After(r.o.FilePollInterval):
+		}
+	}
+}
+
+// initialHub picks the hub to start on: the hub the stored hub kubeconfig belongs to (the agent restarted
+// after a failover), else the first hub in order with a usable bootstrap kubeconfig.
+func (r *Orchestrator) initialHub(spec failoverv1alpha1.FailoverConfigSpec, now time.Time) string {
+	if secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.Session.SecretName); err == nil {
+		for _, name := range r.order {
+			h := r.hubs[name]
+			if h.bootstrap == nil {
+				continue
+			}
+			if clientcert.CheckHubKubeconfig(secret.Data, r.o.Session.ClusterName, r.o.Session.AgentName, h.bootstrap.Hub, now) == nil {
+				return name
+			}
+		}
+	}
+	if spec.SwitchTo != "" {
+		if h, ok := r.hubs[spec.SwitchTo]; ok && h.bootstrap != nil {
+			return spec.SwitchTo
+		}
+	}
+	for _, name := range r.order {
+		if r.hubs[name].bootstrap != nil {
+			return name
+		}
+	}
+	return ""
+}
+
+func (r *Orchestrator) candidates(spec failoverv1alpha1.FailoverConfigSpec) []HubCandidate {
+	out := make([]HubCandidate, 0, len(r.order))
+	for _, name := range r.order {
+		h := r.hubs[name]
+		c := HubCandidate{Name: name, FailedAt: h.failedAt, SkipPeriod: spec.FailedHubSkipPeriod.Duration}
+		if h.bootstrap == nil {
+			c.Probe = ProbeInvalidKubeconfig
+		} else if h.probed {
+			c.Probe = h.probe.Result
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// startSession starts a session on hub name. from and reason are set for a switch.
+func (r *Orchestrator) startSession(ctx context.Context, name, from, reason string, now time.Time) {
+	h := r.hubs[name]
+	opts := r.o.Session
+	opts.WrapTransport = r.tracker.WrapTransport
+	opts.OnPhase = func(p hubsession.Phase, msg string) {
+		r.mu.Lock()
+		if r.phase != p {
+			r.phaseSince = r.o.Clock.Now()
+		}
+		r.phase, r.phaseMsg = p, msg
+		r.mu.Unlock()
+		r.kick()
+	}
+	opts.OnClientCertificate = r.o.Metrics.SetClientCertificateExpiry
+	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
+		r.mu.Lock()
+		if mc == nil {
+			r.acceptance = HubAcceptance{}
+			r.mcAvail = ""
+		} else {
+			r.acceptance = HubAcceptance{Observed: true, HubAcceptsClient: mc.Spec.HubAcceptsClient}
+			if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil {
+				r.acceptance.AcceptedCondition = c.Status
+			}
+			r.mcAvail = ""
+			if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {
+				r.mcAvail = c.Status
+			}
+		}
+		r.mu.Unlock()
+		r.kick()
+	}
+	session, err := hubsession.New(opts, hubsession.Hub{Name: name, Bootstrap: h.bootstrap})
+	if err != nil {
+		r.setDegraded(err.Error())
+		return
+	}
+	r.mu.Lock()
+	r.acceptance, r.mcAvail, r.phase, r.phaseMsg, r.phaseSince = HubAcceptance{}, "", "", "", now
+	r.mu.Unlock()
+	r.tracker.Reset(now)
+	r.rejection.Reset()
+	r.credentials.Reset()
+	r.lastAcceptance = HubAcceptance{}
+	r.active = name
+	r.session = session
+	if from != "" {
+		r.switching = &switchState{from: from, to: name, reason: reason, start: now}
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	r.sessionCancel, r.sessionDone = cancel, done
+	go func() {
+		defer close(done)
+		if err := session.Run(sctx); err != nil {
+			klog.FromContext(ctx).Error(err, "Hub session ended", "hub", name)
+		}
+	}()
+	r.o.Metrics.SetActiveHub(name)
+	klog.FromContext(ctx).Info("Hub session started", "hub", name, "server", h.bootstrap.Hub.Server)
+}
+
+// restartActive restarts the session on the active hub with its new bootstrap kubeconfig.
+func (r *Orchestrator) restartActive(ctx context.Context, now time.Time) {
+	name := r.active
+	r.stopSession()
+	h := r.hubs[name]
+	if h == nil || h.bootstrap == nil {
+		r.active = ""
+		return
+	}
+	r.startSession(ctx, name, "", "", now)
+}
+
+func (r *Orchestrator) stopSession() {
+	if r.sessionCancel == nil {
+		return
+	}
+	r.sessionCancel()
+	<-r.sessionDone
+	r.sessionCancel, r.sessionDone, r.session = nil, nil, nil
+}
+
+func (r *Orchestrator) finishSwitch(now time.Time) {
+	s := r.switching
+	r.switching = nil
+	end := metav1.NewTime(now)
+	r.failoverCount++
+	r.lastFailover = &failoverv1alpha1.FailoverRecord{
+		From: s.from, To: s.to, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(s.reason)), Message: s.message,
+		StartTime: metav1.NewTime(s.start), EndTime: &end, DurationMilliseconds: now.Sub(s.start).Milliseconds(),
+	}
+	r.o.Metrics.RecordFailover(s.from, s.to, s.reason, now)
+	r.o.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
+		r.o.Session.ClusterName, s.from, s.to, now.Sub(s.start).Seconds(), s.reason)
+}
+
+// reasonForRecord maps a Trigger (or "Failback") to the API's FailoverReason.
+func reasonForRecord(trigger string) string {
+	switch Trigger(trigger) {
+	case TriggerHubLost:
+		return string(failoverv1alpha1.FailoverReasonHubConnectionLost)
+	case TriggerHubRejected:
+		return string(failoverv1alpha1.FailoverReasonHubRejected)
+	case TriggerNoCredentials:
+		return string(failoverv1alpha1.FailoverReasonCredentialsInvalid)
+	case TriggerPlannedSwitch:
+		return string(failoverv1alpha1.FailoverReasonPlannedSwitch)
+	}
+	return trigger
+}
+
+// reportAcceptance emits an event on each acceptance transition of the active hub (FC-12).
+func (r *Orchestrator) reportAcceptance(acc HubAcceptance) {
+	prev := r.lastAcceptance
+	r.lastAcceptance = acc
+	if !acc.Observed || !prev.Observed {
+		return
+	}
+	switch {
+	case acc.Rejected() && !prev.Rejected():
+		r.o.Recorder.Warningf(ReasonHubAcceptanceRevoked, "hub %s no longer accepts cluster %s (hubAcceptsClient=%t, HubAcceptedManagedCluster=%s)",
+			r.active, r.o.Session.ClusterName, acc.HubAcceptsClient, acc.AcceptedCondition)
+	case !acc.Rejected() && prev.Rejected():
+		r.o.Recorder.Eventf(ReasonHubAcceptanceRestored, "hub %s accepts cluster %s again", r.active, r.o.Session.ClusterName)
+	}
+}
+
+// reportVerdict emits an event when the monitor's reason changes (hub unreachable, rejection pending, healthy).
+func (r *Orchestrator) reportVerdict(v Verdict) {
+	prev := r.lastVerdict
+	r.lastVerdict = v
+	if v.Trigger != TriggerNone || v.Reason == prev.Reason {
+		return
+	}
+	switch v.Reason {
+	case ReasonHubHealthy:
+		if prev.Reason != "" {
+			r.o.Recorder.Eventf(ReasonHubRecovered, "hub %s: %s", r.active, v.Message)
+		}
+	case ReasonHubAcceptancePending:
+		r.o.Recorder.Eventf(v.Reason, "hub %s: %s", r.active, v.Message)
+	default:
+		r.o.Recorder.Warningf(v.Reason, "hub %s: %s", r.active, v.Message)
+	}
+}
+
+func (r *Orchestrator) noViableHub(now time.Time, msg string) time.Duration {
+	d := r.o.NoViableHubBackoff.Remaining()
+	if d == 0 {
+		d = r.o.NoViableHubBackoff.Next()
+	}
+	if !r.noViable {
+		r.o.Recorder.Warningf(ReasonNoViableHub, "%s; retrying in %s", msg, d.Round(time.Second))
+	}
+	r.noViable = true
+	r.setDegraded(msg)
+	return d
+}
+
+func (r *Orchestrator) setDegraded(msg string) { r.degraded = msg }
+
+// clearDegradedIf clears Degraded when the active hub works again, and sets it for a session without credentials.
+func (r *Orchestrator) clearDegradedIf(phase hubsession.Phase, msg string, _ time.Time, _ time.Time) {
+	switch phase {
+	case hubsession.PhaseNoCredentials:
+		r.degraded = msg
+	case hubsession.PhaseRegistered:
+		if r.lastVerdict.Reason == ReasonHubHealthy {
+			r.degraded = ""
+			r.noViable = false
+			r.o.NoViableHubBackoff.Reset()
+		}
+	}
+}
+
+func (r *Orchestrator) failoverConfig() *failoverv1alpha1.FailoverConfig {
+	if r.o.FailoverConfigName == "" {
+		return nil
+	}
+	fc, err := r.o.FailoverConfigInformer.Lister().FailoverConfigs(r.o.Namespace).Get(r.o.FailoverConfigName)
+	if err != nil {
+		return nil
+	}
+	return fc
+}
+
+// writeStatus updates the FailoverConfig status when it changed.
+func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) {
+	if fc == nil {
+		return
+	}
+	r.mu.Lock()
+	phase, phaseMsg, avail := r.phase, r.phaseMsg, r.mcAvail
+	hubs := make([]failoverv1alpha1.HubStatus, 0, len(r.order))
+	for _, name := range r.order {
+		h := r.hubs[name]
+		hs := failoverv1alpha1.HubStatus{Name: name}
+		if h.bootstrap != nil {
+			hs.Server = h.bootstrap.Hub.Server
+		}
+		switch {
+		case name == r.active:
+			hs.ProbeResult = failoverv1alpha1.HubProbeReady
+			hs.Message = "active hub: " + phaseMsg
+		case h.probed:
+			hs.ProbeResult = probeToAPI(h.probe.Result)
+			hs.Message = h.probe.Message
+			hs.LastProbeTime = timePtr(h.probeTime)
+			hs.LastTransitionTime = timePtr(h.probeChange)
+			hs.LastSuccessTime = timePtr(h.probeSuccess)
+		default:
+			hs.ProbeResult = failoverv1alpha1.HubProbeUnknown
+		}
+		if !h.failedAt.IsZero() && now.Before(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration)) {
+			hs.SkippedUntil = timePtr(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration))
+		}
+		hubs = append(hubs, hs)
+	}
+	r.mu.Unlock()
+
+	status := fc.Status.DeepCopy()
+	status.ObservedGeneration = fc.Generation
+	status.ActiveHub = r.active
+	status.ActiveHubServer = ""
+	if h, ok := r.hubs[r.active]; ok && h.bootstrap != nil {
+		status.ActiveHubServer = h.bootstrap.Hub.Server
+	}
+	status.Hubs = hubs
+	status.FailoverCount = max(status.FailoverCount, r.failoverCount)
+	if r.lastFailover != nil {
+		status.LastFailover = r.lastFailover.DeepCopy()
+	}
+	if phase == hubsession.PhaseRegistered && avail == metav1.ConditionTrue {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue,
+			Reason: "HubAvailable", Message: fmt.Sprintf("cluster %s is Available on hub %s", r.o.Session.ClusterName, r.active), ObservedGeneration: fc.Generation})
+	} else {
+		reason := "HubNotAvailable"
+		if phase != "" {
+			reason = string(phase)
+		}
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionFalse,
+			Reason: reason, Message: fmt.Sprintf("hub %s: %s", r.active, orDefault(phaseMsg, "waiting for the cluster to become Available")), ObservedGeneration: fc.Generation})
+	}
+	if r.switching != nil {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue,
+			Reason: "Switching", Message: fmt.Sprintf("moving from hub %s to hub %s: %s", r.switching.from, r.switching.to, r.switching.message), ObservedGeneration: fc.Generation})
+	} else {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse,
+			Reason: "Stable", Message: fmt.Sprintf("on hub %s", r.active), ObservedGeneration: fc.Generation})
+	}
+	if r.degraded != "" {
+		reason := "Degraded"
+		if r.noViable {
+			reason = ReasonNoViableHub
+		} else if phase == hubsession.PhaseNoCredentials {
+			reason = ReasonNoValidCredentials
+		}
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
+			Reason: reason, Message: r.degraded, ObservedGeneration: fc.Generation})
+	} else {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
+			Reason: "AsExpected", Message: "", ObservedGeneration: fc.Generation})
+	}
+	if equality.Semantic.DeepEqual(status, &fc.Status) {
+		return
+	}
+	updated := fc.DeepCopy()
+	updated.Status = *status
+	if _, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "klusterlet-failover"}); err != nil {
+		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).Error(err, "Updating FailoverConfig status", "failoverConfig", klog.KObj(fc))
+		}
+		r.kickAfter(time.Second)
+	}
+}
+
+func (r *Orchestrator) kick() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Orchestrator) kickAfter(d time.Duration) {
+	go func() {
+		<-r.o.Clock.After(d)
+		r.kick()
+	}()
+}
+
+func probeToAPI(p ProbeResultType) failoverv1alpha1.HubProbeResult {
+	switch p {
+	case ProbeReady:
+		return failoverv1alpha1.HubProbeReady
+	case ProbeUnreachable:
+		return failoverv1alpha1.HubProbeUnreachable
+	case ProbeUnauthorized:
+		return failoverv1alpha1.HubProbeUnauthorized
+	case ProbeForbidden:
+		return failoverv1alpha1.HubProbeForbidden
+	case ProbeInvalidKubeconfig:
+		return failoverv1alpha1.HubProbeInvalidKubeconfig
+	}
+	return failoverv1alpha1.HubProbeUnknown
+}
+
+func timePtr(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t)
+	return &mt
+}
+
+func minPositive(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	case a < b:
+		return a
+	}
+	return b
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,337 @@
+package failover
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/discovery"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
+)
+
+// ProbeResultType is the outcome of a standby probe. The string values are stable: they appear in the
+// FailoverConfig status and as the "result" label of the standby probe metric.
+type ProbeResultType string
+
+const (
+	// ProbeReady: the kubeconfig parses, the server answers, and the identity may join (see
+	// RequiredBootstrapPermissions).
+	ProbeReady ProbeResultType = "Ready"
+	// ProbeInvalidKubeconfig: the kubeconfig is empty, does not parse, or its TLS material is unusable.
+	ProbeInvalidKubeconfig ProbeResultType = "InvalidKubeconfig"
+	// ProbeUnreachable: no usable answer: connection refused, timeout, DNS, proxy, untrusted or invalid
+	// serving certificate, or an unexpected HTTP status.
+	ProbeUnreachable ProbeResultType = "Unreachable"
+	// ProbeUnauthorized: the hub answered 401: it does not accept the kubeconfig's credentials.
+	ProbeUnauthorized ProbeResultType = "Unauthorized"
+	// ProbeForbidden: the identity is authenticated but lacks a permission needed to join.
+	ProbeForbidden ProbeResultType = "Forbidden"
+)
+
+// ProbeResultTypes lists every ProbeResultType, in a fixed order.
+func ProbeResultTypes() []ProbeResultType {
+	return []ProbeResultType{ProbeReady, ProbeInvalidKubeconfig, ProbeUnreachable, ProbeUnauthorized, ProbeForbidden}
+}
+
+// ProbeResult is the outcome of one probe.
+type ProbeResult struct {
+	// Result is the outcome.
+	Result ProbeResultType
+	// Message is a short sentence for users (status, events); it never contains key material.
+	Message string
+	// Server is the hub API server URL from the kubeconfig, when it could be read.
+	Server string
+}
+
+// Permission is one access a bootstrap identity needs on a hub, checked by a SelfSubjectAccessReview.
+type Permission struct {
+	// Verb is the Kubernetes API verb, e.g. "create".
+	Verb string
+	// Group is the API group, e.g. "certificates.k8s.io".
+	Group string
+	// Resource is the plural resource name, e.g. "certificatesigningrequests".
+	Resource string
+}
+
+// String returns "<verb> <resource>.<group>".
+func (p Permission) String() string {
+	return p.Verb + " " + p.Resource + "." + p.Group
+}
+
+// RequiredBootstrapPermissions returns what a bootstrap identity needs to join a hub (design §4): create
+// CertificateSigningRequests (certificates.k8s.io), create and get ManagedClusters
+// (cluster.open-cluster-management.io). OCM's bootstrap ClusterRole grants these.
+func RequiredBootstrapPermissions() []Permission {
+	return []Permission{
+		{Verb: "create", Group: "certificates.k8s.io", Resource: "certificatesigningrequests"},
+		{Verb: "create", Group: "cluster.open-cluster-management.io", Resource: "managedclusters"},
+		{Verb: "get", Group: "cluster.open-cluster-management.io", Resource: "managedclusters"},
+	}
+}
+
+// Probe checks whether a hub could be joined with a bootstrap kubeconfig: it parses kubeconfig (clientcmd,
+// the current context), then runs ProbeRESTConfig. source names where the kubeconfig came from (e.g.
+// `secret "open-cluster-management-agent/hub-b-bootstrap"`) and prefixes every message. timeout bounds the
+// whole probe. Probe never returns an error: every failure is a ProbeResult.
+func Probe(ctx context.Context, kubeconfig []byte, source string, timeout time.Duration) ProbeResult {
+	result := probeKubeconfig(ctx, kubeconfig, timeout)
+	if source != "" {
+		result.Message = source + ": " + result.Message
+	}
+	return result
+}
+
+func probeKubeconfig(ctx context.Context, kubeconfig []byte, timeout time.Duration) ProbeResult {
+	if len(strings.TrimSpace(string(kubeconfig))) == 0 {
+		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: "the kubeconfig is empty"}
+	}
+	config, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return ProbeResult{
+			Result:  ProbeInvalidKubeconfig,
+			Message: fmt.Sprintf("the kubeconfig is invalid: %v", err),
+			Server:  serverOf(kubeconfig),
+		}
+	}
+	return ProbeRESTConfig(ctx, config, timeout)
+}
+
+// serverOf returns the server of the kubeconfig's current context, best effort.
+func serverOf(kubeconfig []byte) string {
+	c, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return ""
+	}
+	kctx, ok := c.Contexts[c.CurrentContext]
+	if !ok {
+		return ""
+	}
+	if cluster, ok := c.Clusters[kctx.Cluster]; ok {
+		return cluster.Server
+	}
+	return ""
+}
+
+// ProbeRESTConfig is the network part of Probe, with the identity of config:
+//  1. GET /version through the discovery REST client. 401 → ProbeUnauthorized (anonymous access may be
+//     disabled, and a rejected client certificate or token also yields 401); 403 is accepted (the server
+//     answered; RBAC may hide /version); any other failure → ClassifyHubError.
+//  2. One SelfSubjectAccessReview (authorization.k8s.io/v1) per RequiredBootstrapPermissions entry. All allowed
+//     → ProbeReady; otherwise ProbeForbidden naming every missing permission.
+//
+// config is not modified; the probe uses JSON, a client timeout of timeout (non-positive: 30 s) and its own
+// connection, closed afterwards.
+func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Duration) ProbeResult {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	config = rest.CopyConfig(config)
+	config.Timeout = timeout
+	config.ContentType = "application/json"
+	config.AcceptContentTypes = "application/json"
+	server := config.Host
+
+	httpClient, err := rest.HTTPClientFor(config)
+	if err != nil {
+		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: server}
+	}
+	// Every probe opens a fresh connection: a kept-alive one would hide a changed serving certificate (FC-03),
+	// and transports that client-go cannot cache (e.g. with a proxy) would otherwise keep idle connections.
+	defer utilnet.CloseIdleConnectionsFor(httpClient.Transport)
+	discoveryClient, err := discovery.NewDiscoveryClientForConfigAndClient(config, httpClient)
+	if err != nil {
+		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
+	}
+	authorizationClient, err := authorizationv1client.NewForConfigAndClient(config, httpClient)
+	if err != nil {
+		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
+	}
+
+	serverVersion := ""
+	raw, err := discoveryClient.RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	switch {
+	case err == nil:
+		var info version.Info
+		if json.Unmarshal(raw, &info) == nil {
+			serverVersion = info.GitVersion
+		}
+	case statusCode(err) == http.StatusForbidden:
+		// The server answered and authenticated us; /version is merely not allowed.
+	default:
+		return ClassifyHubError(config, err)
+	}
+
+	var missing []string
+	for _, p := range RequiredBootstrapPermissions() {
+		review := &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: p.Verb, Group: p.Group, Resource: p.Resource},
+			},
+		}
+		answer, err := authorizationClient.SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			result := ClassifyHubError(config, err)
+			result.Message = fmt.Sprintf("SelfSubjectAccessReview for %q failed: %s", p.String(), result.Message)
+			return result
+		}
+		if !answer.Status.Allowed {
+			missing = append(missing, describeDenial(p, answer.Status))
+		}
+	}
+	if len(missing) > 0 {
+		return ProbeResult{
+			Result:  ProbeForbidden,
+			Message: "the identity may not " + strings.Join(missing, ", "),
+			Server:  server,
+		}
+	}
+
+	msg := "the server answers and the identity may create CertificateSigningRequests and ManagedClusters"
+	if serverVersion != "" {
+		msg = fmt.Sprintf("the server (Kubernetes %s) answers and the identity may create CertificateSigningRequests and ManagedClusters", serverVersion)
+	}
+	return ProbeResult{Result: ProbeReady, Message: msg, Server: server}
+}
+
+// describeDenial names a denied permission with the authorizer's reason when there is one.
+func describeDenial(p Permission, status authorizationv1.SubjectAccessReviewStatus) string {
+	s := p.String()
+	var details []string
+	if status.Reason != "" {
+		details = append(details, status.Reason)
+	}
+	if status.EvaluationError != "" {
+		details = append(details, "evaluation error: "+status.EvaluationError)
+	}
+	if len(details) > 0 {
+		s += " (" + strings.Join(details, "; ") + ")"
+	}
+	return s
+}
+
+// ClassifyHubError turns an error of a request to a hub made with config into a ProbeResult with a short
+// message for users; Server is config.Host. It is meant for every hub client (probes, bootstrap, monitor
+// messages), so that FC-01 and FC-03 get the same wording everywhere:
+//   - HTTP 401 → ProbeUnauthorized (with the client certificate's validity end when the kubeconfig has one);
+//     HTTP 403 → ProbeForbidden; other HTTP statuses → ProbeUnreachable naming the status.
+//   - x509 unknown authority → ProbeUnreachable "hub serving certificate not trusted"; a serving certificate
+//     for another name, or expired, is named as such.
+//   - a failure to reach the proxy → ProbeUnreachable naming the proxy URL (credentials redacted); other
+//     failures through a proxy mention it too.
+//   - connection refused, DNS, timeouts and other transport errors → ProbeUnreachable.
+//
+// A nil err gives ProbeReady with an empty message.
+func ClassifyHubError(config *rest.Config, err error) ProbeResult {
+	result := ProbeResult{Result: ProbeUnreachable, Server: config.Host}
+	if err == nil {
+		result.Result = ProbeReady
+		return result
+	}
+
+	if code := statusCode(err); code != 0 {
+		switch code {
+		case http.StatusUnauthorized:
+			result.Result = ProbeUnauthorized
+			result.Message = "the hub rejected the credentials (HTTP 401 Unauthorized)" + clientCertificateValidity(config)
+		case http.StatusForbidden:
+			result.Result = ProbeForbidden
+			result.Message = fmt.Sprintf("the hub forbids the request (HTTP 403 Forbidden): %v", err)
+		default:
+			result.Message = fmt.Sprintf("the hub answered HTTP %d: %v", code, err)
+		}
+		return result
+	}
+
+	proxy := proxyURLFor(config)
+	var (
+		unknownAuthority x509.UnknownAuthorityError
+		hostnameErr      x509.HostnameError
+		invalidCert      x509.CertificateInvalidError
+		opErr            *net.OpError
+		netErr           net.Error
+	)
+	switch {
+	case errors.As(err, &unknownAuthority):
+		result.Message = fmt.Sprintf("hub serving certificate not trusted by the kubeconfig's certificate authority: %v", err)
+	case errors.As(err, &hostnameErr):
+		result.Message = fmt.Sprintf("hub serving certificate is not valid for the server name: %v", err)
+	case errors.As(err, &invalidCert):
+		result.Message = fmt.Sprintf("hub serving certificate is invalid: %v", err)
+	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
+		result.Message = fmt.Sprintf("cannot connect to the proxy %s: %v", redacted(proxy), err)
+		return result
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		result.Message = fmt.Sprintf("the hub did not answer in time: %v", err)
+	default:
+		result.Message = fmt.Sprintf("the hub is unreachable: %v", err)
+	}
+	if proxy != nil {
+		result.Message += fmt.Sprintf(" (through the proxy %s)", redacted(proxy))
+	}
+	return result
+}
+
+// statusCode returns the HTTP status of an API error, 0 for other errors.
+func statusCode(err error) int {
+	var status interface{ Status() metav1.Status }
+	if errors.As(err, &status) {
+		return int(status.Status().Code)
+	}
+	return 0
+}
+
+// clientCertificateValidity returns "; the client certificate is valid until <time>" for a kubeconfig with an
+// inline client certificate, so a user can tell an expired bootstrap certificate (FC-09) without this code
+// reading the wall clock.
+func clientCertificateValidity(config *rest.Config) string {
+	if len(config.CertData) == 0 {
+		return ""
+	}
+	certs, err := certutil.ParseCertsPEM(config.CertData)
+	if err != nil || len(certs) == 0 {
+		return ""
+	}
+	return "; the client certificate is valid until " + formatTime(certs[0].NotAfter)
+}
+
+// proxyURLFor returns the proxy client-go uses for config's server: config.Proxy, else the environment
+// (HTTPS_PROXY/NO_PROXY, with CIDR support as client-go does). nil when there is none.
+func proxyURLFor(config *rest.Config) *url.URL {
+	serverURL, _, err := rest.DefaultServerUrlFor(config)
+	if err != nil {
+		return nil
+	}
+	proxy := config.Proxy
+	if proxy == nil {
+		proxy = utilnet.NewProxierWithNoProxyCIDR(http.ProxyFromEnvironment)
+	}
+	u, err := proxy(&http.Request{Method: http.MethodGet, URL: serverURL, Host: serverURL.Host})
+	if err != nil {
+		return nil
+	}
+	return u
+}
+
+func redacted(u *url.URL) string {
+	if u == nil {
+		return "<none>"
+	}
+	return u.Redacted()
+}

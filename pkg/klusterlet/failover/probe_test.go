@@ -1,0 +1,412 @@
+package failover
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	certutil "k8s.io/client-go/util/cert"
+)
+
+const testToken = "bootstrap-token-for-tests"
+
+// fakeHub is a minimal hub API server: GET /version and POST of SelfSubjectAccessReviews, bearer-token
+// authentication (401 otherwise, as with anonymous access disabled).
+type fakeHub struct {
+	// denied lists Permission.String() values the identity does not have.
+	denied map[string]bool
+	// versionStatus, when set, is the status of GET /version.
+	versionStatus int
+	// reviewStatus, when set, is the status of SelfSubjectAccessReview creation.
+	reviewStatus int
+	// block makes every request wait until its context ends.
+	block bool
+
+	lock    sync.Mutex
+	reviews []string // Permission.String() of each review received
+}
+
+func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.block {
+		<-r.Context().Done()
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer "+testToken {
+		writeStatus(w, http.StatusUnauthorized, "Unauthorized")
+		return
+	}
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/version":
+		if h.versionStatus != 0 {
+			writeStatus(w, h.versionStatus, http.StatusText(h.versionStatus))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"major":"1","minor":"34","gitVersion":"v1.34.3"}`)
+	case r.Method == http.MethodPost && r.URL.Path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews":
+		if h.reviewStatus != 0 {
+			writeStatus(w, h.reviewStatus, http.StatusText(h.reviewStatus))
+			return
+		}
+		var review authorizationv1.SelfSubjectAccessReview
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Spec.ResourceAttributes == nil {
+			writeStatus(w, http.StatusBadRequest, "bad review")
+			return
+		}
+		a := review.Spec.ResourceAttributes
+		p := Permission{Verb: a.Verb, Group: a.Group, Resource: a.Resource}.String()
+		h.lock.Lock()
+		h.reviews = append(h.reviews, p)
+		h.lock.Unlock()
+		review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SelfSubjectAccessReview"
+		review.Status.Allowed = !h.denied[p]
+		if !review.Status.Allowed {
+			review.Status.Reason = "no RBAC policy matched"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(&review)
+	default:
+		writeStatus(w, http.StatusNotFound, "not found")
+	}
+}
+
+func writeStatus(w http.ResponseWriter, code int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"apiVersion": "v1", "kind": "Status", "status": "Failure", "message": message, "code": code,
+	})
+}
+
+func startHub(t *testing.T, h *fakeHub) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	// The x509 cases make the client abort handshakes; keep those server-side logs out of the test output.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func caOf(srv *httptest.Server) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+}
+
+type kubeconfigOptions struct {
+	server, proxyURL, caFile string
+	ca                       []byte
+	token                    string
+	clientCert, clientKey    []byte
+}
+
+func kubeconfig(t *testing.T, o kubeconfigOptions) []byte {
+	t.Helper()
+	config := clientcmdapi.NewConfig()
+	config.Clusters["hub"] = &clientcmdapi.Cluster{
+		Server: o.server, CertificateAuthorityData: o.ca, CertificateAuthority: o.caFile, ProxyURL: o.proxyURL,
+	}
+	config.AuthInfos["bootstrap"] = &clientcmdapi.AuthInfo{Token: o.token, ClientCertificateData: o.clientCert, ClientKeyData: o.clientKey}
+	config.Contexts["bootstrap"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "bootstrap"}
+	config.CurrentContext = "bootstrap"
+	data, err := clientcmd.Write(*config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// clientCertificate returns a self-signed client certificate and key valid until notAfter.
+func clientCertificate(t *testing.T, notAfter time.Time) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "system:bootstrap:test"},
+		NotBefore:    notAfter.Add(-time.Hour),
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}
+
+func TestProbe(t *testing.T) {
+	const source = `secret "open-cluster-management-agent/hub-b-bootstrap"`
+	// Every httptest TLS server serves the same certificate, so another hub's CA is a fresh self-signed one.
+	otherCA, _, err := certutil.GenerateSelfSignedCertKey("other-hub", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadURL := strings.Replace(closedServerURL(t), "http://", "https://", 1)
+	deadProxy := closedServerURL(t)
+	expiredCert, expiredKey := clientCertificate(t, t0)
+
+	cases := []struct {
+		name string
+		hub  *fakeHub
+		// kubeconfig builds the kubeconfig for the started hub server.
+		kubeconfig   func(srv *httptest.Server) []byte
+		timeout      time.Duration
+		wantResult   ProbeResultType
+		wantServer   func(srv *httptest.Server) string
+		wantContains []string
+		wantAbsent   []string
+		wantReviews  []string
+	}{
+		{
+			name: "all permissions allowed: ready",
+			hub:  &fakeHub{},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			wantResult:   ProbeReady,
+			wantServer:   func(srv *httptest.Server) string { return srv.URL },
+			wantContains: []string{source, "v1.34.3"},
+			wantReviews: []string{
+				"create certificatesigningrequests.certificates.k8s.io",
+				"create managedclusters.cluster.open-cluster-management.io",
+				"get managedclusters.cluster.open-cluster-management.io",
+			},
+		},
+		{
+			name: "managedcluster create denied: forbidden, naming only the missing permission",
+			hub:  &fakeHub{denied: map[string]bool{"create managedclusters.cluster.open-cluster-management.io": true}},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			wantResult:   ProbeForbidden,
+			wantContains: []string{"may not create managedclusters.cluster.open-cluster-management.io (no RBAC policy matched)"},
+			wantAbsent:   []string{"certificatesigningrequests", "get managedclusters"},
+		},
+		{
+			name: "every permission denied: all named",
+			hub: &fakeHub{denied: map[string]bool{
+				"create certificatesigningrequests.certificates.k8s.io":     true,
+				"create managedclusters.cluster.open-cluster-management.io": true,
+				"get managedclusters.cluster.open-cluster-management.io":    true,
+			}},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			wantResult: ProbeForbidden,
+			wantContains: []string{"create certificatesigningrequests.certificates.k8s.io",
+				"create managedclusters.cluster.open-cluster-management.io", "get managedclusters.cluster.open-cluster-management.io"},
+		},
+		{
+			name: "/version forbidden still counts as an answer",
+			hub:  &fakeHub{versionStatus: http.StatusForbidden},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			wantResult: ProbeReady,
+			wantAbsent: []string{"Kubernetes v"},
+		},
+		{
+			name: "wrong token: unauthorized",
+			hub:  &fakeHub{},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: "revoked"})
+			},
+			wantResult:   ProbeUnauthorized,
+			wantContains: []string{"401"},
+		},
+		{
+			name: "expired client certificate: unauthorized, naming its validity end",
+			hub:  &fakeHub{},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), clientCert: expiredCert, clientKey: expiredKey})
+			},
+			wantResult:   ProbeUnauthorized,
+			wantContains: []string{"valid until " + formatTime(t0)},
+		},
+		{
+			name: "creating a SelfSubjectAccessReview forbidden: forbidden",
+			hub:  &fakeHub{reviewStatus: http.StatusForbidden},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			wantResult:   ProbeForbidden,
+			wantContains: []string{"SelfSubjectAccessReview", "403"},
+		},
+		{
+			name: "server error: unreachable, naming the status",
+			hub:  &fakeHub{versionStatus: http.StatusServiceUnavailable},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			wantResult:   ProbeUnreachable,
+			wantContains: []string{"HTTP 503"},
+		},
+		{
+			name: "serving certificate from an untrusted CA (FC-03)",
+			hub:  &fakeHub{},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: otherCA, token: testToken})
+			},
+			wantResult:   ProbeUnreachable,
+			wantContains: []string{"hub serving certificate not trusted"},
+		},
+		{
+			name: "serving certificate for another name",
+			hub:  &fakeHub{},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: strings.Replace(srv.URL, "127.0.0.1", "localhost", 1), ca: caOf(srv), token: testToken})
+			},
+			wantResult:   ProbeUnreachable,
+			wantContains: []string{"not valid for the server name"},
+		},
+		{
+			name: "connection refused",
+			kubeconfig: func(*httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: deadURL, token: testToken})
+			},
+			wantResult:   ProbeUnreachable,
+			wantServer:   func(*httptest.Server) string { return deadURL },
+			wantContains: []string{"unreachable", "connection refused"},
+		},
+		{
+			name: "proxy not listening: the proxy is named, its credentials are not (FC-01)",
+			hub:  &fakeHub{},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				proxy := strings.Replace(deadProxy, "http://", "http://user:s3cret@", 1)
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken, proxyURL: proxy})
+			},
+			wantResult:   ProbeUnreachable,
+			wantContains: []string{"cannot connect to the proxy " + strings.Replace(deadProxy, "http://", "http://user:xxxxx@", 1)},
+			wantAbsent:   []string{"s3cret"},
+		},
+		{
+			name: "no answer within the timeout",
+			hub:  &fakeHub{block: true},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			timeout:      200 * time.Millisecond,
+			wantResult:   ProbeUnreachable,
+			wantContains: []string{"did not answer in time"},
+		},
+		{
+			name:         "empty kubeconfig",
+			kubeconfig:   func(*httptest.Server) []byte { return nil },
+			wantResult:   ProbeInvalidKubeconfig,
+			wantContains: []string{source + ": the kubeconfig is empty"},
+		},
+		{
+			name:         "kubeconfig that does not parse",
+			kubeconfig:   func(*httptest.Server) []byte { return []byte("apiVersion: v1\nclusters: {{{") },
+			wantResult:   ProbeInvalidKubeconfig,
+			wantContains: []string{source + ": the kubeconfig is invalid"},
+		},
+		{
+			name: "certificate authority file that does not exist (FC-15)",
+			kubeconfig: func(*httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: "https://hub.example.com:6443", caFile: "/nonexistent/ca.crt", token: testToken})
+			},
+			wantResult:   ProbeInvalidKubeconfig,
+			wantServer:   func(*httptest.Server) string { return "https://hub.example.com:6443" },
+			wantContains: []string{"/nonexistent/ca.crt"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv *httptest.Server
+			if tc.hub != nil {
+				srv = startHub(t, tc.hub)
+			}
+			timeout := tc.timeout
+			if timeout == 0 {
+				timeout = 10 * time.Second
+			}
+			got := Probe(t.Context(), tc.kubeconfig(srv), source, timeout)
+			t.Logf("%s: %s", got.Result, got.Message)
+
+			if got.Result != tc.wantResult {
+				t.Errorf("Result = %q, want %q (message %q)", got.Result, tc.wantResult, got.Message)
+			}
+			if tc.wantServer != nil {
+				if want := tc.wantServer(srv); got.Server != want {
+					t.Errorf("Server = %q, want %q", got.Server, want)
+				}
+			}
+			if !strings.HasPrefix(got.Message, source+": ") {
+				t.Errorf("Message %q does not start with the source", got.Message)
+			}
+			for _, s := range tc.wantContains {
+				if !strings.Contains(got.Message, s) {
+					t.Errorf("Message %q does not contain %q", got.Message, s)
+				}
+			}
+			for _, s := range tc.wantAbsent {
+				if strings.Contains(got.Message, s) {
+					t.Errorf("Message %q contains %q", got.Message, s)
+				}
+			}
+			if tc.wantReviews != nil {
+				tc.hub.lock.Lock()
+				reviews := tc.hub.reviews
+				tc.hub.lock.Unlock()
+				if strings.Join(reviews, "\n") != strings.Join(tc.wantReviews, "\n") {
+					t.Errorf("reviews = %q, want %q", reviews, tc.wantReviews)
+				}
+			}
+		})
+	}
+}
+
+// Consecutive probes do not reuse a kept-alive connection, so each one verifies the serving certificate anew.
+func TestProbeUsesAFreshConnectionEachTime(t *testing.T) {
+	var lock sync.Mutex
+	connections := 0
+	srv := httptest.NewUnstartedServer(&fakeHub{})
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			lock.Lock()
+			connections++
+			lock.Unlock()
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+
+	config := kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+	for i := range 2 {
+		if got := Probe(t.Context(), config, "", 10*time.Second); got.Result != ProbeReady {
+			t.Fatalf("probe %d: %+v", i, got)
+		}
+	}
+	lock.Lock()
+	defer lock.Unlock()
+	if connections != 2 {
+		t.Errorf("connections = %d, want 2 (one per probe)", connections)
+	}
+}

@@ -1,0 +1,65 @@
+package failover
+
+// Reasons of the failover feature. They are user-visible API: Kubernetes event reasons on the spoke (emitted on
+// transitions, not on every sync), Verdict.Reason values and reasons of the FailoverConfig conditions. Normal
+// events use a subject plus past participle; warnings are marked below.
+const (
+	// ReasonFailoverStarted (Normal): a switch from the active hub to another one began. The message names the
+	// source hub, the target hub and the trigger.
+	ReasonFailoverStarted = "FailoverStarted"
+	// ReasonFailoverSucceeded (Normal): the main controllers run on the new hub with its credentials.
+	ReasonFailoverSucceeded = "FailoverSucceeded"
+	// ReasonFailoverFailed (Warning): bootstrapping on the target hub failed; the old Secret is kept and the
+	// target is skipped for a while.
+	ReasonFailoverFailed = "FailoverFailed"
+	// ReasonFailbackStarted (Normal): a switch back to the primary hub began because the failback policy allows
+	// it and the primary has been healthy long enough.
+	ReasonFailbackStarted = "FailbackStarted"
+	// ReasonPlannedSwitchRequested (Normal): the FailoverConfig asks for a switch to a named hub that is not the
+	// active one. Also the Verdict.Reason of TriggerPlannedSwitch.
+	ReasonPlannedSwitchRequested = "PlannedSwitchRequested"
+	// ReasonNoViableHub (Warning): no configured hub can be used now; the agent reports Degraded, backs off and
+	// keeps trying.
+	ReasonNoViableHub = "NoViableHub"
+
+	// ReasonHubLost (Warning): no request to the active hub succeeded for the hub connection timeout. Also the
+	// Verdict.Reason of TriggerHubLost.
+	ReasonHubLost = "HubLost"
+	// ReasonHubUnreachable (Warning): the latest request to the active hub failed but the connection timeout has
+	// not elapsed yet (Verdict.Reason of a TriggerNone verdict while the countdown runs).
+	ReasonHubUnreachable = "HubUnreachable"
+	// ReasonHubRecovered (Normal): the active hub answers successfully again after being unreachable or lost.
+	ReasonHubRecovered = "HubRecovered"
+	// ReasonHubRejected (Warning): the active hub has rejected the cluster (hubAcceptsClient=false,
+	// HubAcceptedManagedCluster=False, or 401/403 answers) for at least the rejection grace period. Also the
+	// Verdict.Reason of TriggerHubRejected.
+	ReasonHubRejected = "HubRejected"
+	// ReasonHubRejectionPending (Warning): the active hub rejects the cluster but the grace period has not
+	// elapsed (Verdict.Reason of a TriggerNone verdict); a quick false→true flip ends here (FC-12).
+	ReasonHubRejectionPending = "HubRejectionPending"
+	// ReasonHubAcceptanceRevoked (Warning): the hub stopped accepting the cluster (transition observed).
+	ReasonHubAcceptanceRevoked = "HubAcceptanceRevoked"
+	// ReasonHubAcceptanceRestored (Normal): the hub accepts the cluster again (transition observed).
+	ReasonHubAcceptanceRestored = "HubAcceptanceRestored"
+	// ReasonHubAcceptancePending: the ManagedCluster was never accepted on this hub (hubAcceptsClient=false and
+	// no HubAcceptedManagedCluster condition); this waits for the hub admin and is not a rejection.
+	ReasonHubAcceptancePending = "HubAcceptancePending"
+	// ReasonHubHealthy: nothing is pending on the active hub (Verdict.Reason of a quiet TriggerNone verdict).
+	ReasonHubHealthy = "HubHealthy"
+
+	// ReasonNoValidCredentials (Warning): neither the hub kubeconfig nor the bootstrap kubeconfig of the active
+	// hub is usable (design §3 scenario 4). Also the Verdict.Reason of TriggerNoCredentials.
+	ReasonNoValidCredentials = "NoValidCredentials"
+	// ReasonCredentialsUnusablePending (Warning): no credentials are usable but the credentials grace period has
+	// not elapsed (Verdict.Reason of a TriggerNone verdict).
+	ReasonCredentialsUnusablePending = "CredentialsUnusablePending"
+	// ReasonBootstrapKubeconfigChanged (Normal): the bootstrap kubeconfig of a hub was added, changed or removed
+	// and takes effect without a restart (FC-01, FC-02).
+	ReasonBootstrapKubeconfigChanged = "BootstrapKubeconfigChanged"
+
+	// ReasonStandbyProbeSucceeded (Normal): a hub's standby probe became Ready (emitted on the transition).
+	ReasonStandbyProbeSucceeded = "StandbyProbeSucceeded"
+	// ReasonStandbyProbeFailed (Warning): a hub's standby probe stopped being Ready or changed failure kind; the
+	// message is ProbeResult.Message.
+	ReasonStandbyProbeFailed = "StandbyProbeFailed"
+)

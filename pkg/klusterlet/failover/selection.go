@@ -1,0 +1,175 @@
+package failover
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// HubCandidate is one configured hub as hub selection sees it.
+type HubCandidate struct {
+	// Name is the hub's name: "primary" or an alternate's FailoverConfig name.
+	Name string
+	// FailedAt is when the last attempt to move to (or bootstrap on) this hub failed; zero if never.
+	FailedAt time.Time
+	// SkipPeriod is how long after FailedAt the hub is skipped, so a hub that just failed is not retried at
+	// once (no hub-hopping). The caller may grow it for repeated failures.
+	SkipPeriod time.Duration
+	// Probe is the result of the hub's latest standby probe; "" when never probed.
+	Probe ProbeResultType
+}
+
+// skippedUntil returns when the hub stops being skipped; zero or past means not skipped.
+func (c HubCandidate) skippedUntil() time.Time {
+	if c.FailedAt.IsZero() || c.SkipPeriod <= 0 {
+		return time.Time{}
+	}
+	return c.FailedAt.Add(c.SkipPeriod)
+}
+
+// SelectNext picks the hub to move to from hubs, given in configured order (the primary first, then the
+// alternates in FailoverConfig order). It returns ok=false when no hub is viable; the caller then reports
+// NoViableHub and retries after a Backoff delay (or NextSkipExpiry), never in a loop.
+//
+// A hub is viable when it is not skipped (now >= FailedAt+SkipPeriod) and its latest standby probe is Ready or
+// it was never probed. A hub whose probe failed is not viable until a later probe says Ready: moving to it
+// would fail the same way. Among viable hubs, probed-Ready hubs come first in list order, then never-probed
+// hubs in list order: a proven hub beats an unknown one even if the unknown one is listed earlier, but an
+// unknown hub is still tried rather than staying on a lost hub.
+//
+// The active hub is excluded unless it is the only configured hub; then it is returned (if viable) so that the
+// caller can re-bootstrap on it with the same code path. An empty active (no hub yet, scenario 4) excludes
+// nothing.
+func SelectNext(hubs []HubCandidate, active string, now time.Time) (name string, ok bool) {
+	onlyActive := len(hubs) == 1 && hubs[0].Name == active
+	var unprobed string
+	for _, h := range hubs {
+		if h.Name == active && !onlyActive {
+			continue
+		}
+		if until := h.skippedUntil(); now.Before(until) {
+			continue
+		}
+		switch h.Probe {
+		case ProbeReady:
+			return h.Name, true
+		case "":
+			if unprobed == "" {
+				unprobed = h.Name
+			}
+		}
+	}
+	return unprobed, unprobed != ""
+}
+
+// NextSkipExpiry returns the earliest time after now at which a skipped hub stops being skipped, so the caller
+// can requeue exactly then when SelectNext found nothing; ok is false when no hub is skipped.
+func NextSkipExpiry(hubs []HubCandidate, now time.Time) (time.Time, bool) {
+	var next time.Time
+	for _, h := range hubs {
+		until := h.skippedUntil()
+		if !until.After(now) {
+			continue
+		}
+		if next.IsZero() || until.Before(next) {
+			next = until
+		}
+	}
+	return next, !next.IsZero()
+}
+
+const (
+	// DefaultBackoffBase replaces a non-positive Backoff base.
+	DefaultBackoffBase = 10 * time.Second
+	// DefaultBackoffCap replaces a Backoff maxDelay below the base.
+	DefaultBackoffCap = 5 * time.Minute
+)
+
+// Backoff spaces out attempts when no hub is viable or a switch failed: delays base, 2×base, 4×base, …
+// capped at maxDelay. It has no jitter, so tests are exact. It is safe for concurrent use.
+//
+// Usage in a sync: if d := b.Remaining(); d > 0 { requeue after d; return } — so that syncs triggered by
+// informer events cannot bypass the delay — then attempt; on failure requeue after b.Next(); on success
+// b.Reset().
+type Backoff struct {
+	clock    clock.PassiveClock
+	base     time.Duration
+	maxDelay time.Duration
+
+	lock      sync.Mutex
+	next      time.Duration
+	notBefore time.Time
+}
+
+// NewBackoff returns a Backoff. A non-positive base becomes DefaultBackoffBase (a zero delay would be a busy
+// loop); a maxDelay below the base becomes max(base, DefaultBackoffCap).
+func NewBackoff(base, maxDelay time.Duration, clock clock.PassiveClock) *Backoff {
+	if base <= 0 {
+		base = DefaultBackoffBase
+	}
+	if maxDelay < base {
+		maxDelay = max(base, DefaultBackoffCap)
+	}
+	return &Backoff{clock: clock, base: base, maxDelay: maxDelay, next: base}
+}
+
+// Next records a failed attempt now and returns the delay before the next one; each call doubles the delay up
+// to maxDelay.
+func (b *Backoff) Next() time.Duration {
+	b.lock.Lock()
+	defer b.lock.Unlock()
+	d := b.next
+	b.notBefore = b.clock.Now().Add(d)
+	if b.next > b.maxDelay/2 {
+		b.next = b.maxDelay
+	} else {
+		b.next *= 2
+	}
+	return d
+}
+
+// Remaining returns how long until the next attempt is allowed; 0 when it is allowed now.
+func (b *Backoff) Remaining() time.Duration {
+	b.lock.Lock()
+	defer b.lock.Unlock()
+	if d := b.notBefore.Sub(b.clock.Now()); d > 0 {
+		return d
+	}
+	return 0
+}
+
+// Reset returns to the base delay and allows an attempt at once; call it after a success.
+func (b *Backoff) Reset() {
+	b.lock.Lock()
+	defer b.lock.Unlock()
+	b.next = b.base
+	b.notBefore = time.Time{}
+}
+
+// FailbackPolicy says whether the agent returns to the primary hub after a failover.
+type FailbackPolicy string
+
+const (
+	// FailbackNone: stay on the hub the agent failed over to.
+	FailbackNone FailbackPolicy = "None"
+	// FailbackToPrimary: return to the primary hub once it has been healthy (standby probe Ready without
+	// interruption) for the configured time.
+	FailbackToPrimary FailbackPolicy = "Primary"
+)
+
+// ShouldFailBack reports whether the agent, running on an alternate hub, should switch back to the primary.
+// primaryHealthySince is since when the primary has been healthy without interruption (e.g. a
+// RejectionTracker observing probe == ProbeReady), zero when it is not healthy; healthyFor is the required
+// duration (non-positive: at once). The caller checks that the active hub is not the primary. recheckAfter is
+// the time until the answer could become true without a new observation, 0 when nothing is pending.
+func ShouldFailBack(policy FailbackPolicy, primaryHealthySince time.Time, healthyFor time.Duration, now time.Time) (failBack bool, recheckAfter time.Duration) {
+	if policy != FailbackToPrimary || primaryHealthySince.IsZero() {
+		return false, 0
+	}
+	at := primaryHealthySince.Add(max(healthyFor, 0))
+	if !now.Before(at) {
+		return true, 0
+	}
+	return false, at.Sub(now)
+}

@@ -1,0 +1,239 @@
+package failover
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+func TestSelectNext(t *testing.T) {
+	now := t0.Add(time.Hour)
+	failedRecently := func(name string, probe ProbeResultType) HubCandidate {
+		return HubCandidate{Name: name, FailedAt: now.Add(-time.Minute), SkipPeriod: 5 * time.Minute, Probe: probe}
+	}
+	cases := []struct {
+		name   string
+		hubs   []HubCandidate
+		active string
+		want   string
+		wantOK bool
+	}{
+		{
+			name:   "first ready alternate in list order",
+			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeReady}, {Name: "hub-c", Probe: ProbeReady}},
+			active: "primary",
+			want:   "hub-b", wantOK: true,
+		},
+		{
+			name:   "the primary comes first when an alternate is active",
+			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeReady}, {Name: "hub-c", Probe: ProbeReady}},
+			active: "hub-c",
+			want:   "primary", wantOK: true,
+		},
+		{
+			name:   "a hub whose probe failed is not viable",
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: ProbeUnreachable}, {Name: "hub-c", Probe: ProbeReady}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name:   "a probed-ready hub beats an earlier never-probed hub",
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b"}, {Name: "hub-c", Probe: ProbeReady}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name:   "a never-probed hub is used when no hub is proven ready",
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: ProbeForbidden}, {Name: "hub-c"}, {Name: "hub-d"}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name:   "a hub that failed recently is skipped",
+			hubs:   []HubCandidate{{Name: "primary"}, failedRecently("hub-b", ProbeReady), {Name: "hub-c", Probe: ProbeReady}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name: "a failed hub is viable again once its skip period is over",
+			hubs: []HubCandidate{{Name: "primary"},
+				{Name: "hub-b", FailedAt: now.Add(-5 * time.Minute), SkipPeriod: 5 * time.Minute, Probe: ProbeReady}},
+			active: "primary",
+			want:   "hub-b", wantOK: true,
+		},
+		{
+			name:   "no viable hub",
+			hubs:   []HubCandidate{{Name: "primary"}, failedRecently("hub-b", ProbeReady), {Name: "hub-c", Probe: ProbeUnauthorized}},
+			active: "primary",
+			wantOK: false,
+		},
+		{
+			name:   "the active hub is not chosen while others exist, even if none is viable",
+			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeInvalidKubeconfig}},
+			active: "primary",
+			wantOK: false,
+		},
+		{
+			name:   "the only hub is chosen even though it is active (re-bootstrap)",
+			hubs:   []HubCandidate{{Name: "primary"}},
+			active: "primary",
+			want:   "primary", wantOK: true,
+		},
+		{
+			name:   "the only hub is skipped after a recent failure",
+			hubs:   []HubCandidate{failedRecently("primary", "")},
+			active: "primary",
+			wantOK: false,
+		},
+		{
+			name:   "no active hub yet: the first viable hub",
+			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeReady}},
+			active: "",
+			want:   "primary", wantOK: true,
+		},
+		{
+			name:   "no hubs",
+			active: "primary",
+			wantOK: false,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := SelectNext(tc.hubs, tc.active, now)
+			if got != tc.want || ok != tc.wantOK {
+				t.Errorf("SelectNext() = (%q, %v), want (%q, %v)", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
+
+func TestNextSkipExpiry(t *testing.T) {
+	now := t0.Add(time.Hour)
+	cases := []struct {
+		name   string
+		hubs   []HubCandidate
+		want   time.Time
+		wantOK bool
+	}{
+		{name: "nothing skipped", hubs: []HubCandidate{{Name: "primary"}, {Name: "hub-b", FailedAt: now.Add(-time.Hour), SkipPeriod: time.Minute}}},
+		{
+			name: "earliest expiry among skipped hubs",
+			hubs: []HubCandidate{
+				{Name: "primary", FailedAt: now.Add(-time.Minute), SkipPeriod: 10 * time.Minute},
+				{Name: "hub-b", FailedAt: now.Add(-2 * time.Minute), SkipPeriod: 5 * time.Minute},
+				{Name: "hub-c"},
+			},
+			want: now.Add(3 * time.Minute), wantOK: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := NextSkipExpiry(tc.hubs, now)
+			if !got.Equal(tc.want) || ok != tc.wantOK {
+				t.Errorf("NextSkipExpiry() = (%v, %v), want (%v, %v)", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	cases := []struct {
+		name      string
+		base, max time.Duration
+		calls     int
+		want      []time.Duration
+	}{
+		{
+			name: "doubles up to the cap",
+			base: 10 * time.Second, max: time.Minute, calls: 6,
+			want: []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute, time.Minute},
+		},
+		{
+			name: "a cap that is not a power-of-two multiple is reached exactly",
+			base: 3 * time.Second, max: 10 * time.Second, calls: 4,
+			want: []time.Duration{3 * time.Second, 6 * time.Second, 10 * time.Second, 10 * time.Second},
+		},
+		{
+			name: "a zero base never busy-loops",
+			base: 0, max: 0, calls: 2,
+			want: []time.Duration{DefaultBackoffBase, 2 * DefaultBackoffBase},
+		},
+		{
+			name: "a cap below the base is replaced",
+			base: time.Minute, max: time.Second, calls: 4,
+			want: []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, DefaultBackoffCap},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBackoff(tc.base, tc.max, clocktesting.NewFakePassiveClock(t0))
+			var got []time.Duration
+			for range tc.calls {
+				got = append(got, b.Next())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("delays (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBackoffRemainingAndReset(t *testing.T) {
+	fakeClock := clocktesting.NewFakePassiveClock(t0)
+	b := NewBackoff(10*time.Second, time.Minute, fakeClock)
+
+	if d := b.Remaining(); d != 0 {
+		t.Fatalf("Remaining() before any failure = %v, want 0", d)
+	}
+	b.Next() // 10s
+	fakeClock.SetTime(t0.Add(4 * time.Second))
+	if d := b.Remaining(); d != 6*time.Second {
+		t.Errorf("Remaining() 4s after a 10s delay = %v, want 6s", d)
+	}
+	fakeClock.SetTime(t0.Add(10 * time.Second))
+	if d := b.Remaining(); d != 0 {
+		t.Errorf("Remaining() when the delay is over = %v, want 0", d)
+	}
+	if d := b.Next(); d != 20*time.Second {
+		t.Errorf("second Next() = %v, want 20s", d)
+	}
+	b.Reset()
+	if d := b.Remaining(); d != 0 {
+		t.Errorf("Remaining() after Reset = %v, want 0", d)
+	}
+	if d := b.Next(); d != 10*time.Second {
+		t.Errorf("Next() after Reset = %v, want the base 10s", d)
+	}
+}
+
+func TestShouldFailBack(t *testing.T) {
+	now := t0.Add(time.Hour)
+	cases := []struct {
+		name         string
+		policy       FailbackPolicy
+		healthySince time.Time
+		healthyFor   time.Duration
+		want         bool
+		wantRecheck  time.Duration
+	}{
+		{name: "policy none", policy: FailbackNone, healthySince: now.Add(-time.Hour), healthyFor: time.Minute},
+		{name: "unknown policy", policy: "Sometimes", healthySince: now.Add(-time.Hour), healthyFor: time.Minute},
+		{name: "primary not healthy", policy: FailbackToPrimary, healthyFor: time.Minute},
+		{
+			name: "healthy, not long enough", policy: FailbackToPrimary,
+			healthySince: now.Add(-4 * time.Minute), healthyFor: 5 * time.Minute, wantRecheck: time.Minute,
+		},
+		{name: "healthy exactly long enough", policy: FailbackToPrimary, healthySince: now.Add(-5 * time.Minute), healthyFor: 5 * time.Minute, want: true},
+		{name: "no required duration", policy: FailbackToPrimary, healthySince: now, want: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, recheck := ShouldFailBack(tc.policy, tc.healthySince, tc.healthyFor, now)
+			if got != tc.want || recheck != tc.wantRecheck {
+				t.Errorf("ShouldFailBack() = (%v, %v), want (%v, %v)", got, recheck, tc.want, tc.wantRecheck)
+			}
+		})
+	}
+}

@@ -1,0 +1,581 @@
+package hubsession
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1alpha1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
+)
+
+// Hub is one hub the cluster can register with.
+type Hub struct {
+	// Name is "primary" for the hub of --bootstrap-kubeconfig, else the FailoverConfig alternate's name.
+	Name string
+	// Bootstrap is the hub's parsed bootstrap kubeconfig.
+	Bootstrap *clientcert.BootstrapKubeconfig
+}
+
+// Phase is the coarse state of a session.
+type Phase string
+
+const (
+	// PhaseBootstrapping: the hub kubeconfig Secret is not valid for this hub; a CSR is being obtained with the
+	// bootstrap identity.
+	PhaseBootstrapping Phase = "Bootstrapping"
+	// PhaseNoCredentials: neither the hub kubeconfig Secret nor the bootstrap kubeconfig can be used (design §3
+	// scenario 4); the session waits for either to change.
+	PhaseNoCredentials Phase = "NoCredentials"
+	// PhaseRegistered: the Secret holds valid credentials for this hub and the main controllers run.
+	PhaseRegistered Phase = "Registered"
+)
+
+// Options are what a session needs besides the hub. Fields without a stated default are required.
+type Options struct {
+	// ClusterName and AgentName are the agent's identity (design §2); they never change within a process.
+	ClusterName, AgentName string
+	// Namespace and SecretName name the spoke hub kubeconfig Secret.
+	Namespace, SecretName string
+	// SpokeExternalServerURLs and SpokeCABundle are published in ManagedCluster spec.managedClusterClientConfigs.
+	SpokeExternalServerURLs []string
+	SpokeCABundle           []byte
+	// ClusterHealthCheckPeriod is the status resync period (--cluster-healthcheck-period).
+	ClusterHealthCheckPeriod time.Duration
+	// MaxCustomClusterClaims caps custom claims in status (--max-custom-cluster-claims).
+	MaxCustomClusterClaims int
+	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
+	CSRExpirationSeconds *int32
+	// CSRRetryBackoff spaces failed CSR attempts; zero fields take clientcert's defaults.
+	CSRRetryBackoff clientcert.Backoff
+	// SpokeKubeClient writes the Secret and reads the spoke (health, version, kube-system).
+	SpokeKubeClient kubernetes.Interface
+	// SpokeSecretInformer covers Namespace; NodeInformer and ClaimInformer cover the spoke. The caller starts
+	// them and keeps them running across sessions.
+	SpokeSecretInformer corev1informers.SecretInformer
+	NodeInformer        corev1informers.NodeInformer
+	ClaimInformer       clusterv1alpha1informer.ClusterClaimInformer
+	// ConflictTracker records an identity conflict (FC-06) seen by the status controller; the lease stops
+	// renewing while it is set. The verdict belongs to one hub: leave it nil to get a tracker private to the
+	// session.
+	ConflictTracker *managedcluster.ConflictTracker
+	// WrapTransport, if set, wraps the transport of every hub client of the session (connectivity tracking).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// OnPhase, if set, is called on every phase or message change; it must not block.
+	OnPhase func(phase Phase, message string)
+	// OnManagedCluster, if set, is called with every ManagedCluster observed on the hub by the main controllers'
+	// informer (nil when it was deleted); it must not block.
+	OnManagedCluster func(*clusterv1.ManagedCluster)
+	// OnClientCertificate, if set, is called with the NotAfter of the client certificate the main controllers
+	// start with; it must not block.
+	OnClientCertificate func(notAfter time.Time)
+	// OnLeaseRenewed, if set, is called after every successful hub lease renewal; it must not block.
+	OnLeaseRenewed func(time.Time)
+	// Clock drives controllers and validity checks. Default: real clock.
+	Clock clock.Clock
+	// Recorder receives the session's and its controllers' events.
+	Recorder events.Recorder
+}
+
+// Reasons of the session's own events.
+const (
+	// ReasonHubKubeconfigInvalid: the stored hub kubeconfig cannot be used with this hub; a CSR follows.
+	ReasonHubKubeconfigInvalid = "HubKubeconfigInvalid"
+	// ReasonBootstrapKubeconfigExpired: the bootstrap client certificate expired and the hub kubeconfig is not
+	// valid either, so the cluster cannot register until one of them is replaced.
+	ReasonBootstrapKubeconfigExpired = "BootstrapKubeconfigExpired"
+	// ReasonBootstrapKubeconfigExpiring is a warning that the bootstrap identity has expired while the hub
+	// kubeconfig is still valid: a later re-bootstrap would be impossible.
+	ReasonBootstrapKubeconfigExpiring = "BootstrapKubeconfigUnusable"
+	// ReasonMainControllersStarted: the main controllers run on this hub with the hub kubeconfig.
+	ReasonMainControllersStarted = "HubControllersStarted"
+)
+
+// Session is one registration with one hub.
+type Session struct {
+	o   Options
+	hub Hub
+
+	// wake is signalled by Secret events and ForceBootstrap.
+	wake chan struct{}
+
+	mu       sync.Mutex
+	phase    Phase
+	message  string
+	forceCSR string
+}
+
+// New checks o and returns a session for hub. It returns an error naming the first missing option.
+func New(o Options, hub Hub) (*Session, error) {
+	switch {
+	case hub.Bootstrap == nil || hub.Name == "":
+		return nil, fmt.Errorf("hub session: hub name and bootstrap kubeconfig are required")
+	case o.ClusterName == "" || o.AgentName == "" || o.Namespace == "" || o.SecretName == "":
+		return nil, fmt.Errorf("hub session %s: cluster name, agent name, namespace and secret name are required", hub.Name)
+	case o.SpokeKubeClient == nil || o.SpokeSecretInformer == nil || o.NodeInformer == nil || o.ClaimInformer == nil:
+		return nil, fmt.Errorf("hub session %s: spoke client and informers are required", hub.Name)
+	case o.Recorder == nil:
+		return nil, fmt.Errorf("hub session %s: recorder is required", hub.Name)
+	case o.ClusterHealthCheckPeriod <= 0:
+		return nil, fmt.Errorf("hub session %s: cluster health-check period must be > 0", hub.Name)
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.ConflictTracker == nil {
+		o.ConflictTracker = managedcluster.NewConflictTracker()
+	}
+	return &Session{o: o, hub: hub, wake: make(chan struct{}, 1)}, nil
+}
+
+// Hub returns the hub of the session.
+func (s *Session) Hub() Hub { return s.hub }
+
+// Phase returns the current phase and its message. Safe for concurrent use.
+func (s *Session) Phase() (Phase, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.phase, s.message
+}
+
+// ForceBootstrap makes the session obtain a new certificate with the bootstrap identity even though the stored
+// one looks valid — used when the hub keeps rejecting it (lasting 401). reason goes into the CSR event.
+func (s *Session) ForceBootstrap(reason string) {
+	s.mu.Lock()
+	s.forceCSR = reason
+	s.mu.Unlock()
+	notify(s.wake)
+}
+
+// Run registers the cluster with the hub and keeps it registered until ctx is cancelled; then it stops every
+// controller and informer it started and returns nil. It never returns early for hub errors: they are reported
+// through OnPhase and events and retried with back-off.
+func (s *Session) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx).WithValues("hub", s.hub.Name, "server", s.hub.Bootstrap.Hub.Server, "cluster", s.o.ClusterName)
+	ctx = klog.NewContext(ctx, logger)
+	changed := s.wake
+	reg, err := s.o.SpokeSecretInformer.Informer().AddEventHandler(cache.FilteringResourceEventHandler{
+		FilterFunc: func(obj interface{}) bool {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			sec, ok := obj.(*corev1.Secret)
+			return ok && sec.Namespace == s.o.Namespace && sec.Name == s.o.SecretName
+		},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(interface{}) { notify(changed) },
+			UpdateFunc: func(interface{}, interface{}) { notify(changed) },
+			DeleteFunc: func(interface{}) { notify(changed) },
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("hub session %s: watch secret %s/%s: %w", s.hub.Name, s.o.Namespace, s.o.SecretName, err)
+	}
+	defer func() { _ = s.o.SpokeSecretInformer.Informer().RemoveEventHandler(reg) }()
+	if !cache.WaitForCacheSync(ctx.Done(), s.o.SpokeSecretInformer.Informer().HasSynced) {
+		return nil
+	}
+
+	warnedBootstrap := false
+	for ctx.Err() == nil {
+		data := s.secretData()
+		now := s.o.Clock.Now()
+		checkErr := clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, now)
+		s.mu.Lock()
+		forced := s.forceCSR
+		s.mu.Unlock()
+		bootstrapExpired := s.hub.Bootstrap.Expired(now)
+
+		switch {
+		case checkErr == nil && forced == "":
+			if bootstrapExpired && !warnedBootstrap {
+				notAfter, _ := s.hub.Bootstrap.ClientCertNotAfter()
+				s.o.Recorder.Warningf(ReasonBootstrapKubeconfigExpiring,
+					"bootstrap kubeconfig %s of hub %s expired at %s; the hub kubeconfig is valid and used, but re-bootstrap would be impossible: supply a new bootstrap kubeconfig",
+					s.hub.Bootstrap.Source, s.hub.Name, notAfter.UTC().Format(time.RFC3339))
+				warnedBootstrap = true
+			}
+			s.runMain(ctx, data, changed)
+		case bootstrapExpired:
+			notAfter, _ := s.hub.Bootstrap.ClientCertNotAfter()
+			why := "no hub kubeconfig"
+			if checkErr != nil && data != nil {
+				why = checkErr.Error()
+			}
+			msg := fmt.Sprintf("bootstrap kubeconfig %s of hub %s expired at %s and the hub kubeconfig cannot be used (%s): supply a new bootstrap kubeconfig",
+				s.hub.Bootstrap.Source, s.hub.Name, notAfter.UTC().Format(time.RFC3339), why)
+			if s.setPhase(PhaseNoCredentials, msg) {
+				s.o.Recorder.Warning(ReasonBootstrapKubeconfigExpired, msg)
+			}
+			// Waits on the Secret watch; a new bootstrap kubeconfig restarts the session from outside.
+			select {
+			case <-ctx.Done():
+			case <-changed:
+			}
+		default:
+			if checkErr != nil && data != nil {
+				s.o.Recorder.Warningf(ReasonHubKubeconfigInvalid, "hub kubeconfig secret %s/%s cannot be used with hub %s (%s): requesting a new client certificate",
+					s.o.Namespace, s.o.SecretName, s.hub.Name, checkErr)
+			}
+			s.runBootstrap(ctx, data, forced, changed)
+		}
+	}
+	return nil
+}
+
+// runBootstrap runs the temporary ClientCertForHubController and ManagedClusterCreatingController with the
+// bootstrap identity until the Secret holds valid credentials for this hub (new ones when forced), or ctx ends.
+func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, forced string, changed <-chan struct{}) {
+	logger := klog.FromContext(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.setPhase(PhaseBootstrapping, fmt.Sprintf("requesting a client certificate from hub %s with the bootstrap identity", s.hub.Name))
+
+	cfg := s.hubConfig(s.hub.Bootstrap.RestConfig, "bootstrap")
+	kubeClient, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		s.setPhase(PhaseNoCredentials, fmt.Sprintf("bootstrap kubeconfig %s: %v", s.hub.Bootstrap.Source, err))
+		<-ctx.Done()
+		return
+	}
+	clusterClient, err := clusterclientset.NewForConfig(cfg)
+	if err != nil {
+		s.setPhase(PhaseNoCredentials, fmt.Sprintf("bootstrap kubeconfig %s: %v", s.hub.Bootstrap.Source, err))
+		<-ctx.Done()
+		return
+	}
+	csrInformers := csrInformerFactory(kubeClient, s.o.ClusterName)
+	cc, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
+		ClusterName:         s.o.ClusterName,
+		AgentName:           s.o.AgentName,
+		Namespace:           s.o.Namespace,
+		SecretName:          s.o.SecretName,
+		Hub:                 s.hub.Bootstrap.Hub,
+		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
+		SpokeSecretInformer: s.o.SpokeSecretInformer,
+		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
+		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
+		ExpirationSeconds:   s.o.CSRExpirationSeconds,
+		Clock:               s.o.Clock,
+		RetryBackoff:        s.o.CSRRetryBackoff,
+		Recorder:            s.o.Recorder,
+		OnStatusChange: func(st clientcert.Status) {
+			msg := fmt.Sprintf("hub %s: %s", s.hub.Name, st.Message)
+			if st.LastError != nil {
+				p := clientcert.ClassifyConnectionError(st.LastError, s.hub.Bootstrap, s.o.Clock.Now())
+				if p.Message != "" {
+					msg = fmt.Sprintf("hub %s: %s", s.hub.Name, p.Message)
+				}
+			}
+			s.setPhase(PhaseBootstrapping, msg)
+		},
+	})
+	if err != nil {
+		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
+		<-ctx.Done()
+		return
+	}
+	creating := managedcluster.NewManagedClusterCreatingController(managedcluster.CreatingOptions{
+		ClusterName:             s.o.ClusterName,
+		SpokeExternalServerURLs: s.o.SpokeExternalServerURLs,
+		SpokeCABundle:           s.o.SpokeCABundle,
+		HubClusterClient:        clusterClient.ClusterV1(),
+		ResyncInterval:          s.o.ClusterHealthCheckPeriod,
+		Recorder:                s.o.Recorder,
+	})
+	if forced != "" {
+		cc.RequestNewCertificate(forced)
+	}
+	var wg sync.WaitGroup
+	csrInformers.Start(ctx.Done())
+	run(ctx, &wg, cc, creating)
+	defer func() {
+		cancel()
+		wg.Wait()
+		csrInformers.Shutdown()
+	}()
+	logger.Info("Bootstrapping with the bootstrap kubeconfig", "source", s.hub.Bootstrap.Source)
+
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		data := s.secretData()
+		if clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, s.o.Clock.Now()) != nil {
+			continue
+		}
+		if forced != "" && bytes.Equal(data[clientcert.TLSCertSecretKey], before[clientcert.TLSCertSecretKey]) {
+			continue
+		}
+		s.mu.Lock()
+		s.forceCSR = ""
+		s.mu.Unlock()
+		return
+	}
+}
+
+// runMain runs the main controllers from the hub kubeconfig in data until ctx ends, the Secret's credentials
+// change (rotation, re-bootstrap) or the certificate expires.
+func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <-chan struct{}) {
+	logger := klog.FromContext(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	restConfig, err := clientcert.RestConfigFromSecretData(data)
+	if err != nil {
+		// CheckHubKubeconfig passed, so this is not expected; wait for the Secret to change.
+		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub kubeconfig secret %s/%s: %v", s.o.Namespace, s.o.SecretName, err))
+		waitChanged(ctx, changed)
+		return
+	}
+	cfg := s.hubConfig(restConfig, "")
+	kubeClient, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		s.setPhase(PhaseNoCredentials, err.Error())
+		waitChanged(ctx, changed)
+		return
+	}
+	clusterClient, err := clusterclientset.NewForConfig(cfg)
+	if err != nil {
+		s.setPhase(PhaseNoCredentials, err.Error())
+		waitChanged(ctx, changed)
+		return
+	}
+	clusterInformers := managedcluster.NewHubManagedClusterInformerFactory(clusterClient, s.o.ClusterName, 0)
+	mcInformer := clusterInformers.Cluster().V1().ManagedClusters()
+	csrInformers := csrInformerFactory(kubeClient, s.o.ClusterName)
+
+	if s.o.OnManagedCluster != nil {
+		_, _ = mcInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj interface{}) {
+				if mc, ok := obj.(*clusterv1.ManagedCluster); ok {
+					s.o.OnManagedCluster(mc)
+				}
+			},
+			UpdateFunc: func(_, obj interface{}) {
+				if mc, ok := obj.(*clusterv1.ManagedCluster); ok {
+					s.o.OnManagedCluster(mc)
+				}
+			},
+			DeleteFunc: func(interface{}) { s.o.OnManagedCluster(nil) },
+		})
+	}
+
+	rotation, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
+		ClusterName:         s.o.ClusterName,
+		AgentName:           s.o.AgentName,
+		Namespace:           s.o.Namespace,
+		SecretName:          s.o.SecretName,
+		Hub:                 s.hub.Bootstrap.Hub,
+		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
+		SpokeSecretInformer: s.o.SpokeSecretInformer,
+		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
+		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
+		ExpirationSeconds:   s.o.CSRExpirationSeconds,
+		Clock:               s.o.Clock,
+		RetryBackoff:        s.o.CSRRetryBackoff,
+		Recorder:            s.o.Recorder,
+	})
+	if err != nil {
+		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
+		waitChanged(ctx, changed)
+		return
+	}
+	leaseController := lease.NewLeaseController(lease.Options{
+		ClusterName:        s.o.ClusterName,
+		HubLeaseClient:     kubeClient.CoordinationV1(),
+		HubClusterInformer: mcInformer,
+		ConflictChecker:    s.o.ConflictTracker,
+		Clock:              s.o.Clock,
+		OnRenewed:          s.o.OnLeaseRenewed,
+		Recorder:           s.o.Recorder,
+	})
+	creating := managedcluster.NewManagedClusterCreatingController(managedcluster.CreatingOptions{
+		ClusterName:             s.o.ClusterName,
+		SpokeExternalServerURLs: s.o.SpokeExternalServerURLs,
+		SpokeCABundle:           s.o.SpokeCABundle,
+		HubClusterClient:        clusterClient.ClusterV1(),
+		HubClusterInformer:      mcInformer,
+		ConflictTracker:         s.o.ConflictTracker,
+		ResyncInterval:          s.o.ClusterHealthCheckPeriod,
+		Recorder:                s.o.Recorder,
+	})
+	status := managedcluster.NewManagedClusterStatusController(managedcluster.StatusOptions{
+		ClusterName:              s.o.ClusterName,
+		HubClusterClient:         clusterClient.ClusterV1(),
+		HubClusterInformer:       mcInformer,
+		HubLeaseClient:           kubeClient.CoordinationV1(),
+		OwnLeaseRenewTime:        leaseController.LastRenewTime,
+		SpokeDiscoveryClient:     s.o.SpokeKubeClient.Discovery(),
+		SpokeNamespaceClient:     s.o.SpokeKubeClient.CoreV1(),
+		NodeInformer:             s.o.NodeInformer,
+		ClaimInformer:            s.o.ClaimInformer,
+		MaxCustomClusterClaims:   s.o.MaxCustomClusterClaims,
+		ClusterHealthCheckPeriod: s.o.ClusterHealthCheckPeriod,
+		ConflictTracker:          s.o.ConflictTracker,
+		Clock:                    s.o.Clock,
+		Recorder:                 s.o.Recorder,
+	})
+
+	var wg sync.WaitGroup
+	clusterInformers.Start(ctx.Done())
+	csrInformers.Start(ctx.Done())
+	run(ctx, &wg, rotation, leaseController, creating, status)
+	defer func() {
+		cancel()
+		wg.Wait()
+		clusterInformers.Shutdown()
+		csrInformers.Shutdown()
+	}()
+	s.setPhase(PhaseRegistered, fmt.Sprintf("registered with hub %s as cluster %s (agent %s)", s.hub.Name, s.o.ClusterName, s.o.AgentName))
+	s.o.Recorder.Eventf(ReasonMainControllersStarted, "hub %s (%s): lease, status and certificate rotation controllers started for cluster %s",
+		s.hub.Name, s.hub.Bootstrap.Hub.Server, s.o.ClusterName)
+	logger.Info("Main controllers started")
+
+	// The certificate's expiry ends the main controllers: the outer loop then re-bootstraps (FC-08).
+	notAfter := certNotAfter(data[clientcert.TLSCertSecretKey], s.o.Clock.Now())
+	if s.o.OnClientCertificate != nil {
+		s.o.OnClientCertificate(notAfter)
+	}
+	expiry := s.o.Clock.NewTimer(notAfter.Sub(s.o.Clock.Now()) + time.Second)
+	defer expiry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-expiry.C():
+			logger.Info("Client certificate expired; leaving the main controllers")
+			return
+		case <-changed:
+		}
+		now := s.secretData()
+		if !sameCredentials(now, data) {
+			logger.Info("Hub kubeconfig secret changed; restarting the main controllers with the new credentials")
+			return
+		}
+		s.mu.Lock()
+		forced := s.forceCSR
+		s.mu.Unlock()
+		if forced != "" {
+			return
+		}
+	}
+}
+
+func (s *Session) hubConfig(base *rest.Config, suffix string) *rest.Config {
+	cfg := rest.CopyConfig(base)
+	cfg.UserAgent = "klusterlet-failover"
+	if suffix != "" {
+		cfg.UserAgent += "-" + suffix
+	}
+	cfg.Timeout = 30 * time.Second
+	if s.o.WrapTransport != nil {
+		cfg.Wrap(s.o.WrapTransport)
+	}
+	return cfg
+}
+
+func (s *Session) secretData() map[string][]byte {
+	secret, err := s.o.SpokeSecretInformer.Lister().Secrets(s.o.Namespace).Get(s.o.SecretName)
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			klog.Background().Error(err, "Reading the hub kubeconfig secret from the cache", "secret", klog.KRef(s.o.Namespace, s.o.SecretName))
+		}
+		return nil
+	}
+	return secret.Data
+}
+
+// setPhase records the phase and message, calls OnPhase on a change and reports whether it changed.
+func (s *Session) setPhase(p Phase, msg string) bool {
+	s.mu.Lock()
+	if s.phase == p && s.message == msg {
+		s.mu.Unlock()
+		return false
+	}
+	s.phase, s.message = p, msg
+	s.mu.Unlock()
+	if s.o.OnPhase != nil {
+		s.o.OnPhase(p, msg)
+	}
+	return true
+}
+
+func csrInformerFactory(client kubernetes.Interface, clusterName string) informers.SharedInformerFactory {
+	selector := labels.SelectorFromSet(labels.Set{clientcert.ClusterNameLabel: clusterName}).String()
+	return informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.LabelSelector = selector
+	}))
+}
+
+func run(ctx context.Context, wg *sync.WaitGroup, controllers ...factory.Controller) {
+	for _, c := range controllers {
+		wg.Add(1)
+		go func(c factory.Controller) {
+			defer wg.Done()
+			c.Run(ctx, 1)
+		}(c)
+	}
+}
+
+func notify(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+func waitChanged(ctx context.Context, changed <-chan struct{}) {
+	select {
+	case <-ctx.Done():
+	case <-changed:
+	}
+}
+
+func sameCredentials(a, b map[string][]byte) bool {
+	for _, k := range clientcert.SecretKeys() {
+		if !bytes.Equal(a[k], b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// certNotAfter returns the expiry of the first certificate in pemData, or a day after now if none parses
+// (CheckHubKubeconfig has already rejected such data).
+func certNotAfter(pemData []byte, now time.Time) time.Time {
+	block, _ := pem.Decode(pemData)
+	if block == nil {
+		return now.Add(24 * time.Hour)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return now.Add(24 * time.Hour)
+	}
+	return cert.NotAfter
+}

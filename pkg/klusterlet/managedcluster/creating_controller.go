@@ -1,0 +1,254 @@
+package managedcluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
+	clusterv1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1"
+	clusterv1listers "open-cluster-management.io/api/client/cluster/listers/cluster/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+// Event reasons of the creating controller. They are user-visible API.
+const (
+	// ReasonManagedClusterCreated (Normal): the ManagedCluster was created (or re-created
+	// after a deletion on the hub).
+	ReasonManagedClusterCreated = "ManagedClusterCreated"
+	// ReasonManagedClusterCreateFailed (Warning): the hub refused or failed the create or
+	// the get (for example 401/403 once the bootstrap identity expired). Emitted once per
+	// distinct failure, not on every retry.
+	ReasonManagedClusterCreateFailed = "ManagedClusterCreateFailed"
+	// ReasonManagedClusterClientConfigsUpdated (Normal): spec.managedClusterClientConfigs
+	// was replaced with the configured spoke external server URLs.
+	ReasonManagedClusterClientConfigsUpdated = "ManagedClusterClientConfigsUpdated"
+	// ReasonManagedClusterClientConfigsUpdateFailed (Warning): the update of the client
+	// configs was refused (the bootstrap identity may only create and get). Emitted once per
+	// distinct failure.
+	ReasonManagedClusterClientConfigsUpdateFailed = "ManagedClusterClientConfigsUpdateFailed"
+)
+
+// fieldManager is the field manager recorded on every write this package makes on the hub.
+const fieldManager = "klusterlet-failover"
+
+// CreatingOptions are the dependencies of the creating controller.
+type CreatingOptions struct {
+	// ClusterName is the ManagedCluster name (a DNS-1123 label). Required.
+	ClusterName string
+	// SpokeExternalServerURLs are the absolute https:// URLs of the spoke API server
+	// (flag --spoke-external-server-urls), published in order as
+	// spec.managedClusterClientConfigs[].url. When empty, the controller never changes the
+	// client configs of an existing ManagedCluster.
+	SpokeExternalServerURLs []string
+	// SpokeCABundle is the PEM CA bundle of the spoke API server, published as
+	// spec.managedClusterClientConfigs[].caBundle for every URL. May be empty.
+	SpokeCABundle []byte
+	// HubClusterClient creates, gets and updates the ManagedCluster on the hub
+	// (clientset.ClusterV1()). Required.
+	HubClusterClient clusterv1client.ManagedClustersGetter
+	// HubClusterInformer, when set, is a ManagedCluster informer scoped with
+	// fieldSelector=metadata.name=<cluster> (NewHubManagedClusterInformerFactory): its
+	// events trigger a sync (so a deletion on the hub leads to a re-create at once) and its
+	// lister replaces the GET. Leave nil with the bootstrap identity, which may only create
+	// and get ManagedClusters; the controller then GETs on each resync.
+	HubClusterInformer clusterv1informer.ManagedClusterInformer
+	// ConflictTracker, when set, guards the client configs of an existing ManagedCluster:
+	// they are updated only once the status controller verified this spoke's identity and
+	// while no conflict is recorded, so an agent that shares another spoke's cluster name
+	// never rewrites that spoke's URLs (FC-06). Creating an absent ManagedCluster is not
+	// guarded. Leave nil for the bootstrap phase (no status controller runs then).
+	ConflictTracker *ConflictTracker
+	// ResyncInterval is the period of the unconditional resync. Required, > 0.
+	ResyncInterval time.Duration
+	// Recorder receives the events of this controller (spoke events in the agent
+	// namespace). Required.
+	Recorder events.Recorder
+}
+
+// managedClusterCreatingController ensures the ManagedCluster exists on the hub and
+// carries our client configs. Requeue policy: transient hub errors are returned (rate
+// limited retry); 401/403 are reported once through an event and retried on the next
+// resync only, since they persist until the identity changes.
+type managedClusterCreatingController struct {
+	clusterName   string
+	clientConfigs []clusterv1.ClientConfig
+	client        clusterv1client.ManagedClustersGetter
+	lister        clusterv1listers.ManagedClusterLister
+	tracker       *ConflictTracker
+	// seen is set once the ManagedCluster was observed on the hub, so that a later create
+	// is reported as a re-create.
+	seen bool
+	// lastFailure is the last reported failure (reason + message), used to emit each
+	// distinct failure event once.
+	lastFailure string
+}
+
+// NewManagedClusterCreatingController returns the controller "ManagedClusterCreatingController".
+// Run it with one worker.
+func NewManagedClusterCreatingController(opts CreatingOptions) factory.Controller {
+	c := &managedClusterCreatingController{
+		clusterName:   opts.ClusterName,
+		clientConfigs: desiredClientConfigs(opts.SpokeExternalServerURLs, opts.SpokeCABundle),
+		client:        opts.HubClusterClient,
+		tracker:       opts.ConflictTracker,
+	}
+	f := factory.New().WithSync(c.sync).ResyncEvery(opts.ResyncInterval)
+	if opts.ConflictTracker != nil {
+		f = f.WithPostStartHooks(c.watchConflicts)
+	}
+	if opts.HubClusterInformer != nil {
+		c.lister = opts.HubClusterInformer.Lister()
+		f = f.WithFilteredEventsInformers(factory.NamesFilter(opts.ClusterName), opts.HubClusterInformer.Informer())
+	}
+	return f.ToController("ManagedClusterCreatingController", opts.Recorder)
+}
+
+func (c *managedClusterCreatingController) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	logger := klog.FromContext(ctx).WithValues("controller", "ManagedClusterCreatingController", "managedCluster", c.clusterName)
+
+	existing, err := c.getCluster(ctx)
+	switch {
+	case apierrors.IsNotFound(err):
+		return c.create(ctx, syncCtx, logger)
+	case isAuthError(err):
+		c.reportFailure(syncCtx, ReasonManagedClusterCreateFailed,
+			fmt.Sprintf("Unable to get ManagedCluster %q from the hub: %v", c.clusterName, err))
+		logger.V(2).Info("Not allowed to get the ManagedCluster, retrying on the next resync", "err", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("unable to get ManagedCluster %q from the hub: %w", c.clusterName, err)
+	}
+	c.seen = true
+
+	if len(c.clientConfigs) == 0 || clientConfigsEqual(existing.Spec.ManagedClusterClientConfigs, c.clientConfigs) {
+		c.lastFailure = ""
+		return nil
+	}
+	if c.tracker != nil {
+		if conflict, _ := c.tracker.Conflict(); conflict || !c.tracker.Verified() {
+			logger.V(2).Info("Identity unverified or in conflict; client configs left unchanged", "conflict", conflict)
+			return nil
+		}
+	}
+	updated := existing.DeepCopy()
+	updated.Spec.ManagedClusterClientConfigs = c.clientConfigs
+	_, err = c.client.ManagedClusters().Update(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
+	switch {
+	case isAuthError(err):
+		c.reportFailure(syncCtx, ReasonManagedClusterClientConfigsUpdateFailed,
+			fmt.Sprintf("Unable to update the client configs of ManagedCluster %q on the hub: %v", c.clusterName, err))
+		logger.V(2).Info("Not allowed to update the ManagedCluster client configs, retrying on the next resync", "err", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("unable to update the client configs of ManagedCluster %q on the hub: %w", c.clusterName, err)
+	}
+	c.lastFailure = ""
+	syncCtx.Recorder().Eventf(ReasonManagedClusterClientConfigsUpdated,
+		"Client configs of ManagedCluster %q set to %s", c.clusterName, clientConfigURLs(c.clientConfigs))
+	logger.Info("Updated the ManagedCluster client configs", "urls", clientConfigURLs(c.clientConfigs))
+	return nil
+}
+
+// watchConflicts requeues the controller when the identity verdict changes.
+func (c *managedClusterCreatingController) watchConflicts(ctx context.Context, syncCtx factory.SyncContext) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-c.tracker.Changed():
+			syncCtx.Queue().Add(factory.DefaultQueueKey)
+		}
+	}
+}
+
+// getCluster reads the ManagedCluster from the lister when an informer was given, from the
+// hub otherwise. A NotFound from the lister is confirmed by create's AlreadyExists.
+func (c *managedClusterCreatingController) getCluster(ctx context.Context) (*clusterv1.ManagedCluster, error) {
+	if c.lister != nil {
+		return c.lister.Get(c.clusterName)
+	}
+	return c.client.ManagedClusters().Get(ctx, c.clusterName, metav1.GetOptions{})
+}
+
+func (c *managedClusterCreatingController) create(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger) error {
+	cluster := &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: c.clusterName},
+		Spec:       clusterv1.ManagedClusterSpec{ManagedClusterClientConfigs: c.clientConfigs},
+	}
+	_, err := c.client.ManagedClusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: fieldManager})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		// The lister lagged behind the hub; the next event or resync sees the object.
+		return nil
+	case isAuthError(err):
+		c.reportFailure(syncCtx, ReasonManagedClusterCreateFailed,
+			fmt.Sprintf("Unable to create ManagedCluster %q on the hub: %v", c.clusterName, err))
+		logger.V(2).Info("Not allowed to create the ManagedCluster, retrying on the next resync", "err", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("unable to create ManagedCluster %q on the hub: %w", c.clusterName, err)
+	}
+	c.lastFailure = ""
+	verb := "created"
+	if c.seen {
+		verb = "re-created after its deletion"
+	}
+	syncCtx.Recorder().Eventf(ReasonManagedClusterCreated, "ManagedCluster %q %s on the hub with client configs %s",
+		c.clusterName, verb, clientConfigURLs(c.clientConfigs))
+	logger.Info("Created the ManagedCluster on the hub", "recreated", c.seen)
+	return nil
+}
+
+// reportFailure emits a Warning event for a failure that differs from the last reported one.
+func (c *managedClusterCreatingController) reportFailure(syncCtx factory.SyncContext, reason, message string) {
+	if key := reason + "\x00" + message; key != c.lastFailure {
+		c.lastFailure = key
+		syncCtx.Recorder().Warning(reason, message)
+	}
+}
+
+// desiredClientConfigs returns one ClientConfig per URL, in order, each with caBundle, or
+// nil when there are no URLs.
+func desiredClientConfigs(urls []string, caBundle []byte) []clusterv1.ClientConfig {
+	if len(urls) == 0 {
+		return nil
+	}
+	configs := make([]clusterv1.ClientConfig, 0, len(urls))
+	for _, url := range urls {
+		configs = append(configs, clusterv1.ClientConfig{URL: url, CABundle: bytes.Clone(caBundle)})
+	}
+	return configs
+}
+
+// clientConfigsEqual compares two client config lists in order, URL and CA bundle bytes.
+func clientConfigsEqual(a, b []clusterv1.ClientConfig) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].URL != b[i].URL || !bytes.Equal(a[i].CABundle, b[i].CABundle) {
+			return false
+		}
+	}
+	return true
+}
+
+func clientConfigURLs(configs []clusterv1.ClientConfig) []string {
+	urls := make([]string, 0, len(configs))
+	for _, config := range configs {
+		urls = append(urls, config.URL)
+	}
+	return urls
+}
+
+func isAuthError(err error) bool {
+	return apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err)
+}

@@ -1,0 +1,220 @@
+package klusterlet
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+)
+
+const (
+	// DefaultComponentNamespace is used when the agent does not run in a pod (no service-account namespace file).
+	DefaultComponentNamespace = "open-cluster-management-agent"
+	// DefaultHubKubeconfigSecret is the Secret other klusterlet components read the hub credentials from.
+	DefaultHubKubeconfigSecret = "hub-kubeconfig-secret"
+	// DefaultHubKubeconfigDir is where the hub kubeconfig Secret is mirrored as files.
+	DefaultHubKubeconfigDir = "/spoke/hub-kubeconfig"
+	// DefaultFailoverConfigName is the name of the FailoverConfig the agent reads in its namespace.
+	DefaultFailoverConfigName = "failover"
+
+	// DefaultBootstrapKubeconfigSecret is the klusterlet operator's Secret holding the bootstrap kubeconfig.
+	DefaultBootstrapKubeconfigSecret = "bootstrap-hub-kubeconfig"
+
+	serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+)
+
+// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags), values derived by Complete and
+// checked by Validate. Create it with NewFailoverAgentOptions.
+type FailoverAgentOptions struct {
+	// ComponentNamespace is where the agent's Secrets, events and FailoverConfig live. Complete reads it from the
+	// service-account namespace file, else DefaultComponentNamespace.
+	ComponentNamespace string
+	// ClusterName is the ManagedCluster name on every hub; empty means stored, else generated (design §2).
+	ClusterName string
+	// AgentName names this agent instance in its client certificate's CN; empty means stored, else generated.
+	AgentName string
+	// BootstrapKubeconfig is the path of the primary hub's bootstrap kubeconfig file. Required.
+	BootstrapKubeconfig string
+	// HubKubeconfigSecret is the Secret in ComponentNamespace that receives the issued hub credentials.
+	HubKubeconfigSecret string
+	// HubKubeconfigDir is the directory the hub kubeconfig Secret is mirrored to, one file (mode 0600) per key.
+	HubKubeconfigDir string
+	// SpokeExternalServerURLs are absolute https URLs of the spoke API server, published to the hub in
+	// ManagedCluster spec.managedClusterClientConfigs.
+	SpokeExternalServerURLs []string
+	// ClusterHealthCheckPeriod is the status and health-check resync period; must be > 0.
+	ClusterHealthCheckPeriod time.Duration
+	// MaxCustomClusterClaims caps the non-reserved ClusterClaims exposed in ManagedCluster status; must be >= 0.
+	MaxCustomClusterClaims int
+	// SpokeKubeconfig is the kubeconfig of the managed cluster in hosted mode; empty means the command's own
+	// client config (in-cluster or --kubeconfig).
+	SpokeKubeconfig string
+	// FailoverConfigName is the FailoverConfig in ComponentNamespace that lists alternate hubs; it may be absent.
+	FailoverConfigName string
+	// BootstrapKubeconfigSecret names a Secret in ComponentNamespace whose "kubeconfig" key, when the Secret
+	// exists, is used as the primary's bootstrap kubeconfig instead of the file: it is watched, so a replaced
+	// bootstrap kubeconfig takes effect at once. Empty disables it.
+	BootstrapKubeconfigSecret string
+	// Metrics receives the failover metrics; nil means the process-wide legacyregistry metrics served on
+	// /metrics. Not a flag.
+	Metrics *failover.Metrics
+	// ClientCertExpirationSeconds, when > 0, is asked of the hub as spec.expirationSeconds of every CSR
+	// (Kubernetes honours values >= 600). 0 leaves the lifetime to the hub's signer.
+	ClientCertExpirationSeconds int32
+}
+
+// NewFailoverAgentOptions returns options with the documented defaults. It does no I/O.
+func NewFailoverAgentOptions() *FailoverAgentOptions {
+	return &FailoverAgentOptions{
+		HubKubeconfigSecret:       DefaultHubKubeconfigSecret,
+		HubKubeconfigDir:          DefaultHubKubeconfigDir,
+		ClusterHealthCheckPeriod:  time.Minute,
+		MaxCustomClusterClaims:    20,
+		FailoverConfigName:        DefaultFailoverConfigName,
+		BootstrapKubeconfigSecret: DefaultBootstrapKubeconfigSecret,
+	}
+}
+
+// AddFlags registers the agent's flags on fs.
+func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName,
+		"Name of this managed cluster on the hub (a DNS-1123 label). If empty, the name stored in the hub kubeconfig Secret is used, else one is generated.")
+	fs.StringVar(&o.AgentName, "agent-name", o.AgentName,
+		"Name of this agent in its client certificate (a DNS-1123 label). If empty, the stored name is used, else one is generated.")
+	fs.StringVar(&o.BootstrapKubeconfig, "bootstrap-kubeconfig", o.BootstrapKubeconfig,
+		"Path of the bootstrap kubeconfig file of the primary hub. Required.")
+	fs.StringVar(&o.HubKubeconfigSecret, "hub-kubeconfig-secret", o.HubKubeconfigSecret,
+		"Name of the Secret, in the agent namespace, that receives the hub kubeconfig and client certificate.")
+	fs.StringVar(&o.HubKubeconfigDir, "hub-kubeconfig-dir", o.HubKubeconfigDir,
+		"Directory the hub kubeconfig Secret is mirrored to, one file per key.")
+	fs.StringArrayVar(&o.SpokeExternalServerURLs, "spoke-external-server-urls", o.SpokeExternalServerURLs,
+		"Absolute https URL of the spoke cluster's API server, published to the hub. Repeatable.")
+	fs.DurationVar(&o.ClusterHealthCheckPeriod, "cluster-healthcheck-period", o.ClusterHealthCheckPeriod,
+		"Period of the spoke health check and ManagedCluster status resync. Must be greater than 0.")
+	fs.IntVar(&o.MaxCustomClusterClaims, "max-custom-cluster-claims", o.MaxCustomClusterClaims,
+		"Maximum number of custom (non-reserved) ClusterClaims exposed in the ManagedCluster status.")
+	fs.StringVar(&o.SpokeKubeconfig, "spoke-kubeconfig", o.SpokeKubeconfig,
+		"Kubeconfig of the managed cluster, for hosted mode. If empty, the in-cluster config or --kubeconfig is used.")
+	fs.StringVar(&o.FailoverConfigName, "failover-config-name", o.FailoverConfigName,
+		"Name of the FailoverConfig, in the agent namespace, that lists the alternate hubs.")
+	fs.StringVar(&o.BootstrapKubeconfigSecret, "bootstrap-kubeconfig-secret", o.BootstrapKubeconfigSecret,
+		"Secret in the agent namespace whose \"kubeconfig\" key, when present, replaces --bootstrap-kubeconfig; it is watched so a new bootstrap kubeconfig takes effect without a restart. Empty disables it.")
+	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds,
+		"Requested lifetime of the hub client certificate in seconds (at least 600); 0 leaves it to the hub.")
+}
+
+// CompleteNamespace fills ComponentNamespace from the service-account namespace file when it is empty,
+// else uses DefaultComponentNamespace.
+func (o *FailoverAgentOptions) CompleteNamespace() {
+	if o.ComponentNamespace != "" {
+		return
+	}
+	o.ComponentNamespace = DefaultComponentNamespace
+	if data, err := os.ReadFile(serviceAccountNamespaceFile); err == nil {
+		if ns := strings.TrimSpace(string(data)); ns != "" {
+			o.ComponentNamespace = ns
+		}
+	}
+}
+
+// ValidateFlags checks the rules that need no I/O. Empty cluster and agent names are allowed here
+// (they are resolved from the stored identity or generated); Validate checks the resolved values.
+// The error lists every violation, each naming the flag, the value and the rule.
+func (o *FailoverAgentOptions) ValidateFlags() error {
+	var errs []error
+	if o.BootstrapKubeconfig == "" {
+		errs = append(errs, errors.New(`--bootstrap-kubeconfig "": must name the bootstrap kubeconfig file of the primary hub`))
+	}
+	if o.ClusterName != "" {
+		errs = append(errs, dnsLabelError("--cluster-name", o.ClusterName)...)
+	}
+	if o.AgentName != "" {
+		errs = append(errs, dnsLabelError("--agent-name", o.AgentName)...)
+	}
+	if o.HubKubeconfigSecret == "" {
+		errs = append(errs, errors.New(`--hub-kubeconfig-secret "": must name a Secret`))
+	} else if msgs := validation.IsDNS1123Subdomain(o.HubKubeconfigSecret); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--hub-kubeconfig-secret %q: must be a DNS-1123 subdomain: %s", o.HubKubeconfigSecret, strings.Join(msgs, "; ")))
+	}
+	if o.HubKubeconfigDir == "" {
+		errs = append(errs, errors.New(`--hub-kubeconfig-dir "": must name a directory`))
+	}
+	for _, u := range o.SpokeExternalServerURLs {
+		if err := validateExternalServerURL(u); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if o.ClusterHealthCheckPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--cluster-healthcheck-period %q: must be greater than 0", o.ClusterHealthCheckPeriod))
+	}
+	if o.MaxCustomClusterClaims < 0 {
+		errs = append(errs, fmt.Errorf("--max-custom-cluster-claims %d: must be 0 or greater", o.MaxCustomClusterClaims))
+	}
+	if o.FailoverConfigName != "" {
+		if msgs := validation.IsDNS1123Subdomain(o.FailoverConfigName); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--failover-config-name %q: must be a DNS-1123 subdomain: %s", o.FailoverConfigName, strings.Join(msgs, "; ")))
+		}
+	}
+	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
+		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d: must be 0 (hub default) or at least 600", o.ClientCertExpirationSeconds))
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks every flag rule (ValidateFlags) and that the resolved cluster and agent names are non-empty
+// DNS-1123 labels. Call it after the identity has been resolved.
+func (o *FailoverAgentOptions) Validate() error {
+	var errs []error
+	if err := o.ValidateFlags(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.ClusterName == "" {
+		errs = append(errs, errors.New(`--cluster-name "": the cluster name must not be empty`))
+	}
+	if o.AgentName == "" {
+		errs = append(errs, errors.New(`--agent-name "": the agent name must not be empty`))
+	}
+	if o.ComponentNamespace == "" {
+		errs = append(errs, errors.New(`component namespace "": must not be empty`))
+	}
+	return errors.Join(errs...)
+}
+
+func dnsLabelError(flag, value string) []error {
+	if msgs := validation.IsDNS1123Label(value); len(msgs) > 0 {
+		return []error{fmt.Errorf("%s %q: must be a DNS-1123 label: %s", flag, value, strings.Join(msgs, "; "))}
+	}
+	return nil
+}
+
+// validateExternalServerURL accepts absolute https URLs with a host (IPv6 literals in brackets and a trailing
+// slash included) and nothing else.
+func validateExternalServerURL(raw string) error {
+	const flag = "--spoke-external-server-urls"
+	const rule = "must be an absolute https:// URL with a host, e.g. https://10.0.0.1:6443"
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%s %q: %s: %v", flag, raw, rule, err)
+	}
+	if u.Scheme != "https" || u.Host == "" || u.Hostname() == "" || u.Opaque != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%s %q: %s", flag, raw, rule)
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return fmt.Errorf("%s %q: %s: port %q is not a number", flag, raw, rule, p)
+		}
+		if msgs := validation.IsValidPortNum(n); len(msgs) > 0 {
+			return fmt.Errorf("%s %q: %s: port %s: %s", flag, raw, rule, p, strings.Join(msgs, "; "))
+		}
+	}
+	return nil
+}
