@@ -1,0 +1,376 @@
+package v1alpha1
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// HubNamePrimary is the reserved name of the primary hub, the one the agent's --bootstrap-kubeconfig points at.
+// It is not listed in spec.alternateHubs; status.activeHub, status.hubs[].name, spec.switchTo and the
+// from/to of a FailoverRecord use it.
+const HubNamePrimary = "primary"
+
+// BootstrapKubeconfigSecretKey is the key of an alternate hub's bootstrap Secret (named by
+// AlternateHub.BootstrapKubeconfigSecretRef) that holds the bootstrap kubeconfig.
+const BootstrapKubeconfigSecretKey = "kubeconfig"
+
+// MaxAlternateHubs is the maximum number of entries in spec.alternateHubs.
+const MaxAlternateHubs = 16
+
+// Defaults of the optional durations of FailoverConfigSpec, applied by the CRD schema on the server and by
+// WithDefaults in code.
+const (
+	// DefaultHubConnectionTimeout is the default of spec.hubConnectionTimeout.
+	DefaultHubConnectionTimeout = 5 * time.Minute
+	// DefaultHubRejectionGracePeriod is the default of spec.hubRejectionGracePeriod.
+	DefaultHubRejectionGracePeriod = 5 * time.Minute
+	// DefaultFailedHubSkipPeriod is the default of spec.failedHubSkipPeriod.
+	DefaultFailedHubSkipPeriod = 5 * time.Minute
+	// DefaultProbeInterval is the default of spec.probeInterval.
+	DefaultProbeInterval = 30 * time.Second
+	// DefaultFailbackHealthyFor is the default of spec.failback.healthyFor.
+	DefaultFailbackHealthyFor = 10 * time.Minute
+)
+
+// Minimums of the durations of FailoverConfigSpec, enforced by the CRD schema (CEL) and by
+// ValidateFailoverConfig. Keep them in step with the XValidation markers below.
+const (
+	// MinHubConnectionTimeout is the minimum of spec.hubConnectionTimeout.
+	MinHubConnectionTimeout = 10 * time.Second
+	// MinHubRejectionGracePeriod is the minimum of spec.hubRejectionGracePeriod.
+	MinHubRejectionGracePeriod = 10 * time.Second
+	// MinFailedHubSkipPeriod is the minimum of spec.failedHubSkipPeriod.
+	MinFailedHubSkipPeriod = 10 * time.Second
+	// MinProbeInterval is the minimum of spec.probeInterval.
+	MinProbeInterval = 5 * time.Second
+	// MinFailbackHealthyFor is the minimum of spec.failback.healthyFor.
+	MinFailbackHealthyFor = 10 * time.Second
+)
+
+// Condition types of FailoverConfigStatus.Conditions.
+const (
+	// ConditionAvailable is True while the cluster is joined to the active hub and its main controllers run.
+	ConditionAvailable = "Available"
+	// ConditionProgressing is True while a switch to another hub (failover, planned switch or failback) is in
+	// progress.
+	ConditionProgressing = "Progressing"
+	// ConditionDegraded is True when something needs attention: no hub is viable, an alternate hub's
+	// bootstrap kubeconfig is invalid, or the last switch failed. The message names the hub and the cause.
+	ConditionDegraded = "Degraded"
+)
+
+// FailoverConfig configures the hub failover of a klusterlet-failover agent. The agent reads the one
+// FailoverConfig in its own namespace (the component namespace) and writes its status.
+//
+// +genclient
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced
+// +kubebuilder:printcolumn:name="ActiveHub",type=string,JSONPath=`.status.activeHub`,description="Hub the cluster is registered with"
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`,description="Whether the cluster is joined to the active hub"
+// +kubebuilder:printcolumn:name="Failovers",type=integer,JSONPath=`.status.failoverCount`,description="Number of completed hub switches"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type FailoverConfig struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec lists the alternate hubs and the failover timings. An empty spec means: the primary hub only, with
+	// default timings.
+	// +optional
+	// +kubebuilder:default={}
+	Spec FailoverConfigSpec `json:"spec,omitempty"`
+
+	// status is written by the agent only.
+	// +optional
+	Status FailoverConfigStatus `json:"status,omitempty"`
+}
+
+// FailoverConfigSpec is the desired failover behaviour. Every duration is a Go duration string ("90s", "5m",
+// "1h30m"); an omitted duration takes its default (filled in by the API server from the CRD schema, and by
+// WithDefaults in code).
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.switchTo) || size(self.switchTo) == 0 || self.switchTo == 'primary' || (has(self.alternateHubs) && self.alternateHubs.exists(h, h.name == self.switchTo))",message="switchTo must be \"primary\" or the name of an entry of alternateHubs"
+type FailoverConfigSpec struct {
+	// alternateHubs are the hubs the cluster may move to, in order of preference, after the primary hub
+	// (the one of --bootstrap-kubeconfig, named "primary"). Names are unique; at most 16 entries.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	AlternateHubs []AlternateHub `json:"alternateHubs,omitempty"`
+
+	// hubConnectionTimeout is how long no request to the active hub may succeed before the agent fails over
+	// (trigger "HubConnectionLost"). Default 5m, minimum 10s.
+	// +optional
+	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s')",message="hubConnectionTimeout must be at least 10s"
+	HubConnectionTimeout *metav1.Duration `json:"hubConnectionTimeout,omitempty"`
+
+	// hubRejectionGracePeriod is how long the active hub must keep rejecting the cluster (its ManagedCluster
+	// has hubAcceptsClient=false or condition HubAcceptedManagedCluster=False, or requests for the cluster's own
+	// objects keep failing with 401/403) before the agent fails over (trigger "HubRejected"). A rejection that
+	// ends sooner does not move the cluster. Default 5m, minimum 10s.
+	// +optional
+	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s')",message="hubRejectionGracePeriod must be at least 10s"
+	HubRejectionGracePeriod *metav1.Duration `json:"hubRejectionGracePeriod,omitempty"`
+
+	// failedHubSkipPeriod is how long a hub that the agent failed to join, or failed over from, is skipped when
+	// choosing the next hub (status.hubs[].skippedUntil), so that the cluster does not hop between hubs.
+	// Default 5m, minimum 10s.
+	// +optional
+	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s')",message="failedHubSkipPeriod must be at least 10s"
+	FailedHubSkipPeriod *metav1.Duration `json:"failedHubSkipPeriod,omitempty"`
+
+	// probeInterval is the period of the standby probes of the hubs that are not active (bootstrap kubeconfig
+	// parses, server answers, SelfSubjectAccessReviews allow creating CSRs and ManagedClusters); results go to
+	// status.hubs. Default 30s, minimum 5s.
+	// +optional
+	// +kubebuilder:default="30s"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('5s')",message="probeInterval must be at least 5s"
+	ProbeInterval *metav1.Duration `json:"probeInterval,omitempty"`
+
+	// switchTo asks for a planned switch: the name of the hub ("primary" or the name of an entry of
+	// alternateHubs) the cluster should be registered with. While set and different from status.activeHub,
+	// the agent moves to that hub (trigger "PlannedSwitch") once its standby probe is Ready and it is not
+	// skipped. While set, the named hub takes the place of the primary as the preferred hub: automatic failover
+	// away from it still happens, and failback returns to it instead of to the primary. Empty means no planned
+	// switch.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	SwitchTo string `json:"switchTo,omitempty"`
+
+	// failback controls whether the cluster returns to the primary hub after a failover.
+	// Default: policy None.
+	// +optional
+	// +kubebuilder:default={}
+	Failback *FailbackSpec `json:"failback,omitempty"`
+}
+
+// AlternateHub is a hub the cluster may move to.
+type AlternateHub struct {
+	// name identifies the hub in switchTo and status. A DNS-1123 label (lower-case alphanumerics and '-',
+	// at most 63 characters), unique within alternateHubs, and not "primary" (reserved for the hub of
+	// --bootstrap-kubeconfig).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self != 'primary'",message="name \"primary\" is reserved for the hub of --bootstrap-kubeconfig"
+	Name string `json:"name"`
+
+	// bootstrapKubeconfigSecretRef is the name of a Secret in the FailoverConfig's namespace whose key
+	// "kubeconfig" holds the bootstrap kubeconfig of this hub. A DNS-1123 subdomain. The Secret is watched:
+	// changes take effect without a restart.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	BootstrapKubeconfigSecretRef string `json:"bootstrapKubeconfigSecretRef"`
+}
+
+// FailbackPolicy says whether the cluster returns to the preferred hub after a failover.
+// +kubebuilder:validation:Enum=None;Primary
+type FailbackPolicy string
+
+const (
+	// FailbackPolicyNone keeps the cluster on the hub it failed over to.
+	FailbackPolicyNone FailbackPolicy = "None"
+	// FailbackPolicyPrimary moves the cluster back to the primary hub (or to spec.switchTo's hub when set)
+	// once that hub's standby probe has been Ready for failback.healthyFor without interruption (trigger
+	// "Failback").
+	FailbackPolicyPrimary FailbackPolicy = "Primary"
+)
+
+// FailbackSpec configures the return to the primary hub.
+type FailbackSpec struct {
+	// policy is None (stay on the current hub) or Primary (return to the primary hub once it has been healthy
+	// for healthyFor). Default None.
+	// +optional
+	// +kubebuilder:default=None
+	Policy FailbackPolicy `json:"policy,omitempty"`
+
+	// healthyFor is how long the primary hub's standby probe must be Ready without interruption before the
+	// cluster returns to it. Ignored when policy is None. Default 10m, minimum 10s.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s')",message="failback.healthyFor must be at least 10s"
+	HealthyFor *metav1.Duration `json:"healthyFor,omitempty"`
+}
+
+// HubProbeResult is the outcome of the last check of a hub.
+// +kubebuilder:validation:Enum=Ready;Unreachable;ServerUntrusted;Unauthorized;Forbidden;Rejected;InvalidKubeconfig;Unknown
+type HubProbeResult string
+
+const (
+	// HubProbeReady: the kubeconfig parses, the server answers and the agent may create CSRs and
+	// ManagedClusters (SelfSubjectAccessReview) — a failover to this hub would be expected to work.
+	HubProbeReady HubProbeResult = "Ready"
+	// HubProbeUnreachable: the server did not answer (connection refused, timeout, DNS or proxy error).
+	HubProbeUnreachable HubProbeResult = "Unreachable"
+	// HubProbeServerUntrusted: the server's certificate is not signed by the kubeconfig's CA.
+	HubProbeServerUntrusted HubProbeResult = "ServerUntrusted"
+	// HubProbeUnauthorized: the server answered 401; the credentials are invalid or expired.
+	HubProbeUnauthorized HubProbeResult = "Unauthorized"
+	// HubProbeForbidden: the server answered 403, or a SelfSubjectAccessReview denied creating CSRs or
+	// ManagedClusters.
+	HubProbeForbidden HubProbeResult = "Forbidden"
+	// HubProbeRejected: the hub does not accept the cluster (hubAcceptsClient=false or
+	// HubAcceptedManagedCluster=False on its ManagedCluster).
+	HubProbeRejected HubProbeResult = "Rejected"
+	// HubProbeInvalidKubeconfig: the bootstrap Secret or its "kubeconfig" key is missing, or the kubeconfig
+	// does not parse or lacks a server, CA or credentials.
+	HubProbeInvalidKubeconfig HubProbeResult = "InvalidKubeconfig"
+	// HubProbeUnknown: not probed yet, or the result does not fit another value (see the message).
+	HubProbeUnknown HubProbeResult = "Unknown"
+)
+
+// FailoverReason is the trigger of a switch between hubs.
+// +kubebuilder:validation:Enum=HubConnectionLost;HubRejected;CredentialsInvalid;PlannedSwitch;Failback
+type FailoverReason string
+
+const (
+	// FailoverReasonHubConnectionLost: no request to the active hub succeeded for spec.hubConnectionTimeout.
+	FailoverReasonHubConnectionLost FailoverReason = "HubConnectionLost"
+	// FailoverReasonHubRejected: the active hub rejected the cluster for longer than
+	// spec.hubRejectionGracePeriod.
+	FailoverReasonHubRejected FailoverReason = "HubRejected"
+	// FailoverReasonCredentialsInvalid: neither the hub kubeconfig nor the bootstrap kubeconfig of the active
+	// hub is usable (design scenario 4).
+	FailoverReasonCredentialsInvalid FailoverReason = "CredentialsInvalid"
+	// FailoverReasonPlannedSwitch: spec.switchTo named another hub.
+	FailoverReasonPlannedSwitch FailoverReason = "PlannedSwitch"
+	// FailoverReasonFailback: spec.failback.policy Primary returned the cluster to the preferred hub.
+	FailoverReasonFailback FailoverReason = "Failback"
+)
+
+// FailoverConfigStatus is the observed failover state, written by the agent.
+type FailoverConfigStatus struct {
+	// observedGeneration is the metadata.generation of the spec this status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// activeHub is the name of the hub the cluster is registered with: "primary" or an alternateHubs name.
+	// Empty until the agent has chosen a hub.
+	// +optional
+	ActiveHub string `json:"activeHub,omitempty"`
+
+	// activeHubServer is the API server URL of the active hub, from its bootstrap kubeconfig.
+	// +optional
+	ActiveHubServer string `json:"activeHubServer,omitempty"`
+
+	// conditions are Available, Progressing and Degraded (see the Condition* constants).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+
+	// hubs holds one entry per known hub — the primary first, then alternateHubs in spec order — with the
+	// result of its last check (a standby probe, or the hub monitor for the active hub).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=17
+	Hubs []HubStatus `json:"hubs,omitempty"`
+
+	// lastFailover describes the most recent switch between hubs, finished or in progress.
+	// +optional
+	LastFailover *FailoverRecord `json:"lastFailover,omitempty"`
+
+	// failoverCount is the number of switches between hubs that completed (any reason) since the
+	// FailoverConfig was created.
+	// +optional
+	FailoverCount int32 `json:"failoverCount,omitempty"`
+}
+
+// HubStatus is the observed state of one hub.
+type HubStatus struct {
+	// name is "primary" or an alternateHubs name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// server is the hub's API server URL, from its bootstrap kubeconfig. Empty when the kubeconfig is invalid.
+	// +optional
+	Server string `json:"server,omitempty"`
+
+	// probeResult is the outcome of the last check of this hub.
+	// +optional
+	ProbeResult HubProbeResult `json:"probeResult,omitempty"`
+
+	// message is a human-readable detail of probeResult (e.g. the connection error). Never holds key material.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// lastProbeTime is when this hub was last checked.
+	// +optional
+	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
+
+	// lastTransitionTime is when probeResult last changed.
+	// +optional
+	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
+
+	// lastSuccessTime is when a check of this hub last gave Ready.
+	// +optional
+	LastSuccessTime *metav1.Time `json:"lastSuccessTime,omitempty"`
+
+	// skippedUntil is set while the hub is skipped as a failover target after a failure: until this time it
+	// is not chosen (see spec.failedHubSkipPeriod).
+	// +optional
+	SkippedUntil *metav1.Time `json:"skippedUntil,omitempty"`
+}
+
+// FailoverRecord describes one switch between hubs.
+type FailoverRecord struct {
+	// from is the hub the cluster left ("primary" or an alternateHubs name).
+	// +required
+	From string `json:"from"`
+
+	// to is the hub the cluster moved, or is moving, to.
+	// +required
+	To string `json:"to"`
+
+	// reason is the trigger of the switch.
+	// +required
+	Reason FailoverReason `json:"reason"`
+
+	// message is a human-readable detail of the trigger (e.g. the last connection error).
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// startTime is when the switch began (the trigger fired).
+	// +required
+	StartTime metav1.Time `json:"startTime"`
+
+	// endTime is when the cluster became Available on the new hub; unset while the switch is in progress.
+	// +optional
+	EndTime *metav1.Time `json:"endTime,omitempty"`
+
+	// durationMilliseconds is endTime minus startTime in milliseconds, kept at millisecond precision
+	// (metav1.Time has whole seconds); 0 while the switch is in progress.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	DurationMilliseconds int64 `json:"durationMilliseconds,omitempty"`
+}
+
+// FailoverConfigList is a list of FailoverConfigs.
+//
+// +kubebuilder:object:root=true
+type FailoverConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the FailoverConfigs.
+	Items []FailoverConfig `json:"items"`
+}
