@@ -23,8 +23,11 @@ die() { echo "build-test-binaries: $*" >&2; exit 1; }
 
 command -v go >/dev/null 2>&1 || die "no Go toolchain on PATH: install Go (1.24 or newer) to build the test-bed binaries"
 
-sum_hash="$(cat "${TOOLS}/kube/go.sum" "${TOOLS}/etcd/go.sum" "${TOOLS}/ocm/go.sum" "${BASH_SOURCE[0]}" | sha256sum | cut -c1-12)"
-KEY="kube-${KUBE_VERSION}_etcd-${ETCD_VERSION}_ocm-${OCM_VERSION}_${sum_hash}"
+# The key covers what decides the binaries' content: versions and the tool modules' go.mod/go.sum. Bump
+# BUILD_REVISION when the build flags below change.
+BUILD_REVISION=1
+sum_hash="$(cat "${TOOLS}/kube/go.mod" "${TOOLS}/kube/go.sum" "${TOOLS}/etcd/go.mod" "${TOOLS}/etcd/go.sum" "${TOOLS}/ocm/go.mod" "${TOOLS}/ocm/go.sum" | sha256sum | cut -c1-12)"
+KEY="kube-${KUBE_VERSION}_etcd-${ETCD_VERSION}_ocm-${OCM_VERSION}_r${BUILD_REVISION}_${sum_hash}"
 CACHE_ROOT="${KF_TEST_BINARIES_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/klusterlet-failover/test-binaries}"
 DIR="${CACHE_ROOT}/${KEY}"
 STAMP="${DIR}/.complete"
@@ -47,7 +50,7 @@ if complete; then
   exit 0
 fi
 
-echo "test binaries: building into ${DIR} (cold build takes about 5-8 minutes on 2 cores)" >&2
+echo "test binaries: building into ${DIR} (a cold build takes 5-10 minutes on 2 idle cores, much longer under load)" >&2
 mkdir -p "${CACHE_ROOT}"
 STAGE="$(mktemp -d "${CACHE_ROOT}/.stage-XXXXXX")"
 trap 'rm -rf "${STAGE}"' EXIT
