@@ -21,7 +21,7 @@ build: ## Build the agent binary into _output/bin.
 test: test-unit test-integration ## Unit tests, then the integration suites on real control planes.
 
 test-unit: ## Unit tests (fake clients, fake clocks).
-	$(GO) test -count=1 ./cmd/... ./pkg/... ./manifests/...
+	$(GO) test -count=1 ./cmd/... ./pkg/... ./manifests/... ./test/framework/...
 
 test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, etcd and OCM's registration from source (cached).
 	hack/build-test-binaries.sh
