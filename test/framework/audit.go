@@ -1,0 +1,43 @@
+package framework
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// apiserverFlag is one extra --name=value flag for a control plane's kube-apiserver.
+type apiserverFlag struct {
+	name  string
+	value string
+}
+
+// auditFlags writes policy (an audit.k8s.io/v1 Policy document, YAML or JSON) into a fresh t.TempDir() directory
+// and returns the kube-apiserver flags that make it log the audited requests, one JSON event per line, to the
+// returned file in that directory (log backend in blocking mode: an event is in the file before the response is
+// sent). A nil or empty policy returns no flags and an empty path.
+func auditFlags(t testing.TB, component string, policy []byte) ([]apiserverFlag, string) {
+	t.Helper()
+	if len(policy) == 0 {
+		return nil, ""
+	}
+	dir := t.TempDir()
+	policyFile := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policyFile, policy, 0o600); err != nil {
+		t.Fatalf("%s: writing the audit policy %s: %v", component, policyFile, err)
+	}
+	logFile := filepath.Join(dir, "audit.log")
+	return []apiserverFlag{
+		{name: "audit-policy-file", value: policyFile},
+		{name: "audit-log-path", value: logFile},
+		{name: "audit-log-format", value: "json"},
+		{name: "audit-log-mode", value: "blocking"},
+		// No rotation: readers parse one file; the test's temp dir bounds its life.
+		{name: "audit-log-maxsize", value: "0"},
+	}, logFile
+}
+
+// AuditLogPath returns the file the hub's kube-apiserver writes its audit events to (JSON lines, audit.k8s.io/v1
+// Event), or "" when HubOptions.AuditPolicy was empty. The file lives until the test ends; events of a stopped and
+// restarted apiserver are appended to it.
+func (h *Hub) AuditLogPath() string { return h.auditLogPath }

@@ -1,0 +1,125 @@
+package framework
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Names of the binaries the test bed runs; hack/build-test-binaries.sh builds all of them into one directory.
+const (
+	// BinaryKubeAPIServer is kube-apiserver from k8s.io/kubernetes.
+	BinaryKubeAPIServer = "kube-apiserver"
+	// BinaryKubeControllerManager is kube-controller-manager from k8s.io/kubernetes.
+	BinaryKubeControllerManager = "kube-controller-manager"
+	// BinaryKubectl is kubectl from k8s.io/kubernetes.
+	BinaryKubectl = "kubectl"
+	// BinaryEtcd is etcd from go.etcd.io/etcd/server/v3.
+	BinaryEtcd = "etcd"
+	// BinaryRegistration is OCM's registration binary (open-cluster-management.io/ocm/cmd/registration);
+	// its `controller` subcommand is the hub registration controller.
+	BinaryRegistration = "registration"
+
+	// EnvKubebuilderAssets names a directory holding all the binaries; it wins over the build cache when complete.
+	EnvKubebuilderAssets = "KUBEBUILDER_ASSETS"
+
+	// buildScript is the script, relative to the repository root, that builds and locates the binaries.
+	buildScript = "hack/build-test-binaries.sh"
+)
+
+// requiredBinaries returns the names BinariesDir requires in its directory.
+func requiredBinaries() []string {
+	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryEtcd, BinaryRegistration}
+}
+
+// binariesDirOnce memoizes BinariesDir: the script checksums about 400 MB of binaries on every call.
+var binariesDirOnce = sync.OnceValues(findBinariesDir)
+
+// BinariesDir returns the absolute directory holding kube-apiserver, kube-controller-manager, kubectl, etcd and
+// registration. It is $KUBEBUILDER_ASSETS when that directory holds all five as executable files; otherwise the
+// directory printed by `hack/build-test-binaries.sh --check` (a complete, checksum-verified cache entry). The
+// error names every missing binary and tells how to build them; it never builds anything itself. The result is
+// computed once per test binary.
+func BinariesDir() (string, error) {
+	return binariesDirOnce()
+}
+
+func findBinariesDir() (string, error) {
+	var problems []string
+	if dir := os.Getenv(EnvKubebuilderAssets); dir != "" {
+		missing := missingBinaries(dir)
+		if len(missing) == 0 {
+			return filepath.Abs(dir)
+		}
+		problems = append(problems, fmt.Sprintf("%s=%s lacks %s", EnvKubebuilderAssets, dir, strings.Join(missing, ", ")))
+	}
+
+	root, err := RepoRoot()
+	if err != nil {
+		problems = append(problems, err.Error())
+		return "", fmt.Errorf("test binaries not found: %s", strings.Join(problems, "; "))
+	}
+	script := filepath.Join(root, buildScript)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(script, "--check")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		problems = append(problems, fmt.Sprintf("%s --check found no complete cache entry (%v%s)",
+			buildScript, err, trimmedSuffix(stderr.String())))
+		return "", fmt.Errorf("test binaries not found: %s; build them with `%s` (a cold build takes 5-10 minutes on 2 idle cores, much longer under load) "+
+			"and run the tests with %s=$(%s)", strings.Join(problems, "; "), script, EnvKubebuilderAssets, script)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	dir := strings.TrimSpace(lines[len(lines)-1])
+	if missing := missingBinaries(dir); len(missing) > 0 {
+		return "", fmt.Errorf("test binaries not found: %s --check reported %q, which lacks %s",
+			buildScript, dir, strings.Join(missing, ", "))
+	}
+	return dir, nil
+}
+
+// missingBinaries lists the required binaries that are not executable regular files in dir.
+func missingBinaries(dir string) []string {
+	var missing []string
+	for _, name := range requiredBinaries() {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// RepoRoot returns the repository root: the first directory at or above the working directory (a test's package
+// directory under `go test`) that holds a go.mod file.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the repository root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("finding the repository root: %w", err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("finding the repository root: no go.mod at or above the working directory")
+		}
+		dir = parent
+	}
+}
+
+func trimmedSuffix(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}

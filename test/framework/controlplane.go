@@ -1,0 +1,221 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+const (
+	// DefaultStartTimeout bounds the start of each process (etcd, kube-apiserver, kube-controller-manager, the
+	// hub controller) on a loaded 2-core machine.
+	DefaultStartTimeout = 60 * time.Second
+	// stopTimeout bounds the graceful stop of each process before it is killed.
+	stopTimeout = 30 * time.Second
+)
+
+// silenceControllerRuntimeLog gives controller-runtime's global logger, which envtest logs to, a discarding
+// sink, once: without one controller-runtime prints a warning with a stack trace into every test's output.
+// The framework reports envtest's failures through its returned errors instead.
+var silenceControllerRuntimeLog = sync.OnceFunc(func() { ctrllog.SetLogger(logr.Discard()) })
+
+// controlPlane is one kube-apiserver + etcd started through envtest, authenticating clients by certificates
+// signed by its own CA.
+type controlPlane struct {
+	component    string
+	env          *envtest.Environment
+	ca           *testCA
+	dir          string
+	logDir       string
+	adminConfig  *rest.Config
+	startTimeout time.Duration
+	// apiserverStopped is true between stopAPIServer and startAPIServer.
+	apiserverStopped bool
+}
+
+// startControlPlane starts etcd and kube-apiserver for component (e.g. "hub-a", "spoke") with
+// --authorization-mode=authzMode and installs crds. Data, certificates and the client CA live in a
+// t.TempDir() directory, so the apiserver can restart on the same port with the same serving certificate. The
+// control plane stops in t.Cleanup; failures call t.Fatal naming component. extraFlags are added to
+// kube-apiserver's command line (e.g. the audit flags of HubOptions.AuditPolicy).
+func startControlPlane(t testing.TB, component, authzMode string, crds []*apiextensionsv1.CustomResourceDefinition,
+	startTimeout time.Duration, extraFlags ...apiserverFlag) *controlPlane {
+	t.Helper()
+	silenceControllerRuntimeLog()
+	binDir, err := BinariesDir()
+	if err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	cp := &controlPlane{component: component, dir: t.TempDir(), logDir: logDir(t, component), startTimeout: startTimeout}
+	cp.ca, err = newTestCA(component+"-client-ca", cp.dir)
+	if err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	certDir := filepath.Join(cp.dir, "kube-apiserver")
+	if err := os.Mkdir(certDir, 0o700); err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	apiserverLog := openLog(t, component, filepath.Join(cp.logDir, BinaryKubeAPIServer+".log"))
+	etcdLog := openLog(t, component, filepath.Join(cp.logDir, BinaryEtcd+".log"))
+
+	// Paths are set explicitly: envtest would otherwise prefer $KUBEBUILDER_ASSETS even when BinariesDir found it
+	// incomplete and chose the build cache.
+	apiServer := &envtest.APIServer{
+		Path:          filepath.Join(binDir, BinaryKubeAPIServer),
+		CertDir:       certDir,
+		Out:           apiserverLog,
+		Err:           apiserverLog,
+		SecureServing: envtest.SecureServing{Authn: &caAuthn{ca: cp.ca}},
+	}
+	apiServer.Configure().
+		Set("authorization-mode", authzMode).
+		// Without it, shutdown waits up to --request-timeout (60s) for connections carrying watches (every
+		// controller's) to close; with it, the HTTP server closes them 2 s after in-flight requests drained.
+		Set("shutdown-send-retry-after", "true")
+	for _, f := range extraFlags {
+		apiServer.Configure().Set(f.name, f.value)
+	}
+	cp.env = &envtest.Environment{
+		ControlPlane: envtest.ControlPlane{
+			APIServer:   apiServer,
+			Etcd:        &envtest.Etcd{Path: filepath.Join(binDir, BinaryEtcd), Out: etcdLog, Err: etcdLog},
+			KubectlPath: filepath.Join(binDir, BinaryKubectl),
+		},
+		BinaryAssetsDirectory:    binDir,
+		CRDs:                     crds,
+		ErrorIfCRDPathMissing:    true,
+		ControlPlaneStartTimeout: startTimeout,
+		ControlPlaneStopTimeout:  stopTimeout,
+	}
+	cfg, err := cp.env.Start()
+	if err != nil {
+		_ = cp.env.Stop()
+		t.Fatalf("%s: starting etcd and kube-apiserver from %s: %v (logs in %s)", component, binDir, err, cp.logDir)
+	}
+	t.Cleanup(func() {
+		if err := cp.env.Stop(); err != nil {
+			t.Errorf("%s: stopping kube-apiserver and etcd: %v", component, err)
+		}
+	})
+	cp.adminConfig = cfg
+	return cp
+}
+
+// url returns the apiserver's https URL on 127.0.0.1.
+func (cp *controlPlane) url() string {
+	return cp.env.ControlPlane.APIServer.SecureServing.URL("https", "").String()
+}
+
+// hostPort returns the apiserver's 127.0.0.1:port.
+func (cp *controlPlane) hostPort() string {
+	return cp.env.ControlPlane.APIServer.SecureServing.HostPort()
+}
+
+// servingCA returns the PEM CA bundle that verifies the apiserver's serving certificate.
+func (cp *controlPlane) servingCA() []byte {
+	return cp.env.ControlPlane.APIServer.SecureServing.CA
+}
+
+// userConfig returns a rest.Config for server that authenticates as user in groups with a certificate signed by
+// the control plane's client CA.
+func (cp *controlPlane) userConfig(server, user string, groups []string) (*rest.Config, error) {
+	certPEM, keyPEM, err := cp.ca.newClientCert(user, groups)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cp.component, err)
+	}
+	return &rest.Config{
+		Host:            server,
+		TLSClientConfig: rest.TLSClientConfig{CAData: cp.servingCA(), CertData: certPEM, KeyData: keyPEM},
+		QPS:             cp.adminConfig.QPS,
+		Burst:           cp.adminConfig.Burst,
+	}, nil
+}
+
+// stopAPIServer stops kube-apiserver, keeping etcd, its port, certificates and data.
+func (cp *controlPlane) stopAPIServer() error {
+	if cp.apiserverStopped {
+		return fmt.Errorf("%s: stopping kube-apiserver: already stopped", cp.component)
+	}
+	if err := cp.env.ControlPlane.APIServer.Stop(); err != nil {
+		return fmt.Errorf("%s: stopping kube-apiserver: %w", cp.component, err)
+	}
+	cp.apiserverStopped = true
+	return nil
+}
+
+// startAPIServer starts kube-apiserver again on the same port with the same certificates and etcd, and waits
+// until /readyz answers ok.
+func (cp *controlPlane) startAPIServer() error {
+	if !cp.apiserverStopped {
+		return fmt.Errorf("%s: restarting kube-apiserver: it runs; stop it first", cp.component)
+	}
+	if err := cp.env.ControlPlane.APIServer.Start(); err != nil {
+		return fmt.Errorf("%s: restarting kube-apiserver: %w (log %s)", cp.component, err,
+			filepath.Join(cp.logDir, BinaryKubeAPIServer+".log"))
+	}
+	cp.apiserverStopped = false
+	client, err := kubernetes.NewForConfig(cp.adminConfig)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cp.component, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cp.startTimeout)
+	defer cancel()
+	var lastErr error
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		_, lastErr = client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return lastErr == nil, nil
+	}); err != nil {
+		return fmt.Errorf("%s: kube-apiserver not ready %s after restart: %v", cp.component, cp.startTimeout, lastErr)
+	}
+	return nil
+}
+
+// kubeconfig returns a self-contained kubeconfig (inline CA, client certificate and key) for cfg, whose Host may
+// differ from the apiserver's (e.g. a proxy).
+func kubeconfig(cfg *rest.Config, contextName string) ([]byte, error) {
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, fmt.Errorf("parsing server URL %q: %w", cfg.Host, err)
+	}
+	if u.Path == "/" {
+		u.Path = "" // envtest's configs end in "/"; kubeconfigs conventionally do not
+	}
+	c := clientcmdapi.NewConfig()
+	c.Clusters[contextName] = &clientcmdapi.Cluster{Server: u.String(), CertificateAuthorityData: cfg.CAData}
+	c.AuthInfos[contextName] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	c.Contexts[contextName] = &clientcmdapi.Context{Cluster: contextName, AuthInfo: contextName}
+	c.CurrentContext = contextName
+	data, err := clientcmd.Write(*c)
+	if err != nil {
+		return nil, fmt.Errorf("encoding kubeconfig %q: %w", contextName, err)
+	}
+	return data, nil
+}
+
+// openLog opens file for appending and closes it in t.Cleanup (registered now, so it runs after the processes
+// writing to it have stopped).
+func openLog(t testing.TB, component, file string) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatalf("%s: creating log %s: %v", component, file, err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
+}

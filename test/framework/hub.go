@@ -1,0 +1,480 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+)
+
+// Signer chooses who signs approved kubernetes.io/kube-apiserver-client CSRs on a hub.
+type Signer string
+
+const (
+	// SignerKCM runs kube-controller-manager with --controllers=csrsigning,csrcleaner signing with the hub's
+	// client CA: the real thing, about 2-5 s more start time.
+	SignerKCM Signer = "kube-controller-manager"
+	// SignerInProcess signs in the test process with the hub's client CA, following kube-controller-manager's
+	// policy (backdate, 10-minute floor and --cluster-signing-duration cap on spec.expirationSeconds).
+	SignerInProcess Signer = "in-process"
+	// SignerNone signs nothing: approved CSRs stay without a certificate.
+	SignerNone Signer = "none"
+)
+
+// Identities and objects a hub is set up with, as OCM's cluster-manager creates them.
+const (
+	// BootstrapGroup is the group of the bootstrap user; cluster-manager binds the bootstrap ClusterRole to it.
+	BootstrapGroup = "system:bootstrappers:managedcluster"
+	// BootstrapUserPrefix prefixes the hub name to form the bootstrap user, as bootstrap-token users are named
+	// system:bootstrap:<token-id>.
+	BootstrapUserPrefix = "system:bootstrap:"
+	// BootstrapClusterRole is cluster-manager's ClusterRole for bootstrapping agents
+	// (open-cluster-management.io/ocm deploy/cluster-manager/chart, bootstrap_cluster_role.yaml).
+	BootstrapClusterRole = "open-cluster-management:bootstrap"
+	// BootstrapClusterRoleBinding binds BootstrapClusterRole to BootstrapGroup.
+	BootstrapClusterRoleBinding = "open-cluster-management:bootstrap:managedcluster"
+	// HubControllerNamespace is the namespace given to the hub registration controller (--namespace), where it
+	// records its events.
+	HubControllerNamespace = "open-cluster-management-hub"
+	// ApprovedReason is the reason of the Approved condition ApproveCSR adds.
+	ApprovedReason = "ApprovedByTestFramework"
+
+	// defaultCertificateDuration is kube-controller-manager's default --cluster-signing-duration.
+	defaultCertificateDuration = 365 * 24 * time.Hour
+	// adminUser is the user of the admin rest.Config (group system:masters).
+	adminUser = "admin"
+)
+
+// HubOptions configures StartHub. The zero value is a hub named "hub" signing with kube-controller-manager,
+// without the hub controller and without a proxy.
+type HubOptions struct {
+	// Name is a DNS-1123 label naming the hub in messages, log directories and its bootstrap user
+	// (BootstrapUserPrefix + Name). Default "hub". Give each hub of a test its own name.
+	Name string
+	// Signer signs approved CSRs. Default SignerKCM.
+	Signer Signer
+	// CertificateDuration caps the lifetime of signed certificates (kube-controller-manager's
+	// --cluster-signing-duration) and is the lifetime of CSRs without spec.expirationSeconds. Both signers
+	// backdate NotBefore by 5 minutes and give at least 10 minutes to a CSR asking for less, unless this cap is
+	// lower: set e.g. 90*time.Second for short-lived certificates. Default 8760h.
+	CertificateDuration time.Duration
+	// HubController runs OCM's hub registration controller (`registration controller`, v1.2.0) with
+	// ManagedClusterAutoApproval on and the bootstrap user as auto-approved CSR user: it approves the bootstrap
+	// user's CSRs (and renewals whose requester is the certificate's CN and may renew), accepts every new
+	// ManagedCluster once (annotation open-cluster-management.io/automatically-accepted-on; a later
+	// AcceptCluster(false) sticks), creates the cluster namespace, RBAC and lease, and sets Available=Unknown on
+	// clusters whose lease is older than 5x leaseDurationSeconds. Its log is <LogDir>/registration-controller.log.
+	HubController bool
+	// Proxy puts a TCP proxy in front of the apiserver; URL, the bootstrap kubeconfig and UserConfig then go
+	// through it, so the test can cut the hub off (Hub.Proxy). Admin clients, kube-controller-manager and the hub
+	// controller always talk to the apiserver directly.
+	Proxy bool
+	// StartTimeout bounds the start of each process. Default DefaultStartTimeout.
+	StartTimeout time.Duration
+	// AuditPolicy, when not empty, is an audit.k8s.io/v1 Policy (YAML or JSON) for the hub's kube-apiserver,
+	// which then logs the audited requests as JSON lines to Hub.AuditLogPath() (blocking log backend, no
+	// rotation). Used by test/benchmark to count an agent's requests per hub. Default: no audit log.
+	AuditPolicy []byte
+}
+
+// Hub is a running OCM hub: kube-apiserver + etcd, OCM CRDs, bootstrap RBAC, a CSR signer and optionally OCM's hub
+// registration controller and a proxy. Its methods that take no context call t.Fatal on failure and must be
+// called from the test goroutine.
+type Hub struct {
+	// Name is HubOptions.Name.
+	Name string
+	// AdminConfig authenticates as user "admin" in group system:masters, directly to the apiserver.
+	AdminConfig *rest.Config
+	// Kube is a clientset built from AdminConfig.
+	Kube kubernetes.Interface
+	// Cluster is an OCM cluster clientset built from AdminConfig.
+	Cluster clusterclient.Interface
+	// Proxy is the TCP proxy in front of the apiserver when HubOptions.Proxy is set, else nil.
+	Proxy *Proxy
+
+	t                   testing.TB
+	opts                HubOptions
+	cp                  *controlPlane
+	bootstrapKubeconfig []byte
+	adminKubeconfigFile string
+	auditLogPath        string
+}
+
+// StartHub starts a hub and stops it in t.Cleanup. It fails the test, naming the component, when anything cannot
+// start (binaries missing, port clash, process exit, timeout). It logs how long the start took.
+func StartHub(t testing.TB, opts HubOptions) *Hub {
+	t.Helper()
+	start := time.Now()
+	opts = defaultHubOptions(opts)
+	component := "hub-" + opts.Name
+	if errs := validation.IsDNS1123Label(opts.Name); len(errs) > 0 {
+		t.Fatalf("%s: HubOptions.Name %q: %s", component, opts.Name, strings.Join(errs, "; "))
+	}
+	switch opts.Signer {
+	case SignerKCM, SignerInProcess, SignerNone:
+	default:
+		t.Fatalf("%s: HubOptions.Signer %q: want %q, %q or %q", component, opts.Signer, SignerKCM, SignerInProcess, SignerNone)
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	crds, err := loadCRDs(root, hubCRDFiles())
+	if err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+
+	auditArgs, auditLogPath := auditFlags(t, component, opts.AuditPolicy)
+	cp := startControlPlane(t, component, "Node,RBAC", crds, opts.StartTimeout, auditArgs...)
+	apiserverUp := time.Since(start)
+	h := &Hub{Name: opts.Name, AdminConfig: cp.adminConfig, t: t, opts: opts, cp: cp, auditLogPath: auditLogPath}
+	if h.Kube, err = kubernetes.NewForConfig(cp.adminConfig); err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	if h.Cluster, err = clusterclient.NewForConfig(cp.adminConfig); err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	if opts.Proxy {
+		h.Proxy = startProxy(t, cp.hostPort())
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), opts.StartTimeout)
+	defer cancel()
+	if err := h.createBootstrapRBAC(ctx); err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	bootstrapConfig := h.BootstrapConfig()
+	if h.bootstrapKubeconfig, err = kubeconfig(bootstrapConfig, "bootstrap-"+opts.Name); err != nil {
+		t.Fatalf("%s: bootstrap kubeconfig: %v", component, err)
+	}
+	h.adminKubeconfigFile = h.writeControllersKubeconfig()
+
+	timings := []string{fmt.Sprintf("etcd+kube-apiserver+CRDs %s", apiserverUp.Round(time.Millisecond))}
+	switch opts.Signer {
+	case SignerKCM:
+		began := time.Now()
+		h.startKubeControllerManager()
+		timings = append(timings, fmt.Sprintf("kube-controller-manager %s", time.Since(began).Round(time.Millisecond)))
+	case SignerInProcess:
+		h.startInProcessSigner()
+	}
+	if opts.HubController {
+		began := time.Now()
+		h.startHubController()
+		timings = append(timings, fmt.Sprintf("hub controller %s", time.Since(began).Round(time.Millisecond)))
+	}
+	t.Logf("%s started in %s (%s) at %s, proxy %v, signer %s", component, time.Since(start).Round(time.Millisecond),
+		strings.Join(timings, ", "), cp.url(), h.Proxy != nil, opts.Signer)
+	return h
+}
+
+func defaultHubOptions(opts HubOptions) HubOptions {
+	if opts.Name == "" {
+		opts.Name = "hub"
+	}
+	if opts.Signer == "" {
+		opts.Signer = SignerKCM
+	}
+	if opts.CertificateDuration <= 0 {
+		opts.CertificateDuration = defaultCertificateDuration
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	return opts
+}
+
+// URL returns the URL agents use: the proxy's when HubOptions.Proxy is set, else the apiserver's.
+func (h *Hub) URL() string {
+	if h.Proxy != nil {
+		return h.Proxy.URL()
+	}
+	return h.cp.url()
+}
+
+// DirectURL returns the apiserver's own https://127.0.0.1:<port> URL, which does not go through the proxy.
+func (h *Hub) DirectURL() string { return h.cp.url() }
+
+// CAData returns the PEM CA bundle that verifies the apiserver's serving certificate (also through the proxy).
+func (h *Hub) CAData() []byte { return h.cp.servingCA() }
+
+// ClientCAData returns the PEM certificate of the hub's client CA, which the apiserver trusts for client
+// certificates and which signs approved CSRs.
+func (h *Hub) ClientCAData() []byte { return h.cp.ca.certPEM }
+
+// LogDir returns the directory holding the logs of the hub's processes.
+func (h *Hub) LogDir() string { return h.cp.logDir }
+
+// BootstrapUser returns the bootstrap user's name (CN of its certificate): BootstrapUserPrefix + Name. Its only
+// group (O) is BootstrapGroup.
+func (h *Hub) BootstrapUser() string { return BootstrapUserPrefix + h.Name }
+
+// BootstrapKubeconfig returns a self-contained kubeconfig for the bootstrap user: server URL(), inline serving CA
+// data, inline client certificate and key (valid one year). The same bytes on every call.
+func (h *Hub) BootstrapKubeconfig() []byte { return h.bootstrapKubeconfig }
+
+// BootstrapConfig returns a new rest.Config for the bootstrap user, to URL(), with a freshly issued certificate.
+func (h *Hub) BootstrapConfig() *rest.Config {
+	h.t.Helper()
+	return h.UserConfig(h.BootstrapUser(), BootstrapGroup)
+}
+
+// UserConfig returns a rest.Config to URL() that authenticates as user in groups with a certificate (valid one
+// year) signed by the hub's client CA, e.g. an agent identity
+// ("system:open-cluster-management:<cluster>:<agent>", groups "system:open-cluster-management:<cluster>" and
+// "system:open-cluster-management:managed-clusters").
+func (h *Hub) UserConfig(user string, groups ...string) *rest.Config {
+	h.t.Helper()
+	cfg, err := h.cp.userConfig(h.URL(), user, groups)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	return cfg
+}
+
+// UserKubeconfig returns a self-contained kubeconfig (server URL(), inline CA data, inline client certificate
+// and key) for user in groups, with a certificate valid from notBefore to notAfter signed by the hub's client
+// CA. A window in the past gives an expired identity, e.g. an expired bootstrap kubeconfig:
+// UserKubeconfig(hub.BootstrapUser(), now.Add(-2*time.Hour), now.Add(-time.Hour), BootstrapGroup).
+func (h *Hub) UserKubeconfig(user string, notBefore, notAfter time.Time, groups ...string) []byte {
+	h.t.Helper()
+	certPEM, keyPEM, err := h.cp.ca.newClientCertValidity(user, groups, notBefore, notAfter)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	cfg := &rest.Config{Host: h.URL(), TLSClientConfig: rest.TLSClientConfig{CAData: h.CAData(), CertData: certPEM, KeyData: keyPEM}}
+	data, err := kubeconfig(cfg, user)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	return data
+}
+
+// StopAPIServer stops the hub's kube-apiserver; etcd, the port, certificates and data stay, and
+// kube-controller-manager and the hub controller keep running (and retrying).
+func (h *Hub) StopAPIServer() {
+	h.t.Helper()
+	start := time.Now()
+	if err := h.cp.stopAPIServer(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Logf("hub %s: kube-apiserver stopped in %s", h.Name, time.Since(start).Round(time.Millisecond))
+}
+
+// StartAPIServer starts the hub's kube-apiserver again after StopAPIServer, on the same port with the same
+// serving certificate and client CA, so existing clients and kubeconfigs reconnect, and waits until /readyz
+// answers ok.
+func (h *Hub) StartAPIServer() {
+	h.t.Helper()
+	start := time.Now()
+	if err := h.cp.startAPIServer(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Logf("hub %s: kube-apiserver restarted in %s", h.Name, time.Since(start).Round(time.Millisecond))
+}
+
+// ApproveCSR adds an Approved=True condition (reason ApprovedReason) to CSR name through the approval
+// subresource, as `clusteradm accept` does; a CSR already approved is left alone. Errors name the CSR.
+func (h *Hub) ApproveCSR(ctx context.Context, name string) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		csr, err := h.Kube.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if hasCondition(csr, certificatesv1.CertificateApproved) {
+			return nil
+		}
+		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+			Type:           certificatesv1.CertificateApproved,
+			Status:         corev1.ConditionTrue,
+			Reason:         ApprovedReason,
+			Message:        "approved by the klusterlet-failover test framework, like clusteradm accept",
+			LastUpdateTime: metav1.Now(),
+		})
+		_, err = h.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("hub %s: approving CSR %s: %w", h.Name, name, err)
+	}
+	return nil
+}
+
+// createBootstrapRBAC creates cluster-manager's bootstrap ClusterRole and its binding to BootstrapGroup.
+func (h *Hub) createBootstrapRBAC(ctx context.Context) error {
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: BootstrapClusterRole},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
+			{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"},
+				Verbs: []string{"create", "get", "list", "watch"}},
+			{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters"},
+				Verbs: []string{"get", "create", "list", "watch"}},
+			{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclustersets/join"},
+				Verbs: []string{"create"}},
+		},
+	}
+	if _, err := h.Kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating ClusterRole %s: %w", role.Name, err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: BootstrapClusterRoleBinding},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: BootstrapClusterRole},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: BootstrapGroup}},
+	}
+	if _, err := h.Kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating ClusterRoleBinding %s: %w", binding.Name, err)
+	}
+	return nil
+}
+
+// writeControllersKubeconfig writes the kubeconfig kube-controller-manager and the hub controller use: a
+// system:masters user, straight to the apiserver.
+func (h *Hub) writeControllersKubeconfig() string {
+	h.t.Helper()
+	cfg, err := h.cp.userConfig(h.cp.url(), "klusterlet-failover:test-controllers", []string{"system:masters"})
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	data, err := kubeconfig(cfg, "controllers")
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	file := filepath.Join(h.cp.dir, "controllers.kubeconfig")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		h.t.Fatalf("hub %s: writing %s: %v", h.Name, file, err)
+	}
+	return file
+}
+
+// startKubeControllerManager runs kube-controller-manager's csrsigning and csrcleaner controllers with the hub's
+// client CA and waits for its /healthz.
+func (h *Hub) startKubeControllerManager() {
+	h.t.Helper()
+	binDir, _ := BinariesDir() // checked by startControlPlane
+	port, err := freeLoopbackPort()
+	if err != nil {
+		h.t.Fatalf("hub %s: kube-controller-manager: %v", h.Name, err)
+	}
+	certDir := filepath.Join(h.cp.dir, "kube-controller-manager")
+	args := []string{
+		"--kubeconfig=" + h.adminKubeconfigFile,
+		"--authentication-kubeconfig=" + h.adminKubeconfigFile,
+		"--authorization-kubeconfig=" + h.adminKubeconfigFile,
+		"--controllers=csrsigning,csrcleaner",
+		"--cluster-signing-cert-file=" + h.cp.ca.certFile,
+		"--cluster-signing-key-file=" + h.cp.ca.keyFile,
+		"--cluster-signing-duration=" + h.opts.CertificateDuration.String(),
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + certDir,
+	}
+	p, err := startProcess(BinaryKubeControllerManager, h.cp.logDir, filepath.Join(binDir, BinaryKubeControllerManager), args)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	h.t.Cleanup(func() {
+		if err := p.stop(stopTimeout); err != nil {
+			h.t.Errorf("hub %s: %v", h.Name, err)
+		}
+	})
+	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+}
+
+// startInProcessSigner runs the in-process signer until the test ends; its log is <LogDir>/signer.log.
+func (h *Hub) startInProcessSigner() {
+	h.t.Helper()
+	logFile := openLog(h.t, "hub "+h.Name, filepath.Join(h.cp.logDir, "signer.log"))
+	s := &inProcessSigner{client: h.Kube, ca: h.cp.ca, maxDuration: h.opts.CertificateDuration, log: logFile}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.run(ctx)
+	}()
+	h.t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+// startHubController runs OCM's hub registration controller and waits until its /healthz answers and it has
+// created the ManagedClusterSet "global" (its DefaultClusterSet feature, on by default), which shows its
+// informers have synced.
+func (h *Hub) startHubController() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.StartTimeout)
+	defer cancel()
+	binDir, _ := BinariesDir() // checked by startControlPlane
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: HubControllerNamespace}}
+	if _, err := h.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		h.t.Fatalf("hub %s: creating namespace %s: %v", h.Name, ns.Name, err)
+	}
+	port, err := freeLoopbackPort()
+	if err != nil {
+		h.t.Fatalf("hub %s: hub controller: %v", h.Name, err)
+	}
+	args := []string{
+		"controller",
+		"--kubeconfig=" + h.adminKubeconfigFile,
+		"--namespace=" + HubControllerNamespace,
+		"--listen=127.0.0.1:" + strconv.Itoa(port),
+		"--disable-leader-election",
+		"--feature-gates=ManagedClusterAutoApproval=true",
+		"--auto-approved-csr-users=" + h.BootstrapUser(),
+		"--v=2",
+	}
+	p, err := startProcess("registration-controller", h.cp.logDir, filepath.Join(binDir, BinaryRegistration), args)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	h.t.Cleanup(func() {
+		if err := p.stop(stopTimeout); err != nil {
+			h.t.Errorf("hub %s: %v", h.Name, err)
+		}
+	})
+	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	var lastErr error
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if done, exitErr := p.exited(); done {
+			return false, fmt.Errorf("registration-controller exited: %v", exitErr)
+		}
+		_, lastErr = h.Cluster.ClusterV1beta2().ManagedClusterSets().Get(ctx, "global", metav1.GetOptions{})
+		return lastErr == nil, nil
+	}); err != nil {
+		h.t.Fatalf("hub %s: registration-controller did not create ManagedClusterSet global (%v; last: %v); log %s:\n%s",
+			h.Name, err, lastErr, p.logPath, tailFile(p.logPath, logTailLines))
+	}
+}
+
+// patchHubAcceptsClient merge-patches spec.hubAcceptsClient of ManagedCluster cluster.
+func (h *Hub) patchHubAcceptsClient(ctx context.Context, cluster string, accept bool) error {
+	patch := fmt.Sprintf(`{"spec":{"hubAcceptsClient":%t}}`, accept)
+	if _, err := h.Cluster.ClusterV1().ManagedClusters().Patch(ctx, cluster, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("hub %s: setting spec.hubAcceptsClient=%t on ManagedCluster %s: %w", h.Name, accept, cluster, err)
+	}
+	return nil
+}
