@@ -164,6 +164,15 @@ func LoadBootstrapKubeconfigFile(path string) (*BootstrapKubeconfig, error) {
 	return parseBootstrapKubeconfig(data, path, filepath.Dir(path), true)
 }
 
+// ParseBootstrapKubeconfigFileData parses data that was read from the bootstrap kubeconfig file at path, as
+// LoadBootstrapKubeconfigFile does (relative file references resolve against the directory of path and are
+// inlined; a missing file is named with its field), for callers that read and compare the file themselves (the
+// failover orchestrator polls the --bootstrap-kubeconfig file). The source in errors is path. Errors are
+// *KubeconfigError values.
+func ParseBootstrapKubeconfigFileData(data []byte, path string) (*BootstrapKubeconfig, error) {
+	return parseBootstrapKubeconfig(data, path, filepath.Dir(path), true)
+}
+
 // ParseBootstrapKubeconfig parses a bootstrap kubeconfig held in memory (typically a Secret's "kubeconfig"
 // key). source names the origin in errors, e.g. "secret ns/hub-b-bootstrap key kubeconfig". Such a kubeconfig
 // must be self-contained: any file reference, and any exec credential plugin, is rejected naming the field.

@@ -444,3 +444,34 @@ func TestHubInfoDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBootstrapKubeconfigFileData: the content of a bootstrap kubeconfig file, parsed with its path, has its
+// relative file references resolved against the file's directory and inlined, while the same bytes parsed as
+// Secret data are rejected; a missing referenced file is named with its field (FC-15).
+func TestParseBootstrapKubeconfigFileData(t *testing.T) {
+	f := newBootstrapFixture(t)
+	path := filepath.Join(f.dir, "bootstrap.kubeconfig")
+	raw := writeKubeconfig(t, path, bootstrapConfig())
+
+	b, err := clientcert.ParseBootstrapKubeconfigFileData(raw, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Hub.CAData, f.caPEM) || !bytes.Equal(b.RestConfig.CertData, f.certPEM) || !bytes.Equal(b.RestConfig.KeyData, f.keyPEM) || b.Source != path {
+		t.Errorf("references not inlined or wrong source: CA %t cert %t key %t source %q", bytes.Equal(b.Hub.CAData, f.caPEM),
+			bytes.Equal(b.RestConfig.CertData, f.certPEM), bytes.Equal(b.RestConfig.KeyData, f.keyPEM), b.Source)
+	}
+	if _, err := clientcert.ParseBootstrapKubeconfig(raw, path); err == nil {
+		t.Error("ParseBootstrapKubeconfig accepted file references; it is meant for Secret data")
+	}
+
+	missing := bootstrapConfig()
+	missing.Clusters["hub"].CertificateAuthority = "nope/ca.crt"
+	raw = writeKubeconfig(t, path, missing)
+	_, err = clientcert.ParseBootstrapKubeconfigFileData(raw, path)
+	var ke *clientcert.KubeconfigError
+	if !errors.As(err, &ke) || ke.Field != `clusters["hub"].certificate-authority` || !errors.Is(err, fs.ErrNotExist) ||
+		!strings.Contains(err.Error(), filepath.Join(f.dir, "nope/ca.crt")) {
+		t.Errorf("error = %v; want a KubeconfigError naming clusters[\"hub\"].certificate-authority and the missing file", err)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
 	clusterv1alpha1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
@@ -420,6 +421,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		SpokeExternalServerURLs: s.o.SpokeExternalServerURLs,
 		SpokeCABundle:           s.o.SpokeCABundle,
 		HubClusterClient:        clusterClient.ClusterV1(),
+		HubClusterCreateClient:  s.bootstrapCreateClient(logger),
 		HubClusterInformer:      mcInformer,
 		ConflictTracker:         s.o.ConflictTracker,
 		ResyncInterval:          s.o.ClusterHealthCheckPeriod,
@@ -485,6 +487,22 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 			return
 		}
 	}
+}
+
+// bootstrapCreateClient returns the ManagedCluster client the main controllers create their ManagedCluster with
+// when it is absent (deleted on the hub): the bootstrap identity's, since OCM's hub never lets the agent identity
+// create ManagedClusters. It returns nil — the hub identity is then used and its 403 reported — when the bootstrap
+// client certificate has expired (scenario 3 never uses an expired bootstrap) or no client can be built.
+func (s *Session) bootstrapCreateClient(logger klog.Logger) clusterv1client.ManagedClustersGetter {
+	if s.hub.Bootstrap.Expired(s.o.Clock.Now()) {
+		return nil
+	}
+	client, err := clusterclientset.NewForConfig(s.hubConfig(s.hub.Bootstrap.RestConfig, "bootstrap"))
+	if err != nil {
+		logger.Error(err, "Building the bootstrap ManagedCluster client; a ManagedCluster deleted on the hub cannot be re-created")
+		return nil
+	}
+	return client.ClusterV1()
 }
 
 func (s *Session) hubConfig(base *rest.Config, suffix string) *rest.Config {

@@ -54,6 +54,13 @@ type CreatingOptions struct {
 	// HubClusterClient creates, gets and updates the ManagedCluster on the hub
 	// (clientset.ClusterV1()). Required.
 	HubClusterClient clusterv1client.ManagedClustersGetter
+	// HubClusterCreateClient, when set, creates the ManagedCluster instead of
+	// HubClusterClient. OCM's hub lets an agent identity only get, list, update and watch
+	// its own ManagedCluster (ClusterRole open-cluster-management:managedcluster:<cluster>)
+	// and removes even that when the ManagedCluster is deleted, while the bootstrap
+	// identity may create ManagedClusters: the main controllers pass the bootstrap
+	// identity's client here so that a ManagedCluster deleted on the hub is re-created.
+	HubClusterCreateClient clusterv1client.ManagedClustersGetter
 	// HubClusterInformer, when set, is a ManagedCluster informer scoped with
 	// fieldSelector=metadata.name=<cluster> (NewHubManagedClusterInformerFactory): its
 	// events trigger a sync (so a deletion on the hub leads to a re-create at once) and its
@@ -81,6 +88,7 @@ type managedClusterCreatingController struct {
 	clusterName   string
 	clientConfigs []clusterv1.ClientConfig
 	client        clusterv1client.ManagedClustersGetter
+	createClient  clusterv1client.ManagedClustersGetter
 	lister        clusterv1listers.ManagedClusterLister
 	tracker       *ConflictTracker
 	// seen is set once the ManagedCluster was observed on the hub, so that a later create
@@ -98,7 +106,11 @@ func NewManagedClusterCreatingController(opts CreatingOptions) factory.Controlle
 		clusterName:   opts.ClusterName,
 		clientConfigs: desiredClientConfigs(opts.SpokeExternalServerURLs, opts.SpokeCABundle),
 		client:        opts.HubClusterClient,
+		createClient:  opts.HubClusterCreateClient,
 		tracker:       opts.ConflictTracker,
+	}
+	if c.createClient == nil {
+		c.createClient = opts.HubClusterClient
 	}
 	f := factory.New().WithSync(c.sync).ResyncEvery(opts.ResyncInterval)
 	if opts.ConflictTracker != nil {
@@ -183,7 +195,7 @@ func (c *managedClusterCreatingController) create(ctx context.Context, syncCtx f
 		ObjectMeta: metav1.ObjectMeta{Name: c.clusterName},
 		Spec:       clusterv1.ManagedClusterSpec{ManagedClusterClientConfigs: c.clientConfigs},
 	}
-	_, err := c.client.ManagedClusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: fieldManager})
+	_, err := c.createClient.ManagedClusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: fieldManager})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		// The lister lagged behind the hub; the next event or resync sees the object.

@@ -255,3 +255,39 @@ func TestCreatingControllerRecreatesDeletedCluster(t *testing.T) {
 		t.Errorf("want one %s event saying re-created, got %v", ReasonManagedClusterCreated, events)
 	}
 }
+
+// TestCreatingControllerCreatesWithCreateClient: with a separate create client (the bootstrap
+// identity in the main controllers), an absent ManagedCluster is created through it and never
+// through the hub identity, which OCM's hub does not allow to create ManagedClusters; reads and
+// client-config updates still use the hub identity.
+func TestCreatingControllerCreatesWithCreateClient(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "cluster.open-cluster-management.io", Resource: "managedclusters"}, testCluster, nil)
+	hubIdentity := clusterfake.NewSimpleClientset()
+	hubIdentity.PrependReactor("create", "managedclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, forbidden
+	})
+	bootstrapIdentity := clusterfake.NewSimpleClientset()
+	informer := clusterinformers.NewSharedInformerFactory(hubIdentity, 0).Cluster().V1().ManagedClusters()
+	syncCtx := newTestSyncContext("key")
+	controller := NewManagedClusterCreatingController(CreatingOptions{
+		ClusterName: testCluster, SpokeExternalServerURLs: testURLs, SpokeCABundle: testCABundle,
+		HubClusterClient: hubIdentity.ClusterV1(), HubClusterCreateClient: bootstrapIdentity.ClusterV1(),
+		HubClusterInformer: informer, ResyncInterval: 10 * time.Minute, Recorder: syncCtx.recorder,
+	})
+	if err := controller.Sync(context.Background(), syncCtx); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	if n := len(hubIdentity.Actions()); n != 0 {
+		t.Errorf("hub identity calls = %d, want 0 (the informer is read, the create goes through the create client)", n)
+	}
+	created, err := bootstrapIdentity.ClusterV1().ManagedClusters().Get(context.Background(), testCluster, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ManagedCluster not created through the create client: %v", err)
+	}
+	if diff := cmp.Diff(expectedClientConfigs(), created.Spec.ManagedClusterClientConfigs); diff != "" {
+		t.Errorf("client configs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{ReasonManagedClusterCreated}, eventReasons(syncCtx.recorder)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,42 @@
+package hubsession
+
+import (
+	"crypto/x509"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+)
+
+// TestBootstrapCreateClient: the main controllers re-create a ManagedCluster deleted on the hub with the
+// bootstrap identity (OCM's hub never lets the agent identity create one), unless the bootstrap certificate has
+// expired: scenario 3 never uses an expired bootstrap kubeconfig.
+func TestBootstrapCreateClient(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	cases := []struct {
+		name       string
+		notAfter   time.Time
+		certAuth   bool
+		wantClient bool
+	}{
+		{name: "valid bootstrap certificate", notAfter: now.Add(time.Hour), certAuth: true, wantClient: true},
+		{name: "expired bootstrap certificate", notAfter: now.Add(-time.Hour), certAuth: true, wantClient: false},
+		{name: "token bootstrap (no visible expiry)", wantClient: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &clientcert.BootstrapKubeconfig{Source: "test", RestConfig: &rest.Config{Host: "https://hub.example.com:6443", BearerToken: "t"}}
+			if tc.certAuth {
+				b.ClientCertificate = &x509.Certificate{NotAfter: tc.notAfter}
+			}
+			s := &Session{o: Options{Clock: clocktesting.NewFakeClock(now)}, hub: Hub{Name: "primary", Bootstrap: b}}
+			if got := s.bootstrapCreateClient(klog.Background()) != nil; got != tc.wantClient {
+				t.Errorf("bootstrap create client built = %t, want %t", got, tc.wantClient)
+			}
+		})
+	}
+}
