@@ -249,6 +249,17 @@ func (h *Hub) UserConfig(user string, groups ...string) *rest.Config {
 	return cfg
 }
 
+// IssueClientCert issues, with the hub's client CA, a client certificate for user in groups valid from notBefore
+// to notAfter (for example an expired one), for a new key. It returns both as PEM.
+func (h *Hub) IssueClientCert(user string, groups []string, notBefore, notAfter time.Time) (certPEM, keyPEM []byte) {
+	h.t.Helper()
+	certPEM, keyPEM, err := h.cp.ca.newClientCertValidity(user, groups, notBefore, notAfter)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	return certPEM, keyPEM
+}
+
 // UserKubeconfig returns a self-contained kubeconfig (server URL(), inline CA data, inline client certificate
 // and key) for user in groups, with a certificate valid from notBefore to notAfter signed by the hub's client
 // CA. A window in the past gives an expired identity, e.g. an expired bootstrap kubeconfig:
