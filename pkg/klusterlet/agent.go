@@ -18,7 +18,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
-	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
 
 	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
@@ -109,20 +108,14 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		return err
 	}
 
-	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only, Nodes
-	// and ClusterClaims cluster-wide (status).
+	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only. Each hub
+	// session runs its controllers on informers of its own (Nodes, ClusterClaims, Secrets) that stop with it.
 	nsInformers := informers.NewSharedInformerFactoryWithOptions(spoke.Kube, 10*time.Minute, informers.WithNamespace(o.ComponentNamespace))
-	spokeInformers := informers.NewSharedInformerFactory(spoke.Kube, 10*time.Minute)
-	claimInformers := clusterinformers.NewSharedInformerFactory(spoke.Cluster, 10*time.Minute)
 	failoverInformers := failoverinformers.NewSharedInformerFactoryWithOptions(spoke.Failover, 10*time.Minute, failoverinformers.WithNamespace(o.ComponentNamespace))
 	secretInformer := nsInformers.Core().V1().Secrets()
-	nodeInformer := spokeInformers.Core().V1().Nodes()
-	claimInformer := claimInformers.Cluster().V1alpha1().ClusterClaims()
 	fcInformer := failoverInformers.Failover().V1alpha1().FailoverConfigs()
 	// Register the informers before Start.
 	secretInformer.Informer()
-	nodeInformer.Informer()
-	claimInformer.Informer()
 	fcInformer.Informer()
 
 	mirror := clientcert.NewHubKubeconfigSecretMirrorController(o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir,
@@ -150,8 +143,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			CSRExpirationSeconds:     expiration,
 			SpokeKubeClient:          spoke.Kube,
 			SpokeSecretInformer:      secretInformer,
-			NodeInformer:             nodeInformer,
-			ClaimInformer:            claimInformer,
+			SpokeClusterClient:       spoke.Cluster,
 			Clock:                    clk,
 			Recorder:                 recorder,
 		},
@@ -167,8 +159,6 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	}
 
 	nsInformers.Start(ctx.Done())
-	spokeInformers.Start(ctx.Done())
-	claimInformers.Start(ctx.Done())
 	failoverInformers.Start(ctx.Done())
 	go mirror.Run(ctx, 1)
 	go func() {
@@ -179,8 +169,6 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	// library-go treats an early return of the StartFunc as a crash: block until the command is stopped.
 	<-ctx.Done()
 	nsInformers.Shutdown()
-	spokeInformers.Shutdown()
-	claimInformers.Shutdown()
 	failoverInformers.Shutdown()
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
+	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
 	clusterv1alpha1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
@@ -74,11 +75,14 @@ type Options struct {
 	CSRRetryBackoff clientcert.Backoff
 	// SpokeKubeClient writes the Secret and reads the spoke (health, version, kube-system).
 	SpokeKubeClient kubernetes.Interface
-	// SpokeSecretInformer covers Namespace; NodeInformer and ClaimInformer cover the spoke. The caller starts
-	// them and keeps them running across sessions.
+	// SpokeClusterClient reads ClusterClaims.
+	SpokeClusterClient clusterclientset.Interface
+	// SpokeSecretInformer covers Namespace; the caller starts it and keeps it running across sessions. The session
+	// only adds (and removes again) an event handler to follow the hub kubeconfig Secret. The controllers of a
+	// session run on informers of their own (Secrets of Namespace, Nodes, ClusterClaims) that stop with them:
+	// library-go's factory never removes the handlers it adds, so shared informers would collect one set of
+	// handlers per session and per credential change.
 	SpokeSecretInformer corev1informers.SecretInformer
-	NodeInformer        corev1informers.NodeInformer
-	ClaimInformer       clusterv1alpha1informer.ClusterClaimInformer
 	// ConflictTracker records an identity conflict (FC-06) seen by the status controller; the lease stops
 	// renewing while it is set. The verdict belongs to one hub: leave it nil to get a tracker private to the
 	// session.
@@ -136,7 +140,7 @@ func New(o Options, hub Hub) (*Session, error) {
 		return nil, fmt.Errorf("hub session: hub name and bootstrap kubeconfig are required")
 	case o.ClusterName == "" || o.AgentName == "" || o.Namespace == "" || o.SecretName == "":
 		return nil, fmt.Errorf("hub session %s: cluster name, agent name, namespace and secret name are required", hub.Name)
-	case o.SpokeKubeClient == nil || o.SpokeSecretInformer == nil || o.NodeInformer == nil || o.ClaimInformer == nil:
+	case o.SpokeKubeClient == nil || o.SpokeClusterClient == nil || o.SpokeSecretInformer == nil:
 		return nil, fmt.Errorf("hub session %s: spoke client and informers are required", hub.Name)
 	case o.Recorder == nil:
 		return nil, fmt.Errorf("hub session %s: recorder is required", hub.Name)
@@ -269,6 +273,7 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 		return
 	}
 	csrInformers := csrInformerFactory(kubeClient, s.o.ClusterName)
+	spoke := s.newSpokeInformers()
 	cc, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
 		ClusterName:         s.o.ClusterName,
 		AgentName:           s.o.AgentName,
@@ -276,7 +281,7 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 		SecretName:          s.o.SecretName,
 		Hub:                 s.hub.Bootstrap.Hub,
 		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
-		SpokeSecretInformer: s.o.SpokeSecretInformer,
+		SpokeSecretInformer: spoke.secrets,
 		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
 		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
 		ExpirationSeconds:   s.o.CSRExpirationSeconds,
@@ -312,17 +317,29 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 	}
 	var wg sync.WaitGroup
 	csrInformers.Start(ctx.Done())
+	spoke.start(ctx)
 	run(ctx, &wg, cc, creating)
 	defer func() {
 		cancel()
 		wg.Wait()
 		csrInformers.Shutdown()
+		spoke.shutdown()
 	}()
 	logger.Info("Bootstrapping with the bootstrap kubeconfig", "source", s.hub.Bootstrap.Source)
 
+	// The bootstrap identity expiring while it waits ends this phase: the outer loop then reports NoCredentials.
+	var expired <-chan time.Time
+	if notAfter, ok := s.hub.Bootstrap.ClientCertNotAfter(); ok {
+		timer := s.o.Clock.NewTimer(notAfter.Sub(s.o.Clock.Now()) + time.Second)
+		defer timer.Stop()
+		expired = timer.C()
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-expired:
+			logger.Info("Bootstrap client certificate expired while waiting for a certificate")
 			return
 		case <-changed:
 		}
@@ -370,6 +387,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	clusterInformers := managedcluster.NewHubManagedClusterInformerFactory(clusterClient, s.o.ClusterName, 0)
 	mcInformer := clusterInformers.Cluster().V1().ManagedClusters()
 	csrInformers := csrInformerFactory(kubeClient, s.o.ClusterName)
+	spoke := s.newSpokeInformers()
 
 	if s.o.OnManagedCluster != nil {
 		_, _ = mcInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -394,7 +412,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		SecretName:          s.o.SecretName,
 		Hub:                 s.hub.Bootstrap.Hub,
 		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
-		SpokeSecretInformer: s.o.SpokeSecretInformer,
+		SpokeSecretInformer: spoke.secrets,
 		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
 		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
 		ExpirationSeconds:   s.o.CSRExpirationSeconds,
@@ -435,8 +453,8 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		OwnLeaseRenewTime:        leaseController.LastRenewTime,
 		SpokeDiscoveryClient:     s.o.SpokeKubeClient.Discovery(),
 		SpokeNamespaceClient:     s.o.SpokeKubeClient.CoreV1(),
-		NodeInformer:             s.o.NodeInformer,
-		ClaimInformer:            s.o.ClaimInformer,
+		NodeInformer:             spoke.nodes,
+		ClaimInformer:            spoke.claims,
 		MaxCustomClusterClaims:   s.o.MaxCustomClusterClaims,
 		ClusterHealthCheckPeriod: s.o.ClusterHealthCheckPeriod,
 		ConflictTracker:          s.o.ConflictTracker,
@@ -447,12 +465,14 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	var wg sync.WaitGroup
 	clusterInformers.Start(ctx.Done())
 	csrInformers.Start(ctx.Done())
+	spoke.start(ctx)
 	run(ctx, &wg, rotation, leaseController, creating, status)
 	defer func() {
 		cancel()
 		wg.Wait()
 		clusterInformers.Shutdown()
 		csrInformers.Shutdown()
+		spoke.shutdown()
 	}()
 	s.setPhase(PhaseRegistered, fmt.Sprintf("registered with hub %s as cluster %s (agent %s)", s.hub.Name, s.o.ClusterName, s.o.AgentName))
 	s.o.Recorder.Eventf(ReasonMainControllersStarted, "hub %s (%s): lease, status and certificate rotation controllers started for cluster %s",
@@ -542,6 +562,41 @@ func (s *Session) setPhase(p Phase, msg string) bool {
 		s.o.OnPhase(p, msg)
 	}
 	return true
+}
+
+// spokeInformers are the spoke informers of one phase of a session; they stop with it, and so do the event
+// handlers library-go's factory adds to them.
+type spokeInformers struct {
+	namespaced informers.SharedInformerFactory
+	cluster    informers.SharedInformerFactory
+	claimsF    clusterinformers.SharedInformerFactory
+	secrets    corev1informers.SecretInformer
+	nodes      corev1informers.NodeInformer
+	claims     clusterv1alpha1informer.ClusterClaimInformer
+}
+
+func (s *Session) newSpokeInformers() *spokeInformers {
+	si := &spokeInformers{
+		namespaced: informers.NewSharedInformerFactoryWithOptions(s.o.SpokeKubeClient, 0, informers.WithNamespace(s.o.Namespace)),
+		cluster:    informers.NewSharedInformerFactory(s.o.SpokeKubeClient, 0),
+		claimsF:    clusterinformers.NewSharedInformerFactory(s.o.SpokeClusterClient, 0),
+	}
+	si.secrets = si.namespaced.Core().V1().Secrets()
+	si.nodes = si.cluster.Core().V1().Nodes()
+	si.claims = si.claimsF.Cluster().V1alpha1().ClusterClaims()
+	return si
+}
+
+func (si *spokeInformers) start(ctx context.Context) {
+	si.namespaced.Start(ctx.Done())
+	si.cluster.Start(ctx.Done())
+	si.claimsF.Start(ctx.Done())
+}
+
+func (si *spokeInformers) shutdown() {
+	si.namespaced.Shutdown()
+	si.cluster.Shutdown()
+	si.claimsF.Shutdown()
 }
 
 func csrInformerFactory(client kubernetes.Interface, clusterName string) informers.SharedInformerFactory {
