@@ -35,6 +35,11 @@ type HubConnectivityTracker struct {
 	// in-flight request to the previous hub cannot count for the new one.
 	generation uint64
 	snapshot   ConnectivitySnapshot
+	// lastErr is the error behind snapshot.LastError, for classification (LastTransportError).
+	lastErr error
+	// onTransition, if set, is called (without the lock) when the latest outcome changes between failure and
+	// answer, or a 401/403 run starts (SetOnTransition).
+	onTransition func()
 }
 
 // ConnectivitySnapshot is a copy of what a HubConnectivityTracker recorded. Zero times mean "never since
@@ -85,6 +90,24 @@ func (t *HubConnectivityTracker) Reset(now time.Time) {
 	defer t.lock.Unlock()
 	t.generation++
 	t.snapshot = ConnectivitySnapshot{TrackingSince: now}
+	t.lastErr = nil
+}
+
+// SetOnTransition registers f, called after a round trip whose outcome changes the picture: the first failure
+// after an answer, the first answer after a failure, or the start of a 401/403 run. The hub monitor uses it to
+// re-evaluate at once instead of at its next deadline. f must not block.
+func (t *HubConnectivityTracker) SetOnTransition(f func()) {
+	t.lock.Lock()
+	defer t.lock.Unlock()
+	t.onTransition = f
+}
+
+// LastTransportError returns the error of the last round trip that got no HTTP response since tracking began,
+// nil if none; callers classify it (e.g. clientcert.ClassifyConnectionError) to name a TLS or proxy problem.
+func (t *HubConnectivityTracker) LastTransportError() error {
+	t.lock.Lock()
+	defer t.lock.Unlock()
+	return t.lastErr
 }
 
 // Snapshot returns a copy of the recorded state.
@@ -109,11 +132,23 @@ func (t *HubConnectivityTracker) record(gen uint64, req *http.Request, resp *htt
 	now := t.clock.Now()
 
 	t.lock.Lock()
-	defer t.lock.Unlock()
 	if gen != t.generation {
+		t.lock.Unlock()
 		return
 	}
 	s := &t.snapshot
+	failedBefore, unauthorizedBefore := lastRequestFailed(*s), !s.UnauthorizedSince.IsZero()
+	t.recordLocked(s, resp, err, now)
+	notify := t.onTransition
+	changed := failedBefore != lastRequestFailed(*s) || (!unauthorizedBefore && !s.UnauthorizedSince.IsZero())
+	t.lock.Unlock()
+	if changed && notify != nil {
+		notify()
+	}
+}
+
+// recordLocked applies one outcome to s; the caller holds the lock.
+func (t *HubConnectivityTracker) recordLocked(s *ConnectivitySnapshot, resp *http.Response, err error, now time.Time) {
 	if err != nil || resp == nil {
 		if err != nil {
 			s.LastError = err.Error()
@@ -121,6 +156,7 @@ func (t *HubConnectivityTracker) record(gen uint64, req *http.Request, resp *htt
 			s.LastError = "no response and no error from the transport"
 		}
 		s.LastErrorTime = now
+		t.lastErr = err
 		return
 	}
 	s.LastResponse = now

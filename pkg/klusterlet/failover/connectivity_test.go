@@ -292,3 +292,44 @@ func TestHubConnectivityTrackerAsRestConfigWrap(t *testing.T) {
 		t.Errorf("WrapTransport result does not expose the wrapped transport")
 	}
 }
+
+// TestHubConnectivityTrackerTransitions checks SetOnTransition (called when the latest outcome flips between
+// failure and answer, or a 401/403 run starts; not for repeats) and LastTransportError.
+func TestHubConnectivityTrackerTransitions(t *testing.T) {
+	srv := statusServer(t)
+	deadURL := closedServerURL(t)
+	fakeClock := clocktesting.NewFakePassiveClock(t0)
+	tracker := NewHubConnectivityTracker(fakeClock)
+	calls := 0
+	tracker.SetOnTransition(func() { calls++ })
+	client := &http.Client{Transport: tracker.WrapTransport(&http.Transport{})}
+
+	steps := []struct {
+		name      string
+		url       string
+		wantCalls int
+		wantErr   bool
+	}{
+		{name: "first success", url: srv.URL + "/code/200", wantCalls: 0},
+		{name: "success again", url: srv.URL + "/code/200", wantCalls: 0},
+		{name: "first failure", url: deadURL, wantCalls: 1, wantErr: true},
+		{name: "failure again", url: deadURL, wantCalls: 1, wantErr: true},
+		{name: "answer after failure", url: srv.URL + "/code/404", wantCalls: 2, wantErr: true},
+		{name: "401 run starts", url: srv.URL + "/code/401", wantCalls: 3, wantErr: true},
+		{name: "401 run goes on", url: srv.URL + "/code/403", wantCalls: 3, wantErr: true},
+	}
+	for i, step := range steps {
+		fakeClock.SetTime(at(i + 1))
+		get(t, client, step.url)
+		if calls != step.wantCalls {
+			t.Errorf("%s: %d transition calls, want %d", step.name, calls, step.wantCalls)
+		}
+		if got := tracker.LastTransportError(); (got != nil) != step.wantErr {
+			t.Errorf("%s: LastTransportError() = %v, want an error: %t", step.name, got, step.wantErr)
+		}
+	}
+	tracker.Reset(at(20))
+	if err := tracker.LastTransportError(); err != nil {
+		t.Errorf("LastTransportError() after Reset = %v, want nil", err)
+	}
+}

@@ -244,15 +244,15 @@ func Evaluate(in MonitorInput) Verdict {
 	case !credentialsDeadline.IsZero():
 		v.Reason = ReasonCredentialsUnusablePending
 		v.Message = withDetail(fmt.Sprintf("no usable credentials for hub %q; failover in %s unless they recover",
-			in.ActiveHub, credentialsDeadline.Sub(now)), in.Credentials.Message)
+			in.ActiveHub, credentialsDeadline.Sub(now).Round(time.Second)), in.Credentials.Message)
 	case !rejectionDeadline.IsZero():
 		v.Reason = ReasonHubRejectionPending
 		v.Message = fmt.Sprintf("hub %q rejects this cluster since %s; failover in %s unless it accepts again: %s",
-			in.ActiveHub, formatTime(rejectedSince), rejectionDeadline.Sub(now), strings.Join(signals, "; "))
+			in.ActiveHub, formatTime(rejectedSince), rejectionDeadline.Sub(now).Round(time.Second), strings.Join(signals, "; "))
 	case lastRequestFailed(c):
 		v.Reason = ReasonHubUnreachable
 		v.Message = fmt.Sprintf("the latest requests to hub %q failed; failover in %s unless one succeeds: %s",
-			in.ActiveHub, lostAt.Sub(now), describeConnectivity(c))
+			in.ActiveHub, lostAt.Sub(now).Round(time.Second), describeConnectivity(c))
 	case plannedBlocked:
 		v.Reason = ReasonPlannedSwitchRequested
 		v.Message = fmt.Sprintf("a planned switch to hub %q waits until %s because that hub failed recently",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -55,6 +59,11 @@ type OrchestratorOptions struct {
 	ProbeTimeout time.Duration
 	// NoViableHubBackoff spaces attempts when no hub is viable. Default 10s doubling to 5m.
 	NoViableHubBackoff *Backoff
+	// SessionStopTimeout bounds how long a switch waits for the old session to return after its context is
+	// cancelled. Its controllers stop at once, but client-go's informer Shutdown waits for reflectors that may
+	// sleep out a watch back-off of up to 30s against a lost hub without looking at their stop channel; the
+	// switch does not wait for that. Default 2s.
+	SessionStopTimeout time.Duration
 	// Metrics receives the failover metrics. Default: LegacyRegistryMetrics().
 	Metrics *Metrics
 	// Clock drives every decision. Default: real clock.
@@ -65,11 +74,15 @@ type OrchestratorOptions struct {
 
 // hubEntry is one configured hub as the orchestrator knows it.
 type hubEntry struct {
-	name      string
-	source    string
-	raw       []byte
+	name   string
+	source string
+	raw    []byte
+	// readErr is the error reading the source gave (missing Secret or key), "" if none; with source and raw it
+	// tells whether the source changed since the last round.
+	readErr   string
 	bootstrap *clientcert.BootstrapKubeconfig
-	loadErr   error
+	// loadErr is readErr or the parse error of raw.
+	loadErr error
 
 	failedAt      time.Time
 	probe         ProbeResult
@@ -86,6 +99,8 @@ type hubSource struct {
 	name, desc string
 	raw        []byte
 	readErr    error
+	// fromFile is set for the --bootstrap-kubeconfig file, whose file references resolve against its directory.
+	fromFile bool
 }
 
 // probeOutcome is a finished standby probe, handed from the probe goroutine to the loop.
@@ -125,23 +140,30 @@ type Orchestrator struct {
 	probes     []probeOutcome
 
 	// loop state.
-	hubs           map[string]*hubEntry
-	order          []string
-	active         string
-	session        *hubsession.Session
-	sessionCancel  context.CancelFunc
-	sessionDone    chan struct{}
-	switching      *switchState
-	rejection      RejectionTracker
-	credentials    RejectionTracker
-	lastVerdict    Verdict
-	degraded       string
-	noViable       bool
-	lastFailover   *failoverv1alpha1.FailoverRecord
-	failoverCount  int32
-	lastAcceptance HubAcceptance
-	fileContent    []byte
-	fileErr        string
+	hubs          map[string]*hubEntry
+	order         []string
+	active        string
+	session       *hubsession.Session
+	sessionCancel context.CancelFunc
+	sessionDone   chan struct{}
+	switching     *switchState
+	rejection     RejectionTracker
+	credentials   RejectionTracker
+	lastVerdict   Verdict
+	degraded      string
+	noViable      bool
+	lastFailover  *failoverv1alpha1.FailoverRecord
+	// unrecordedFailovers counts completed switches not yet added to status.failoverCount.
+	unrecordedFailovers int32
+	lastAcceptance      HubAcceptance
+	fileContent         []byte
+	fileErr             string
+
+	// heartbeat of the active hub (see heartbeat).
+	heartbeatInFlight bool
+	heartbeatKey      string
+	heartbeatClient   clusterv1client.ManagedClusterInterface
+	heartbeatDone     bool
 }
 
 // NewOrchestrator checks o, fills its defaults and returns the orchestrator.
@@ -163,18 +185,24 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = 10 * time.Second
 	}
+	if o.SessionStopTimeout <= 0 {
+		o.SessionStopTimeout = 2 * time.Second
+	}
 	if o.NoViableHubBackoff == nil {
 		o.NoViableHubBackoff = NewBackoff(DefaultBackoffBase, DefaultBackoffCap, o.Clock)
 	}
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()
 	}
-	return &Orchestrator{
+	r := &Orchestrator{
 		o:       o,
 		tracker: NewHubConnectivityTracker(o.Clock),
 		wake:    make(chan struct{}, 1),
 		hubs:    map[string]*hubEntry{},
-	}, nil
+	}
+	// A hub that stops (or starts again) answering is re-evaluated at once, so its events are timely.
+	r.tracker.SetOnTransition(r.kick)
+	return r, nil
 }
 
 // Run drives the agent until ctx is cancelled, then stops the active session and returns nil.
@@ -206,6 +234,8 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), r.o.FailoverConfigInformer.Informer().HasSynced, r.o.SecretInformer.Informer().HasSynced) {
 		return nil
 	}
+	// The first read is synchronous: the first round must see the primary, or it would start on an alternate.
+	r.readFile()
 	go r.pollFile(ctx)
 	defer r.stopSession()
 
@@ -285,8 +315,10 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 			Message:            phaseMsg,
 		},
 	}
+	// A planned switch waits until the target's standby probe is Ready (API: spec.switchTo): a target without a
+	// usable bootstrap kubeconfig, or one that does not answer, is not switched to.
 	if target := spec.SwitchTo; target != "" && target != r.active {
-		if h, ok := r.hubs[target]; ok {
+		if h, ok := r.hubs[target]; ok && h.bootstrap != nil && h.probed && h.probe.Result == ProbeReady {
 			in.PlannedTarget = target
 			if !h.failedAt.IsZero() {
 				in.PlannedTargetBlockedUntil = h.failedAt.Add(spec.FailedHubSkipPeriod.Duration)
@@ -294,6 +326,9 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 		}
 	}
 	verdict := Evaluate(in)
+	if verdict.Reason == ReasonHubUnreachable || verdict.Reason == ReasonHubLost {
+		verdict.Message += r.explainTransportError(now)
+	}
 
 	// Failback is a planned switch the agent asks for itself.
 	if verdict.Trigger == TriggerNone && r.switching == nil && r.active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
@@ -325,6 +360,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	if verdict.Trigger == TriggerNone {
 		r.clearDegradedIf(phase, phaseMsg, now, phaseSince)
 		r.writeStatus(ctx, fc, spec, now)
+		wait = minPositive(wait, r.heartbeat(ctx, phase, spec.HubConnectionTimeout.Duration, now))
 		return minPositive(wait, verdict.RecheckAfter)
 	}
 
@@ -362,12 +398,129 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	}
 	from := r.active
 	r.stopSession()
-	r.startSession(ctx, target, from, reason, now)
+	if !r.startSession(ctx, target, from, reason, now) {
+		// Not expected (targets have a parsed bootstrap kubeconfig); start over from the hub order.
+		r.active, r.switching = "", nil
+		r.writeStatus(ctx, fc, spec, now)
+		return r.o.NoViableHubBackoff.Next()
+	}
 	r.switching.message = verdict.Message
+	r.lastFailover = &failoverv1alpha1.FailoverRecord{From: from, To: target, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(reason)),
+		Message: truncate(verdict.Message, maxStatusMessage), StartTime: apiTime(now)}
 	r.noViable = false
 	r.o.NoViableHubBackoff.Reset()
 	r.writeStatus(ctx, fc, spec, now)
 	return minPositive(wait, time.Second)
+}
+
+// explainTransportError returns " (<reason>: <sentence>)", the sentence naming the kubeconfig field at fault,
+// when the active hub's last transport error is a TLS or proxy problem (e.g. FC-03: the hub serves a
+// certificate from a CA the bootstrap kubeconfig does not trust), and "" otherwise.
+func (r *Orchestrator) explainTransportError(now time.Time) string {
+	h, ok := r.hubs[r.active]
+	if !ok {
+		return ""
+	}
+	p := clientcert.ClassifyConnectionError(r.tracker.LastTransportError(), h.bootstrap, now)
+	switch p.Reason {
+	case clientcert.HubCANotTrustedReason, clientcert.HubServingCertificateInvalidReason, clientcert.HubProxyFailedReason:
+		return fmt.Sprintf(" (%s: %s)", p.Reason, p.Message)
+	}
+	return ""
+}
+
+// heartbeat keeps the hub monitor informed about a quiet active hub. The monitor judges the hub by the agent's
+// own requests, but a registered agent may send none for minutes (the lease is renewed once per
+// leaseDurationSeconds, status only when it changed), so a hubConnectionTimeout shorter than that would declare
+// a healthy hub lost. When no request has been answered for a third of the timeout, heartbeat GETs the cluster's
+// own ManagedCluster through the connectivity tracker, with the credentials of the session's phase: the hub
+// kubeconfig Secret once registered, the bootstrap kubeconfig while bootstrapping; none without credentials.
+// A 401/403 answer counts as such (the rejection rule judges it), a success ends a 401/403 run. At most one
+// heartbeat is in flight. It returns when the next one may be due.
+func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, timeout time.Duration, now time.Time) time.Duration {
+	if timeout <= 0 {
+		timeout = DefaultHubConnectionTimeout
+	}
+	interval := max(timeout/3, time.Second)
+	r.mu.Lock()
+	if r.heartbeatDone {
+		r.heartbeatInFlight, r.heartbeatDone = false, false
+	}
+	inFlight := r.heartbeatInFlight
+	r.mu.Unlock()
+	c := r.tracker.Snapshot()
+	last := c.TrackingSince
+	for _, t := range []time.Time{c.LastSuccess, c.LastUnauthorized} {
+		if t.After(last) {
+			last = t
+		}
+	}
+	if due := last.Add(interval); now.Before(due) {
+		return due.Sub(now)
+	}
+	if inFlight {
+		return interval
+	}
+	client := r.heartbeatClientFor(phase)
+	if client == nil {
+		return interval
+	}
+	r.mu.Lock()
+	r.heartbeatInFlight = true
+	r.mu.Unlock()
+	name, hub := r.o.Session.ClusterName, r.active
+	go func() {
+		hctx, cancel := context.WithTimeout(ctx, interval)
+		defer cancel()
+		if _, err := client.Get(hctx, name, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).V(4).Info("Hub heartbeat failed", "hub", hub, "err", err)
+		}
+		r.mu.Lock()
+		r.heartbeatDone = true
+		r.mu.Unlock()
+		r.kick()
+	}()
+	return interval
+}
+
+// heartbeatClientFor returns a ManagedCluster client of the active hub for the credentials of phase, wrapped
+// by the connectivity tracker, or nil when there are none. The client is kept while the hub and credentials
+// stay the same, so heartbeats reuse connections.
+func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1client.ManagedClusterInterface {
+	h, ok := r.hubs[r.active]
+	if !ok || h.bootstrap == nil {
+		return nil
+	}
+	var base *rest.Config
+	key := r.active + "/" + string(phase)
+	switch phase {
+	case hubsession.PhaseRegistered:
+		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.Session.SecretName)
+		if err != nil {
+			return nil
+		}
+		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
+			return nil
+		}
+		key += "/" + string(secret.Data[clientcert.TLSCertSecretKey])
+	case hubsession.PhaseBootstrapping:
+		base = h.bootstrap.RestConfig
+		key += "/" + h.bootstrap.Source + "/" + string(h.raw)
+	default:
+		return nil
+	}
+	if key == r.heartbeatKey && r.heartbeatClient != nil {
+		return r.heartbeatClient
+	}
+	cfg := rest.CopyConfig(base)
+	cfg.UserAgent = "klusterlet-failover-heartbeat"
+	cfg.Wrap(r.tracker.WrapTransport)
+	client, err := clusterclientset.NewForConfig(cfg)
+	if err != nil {
+		return nil
+	}
+	r.heartbeatKey, r.heartbeatClient = key, client.ClusterV1().ManagedClusters()
+	return r.heartbeatClient
 }
 
 // reconcileHubs loads the configured hubs (primary file or Secret, alternates' Secrets), restarts the
@@ -403,13 +556,17 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 			h = &hubEntry{name: s.name}
 			r.hubs[s.name] = h
 		}
-		if existed && bytes.Equal(h.raw, s.raw) && h.source == s.desc && errString(h.loadErr) == errString(s.readErr) {
+		if existed && bytes.Equal(h.raw, s.raw) && h.source == s.desc && h.readErr == errString(s.readErr) {
 			continue
 		}
-		h.source, h.raw = s.desc, s.raw
+		h.source, h.raw, h.readErr = s.desc, s.raw, errString(s.readErr)
 		h.bootstrap, h.loadErr = nil, s.readErr
 		if s.readErr == nil {
-			h.bootstrap, h.loadErr = clientcert.ParseBootstrapKubeconfig(s.raw, s.desc)
+			if s.fromFile {
+				h.bootstrap, h.loadErr = clientcert.ParseBootstrapKubeconfigFileData(s.raw, s.desc)
+			} else {
+				h.bootstrap, h.loadErr = clientcert.ParseBootstrapKubeconfig(s.raw, s.desc)
+			}
 		}
 		h.probed = false
 		h.failedAt = time.Time{}
@@ -445,11 +602,17 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 		if name == r.active {
 			continue
 		}
+		due := h.probeTime.Add(interval)
 		if h.bootstrap == nil {
-			r.recordProbe(h, ProbeResult{Result: ProbeInvalidKubeconfig, Message: errString(h.loadErr)}, now)
+			// Nothing to probe; the result is re-stated once per interval, not on every round (a status write
+			// per round would wake the loop again).
+			if !h.probed || !now.Before(due) {
+				r.recordProbe(h, ProbeResult{Result: ProbeInvalidKubeconfig, Message: errString(h.loadErr)}, now)
+				due = now.Add(interval)
+			}
+			wait = minPositive(wait, due.Sub(now))
 			continue
 		}
-		due := h.probeTime.Add(interval)
 		if h.probed && now.Before(due) {
 			wait = minPositive(wait, due.Sub(now))
 			continue
@@ -521,7 +684,7 @@ func (r *Orchestrator) primarySource() (s hubSource) {
 			return s
 		}
 	}
-	s.desc = r.o.PrimaryBootstrapKubeconfigFile
+	s.desc, s.fromFile = r.o.PrimaryBootstrapKubeconfigFile, true
 	r.mu.Lock()
 	s.raw, s.readErr = r.fileContent, nil
 	if r.fileErr != "" {
@@ -535,25 +698,30 @@ func (r *Orchestrator) primarySource() (s hubSource) {
 // (a mounted Secret is updated in place by the kubelet; FC-01).
 func (r *Orchestrator) pollFile(ctx context.Context) {
 	for {
-		raw, err := os.ReadFile(r.o.PrimaryBootstrapKubeconfigFile)
-		errMsg := ""
-		if err != nil {
-			errMsg = fmt.Sprintf("bootstrap kubeconfig %s: %v", r.o.PrimaryBootstrapKubeconfigFile, err)
-			raw = nil
-		}
-		r.mu.Lock()
-		changed := !bytes.Equal(raw, r.fileContent) || errMsg != r.fileErr
-		r.fileContent, r.fileErr = raw, errMsg
-		r.mu.Unlock()
-		if changed {
-			r.kick()
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-r.o.Clock.After(r.o.FilePollInterval):
 		}
+		if r.readFile() {
+			r.kick()
+		}
 	}
+}
+
+// readFile reads the primary bootstrap kubeconfig file and reports whether its content or read error changed.
+func (r *Orchestrator) readFile() bool {
+	raw, err := os.ReadFile(r.o.PrimaryBootstrapKubeconfigFile)
+	errMsg := ""
+	if err != nil {
+		errMsg = fmt.Sprintf("bootstrap kubeconfig %s: %v", r.o.PrimaryBootstrapKubeconfigFile, err)
+		raw = nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changed := !bytes.Equal(raw, r.fileContent) || errMsg != r.fileErr
+	r.fileContent, r.fileErr = raw, errMsg
+	return changed
 }
 
 // initialHub picks the hub to start on: the hub the stored hub kubeconfig belongs to (the agent restarted
@@ -598,8 +766,9 @@ func (r *Orchestrator) candidates(spec failoverv1alpha1.FailoverConfigSpec) []Hu
 	return out
 }
 
-// startSession starts a session on hub name. from and reason are set for a switch.
-func (r *Orchestrator) startSession(ctx context.Context, name, from, reason string, now time.Time) {
+// startSession starts a session on hub name and makes it the active hub. from and reason are set for a switch.
+// It returns false, leaving the active hub unchanged, when the session cannot be built.
+func (r *Orchestrator) startSession(ctx context.Context, name, from, reason string, now time.Time) bool {
 	h := r.hubs[name]
 	opts := r.o.Session
 	opts.WrapTransport = r.tracker.WrapTransport
@@ -631,10 +800,14 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 		r.mu.Unlock()
 		r.kick()
 	}
+	if h == nil || h.bootstrap == nil {
+		r.setDegraded(fmt.Sprintf("hub %s has no usable bootstrap kubeconfig", name))
+		return false
+	}
 	session, err := hubsession.New(opts, hubsession.Hub{Name: name, Bootstrap: h.bootstrap})
 	if err != nil {
 		r.setDegraded(err.Error())
-		return
+		return false
 	}
 	r.mu.Lock()
 	r.acceptance, r.mcAvail, r.phase, r.phaseMsg, r.phaseSince = HubAcceptance{}, "", "", "", now
@@ -659,6 +832,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 	}()
 	r.o.Metrics.SetActiveHub(name)
 	klog.FromContext(ctx).Info("Hub session started", "hub", name, "server", h.bootstrap.Hub.Server)
+	return true
 }
 
 // restartActive restarts the session on the active hub with its new bootstrap kubeconfig.
@@ -673,23 +847,32 @@ func (r *Orchestrator) restartActive(ctx context.Context, now time.Time) {
 	r.startSession(ctx, name, "", "", now)
 }
 
+// stopSession cancels the active session and waits for it to return, at most SessionStopTimeout: what may
+// still run after that is the teardown of its hub informers (see OrchestratorOptions.SessionStopTimeout).
 func (r *Orchestrator) stopSession() {
 	if r.sessionCancel == nil {
 		return
 	}
 	r.sessionCancel()
-	<-r.sessionDone
+	timer := r.o.Clock.NewTimer(r.o.SessionStopTimeout)
+	defer timer.Stop()
+	select {
+	case <-r.sessionDone:
+	case <-timer.C():
+		klog.Background().Info("Hub session still shutting down its informers; not waiting for it",
+			"hub", r.session.Hub().Name, "timeout", r.o.SessionStopTimeout)
+	}
 	r.sessionCancel, r.sessionDone, r.session = nil, nil, nil
 }
 
 func (r *Orchestrator) finishSwitch(now time.Time) {
 	s := r.switching
 	r.switching = nil
-	end := metav1.NewTime(now)
-	r.failoverCount++
+	end := apiTime(now)
+	r.unrecordedFailovers++
 	r.lastFailover = &failoverv1alpha1.FailoverRecord{
-		From: s.from, To: s.to, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(s.reason)), Message: s.message,
-		StartTime: metav1.NewTime(s.start), EndTime: &end, DurationMilliseconds: now.Sub(s.start).Milliseconds(),
+		From: s.from, To: s.to, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(s.reason)), Message: truncate(s.message, maxStatusMessage),
+		StartTime: apiTime(s.start), EndTime: &end, DurationMilliseconds: now.Sub(s.start).Milliseconds(),
 	}
 	r.o.Metrics.RecordFailover(s.from, s.to, s.reason, now)
 	r.o.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
@@ -802,8 +985,12 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		}
 		switch {
 		case name == r.active:
-			hs.ProbeResult = failoverv1alpha1.HubProbeReady
+			// The active hub is not probed; the hub monitor's verdict says how it is doing.
+			hs.ProbeResult = activeHubResult(r.lastVerdict.Reason)
 			hs.Message = "active hub: " + phaseMsg
+			if hs.ProbeResult != failoverv1alpha1.HubProbeReady {
+				hs.Message = "active hub: " + r.lastVerdict.Message
+			}
 		case h.probed:
 			hs.ProbeResult = probeToAPI(h.probe.Result)
 			hs.Message = h.probe.Message
@@ -816,6 +1003,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		if !h.failedAt.IsZero() && now.Before(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration)) {
 			hs.SkippedUntil = timePtr(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration))
 		}
+		hs.Message = truncate(hs.Message, maxStatusMessage)
 		hubs = append(hubs, hs)
 	}
 	r.mu.Unlock()
@@ -828,7 +1016,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		status.ActiveHubServer = h.bootstrap.Hub.Server
 	}
 	status.Hubs = hubs
-	status.FailoverCount = max(status.FailoverCount, r.failoverCount)
+	status.FailoverCount += r.unrecordedFailovers
 	if r.lastFailover != nil {
 		status.LastFailover = r.lastFailover.DeepCopy()
 	}
@@ -850,6 +1038,12 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse,
 			Reason: "Stable", Message: fmt.Sprintf("on hub %s", r.active), ObservedGeneration: fc.Generation})
 	}
+	var invalid []string
+	for _, name := range r.order {
+		if h := r.hubs[name]; h.bootstrap == nil {
+			invalid = append(invalid, fmt.Sprintf("hub %s: %s", name, errString(h.loadErr)))
+		}
+	}
 	if r.degraded != "" {
 		reason := "Degraded"
 		if r.noViable {
@@ -859,6 +1053,10 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		}
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
 			Reason: reason, Message: r.degraded, ObservedGeneration: fc.Generation})
+	} else if len(invalid) > 0 {
+		// A hub that could not be failed over to needs attention before a disaster, not after.
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
+			Reason: ReasonBootstrapKubeconfigInvalid, Message: truncate(strings.Join(invalid, "; "), maxConditionMessage), ObservedGeneration: fc.Generation})
 	} else {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
 			Reason: "AsExpected", Message: "", ObservedGeneration: fc.Generation})
@@ -873,7 +1071,11 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 			klog.FromContext(ctx).Error(err, "Updating FailoverConfig status", "failoverConfig", klog.KObj(fc))
 		}
 		r.kickAfter(time.Second)
+		return
 	}
+	// The count is in the object now; a stale cached object cannot write the old count back, since its
+	// resourceVersion conflicts.
+	r.unrecordedFailovers = 0
 }
 
 func (r *Orchestrator) kick() {
@@ -888,6 +1090,35 @@ func (r *Orchestrator) kickAfter(d time.Duration) {
 		<-r.o.Clock.After(d)
 		r.kick()
 	}()
+}
+
+// activeHubResult maps the hub monitor's latest verdict reason about the active hub to a HubProbeResult.
+func activeHubResult(verdictReason string) failoverv1alpha1.HubProbeResult {
+	switch verdictReason {
+	case ReasonHubUnreachable, ReasonHubLost, ReasonFailoverFailed:
+		return failoverv1alpha1.HubProbeUnreachable
+	case ReasonHubRejectionPending, ReasonHubRejected:
+		return failoverv1alpha1.HubProbeRejected
+	case ReasonCredentialsUnusablePending, ReasonNoValidCredentials:
+		return failoverv1alpha1.HubProbeUnauthorized
+	}
+	return failoverv1alpha1.HubProbeReady
+}
+
+// Lengths messages are cut to: the CRD's maxLength of status.hubs[].message and status.lastFailover.message,
+// and a condition message (metav1.Condition allows 32768). A longer value would make the API server reject the
+// whole status update.
+const (
+	maxStatusMessage    = 1024
+	maxConditionMessage = 4096
+)
+
+// truncate cuts s to at most n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
 }
 
 func probeToAPI(p ProbeResultType) failoverv1alpha1.HubProbeResult {
@@ -910,8 +1141,14 @@ func timePtr(t time.Time) *metav1.Time {
 	if t.IsZero() {
 		return nil
 	}
-	mt := metav1.NewTime(t)
+	mt := apiTime(t)
 	return &mt
+}
+
+// apiTime returns t at the whole-second precision a metav1.Time keeps on the wire, so that a status built
+// in memory compares equal to the same status read back, and unchanged status is not written again.
+func apiTime(t time.Time) metav1.Time {
+	return metav1.NewTime(t).Rfc3339Copy()
 }
 
 func minPositive(a, b time.Duration) time.Duration {

@@ -53,6 +53,9 @@ const (
 	// ReasonCredentialsUnusablePending (Warning): no credentials are usable but the credentials grace period has
 	// not elapsed (Verdict.Reason of a TriggerNone verdict).
 	ReasonCredentialsUnusablePending = "CredentialsUnusablePending"
+	// ReasonBootstrapKubeconfigInvalid: the bootstrap kubeconfig of a configured hub is missing or does not
+	// parse, so the cluster could not move to that hub. Reason of the FailoverConfig Degraded condition.
+	ReasonBootstrapKubeconfigInvalid = "BootstrapKubeconfigInvalid"
 	// ReasonBootstrapKubeconfigChanged (Normal): the bootstrap kubeconfig of a hub was added, changed or removed
 	// and takes effect without a restart (FC-01, FC-02).
 	ReasonBootstrapKubeconfigChanged = "BootstrapKubeconfigChanged"

@@ -1,0 +1,88 @@
+package failover
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/json"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+)
+
+func TestActiveHubResult(t *testing.T) {
+	cases := []struct {
+		reason string
+		want   failoverv1alpha1.HubProbeResult
+	}{
+		{reason: "", want: failoverv1alpha1.HubProbeReady},
+		{reason: ReasonHubHealthy, want: failoverv1alpha1.HubProbeReady},
+		{reason: ReasonHubAcceptancePending, want: failoverv1alpha1.HubProbeReady},
+		{reason: ReasonHubUnreachable, want: failoverv1alpha1.HubProbeUnreachable},
+		{reason: ReasonHubLost, want: failoverv1alpha1.HubProbeUnreachable},
+		{reason: ReasonFailoverFailed, want: failoverv1alpha1.HubProbeUnreachable},
+		{reason: ReasonHubRejectionPending, want: failoverv1alpha1.HubProbeRejected},
+		{reason: ReasonHubRejected, want: failoverv1alpha1.HubProbeRejected},
+		{reason: ReasonCredentialsUnusablePending, want: failoverv1alpha1.HubProbeUnauthorized},
+		{reason: ReasonNoValidCredentials, want: failoverv1alpha1.HubProbeUnauthorized},
+	}
+	for _, tc := range cases {
+		t.Run(tc.reason, func(t *testing.T) {
+			if got := activeHubResult(tc.reason); got != tc.want {
+				t.Errorf("activeHubResult(%q) = %q, want %q", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		n    int
+		want string
+	}{
+		{name: "short", in: "abc", n: 5, want: "abc"},
+		{name: "exact", in: "abcde", n: 5, want: "abcde"},
+		{name: "long", in: "abcdefgh", n: 5, want: "ab..."},
+		{name: "status limit", in: strings.Repeat("x", 2000), n: maxStatusMessage, want: strings.Repeat("x", maxStatusMessage-3) + "..."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := truncate(tc.in, tc.n)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("truncate (-want +got):\n%s", diff)
+			}
+			if len(got) > tc.n {
+				t.Errorf("truncate(%d) returned %d bytes", tc.n, len(got))
+			}
+		})
+	}
+}
+
+// TestAPITimeRoundTrips checks that a status time built in memory equals the same time read back from the API
+// (whole seconds), so writeStatus does not rewrite an unchanged status.
+func TestAPITimeRoundTrips(t *testing.T) {
+	now := time.Date(2026, 11, 30, 14, 53, 17, 987654321, time.UTC)
+	built := failoverv1alpha1.HubStatus{Name: "hub-b", LastProbeTime: timePtr(now)}
+	data, err := json.Marshal(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read failoverv1alpha1.HubStatus
+	if err := json.Unmarshal(data, &read); err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(built, read) {
+		t.Errorf("status time does not survive a round trip: built %v, read %v", built.LastProbeTime, read.LastProbeTime)
+	}
+	if timePtr(time.Time{}) != nil {
+		t.Errorf("timePtr(zero) is not nil")
+	}
+	if got, want := apiTime(now), metav1.NewTime(time.Date(2026, 11, 30, 14, 53, 17, 0, time.UTC)); !got.Equal(&want) {
+		t.Errorf("apiTime = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,92 @@
+package failover_test
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// acceptFlips is how many hubAcceptsClient true→false→true flips FC-12 makes.
+const acceptFlips = 3
+
+// TestQuickAcceptFlipsThenPlannedSwitch is FC-12 followed by a planned switch. The hub admin flips
+// hubAcceptsClient true→false→true on hub A several times, each flip much shorter than hubRejectionGracePeriod,
+// with hub B configured: the cluster does not hop, the hub kubeconfig Secret is never deleted, every transition
+// is one event (HubAcceptanceRevoked / HubAcceptanceRestored), and the cluster is Available on hub A again.
+// Then spec.switchTo: hub-b moves the cluster to hub B with reason PlannedSwitch.
+func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
+	t.Parallel()
+	b := newBed(t, bedOptions{spec: spec(shortConnectionTimeout)})
+	secret := util.HubKubeconfigSecret(t, b.spoke)
+	uid := secret.UID
+
+	// secretKept fails the test when the hub kubeconfig Secret is gone or was re-created.
+	secretKept := func(when string) {
+		t.Helper()
+		s := util.HubKubeconfigSecret(t, b.spoke)
+		if s == nil || s.UID != uid {
+			t.Fatalf("%s: the hub kubeconfig secret was deleted or re-created (uid %v, want %s)", when, uidOf(s), uid)
+		}
+	}
+
+	first := time.Now()
+	for i := 1; i <= acceptFlips; i++ {
+		util.SetHubAcceptsClient(t, b.hubA, clusterName, false)
+		util.WaitForEventCount(t, b.spoke, failover.ReasonHubAcceptanceRevoked, i, statusTimeout)
+		secretKept("after revoking acceptance")
+		util.SetHubAcceptsClient(t, b.hubA, clusterName, true)
+		util.WaitForEventCount(t, b.spoke, failover.ReasonHubAcceptanceRestored, i, statusTimeout)
+		secretKept("after restoring acceptance")
+	}
+	flipping := time.Since(first)
+	t.Logf("%d accept flips took %s (grace period %s)", acceptFlips, flipping.Round(100*time.Millisecond), rejectionGracePeriod)
+	if flipping >= rejectionGracePeriod {
+		t.Fatalf("the flips took %s, not shorter than the grace period %s: the test proves nothing", flipping, rejectionGracePeriod)
+	}
+
+	// Until well past the grace period counted from the first flip: no hop, Secret kept.
+	framework.Consistently(t, rejectionGracePeriod-flipping+10*time.Second, time.Second, func() (bool, error) {
+		fc, err := util.GetFailoverConfig(b.spoke)
+		if err != nil {
+			return false, err
+		}
+		secretKept("after the flips")
+		return fc.Status.ActiveHub == primary && fc.Status.FailoverCount == 0, nil
+	}, "cluster stays on hub A after quick accept flips")
+	got := util.EventReasons(t, b.spoke)
+	if got[failover.ReasonHubAcceptanceRevoked] != acceptFlips || got[failover.ReasonHubAcceptanceRestored] != acceptFlips {
+		t.Errorf("events: %d %s and %d %s, want %d each (one per transition)", got[failover.ReasonHubAcceptanceRevoked],
+			failover.ReasonHubAcceptanceRevoked, got[failover.ReasonHubAcceptanceRestored], failover.ReasonHubAcceptanceRestored, acceptFlips)
+	}
+	if got[failover.ReasonFailoverStarted] != 0 {
+		t.Errorf("%d FailoverStarted events after quick accept flips", got[failover.ReasonFailoverStarted])
+	}
+	util.WaitForClusterAvailable(t, b.hubA, clusterName, statusTimeout)
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "primary Available", util.ActiveAndAvailable(primary))
+
+	// Planned switch.
+	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = hubB })
+	util.WaitForClusterAvailable(t, b.hubB, clusterName, failoverSlack)
+	fc := util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "planned switch primary -> hub-b",
+		lastFailoverIs(primary, hubB, failoverv1alpha1.FailoverReasonPlannedSwitch, 1))
+	if !util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, "True") {
+		t.Errorf("after the planned switch: %s", util.DescribeFailoverStatus(fc))
+	}
+	b.expectSecretFor(t, b.hubB)
+	b.expectEvents(t, failover.ReasonPlannedSwitchRequested, failover.ReasonFailoverSucceeded)
+	b.expectNotExited(t)
+}
+
+func uidOf(s *corev1.Secret) types.UID {
+	if s == nil {
+		return ""
+	}
+	return s.GetUID()
+}

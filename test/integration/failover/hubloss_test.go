@@ -1,0 +1,129 @@
+package failover_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+const (
+	// brokenHub is an alternate whose bootstrap Secret holds garbage.
+	brokenHub       = "hub-broken"
+	brokenHubSecret = "hub-broken-bootstrap"
+	// customClaim is a custom ClusterClaim created on the spoke before the agent starts.
+	customClaim      = "region.example.com"
+	customClaimValue = "eu-west-7"
+)
+
+// TestFailoverWhenHubAStops stops hub A's kube-apiserver: the cluster becomes Available on hub B within
+// hubConnectionTimeout (30s) + failoverSlack, with the same cluster and agent name and its claims, the Secret
+// holds hub B's credentials, and the FailoverConfig status and events record the failover. Before that, the
+// standby probes report hub B Ready and an alternate with a garbage Secret InvalidKubeconfig. After hub A comes
+// back, failback policy None keeps the cluster on hub B.
+func TestFailoverWhenHubAStops(t *testing.T) {
+	t.Parallel()
+	s := spec(connectionTimeout)
+	s.AlternateHubs = []failoverv1alpha1.AlternateHub{{Name: brokenHub, BootstrapKubeconfigSecretRef: brokenHubSecret}}
+	b := newBed(t, bedOptions{
+		spec: s,
+		beforeAgent: func(b *bed) {
+			util.CreateClusterClaim(t, b.spoke, customClaim, customClaimValue)
+			util.ApplyBootstrapSecret(t, b.spoke, brokenHubSecret, []byte("this is not a kubeconfig"))
+		},
+	})
+	before := b.expectSecretFor(t, b.hubA)
+
+	// Standby probes: hub B is Ready, the broken alternate is clearly not.
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-b probe Ready", probeIs(hubB, failoverv1alpha1.HubProbeReady, ""))
+	fc := util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-broken probe InvalidKubeconfig",
+		probeIs(brokenHub, failoverv1alpha1.HubProbeInvalidKubeconfig, brokenHubSecret))
+	if h := util.HubProbe(fc, hubB); h.Server != b.hubB.URL() || h.LastProbeTime == nil || h.LastSuccessTime == nil {
+		t.Errorf("status.hubs[%s] = %+v, want server %s and probe/success times", hubB, *h, b.hubB.URL())
+	}
+	// A hub the cluster could not move to needs attention before a disaster.
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "Degraded BootstrapKubeconfigInvalid naming hub-broken",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			c := metaCondition(fc, failoverv1alpha1.ConditionDegraded)
+			ok := c != nil && c.Status == metav1.ConditionTrue && c.Reason == failover.ReasonBootstrapKubeconfigInvalid &&
+				strings.Contains(c.Message, brokenHub)
+			return ok, "Degraded is not True/BootstrapKubeconfigInvalid naming " + brokenHub
+		})
+	b.expectEvents(t, failover.ReasonStandbyProbeSucceeded, failover.ReasonStandbyProbeFailed)
+
+	// Hub A is lost: its kube-apiserver stops (etcd, the hub controller and the proxy stay).
+	stopped := time.Now()
+	b.hubA.StopAPIServer()
+	mc := util.WaitForClusterAvailable(t, b.hubB, clusterName, connectionTimeout+failoverSlack)
+	elapsed := time.Since(stopped)
+	t.Logf("MEASURED failover time, hubConnectionTimeout %s: stop of hub A's apiserver -> cluster Available on hub B in %s (%s beyond the timeout)",
+		connectionTimeout, elapsed.Round(100*time.Millisecond), (elapsed - connectionTimeout).Round(100*time.Millisecond))
+	if elapsed < connectionTimeout {
+		t.Errorf("cluster Available on hub B %s after hub A stopped, before the connection timeout %s", elapsed, connectionTimeout)
+	}
+
+	// Same identity, claims present on B.
+	if got := mc.Status.ClusterClaims; util.ClaimValue(mc, customClaim) != customClaimValue {
+		t.Errorf("ManagedCluster %s on hub B: claim %s missing or wrong; claims %v", clusterName, customClaim, got)
+	}
+	after := b.expectSecretFor(t, b.hubB)
+	if bytes.Equal(before[clientcert.TLSKeySecretKey], after[clientcert.TLSKeySecretKey]) {
+		t.Errorf("hub kubeconfig secret: the key for hub B is the key used with hub A; want a new key")
+	}
+	csrs, err := b.hubB.Kube.CertificatesV1().CertificateSigningRequests().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, csr := range csrs.Items {
+		if csr.Spec.Username != b.hubB.BootstrapUser() && csr.Spec.Username != framework.AgentUser(clusterName, agentName) {
+			t.Errorf("CSR %s on hub B from user %q", csr.Name, csr.Spec.Username)
+		}
+	}
+
+	fc = util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "failover primary -> hub-b recorded",
+		lastFailoverIs(primary, hubB, failoverv1alpha1.FailoverReasonHubConnectionLost, 1))
+	if !util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, metav1.ConditionTrue) || fc.Status.ActiveHub != hubB {
+		t.Errorf("after the failover: %s; want activeHub %s and Available True", util.DescribeFailoverStatus(fc), hubB)
+	}
+	if fc.Status.LastFailover.Message == "" || fc.Status.LastFailover.DurationMilliseconds <= 0 {
+		t.Errorf("lastFailover %+v: want a message and a duration", *fc.Status.LastFailover)
+	}
+	t.Logf("agent-measured failover (trigger -> Available): %dms; message %q", fc.Status.LastFailover.DurationMilliseconds, fc.Status.LastFailover.Message)
+	b.expectEvents(t, failover.ReasonFailoverStarted, failover.ReasonFailoverSucceeded)
+
+	// Hub A returns; with failback policy None the cluster stays on B.
+	b.hubA.StartAPIServer()
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout+probeInterval, "primary probe Ready again", probeIs(primary, failoverv1alpha1.HubProbeReady, ""))
+	framework.Consistently(t, healthyFor+3*probeInterval, time.Second, func() (bool, error) {
+		fc, err := util.GetFailoverConfig(b.spoke)
+		if err != nil {
+			return false, err
+		}
+		return fc.Status.ActiveHub == hubB && fc.Status.FailoverCount == 1, nil
+	}, "with failback policy None the cluster stays on hub B")
+	util.WaitForClusterAvailable(t, b.hubB, clusterName, time.Second)
+
+	// A planned switch to the hub whose bootstrap kubeconfig is garbage waits; the agent neither moves nor dies.
+	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = brokenHub })
+	framework.Consistently(t, 2*probeInterval, time.Second, func() (bool, error) {
+		if done, err := b.agent.Exited(); done {
+			return false, fmt.Errorf("the agent exited: %v", err)
+		}
+		fc, err := util.GetFailoverConfig(b.spoke)
+		if err != nil {
+			return false, err
+		}
+		return fc.Status.ActiveHub == hubB && fc.Status.FailoverCount == 1, nil
+	}, "switchTo a hub with an invalid bootstrap kubeconfig does not move the cluster")
+	util.WaitForClusterAvailable(t, b.hubB, clusterName, statusTimeout)
+	b.expectNotExited(t)
+}
