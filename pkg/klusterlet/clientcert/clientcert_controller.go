@@ -410,6 +410,11 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 		AgentNameSecretKey:   []byte(c.opts.AgentName),
 	}
 	created, err := c.writeSecret(ctx, data)
+	if err != nil && ctx.Err() != nil {
+		// The controller is being stopped (the session saw the new Secret, or moves to another hub): the write
+		// may well have landed, and a warning would be noise.
+		return ctx.Err()
+	}
 	if err != nil {
 		c.setStatusError(PhaseSecretWriteFailing, reason, fmt.Sprintf("certificate from CSR %s issued; writing the Secret failed", name), err)
 		c.warnOnce(syncCtx, HubKubeconfigSecretWriteFailedReason, fmt.Sprintf("writing Secret %s/%s failed: %v", c.opts.Namespace, c.opts.SecretName, err))
