@@ -19,6 +19,7 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2"
@@ -60,6 +61,8 @@ type AgentConfig struct {
 	HubKubeconfigDir string
 	// Clock is the agent's clock; default the real clock.
 	Clock clock.Clock
+	// SpokeConfig, if set, is the agent's spoke client config instead of spoke.AdminConfig (e.g. through a proxy).
+	SpokeConfig *rest.Config
 }
 
 // EnsureAgentNamespace creates the agent namespace and installs the FailoverConfig CRD on the spoke.
@@ -122,7 +125,11 @@ func StartAgent(t testing.TB, spoke *framework.Spoke, cfg AgentConfig) *Agent {
 	if cfg.Mutate != nil {
 		cfg.Mutate(o)
 	}
-	clients, err := klusterlet.NewSpokeClients(spoke.AdminConfig)
+	spokeConfig := spoke.AdminConfig
+	if cfg.SpokeConfig != nil {
+		spokeConfig = cfg.SpokeConfig
+	}
+	clients, err := klusterlet.NewSpokeClients(spokeConfig)
 	if err != nil {
 		t.Fatalf("spoke clients: %v", err)
 	}

@@ -40,6 +40,17 @@ type ReencryptingProxy struct {
 	conns      map[net.Conn]struct{}
 	// Identities, if set, is asked for certificate/key pairs (PEM) when a caller presents an unknown one.
 	Identities func() [][2][]byte
+
+	// fault, if set, may answer a request itself (see SetFault).
+	fault func(r *http.Request) (status int, handled bool)
+}
+
+// SetFault installs f, which sees every request first and, when it returns handled, answers it with status
+// instead of forwarding it (e.g. a flaky /livez, FC-11). nil removes it.
+func (p *ReencryptingProxy) SetFault(f func(r *http.Request) (status int, handled bool)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fault = f
 }
 
 // StartReencryptingProxy serves on a free 127.0.0.1 port with a fresh CA and forwards to upstreamURL, whose
@@ -71,7 +82,18 @@ func StartReencryptingProxy(t testing.TB, upstreamURL string, upstreamCA []byte)
 		FlushInterval: -1, // watches stream
 	}
 	p.server = &http.Server{
-		Handler:           rp,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p.mu.Lock()
+			fault := p.fault
+			p.mu.Unlock()
+			if fault != nil {
+				if status, handled := fault(r); handled {
+					w.WriteHeader(status)
+					return
+				}
+			}
+			rp.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ConnState: func(c net.Conn, state http.ConnState) {
 			p.mu.Lock()
