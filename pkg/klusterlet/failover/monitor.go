@@ -285,7 +285,11 @@ func rejection(in MonitorInput, now time.Time) (time.Time, []string) {
 			signals = append(signals, "condition HubAcceptedManagedCluster is False")
 		}
 	}
-	if u := in.Connectivity.UnauthorizedSince; !u.IsZero() && !in.Acceptance.PendingAcceptance() {
+	// 403 before the ManagedCluster was ever read on this hub is what a cluster whose CSR was approved but which
+	// the hub admin has not accepted yet sees (no RBAC for it on the hub): pending, not a rejection. A 401 is
+	// always counted: the hub does not recognise the credentials at all.
+	forbiddenBeforeObserved := !in.Acceptance.Observed && in.Connectivity.LastResponseCode == http.StatusForbidden
+	if u := in.Connectivity.UnauthorizedSince; !u.IsZero() && !in.Acceptance.PendingAcceptance() && !forbiddenBeforeObserved {
 		earliest(u)
 		signals = append(signals, fmt.Sprintf("requests answered 401/403 since %s", formatTime(u)))
 	}

@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -198,6 +199,28 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastUnauthorized = in.Now
 			},
 			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubAcceptancePending, RecheckAfter: 5 * time.Minute},
+		},
+		{
+			name: "403 before the ManagedCluster was ever read (approved, not yet accepted): not a rejection",
+			modify: func(in *MonitorInput) {
+				in.Acceptance = HubAcceptance{}
+				in.Connectivity.UnauthorizedSince = in.Now.Add(-30 * time.Minute)
+				in.Connectivity.LastUnauthorized = in.Now
+				in.Connectivity.LastResponse = in.Now
+				in.Connectivity.LastResponseCode = http.StatusForbidden
+			},
+			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 5 * time.Minute},
+		},
+		{
+			name: "401 before the ManagedCluster was ever read: a rejection once the grace period is over",
+			modify: func(in *MonitorInput) {
+				in.Acceptance = HubAcceptance{}
+				in.Connectivity.UnauthorizedSince = in.Now.Add(-30 * time.Minute)
+				in.Connectivity.LastUnauthorized = in.Now
+				in.Connectivity.LastResponse = in.Now
+				in.Connectivity.LastResponseCode = http.StatusUnauthorized
+			},
+			want: Verdict{Trigger: TriggerHubRejected, Reason: ReasonHubRejected},
 		},
 		{
 			name: "an unobserved ManagedCluster is not a rejection",

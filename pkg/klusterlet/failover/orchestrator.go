@@ -138,6 +138,8 @@ type Orchestrator struct {
 	phaseMsg   string
 	phaseSince time.Time
 	probes     []probeOutcome
+	// generation counts sessions; callbacks of an older session are ignored.
+	generation int
 
 	// loop state.
 	hubs          map[string]*hubEntry
@@ -352,6 +354,8 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", r.active, spec.HubConnectionTimeout.Duration, phaseMsg)
 			r.o.Recorder.Warningf(ReasonFailoverFailed, "failover from %s to %s failed: %s", r.switching.from, r.switching.to, msg)
 			verdict = Verdict{Trigger: TriggerHubLost, Reason: ReasonFailoverFailed, Message: msg}
+			// Reported once; leaving the target now marks it failed, and what follows is a new decision.
+			r.switching = nil
 		} else {
 			wait = minPositive(wait, deadline.Sub(now))
 		}
@@ -560,6 +564,7 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 			continue
 		}
 		h.source, h.raw, h.readErr = s.desc, s.raw, errString(s.readErr)
+		previous := h.bootstrap
 		h.bootstrap, h.loadErr = nil, s.readErr
 		if s.readErr == nil {
 			if s.fromFile {
@@ -576,7 +581,13 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 				msg += ": " + h.loadErr.Error()
 			}
 			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "%s", msg)
-			if s.name == r.active {
+			switch {
+			case s.name == r.active && h.loadErr != nil && previous != nil:
+				// An unusable replacement must not tear down a working registration (scenario 3 never needs
+				// the bootstrap): the session keeps the last good bootstrap kubeconfig, Degraded names the error.
+				h.bootstrap = previous
+				r.o.Recorder.Warningf(ReasonBootstrapKubeconfigInvalid, "bootstrap kubeconfig of the active hub %s is unusable (%v); the agent stays registered and keeps the previous one until it is fixed", s.name, h.loadErr)
+			case s.name == r.active:
 				// FC-02/FC-03: the active hub's bootstrap changed: rejoin with the same identity.
 				r.restartActive(ctx, now)
 			}
@@ -644,10 +655,13 @@ func (r *Orchestrator) applyProbes() {
 	r.mu.Unlock()
 	for _, p := range outcomes {
 		h, ok := r.hubs[p.name]
-		if !ok || h.bootstrap != p.bootstrap {
-			continue // the hub changed or went away while it was probed
+		if !ok {
+			continue // the hub went away while it was probed
 		}
 		h.probeInFlight = false
+		if h.bootstrap != p.bootstrap {
+			continue // the hub's bootstrap kubeconfig changed while it was probed: the next round probes it anew
+		}
 		r.recordProbe(h, p.result, p.at)
 	}
 }
@@ -770,10 +784,18 @@ func (r *Orchestrator) candidates(spec failoverv1alpha1.FailoverConfigSpec) []Hu
 // It returns false, leaving the active hub unchanged, when the session cannot be built.
 func (r *Orchestrator) startSession(ctx context.Context, name, from, reason string, now time.Time) bool {
 	h := r.hubs[name]
+	r.mu.Lock()
+	r.generation++
+	gen := r.generation
+	r.mu.Unlock()
 	opts := r.o.Session
 	opts.WrapTransport = r.tracker.WrapTransport
 	opts.OnPhase = func(p hubsession.Phase, msg string) {
 		r.mu.Lock()
+		if r.generation != gen {
+			r.mu.Unlock()
+			return // a late call of a session that was already replaced
+		}
 		if r.phase != p {
 			r.phaseSince = r.o.Clock.Now()
 		}
@@ -784,6 +806,10 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 	opts.OnClientCertificate = r.o.Metrics.SetClientCertificateExpiry
 	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
 		r.mu.Lock()
+		if r.generation != gen {
+			r.mu.Unlock()
+			return
+		}
 		if mc == nil {
 			r.acceptance = HubAcceptance{}
 			r.mcAvail = ""
@@ -816,6 +842,12 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 	r.rejection.Reset()
 	r.credentials.Reset()
 	r.lastAcceptance = HubAcceptance{}
+	// Failback asks for a primary healthy for healthyFor since it was left, not since some earlier time.
+	for _, n := range []string{from, name} {
+		if e, ok := r.hubs[n]; ok && n != "" {
+			e.healthySince.Reset()
+		}
+	}
 	r.active = name
 	r.session = session
 	if from != "" {
@@ -1040,7 +1072,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	}
 	var invalid []string
 	for _, name := range r.order {
-		if h := r.hubs[name]; h.bootstrap == nil {
+		if h := r.hubs[name]; h.bootstrap == nil || h.loadErr != nil {
 			invalid = append(invalid, fmt.Sprintf("hub %s: %s", name, errString(h.loadErr)))
 		}
 	}
