@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -140,6 +141,8 @@ type Orchestrator struct {
 	probes     []probeOutcome
 	// generation counts sessions; callbacks of an older session are ignored.
 	generation int
+	// forcedBootstrap is set once the active session was asked to re-bootstrap after lasting 401s.
+	forcedBootstrap bool
 
 	// loop state.
 	hubs          map[string]*hubEntry
@@ -378,6 +381,14 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 			h.failedAt = now
 		}
 		name, ok := SelectNext(r.candidates(spec), r.active, now)
+		if !ok && verdict.Trigger == TriggerHubRejected && r.session != nil && !r.forcedBootstrap &&
+			r.tracker.Snapshot().LastResponseCode == http.StatusUnauthorized {
+			// The hub no longer recognises the client certificate (e.g. restored with another client CA) and there
+			// is nowhere else to go: obtain a new certificate with the bootstrap identity, once per session.
+			r.forcedBootstrap = true
+			r.session.ForceBootstrap(verdict.Message)
+			r.o.Recorder.Warningf(ReasonHubRejected, "hub %s answers 401 to the client certificate and no other hub is viable: requesting a new certificate with the bootstrap identity", r.active)
+		}
 		if !ok {
 			msg := fmt.Sprintf("%s; no other hub is viable", verdict.Message)
 			d := r.noViableHub(now, msg)
@@ -850,6 +861,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 	}
 	r.active = name
 	r.session = session
+	r.forcedBootstrap = false
 	if from != "" {
 		r.switching = &switchState{from: from, to: name, reason: reason, start: now}
 	}
