@@ -37,7 +37,9 @@ func (r *availableReconciler) reconcile(ctx context.Context, sc *statusSyncConte
 	if r.checked && !sc.periodic && sc.key != healthCheckKey {
 		return reconcileContinue, nil
 	}
-	r.checked = true
+	// Only a sync whose status write succeeded counts as checked: if the write fails (e.g. a 409 against the hub
+	// controller), the retry must check and set Available again instead of waiting for the next period.
+	sc.onSuccess = append(sc.onSuccess, func() { r.checked = true })
 
 	condition := r.checkSpokeHealth(ctx)
 	if condition.Status == metav1.ConditionTrue {

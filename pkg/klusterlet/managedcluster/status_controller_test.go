@@ -1,6 +1,10 @@
 package managedcluster
 
 import (
+	"context"
+	"errors"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	clienttesting "k8s.io/client-go/testing"
 	"strings"
 	"testing"
 	"time"
@@ -403,4 +407,25 @@ func newHubLease(renewTime, written time.Time) *coordinationv1.Lease {
 		}
 	}
 	return lease
+}
+
+// A status write that fails (409 against the hub controller) must not leave Available unset until the next
+// period: the retry, triggered by an event, checks health again and writes it.
+func TestStatusAvailableRetriedAfterFailedWrite(t *testing.T) {
+	f := newStatusFixture(t, fixtureConfig{cluster: newManagedCluster(accepted())})
+	failed := false
+	f.clusterClient.PrependReactor("patch", "managedclusters", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if failed {
+			return false, nil, nil
+		}
+		failed = true
+		return true, nil, apierrors.NewConflict(clusterv1.Resource("managedclusters"), testCluster, errors.New("the object has been modified"))
+	})
+	if err := f.controller.sync(context.Background(), f.syncCtx.withKey("key")); err == nil {
+		t.Fatal("the first sync must report the failed status write")
+	}
+	f.sync(hubEventKey)
+	if c := meta.FindStatusCondition(f.hubCluster().Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c == nil || c.Status != metav1.ConditionTrue {
+		t.Fatalf("Available after the retried write = %+v, want True", c)
+	}
 }
