@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make bench: klusterlet-failover's agent binary and OCM's registration agent side by side on the real test bed
+# (test/benchmark, build tag `bench`): join latency, failover time, hub traffic, memory, simulated scale. Writes
+# docs/benchmarks.md and docs/benchmarks.json (BENCH_OUT_DIR overrides the directory) and keeps every log under
+# _output/bench-logs/<timestamp> (BENCH_LOG_DIR overrides it). The BENCH_* variables documented in
+# test/benchmark/bench_test.go pass through (e.g. BENCH_SCENARIOS=join BENCH_REPS=1 for a quick run).
+# Takes about 30 minutes on two busy cores. Exits non-zero if a scenario failed; the report still lists what was
+# measured and why the rest is missing.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+logs="${BENCH_LOG_DIR:-$(pwd)/_output/bench-logs/$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "${logs}"
+echo "bench: logs go to ${logs}"
+started=$(date +%s)
+make --no-print-directory build
+assets="$(hack/build-test-binaries.sh | tail -n1)"
+
+# The command line recorded in the report: the target plus the BENCH_* settings given to it.
+command="make bench"
+for v in $(compgen -e | grep '^BENCH_' | grep -v -e '^BENCH_COMMAND$' -e '^BENCH_LOG_DIR$' -e '^BENCH_OUT_DIR$' | sort); do
+  command="${v}=${!v} ${command}"
+done
+
+export KUBEBUILDER_ASSETS="${assets}" KF_TEST_LOG_DIR="${logs}" BENCH_LOG_DIR="${logs}/agents" \
+  KF_AGENT_BINARY="$(pwd)/_output/bin/klusterlet-failover" BENCH_OUT_DIR="${BENCH_OUT_DIR:-$(pwd)/docs}" \
+  BENCH_COMMAND="${BENCH_COMMAND:-${command}}"
+set +e
+go test -tags bench -count=1 -v -timeout "${BENCH_TIMEOUT:-90m}" -run '^TestBenchmark$' ./test/benchmark/ 2>&1 | tee "${logs}/bench.out"
+status=${PIPESTATUS[0]}
+set -e
+echo "bench: report in ${BENCH_OUT_DIR}/benchmarks.md and benchmarks.json; took $(( $(date +%s) - started )) s; exit status ${status}"
+exit "${status}"

@@ -1,0 +1,131 @@
+//go:build bench
+
+package benchmark
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+const (
+	// failoverSettle is how long an agent runs on hub A after it became Available before hub A is stopped, so
+	// that both agents are past their start-up work (OCM's hub timeout controller ignores its first 10 s).
+	failoverSettle = 15 * time.Second
+	// failoverProbeInterval is the FailoverConfig probe interval of our agent (as in make demo).
+	failoverProbeInterval = 5 * time.Second
+	// failoverMaxExtra bounds the wait for Available on hub B beyond the connection timeout.
+	failoverMaxExtra = 5 * time.Minute
+)
+
+// runFailover joins each agent to hub A, stops hub A's apiserver and measures until the cluster is Available
+// on hub B; hub A is restarted between repetitions.
+func (b *bench) runFailover(t *testing.T) {
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", Signer: framework.SignerKCM, HubController: true})
+	hubB := framework.StartHub(t, framework.HubOptions{Name: "hub-b", Signer: framework.SignerKCM, HubController: true})
+	spoke := framework.StartSpoke(t)
+	util.InstallFailoverConfigCRD(t, spoke)
+	fo := failoverclientset.NewForConfigOrDie(spoke.AdminConfig)
+	timeout := b.failoverTimeout
+	b.rep.method(scenarioFailover, "Two hubs as in scenario 1 (hub-a, hub-b) and a fresh spoke. Per repetition each agent joins hub-a "+
+		"with a fresh cluster name and namespace, runs %s more, then hub-a's kube-apiserver is stopped (etcd, "+
+		"kube-controller-manager and the hub controller keep running); the time runs from the moment the apiserver "+
+		"is told to stop (SIGTERM; it answers new requests with 429 and exits within about 2-5 s) to the first poll that sees the cluster Joined+Available on hub-b, and the figure is that "+
+		"time minus the connection timeout (%s for both). Ours: --bootstrap-kubeconfig for hub-a and a FailoverConfig "+
+		"with alternate hub-b (bootstrap Secret), hubConnectionTimeout %s, probeInterval %s. OCM's: "+
+		"--bootstrap-kubeconfigs hub-a,hub-b --feature-gates=MultipleHubs=true --hub-connection-timeout-seconds=%d; "+
+		"OCM's agent switches hubs by exiting, so a loop restarts it %s after each exit (a stand-in for the kubelet, "+
+		"which would wait 10 s or more: this favours OCM). OCM's hub timeout controller checks every 60 s whether the "+
+		"lease's renewTime is older than the timeout, and its lease is renewed every 60 s, so its detection lands "+
+		"somewhere in that grid. Ours counts the timeout from its last successful request to hub-a (probes run every "+
+		"probe interval), which can precede the loss by a few seconds, so its figure can be slightly negative. hub-a is restarted after each repetition. %d repetitions per agent, order swapped every repetition.",
+		failoverSettle, timeout, timeout, failoverProbeInterval, int(timeout.Seconds()), restartDelay, b.reps)
+	for i := 0; i < b.reps; i++ {
+		for _, kind := range order(i) {
+			name := fmt.Sprintf("fo-%s-%d", kind, i)
+			cfg := agentConfig{kind: kind, cluster: name, namespace: name, spoke: spoke}
+			switch kind {
+			case ours:
+				if err := createNamespace(b.ctx, spoke, name); err != nil {
+					t.Fatal(err)
+				}
+				cfg.bootstraps = [][]byte{hubA.BootstrapKubeconfig()}
+				if _, err := spoke.Kube.CoreV1().Secrets(name).Create(b.ctx, &corev1.Secret{
+					ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: name},
+					Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: hubB.BootstrapKubeconfig()},
+				}, metav1.CreateOptions{}); err != nil {
+					t.Fatalf("creating the hub-b bootstrap Secret in %s: %v", name, err)
+				}
+				if _, err := fo.FailoverV1alpha1().FailoverConfigs(name).Create(b.ctx, &failoverv1alpha1.FailoverConfig{
+					ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: name},
+					Spec: failoverv1alpha1.FailoverConfigSpec{
+						AlternateHubs:        []failoverv1alpha1.AlternateHub{{Name: "hub-b", BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}},
+						HubConnectionTimeout: &metav1.Duration{Duration: timeout},
+						ProbeInterval:        &metav1.Duration{Duration: failoverProbeInterval},
+					},
+				}, metav1.CreateOptions{}); err != nil {
+					t.Fatalf("creating the FailoverConfig in %s: %v", name, err)
+				}
+			case ocm:
+				cfg.bootstraps = [][]byte{hubA.BootstrapKubeconfig(), hubB.BootstrapKubeconfig()}
+				cfg.hubConnectionTimeoutSeconds = int(timeout.Seconds())
+				cfg.restart = true
+			}
+			b.failoverOnce(t, hubA, hubB, cfg)
+			if b.ctx.Err() != nil {
+				t.Fatal("interrupted")
+			}
+		}
+	}
+}
+
+// failoverOnce runs one failover of one agent and restarts hub A afterwards.
+func (b *bench) failoverOnce(t *testing.T, hubA, hubB *framework.Hub, cfg agentConfig) {
+	t.Helper()
+	kind := cfg.kind
+	a := b.startAgent(t, cfg)
+	defer a.stop()
+	if _, err := waitAvailable(b.ctx, hubA, a, joinTimeout); err != nil {
+		b.rep.missing("failover_total", kind, "joining hub-a: "+err.Error())
+		b.rep.missing("failover_beyond_timeout", kind, "joining hub-a: "+err.Error())
+		t.Logf("%s: %v", cfg.cluster, err)
+		return
+	}
+	if err := b.sleep(failoverSettle); err != nil {
+		t.Fatal("interrupted")
+	}
+	exitsBefore := a.restarts()
+	// The hub is lost from the moment its apiserver starts shutting down: from then on it answers new requests
+	// with 429 and closes connections.
+	lost := time.Now()
+	hubA.StopAPIServer()
+	defer func() {
+		a.stop() // before hub-a returns, so no agent sees it again
+		hubA.StartAPIServer()
+	}()
+	at, err := waitAvailable(b.ctx, hubB, a, b.failoverTimeout+failoverMaxExtra)
+	if err != nil {
+		reason := fmt.Sprintf("not Available on hub-b within %s of hub-a's loss: %v", b.failoverTimeout+failoverMaxExtra, err)
+		b.rep.missing("failover_total", kind, reason)
+		b.rep.missing("failover_beyond_timeout", kind, reason)
+		t.Logf("%s: %s", cfg.cluster, reason)
+		return
+	}
+	took := at.Sub(lost)
+	b.rep.add("failover_total", kind, took.Seconds())
+	b.rep.add("failover_beyond_timeout", kind, (took - b.failoverTimeout).Seconds())
+	t.Logf("%s: %s agent Available on hub-b %.1f s after hub-a was stopped (timeout %s, %d process restarts)",
+		cfg.cluster, kind, took.Seconds(), b.failoverTimeout, a.restarts()-exitsBefore)
+	if kind == ocm {
+		b.rep.note("failover_total", "%s: OCM's agent process exited %d time(s) between hub-a's loss and Available on hub-b",
+			cfg.cluster, a.restarts()-exitsBefore)
+	}
+}

@@ -1,0 +1,163 @@
+//go:build bench
+
+package benchmark
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// clockTicksPerSecond is USER_HZ, the unit of utime/stime in /proc/<pid>/stat: 100 on every Linux architecture
+// Go supports (sysconf(_SC_CLK_TCK) would need cgo).
+const clockTicksPerSecond = 100
+
+// memory is a process's resident set from /proc/<pid>/status, in KiB.
+type memory struct {
+	// RSSKiB is VmRSS, the resident set now.
+	RSSKiB int64
+	// PeakKiB is VmHWM, the largest resident set since the process started.
+	PeakKiB int64
+}
+
+// readMemory reads VmRSS and VmHWM of pid.
+func readMemory(pid int) (memory, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return memory{}, fmt.Errorf("reading the memory of process %d: %w", pid, err)
+	}
+	var m memory
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		v, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch fields[0] {
+		case "VmRSS:":
+			m.RSSKiB = v
+		case "VmHWM:":
+			m.PeakKiB = v
+		}
+	}
+	if m.RSSKiB == 0 || m.PeakKiB == 0 {
+		return memory{}, fmt.Errorf("process %d: no VmRSS/VmHWM in /proc/%d/status", pid, pid)
+	}
+	return m, nil
+}
+
+// cpuSeconds returns utime+stime of pid (user and system CPU time of all its threads), in seconds.
+func cpuSeconds(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reading the CPU time of process %d: %w", pid, err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces; fields after it start at state (3).
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("process %d: malformed /proc/%d/stat", pid, pid)
+	}
+	fields := strings.Fields(s[end+1:])
+	// utime and stime are fields 14 and 15 of stat, i.e. index 11 and 12 after the command name.
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("process %d: short /proc/%d/stat", pid, pid)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("process %d: parsing utime/stime %q/%q", pid, fields[11], fields[12])
+	}
+	return float64(utime+stime) / clockTicksPerSecond, nil
+}
+
+// apiserverPID finds the kube-apiserver process serving serverURL (https://127.0.0.1:<port>): envtest starts it
+// with --secure-port=<port>, and the framework does not expose its process.
+func apiserverPID(serverURL string) (int, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return 0, fmt.Errorf("parsing the apiserver URL %q: %w", serverURL, err)
+	}
+	want := "--secure-port=" + u.Port()
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		return 0, err
+	}
+	for _, dir := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) == 0 || filepath.Base(args[0]) != "kube-apiserver" {
+			continue
+		}
+		for _, a := range args[1:] {
+			if a == want {
+				return strconv.Atoi(filepath.Base(dir))
+			}
+		}
+	}
+	return 0, fmt.Errorf("no kube-apiserver process with %s", want)
+}
+
+// machine describes the machine the benchmark ran on.
+type machine struct {
+	CPUs        int    `json:"cpus"`
+	CPUModel    string `json:"cpuModel"`
+	MemoryGiB   string `json:"memoryGiB"`
+	GoVersion   string `json:"goVersion"`
+	Kernel      string `json:"kernel"`
+	LoadAtStart string `json:"loadAverageAtStart"`
+	LoadAtEnd   string `json:"loadAverageAtEnd,omitempty"`
+}
+
+// describeMachine reads nproc, the CPU model, MemTotal, the kernel release and the load average.
+func describeMachine() machine {
+	m := machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadAtStart: loadAverage()}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) >= 2 && fields[0] == "MemTotal:" {
+				if kib, err := strconv.ParseFloat(fields[1], 64); err == nil {
+					m.MemoryGiB = strconv.FormatFloat(kib/1024/1024, 'f', 1, 64)
+				}
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(data))
+	}
+	return m
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages from /proc/loadavg.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 3 {
+		return "unknown"
+	}
+	return strings.Join(fields[:3], " ")
+}

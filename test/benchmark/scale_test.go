@@ -1,0 +1,179 @@
+//go:build bench
+
+package benchmark
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+const (
+	// scaleIdleWindow is how long the idle CPU use of a fresh hub's apiserver is measured before agents start.
+	scaleIdleWindow = 15 * time.Second
+	// scaleTimeout bounds the wait for all agents of one batch.
+	scaleTimeout = 10 * time.Minute
+	// scalePollInterval is how often the hub's ManagedClusters are listed during the scale scenario.
+	scalePollInterval = 250 * time.Millisecond
+)
+
+// runScale starts, for each N and each agent kind, a fresh hub and N agents of that kind at once (all on one
+// spoke, each with its own cluster name and namespace), and measures the time until all are Available and the
+// hub apiserver's CPU time per agent.
+func (b *bench) runScale(t *testing.T) {
+	spoke := framework.StartSpoke(t)
+	util.InstallFailoverConfigCRD(t, spoke)
+	b.rep.method(scenarioScale, "Per N and agent kind: a fresh hub as in scenario 1 (so no batch inherits another's clusters), "+
+		"its kube-apiserver's idle CPU rate measured over %s, then N agent processes of one kind started at once on one "+
+		"spoke (each its own cluster name and namespace, all sharing the hub's bootstrap user, auto-approved). The time "+
+		"runs from the first start to the first list of the hub's ManagedClusters (every %s) that shows all N Joined and "+
+		"Available. The CPU figure is the kube-apiserver process's utime+stime over that time, minus the idle rate × "+
+		"the time, divided by N; it includes the apiserver work the hub controller and kube-controller-manager do for "+
+		"the agents. All N agents, the spoke apiserver and the hub share the same 2 cores, so the time is bound by CPU; "+
+		"one run per N and kind (n=1). The two kinds alternate which goes first.", scaleIdleWindow, scalePollInterval)
+	for i, n := range b.scaleNs {
+		for _, kind := range order(i) {
+			name := fmt.Sprintf("scale-%s-%d", kind, n)
+			ok := t.Run(name, func(t *testing.T) { b.scaleOnce(t, spoke, kind, n) })
+			if !ok {
+				b.rep.missing(scaleTimeID(n), kind, fmt.Sprintf("the %s batch failed (see the `make bench` output)", name))
+				b.rep.missing(scaleCPUID(n), kind, fmt.Sprintf("the %s batch failed (see the `make bench` output)", name))
+			}
+			b.writeReport(t)
+			if b.ctx.Err() != nil {
+				t.Fatal("interrupted")
+			}
+		}
+	}
+}
+
+func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, n int) {
+	prefix := fmt.Sprintf("scale-%s-%d", kind, n)
+	hub := framework.StartHub(t, framework.HubOptions{Name: prefix, Signer: framework.SignerKCM, HubController: true})
+	pid, err := apiserverPID(hub.DirectURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%03d", prefix, i)
+		ns := names[i]
+		if kind == ocm {
+			ns = ocmComponentNamespace
+		}
+		if err := createNamespace(b.ctx, spoke, ns); err != nil { // before the clock starts
+			t.Fatal(err)
+		}
+	}
+	idle0, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sleep(scaleIdleWindow); err != nil {
+		t.Fatal("interrupted")
+	}
+	idle1, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idleRate := (idle1 - idle0) / scaleIdleWindow.Seconds()
+
+	cpu0, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	agents := make([]*agentProc, n)
+	for i, name := range names {
+		agents[i] = b.startAgent(t, agentConfig{kind: kind, cluster: name, namespace: name, spoke: spoke,
+			bootstraps: [][]byte{hub.BootstrapKubeconfig()}})
+	}
+	defer stopAll(agents)
+	want := map[string]bool{}
+	for _, name := range names {
+		want[name] = true
+	}
+	var elapsed time.Duration
+	firstSeen := map[string]float64{} // cluster name → seconds from the first start to first seen Available
+	done, lastErr := false, error(nil)
+	for !done {
+		if time.Since(start) > scaleTimeout {
+			t.Fatalf("%s: not all %d clusters Available within %s (last error: %v)", prefix, n, scaleTimeout, lastErr)
+		}
+		if b.ctx.Err() != nil {
+			t.Fatal("interrupted")
+		}
+		for _, a := range agents {
+			if err := a.dead(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		list, err := hub.Cluster.ClusterV1().ManagedClusters().List(b.ctx, metav1.ListOptions{})
+		if err != nil {
+			lastErr = err
+		} else {
+			ready := 0
+			for _, mc := range list.Items {
+				if want[mc.Name] && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+					meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
+					ready++
+					if _, seen := firstSeen[mc.Name]; !seen {
+						firstSeen[mc.Name] = time.Since(start).Seconds()
+					}
+				}
+			}
+			if ready == n {
+				elapsed, done = time.Since(start), true
+				break
+			}
+		}
+		time.Sleep(scalePollInterval)
+	}
+	cpu1, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perAgent := (cpu1 - cpu0 - idleRate*elapsed.Seconds()) / float64(n)
+	b.rep.add(scaleTimeID(n), kind, elapsed.Seconds())
+	b.rep.add(scaleCPUID(n), kind, perAgent)
+	b.rep.note(scaleCPUID(n), "%s: hub kube-apiserver %.2f CPU s in %.1f s, idle rate %.3f CPU s/s subtracted",
+		prefix, cpu1-cpu0, elapsed.Seconds(), idleRate)
+	perCluster := make([]float64, 0, len(firstSeen))
+	slow := 0
+	for _, v := range firstSeen {
+		perCluster = append(perCluster, v)
+		if v >= 30 {
+			slow++
+		}
+	}
+	if s := summarize(perCluster); s != nil {
+		b.rep.note(scaleTimeID(n), "%s: per cluster, first start → Available %.1f s median (%.1f–%.1f s); %d of %d took 30 s or more",
+			prefix, s.Median, s.Min, s.Max, slow, n)
+	}
+	t.Logf("%s: all %d Available after %.1f s; hub apiserver %.2f CPU s (%.3f per agent after idle %.3f/s)",
+		prefix, n, elapsed.Seconds(), cpu1-cpu0, perAgent, idleRate)
+}
+
+// stopAll stops agents concurrently.
+func stopAll(agents []*agentProc) {
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		if a == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.stop()
+		}()
+	}
+	wg.Wait()
+}
