@@ -274,31 +274,18 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 	}
 	csrInformers := csrInformerFactory(kubeClient, s.o.ClusterName)
 	spoke := s.newSpokeInformers()
-	cc, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
-		ClusterName:         s.o.ClusterName,
-		AgentName:           s.o.AgentName,
-		Namespace:           s.o.Namespace,
-		SecretName:          s.o.SecretName,
-		Hub:                 s.hub.Bootstrap.Hub,
-		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
-		SpokeSecretInformer: spoke.secrets,
-		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
-		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
-		ExpirationSeconds:   s.o.CSRExpirationSeconds,
-		Clock:               s.o.Clock,
-		RetryBackoff:        s.o.CSRRetryBackoff,
-		Recorder:            s.o.Recorder,
-		OnStatusChange: func(st clientcert.Status) {
-			msg := fmt.Sprintf("hub %s: %s", s.hub.Name, st.Message)
-			if st.LastError != nil {
-				p := clientcert.ClassifyConnectionError(st.LastError, s.hub.Bootstrap, s.o.Clock.Now())
-				if p.Message != "" {
-					msg = fmt.Sprintf("hub %s: %s", s.hub.Name, p.Message)
-				}
+	certOptions := s.clientCertOptions(kubeClient, csrInformers, spoke)
+	certOptions.OnStatusChange = func(st clientcert.Status) {
+		msg := fmt.Sprintf("hub %s: %s", s.hub.Name, st.Message)
+		if st.LastError != nil {
+			p := clientcert.ClassifyConnectionError(st.LastError, s.hub.Bootstrap, s.o.Clock.Now())
+			if p.Message != "" {
+				msg = fmt.Sprintf("hub %s: %s", s.hub.Name, p.Message)
 			}
-			s.setPhase(PhaseBootstrapping, msg)
-		},
-	})
+		}
+		s.setPhase(PhaseBootstrapping, msg)
+	}
+	cc, err := clientcert.NewClientCertForHubController(certOptions)
 	if err != nil {
 		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
 		<-ctx.Done()
@@ -405,21 +392,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		})
 	}
 
-	rotation, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
-		ClusterName:         s.o.ClusterName,
-		AgentName:           s.o.AgentName,
-		Namespace:           s.o.Namespace,
-		SecretName:          s.o.SecretName,
-		Hub:                 s.hub.Bootstrap.Hub,
-		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
-		SpokeSecretInformer: spoke.secrets,
-		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
-		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
-		ExpirationSeconds:   s.o.CSRExpirationSeconds,
-		Clock:               s.o.Clock,
-		RetryBackoff:        s.o.CSRRetryBackoff,
-		Recorder:            s.o.Recorder,
-	})
+	rotation, err := clientcert.NewClientCertForHubController(s.clientCertOptions(kubeClient, csrInformers, spoke))
 	if err != nil {
 		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
 		waitChanged(ctx, changed)
@@ -564,6 +537,26 @@ func (s *Session) setPhase(p Phase, msg string) bool {
 		s.o.OnPhase(p, msg)
 	}
 	return true
+}
+
+// clientCertOptions configures a ClientCertForHubController that sends CSRs with kubeClient's identity: the
+// bootstrap identity for the first join, the hub identity for rotation.
+func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformers informers.SharedInformerFactory, spoke *spokeInformers) clientcert.ControllerOptions {
+	return clientcert.ControllerOptions{
+		ClusterName:         s.o.ClusterName,
+		AgentName:           s.o.AgentName,
+		Namespace:           s.o.Namespace,
+		SecretName:          s.o.SecretName,
+		Hub:                 s.hub.Bootstrap.Hub,
+		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
+		SpokeSecretInformer: spoke.secrets,
+		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
+		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
+		ExpirationSeconds:   s.o.CSRExpirationSeconds,
+		Clock:               s.o.Clock,
+		RetryBackoff:        s.o.CSRRetryBackoff,
+		Recorder:            s.o.Recorder,
+	}
 }
 
 // spokeInformers are the spoke informers of one phase of a session; they stop with it, and so do the event
