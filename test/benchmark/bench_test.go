@@ -18,9 +18,9 @@
 //	BENCH_STEADY_WAIT        wait after Available before reading the steady RSS (default 20s)
 //	BENCH_SECRETS, BENCH_SECRET_NAMESPACES, BENCH_NODES   the large spoke (default 20000, 100, 5000)
 //	BENCH_POPULATE_BUDGET    time allowed to create those objects; fewer are used when it runs out (default 8m)
-//	BENCH_TRAFFIC_SETTLE, BENCH_TRAFFIC_WINDOW   hub traffic settle time and counting window (default 60s, 4m)
+//	BENCH_TRAFFIC_SETTLE, BENCH_TRAFFIC_WINDOW   hub traffic settle time and counting window (default 60s, 10m: the issue asks for a 10-minute window)
 //	BENCH_FAILOVER_TIMEOUT   hub connection timeout of both agents (default 30s, at least 10s)
-//	BENCH_SCALE_N            comma-separated agent counts for the scale scenario (default 10,50)
+//	BENCH_SCALE_N            comma-separated agent counts for the scale scenario (default 10,50,200)
 //	BENCH_RERENDER           when set, only render benchmarks.md again from benchmarks.json (no measurement)
 package benchmark
 
@@ -204,12 +204,12 @@ func newBench(t *testing.T) *bench {
 	b.nodes = envInt(t, "BENCH_NODES", 5000)
 	b.populateBudget = envDuration(t, "BENCH_POPULATE_BUDGET", 8*time.Minute)
 	b.trafficSettle = envDuration(t, "BENCH_TRAFFIC_SETTLE", 60*time.Second)
-	b.trafficWindow = envDuration(t, "BENCH_TRAFFIC_WINDOW", 4*time.Minute)
+	b.trafficWindow = envDuration(t, "BENCH_TRAFFIC_WINDOW", 10*time.Minute)
 	b.failoverTimeout = envDuration(t, "BENCH_FAILOVER_TIMEOUT", 30*time.Second)
 	if b.failoverTimeout < 10*time.Second || b.failoverTimeout%time.Second != 0 {
 		t.Fatalf("BENCH_FAILOVER_TIMEOUT %s: must be whole seconds, at least 10s (the FailoverConfig minimum)", b.failoverTimeout)
 	}
-	for _, s := range strings.Split(envString("BENCH_SCALE_N", "10,50"), ",") {
+	for _, s := range strings.Split(envString("BENCH_SCALE_N", "10,50,200"), ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
 			t.Fatalf("BENCH_SCALE_N: %q is not a positive integer", s)
@@ -225,7 +225,7 @@ func newBench(t *testing.T) *bench {
 		"BENCH_SECRETS": strconv.Itoa(b.secrets), "BENCH_SECRET_NAMESPACES": strconv.Itoa(b.secretNS),
 		"BENCH_NODES": strconv.Itoa(b.nodes), "BENCH_TRAFFIC_WINDOW": b.trafficWindow.String(),
 		"BENCH_TRAFFIC_SETTLE": b.trafficSettle.String(), "BENCH_FAILOVER_TIMEOUT": b.failoverTimeout.String(),
-		"BENCH_SCALE_N": envString("BENCH_SCALE_N", "10,50"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale"),
+		"BENCH_SCALE_N": envString("BENCH_SCALE_N", "10,50,200"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale"),
 	}
 	versions := map[string]string{
 		"ours (klusterlet-failover version)":                            commandOutput(b.oursBinary, "version"),
