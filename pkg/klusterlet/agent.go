@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
@@ -24,35 +23,32 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/spokeclient"
 )
 
 // SpokeClients are the spoke-side clients the agent runs with. RunWithClients takes them so that tests can
-// run the agent in-process against a real spoke apiserver.
+// run the agent in-process against a real spoke apiserver. In the default mode the managed cluster is the cluster
+// the agent runs in and every client talks to it; in hosted mode (--spoke-kubeconfig) the Agent* clients talk to
+// the cluster hosting the agent and the others to the managed cluster.
 type SpokeClients struct {
-	// Config is the spoke client config; its CA (data or file) is published to the hub as the spoke CA bundle.
-	Config *rest.Config
-	// Kube reads nodes, health endpoints and kube-system, and writes the hub kubeconfig Secret and events.
+	// CABundle is the managed cluster apiserver's CA bundle (PEM), published to the hub in
+	// ManagedCluster spec.managedClusterClientConfigs; nil when its kubeconfig names none.
+	CABundle []byte
+	// Kube reads the managed cluster: Nodes, health endpoints, version and the kube-system namespace.
 	Kube kubernetes.Interface
-	// Cluster reads ClusterClaims.
+	// Cluster reads the managed cluster's ClusterClaims.
 	Cluster clusterclientset.Interface
-	// Failover reads FailoverConfigs and writes their status.
-	Failover failoverclientset.Interface
+	// AgentKube reads and writes the agent namespace's Secrets (hub kubeconfig, bootstrap kubeconfigs).
+	AgentKube kubernetes.Interface
+	// AgentFailover reads the agent namespace's FailoverConfigs and writes their status.
+	AgentFailover failoverclientset.Interface
 }
 
 // RunFailoverAgent is the run function of `klusterlet-failover agent failover` (library-go controllercmd
-// StartFunc). It builds the spoke clients (from --spoke-kubeconfig in hosted mode, else the command's client
-// config) and calls RunWithClients. It returns an error only for bad flags or unusable spoke clients; hub
-// problems never end it.
+// StartFunc). It builds the spoke clients (NewSpokeClients with the command's client config) and calls
+// RunWithClients. It returns an error only for bad flags or unusable spoke clients; hub problems never end it.
 func (o *FailoverAgentOptions) RunFailoverAgent(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
-	spokeConfig := controllerContext.KubeConfig
-	if o.SpokeKubeconfig != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", o.SpokeKubeconfig)
-		if err != nil {
-			return fmt.Errorf("--spoke-kubeconfig %q: %w", o.SpokeKubeconfig, err)
-		}
-		spokeConfig = cfg
-	}
-	clients, err := NewSpokeClients(spokeConfig)
+	clients, err := o.NewSpokeClients(controllerContext.KubeConfig)
 	if err != nil {
 		return err
 	}
@@ -63,21 +59,50 @@ func (o *FailoverAgentOptions) RunFailoverAgent(ctx context.Context, controllerC
 	return o.RunWithClients(ctx, clients, recorder, controllerContext.Clock)
 }
 
-// NewSpokeClients builds the spoke clients from config.
-func NewSpokeClients(config *rest.Config) (*SpokeClients, error) {
-	kube, err := kubernetes.NewForConfig(config)
+// NewSpokeClients builds the spoke clients. agentConfig is the client config of the cluster the agent runs in
+// (in-cluster or --kubeconfig). Without --spoke-kubeconfig every client uses it. With --spoke-kubeconfig
+// (hosted mode) the managed cluster's clients use that file and follow it: a re-issued credential written to
+// the file is used from the next check (at most 10 s, at once after a 401) without a restart (FC-13). It returns
+// an error naming --spoke-kubeconfig when that file cannot be loaded.
+func (o *FailoverAgentOptions) NewSpokeClients(agentConfig *rest.Config) (*SpokeClients, error) {
+	if o.SpokeKubeconfig == "" {
+		caBundle, err := spokeCABundle(agentConfig)
+		if err != nil {
+			return nil, err
+		}
+		return NewSpokeClients(agentConfig, agentConfig, caBundle)
+	}
+	reloader, err := spokeclient.New(o.SpokeKubeconfig, spokeclient.Options{})
+	if err != nil {
+		return nil, err
+	}
+	caBundle, err := reloader.CAData()
+	if err != nil {
+		return nil, err
+	}
+	return NewSpokeClients(agentConfig, reloader.Config(), caBundle)
+}
+
+// NewSpokeClients builds the spoke clients: the Agent* ones from agentConfig, the managed cluster's from
+// spokeConfig (the same config unless hosted). caBundle is the managed cluster's CA bundle (PEM) or nil.
+func NewSpokeClients(agentConfig, spokeConfig *rest.Config, caBundle []byte) (*SpokeClients, error) {
+	kube, err := kubernetes.NewForConfig(spokeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("spoke client: %w", err)
 	}
-	cluster, err := clusterclientset.NewForConfig(config)
+	cluster, err := clusterclientset.NewForConfig(spokeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("spoke cluster client: %w", err)
 	}
-	fo, err := failoverclientset.NewForConfig(config)
+	agentKube, err := kubernetes.NewForConfig(agentConfig)
 	if err != nil {
-		return nil, fmt.Errorf("spoke failover client: %w", err)
+		return nil, fmt.Errorf("agent cluster client: %w", err)
 	}
-	return &SpokeClients{Config: config, Kube: kube, Cluster: cluster, Failover: fo}, nil
+	fo, err := failoverclientset.NewForConfig(agentConfig)
+	if err != nil {
+		return nil, fmt.Errorf("agent cluster failover client: %w", err)
+	}
+	return &SpokeClients{CABundle: caBundle, Kube: kube, Cluster: cluster, AgentKube: agentKube, AgentFailover: fo}, nil
 }
 
 // RunWithClients runs the agent with the given spoke clients until ctx is cancelled (design §3): it completes
@@ -93,7 +118,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	if err := o.ValidateFlags(); err != nil {
 		return err
 	}
-	if err := o.CompleteIdentity(ctx, spoke.Kube); err != nil {
+	if err := o.CompleteIdentity(ctx, spoke.AgentKube); err != nil {
 		return err
 	}
 	if err := o.Validate(); err != nil {
@@ -103,15 +128,10 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	ctx = klog.NewContext(ctx, logger)
 	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", o.BootstrapKubeconfig)
 
-	spokeCA, err := spokeCABundle(spoke.Config)
-	if err != nil {
-		return err
-	}
-
 	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only. Each hub
 	// session runs its controllers on informers of its own (Nodes, ClusterClaims, Secrets) that stop with it.
-	nsInformers := informers.NewSharedInformerFactoryWithOptions(spoke.Kube, 10*time.Minute, informers.WithNamespace(o.ComponentNamespace))
-	failoverInformers := failoverinformers.NewSharedInformerFactoryWithOptions(spoke.Failover, 10*time.Minute, failoverinformers.WithNamespace(o.ComponentNamespace))
+	nsInformers := informers.NewSharedInformerFactoryWithOptions(spoke.AgentKube, 10*time.Minute, informers.WithNamespace(o.ComponentNamespace))
+	failoverInformers := failoverinformers.NewSharedInformerFactoryWithOptions(spoke.AgentFailover, 10*time.Minute, failoverinformers.WithNamespace(o.ComponentNamespace))
 	secretInformer := nsInformers.Core().V1().Secrets()
 	fcInformer := failoverInformers.Failover().V1alpha1().FailoverConfigs()
 	// Register the informers before Start.
@@ -137,10 +157,11 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			Namespace:                o.ComponentNamespace,
 			SecretName:               o.HubKubeconfigSecret,
 			SpokeExternalServerURLs:  o.SpokeExternalServerURLs,
-			SpokeCABundle:            spokeCA,
+			SpokeCABundle:            spoke.CABundle,
 			ClusterHealthCheckPeriod: o.ClusterHealthCheckPeriod,
 			MaxCustomClusterClaims:   o.MaxCustomClusterClaims,
 			CSRExpirationSeconds:     expiration,
+			AgentKubeClient:          spoke.AgentKube,
 			SpokeKubeClient:          spoke.Kube,
 			SpokeSecretInformer:      secretInformer,
 			SpokeClusterClient:       spoke.Cluster,
@@ -149,7 +170,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		},
 		SecretInformer:         secretInformer,
 		FailoverConfigInformer: fcInformer,
-		FailoverConfigClient:   spoke.Failover.FailoverV1alpha1(),
+		FailoverConfigClient:   spoke.AgentFailover.FailoverV1alpha1(),
 		Metrics:                o.Metrics,
 		Clock:                  clk,
 		Recorder:               recorder,

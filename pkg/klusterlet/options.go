@@ -54,8 +54,10 @@ type FailoverAgentOptions struct {
 	ClusterHealthCheckPeriod time.Duration
 	// MaxCustomClusterClaims caps the non-reserved ClusterClaims exposed in ManagedCluster status; must be >= 0.
 	MaxCustomClusterClaims int
-	// SpokeKubeconfig is the kubeconfig of the managed cluster in hosted mode; empty means the command's own
-	// client config (in-cluster or --kubeconfig).
+	// SpokeKubeconfig is the kubeconfig file of the managed cluster in hosted mode; empty means the command's
+	// own client config (in-cluster or --kubeconfig). When set, only the managed cluster's objects (Nodes,
+	// ClusterClaims, health, version, kube-system) are read through it, and the file is re-read when it changes;
+	// the agent namespace (Secrets, FailoverConfig, events) stays on the command's own cluster.
 	SpokeKubeconfig string
 	// FailoverConfigName is the FailoverConfig in ComponentNamespace that lists alternate hubs; it may be absent.
 	FailoverConfigName string
@@ -102,7 +104,7 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxCustomClusterClaims, "max-custom-cluster-claims", o.MaxCustomClusterClaims,
 		"Maximum number of custom (non-reserved) ClusterClaims exposed in the ManagedCluster status.")
 	fs.StringVar(&o.SpokeKubeconfig, "spoke-kubeconfig", o.SpokeKubeconfig,
-		"Kubeconfig of the managed cluster, for hosted mode. If empty, the in-cluster config or --kubeconfig is used.")
+		"Kubeconfig file of the managed cluster, for hosted mode: Nodes, ClusterClaims and health are read through it and a changed file is picked up without a restart; the agent namespace stays on the in-cluster/--kubeconfig cluster. If empty, the in-cluster config or --kubeconfig is used for everything.")
 	fs.StringVar(&o.FailoverConfigName, "failover-config-name", o.FailoverConfigName,
 		"Name of the FailoverConfig, in the agent namespace, that lists the alternate hubs.")
 	fs.StringVar(&o.BootstrapKubeconfigSecret, "bootstrap-kubeconfig-secret", o.BootstrapKubeconfigSecret,

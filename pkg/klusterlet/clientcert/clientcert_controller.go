@@ -67,6 +67,8 @@ const (
 	// maxNotYetValidWait bounds how long a stored certificate that is not yet valid (hub clock ahead) is waited
 	// for instead of being replaced.
 	maxNotYetValidWait = time.Hour
+	// secretWriteTimeout bounds a write of the hub kubeconfig Secret, which is not cancelled with the controller.
+	secretWriteTimeout = 30 * time.Second
 )
 
 // Backoff is the delay between failed CSR attempts (create failure, denied, failed, deleted, invalid
@@ -411,8 +413,7 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 	}
 	created, err := c.writeSecret(ctx, data)
 	if err != nil && ctx.Err() != nil {
-		// The controller is being stopped (the session saw the new Secret, or moves to another hub): the write
-		// may well have landed, and a warning would be noise.
+		// The controller is being stopped (moving to another hub): a warning would be noise.
 		return ctx.Err()
 	}
 	if err != nil {
@@ -531,6 +532,11 @@ func (c *ClientCertForHubController) rebuildKubeconfig(ctx context.Context, sync
 // writeSecret writes data over the live Secret in one Create or Update, keeping its labels, annotations, type
 // and keys not in data. created reports a Create.
 func (c *ClientCertForHubController) writeSecret(ctx context.Context, data map[string][]byte) (created bool, err error) {
+	// The write outlives the controller's context: the session stops the bootstrap controller as soon as its
+	// informer sees the Secret, which can be before this goroutine has read the response; the outcome and its
+	// events must not be lost then (a cancelled Create would report a failure for a Secret that landed).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), secretWriteTimeout)
+	defer cancel()
 	client := c.opts.SpokeSecrets.Secrets(c.opts.Namespace)
 	existing, err := c.getLiveSecret(ctx)
 	if err != nil {

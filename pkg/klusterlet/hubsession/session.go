@@ -73,11 +73,14 @@ type Options struct {
 	CSRExpirationSeconds *int32
 	// CSRRetryBackoff spaces failed CSR attempts; zero fields take clientcert's defaults.
 	CSRRetryBackoff clientcert.Backoff
-	// SpokeKubeClient writes the Secret and reads the spoke (health, version, kube-system).
+	// AgentKubeClient writes the hub kubeconfig Secret in Namespace of the cluster the agent runs in: the managed
+	// cluster, or in hosted mode (--spoke-kubeconfig) the cluster hosting the agent.
+	AgentKubeClient kubernetes.Interface
+	// SpokeKubeClient reads the managed cluster: health endpoints, version, Nodes, the kube-system namespace.
 	SpokeKubeClient kubernetes.Interface
-	// SpokeClusterClient reads ClusterClaims.
+	// SpokeClusterClient reads the managed cluster's ClusterClaims.
 	SpokeClusterClient clusterclientset.Interface
-	// SpokeSecretInformer covers Namespace; the caller starts it and keeps it running across sessions. The session
+	// SpokeSecretInformer covers Namespace on AgentKubeClient's cluster; the caller starts it and keeps it running across sessions. The session
 	// only adds (and removes again) an event handler to follow the hub kubeconfig Secret. The controllers of a
 	// session run on informers of their own (Secrets of Namespace, Nodes, ClusterClaims) that stop with them:
 	// library-go's factory never removes the handlers it adds, so shared informers would collect one set of
@@ -140,7 +143,7 @@ func New(o Options, hub Hub) (*Session, error) {
 		return nil, fmt.Errorf("hub session: hub name and bootstrap kubeconfig are required")
 	case o.ClusterName == "" || o.AgentName == "" || o.Namespace == "" || o.SecretName == "":
 		return nil, fmt.Errorf("hub session %s: cluster name, agent name, namespace and secret name are required", hub.Name)
-	case o.SpokeKubeClient == nil || o.SpokeClusterClient == nil || o.SpokeSecretInformer == nil:
+	case o.AgentKubeClient == nil || o.SpokeKubeClient == nil || o.SpokeClusterClient == nil || o.SpokeSecretInformer == nil:
 		return nil, fmt.Errorf("hub session %s: spoke client and informers are required", hub.Name)
 	case o.Recorder == nil:
 		return nil, fmt.Errorf("hub session %s: recorder is required", hub.Name)
@@ -548,7 +551,7 @@ func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformer
 		Namespace:           s.o.Namespace,
 		SecretName:          s.o.SecretName,
 		Hub:                 s.hub.Bootstrap.Hub,
-		SpokeSecrets:        s.o.SpokeKubeClient.CoreV1(),
+		SpokeSecrets:        s.o.AgentKubeClient.CoreV1(),
 		SpokeSecretInformer: spoke.secrets,
 		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
 		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
@@ -572,7 +575,7 @@ type spokeInformers struct {
 
 func (s *Session) newSpokeInformers() *spokeInformers {
 	si := &spokeInformers{
-		namespaced: informers.NewSharedInformerFactoryWithOptions(s.o.SpokeKubeClient, 0, informers.WithNamespace(s.o.Namespace)),
+		namespaced: informers.NewSharedInformerFactoryWithOptions(s.o.AgentKubeClient, 0, informers.WithNamespace(s.o.Namespace)),
 		cluster:    informers.NewSharedInformerFactory(s.o.SpokeKubeClient, 0),
 		claimsF:    clusterinformers.NewSharedInformerFactory(s.o.SpokeClusterClient, 0),
 	}

@@ -81,6 +81,9 @@ type agentSpec struct {
 	urls           []string
 	maxClaims      int // 0 keeps the default (20)
 	clock          clock.Clock
+	// hostedKubeconfig, if set, runs the agent in hosted mode with this --spoke-kubeconfig; the spoke given to
+	// startAgent is then the cluster hosting the agent.
+	hostedKubeconfig string
 }
 
 // startAgent starts an agent on spoke with the suite's defaults: health-check period healthCheckPeriod, its own
@@ -94,9 +97,10 @@ func startAgent(t *testing.T, spoke *framework.Spoke, spec agentSpec) *agentRun 
 	dir := filepath.Join(t.TempDir(), "hub-kubeconfig")
 	run := &agentRun{Dir: dir, Secret: secret}
 	run.Agent = util.StartAgent(t, spoke, util.AgentConfig{
-		Bootstrap:        spec.bootstrap,
-		HubKubeconfigDir: dir,
-		Clock:            spec.clock,
+		Bootstrap:           spec.bootstrap,
+		HubKubeconfigDir:    dir,
+		Clock:               spec.clock,
+		SpokeKubeconfigFile: spec.hostedKubeconfig,
 		Mutate: func(o *klusterlet.FailoverAgentOptions) {
 			o.ClusterName, o.AgentName = spec.cluster, spec.agent
 			o.HubKubeconfigSecret = secret

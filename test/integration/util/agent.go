@@ -63,6 +63,10 @@ type AgentConfig struct {
 	Clock clock.Clock
 	// SpokeConfig, if set, is the agent's spoke client config instead of spoke.AdminConfig (e.g. through a proxy).
 	SpokeConfig *rest.Config
+	// SpokeKubeconfigFile, if set, runs the agent in hosted mode: --spoke-kubeconfig is this file (the managed
+	// cluster) and the spoke passed to StartAgent is the cluster hosting the agent (its namespace, Secrets,
+	// FailoverConfig and events), as for the binary.
+	SpokeKubeconfigFile string
 }
 
 // EnsureAgentNamespace creates the agent namespace and installs the FailoverConfig CRD on the spoke.
@@ -120,6 +124,7 @@ func StartAgent(t testing.TB, spoke *framework.Spoke, cfg AgentConfig) *Agent {
 		o.HubKubeconfigDir = filepath.Join(dir, "hub-kubeconfig")
 	}
 	o.ClusterHealthCheckPeriod = 10 * time.Second
+	o.SpokeKubeconfig = cfg.SpokeKubeconfigFile
 	registry := testutil.NewFakeKubeRegistry("1.34.0")
 	o.Metrics = failover.NewMetrics(registry.MustRegister)
 	if cfg.Mutate != nil {
@@ -129,7 +134,8 @@ func StartAgent(t testing.TB, spoke *framework.Spoke, cfg AgentConfig) *Agent {
 	if cfg.SpokeConfig != nil {
 		spokeConfig = cfg.SpokeConfig
 	}
-	clients, err := klusterlet.NewSpokeClients(spokeConfig)
+	// The same client construction as the binary (RunFailoverAgent), with spokeConfig as the command's config.
+	clients, err := o.NewSpokeClients(spokeConfig)
 	if err != nil {
 		t.Fatalf("spoke clients: %v", err)
 	}

@@ -1,0 +1,213 @@
+// Package spokeclient builds the managed cluster's client config in hosted mode (--spoke-kubeconfig) so that a
+// re-issued credential is picked up without a restart (field case FC-13).
+//
+// client-go reloads a token file (tokenFile) and client certificate files on its own, but not a kubeconfig whose
+// credentials are inline — the usual shape of a hosted-mode kubeconfig mounted from a Secret, where the whole file
+// is replaced when the credential is re-issued. Reloader re-reads that file and swaps the transport underneath
+// every client built from its Config.
+package spokeclient
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"sync"
+	"time"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// Options tune a Reloader. Zero fields take the defaults.
+type Options struct {
+	// CheckInterval is how often, at most, a request makes the Reloader compare the file with what it loaded.
+	// Default 10 s.
+	CheckInterval time.Duration
+	// RejectedCheckInterval is how often, at most, a 401 answer makes it compare the file at once, before the
+	// next CheckInterval (a revoked credential is the reason to look). Default 1 s.
+	RejectedCheckInterval time.Duration
+	// Clock measures the intervals. Default: real clock.
+	Clock clock.Clock
+}
+
+// Reloader is an http.RoundTripper that sends every request with the credentials of the kubeconfig file at
+// Path as it was when last (re)loaded. It is safe for concurrent use.
+type Reloader struct {
+	path string
+	o    Options
+
+	mu        sync.Mutex
+	content   []byte // the file content the current transport was built from
+	rejected  []byte // the last content that failed to load, so that it is reported once
+	config    *rest.Config
+	transport http.RoundTripper
+	server    *url.URL
+	lastCheck time.Time
+	lastForce time.Time
+	reloads   int
+}
+
+// New loads the kubeconfig file at path and returns a Reloader for it. It returns an error naming the path when
+// the file cannot be read or does not give a usable client config (server URL, TLS and credential fields).
+func New(path string, o Options) (*Reloader, error) {
+	if o.CheckInterval <= 0 {
+		o.CheckInterval = 10 * time.Second
+	}
+	if o.RejectedCheckInterval <= 0 {
+		o.RejectedCheckInterval = time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	r := &Reloader{path: path, o: o}
+	content, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--spoke-kubeconfig %q: %w", path, err)
+	}
+	if err := r.load(content); err != nil {
+		return nil, err
+	}
+	r.lastCheck = o.Clock.Now()
+	return r, nil
+}
+
+// Config returns a client config for the managed cluster whose requests go through the Reloader: its Host is
+// the server of the file as first loaded (a later server change is followed by the Reloader) and it carries no
+// TLS or credential fields of its own. Every client built from it follows the file.
+func (r *Reloader) Config() *rest.Config {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return &rest.Config{
+		Host:      r.config.Host,
+		APIPath:   r.config.APIPath,
+		Transport: r,
+		QPS:       r.config.QPS,
+		Burst:     r.config.Burst,
+	}
+}
+
+// CAData returns the PEM CA bundle of the kubeconfig as last loaded (inline data, or the content of its
+// certificate-authority file), nil if it names none (system roots). It returns an error naming the CA file when
+// that file cannot be read.
+func (r *Reloader) CAData() ([]byte, error) {
+	r.mu.Lock()
+	cfg := r.config
+	r.mu.Unlock()
+	if len(cfg.CAData) > 0 {
+		return cfg.CAData, nil
+	}
+	if cfg.CAFile != "" {
+		data, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--spoke-kubeconfig %q: certificate-authority %q: %w", r.path, cfg.CAFile, err)
+		}
+		return data, nil
+	}
+	return nil, nil
+}
+
+// Reloads returns how many times the file was reloaded after New (content changed and loaded).
+func (r *Reloader) Reloads() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reloads
+}
+
+// RoundTrip sends req with the current credentials. Every CheckInterval, and after a 401 at most every
+// RejectedCheckInterval, it first compares the file with what it loaded and switches to the new content when
+// that loads; content that does not load is reported once and the previous credentials stay in use.
+func (r *Reloader) RoundTrip(req *http.Request) (*http.Response, error) {
+	transport, server := r.current(false)
+	if server != nil && (req.URL.Host != server.Host || req.URL.Scheme != server.Scheme) {
+		req = req.Clone(req.Context())
+		req.URL.Scheme, req.URL.Host, req.Host = server.Scheme, server.Host, ""
+	}
+	resp, err := transport.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		r.current(true)
+	}
+	return resp, err
+}
+
+// current returns the transport and server to use, reloading the file first when a check is due.
+func (r *Reloader) current(rejected bool) (http.RoundTripper, *url.URL) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.o.Clock.Now()
+	due := now.Sub(r.lastCheck) >= r.o.CheckInterval
+	if rejected && now.Sub(r.lastForce) >= r.o.RejectedCheckInterval {
+		due = true
+		r.lastForce = now
+	}
+	if due {
+		r.lastCheck = now
+		r.reloadLocked()
+	}
+	return r.transport, r.server
+}
+
+func (r *Reloader) reloadLocked() {
+	content, err := os.ReadFile(r.path)
+	if err != nil {
+		// A mounted Secret is replaced through a symlink swap; a read between the two steps can fail. The
+		// credentials in use stay until a later check reads the new file.
+		klog.Background().V(2).Info("Reading the spoke kubeconfig failed; keeping the loaded credentials", "path", r.path, "err", err)
+		return
+	}
+	if bytes.Equal(content, r.content) || bytes.Equal(content, r.rejected) {
+		return
+	}
+	old := r.transport
+	if err := r.loadLocked(content); err != nil {
+		r.rejected = content
+		klog.Background().Error(err, "The spoke kubeconfig changed but cannot be used; keeping the loaded credentials", "path", r.path)
+		return
+	}
+	r.rejected = nil
+	r.reloads++
+	utilnet.CloseIdleConnectionsFor(old)
+	klog.Background().Info("Spoke kubeconfig changed; using its credentials from now on", "path", r.path, "server", r.config.Host)
+}
+
+func (r *Reloader) load(content []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loadLocked(content)
+}
+
+func (r *Reloader) loadLocked(content []byte) error {
+	kubeconfig, err := clientcmd.Load(content)
+	if err != nil {
+		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+	}
+	// File references (certificate-authority, client-certificate, tokenFile) are relative to the kubeconfig's
+	// directory, as for kubectl.
+	for _, c := range kubeconfig.Clusters {
+		c.LocationOfOrigin = r.path
+	}
+	for _, a := range kubeconfig.AuthInfos {
+		a.LocationOfOrigin = r.path
+	}
+	if err := clientcmd.ResolveLocalPaths(kubeconfig); err != nil {
+		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*kubeconfig, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+	}
+	server, err := url.Parse(cfg.Host)
+	if err != nil || server.Host == "" {
+		return fmt.Errorf("--spoke-kubeconfig %q: cluster server %q is not a URL with a host", r.path, cfg.Host)
+	}
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+	}
+	r.content, r.config, r.transport, r.server = content, cfg, transport, server
+	return nil
+}
