@@ -197,7 +197,9 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 // CompleteIdentity resolves the cluster and agent names (design §2): the flags, else the `cluster-name` /
 // `agent-name` of the hub kubeconfig Secret (or the CN of its certificate), else the files in
 // --hub-kubeconfig-dir, else generated names. It first mirrors an existing Secret into the directory (design §3
-// step 1). It reads only the spoke.
+// step 1); when the Secret does not hold both names yet, it writes the chosen names to the directory's
+// cluster-name and agent-name files so that a restart before the first certificate keeps them. It reads only
+// the cluster the agent runs in (spokeKube: the agent namespace's Secret).
 func (o *FailoverAgentOptions) CompleteIdentity(ctx context.Context, spokeKube kubernetes.Interface) error {
 	secret, err := spokeKube.CoreV1().Secrets(o.ComponentNamespace).Get(ctx, o.HubKubeconfigSecret, metav1.GetOptions{})
 	var data map[string][]byte
@@ -236,6 +238,18 @@ func (o *FailoverAgentOptions) CompleteIdentity(ctx context.Context, spokeKube k
 	}
 	if o.AgentName == "" {
 		o.AgentName = clientcert.GenerateAgentName()
+	}
+	if len(data[clientcert.ClusterNameSecretKey]) == 0 || len(data[clientcert.AgentNameSecretKey]) == 0 {
+		// Until the first certificate is issued the Secret does not exist (it is written whole, never half), so
+		// the names go to the directory at once: an agent restarted while its first CSR waits for approval comes
+		// back with the same names instead of new generated ones (the directory outlives container restarts).
+		if _, err := clientcert.MirrorToDir(map[string][]byte{
+			clientcert.ClusterNameSecretKey: []byte(o.ClusterName),
+			clientcert.AgentNameSecretKey:   []byte(o.AgentName),
+		}, o.HubKubeconfigDir); err != nil {
+			klog.FromContext(ctx).Error(err, "Storing the cluster and agent names; a restart before the first certificate may choose new ones",
+				"dir", o.HubKubeconfigDir)
+		}
 	}
 	return nil
 }

@@ -70,5 +70,6 @@ func TestAgent(t *testing.T) {
 		t.Run("FC-10 clock skew", s.afterFirstJoin(testClockSkew))
 		t.Run("FC-16 status churn", s.afterFirstJoin(testStatusChurn))
 		t.Run("FC-13 hosted spoke credentials", s.afterFirstJoin(testHostedSpokeCredentials))
+		t.Run("generated names survive a restart before the first certificate", s.afterFirstJoin(testGeneratedNamesSurviveRestart))
 	})
 }

@@ -81,6 +81,8 @@ type agentSpec struct {
 	urls           []string
 	maxClaims      int // 0 keeps the default (20)
 	clock          clock.Clock
+	// dir is the agent's --hub-kubeconfig-dir; default a fresh directory.
+	dir string
 	// hostedKubeconfig, if set, runs the agent in hosted mode with this --spoke-kubeconfig; the spoke given to
 	// startAgent is then the cluster hosting the agent.
 	hostedKubeconfig string
@@ -94,7 +96,10 @@ func startAgent(t *testing.T, spoke *framework.Spoke, spec agentSpec) *agentRun 
 	if secret == "" {
 		secret = defaultSecretName
 	}
-	dir := filepath.Join(t.TempDir(), "hub-kubeconfig")
+	dir := spec.dir
+	if dir == "" {
+		dir = filepath.Join(t.TempDir(), "hub-kubeconfig")
+	}
 	run := &agentRun{Dir: dir, Secret: secret}
 	run.Agent = util.StartAgent(t, spoke, util.AgentConfig{
 		Bootstrap:           spec.bootstrap,

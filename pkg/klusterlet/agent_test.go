@@ -1,0 +1,114 @@
+package klusterlet
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+)
+
+func TestCompleteIdentity(t *testing.T) {
+	const ns = "open-cluster-management-agent"
+	secret := func(cluster, agent string) *corev1.Secret {
+		return &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: DefaultHubKubeconfigSecret},
+			Data:       map[string][]byte{clientcert.ClusterNameSecretKey: []byte(cluster), clientcert.AgentNameSecretKey: []byte(agent)},
+		}
+	}
+	tests := []struct {
+		name                   string
+		flagCluster, flagAgent string
+		objects                []runtime.Object
+		dirFiles               map[string]string
+		// wantCluster/wantAgent "" means generated: any valid name, the same after a restart.
+		wantCluster, wantAgent string
+		// wantDir are the name files expected in the directory afterwards.
+		wantDir map[string]string
+	}{
+		{
+			name:        "flags win",
+			flagCluster: "c1", flagAgent: "a1",
+			objects:     []runtime.Object{secret("stored", "storedagent")},
+			wantCluster: "c1", wantAgent: "a1",
+			wantDir:     map[string]string{"cluster-name": "stored", "agent-name": "storedagent"},
+		},
+		{
+			name:        "names stored in the Secret",
+			objects:     []runtime.Object{secret("stored", "storedagent")},
+			wantCluster: "stored", wantAgent: "storedagent",
+			wantDir:     map[string]string{"cluster-name": "stored", "agent-name": "storedagent"},
+		},
+		{
+			name:        "names stored in the directory only",
+			dirFiles:    map[string]string{"cluster-name": "fromdir", "agent-name": "diragent"},
+			wantCluster: "fromdir", wantAgent: "diragent",
+			wantDir:     map[string]string{"cluster-name": "fromdir", "agent-name": "diragent"},
+		},
+		{
+			name:        "flag names without a Secret are stored in the directory",
+			flagCluster: "c1", flagAgent: "a1",
+			wantCluster: "c1", wantAgent: "a1",
+			wantDir:     map[string]string{"cluster-name": "c1", "agent-name": "a1"},
+		},
+		{
+			name: "generated names are stored before any certificate",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "hub-kubeconfig")
+			if _, err := clientcert.MirrorToDir(toBytes(tc.dirFiles), dir); err != nil {
+				t.Fatal(err)
+			}
+			client := fake.NewClientset(tc.objects...)
+			run := func() *FailoverAgentOptions {
+				o := NewFailoverAgentOptions()
+				o.ComponentNamespace, o.HubKubeconfigDir, o.BootstrapKubeconfig = ns, dir, "/bootstrap/kubeconfig"
+				o.ClusterName, o.AgentName = tc.flagCluster, tc.flagAgent
+				if err := o.CompleteIdentity(context.Background(), client); err != nil {
+					t.Fatalf("CompleteIdentity: %v", err)
+				}
+				return o
+			}
+			first := run()
+			if tc.wantCluster != "" && (first.ClusterName != tc.wantCluster || first.AgentName != tc.wantAgent) {
+				t.Fatalf("identity %s/%s, want %s/%s", first.ClusterName, first.AgentName, tc.wantCluster, tc.wantAgent)
+			}
+			if err := first.Validate(); err != nil {
+				t.Fatalf("the resolved identity does not validate: %v", err)
+			}
+			want := tc.wantDir
+			if want == nil {
+				want = map[string]string{"cluster-name": first.ClusterName, "agent-name": first.AgentName}
+			}
+			for file, content := range want {
+				got, err := os.ReadFile(filepath.Join(dir, file))
+				if err != nil || string(got) != content {
+					t.Errorf("%s in the directory = %q (%v), want %q", file, got, err, content)
+				}
+			}
+			if tc.flagCluster == "" {
+				// A restart (the Secret still absent or unchanged) resolves the same names.
+				second := run()
+				if second.ClusterName != first.ClusterName || second.AgentName != first.AgentName {
+					t.Errorf("after a restart the identity is %s/%s, first run chose %s/%s", second.ClusterName, second.AgentName, first.ClusterName, first.AgentName)
+				}
+			}
+		})
+	}
+}
+
+func toBytes(m map[string]string) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = []byte(v)
+	}
+	return out
+}
