@@ -406,7 +406,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	} else if planned {
 		r.o.Recorder.Eventf(ReasonPlannedSwitchRequested, "planned switch from %s to %s requested by FailoverConfig spec.switchTo", r.active, target)
 	}
-	r.o.Recorder.Warningf(ReasonFailoverStarted, "moving cluster %s from hub %s to hub %s: %s", r.o.Session.ClusterName, r.active, target, verdict.Message)
+	r.o.Recorder.Eventf(ReasonFailoverStarted, "moving cluster %s from hub %s to hub %s: %s", r.o.Session.ClusterName, r.active, target, verdict.Message)
 	reason := string(verdict.Trigger)
 	if verdict.Reason == ReasonFailbackStarted {
 		reason = string(failoverv1alpha1.FailoverReasonFailback)
@@ -1066,9 +1066,9 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	}
 	if phase == hubsession.PhaseRegistered && avail == metav1.ConditionTrue {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue,
-			Reason: "HubAvailable", Message: fmt.Sprintf("cluster %s is Available on hub %s", r.o.Session.ClusterName, r.active), ObservedGeneration: fc.Generation})
+			Reason: ConditionReasonHubAvailable, Message: fmt.Sprintf("cluster %s is Available on hub %s", r.o.Session.ClusterName, r.active), ObservedGeneration: fc.Generation})
 	} else {
-		reason := "HubNotAvailable"
+		reason := ConditionReasonHubNotAvailable
 		if phase != "" {
 			reason = string(phase)
 		}
@@ -1077,10 +1077,10 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	}
 	if r.switching != nil {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue,
-			Reason: "Switching", Message: fmt.Sprintf("moving from hub %s to hub %s: %s", r.switching.from, r.switching.to, r.switching.message), ObservedGeneration: fc.Generation})
+			Reason: ConditionReasonSwitching, Message: fmt.Sprintf("moving from hub %s to hub %s: %s", r.switching.from, r.switching.to, r.switching.message), ObservedGeneration: fc.Generation})
 	} else {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse,
-			Reason: "Stable", Message: fmt.Sprintf("on hub %s", r.active), ObservedGeneration: fc.Generation})
+			Reason: ConditionReasonStable, Message: fmt.Sprintf("on hub %s", r.active), ObservedGeneration: fc.Generation})
 	}
 	var invalid []string
 	for _, name := range r.order {
@@ -1089,7 +1089,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		}
 	}
 	if r.degraded != "" {
-		reason := "Degraded"
+		reason := ConditionReasonDegraded
 		if r.noViable {
 			reason = ReasonNoViableHub
 		} else if phase == hubsession.PhaseNoCredentials {
@@ -1103,7 +1103,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 			Reason: ReasonBootstrapKubeconfigInvalid, Message: truncate(strings.Join(invalid, "; "), maxConditionMessage), ObservedGeneration: fc.Generation})
 	} else {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
-			Reason: "AsExpected", Message: "", ObservedGeneration: fc.Generation})
+			Reason: ConditionReasonAsExpected, Message: "", ObservedGeneration: fc.Generation})
 	}
 	if equality.Semantic.DeepEqual(status, &fc.Status) {
 		return

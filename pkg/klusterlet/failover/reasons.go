@@ -66,3 +66,20 @@ const (
 	// message is ProbeResult.Message.
 	ReasonStandbyProbeFailed = "StandbyProbeFailed"
 )
+
+// Reasons of the FailoverConfig status conditions that are not also event reasons.
+const (
+	// ConditionReasonHubAvailable: Available=True, the cluster is Available on the active hub.
+	ConditionReasonHubAvailable = "HubAvailable"
+	// ConditionReasonHubNotAvailable: Available=False before the session reported a phase; otherwise the
+	// reason is the session's phase (Bootstrapping, NoCredentials, Registered).
+	ConditionReasonHubNotAvailable = "HubNotAvailable"
+	// ConditionReasonSwitching: Progressing=True while the cluster moves to another hub.
+	ConditionReasonSwitching = "Switching"
+	// ConditionReasonStable: Progressing=False, no switch in progress.
+	ConditionReasonStable = "Stable"
+	// ConditionReasonDegraded: Degraded=True for a cause without a more specific reason.
+	ConditionReasonDegraded = "Degraded"
+	// ConditionReasonAsExpected: Degraded=False.
+	ConditionReasonAsExpected = "AsExpected"
+)
