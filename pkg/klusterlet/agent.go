@@ -70,7 +70,7 @@ func (o *FailoverAgentOptions) NewSpokeClients(agentConfig *rest.Config) (*Spoke
 		if err != nil {
 			return nil, err
 		}
-		return NewSpokeClients(agentConfig, agentConfig, caBundle)
+		return newSpokeClients(agentConfig, agentConfig, caBundle)
 	}
 	reloader, err := spokeclient.New(o.SpokeKubeconfig, spokeclient.Options{})
 	if err != nil {
@@ -80,12 +80,12 @@ func (o *FailoverAgentOptions) NewSpokeClients(agentConfig *rest.Config) (*Spoke
 	if err != nil {
 		return nil, err
 	}
-	return NewSpokeClients(agentConfig, reloader.Config(), caBundle)
+	return newSpokeClients(agentConfig, reloader.Config(), caBundle)
 }
 
-// NewSpokeClients builds the spoke clients: the Agent* ones from agentConfig, the managed cluster's from
+// newSpokeClients builds the spoke clients: the Agent* ones from agentConfig, the managed cluster's from
 // spokeConfig (the same config unless hosted). caBundle is the managed cluster's CA bundle (PEM) or nil.
-func NewSpokeClients(agentConfig, spokeConfig *rest.Config, caBundle []byte) (*SpokeClients, error) {
+func newSpokeClients(agentConfig, spokeConfig *rest.Config, caBundle []byte) (*SpokeClients, error) {
 	kube, err := kubernetes.NewForConfig(spokeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("spoke client: %w", err)

@@ -13,6 +13,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -34,44 +35,72 @@ const (
 	minRequestedDuration = 10 * time.Minute
 )
 
-// testCA is a hub's client CA: kube-apiserver trusts it (--client-ca-file) and kube-controller-manager or the
-// in-process signer signs approved CSRs with it. Its cert and key are PEM files in the hub's directory.
+// testCA is a client CA of a control plane. The signing CA (controlPlane.ca) signs the bootstrap user, test
+// users and, through kube-controller-manager or the in-process signer, approved CSRs; the admin CA
+// (controlPlane.adminCA) signs the admin and controllers identities. kube-apiserver trusts both
+// (--client-ca-file is a bundle of the two). Its cert and key are PEM files in the control plane's directory.
+// rotate replaces the CA in place; the files are rewritten, so processes that reload them follow.
 type testCA struct {
-	cert     *x509.Certificate
-	key      crypto.Signer
-	certPEM  []byte
 	certFile string
 	keyFile  string
+
+	mu      sync.RWMutex
+	cert    *x509.Certificate
+	key     crypto.Signer
+	certPEM []byte
 }
 
 // newTestCA creates a self-signed ECDSA P-256 CA named commonName and writes ca.crt and ca.key into dir.
 func newTestCA(commonName, dir string) (*testCA, error) {
+	ca := &testCA{certFile: filepath.Join(dir, "ca.crt"), keyFile: filepath.Join(dir, "ca.key")}
+	if err := ca.rotate(commonName); err != nil {
+		return nil, err
+	}
+	return ca, nil
+}
+
+// rotate gives the CA a new key and self-signed certificate named commonName and rewrites its files (key first,
+// each through a rename, so a reader never sees half a file).
+func (ca *testCA) rotate(commonName string) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("generating the key of CA %q: %w", commonName, err)
+		return fmt.Errorf("generating the key of CA %q: %w", commonName, err)
 	}
 	caCert, err := cert.NewSelfSignedCACert(cert.Config{CommonName: commonName}, key)
 	if err != nil {
-		return nil, fmt.Errorf("self-signing CA %q: %w", commonName, err)
+		return fmt.Errorf("self-signing CA %q: %w", commonName, err)
 	}
 	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
 	if err != nil {
-		return nil, fmt.Errorf("encoding the key of CA %q: %w", commonName, err)
+		return fmt.Errorf("encoding the key of CA %q: %w", commonName, err)
 	}
-	ca := &testCA{
-		cert:     caCert,
-		key:      key,
-		certPEM:  pem.EncodeToMemory(&pem.Block{Type: cert.CertificateBlockType, Bytes: caCert.Raw}),
-		certFile: filepath.Join(dir, "ca.crt"),
-		keyFile:  filepath.Join(dir, "ca.key"),
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: cert.CertificateBlockType, Bytes: caCert.Raw})
+	if err := writeFileAtomic(ca.keyFile, keyPEM); err != nil {
+		return fmt.Errorf("writing the key of CA %q: %w", commonName, err)
 	}
-	if err := os.WriteFile(ca.certFile, ca.certPEM, 0o600); err != nil {
-		return nil, fmt.Errorf("writing CA %q: %w", commonName, err)
+	if err := writeFileAtomic(ca.certFile, certPEM); err != nil {
+		return fmt.Errorf("writing CA %q: %w", commonName, err)
 	}
-	if err := os.WriteFile(ca.keyFile, keyPEM, 0o600); err != nil {
-		return nil, fmt.Errorf("writing the key of CA %q: %w", commonName, err)
+	ca.mu.Lock()
+	ca.cert, ca.key, ca.certPEM = caCert, key, certPEM
+	ca.mu.Unlock()
+	return nil
+}
+
+// pem returns the CA certificate (PEM).
+func (ca *testCA) pem() []byte {
+	ca.mu.RLock()
+	defer ca.mu.RUnlock()
+	return ca.certPEM
+}
+
+// writeFileAtomic writes data to path (0600) through a temporary file in the same directory and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
 	}
-	return ca, nil
+	return os.Rename(tmp, path)
 }
 
 // newClientCert issues a client certificate with CN user and O groups, valid from a minute ago for
@@ -127,8 +156,11 @@ func (ca *testCA) signCSR(req *x509.CertificateRequest, usages []certificatesv1.
 	} else {
 		tmpl.NotAfter = now.Add(ttl - signingBackdate)
 	}
-	if tmpl.NotAfter.After(ca.cert.NotAfter) {
-		tmpl.NotAfter = ca.cert.NotAfter
+	ca.mu.RLock()
+	caNotAfter := ca.cert.NotAfter
+	ca.mu.RUnlock()
+	if tmpl.NotAfter.After(caNotAfter) {
+		tmpl.NotAfter = caNotAfter
 	}
 	clientAuth := false
 	for _, u := range usages {
@@ -162,6 +194,8 @@ func (ca *testCA) issue(tmpl *x509.Certificate, pub any) ([]byte, error) {
 	}
 	tmpl.SerialNumber = serial.Add(serial, big.NewInt(1))
 	tmpl.BasicConstraintsValid = true
+	ca.mu.RLock()
+	defer ca.mu.RUnlock()
 	return x509.CreateCertificate(rand.Reader, tmpl, ca.cert, pub, ca.key)
 }
 

@@ -38,9 +38,11 @@ var silenceControllerRuntimeLog = sync.OnceFunc(func() { ctrllog.SetLogger(logr.
 // controlPlane is one kube-apiserver + etcd started through envtest, authenticating clients by certificates
 // signed by its own CA.
 type controlPlane struct {
-	component    string
-	env          *envtest.Environment
-	ca           *testCA
+	component string
+	env       *envtest.Environment
+	// ca signs the bootstrap user, test users and approved CSRs; adminCA signs the admin and controllers.
+	ca, adminCA  *testCA
+	authn        *caAuthn
 	dir          string
 	logDir       string
 	adminConfig  *rest.Config
@@ -67,6 +69,14 @@ func startControlPlane(t testing.TB, component, authzMode string, crds []*apiext
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
+	adminDir := filepath.Join(cp.dir, "admin-ca")
+	if err := os.Mkdir(adminDir, 0o700); err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	if cp.adminCA, err = newTestCA(component+"-admin-ca", adminDir); err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	cp.authn = &caAuthn{admin: cp.adminCA, signing: cp.ca, bundleFile: filepath.Join(cp.dir, "client-ca-bundle.crt")}
 	certDir := filepath.Join(cp.dir, "kube-apiserver")
 	if err := os.Mkdir(certDir, 0o700); err != nil {
 		t.Fatalf("%s: %v", component, err)
@@ -81,7 +91,7 @@ func startControlPlane(t testing.TB, component, authzMode string, crds []*apiext
 		CertDir:       certDir,
 		Out:           apiserverLog,
 		Err:           apiserverLog,
-		SecureServing: envtest.SecureServing{Authn: &caAuthn{ca: cp.ca}},
+		SecureServing: envtest.SecureServing{Authn: cp.authn},
 	}
 	apiServer.Configure().
 		Set("authorization-mode", authzMode).
@@ -133,9 +143,14 @@ func (cp *controlPlane) servingCA() []byte {
 }
 
 // userConfig returns a rest.Config for server that authenticates as user in groups with a certificate signed by
-// the control plane's client CA.
+// the control plane's signing CA.
 func (cp *controlPlane) userConfig(server, user string, groups []string) (*rest.Config, error) {
-	certPEM, keyPEM, err := cp.ca.newClientCert(user, groups)
+	return cp.userConfigFrom(cp.ca, server, user, groups)
+}
+
+// userConfigFrom is userConfig with a certificate signed by ca.
+func (cp *controlPlane) userConfigFrom(ca *testCA, server, user string, groups []string) (*rest.Config, error) {
+	certPEM, keyPEM, err := ca.newClientCert(user, groups)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cp.component, err)
 	}

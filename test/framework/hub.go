@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -217,7 +219,7 @@ func (h *Hub) CAData() []byte { return h.cp.servingCA() }
 
 // ClientCAData returns the PEM certificate of the hub's client CA, which the apiserver trusts for client
 // certificates and which signs approved CSRs.
-func (h *Hub) ClientCAData() []byte { return h.cp.ca.certPEM }
+func (h *Hub) ClientCAData() []byte { return h.cp.ca.pem() }
 
 // LogDir returns the directory holding the logs of the hub's processes.
 func (h *Hub) LogDir() string { return h.cp.logDir }
@@ -276,6 +278,47 @@ func (h *Hub) UserKubeconfig(user string, notBefore, notAfter time.Time, groups 
 		h.t.Fatalf("hub %s: %v", h.Name, err)
 	}
 	return data
+}
+
+// RotateClientCA replaces the hub's client CA with a new one, as a hub restored with another CA would have:
+// kube-apiserver stops trusting every certificate the old CA signed (agents' certificates and the old bootstrap
+// kubeconfig answer 401) while the admin and controllers identities, signed by a separate admin CA, keep working;
+// approved CSRs are signed with the new CA (the in-process signer at once, kube-controller-manager once it has
+// reloaded its signing files, within seconds); BootstrapKubeconfig, BootstrapConfig, UserConfig, UserKubeconfig,
+// IssueClientCert and ClientCAData use the new CA. It returns once kube-apiserver accepts the new bootstrap
+// kubeconfig and rejects the old one, and fails the test if that takes longer than a minute.
+func (h *Hub) RotateClientCA() {
+	h.t.Helper()
+	old := h.BootstrapConfig()
+	if err := h.cp.ca.rotate(h.cp.component + "-client-ca-" + strconv.FormatInt(time.Now().Unix(), 10)); err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	if err := h.cp.authn.writeBundle(); err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
+	bootstrapConfig := h.BootstrapConfig()
+	data, err := kubeconfig(bootstrapConfig, "bootstrap-"+h.Name)
+	if err != nil {
+		h.t.Fatalf("hub %s: bootstrap kubeconfig: %v", h.Name, err)
+	}
+	h.bootstrapKubeconfig = data
+	whoami := func(cfg *rest.Config) error {
+		client, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		_, err = client.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		return err
+	}
+	Eventually(h.t, time.Minute, 200*time.Millisecond, func() (bool, error) {
+		if err := whoami(bootstrapConfig); err != nil {
+			return false, fmt.Errorf("new CA: %w", err)
+		}
+		if err := whoami(old); !apierrors.IsUnauthorized(err) {
+			return false, fmt.Errorf("old CA: got %v, want 401", err)
+		}
+		return true, nil
+	}, "hub %s: kube-apiserver trusts the new client CA and no longer the old one", h.Name)
 }
 
 // StopAPIServer stops the hub's kube-apiserver; etcd, the port, certificates and data stay, and
@@ -360,7 +403,8 @@ func (h *Hub) createBootstrapRBAC(ctx context.Context) error {
 // system:masters user, straight to the apiserver.
 func (h *Hub) writeControllersKubeconfig() string {
 	h.t.Helper()
-	cfg, err := h.cp.userConfig(h.cp.url(), "klusterlet-failover:test-controllers", []string{"system:masters"})
+	// Signed by the admin CA, so that RotateClientCA leaves the controllers authenticated.
+	cfg, err := h.cp.userConfigFrom(h.cp.adminCA, h.cp.url(), "klusterlet-failover:test-controllers", []string{"system:masters"})
 	if err != nil {
 		h.t.Fatalf("hub %s: %v", h.Name, err)
 	}

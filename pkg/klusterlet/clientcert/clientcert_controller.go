@@ -67,8 +67,9 @@ const (
 	// maxNotYetValidWait bounds how long a stored certificate that is not yet valid (hub clock ahead) is waited
 	// for instead of being replaced.
 	maxNotYetValidWait = time.Hour
-	// secretWriteTimeout bounds a write of the hub kubeconfig Secret, which is not cancelled with the controller.
-	secretWriteTimeout = 30 * time.Second
+	// secretWriteTimeout bounds the Create or Update of the hub kubeconfig Secret, which is not cancelled with
+	// the controller.
+	secretWriteTimeout = 10 * time.Second
 )
 
 // Backoff is the delay between failed CSR attempts (create failure, denied, failed, deleted, invalid
@@ -532,16 +533,21 @@ func (c *ClientCertForHubController) rebuildKubeconfig(ctx context.Context, sync
 // writeSecret writes data over the live Secret in one Create or Update, keeping its labels, annotations, type
 // and keys not in data. created reports a Create.
 func (c *ClientCertForHubController) writeSecret(ctx context.Context, data map[string][]byte) (created bool, err error) {
-	// The write outlives the controller's context: the session stops the bootstrap controller as soon as its
-	// informer sees the Secret, which can be before this goroutine has read the response; the outcome and its
-	// events must not be lost then (a cancelled Create would report a failure for a Secret that landed).
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), secretWriteTimeout)
-	defer cancel()
 	client := c.opts.SpokeSecrets.Secrets(c.opts.Namespace)
 	existing, err := c.getLiveSecret(ctx)
 	if err != nil {
 		return false, err
 	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	// The Create or Update itself outlives the controller's context: the session stops the bootstrap controller
+	// as soon as its informer sees the Secret, which can be before this goroutine has read the response, and the
+	// outcome and its events must not be lost then (a cancelled Create reports a failure for a Secret that
+	// landed). It cannot overwrite a newer Secret: the Update carries the resourceVersion read above and a Create
+	// fails if another one was created since.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), secretWriteTimeout)
+	defer cancel()
 	if existing == nil {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: c.opts.Namespace, Name: c.opts.SecretName},

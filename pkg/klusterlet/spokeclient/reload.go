@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -36,24 +37,38 @@ type Options struct {
 }
 
 // Reloader is an http.RoundTripper that sends every request with the credentials of the kubeconfig file at
-// Path as it was when last (re)loaded. It is safe for concurrent use.
+// Path as it was when last (re)loaded. It is safe for concurrent use: a reload runs in the request that found it
+// due, while concurrent requests go on with the credentials loaded before.
+//
+// Followed on a change: credentials, CA data, the server's scheme and host. Not followed: a server path prefix
+// and the CA bundle published to the hub (both read once, at start), and the content of files the kubeconfig
+// references (client-go reloads token and client certificate files itself, not a certificate-authority file).
+// Watches opened before a change keep their connection until they end.
 type Reloader struct {
 	path string
 	o    Options
 
-	mu        sync.Mutex
-	content   []byte // the file content the current transport was built from
-	rejected  []byte // the last content that failed to load, so that it is reported once
-	config    *rest.Config
-	transport http.RoundTripper
-	server    *url.URL
+	current atomic.Pointer[loaded]
+	// reloading is held by the request that re-reads the file; others do not wait for it.
+	reloading sync.Mutex
+
+	mu        sync.Mutex // guards the fields below
 	lastCheck time.Time
 	lastForce time.Time
+	rejected  []byte // the last content that failed to load, so that it is reported once
 	reloads   int
 }
 
-// New loads the kubeconfig file at path and returns a Reloader for it. It returns an error naming the path when
-// the file cannot be read or does not give a usable client config (server URL, TLS and credential fields).
+// loaded is what one version of the file gave.
+type loaded struct {
+	content   []byte
+	config    *rest.Config
+	transport http.RoundTripper
+	server    *url.URL
+}
+
+// New loads the kubeconfig file at path and returns a Reloader for it. It returns an error naming the flag and
+// the path when the file cannot be read or does not give a client config with a server URL.
 func New(path string, o Options) (*Reloader, error) {
 	if o.CheckInterval <= 0 {
 		o.CheckInterval = 10 * time.Second
@@ -69,25 +84,26 @@ func New(path string, o Options) (*Reloader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--spoke-kubeconfig %q: %w", path, err)
 	}
-	if err := r.load(content); err != nil {
+	l, err := r.load(content)
+	if err != nil {
 		return nil, err
 	}
+	r.current.Store(l)
 	r.lastCheck = o.Clock.Now()
 	return r, nil
 }
 
 // Config returns a client config for the managed cluster whose requests go through the Reloader: its Host is
-// the server of the file as first loaded (a later server change is followed by the Reloader) and it carries no
-// TLS or credential fields of its own. Every client built from it follows the file.
+// the server of the file as first loaded (a later change of scheme or host is followed by the Reloader) and it
+// carries no TLS or credential fields of its own. Every client built from it follows the file.
 func (r *Reloader) Config() *rest.Config {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	cfg := r.current.Load().config
 	return &rest.Config{
-		Host:      r.config.Host,
-		APIPath:   r.config.APIPath,
+		Host:      cfg.Host,
+		APIPath:   cfg.APIPath,
 		Transport: r,
-		QPS:       r.config.QPS,
-		Burst:     r.config.Burst,
+		QPS:       cfg.QPS,
+		Burst:     cfg.Burst,
 	}
 }
 
@@ -95,9 +111,7 @@ func (r *Reloader) Config() *rest.Config {
 // certificate-authority file), nil if it names none (system roots). It returns an error naming the CA file when
 // that file cannot be read.
 func (r *Reloader) CAData() ([]byte, error) {
-	r.mu.Lock()
-	cfg := r.config
-	r.mu.Unlock()
+	cfg := r.current.Load().config
 	if len(cfg.CAData) > 0 {
 		return cfg.CAData, nil
 	}
@@ -122,20 +136,35 @@ func (r *Reloader) Reloads() int {
 // RejectedCheckInterval, it first compares the file with what it loaded and switches to the new content when
 // that loads; content that does not load is reported once and the previous credentials stay in use.
 func (r *Reloader) RoundTrip(req *http.Request) (*http.Response, error) {
-	transport, server := r.current(false)
-	if server != nil && (req.URL.Host != server.Host || req.URL.Scheme != server.Scheme) {
+	l := r.use(false)
+	if req.URL.Host != l.server.Host || req.URL.Scheme != l.server.Scheme {
 		req = req.Clone(req.Context())
-		req.URL.Scheme, req.URL.Host, req.Host = server.Scheme, server.Host, ""
+		req.URL.Scheme, req.URL.Host, req.Host = l.server.Scheme, l.server.Host, ""
 	}
-	resp, err := transport.RoundTrip(req)
+	resp, err := l.transport.RoundTrip(req)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized {
-		r.current(true)
+		r.use(true)
 	}
 	return resp, err
 }
 
-// current returns the transport and server to use, reloading the file first when a check is due.
-func (r *Reloader) current(rejected bool) (http.RoundTripper, *url.URL) {
+// CloseIdleConnections closes the idle connections of the current transport (utilnet.CloseIdleConnectionsFor).
+func (r *Reloader) CloseIdleConnections() {
+	utilnet.CloseIdleConnectionsFor(r.current.Load().transport)
+}
+
+// use returns what to send with, re-reading the file first when a check is due and no other request is
+// re-reading it already.
+func (r *Reloader) use(rejected bool) *loaded {
+	if r.due(rejected) && r.reloading.TryLock() {
+		r.reload()
+		r.reloading.Unlock()
+	}
+	return r.current.Load()
+}
+
+// due reports whether the file should be compared now, and records the check.
+func (r *Reloader) due(rejected bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.o.Clock.Now()
@@ -146,12 +175,12 @@ func (r *Reloader) current(rejected bool) (http.RoundTripper, *url.URL) {
 	}
 	if due {
 		r.lastCheck = now
-		r.reloadLocked()
 	}
-	return r.transport, r.server
+	return due
 }
 
-func (r *Reloader) reloadLocked() {
+// reload runs with r.reloading held.
+func (r *Reloader) reload() {
 	content, err := os.ReadFile(r.path)
 	if err != nil {
 		// A mounted Secret is replaced through a symlink swap; a read between the two steps can fail. The
@@ -159,31 +188,33 @@ func (r *Reloader) reloadLocked() {
 		klog.Background().V(2).Info("Reading the spoke kubeconfig failed; keeping the loaded credentials", "path", r.path, "err", err)
 		return
 	}
-	if bytes.Equal(content, r.content) || bytes.Equal(content, r.rejected) {
+	old := r.current.Load()
+	r.mu.Lock()
+	seenBad := r.rejected != nil && bytes.Equal(content, r.rejected)
+	r.mu.Unlock()
+	if bytes.Equal(content, old.content) || seenBad {
 		return
 	}
-	old := r.transport
-	if err := r.loadLocked(content); err != nil {
+	l, err := r.load(content)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
 		r.rejected = content
 		klog.Background().Error(err, "The spoke kubeconfig changed but cannot be used; keeping the loaded credentials", "path", r.path)
 		return
 	}
+	r.current.Store(l)
 	r.rejected = nil
 	r.reloads++
-	utilnet.CloseIdleConnectionsFor(old)
-	klog.Background().Info("Spoke kubeconfig changed; using its credentials from now on", "path", r.path, "server", r.config.Host)
+	utilnet.CloseIdleConnectionsFor(old.transport)
+	klog.Background().Info("Spoke kubeconfig changed; using its credentials from now on", "path", r.path, "server", l.config.Host)
 }
 
-func (r *Reloader) load(content []byte) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.loadLocked(content)
-}
-
-func (r *Reloader) loadLocked(content []byte) error {
+// load builds what content gives, without changing the Reloader.
+func (r *Reloader) load(content []byte) (*loaded, error) {
 	kubeconfig, err := clientcmd.Load(content)
 	if err != nil {
-		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+		return nil, fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
 	}
 	// File references (certificate-authority, client-certificate, tokenFile) are relative to the kubeconfig's
 	// directory, as for kubectl.
@@ -194,20 +225,19 @@ func (r *Reloader) loadLocked(content []byte) error {
 		a.LocationOfOrigin = r.path
 	}
 	if err := clientcmd.ResolveLocalPaths(kubeconfig); err != nil {
-		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+		return nil, fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
 	}
 	cfg, err := clientcmd.NewDefaultClientConfig(*kubeconfig, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
-		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+		return nil, fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
 	}
 	server, err := url.Parse(cfg.Host)
 	if err != nil || server.Host == "" {
-		return fmt.Errorf("--spoke-kubeconfig %q: cluster server %q is not a URL with a host", r.path, cfg.Host)
+		return nil, fmt.Errorf("--spoke-kubeconfig %q: cluster server %q is not a URL with a host", r.path, cfg.Host)
 	}
 	transport, err := rest.TransportFor(cfg)
 	if err != nil {
-		return fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
+		return nil, fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
 	}
-	r.content, r.config, r.transport, r.server = content, cfg, transport, server
-	return nil
+	return &loaded{content: content, config: cfg, transport: transport, server: server}, nil
 }
