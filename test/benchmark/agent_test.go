@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -306,16 +307,28 @@ func createNamespace(ctx context.Context, spoke *framework.Spoke, name string) e
 	return nil
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
+// Agent --listen ports come from below Linux's ephemeral range (32768-60999): a port the kernel handed out
+// once and that was released can be taken by any outbound connection before the agent binds it, which at N=200
+// (400 agents' worth of connections) happened (bind: address already in use).
+const (
+	firstListenPort = 20000
+	lastListenPort  = 32767
+)
+
+// nextListenPort is the last port freePort handed out.
+var nextListenPort atomic.Int32
+
+// freePort returns a loopback TCP port below the ephemeral range that no earlier call returned and that was free
+// a moment ago.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
+	for range lastListenPort - firstListenPort + 1 {
+		port := firstListenPort + int(nextListenPort.Add(1)-1)%(lastListenPort-firstListenPort+1)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		return port, nil
 	}
-	defer l.Close()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, errors.New("finding a free port: not a TCP address")
-	}
-	return addr.Port, nil
+	return 0, errors.New("finding a free port: every port from 20000 to 32767 is taken")
 }
