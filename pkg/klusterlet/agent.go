@@ -65,6 +65,7 @@ func (o *FailoverAgentOptions) RunFailoverAgent(ctx context.Context, controllerC
 // the file is used from the next check (at most 10 s, at once after a 401) without a restart (FC-13). It returns
 // an error naming --spoke-kubeconfig when that file cannot be loaded.
 func (o *FailoverAgentOptions) NewSpokeClients(agentConfig *rest.Config) (*SpokeClients, error) {
+	agentConfig = o.rateLimited(agentConfig)
 	if o.SpokeKubeconfig == "" {
 		caBundle, err := spokeCABundle(agentConfig)
 		if err != nil {
@@ -80,7 +81,19 @@ func (o *FailoverAgentOptions) NewSpokeClients(agentConfig *rest.Config) (*Spoke
 	if err != nil {
 		return nil, err
 	}
-	return newSpokeClients(agentConfig, reloader.Config(), caBundle)
+	return newSpokeClients(agentConfig, o.rateLimited(reloader.Config()), caBundle)
+}
+
+// rateLimited returns a copy of config with --kube-api-qps and --kube-api-burst (when > 0).
+func (o *FailoverAgentOptions) rateLimited(config *rest.Config) *rest.Config {
+	config = rest.CopyConfig(config)
+	if o.KubeAPIQPS > 0 {
+		config.QPS = o.KubeAPIQPS
+	}
+	if o.KubeAPIBurst > 0 {
+		config.Burst = o.KubeAPIBurst
+	}
+	return config
 }
 
 // newSpokeClients builds the spoke clients: the Agent* ones from agentConfig, the managed cluster's from
@@ -161,6 +174,8 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			ClusterHealthCheckPeriod: o.ClusterHealthCheckPeriod,
 			MaxCustomClusterClaims:   o.MaxCustomClusterClaims,
 			CSRExpirationSeconds:     expiration,
+			HubQPS:                   o.HubKubeAPIQPS,
+			HubBurst:                 o.HubKubeAPIBurst,
 			AgentKubeClient:          spoke.AgentKube,
 			SpokeKubeClient:          spoke.Kube,
 			SpokeSecretInformer:      secretInformer,

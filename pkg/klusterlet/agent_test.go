@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
@@ -111,4 +112,18 @@ func toBytes(m map[string]string) map[string][]byte {
 		out[k] = []byte(v)
 	}
 	return out
+}
+
+// TestSpokeClientRateLimits: the spoke and agent-cluster clients get --kube-api-qps/--kube-api-burst (OCM's
+// defaults, 50/100) instead of client-go's 5/10, on a copy of the command's config.
+func TestSpokeClientRateLimits(t *testing.T) {
+	o := NewFailoverAgentOptions()
+	base := &rest.Config{Host: "https://spoke.example.com:6443"}
+	got := o.rateLimited(base)
+	if got.QPS != DefaultKubeAPIQPS || got.Burst != DefaultKubeAPIBurst {
+		t.Errorf("QPS/Burst = %v/%d, want %v/%d", got.QPS, got.Burst, float32(DefaultKubeAPIQPS), DefaultKubeAPIBurst)
+	}
+	if base.QPS != 0 || base.Burst != 0 {
+		t.Errorf("the command's config was changed: %v/%d", base.QPS, base.Burst)
+	}
 }

@@ -27,6 +27,11 @@ const (
 
 	// DefaultBootstrapKubeconfigSecret is the klusterlet operator's Secret holding the bootstrap kubeconfig.
 	DefaultBootstrapKubeconfigSecret = "bootstrap-hub-kubeconfig"
+	// DefaultKubeAPIQPS and DefaultKubeAPIBurst are the client-side rate limits (requests per second, burst in
+	// requests) of the spoke and hub clients: OCM's agent defaults (--kube-api-qps, --hub-kube-api-qps). The
+	// client-go defaults (5, 10) throttled the agent's start for a second at a time.
+	DefaultKubeAPIQPS   = 50
+	DefaultKubeAPIBurst = 100
 
 	serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 )
@@ -71,6 +76,13 @@ type FailoverAgentOptions struct {
 	// ClientCertExpirationSeconds, when > 0, is asked of the hub as spec.expirationSeconds of every CSR
 	// (Kubernetes honours values >= 600). 0 leaves the lifetime to the hub's signer.
 	ClientCertExpirationSeconds int32
+	// KubeAPIQPS and KubeAPIBurst rate-limit the clients of the spoke and of the cluster hosting the agent
+	// (requests per second and burst, > 0). Same flags and defaults as OCM's agent.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+	// HubKubeAPIQPS and HubKubeAPIBurst rate-limit the hub clients (requests per second and burst, > 0).
+	HubKubeAPIQPS   float32
+	HubKubeAPIBurst int
 }
 
 // NewFailoverAgentOptions returns options with the documented defaults. It does no I/O.
@@ -82,6 +94,10 @@ func NewFailoverAgentOptions() *FailoverAgentOptions {
 		MaxCustomClusterClaims:    20,
 		FailoverConfigName:        DefaultFailoverConfigName,
 		BootstrapKubeconfigSecret: DefaultBootstrapKubeconfigSecret,
+		KubeAPIQPS:                DefaultKubeAPIQPS,
+		KubeAPIBurst:              DefaultKubeAPIBurst,
+		HubKubeAPIQPS:             DefaultKubeAPIQPS,
+		HubKubeAPIBurst:           DefaultKubeAPIBurst,
 	}
 }
 
@@ -111,6 +127,10 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 		"Secret in the agent namespace whose \"kubeconfig\" key, when present, replaces --bootstrap-kubeconfig; it is watched so a new bootstrap kubeconfig takes effect without a restart. Empty disables it.")
 	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds,
 		"Requested lifetime of the hub client certificate in seconds (at least 600); 0 leaves it to the hub.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "QPS to use while talking with the apiserver of the spoke (and of the cluster hosting the agent).")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with the apiserver of the spoke (and of the cluster hosting the agent).")
+	fs.Float32Var(&o.HubKubeAPIQPS, "hub-kube-api-qps", o.HubKubeAPIQPS, "QPS to use while talking with the hub apiserver.")
+	fs.IntVar(&o.HubKubeAPIBurst, "hub-kube-api-burst", o.HubKubeAPIBurst, "Burst to use while talking with the hub apiserver.")
 }
 
 // CompleteNamespace fills ComponentNamespace from the service-account namespace file when it is empty,
@@ -167,6 +187,18 @@ func (o *FailoverAgentOptions) ValidateFlags() error {
 	}
 	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
 		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d: must be 0 (hub default) or at least 600", o.ClientCertExpirationSeconds))
+	}
+	for _, r := range []struct {
+		flag  string
+		qps   float32
+		burst int
+	}{{"kube-api", o.KubeAPIQPS, o.KubeAPIBurst}, {"hub-kube-api", o.HubKubeAPIQPS, o.HubKubeAPIBurst}} {
+		if r.qps <= 0 {
+			errs = append(errs, fmt.Errorf("--%s-qps %v: must be greater than 0", r.flag, r.qps))
+		}
+		if r.burst <= 0 {
+			errs = append(errs, fmt.Errorf("--%s-burst %d: must be greater than 0", r.flag, r.burst))
+		}
 	}
 	return errors.Join(errs...)
 }

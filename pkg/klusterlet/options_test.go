@@ -55,6 +55,8 @@ func TestValidate(t *testing.T) {
 		}},
 		{name: "zero health-check period", mutate: func(o *FailoverAgentOptions) { o.ClusterHealthCheckPeriod = 0 },
 			wantErr: []string{`--cluster-healthcheck-period "0s": must be greater than 0`}},
+		{name: "zero spoke QPS and negative hub burst", mutate: func(o *FailoverAgentOptions) { o.KubeAPIQPS, o.HubKubeAPIBurst = 0, -1 },
+			wantErr: []string{`--kube-api-qps 0: must be greater than 0`, `--hub-kube-api-burst -1: must be greater than 0`}},
 		{name: "negative claims cap", mutate: func(o *FailoverAgentOptions) { o.MaxCustomClusterClaims = -1 },
 			wantErr: []string{`--max-custom-cluster-claims -1: must be 0 or greater`}},
 		{name: "too short certificate lifetime", mutate: func(o *FailoverAgentOptions) { o.ClientCertExpirationSeconds = 60 },
@@ -108,6 +110,10 @@ func TestFlagDefaults(t *testing.T) {
 		"spoke-external-server-urls": "[]",
 		"cluster-healthcheck-period": "1m0s",
 		"max-custom-cluster-claims":  "20",
+		"kube-api-qps":               "50",
+		"kube-api-burst":             "100",
+		"hub-kube-api-qps":           "50",
+		"hub-kube-api-burst":         "100",
 	}
 	for name, def := range want {
 		f := fs.Lookup(name)

@@ -90,6 +90,10 @@ type Options struct {
 	// renewing while it is set. The verdict belongs to one hub: leave it nil to get a tracker private to the
 	// session.
 	ConflictTracker *managedcluster.ConflictTracker
+	// HubQPS and HubBurst, when > 0, rate-limit every hub client of the session (requests per second, burst);
+	// zero keeps client-go's defaults (5, 10).
+	HubQPS   float32
+	HubBurst int
 	// WrapTransport, if set, wraps the transport of every hub client of the session (connectivity tracking).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// OnPhase, if set, is called on every phase or message change; it must not block.
@@ -506,6 +510,12 @@ func (s *Session) hubConfig(base *rest.Config, suffix string) *rest.Config {
 	cfg.UserAgent = "klusterlet-failover"
 	if suffix != "" {
 		cfg.UserAgent += "-" + suffix
+	}
+	if s.o.HubQPS > 0 {
+		cfg.QPS = s.o.HubQPS
+	}
+	if s.o.HubBurst > 0 {
+		cfg.Burst = s.o.HubBurst
 	}
 	// No client-wide Timeout: it would also end every watch after that long and double the steady-state request
 	// count on the hub (measured by make bench). Calls are bounded by their contexts, a dead connection by

@@ -40,3 +40,31 @@ func TestBootstrapCreateClient(t *testing.T) {
 		})
 	}
 }
+
+// TestHubConfigRateLimits: hub clients get --hub-kube-api-qps/--hub-kube-api-burst; zero keeps the base's values,
+// and the base config is never changed.
+func TestHubConfigRateLimits(t *testing.T) {
+	cases := []struct {
+		name      string
+		qps       float32
+		burst     int
+		wantQPS   float32
+		wantBurst int
+	}{
+		{name: "flags set", qps: 50, burst: 100, wantQPS: 50, wantBurst: 100},
+		{name: "unset keeps the base", wantQPS: 7, wantBurst: 9},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := &rest.Config{Host: "https://hub.example.com:6443", QPS: 7, Burst: 9}
+			s := &Session{o: Options{HubQPS: tc.qps, HubBurst: tc.burst}}
+			got := s.hubConfig(base, "bootstrap")
+			if got.QPS != tc.wantQPS || got.Burst != tc.wantBurst {
+				t.Errorf("QPS/Burst = %v/%d, want %v/%d", got.QPS, got.Burst, tc.wantQPS, tc.wantBurst)
+			}
+			if base.QPS != 7 || base.Burst != 9 {
+				t.Errorf("the base config was changed: %v/%d", base.QPS, base.Burst)
+			}
+		})
+	}
+}
