@@ -9,6 +9,7 @@ import (
 )
 
 func main() {
+	cmd.PreferListForInformers()
 	if err := cmd.NewRootCommand().Execute(); err != nil {
 		os.Exit(1)
 	}
