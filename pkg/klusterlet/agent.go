@@ -67,7 +67,7 @@ func (o *FailoverAgentOptions) RunFailoverAgent(ctx context.Context, controllerC
 func (o *FailoverAgentOptions) NewSpokeClients(agentConfig *rest.Config) (*SpokeClients, error) {
 	agentConfig = o.rateLimited(agentConfig)
 	if o.SpokeKubeconfig == "" {
-		caBundle, err := spokeCABundle(agentConfig)
+		caBundle, err := spokeclient.CABundle(agentConfig)
 		if err != nil {
 			return nil, err
 		}
@@ -267,19 +267,4 @@ func (o *FailoverAgentOptions) CompleteIdentity(ctx context.Context, spokeKube k
 		}
 	}
 	return nil
-}
-
-// spokeCABundle returns the spoke API server's CA bundle (PEM) from its client config, nil if it has none.
-func spokeCABundle(config *rest.Config) ([]byte, error) {
-	if len(config.CAData) > 0 {
-		return config.CAData, nil
-	}
-	if config.CAFile != "" {
-		data, err := os.ReadFile(config.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("spoke CA file %s: %w", config.CAFile, err)
-		}
-		return data, nil
-	}
-	return nil, nil
 }

@@ -107,18 +107,26 @@ func (r *Reloader) Config() *rest.Config {
 	}
 }
 
-// CAData returns the PEM CA bundle of the kubeconfig as last loaded (inline data, or the content of its
-// certificate-authority file), nil if it names none (system roots). It returns an error naming the CA file when
-// that file cannot be read.
+// CAData returns the PEM CA bundle of the kubeconfig as last loaded (CABundle of its config). It returns an error
+// naming the flag and the CA file when that file cannot be read.
 func (r *Reloader) CAData() ([]byte, error) {
-	cfg := r.current.Load().config
-	if len(cfg.CAData) > 0 {
-		return cfg.CAData, nil
+	data, err := CABundle(r.current.Load().config)
+	if err != nil {
+		return nil, fmt.Errorf("--spoke-kubeconfig %q: %w", r.path, err)
 	}
-	if cfg.CAFile != "" {
-		data, err := os.ReadFile(cfg.CAFile)
+	return data, nil
+}
+
+// CABundle returns the PEM CA bundle a client config trusts: its inline CA data, else the content of its CA
+// file, nil if it names neither (system roots). It returns an error naming the CA file when it cannot be read.
+func CABundle(config *rest.Config) ([]byte, error) {
+	if len(config.CAData) > 0 {
+		return config.CAData, nil
+	}
+	if config.CAFile != "" {
+		data, err := os.ReadFile(config.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("--spoke-kubeconfig %q: certificate-authority %q: %w", r.path, cfg.CAFile, err)
+			return nil, fmt.Errorf("certificate-authority %q: %w", config.CAFile, err)
 		}
 		return data, nil
 	}
