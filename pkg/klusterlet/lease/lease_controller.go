@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -25,6 +26,12 @@ const (
 	// DefaultLeaseDurationSeconds is the renewal period when the ManagedCluster's
 	// spec.leaseDurationSeconds is 0 (OCM API documentation).
 	DefaultLeaseDurationSeconds = 60
+	// DefaultJitterFactor is the largest extra wait between two renewals, as a fraction of
+	// the period: a renewal follows the previous one after period × (1 + [0, 0.25)), as with
+	// OCM's registration agent (leaseUpdateJitterFactor). The hub only marks a cluster
+	// unknown after 5 periods without a renewal, so the spread costs nothing and keeps the
+	// renewals of many clusters from lining up.
+	DefaultJitterFactor = 0.25
 
 	controllerName = "ManagedClusterLeaseController"
 	fieldManager   = "klusterlet-failover"
@@ -74,6 +81,13 @@ type Options struct {
 	ConflictChecker ConflictChecker
 	// Clock drives the renewal timer and spec.renewTime. Default: real clock.
 	Clock clock.Clock
+	// JitterFactor is the largest extra wait between renewals as a fraction of the period
+	// (see DefaultJitterFactor). 0 means DefaultJitterFactor; a negative value means none
+	// (renewal exactly every period).
+	JitterFactor float64
+	// Rand returns the random number in [0, 1) that picks each wait within the jitter.
+	// Default: math/rand/v2 Float64.
+	Rand func() float64
 	// OnRenewed, if set, is called from the renewal goroutine after each successful
 	// renewal with the spec.renewTime written (agent clock). It must not block.
 	OnRenewed func(renewTime time.Time)
@@ -112,10 +126,23 @@ func NewLeaseController(opts Options) *LeaseController {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
+	jitter := opts.JitterFactor
+	switch {
+	case jitter == 0:
+		jitter = DefaultJitterFactor
+	case jitter < 0:
+		jitter = 0
+	}
+	random := opts.Rand
+	if random == nil {
+		random = rand.Float64
+	}
 	updater := &leaseUpdater{
 		clusterName: opts.ClusterName,
 		leases:      opts.HubLeaseClient,
 		clock:       clk,
+		jitter:      jitter,
+		rand:        random,
 		conflict:    opts.ConflictChecker,
 		recorder:    opts.Recorder.WithComponentSuffix(strings.ToLower(controllerName)),
 		onRenewed:   opts.OnRenewed,
@@ -164,7 +191,7 @@ func (c *leaseController) sync(ctx context.Context, syncCtx factory.SyncContext)
 
 	period := leaseDuration(cluster)
 	if c.updater.start(ctx, period) {
-		syncCtx.Recorder().Eventf(ReasonLeaseUpdateStarted, "Renewing Lease %s/%s every %s", c.clusterName, LeaseName, period)
+		syncCtx.Recorder().Eventf(ReasonLeaseUpdateStarted, "Renewing Lease %s/%s every %s%s", c.clusterName, LeaseName, period, c.updater.jitterDescription(period))
 		logger.Info("Started renewing the hub lease", "period", period)
 	}
 	return nil

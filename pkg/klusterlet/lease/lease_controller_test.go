@@ -41,6 +41,8 @@ func (f *fakeUpdater) start(_ context.Context, period time.Duration) bool {
 	return transition
 }
 
+func (f *fakeUpdater) jitterDescription(time.Duration) string { return "" }
+
 func (f *fakeUpdater) stop() bool {
 	f.calls = append(f.calls, "stop")
 	transition := f.running
@@ -238,6 +240,7 @@ func TestLeaseControllerRenewsWithFakeClock(t *testing.T) {
 		HubLeaseClient:     kubeClient.CoordinationV1(),
 		HubClusterInformer: informer,
 		Clock:              fakeClock,
+		JitterFactor:       -1,
 		OnRenewed:          func(renewTime time.Time) { renewed <- renewTime },
 		Recorder:           recorder,
 	})
@@ -440,4 +443,70 @@ func TestWatchConflictsRequeues(t *testing.T) {
 		t.Errorf("hook returned %v", err)
 	}
 	syncCtx.Queue().ShutDown()
+}
+
+// TestLeaseRenewalJitter: each wait between renewals is period × (1 + factor × rand()), as OCM's
+// agent does (wait.JitterUntil with 0.25); the event names the longest wait.
+func TestLeaseRenewalJitter(t *testing.T) {
+	cases := []struct {
+		name      string
+		factor    float64
+		rand      float64
+		wantWait  time.Duration
+		wantEvent string
+	}{
+		{name: "default factor, middle of the range", factor: 0, rand: 0.5, wantWait: 67500 * time.Millisecond,
+			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m15s (jitter spreads renewals)"},
+		{name: "default factor, lowest draw", factor: 0, rand: 0, wantWait: time.Minute,
+			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m15s (jitter spreads renewals)"},
+		{name: "explicit factor", factor: 0.5, rand: 0.9, wantWait: 87 * time.Second,
+			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m30s (jitter spreads renewals)"},
+		{name: "jitter off", factor: -1, rand: 0.9, wantWait: time.Minute,
+			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cluster := newCluster(true, 0)
+			informer := clusterinformers.NewSharedInformerFactory(clusterfake.NewSimpleClientset(cluster), 0).Cluster().V1().ManagedClusters()
+			if err := informer.Informer().GetStore().Add(cluster); err != nil {
+				t.Fatal(err)
+			}
+			kubeClient := kubefake.NewSimpleClientset(newLease(nil))
+			fakeClock := clocktesting.NewFakeClock(testNow)
+			renewed := make(chan time.Time, 10)
+			recorder := events.NewInMemoryRecorder("test", fakeClock)
+			controller := NewLeaseController(Options{
+				ClusterName:        testCluster,
+				HubLeaseClient:     kubeClient.CoordinationV1(),
+				HubClusterInformer: informer,
+				Clock:              fakeClock,
+				JitterFactor:       tc.factor,
+				Rand:               func() float64 { return tc.rand },
+				OnRenewed:          func(renewTime time.Time) { renewed <- renewTime },
+				Recorder:           recorder,
+			})
+			defer controller.updater.stop()
+			if err := controller.Sync(ctx, factory.NewSyncContext("test", recorder)); err != nil {
+				t.Fatalf("sync: %v", err)
+			}
+			waitRenewal(t, renewed)
+			if got := recorder.Events(); len(got) != 1 || got[0].Message != tc.wantEvent {
+				t.Errorf("events %v, want one with message %q", got, tc.wantEvent)
+			}
+
+			// Just before the wait ends nothing happens; at its end the second renewal does.
+			fakeClock.Step(tc.wantWait - time.Millisecond)
+			select {
+			case got := <-renewed:
+				t.Fatalf("renewal at %v, before the wait of %s ended", got, tc.wantWait)
+			case <-time.After(200 * time.Millisecond): // a renewal goroutine woken by Step would have run by now
+			}
+			fakeClock.Step(time.Millisecond)
+			if got, want := waitRenewal(t, renewed), testNow.Add(tc.wantWait); !got.Equal(want) {
+				t.Errorf("second renewal at %v, want %v", got, want)
+			}
+		})
+	}
 }

@@ -26,10 +26,12 @@ type leaseUpdaterInterface interface {
 	// stop ends the loop and waits for it to exit; after it returns no renewal happens. It
 	// returns true when a loop was running.
 	stop() bool
+	// jitterDescription returns " to <longest wait>" for the event text, "" without jitter.
+	jitterDescription(period time.Duration) string
 }
 
-// leaseUpdater renews the hub lease every period: at start, then each time the injected
-// clock's timer fires. A renewal is skipped while the conflict checker reports a conflict
+// leaseUpdater renews the hub lease at start, then each time the injected clock's timer
+// fires: period × (1 + jitter × rand()) after the previous renewal started. A renewal is skipped while the conflict checker reports a conflict
 // or is unverified (the controller stops the loop soon after; this closes the gap).
 // It keeps the lease returned by its last update and sends it back with the new renewTime
 // (one request per renewal); after any error it GETs the lease again. A missing lease is
@@ -41,6 +43,10 @@ type leaseUpdater struct {
 	conflict    ConflictChecker
 	recorder    events.Recorder
 	onRenewed   func(time.Time)
+	// jitter is the largest extra wait as a fraction of the period (0: none); rand picks
+	// within it (nil: none).
+	jitter float64
+	rand   func() float64
 
 	// lock guards the loop handle.
 	lock   sync.Mutex
@@ -105,7 +111,7 @@ func (u *leaseUpdater) run(ctx context.Context, period time.Duration, done chan 
 	defer close(done)
 	defer utilruntime.HandleCrashWithContext(ctx)
 	for {
-		timer := u.clock.NewTimer(period)
+		timer := u.clock.NewTimer(u.wait(period))
 		u.renew(ctx, period)
 		select {
 		case <-ctx.Done():
@@ -114,6 +120,21 @@ func (u *leaseUpdater) run(ctx context.Context, period time.Duration, done chan 
 		case <-timer.C():
 		}
 	}
+}
+
+// wait returns the time until the next renewal: period plus its jitter.
+func (u *leaseUpdater) wait(period time.Duration) time.Duration {
+	if u.jitter <= 0 || u.rand == nil {
+		return period
+	}
+	return period + time.Duration(u.jitter*u.rand()*float64(period))
+}
+
+func (u *leaseUpdater) jitterDescription(period time.Duration) string {
+	if u.jitter <= 0 || u.rand == nil {
+		return ""
+	}
+	return fmt.Sprintf(" to %s (jitter spreads renewals)", period+time.Duration(u.jitter*float64(period)))
 }
 
 // renew sets spec.renewTime of the hub lease to now and reports the renewal.
