@@ -280,15 +280,19 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 			r.setDegraded(fmt.Sprintf("FailoverConfig %s/%s is invalid: %v", fc.Namespace, fc.Name, errs.ToAggregate()))
 		}
 	}
-	wait := r.reconcileHubs(ctx, spec, now)
+	r.reconcileHubs(ctx, spec, now)
 	r.applyProbes()
 
 	if r.active == "" {
-		name := r.initialHub(spec, now)
-		if name == "" {
-			return r.noViableHub(now, "no hub has a usable bootstrap kubeconfig")
+		if name := r.initialHub(spec, now); name != "" {
+			r.startSession(ctx, name, "", "", now)
 		}
-		r.startSession(ctx, name, "", "", now)
+	}
+	// Probes start once the active hub is chosen: the hub about to become active is not probed (its session
+	// would repeat the same requests at once).
+	wait := r.startProbes(ctx, spec, now)
+	if r.active == "" {
+		return r.noViableHub(now, "no hub has a usable bootstrap kubeconfig")
 	}
 
 	// A finished switch is recorded once the cluster is registered and Available on the new hub.
@@ -538,10 +542,9 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 	return r.heartbeatClient
 }
 
-// reconcileHubs loads the configured hubs (primary file or Secret, alternates' Secrets), restarts the
-// active session when its bootstrap kubeconfig changed, starts due standby probes and returns when the next
-// probe is due.
-func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) time.Duration {
+// reconcileHubs loads the configured hubs (primary file or Secret, alternates' Secrets) and restarts the
+// active session when its bootstrap kubeconfig changed; a removed active hub leaves no active hub.
+func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) {
 	sources := []hubSource{r.primarySource()}
 	for _, alt := range spec.AlternateHubs {
 		if alt.Name == failoverv1alpha1.HubNamePrimary {
@@ -616,7 +619,11 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 		}
 	}
 
-	// Standby probes of every hub but the active one.
+}
+
+// startProbes starts the standby probe of every hub but the active one that is due, each in its own goroutine,
+// and returns the time until the next one is due.
+func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) time.Duration {
 	interval := spec.ProbeInterval.Duration
 	wait := interval
 	for _, name := range r.order {

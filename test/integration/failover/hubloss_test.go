@@ -50,6 +50,15 @@ func TestFailoverWhenHubAStops(t *testing.T) {
 	if h := util.HubProbe(fc, hubB); h.Server != b.hubB.URL() || h.LastProbeTime == nil || h.LastSuccessTime == nil {
 		t.Errorf("status.hubs[%s] = %+v, want server %s and probe/success times", hubB, *h, b.hubB.URL())
 	}
+	// The primary is the active hub from the start, so it is never probed as a standby: its session makes the
+	// same requests.
+	for _, reason := range []string{failover.ReasonStandbyProbeSucceeded, failover.ReasonStandbyProbeFailed} {
+		for _, m := range util.EventMessages(t, b.spoke, reason) {
+			if strings.Contains(m, "standby hub "+primary+" ") || strings.Contains(m, "standby hub "+primary+":") {
+				t.Errorf("%s event for the active hub %s: %q", reason, primary, m)
+			}
+		}
+	}
 	// A hub the cluster could not move to needs attention before a disaster.
 	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "Degraded BootstrapKubeconfigInvalid naming hub-broken",
 		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
