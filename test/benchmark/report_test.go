@@ -243,6 +243,13 @@ func summarize(samples []float64) *stats {
 	return &stats{N: len(s), Median: med, Min: s[0], Max: s[len(s)-1], Samples: samples}
 }
 
+// setTraffic replaces the hub-traffic breakdown table.
+func (r *report) setTraffic(rows []breakdownRow) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Traffic = rows
+}
+
 // write computes the statistics and writes benchmarks.json and benchmarks.md into the output directory. It is
 // called after every scenario, so a run cut short still leaves what was measured.
 func (r *report) write() error {

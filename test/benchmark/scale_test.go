@@ -19,8 +19,6 @@ import (
 const (
 	// scaleIdleWindow is how long the idle CPU use of a fresh hub's apiserver is measured before agents start.
 	scaleIdleWindow = 15 * time.Second
-	// scaleTimeout bounds the wait for all agents of one batch.
-	scaleTimeout = 10 * time.Minute
 	// scalePollInterval is how often the hub's ManagedClusters are listed during the scale scenario.
 	scalePollInterval = 250 * time.Millisecond
 )
@@ -38,7 +36,8 @@ func (b *bench) runScale(t *testing.T) {
 		"Available. The CPU figure is the kube-apiserver process's utime+stime over that time, minus the idle rate × "+
 		"the time, divided by N; it includes the apiserver work the hub controller and kube-controller-manager do for "+
 		"the agents. All N agents, the spoke apiserver and the hub share the same 2 cores, so the time is bound by CPU; "+
-		"one run per N and kind (n=1). The two kinds alternate which goes first.", scaleIdleWindow, scalePollInterval)
+		"one run per N and kind (n=1). The two kinds alternate which goes first. A batch not all Available within %s "+
+		"(BENCH_SCALE_TIMEOUT) has no figure; the report says how many of its clusters were.", scaleIdleWindow, scalePollInterval, b.scaleTimeout)
 	for i, n := range b.scaleNs {
 		for _, kind := range order(i) {
 			name := fmt.Sprintf("scale-%s-%d", kind, n)
@@ -103,10 +102,17 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 	}
 	var elapsed time.Duration
 	firstSeen := map[string]float64{} // cluster name → seconds from the first start to first seen Available
-	done, lastErr := false, error(nil)
+	done, lastErr, ready := false, error(nil), 0
 	for !done {
-		if time.Since(start) > scaleTimeout {
-			t.Fatalf("%s: not all %d clusters Available within %s (last error: %v)", prefix, n, scaleTimeout, lastErr)
+		if time.Since(start) > b.scaleTimeout {
+			// A batch that does not finish is a result, not a failure of the run: say how far it got.
+			reason := fmt.Sprintf("not all %d clusters Available within BENCH_SCALE_TIMEOUT=%s: %d were at the bound (last list error: %v)",
+				n, b.scaleTimeout, ready, lastErr)
+			b.rep.missing(scaleTimeID(n), kind, reason)
+			b.rep.missing(scaleCPUID(n), kind, reason)
+			b.notePerCluster(prefix, n, firstSeen)
+			t.Logf("%s: %s", prefix, reason)
+			return
 		}
 		if b.ctx.Err() != nil {
 			t.Fatal("interrupted")
@@ -120,7 +126,7 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 		if err != nil {
 			lastErr = err
 		} else {
-			ready := 0
+			ready = 0
 			for _, mc := range list.Items {
 				if want[mc.Name] && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
 					meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
@@ -146,6 +152,13 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 	b.rep.add(scaleCPUID(n), kind, perAgent)
 	b.rep.note(scaleCPUID(n), "%s: hub kube-apiserver %.2f CPU s in %.1f s, idle rate %.3f CPU s/s subtracted",
 		prefix, cpu1-cpu0, elapsed.Seconds(), idleRate)
+	b.notePerCluster(prefix, n, firstSeen)
+	t.Logf("%s: all %d Available after %.1f s; hub apiserver %.2f CPU s (%.3f per agent after idle %.3f/s)",
+		prefix, n, elapsed.Seconds(), cpu1-cpu0, perAgent, idleRate)
+}
+
+// notePerCluster notes the distribution of the per-cluster times from the first start to Available.
+func (b *bench) notePerCluster(prefix string, n int, firstSeen map[string]float64) {
 	perCluster := make([]float64, 0, len(firstSeen))
 	slow := 0
 	for _, v := range firstSeen {
@@ -155,11 +168,9 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 		}
 	}
 	if s := summarize(perCluster); s != nil {
-		b.rep.note(scaleTimeID(n), "%s: per cluster, first start → Available %.1f s median (%.1f–%.1f s); %d of %d took 30 s or more",
-			prefix, s.Median, s.Min, s.Max, slow, n)
+		b.rep.note(scaleTimeID(n), "%s: per cluster, first start → Available %.1f s median (%.1f–%.1f s) for the %d of %d that got there; %d took 30 s or more",
+			prefix, s.Median, s.Min, s.Max, len(perCluster), n, slow)
 	}
-	t.Logf("%s: all %d Available after %.1f s; hub apiserver %.2f CPU s (%.3f per agent after idle %.3f/s)",
-		prefix, n, elapsed.Seconds(), cpu1-cpu0, perAgent, idleRate)
 }
 
 // stopAll stops agents concurrently.

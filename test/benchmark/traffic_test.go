@@ -134,17 +134,18 @@ func (b *bench) runTraffic(t *testing.T, hub *framework.Hub, spoke *framework.Sp
 				kind, w.N, w.Median, w.Min, w.Max)
 		}
 	}
-	b.rep.Traffic = b.rep.Traffic[:0]
+	breakdown := make([]breakdownRow, 0, len(rows))
 	for _, row := range rows {
-		b.rep.Traffic = append(b.rep.Traffic, *row)
+		breakdown = append(breakdown, *row)
 	}
-	sort.Slice(b.rep.Traffic, func(i, j int) bool {
-		a, c := b.rep.Traffic[i], b.rep.Traffic[j]
+	sort.Slice(breakdown, func(i, j int) bool {
+		a, c := breakdown[i], breakdown[j]
 		if a.Ours+a.OCM != c.Ours+c.OCM {
 			return a.Ours+a.OCM > c.Ours+c.OCM
 		}
 		return a.Request < c.Request
 	})
+	b.rep.setTraffic(breakdown) // under the report's lock: the failover scenario writes the report meanwhile
 	if counts.bootstrap > 0 {
 		b.rep.note("traffic_requests", "%d requests by the bootstrap user during the window are in neither agent's count "+
 			"(both agents share that user)", counts.bootstrap)
@@ -154,14 +155,15 @@ func (b *bench) runTraffic(t *testing.T, hub *framework.Hub, spoke *framework.Sp
 		"resourceVersion of each object is known)")
 	b.rep.method(scenarioTraffic, "Both agents run at the same time on the hub of scenario 1 (each with its own cluster name; "+
 		"the spoke is the one of scenario 4 when it ran, with its Secrets and Nodes), default periods for both (status "+
-		"resync --cluster-healthcheck-period 1m, lease every 60 s). After both were Available and %s more passed, the "+
+		"resync --cluster-healthcheck-period 1m, lease every 60-75 s: both jitter it by up to 25 %%). After both were Available and %s more passed, the "+
 		"hub apiserver's audit log (policy: every write with request and response, every other request of an agent or "+
 		"bootstrap identity at Metadata level) is counted over a %s window and scaled ×%.1f to an hour; requests are "+
 		"attributed to an agent by its hub identity's group system:open-cluster-management:<cluster>. A request is "+
 		"counted once (by audit ID), when it was received in the window; watches opened before the window are not "+
 		"counted, watches (re)opened in it are. During the window, on the spoke, a pod is created and the previous one "+
 		"deleted every %s in namespace %s, and Node %s's allocatable memory flips between 15Gi and 16Gi every %s. "+
-		"One window (n=1): the counts are near-deterministic, their noise comes from timer phases.",
+		"One window (n=1): the counts are near-deterministic, their noise comes from timer phases. The failover "+
+		"scenario runs meanwhile on its own hubs and spoke (same machine), which can only add to the agents' CPU time.",
 		b.trafficSettle, b.trafficWindow, scale, podChurnPeriod, churnNamespace, churnNode, allocatableChurnPeriod)
 }
 
