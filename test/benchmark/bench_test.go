@@ -110,47 +110,42 @@ func TestBenchmark(t *testing.T) {
 		spoke := framework.StartSpoke(t)
 		b.run(t, scenarioJoin, func(t *testing.T) { b.runJoin(t, hub, spoke) })
 		b.run(t, scenarioMemory, func(t *testing.T) { b.runMemory(t, hub, spoke) })
-		// The traffic window is ten minutes of mostly idle agents: the failover scenario, on its own hubs and
-		// spoke, runs during it (this saves ~7 minutes of a run that should fit in 30).
-		b.runConcurrently(t, "traffic+failover",
-			namedScenario{scenarioTraffic, func(t *testing.T) { b.runTraffic(t, hub, spoke) }},
-			namedScenario{scenarioFailover, b.runFailover})
+		// The traffic window is ten minutes of mostly idle agents: the failover and scale scenarios, on their
+		// own hubs and spokes, run one after the other during it, so that the whole run fits in about 30 minutes.
+		b.runLanes(t, "concurrent",
+			[]namedScenario{{scenarioTraffic, func(t *testing.T) { b.runTraffic(t, hub, spoke) }}},
+			[]namedScenario{{scenarioFailover, b.runFailover}, {scenarioScale, b.runScale}})
 	})
 	b.markNotRun(scenarioJoin, scenarioMemory, scenarioTraffic)
-	if !b.hasRun(scenarioFailover) {
-		b.run(t, scenarioFailover, b.runFailover) // the single-hub test bed did not start
+	// When the single-hub test bed did not start (or was not needed), the others still run.
+	for _, sc := range []namedScenario{{scenarioFailover, b.runFailover}, {scenarioScale, b.runScale}} {
+		if !b.hasRun(sc.name) {
+			b.run(t, sc.name, sc.f)
+		}
 	}
-	b.run(t, scenarioScale, b.runScale)
 	b.writeReport(t)
 }
 
-// namedScenario is a scenario and its function for runConcurrently.
+// namedScenario is a scenario and its function.
 type namedScenario struct {
 	name string
 	f    func(t *testing.T)
 }
 
-// runConcurrently runs the enabled scenarios of scs as parallel subtests of one group and returns when all have
-// ended, with the same bookkeeping as run.
-func (b *bench) runConcurrently(t *testing.T, group string, scs ...namedScenario) {
+// runLanes runs each lane as a parallel subtest of group, the scenarios of a lane one after the other through
+// run, and returns when every lane has ended.
+func (b *bench) runLanes(t *testing.T, group string, lanes ...[]namedScenario) {
 	t.Run(group, func(t *testing.T) {
-		for _, sc := range scs {
-			if !b.scenarios[sc.name] {
-				b.rep.missingScenario(sc.name, "skipped: not in BENCH_SCENARIOS")
-				b.setRan(sc.name)
-				continue
+		for _, lane := range lanes {
+			names := make([]string, len(lane))
+			for i, sc := range lane {
+				names[i] = sc.name
 			}
-			t.Run(sc.name, func(t *testing.T) {
+			t.Run(strings.Join(names, "+"), func(t *testing.T) {
 				t.Parallel()
-				started := time.Now()
-				b.setRan(sc.name)
-				defer func() { // also after t.Fatal
-					if t.Failed() {
-						b.scenarioFailed(sc.name, started)
-					}
-					b.writeReport(t)
-				}()
-				sc.f(t)
+				for _, sc := range lane {
+					b.run(t, sc.name, sc.f)
+				}
 			})
 		}
 	})
@@ -197,6 +192,7 @@ func rerender(t *testing.T) {
 func (b *bench) run(t *testing.T, sc string, f func(t *testing.T)) {
 	if !b.scenarios[sc] {
 		b.rep.missingScenario(sc, "skipped: not in BENCH_SCENARIOS")
+		b.setRan(sc)
 		b.writeReport(t)
 		return
 	}

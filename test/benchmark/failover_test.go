@@ -47,7 +47,7 @@ func (b *bench) runFailover(t *testing.T) {
 		"lease's renewTime is older than the timeout, and its lease is renewed every 60 s, so its detection lands "+
 		"somewhere in that grid. Ours counts the timeout from its last successful request to hub-a (probes run every "+
 		"probe interval), which can precede the loss by a few seconds, so its figure can be slightly negative. It runs "+
-		"during the traffic scenario's window (two idle agents and a churning spoke on the same machine). %d repetitions per agent, order swapped every repetition.",
+		"during the traffic scenario's window (two idle agents and a churning spoke on the same machine, little CPU). %d repetitions per agent, order swapped every repetition.",
 		failoverSettle, timeout, timeout, failoverProbeInterval, int(timeout.Seconds()), restartDelay, b.reps)
 	for i := 0; i < b.reps; i++ {
 		for _, kind := range order(i) {

@@ -36,7 +36,8 @@ func (b *bench) runScale(t *testing.T) {
 		"Available. The CPU figure is the kube-apiserver process's utime+stime over that time, minus the idle rate × "+
 		"the time, divided by N; it includes the apiserver work the hub controller and kube-controller-manager do for "+
 		"the agents. All N agents, the spoke apiserver and the hub share the same 2 cores, so the time is bound by CPU; "+
-		"one run per N and kind (n=1). The two kinds alternate which goes first. A batch not all Available within %s "+
+		"one run per N and kind (n=1). The two kinds alternate which goes first. The batches start during the traffic "+
+		"scenario's window (after the failover scenario; two idle agents, little CPU) and the last ones outlast it. A batch not all Available within %s "+
 		"(BENCH_SCALE_TIMEOUT) has no figure; the report says how many of its clusters were.", scaleIdleWindow, scalePollInterval, b.scaleTimeout)
 	for i, n := range b.scaleNs {
 		for _, kind := range order(i) {
