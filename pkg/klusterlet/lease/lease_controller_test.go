@@ -224,31 +224,8 @@ func TestLeaseControllerRenewsWithFakeClock(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	cluster := newCluster(true, 0)
-	clusterClient := clusterfake.NewSimpleClientset(cluster)
-	informer := clusterinformers.NewSharedInformerFactory(clusterClient, 0).Cluster().V1().ManagedClusters()
-	if err := informer.Informer().GetStore().Add(cluster); err != nil {
-		t.Fatal(err)
-	}
-	kubeClient := kubefake.NewSimpleClientset(newLease(nil))
-	fakeClock := clocktesting.NewFakeClock(testNow)
-	renewed := make(chan time.Time, 10)
-	recorder := events.NewInMemoryRecorder("test", fakeClock)
-
-	controller := NewLeaseController(Options{
-		ClusterName:        testCluster,
-		HubLeaseClient:     kubeClient.CoordinationV1(),
-		HubClusterInformer: informer,
-		Clock:              fakeClock,
-		JitterFactor:       -1,
-		OnRenewed:          func(renewTime time.Time) { renewed <- renewTime },
-		Recorder:           recorder,
-	})
-	defer controller.updater.stop()
-
-	if err := controller.Sync(ctx, factory.NewSyncContext("test", recorder)); err != nil {
-		t.Fatalf("sync: %v", err)
-	}
+	f := startRenewing(ctx, t, -1, nil)
+	controller, kubeClient, fakeClock, renewed, recorder := f.controller, f.kubeClient, f.clock, f.renewed, f.recorder
 	if got := waitRenewal(t, renewed); !got.Equal(testNow) {
 		t.Errorf("first renewal at %v, want %v", got, testNow)
 	}
@@ -468,31 +445,10 @@ func TestLeaseRenewalJitter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			cluster := newCluster(true, 0)
-			informer := clusterinformers.NewSharedInformerFactory(clusterfake.NewSimpleClientset(cluster), 0).Cluster().V1().ManagedClusters()
-			if err := informer.Informer().GetStore().Add(cluster); err != nil {
-				t.Fatal(err)
-			}
-			kubeClient := kubefake.NewSimpleClientset(newLease(nil))
-			fakeClock := clocktesting.NewFakeClock(testNow)
-			renewed := make(chan time.Time, 10)
-			recorder := events.NewInMemoryRecorder("test", fakeClock)
-			controller := NewLeaseController(Options{
-				ClusterName:        testCluster,
-				HubLeaseClient:     kubeClient.CoordinationV1(),
-				HubClusterInformer: informer,
-				Clock:              fakeClock,
-				JitterFactor:       tc.factor,
-				Rand:               func() float64 { return tc.rand },
-				OnRenewed:          func(renewTime time.Time) { renewed <- renewTime },
-				Recorder:           recorder,
-			})
-			defer controller.updater.stop()
-			if err := controller.Sync(ctx, factory.NewSyncContext("test", recorder)); err != nil {
-				t.Fatalf("sync: %v", err)
-			}
+			f := startRenewing(ctx, t, tc.factor, func() float64 { return tc.rand })
+			fakeClock, renewed := f.clock, f.renewed
 			waitRenewal(t, renewed)
-			if got := recorder.Events(); len(got) != 1 || got[0].Message != tc.wantEvent {
+			if got := f.recorder.Events(); len(got) != 1 || got[0].Message != tc.wantEvent {
 				t.Errorf("events %v, want one with message %q", got, tc.wantEvent)
 			}
 
@@ -509,4 +465,42 @@ func TestLeaseRenewalJitter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renewing is a lease controller on fake clients and a fake clock, synced once, so its renewal loop runs.
+type renewing struct {
+	controller *LeaseController
+	kubeClient *kubefake.Clientset
+	clock      *clocktesting.FakeClock
+	renewed    chan time.Time
+	recorder   events.InMemoryRecorder
+}
+
+// startRenewing returns a renewing controller for an accepted cluster with the default lease duration, the
+// given jitter factor and random source; the loop stops with the test.
+func startRenewing(ctx context.Context, t *testing.T, jitter float64, random func() float64) *renewing {
+	t.Helper()
+	cluster := newCluster(true, 0)
+	informer := clusterinformers.NewSharedInformerFactory(clusterfake.NewSimpleClientset(cluster), 0).Cluster().V1().ManagedClusters()
+	if err := informer.Informer().GetStore().Add(cluster); err != nil {
+		t.Fatal(err)
+	}
+	f := &renewing{kubeClient: kubefake.NewSimpleClientset(newLease(nil)), clock: clocktesting.NewFakeClock(testNow),
+		renewed: make(chan time.Time, 10)}
+	f.recorder = events.NewInMemoryRecorder("test", f.clock)
+	f.controller = NewLeaseController(Options{
+		ClusterName:        testCluster,
+		HubLeaseClient:     f.kubeClient.CoordinationV1(),
+		HubClusterInformer: informer,
+		Clock:              f.clock,
+		JitterFactor:       jitter,
+		Rand:               random,
+		OnRenewed:          func(renewTime time.Time) { f.renewed <- renewTime },
+		Recorder:           f.recorder,
+	})
+	t.Cleanup(func() { f.controller.updater.stop() })
+	if err := f.controller.Sync(ctx, factory.NewSyncContext("test", f.recorder)); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	return f
 }
