@@ -283,16 +283,18 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	r.reconcileHubs(ctx, spec, now)
 	r.applyProbes()
 
+	noHub := "no hub has a usable bootstrap kubeconfig"
 	if r.active == "" {
-		if name := r.initialHub(spec, now); name != "" {
-			r.startSession(ctx, name, "", "", now)
+		if name := r.initialHub(spec, now); name != "" && !r.startSession(ctx, name, "", "", now) {
+			noHub = r.degraded // why the session could not be built
 		}
 	}
 	// Probes start once the active hub is chosen: the hub about to become active is not probed (its session
 	// would repeat the same requests at once).
 	wait := r.startProbes(ctx, spec, now)
 	if r.active == "" {
-		return r.noViableHub(now, "no hub has a usable bootstrap kubeconfig")
+		// The standby probes go on at their interval while the back-off runs.
+		return minPositive(wait, r.noViableHub(now, noHub))
 	}
 
 	// A finished switch is recorded once the cluster is registered and Available on the new hub.
@@ -395,7 +397,9 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 		}
 		if !ok {
 			msg := fmt.Sprintf("%s; no other hub is viable", verdict.Message)
-			d := r.noViableHub(now, msg)
+			// The next round comes with the back-off, a skip period's end or the next standby probe, whichever is
+			// first: a standby that comes back is seen within a probe interval.
+			d := minPositive(wait, r.noViableHub(now, msg))
 			if next, ok := NextSkipExpiry(r.candidates(spec), now); ok {
 				d = minPositive(d, next.Sub(now))
 			}
@@ -618,11 +622,11 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 			}
 		}
 	}
-
 }
 
-// startProbes starts the standby probe of every hub but the active one that is due, each in its own goroutine,
-// and returns the time until the next one is due.
+// startProbes starts the standby probe of every hub but the active one that is due, each in its own goroutine
+// (a hub without a usable bootstrap kubeconfig is recorded InvalidKubeconfig without a request), and returns the
+// time until the next one is due.
 func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) time.Duration {
 	interval := spec.ProbeInterval.Duration
 	wait := interval
@@ -677,6 +681,9 @@ func (r *Orchestrator) applyProbes() {
 			continue // the hub went away while it was probed
 		}
 		h.probeInFlight = false
+		if p.name == r.active {
+			continue // became the active hub while it was probed: its session, not a probe, says how it is doing
+		}
 		if h.bootstrap != p.bootstrap {
 			continue // the hub's bootstrap kubeconfig changed while it was probed: the next round probes it anew
 		}
