@@ -66,6 +66,9 @@ type bench struct {
 	failoverTimeout time.Duration
 	scaleNs         []int
 	scaleTimeout    time.Duration
+	// duringTraffic is set while the failover and scale scenarios run during the traffic window (their method
+	// texts say so).
+	duringTraffic bool
 }
 
 const (
@@ -112,18 +115,30 @@ func TestBenchmark(t *testing.T) {
 		b.run(t, scenarioMemory, func(t *testing.T) { b.runMemory(t, hub, spoke) })
 		// The traffic window is ten minutes of mostly idle agents: the failover and scale scenarios, on their
 		// own hubs and spokes, run one after the other during it, so that the whole run fits in about 30 minutes.
+		b.duringTraffic = b.scenarios[scenarioTraffic]
 		b.runLanes(t, "concurrent",
 			[]namedScenario{{scenarioTraffic, func(t *testing.T) { b.runTraffic(t, hub, spoke) }}},
 			[]namedScenario{{scenarioFailover, b.runFailover}, {scenarioScale, b.runScale}})
 	})
 	b.markNotRun(scenarioJoin, scenarioMemory, scenarioTraffic)
-	// When the single-hub test bed did not start (or was not needed), the others still run.
+	// When the single-hub test bed did not start (or was not needed), the others still run, on their own.
+	b.duringTraffic = false
 	for _, sc := range []namedScenario{{scenarioFailover, b.runFailover}, {scenarioScale, b.runScale}} {
 		if !b.hasRun(sc.name) {
 			b.run(t, sc.name, sc.f)
 		}
 	}
 	b.writeReport(t)
+}
+
+// concurrencyNote is the sentence the failover and scale method texts add when they run during the traffic window.
+func (b *bench) concurrencyNote() string {
+	if !b.duringTraffic {
+		return ""
+	}
+	return " It runs in a lane next to the traffic scenario: while that scenario runs (two mostly idle " +
+		"agents, a churning spoke) and, after it ended, next to the idle hub and large spoke (Nodes, Secrets) " +
+		"of the single-hub test bed, which stay up until this lane ends (failover first, then scale)."
 }
 
 // namedScenario is a scenario and its function.
@@ -296,7 +311,7 @@ func newBench(t *testing.T) *bench {
 		"Times are taken by polling the hub every %s, which is their resolution. Our agent gets its own namespace per "+
 		"run (--namespace); OCM's v1.2.0 agent takes its component namespace only from the service-account file of a pod, "+
 		"so every OCM agent uses %s with its own --hub-kubeconfig-secret. Both use their default periods "+
-		"(status resync 1m, lease 60 s) and --spoke-external-server-urls of the spoke.", pollInterval, ocmComponentNamespace)
+		"(status resync 1m, lease every 60-75 s) and --spoke-external-server-urls of the spoke.", pollInterval, ocmComponentNamespace)
 	return b
 }
 

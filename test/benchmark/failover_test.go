@@ -27,7 +27,7 @@ const (
 )
 
 // runFailover joins each agent to hub A, stops hub A's apiserver and measures until the cluster is Available
-// on hub B; hub A is restarted between repetitions.
+// on hub B; every repetition has a fresh hub A.
 func (b *bench) runFailover(t *testing.T) {
 	hubB := framework.StartHub(t, framework.HubOptions{Name: "hub-b", Signer: framework.SignerKCM, HubController: true})
 	spoke := framework.StartSpoke(t)
@@ -46,9 +46,8 @@ func (b *bench) runFailover(t *testing.T) {
 		"which would wait 10 s or more: this favours OCM). OCM's hub timeout controller checks every 60 s whether the "+
 		"lease's renewTime is older than the timeout, and its lease is renewed every 60 s, so its detection lands "+
 		"somewhere in that grid. Ours counts the timeout from its last successful request to hub-a (probes run every "+
-		"probe interval), which can precede the loss by a few seconds, so its figure can be slightly negative. It runs "+
-		"during the traffic scenario's window (two idle agents and a churning spoke on the same machine, little CPU). %d repetitions per agent, order swapped every repetition.",
-		failoverSettle, timeout, timeout, failoverProbeInterval, int(timeout.Seconds()), restartDelay, b.reps)
+		"probe interval), which can precede the loss by a few seconds, so its figure can be slightly negative.%s %d repetitions per agent, order swapped every repetition.",
+		failoverSettle, timeout, timeout, failoverProbeInterval, int(timeout.Seconds()), restartDelay, b.concurrencyNote(), b.reps)
 	for i := 0; i < b.reps; i++ {
 		for _, kind := range order(i) {
 			name := fmt.Sprintf("fo-%s-%d", kind, i)

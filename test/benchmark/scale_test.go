@@ -36,9 +36,9 @@ func (b *bench) runScale(t *testing.T) {
 		"Available. The CPU figure is the kube-apiserver process's utime+stime over that time, minus the idle rate × "+
 		"the time, divided by N; it includes the apiserver work the hub controller and kube-controller-manager do for "+
 		"the agents. All N agents, the spoke apiserver and the hub share the same 2 cores, so the time is bound by CPU; "+
-		"one run per N and kind (n=1). The two kinds alternate which goes first. The batches start during the traffic "+
-		"scenario's window (after the failover scenario; two idle agents, little CPU) and the last ones outlast it. A batch not all Available within %s "+
-		"(BENCH_SCALE_TIMEOUT) has no figure; the report says how many of its clusters were.", scaleIdleWindow, scalePollInterval, b.scaleTimeout)
+		"one run per N and kind (n=1). The two kinds alternate which goes first.%s A batch not all Available within %s "+
+		"(BENCH_SCALE_TIMEOUT) has no figure; the report says how many of its clusters were.", scaleIdleWindow, scalePollInterval,
+		b.concurrencyNote(), b.scaleTimeout)
 	for i, n := range b.scaleNs {
 		for _, kind := range order(i) {
 			name := fmt.Sprintf("scale-%s-%d", kind, n)
@@ -107,8 +107,11 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 	for !done {
 		if time.Since(start) > b.scaleTimeout {
 			// A batch that does not finish is a result, not a failure of the run: say how far it got.
-			reason := fmt.Sprintf("not all %d clusters Available within BENCH_SCALE_TIMEOUT=%s: %d were at the bound (last list error: %v)",
-				n, b.scaleTimeout, ready, lastErr)
+			reason := fmt.Sprintf("not all %d clusters Available within BENCH_SCALE_TIMEOUT=%s: %d were at the bound",
+				n, b.scaleTimeout, ready)
+			if lastErr != nil {
+				reason += fmt.Sprintf(" (the last list of ManagedClusters failed: %v)", lastErr)
+			}
 			b.rep.missing(scaleTimeID(n), kind, reason)
 			b.rep.missing(scaleCPUID(n), kind, reason)
 			b.notePerCluster(prefix, n, firstSeen)
@@ -127,7 +130,7 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 		if err != nil {
 			lastErr = err
 		} else {
-			ready = 0
+			lastErr, ready = nil, 0
 			for _, mc := range list.Items {
 				if want[mc.Name] && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
 					meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {

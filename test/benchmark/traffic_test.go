@@ -163,8 +163,8 @@ func (b *bench) runTraffic(t *testing.T, hub *framework.Hub, spoke *framework.Sp
 		"counted, watches (re)opened in it are. During the window, on the spoke, a pod is created and the previous one "+
 		"deleted every %s in namespace %s, and Node %s's allocatable memory flips between 15Gi and 16Gi every %s. "+
 		"One window (n=1): the counts are near-deterministic, their noise comes from timer phases. The failover "+
-		"and scale scenarios run meanwhile on their own hubs and spokes (same machine): the counts do not depend on it, "+
-		"the agents' CPU time can only grow with it.",
+		"and scale scenarios (when enabled) run meanwhile on their own hubs and spokes on the same machine: the "+
+		"agents' request counts come from their own timers, their CPU time can only grow with the load.",
 		b.trafficSettle, b.trafficWindow, scale, podChurnPeriod, churnNamespace, churnNode, allocatableChurnPeriod)
 }
 

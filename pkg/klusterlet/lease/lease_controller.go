@@ -32,6 +32,8 @@ const (
 	// unknown after 5 periods without a renewal, so the spread costs nothing and keeps the
 	// renewals of many clusters from lining up.
 	DefaultJitterFactor = 0.25
+	// MaxJitterFactor caps Options.JitterFactor: at most twice the period between renewals.
+	MaxJitterFactor = 1.0
 
 	controllerName = "ManagedClusterLeaseController"
 	fieldManager   = "klusterlet-failover"
@@ -83,10 +85,11 @@ type Options struct {
 	Clock clock.Clock
 	// JitterFactor is the largest extra wait between renewals as a fraction of the period
 	// (see DefaultJitterFactor). 0 means DefaultJitterFactor; a negative value means none
-	// (renewal exactly every period).
+	// (renewal exactly every period); values above MaxJitterFactor are capped, so a renewal
+	// always comes well within the hub's 5 periods.
 	JitterFactor float64
-	// Rand returns the random number in [0, 1) that picks each wait within the jitter.
-	// Default: math/rand/v2 Float64.
+	// Rand returns the random number in [0, 1) that picks each wait within the jitter. It is
+	// called from the renewal goroutine. Default: math/rand/v2 Float64.
 	Rand func() float64
 	// OnRenewed, if set, is called from the renewal goroutine after each successful
 	// renewal with the spec.renewTime written (agent clock). It must not block.
@@ -132,6 +135,8 @@ func NewLeaseController(opts Options) *LeaseController {
 		jitter = DefaultJitterFactor
 	case jitter < 0:
 		jitter = 0
+	case jitter > MaxJitterFactor:
+		jitter = MaxJitterFactor
 	}
 	random := opts.Rand
 	if random == nil {

@@ -438,6 +438,8 @@ func TestLeaseRenewalJitter(t *testing.T) {
 			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m15s (jitter spreads renewals)"},
 		{name: "explicit factor", factor: 0.5, rand: 0.9, wantWait: 87 * time.Second,
 			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m30s (jitter spreads renewals)"},
+		{name: "factor above the cap", factor: 4, rand: 0.5, wantWait: 90 * time.Second,
+			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 2m0s (jitter spreads renewals)"},
 		{name: "jitter off", factor: -1, rand: 0.9, wantWait: time.Minute,
 			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s"},
 	}

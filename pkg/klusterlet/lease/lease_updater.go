@@ -26,13 +26,16 @@ type leaseUpdaterInterface interface {
 	// stop ends the loop and waits for it to exit; after it returns no renewal happens. It
 	// returns true when a loop was running.
 	stop() bool
-	// jitterDescription returns " to <longest wait>" for the event text, "" without jitter.
+	// jitterDescription returns " to <longest wait> (jitter spreads renewals)" for the event
+	// text, "" without jitter.
 	jitterDescription(period time.Duration) string
 }
 
 // leaseUpdater renews the hub lease at start, then each time the injected clock's timer
-// fires: period × (1 + jitter × rand()) after the previous renewal started. A renewal is skipped while the conflict checker reports a conflict
-// or is unverified (the controller stops the loop soon after; this closes the gap).
+// fires: period × (1 + jitter × rand()) after the previous renewal started (OCM's agent
+// counts from the end of the previous renewal; the difference is one request's latency).
+// A renewal is skipped while the conflict checker reports a conflict or is unverified (the
+// controller stops the loop soon after; this closes the gap).
 // It keeps the lease returned by its last update and sends it back with the new renewTime
 // (one request per renewal); after any error it GETs the lease again. A missing lease is
 // never created: it is reported once (LeaseNotFound) and looked up again next period.
