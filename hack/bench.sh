@@ -27,7 +27,7 @@ export KUBEBUILDER_ASSETS="${assets}" KF_TEST_LOG_DIR="${logs}" BENCH_LOG_DIR="$
   KF_AGENT_BINARY="$(pwd)/_output/bin/klusterlet-failover" BENCH_OUT_DIR="${BENCH_OUT_DIR:-$(pwd)/docs}" \
   BENCH_COMMAND="${BENCH_COMMAND:-${command}}"
 set +e
-go test -tags bench -count=1 -v -parallel 4 -timeout "${BENCH_TIMEOUT:-90m}" -run '^TestBenchmark$' ./test/benchmark/ 2>&1 | tee "${logs}/bench.out"
+go test -trimpath -tags bench -count=1 -v -parallel 4 -timeout "${BENCH_TIMEOUT:-90m}" -run '^TestBenchmark$' ./test/benchmark/ 2>&1 | tee "${logs}/bench.out"
 status=${PIPESTATUS[0]}
 set -e
 echo "bench: report in ${BENCH_OUT_DIR}/benchmarks.md and benchmarks.json; took $(( $(date +%s) - started )) s; exit status ${status}"
