@@ -118,27 +118,47 @@ func TestBenchmark(t *testing.T) {
 		b.duringTraffic = b.scenarios[scenarioTraffic]
 		b.runLanes(t, "concurrent",
 			[]namedScenario{{scenarioTraffic, func(t *testing.T) { b.runTraffic(t, hub, spoke) }}},
-			[]namedScenario{{scenarioFailover, b.runFailover}, {scenarioScale, b.runScale}})
+			[]namedScenario{{scenarioFailover, b.runFailover},
+				{scenarioScale, func(t *testing.T) { b.runScaleBatches(t, smallBatch) }}})
 	})
 	b.markNotRun(scenarioJoin, scenarioMemory, scenarioTraffic)
-	// When the single-hub test bed did not start (or was not needed), the others still run, on their own.
-	b.duringTraffic = false
-	for _, sc := range []namedScenario{{scenarioFailover, b.runFailover}, {scenarioScale, b.runScale}} {
-		if !b.hasRun(sc.name) {
-			b.run(t, sc.name, sc.f)
+	switch {
+	case b.hasRun(scenarioScale) && !b.scenarios[scenarioScale]: // skipped, and said so
+	case b.hasRun(scenarioScale):
+		// The large batches, alone on the machine (the single-hub test bed has stopped).
+		b.run(t, scenarioScale, func(t *testing.T) { b.runScaleBatches(t, func(n int) bool { return !smallBatch(n) }) })
+	default:
+		// The single-hub test bed did not start (or was not needed): the others still run, on their own.
+		b.duringTraffic = false
+		if !b.hasRun(scenarioFailover) {
+			b.run(t, scenarioFailover, b.runFailover)
 		}
+		b.run(t, scenarioScale, b.runScale)
 	}
 	b.writeReport(t)
 }
+
+// smallBatch reports whether a scale batch of n agents runs next to the traffic scenario.
+func smallBatch(n int) bool { return n <= scaleConcurrentMaxN }
 
 // concurrencyNote is the sentence the failover and scale method texts add when they run during the traffic window.
 func (b *bench) concurrencyNote() string {
 	if !b.duringTraffic {
 		return ""
 	}
-	return " It runs in a lane next to the traffic scenario: while that scenario runs (two mostly idle " +
-		"agents, a churning spoke) and, after it ended, next to the idle hub and large spoke (Nodes, Secrets) " +
-		"of the single-hub test bed, which stay up until this lane ends (failover first, then scale)."
+	return " It runs in a lane next to the traffic scenario (two mostly idle agents, a churning spoke on the same " +
+		"machine), before the small scale batches."
+}
+
+// scaleConcurrencyNote is the sentence the scale method text adds when its small batches run next to the traffic
+// scenario.
+func (b *bench) scaleConcurrencyNote() string {
+	if !b.duringTraffic {
+		return ""
+	}
+	return fmt.Sprintf(" Batches of up to %d agents run in a lane next to the traffic scenario, after the failover "+
+		"scenario (two mostly idle agents and a churning spoke meanwhile, then the idle single-hub test bed); larger "+
+		"batches run after every other scenario has ended, alone on the machine.", scaleConcurrentMaxN)
 }
 
 // namedScenario is a scenario and its function.
