@@ -378,6 +378,21 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		waitChanged(ctx, changed)
 		return
 	}
+	bootstrapCreate := s.bootstrapCreateClient(logger)
+	if bootstrapCreate != nil {
+		// A ManagedCluster absent from the hub (its create was cut short when the certificate came first, or it was
+		// deleted while the agent was down) must be created before the main controllers start: without it the hub
+		// grants the agent identity nothing and their ManagedCluster informer would never sync.
+		created, err := managedcluster.EnsureManagedCluster(ctx, bootstrapCreate, s.o.ClusterName, s.o.SpokeExternalServerURLs, s.o.SpokeCABundle)
+		switch {
+		case err != nil:
+			logger.Info("Could not make sure the ManagedCluster exists with the bootstrap identity; the creating controller retries", "err", err)
+		case created:
+			s.o.Recorder.Eventf(managedcluster.ReasonManagedClusterCreated, "ManagedCluster %q created on hub %s before the main controllers start",
+				s.o.ClusterName, s.hub.Name)
+			logger.Info("Created the absent ManagedCluster with the bootstrap identity")
+		}
+	}
 	clusterInformers := managedcluster.NewHubManagedClusterInformerFactory(clusterClient, s.o.ClusterName, 0)
 	mcInformer := clusterInformers.Cluster().V1().ManagedClusters()
 	csrInformers := csrInformerFactory(kubeClient, s.o.ClusterName)
@@ -419,7 +434,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		SpokeExternalServerURLs: s.o.SpokeExternalServerURLs,
 		SpokeCABundle:           s.o.SpokeCABundle,
 		HubClusterClient:        clusterClient.ClusterV1(),
-		HubClusterCreateClient:  s.bootstrapCreateClient(logger),
+		HubClusterCreateClient:  bootstrapCreate,
 		HubClusterInformer:      mcInformer,
 		ConflictTracker:         s.o.ConflictTracker,
 		ResyncInterval:          s.o.ClusterHealthCheckPeriod,

@@ -191,11 +191,7 @@ func (c *managedClusterCreatingController) getCluster(ctx context.Context) (*clu
 }
 
 func (c *managedClusterCreatingController) create(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger) error {
-	cluster := &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: c.clusterName},
-		Spec:       clusterv1.ManagedClusterSpec{ManagedClusterClientConfigs: c.clientConfigs},
-	}
-	_, err := c.createClient.ManagedClusters().Create(ctx, cluster, metav1.CreateOptions{FieldManager: fieldManager})
+	_, err := c.createClient.ManagedClusters().Create(ctx, managedClusterObject(c.clusterName, c.clientConfigs), metav1.CreateOptions{FieldManager: fieldManager})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		// The lister lagged behind the hub; the next event or resync sees the object.
@@ -217,6 +213,38 @@ func (c *managedClusterCreatingController) create(ctx context.Context, syncCtx f
 		c.clusterName, verb, clientConfigURLs(c.clientConfigs))
 	logger.Info("Created the ManagedCluster on the hub", "recreated", c.seen)
 	return nil
+}
+
+// EnsureManagedCluster GETs ManagedCluster clusterName with client and, when the hub has none, creates it with
+// client configs for urls and caBundle (as the creating controller would). It returns true when it created it;
+// AlreadyExists counts as present. The main controllers cannot do this themselves when the ManagedCluster is
+// absent: OCM's hub grants the agent identity access only to an existing, accepted ManagedCluster, so their hub
+// informer never syncs. client is the bootstrap identity's (OCM's bootstrap ClusterRole allows get and create).
+// Errors are the hub's, wrapped with the cluster name.
+func EnsureManagedCluster(ctx context.Context, client clusterv1client.ManagedClustersGetter, clusterName string, urls []string, caBundle []byte) (bool, error) {
+	_, err := client.ManagedClusters().Get(ctx, clusterName, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return false, nil
+	case !apierrors.IsNotFound(err):
+		return false, fmt.Errorf("unable to get ManagedCluster %q from the hub: %w", clusterName, err)
+	}
+	_, err = client.ManagedClusters().Create(ctx, managedClusterObject(clusterName, desiredClientConfigs(urls, caBundle)), metav1.CreateOptions{FieldManager: fieldManager})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("unable to create ManagedCluster %q on the hub: %w", clusterName, err)
+	}
+	return true, nil
+}
+
+// managedClusterObject is the ManagedCluster the agent creates: name and client configs, nothing else.
+func managedClusterObject(name string, configs []clusterv1.ClientConfig) *clusterv1.ManagedCluster {
+	return &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       clusterv1.ManagedClusterSpec{ManagedClusterClientConfigs: configs},
+	}
 }
 
 // reportFailure emits a Warning event for a failure that differs from the last reported one.

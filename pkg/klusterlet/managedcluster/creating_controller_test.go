@@ -2,6 +2,7 @@ package managedcluster
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -289,5 +290,67 @@ func TestCreatingControllerCreatesWithCreateClient(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{ReasonManagedClusterCreated}, eventReasons(syncCtx.recorder)); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestEnsureManagedCluster(t *testing.T) {
+	gr := schema.GroupResource{Group: "cluster.open-cluster-management.io", Resource: "managedclusters"}
+	cases := []struct {
+		name        string
+		existing    []runtime.Object
+		reactor     clienttesting.ReactionFunc // on create
+		getErr      error
+		wantCreated bool
+		wantErr     string
+		wantVerbs   []string
+	}{
+		{name: "present: nothing written", existing: []runtime.Object{newManagedCluster()}, wantVerbs: []string{"get"}},
+		{name: "absent: created with the client configs", wantCreated: true, wantVerbs: []string{"get", "create"}},
+		{name: "created meanwhile by someone else", wantVerbs: []string{"get", "create"},
+			reactor: func(clienttesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewAlreadyExists(gr, testCluster)
+			}},
+		{name: "get forbidden: an error naming the cluster, no create", getErr: apierrors.NewForbidden(gr, testCluster, nil),
+			wantErr: `unable to get ManagedCluster "cluster1"`, wantVerbs: []string{"get"}},
+		{name: "create fails", wantErr: `unable to create ManagedCluster "cluster1"`, wantVerbs: []string{"get", "create"},
+			reactor: func(clienttesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewInternalError(errors.New("etcd is down"))
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			client := clusterfake.NewSimpleClientset(tc.existing...)
+			if tc.getErr != nil {
+				client.PrependReactor("get", "managedclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, tc.getErr
+				})
+			}
+			if tc.reactor != nil {
+				client.PrependReactor("create", "managedclusters", tc.reactor)
+			}
+			created, err := EnsureManagedCluster(context.Background(), client.ClusterV1(), testCluster, testURLs, testCABundle)
+			if created != tc.wantCreated {
+				t.Errorf("created = %v, want %v", created, tc.wantCreated)
+			}
+			if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+			var verbs []string
+			for _, a := range client.Actions() {
+				verbs = append(verbs, a.GetVerb())
+			}
+			if diff := cmp.Diff(tc.wantVerbs, verbs); diff != "" {
+				t.Errorf("hub calls (-want +got):\n%s", diff)
+			}
+			if tc.wantCreated {
+				mc, err := client.ClusterV1().ManagedClusters().Get(context.Background(), testCluster, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(expectedClientConfigs(), mc.Spec.ManagedClusterClientConfigs); diff != "" {
+					t.Errorf("spec.managedClusterClientConfigs (-want +got):\n%s", diff)
+				}
+			}
+		})
 	}
 }

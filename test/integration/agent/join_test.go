@@ -201,6 +201,28 @@ func testJoinChain(t *testing.T, s *suite) {
 		waitValidSecret(t, spoke, hub, defaultSecretName, chainCluster, chainAgent, hubTimeout)
 		requireRunning(t, a2)
 		a2.Stop()
+
+		// Deleted on the hub while the agent is down: the hub removes what it granted the agent identity, so the
+		// restarted agent (valid Secret, main controllers) must create the ManagedCluster with the bootstrap
+		// identity before its hub informers can sync.
+		old = getMC(t, hub, chainCluster)
+		if err := hub.Cluster.ClusterV1().ManagedClusters().Delete(ctx, chainCluster, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		framework.Eventually(t, hubTimeout, pollInterval, func() (bool, error) {
+			return getMC(t, hub, chainCluster) == nil, nil
+		}, "ManagedCluster %s gone from the hub (finalizers done)", chainCluster)
+		restarted := time.Now()
+		a2b := startAgent(t, spoke, agentSpec{bootstrap: hub.BootstrapKubeconfig(), urls: []string{externalURL}, maxClaims: maxClaims})
+		framework.Eventually(t, 2*hubTimeout, pollInterval, func() (bool, error) {
+			mc := getMC(t, hub, chainCluster)
+			return mc != nil && mc.UID != old.UID && joinedAndAvailable(mc), nil
+		}, "ManagedCluster %s created again by the restarted agent, Joined and Available", chainCluster)
+		t.Logf("ManagedCluster deleted while the agent was down: created again and Available %s after the restart",
+			time.Since(restarted).Round(10*time.Millisecond))
+		waitEvent(t, spoke, "ManagedClusterCreated", chainCluster, "before the main controllers start")
+		requireRunning(t, a2b)
+		a2b.Stop()
 	})
 	if t.Failed() {
 		return
