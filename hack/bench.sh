@@ -4,9 +4,9 @@
 # docs/benchmarks.md and docs/benchmarks.json (BENCH_OUT_DIR overrides the directory) and keeps every log under
 # _output/bench-logs/<timestamp> (BENCH_LOG_DIR overrides it). The BENCH_* variables documented in
 # test/benchmark/bench_test.go pass through (e.g. BENCH_SCENARIOS=join BENCH_REPS=1 for a quick run).
-# Takes about 50 minutes on two cores with the defaults (10-minute traffic window, N=10,50,200);
-# BENCH_TRAFFIC_WINDOW=4m BENCH_SCALE_N=10,50 takes about 30. Exits non-zero if a scenario failed; the report still lists what was
-# measured and why the rest is missing.
+# Takes about 28 minutes on two cores with the defaults (10-minute traffic window, N=10,50,200; the failover scenario and
+# the small scale batches run during the traffic window), plus the compile of the benchmark on a cold build cache.
+# Exits non-zero if a scenario failed; the report still lists what was measured and why the rest is missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
