@@ -126,6 +126,10 @@ const (
 	ReasonMainControllersStarted = "HubControllersStarted"
 )
 
+// ensureManagedClusterTimeout bounds the GET (and create) of the ManagedCluster with the bootstrap identity before
+// the main controllers start.
+const ensureManagedClusterTimeout = 10 * time.Second
+
 // Session is one registration with one hub.
 type Session struct {
 	o   Options
@@ -383,7 +387,10 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		// A ManagedCluster absent from the hub (its create was cut short when the certificate came first, or it was
 		// deleted while the agent was down) must be created before the main controllers start: without it the hub
 		// grants the agent identity nothing and their ManagedCluster informer would never sync.
-		created, err := managedcluster.EnsureManagedCluster(ctx, bootstrapCreate, s.o.ClusterName, s.o.SpokeExternalServerURLs, s.o.SpokeCABundle)
+		// Bounded: a slow hub must not hold back the main controllers (the creating controller retries anyway).
+		ensureCtx, cancelEnsure := context.WithTimeout(ctx, ensureManagedClusterTimeout)
+		created, err := managedcluster.EnsureManagedCluster(ensureCtx, bootstrapCreate, s.o.ClusterName, s.o.SpokeExternalServerURLs, s.o.SpokeCABundle)
+		cancelEnsure()
 		switch {
 		case err != nil:
 			logger.Info("Could not make sure the ManagedCluster exists with the bootstrap identity; the creating controller retries", "err", err)
