@@ -83,7 +83,7 @@ func TestNoViableHubWakesForProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.readFile()
+	r.readFiles()
 
 	for round := 0; round < 3; round++ {
 		next := r.step(ctx)

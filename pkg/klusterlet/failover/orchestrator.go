@@ -2,6 +2,7 @@ package failover
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"fmt"
 	"net/http"
@@ -45,14 +46,25 @@ type OrchestratorOptions struct {
 	// is the primary's bootstrap kubeconfig instead of the file; it is watched, so a replacement takes effect at
 	// once (FC-02). The klusterlet operator's name is "bootstrap-hub-kubeconfig".
 	PrimaryBootstrapSecretName string
-	// FilePollInterval is how often the bootstrap kubeconfig file is re-read (FC-01). Default 5s.
+	// FileHubs are alternate hubs whose bootstrap kubeconfigs are files (OCM's MultipleHubs
+	// --bootstrap-kubeconfigs after the first). They come right after the primary, before the FailoverConfig's
+	// spec.alternateHubs; a FailoverConfig alternate with the name of a file hub (or "primary") is skipped with a
+	// warning event. Each file is re-read every FilePollInterval, as the primary's. Optional.
+	FileHubs []FileHub
+	// HubConnectionTimeout is the connection timeout while no FailoverConfig exists (OCM's
+	// --hub-connection-timeout-seconds); a FailoverConfig's spec.hubConnectionTimeout, which its CRD defaults
+	// to 5m, always wins. Non-positive means the FailoverConfig default (5m).
+	HubConnectionTimeout time.Duration
+	// FilePollInterval is how often the bootstrap kubeconfig files are re-read (FC-01). Default 5s.
 	FilePollInterval time.Duration
 	// Session is the template of every hub session; the orchestrator sets its WrapTransport, OnPhase and
 	// OnManagedCluster.
 	Session hubsession.Options
 	// SecretInformer covers Namespace (shared with Session.SpokeSecretInformer); started by the caller.
 	SecretInformer corev1informers.SecretInformer
-	// FailoverConfigInformer covers Namespace; started by the caller.
+	// FailoverConfigInformer covers Namespace; started by the caller. Nil when the FailoverConfig API is not
+	// served or not readable (the klusterlet operator installs neither its CRD nor RBAC for it): the agent then
+	// runs with the primary and FileHubs only, writes no status, and FailoverConfigClient may be nil too.
 	FailoverConfigInformer failoverinformers.FailoverConfigInformer
 	// FailoverConfigClient writes the FailoverConfig status.
 	FailoverConfigClient failoverclient.FailoverConfigsGetter
@@ -93,6 +105,20 @@ type hubEntry struct {
 	probeSuccess  time.Time
 	healthySince  RejectionTracker
 	probeInFlight bool
+}
+
+// FileHub is an alternate hub whose bootstrap kubeconfig is a file.
+type FileHub struct {
+	// Name is the hub's name in events, metrics and the FailoverConfig status (a DNS-1123 label, not "primary").
+	Name string
+	// Path is the bootstrap kubeconfig file; file references in it resolve against its directory.
+	Path string
+}
+
+// fileRead is one read of a bootstrap kubeconfig file: its content, or the read error's message.
+type fileRead struct {
+	raw    []byte
+	errMsg string
 }
 
 // hubSource is where a hub's bootstrap kubeconfig was read from, and what was read.
@@ -161,8 +187,11 @@ type Orchestrator struct {
 	// unrecordedFailovers counts completed switches not yet added to status.failoverCount.
 	unrecordedFailovers int32
 	lastAcceptance      HubAcceptance
-	fileContent         []byte
-	fileErr             string
+	// files holds the last read of every bootstrap kubeconfig file (the primary's and FileHubs'), by path;
+	// guarded by mu.
+	files map[string]fileRead
+	// duplicateHubs are the FailoverConfig alternates already reported as shadowed by a hub of the same name.
+	duplicateHubs map[string]bool
 
 	// heartbeat of the active hub (see heartbeat).
 	heartbeatInFlight bool
@@ -176,8 +205,10 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	switch {
 	case o.Namespace == "" || o.PrimaryBootstrapKubeconfigFile == "":
 		return nil, fmt.Errorf("failover orchestrator: namespace and primary bootstrap kubeconfig file are required")
-	case o.SecretInformer == nil || o.FailoverConfigInformer == nil || o.FailoverConfigClient == nil:
-		return nil, fmt.Errorf("failover orchestrator: secret and FailoverConfig informers and the FailoverConfig client are required")
+	case o.SecretInformer == nil:
+		return nil, fmt.Errorf("failover orchestrator: the secret informer is required")
+	case o.FailoverConfigInformer != nil && o.FailoverConfigClient == nil:
+		return nil, fmt.Errorf("failover orchestrator: the FailoverConfig client is required with the FailoverConfig informer")
 	case o.Recorder == nil:
 		return nil, fmt.Errorf("failover orchestrator: recorder is required")
 	}
@@ -204,6 +235,9 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		tracker: NewHubConnectivityTracker(o.Clock),
 		wake:    make(chan struct{}, 1),
 		hubs:    map[string]*hubEntry{},
+		files:   map[string]fileRead{},
+
+		duplicateHubs: map[string]bool{},
 	}
 	// A hub that stops (or starts again) answering is re-evaluated at once, so its events are timely.
 	r.tracker.SetOnTransition(r.kick)
@@ -220,8 +254,12 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 		UpdateFunc: func(interface{}, interface{}) { r.kick() },
 		DeleteFunc: func(interface{}) { r.kick() },
 	}
-	if _, err := r.o.FailoverConfigInformer.Informer().AddEventHandler(kick); err != nil {
-		return fmt.Errorf("failover orchestrator: watch FailoverConfig: %w", err)
+	synced := []cache.InformerSynced{r.o.SecretInformer.Informer().HasSynced}
+	if r.o.FailoverConfigInformer != nil {
+		if _, err := r.o.FailoverConfigInformer.Informer().AddEventHandler(kick); err != nil {
+			return fmt.Errorf("failover orchestrator: watch FailoverConfig: %w", err)
+		}
+		synced = append(synced, r.o.FailoverConfigInformer.Informer().HasSynced)
 	}
 	// Bootstrap Secrets of the alternates and of the primary are watched, not polled (FC-02).
 	if _, err := r.o.SecretInformer.Informer().AddEventHandler(cache.FilteringResourceEventHandler{
@@ -236,11 +274,11 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("failover orchestrator: watch secrets: %w", err)
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), r.o.FailoverConfigInformer.Informer().HasSynced, r.o.SecretInformer.Informer().HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return nil
 	}
 	// The first read is synchronous: the first round must see the primary, or it would start on an alternate.
-	r.readFile()
+	r.readFiles()
 	go r.pollFile(ctx)
 	defer r.stopSession()
 
@@ -272,7 +310,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	logger := klog.FromContext(ctx)
 	now := r.o.Clock.Now()
 	fc := r.failoverConfig()
-	spec := failoverv1alpha1.WithDefaults(failoverv1alpha1.FailoverConfigSpec{})
+	spec := r.specWithoutFailoverConfig()
 	if fc != nil {
 		spec = failoverv1alpha1.WithDefaults(fc.Spec)
 		if errs := failoverv1alpha1.ValidateFailoverConfig(fc); len(errs) > 0 {
@@ -550,8 +588,18 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 // active session when its bootstrap kubeconfig changed; a removed active hub leaves no active hub.
 func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) {
 	sources := []hubSource{r.primarySource()}
+	named := map[string]bool{failoverv1alpha1.HubNamePrimary: true}
+	for _, fh := range r.o.FileHubs {
+		named[fh.Name] = true
+		sources = append(sources, r.fileSource(fh.Name, fh.Path))
+	}
 	for _, alt := range spec.AlternateHubs {
-		if alt.Name == failoverv1alpha1.HubNamePrimary {
+		if named[alt.Name] {
+			if alt.Name != failoverv1alpha1.HubNamePrimary && !r.duplicateHubs[alt.Name] {
+				r.duplicateHubs[alt.Name] = true
+				r.o.Recorder.Warningf(ReasonAlternateHubShadowed, "FailoverConfig %s/%s lists hub %s, which --bootstrap-kubeconfigs already names; the bootstrap kubeconfig file is used and this entry is ignored",
+					r.o.Namespace, r.o.FailoverConfigName, alt.Name)
+			}
 			continue
 		}
 		desc := fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, alt.BootstrapKubeconfigSecretRef, failoverv1alpha1.BootstrapKubeconfigSecretKey)
@@ -723,17 +771,33 @@ func (r *Orchestrator) primarySource() (s hubSource) {
 			return s
 		}
 	}
-	s.desc, s.fromFile = r.o.PrimaryBootstrapKubeconfigFile, true
+	return r.fileSource(s.name, r.o.PrimaryBootstrapKubeconfigFile)
+}
+
+// fileSource is hub name's bootstrap kubeconfig as last read from the file at path.
+func (r *Orchestrator) fileSource(name, path string) hubSource {
+	s := hubSource{name: name, desc: path, fromFile: true}
 	r.mu.Lock()
-	s.raw, s.readErr = r.fileContent, nil
-	if r.fileErr != "" {
-		s.readErr = fmt.Errorf("%s", r.fileErr)
-	}
+	read := r.files[path]
 	r.mu.Unlock()
+	s.raw = read.raw
+	if read.errMsg != "" {
+		s.readErr = errors.New(read.errMsg)
+	}
 	return s
 }
 
-// pollFile re-reads the primary bootstrap kubeconfig file every FilePollInterval and wakes the loop on a change
+// specWithoutFailoverConfig is the spec in force while no FailoverConfig exists: the API defaults, with
+// HubConnectionTimeout when it is set.
+func (r *Orchestrator) specWithoutFailoverConfig() failoverv1alpha1.FailoverConfigSpec {
+	spec := failoverv1alpha1.FailoverConfigSpec{}
+	if r.o.HubConnectionTimeout > 0 {
+		spec.HubConnectionTimeout = &metav1.Duration{Duration: r.o.HubConnectionTimeout}
+	}
+	return failoverv1alpha1.WithDefaults(spec)
+}
+
+// pollFile re-reads the bootstrap kubeconfig files every FilePollInterval and wakes the loop on a change
 // (a mounted Secret is updated in place by the kubelet; FC-01).
 func (r *Orchestrator) pollFile(ctx context.Context) {
 	for {
@@ -742,24 +806,34 @@ func (r *Orchestrator) pollFile(ctx context.Context) {
 			return
 		case <-r.o.Clock.After(r.o.FilePollInterval):
 		}
-		if r.readFile() {
+		if r.readFiles() {
 			r.kick()
 		}
 	}
 }
 
-// readFile reads the primary bootstrap kubeconfig file and reports whether its content or read error changed.
-func (r *Orchestrator) readFile() bool {
-	raw, err := os.ReadFile(r.o.PrimaryBootstrapKubeconfigFile)
-	errMsg := ""
-	if err != nil {
-		errMsg = fmt.Sprintf("bootstrap kubeconfig %s: %v", r.o.PrimaryBootstrapKubeconfigFile, err)
-		raw = nil
+// readFiles reads the bootstrap kubeconfig files (the primary's and FileHubs') and reports whether the content
+// or read error of any of them changed.
+func (r *Orchestrator) readFiles() bool {
+	paths := []string{r.o.PrimaryBootstrapKubeconfigFile}
+	for _, fh := range r.o.FileHubs {
+		paths = append(paths, fh.Path)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	changed := !bytes.Equal(raw, r.fileContent) || errMsg != r.fileErr
-	r.fileContent, r.fileErr = raw, errMsg
+	changed := false
+	for _, path := range paths {
+		raw, err := os.ReadFile(path)
+		read := fileRead{raw: raw}
+		if err != nil {
+			read = fileRead{errMsg: fmt.Sprintf("bootstrap kubeconfig %s: %v", path, err)}
+		}
+		r.mu.Lock()
+		last, seen := r.files[path]
+		if !seen || !bytes.Equal(read.raw, last.raw) || read.errMsg != last.errMsg {
+			changed = true
+			r.files[path] = read
+		}
+		r.mu.Unlock()
+	}
 	return changed
 }
 
@@ -1017,7 +1091,7 @@ func (r *Orchestrator) clearDegradedIf(phase hubsession.Phase, msg string, _ tim
 }
 
 func (r *Orchestrator) failoverConfig() *failoverv1alpha1.FailoverConfig {
-	if r.o.FailoverConfigName == "" {
+	if r.o.FailoverConfigName == "" || r.o.FailoverConfigInformer == nil {
 		return nil
 	}
 	fc, err := r.o.FailoverConfigInformer.Lister().FailoverConfigs(r.o.Namespace).Get(r.o.FailoverConfigName)

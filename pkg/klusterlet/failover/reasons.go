@@ -59,6 +59,9 @@ const (
 	// ReasonBootstrapKubeconfigChanged (Normal): the bootstrap kubeconfig of a hub was added, changed or removed
 	// and takes effect without a restart (FC-01, FC-02).
 	ReasonBootstrapKubeconfigChanged = "BootstrapKubeconfigChanged"
+	// ReasonAlternateHubShadowed (Warning): a FailoverConfig alternate has the name of a hub that
+	// --bootstrap-kubeconfigs already configures; the file wins and the entry is ignored. Emitted once per name.
+	ReasonAlternateHubShadowed = "AlternateHubShadowed"
 
 	// ReasonStandbyProbeSucceeded (Normal): a hub's standby probe became Ready (emitted on the transition).
 	ReasonStandbyProbeSucceeded = "StandbyProbeSucceeded"

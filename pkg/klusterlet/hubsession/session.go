@@ -65,6 +65,11 @@ type Options struct {
 	// SpokeExternalServerURLs and SpokeCABundle are published in ManagedCluster spec.managedClusterClientConfigs.
 	SpokeExternalServerURLs []string
 	SpokeCABundle           []byte
+	// ClusterAnnotations are set on the ManagedCluster when the agent creates it (OCM's --cluster-annotations,
+	// already filtered to the keys managedcluster.FilterClusterAnnotations keeps). May be nil.
+	ClusterAnnotations map[string]string
+	// ReservedClusterClaimSuffixes make claims with these name suffixes reserved (--reserved-cluster-claim-suffixes).
+	ReservedClusterClaimSuffixes []string
 	// ClusterHealthCheckPeriod is the status resync period (--cluster-healthcheck-period).
 	ClusterHealthCheckPeriod time.Duration
 	// MaxCustomClusterClaims caps custom claims in status (--max-custom-cluster-claims).
@@ -306,6 +311,7 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 		ClusterName:             s.o.ClusterName,
 		SpokeExternalServerURLs: s.o.SpokeExternalServerURLs,
 		SpokeCABundle:           s.o.SpokeCABundle,
+		Annotations:             s.o.ClusterAnnotations,
 		HubClusterClient:        clusterClient.ClusterV1(),
 		ResyncInterval:          s.o.ClusterHealthCheckPeriod,
 		Recorder:                s.o.Recorder,
@@ -389,7 +395,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		// grants the agent identity nothing and their ManagedCluster informer would never sync.
 		// Bounded: a slow hub must not hold back the main controllers (the creating controller retries anyway).
 		ensureCtx, cancelEnsure := context.WithTimeout(ctx, ensureManagedClusterTimeout)
-		created, err := managedcluster.EnsureManagedCluster(ensureCtx, bootstrapCreate, s.o.ClusterName, s.o.SpokeExternalServerURLs, s.o.SpokeCABundle)
+		created, err := managedcluster.EnsureManagedCluster(ensureCtx, bootstrapCreate, s.o.ClusterName, s.o.SpokeExternalServerURLs, s.o.SpokeCABundle, s.o.ClusterAnnotations)
 		cancelEnsure()
 		switch {
 		case err != nil:
@@ -440,6 +446,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		ClusterName:             s.o.ClusterName,
 		SpokeExternalServerURLs: s.o.SpokeExternalServerURLs,
 		SpokeCABundle:           s.o.SpokeCABundle,
+		Annotations:             s.o.ClusterAnnotations,
 		HubClusterClient:        clusterClient.ClusterV1(),
 		HubClusterCreateClient:  bootstrapCreate,
 		HubClusterInformer:      mcInformer,
@@ -448,20 +455,21 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		Recorder:                s.o.Recorder,
 	})
 	status := managedcluster.NewManagedClusterStatusController(managedcluster.StatusOptions{
-		ClusterName:              s.o.ClusterName,
-		HubClusterClient:         clusterClient.ClusterV1(),
-		HubClusterInformer:       mcInformer,
-		HubLeaseClient:           kubeClient.CoordinationV1(),
-		OwnLeaseRenewTime:        leaseController.LastRenewTime,
-		SpokeDiscoveryClient:     s.o.SpokeKubeClient.Discovery(),
-		SpokeNamespaceClient:     s.o.SpokeKubeClient.CoreV1(),
-		NodeInformer:             spoke.nodes,
-		ClaimInformer:            spoke.claims,
-		MaxCustomClusterClaims:   s.o.MaxCustomClusterClaims,
-		ClusterHealthCheckPeriod: s.o.ClusterHealthCheckPeriod,
-		ConflictTracker:          s.o.ConflictTracker,
-		Clock:                    s.o.Clock,
-		Recorder:                 s.o.Recorder,
+		ClusterName:                  s.o.ClusterName,
+		HubClusterClient:             clusterClient.ClusterV1(),
+		HubClusterInformer:           mcInformer,
+		HubLeaseClient:               kubeClient.CoordinationV1(),
+		OwnLeaseRenewTime:            leaseController.LastRenewTime,
+		SpokeDiscoveryClient:         s.o.SpokeKubeClient.Discovery(),
+		SpokeNamespaceClient:         s.o.SpokeKubeClient.CoreV1(),
+		NodeInformer:                 spoke.nodes,
+		ClaimInformer:                spoke.claims,
+		MaxCustomClusterClaims:       s.o.MaxCustomClusterClaims,
+		ReservedClusterClaimSuffixes: s.o.ReservedClusterClaimSuffixes,
+		ClusterHealthCheckPeriod:     s.o.ClusterHealthCheckPeriod,
+		ConflictTracker:              s.o.ConflictTracker,
+		Clock:                        s.o.Clock,
+		Recorder:                     s.o.Recorder,
 	})
 
 	var wg sync.WaitGroup

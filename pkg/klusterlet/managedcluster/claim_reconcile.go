@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -26,14 +27,17 @@ const (
 // (clusterv1alpha1.ReservedClusterClaimNames: id.k8s.io, kubeversion, platform, product).
 var reservedClaimNames = sets.New(clusterv1alpha1.ReservedClusterClaimNames[:]...)
 
-// claimReconciler sets status.clusterClaims: the reserved claims sorted by name, then the
-// custom claims sorted by name and cut to maxCustom. Claims labelled LabelSpokeOnly are
+// claimReconciler sets status.clusterClaims: the reserved claims (the reserved names and every
+// name ending with one of reservedSuffixes) sorted by name, then the custom claims sorted by
+// name and cut to maxCustom. Claims labelled LabelSpokeOnly are
 // skipped. When this spoke's identity is its kube-system UID (no id.k8s.io ClusterClaim),
 // that UID is published as the id.k8s.io claim so that other agents can detect a name
 // clash. A truncation is reported once per change of the found/allowed counts.
 type claimReconciler struct {
 	claimLister clusterv1alpha1listers.ClusterClaimLister
 	maxCustom   int
+	// reservedSuffixes are OCM's --reserved-cluster-claim-suffixes.
+	reservedSuffixes []string
 
 	// lastTruncation is the last reported "found/allowed" pair, "" when not truncated.
 	lastTruncation string
@@ -55,7 +59,7 @@ func (r *claimReconciler) reconcile(_ context.Context, sc *statusSyncContext, cl
 			continue
 		}
 		item := clusterv1.ManagedClusterClaim{Name: claim.Name, Value: claim.Spec.Value}
-		if reservedClaimNames.Has(claim.Name) {
+		if r.reserved(claim.Name) {
 			reserved = append(reserved, item)
 		} else {
 			custom = append(custom, item)
@@ -81,6 +85,20 @@ func (r *claimReconciler) reconcile(_ context.Context, sc *statusSyncContext, cl
 
 	cluster.Status.ClusterClaims = append(reserved, custom...)
 	return reconcileContinue, nil
+}
+
+// reserved reports whether a claim name is reserved: one of the reserved names, or ending with one of the
+// configured reserved suffixes.
+func (r *claimReconciler) reserved(name string) bool {
+	if reservedClaimNames.Has(name) {
+		return true
+	}
+	for _, suffix := range r.reservedSuffixes {
+		if suffix != "" && strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func sortClaims(claims []clusterv1.ManagedClusterClaim) {

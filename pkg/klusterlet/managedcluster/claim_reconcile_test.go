@@ -47,6 +47,7 @@ func TestClaimReconcile(t *testing.T) {
 		name           string
 		claims         []*clusterv1alpha1.ClusterClaim
 		max            int
+		suffixes       []string
 		expectedClaims []clusterv1.ManagedClusterClaim
 		expectedEvent  string
 	}{
@@ -77,6 +78,15 @@ func TestClaimReconcile(t *testing.T) {
 			expectedClaims: wantReserved,
 			expectedEvent:  "1 custom ClusterClaims found, 0 allowed (--max-custom-cluster-claims), 1 dropped",
 		},
+		{
+			name:     "claims with a reserved suffix are reserved: sorted with them and never cut",
+			claims:   append(customClaims("b", "a", "region.example.com", "zone.example.com"), reserved...),
+			max:      1,
+			suffixes: []string{".example.com", ""},
+			expectedClaims: append(append([]clusterv1.ManagedClusterClaim{}, wantReserved[:3]...),
+				append([]clusterv1.ManagedClusterClaim{wantReserved[3]}, append(managed("region.example.com", "zone.example.com"), managed("a")...)...)...),
+			expectedEvent: "2 custom ClusterClaims found, 1 allowed (--max-custom-cluster-claims), 1 dropped",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +96,7 @@ func TestClaimReconcile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r := &claimReconciler{claimLister: informer.Lister(), maxCustom: tc.max}
+			r := &claimReconciler{claimLister: informer.Lister(), maxCustom: tc.max, reservedSuffixes: tc.suffixes}
 			syncCtx := newTestSyncContext("key")
 			cluster := newManagedCluster()
 			if _, err := r.reconcile(context.Background(), &statusSyncContext{syncCtx: syncCtx, logger: klog.Background()}, cluster); err != nil {

@@ -51,6 +51,10 @@ type CreatingOptions struct {
 	// SpokeCABundle is the PEM CA bundle of the spoke API server, published as
 	// spec.managedClusterClientConfigs[].caBundle for every URL. May be empty.
 	SpokeCABundle []byte
+	// Annotations are set on the ManagedCluster when the agent creates it, and never changed afterwards (other
+	// actors may edit them): OCM's --cluster-annotations. Only keys with the prefix
+	// ClusterAnnotationsKeyPrefix belong here (FilterClusterAnnotations).
+	Annotations map[string]string
 	// HubClusterClient creates, gets and updates the ManagedCluster on the hub
 	// (clientset.ClusterV1()). Required.
 	HubClusterClient clusterv1client.ManagedClustersGetter
@@ -87,6 +91,7 @@ type CreatingOptions struct {
 type managedClusterCreatingController struct {
 	clusterName   string
 	clientConfigs []clusterv1.ClientConfig
+	annotations   map[string]string
 	client        clusterv1client.ManagedClustersGetter
 	createClient  clusterv1client.ManagedClustersGetter
 	lister        clusterv1listers.ManagedClusterLister
@@ -105,6 +110,7 @@ func NewManagedClusterCreatingController(opts CreatingOptions) factory.Controlle
 	c := &managedClusterCreatingController{
 		clusterName:   opts.ClusterName,
 		clientConfigs: desiredClientConfigs(opts.SpokeExternalServerURLs, opts.SpokeCABundle),
+		annotations:   opts.Annotations,
 		client:        opts.HubClusterClient,
 		createClient:  opts.HubClusterCreateClient,
 		tracker:       opts.ConflictTracker,
@@ -191,7 +197,7 @@ func (c *managedClusterCreatingController) getCluster(ctx context.Context) (*clu
 }
 
 func (c *managedClusterCreatingController) create(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger) error {
-	_, err := c.createClient.ManagedClusters().Create(ctx, managedClusterObject(c.clusterName, c.clientConfigs), metav1.CreateOptions{FieldManager: fieldManager})
+	_, err := c.createClient.ManagedClusters().Create(ctx, managedClusterObject(c.clusterName, c.clientConfigs, c.annotations), metav1.CreateOptions{FieldManager: fieldManager})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		// The lister lagged behind the hub; the next event or resync sees the object.
@@ -216,12 +222,12 @@ func (c *managedClusterCreatingController) create(ctx context.Context, syncCtx f
 }
 
 // EnsureManagedCluster GETs ManagedCluster clusterName with client and, when the hub has none, creates it with
-// client configs for urls and caBundle (as the creating controller would). It returns true when it created it;
+// client configs for urls and caBundle and with annotations (as the creating controller would). It returns true when it created it;
 // AlreadyExists counts as present. The main controllers cannot do this themselves when the ManagedCluster is
 // absent: OCM's hub grants the agent identity access only to an existing, accepted ManagedCluster, so their hub
 // informer never syncs. client is the bootstrap identity's (OCM's bootstrap ClusterRole allows get and create).
 // Errors are the hub's, wrapped with the cluster name.
-func EnsureManagedCluster(ctx context.Context, client clusterv1client.ManagedClustersGetter, clusterName string, urls []string, caBundle []byte) (bool, error) {
+func EnsureManagedCluster(ctx context.Context, client clusterv1client.ManagedClustersGetter, clusterName string, urls []string, caBundle []byte, annotations map[string]string) (bool, error) {
 	_, err := client.ManagedClusters().Get(ctx, clusterName, metav1.GetOptions{})
 	switch {
 	case err == nil:
@@ -229,7 +235,7 @@ func EnsureManagedCluster(ctx context.Context, client clusterv1client.ManagedClu
 	case !apierrors.IsNotFound(err):
 		return false, fmt.Errorf("unable to get ManagedCluster %q from the hub: %w", clusterName, err)
 	}
-	_, err = client.ManagedClusters().Create(ctx, managedClusterObject(clusterName, desiredClientConfigs(urls, caBundle)), metav1.CreateOptions{FieldManager: fieldManager})
+	_, err = client.ManagedClusters().Create(ctx, managedClusterObject(clusterName, desiredClientConfigs(urls, caBundle), annotations), metav1.CreateOptions{FieldManager: fieldManager})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return false, nil
@@ -239,10 +245,18 @@ func EnsureManagedCluster(ctx context.Context, client clusterv1client.ManagedClu
 	return true, nil
 }
 
-// managedClusterObject is the ManagedCluster the agent creates: name and client configs, nothing else.
-func managedClusterObject(name string, configs []clusterv1.ClientConfig) *clusterv1.ManagedCluster {
+// managedClusterObject is the ManagedCluster the agent creates: name, annotations and client configs, nothing
+// else.
+func managedClusterObject(name string, configs []clusterv1.ClientConfig, annotations map[string]string) *clusterv1.ManagedCluster {
+	var copied map[string]string
+	if len(annotations) > 0 {
+		copied = make(map[string]string, len(annotations))
+		for k, v := range annotations {
+			copied[k] = v
+		}
+	}
 	return &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: copied},
 		Spec:       clusterv1.ManagedClusterSpec{ManagedClusterClientConfigs: configs},
 	}
 }

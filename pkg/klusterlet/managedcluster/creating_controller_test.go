@@ -328,7 +328,7 @@ func TestEnsureManagedCluster(t *testing.T) {
 			if tc.reactor != nil {
 				client.PrependReactor("create", "managedclusters", tc.reactor)
 			}
-			created, err := EnsureManagedCluster(context.Background(), client.ClusterV1(), testCluster, testURLs, testCABundle)
+			created, err := EnsureManagedCluster(context.Background(), client.ClusterV1(), testCluster, testURLs, testCABundle, testAnnotations)
 			if created != tc.wantCreated {
 				t.Errorf("created = %v, want %v", created, tc.wantCreated)
 			}
@@ -350,7 +350,29 @@ func TestEnsureManagedCluster(t *testing.T) {
 				if diff := cmp.Diff(expectedClientConfigs(), mc.Spec.ManagedClusterClientConfigs); diff != "" {
 					t.Errorf("spec.managedClusterClientConfigs (-want +got):\n%s", diff)
 				}
+				if diff := cmp.Diff(testAnnotations, mc.Annotations); diff != "" {
+					t.Errorf("annotations (-want +got):\n%s", diff)
+				}
 			}
 		})
+	}
+}
+
+var testAnnotations = map[string]string{ClusterAnnotationsKeyPrefix + "/owner": "team-a"}
+
+func TestFilterClusterAnnotations(t *testing.T) {
+	kept, ignored := FilterClusterAnnotations(map[string]string{
+		ClusterAnnotationsKeyPrefix + "/owner": "team-a",
+		"example.com/other":                    "x",
+		"owner":                                "y",
+	})
+	if diff := cmp.Diff(map[string]string{ClusterAnnotationsKeyPrefix + "/owner": "team-a"}, kept); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"example.com/other", "owner"}, ignored); diff != "" {
+		t.Errorf("ignored (-want +got):\n%s", diff)
+	}
+	if kept, _ := FilterClusterAnnotations(nil); kept != nil {
+		t.Errorf("kept = %v for no annotations, want nil", kept)
 	}
 }

@@ -130,6 +130,10 @@ type StatusOptions struct {
 	// MaxCustomClusterClaims caps the non-reserved claims exposed in status
 	// (--max-custom-cluster-claims); negative counts as 0.
 	MaxCustomClusterClaims int
+	// ReservedClusterClaimSuffixes makes every ClusterClaim whose name ends with one of these suffixes a
+	// reserved claim: always exposed, never counted against MaxCustomClusterClaims
+	// (OCM's --reserved-cluster-claim-suffixes). Empty entries are ignored.
+	ReservedClusterClaimSuffixes []string
 	// ClusterHealthCheckPeriod is the resync period: health check, version and resources are
 	// refreshed once per period (--cluster-healthcheck-period). Required, > 0.
 	ClusterHealthCheckPeriod time.Duration
@@ -269,8 +273,9 @@ func newStatusController(opts StatusOptions) *managedClusterStatusController {
 				period:     opts.ClusterHealthCheckPeriod,
 			},
 			&claimReconciler{
-				claimLister: opts.ClaimInformer.Lister(),
-				maxCustom:   maxClaims,
+				claimLister:      opts.ClaimInformer.Lister(),
+				maxCustom:        maxClaims,
+				reservedSuffixes: opts.ReservedClusterClaimSuffixes,
 			},
 		},
 	}
