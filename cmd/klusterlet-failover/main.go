@@ -1,5 +1,7 @@
 // Command klusterlet-failover is the registration agent of a managed cluster that fails over between
-// Open Cluster Management hubs. The klusterlet operator runs it as `klusterlet-failover agent failover`.
+// Open Cluster Management hubs. It runs as `klusterlet-failover agent failover`, and, for the klusterlet
+// operator, with OCM's registration command line: as `/registration agent …` (a binary or link named
+// registration, or the image's entrypoint followed by the operator's args).
 package main
 
 import (
@@ -10,7 +12,9 @@ import (
 
 func main() {
 	cmd.PreferListForInformers()
-	if err := cmd.NewRootCommand().Execute(); err != nil {
+	root := cmd.NewRootCommand()
+	root.SetArgs(cmd.Args(os.Args))
+	if err := root.Execute(); err != nil {
 		os.Exit(1)
 	}
 }

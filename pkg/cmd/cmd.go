@@ -6,9 +6,13 @@ import (
 	"context"
 	goflag "flag"
 	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -16,7 +20,8 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
 
-// NewRootCommand returns the `klusterlet-failover` command with its `agent failover` and `version` subcommands.
+// NewRootCommand returns the `klusterlet-failover` command with its `agent failover`, `registration agent`
+// and `version` subcommands.
 func NewRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "klusterlet-failover",
@@ -33,24 +38,131 @@ func NewRootCommand() *cobra.Command {
 		Short: "Agents that run on the managed cluster",
 	}
 	agent.AddCommand(NewFailoverAgentCommand())
-	root.AddCommand(agent, newVersionCommand())
+	registration := &cobra.Command{
+		Use:   RegistrationCommandName,
+		Short: "OCM's registration agent command line (as the klusterlet operator renders it), running the failover agent",
+	}
+	registration.AddCommand(NewRegistrationAgentCommand())
+	root.AddCommand(agent, registration, newVersionCommand())
 	return root
 }
 
+// RegistrationCommandName is the name under which the klusterlet operator starts the registration agent: its
+// Deployment's container args begin with "/registration agent". main dispatches a binary called registration,
+// and a first argument "/registration" (the image's entrypoint followed by the operator's args), to it.
+const RegistrationCommandName = "registration"
+
+// Args returns the arguments for NewRootCommand from a process's os.Args: the binary's name is dropped, and the
+// invocation the klusterlet operator renders — the binary called "registration", or "/registration" as the
+// first argument after our own binary — becomes the `registration` subcommand.
+func Args(osArgs []string) []string {
+	if len(osArgs) == 0 {
+		return nil
+	}
+	args := osArgs[1:]
+	if filepath.Base(osArgs[0]) == RegistrationCommandName {
+		return append([]string{RegistrationCommandName}, args...)
+	}
+	if len(args) > 0 && args[0] == "/"+RegistrationCommandName {
+		return append([]string{RegistrationCommandName}, args[1:]...)
+	}
+	return args
+}
+
+// Leader election defaults: OCM's agents use library-go's (lease 137 s, renew deadline 107 s, retry 26 s).
+// Setting them explicitly also skips library-go's OpenShift topology probe.
+const (
+	defaultLeaseDuration = 137 * time.Second
+	defaultRenewDeadline = 107 * time.Second
+	defaultRetryPeriod   = 26 * time.Second
+)
+
 // NewFailoverAgentCommand returns `agent failover`, built with library-go's controllercmd so that it serves
-// /healthz, /readyz, /livez and /metrics. Leader election is off by default: one agent runs per cluster.
+// /healthz, /readyz, /livez and /metrics. Leader election is on by default, as in OCM's agent: the lock is the
+// Lease failover-agent-lock in the agent namespace, released when the agent stops.
 func NewFailoverAgentCommand() *cobra.Command {
 	o := klusterlet.NewFailoverAgentOptions()
-	cmdConfig := controllercmd.NewControllerCommandConfig("failover-agent", version.Get(), o.RunFailoverAgent, clock.RealClock{})
-	cmdConfig.DisableLeaderElection = true
-	cmd := cmdConfig.NewCommandWithContext(context.Background())
+	cmd := newAgentCommand("failover-agent", o, o.AddFlags, func(*cobra.Command) error { return nil })
 	cmd.Use = "failover"
 	cmd.Short = "Register this cluster with an OCM hub and fail over to an alternate hub when it is lost"
-	flags := cmd.Flags()
-	o.AddFlags(flags)
-	flags.BoolVar(&cmdConfig.DisableLeaderElection, "disable-leader-election", cmdConfig.DisableLeaderElection,
-		"Disable leader election; only one agent may run per cluster when it is disabled.")
 	return cmd
+}
+
+// NewRegistrationAgentCommand returns `registration agent`: OCM's registration agent command line (every flag
+// the klusterlet operator v1.2.0 renders, with OCM's meaning) running the failover agent. Its component name
+// is OCM's, registration-agent, so its leader election lock (Lease registration-agent-lock in the agent
+// namespace) is the one OCM's agent takes: during a switch between the two images only one of them runs.
+func NewRegistrationAgentCommand() *cobra.Command {
+	o := klusterlet.NewOCMAgentOptions()
+	cmd := newAgentCommand("registration-agent", o.FailoverAgentOptions, o.AddFlags, func(c *cobra.Command) error {
+		if err := o.ValidateOCMFlags(); err != nil {
+			return err
+		}
+		if ignored := o.IgnoredFeatureGates(c.Flags()); len(ignored) > 0 {
+			klog.Infof("Feature gates accepted without effect (klusterlet-failover implements MultipleHubs only): %s", strings.Join(ignored, ","))
+		}
+		return nil
+	})
+	cmd.Use = "agent"
+	cmd.Short = "Start the registration agent (OCM's flags) with hub failover"
+	return cmd
+}
+
+// newAgentCommand builds a controllercmd command named componentName that runs o. addFlags registers the
+// options' flags; validate checks what ValidateFlags does not. Both checks run before any I/O and before
+// leader election, so a bad flag fails at once with one message. The agent namespace (--namespace, else the
+// service-account namespace, else open-cluster-management-agent) is the namespace of events and of the lock.
+func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, addFlags func(*pflag.FlagSet), validate func(*cobra.Command) error) *cobra.Command {
+	cmdConfig := controllercmd.NewControllerCommandConfig(componentName, version.Get(), o.RunFailoverAgent, clock.RealClock{})
+	cmdConfig.DisableLeaderElection = false
+	cmdConfig.LeaseDuration.Duration = defaultLeaseDuration
+	cmdConfig.RenewDeadline.Duration = defaultRenewDeadline
+	cmdConfig.RetryPeriod.Duration = defaultRetryPeriod
+	cmd := cmdConfig.NewCommandWithContext(context.Background())
+	flags := cmd.Flags()
+	addFlags(flags)
+	flags.BoolVar(&cmdConfig.DisableLeaderElection, "disable-leader-election", cmdConfig.DisableLeaderElection,
+		"Disable leader election; then only one agent may run per cluster.")
+	flags.DurationVar(&cmdConfig.LeaseDuration.Duration, "leader-election-lease-duration", cmdConfig.LeaseDuration.Duration,
+		"How long a standby waits after the last renewal of the leader before it takes over.")
+	flags.DurationVar(&cmdConfig.RenewDeadline.Duration, "leader-election-renew-deadline", cmdConfig.RenewDeadline.Duration,
+		"How long the leader keeps trying to renew before it stops leading; at most the lease duration.")
+	flags.DurationVar(&cmdConfig.RetryPeriod.Duration, "leader-election-retry-period", cmdConfig.RetryPeriod.Duration,
+		"How often candidates try to acquire or renew the lock.")
+	cmd.PreRunE = func(c *cobra.Command, _ []string) error {
+		if ns := c.Flags().Lookup("namespace"); ns != nil && ns.Changed {
+			o.ComponentNamespace = ns.Value.String()
+		} else {
+			o.CompleteNamespace()
+			if err := c.Flags().Set("namespace", o.ComponentNamespace); err != nil {
+				return err
+			}
+		}
+		if err := o.ValidateFlags(); err != nil {
+			return err
+		}
+		if !cmdConfig.DisableLeaderElection {
+			if err := validateLeaderElection(cmdConfig.LeaseDuration.Duration, cmdConfig.RenewDeadline.Duration, cmdConfig.RetryPeriod.Duration); err != nil {
+				return err
+			}
+		}
+		return validate(c)
+	}
+	return cmd
+}
+
+// validateLeaderElection checks client-go's rules for the leader election durations: lease > renew deadline >
+// retry period > 0 (client-go also wants the renew deadline above 1.2 × the retry period).
+func validateLeaderElection(lease, renew, retry time.Duration) error {
+	switch {
+	case retry <= 0:
+		return fmt.Errorf("--leader-election-retry-period %s: must be greater than 0", retry)
+	case float64(renew) <= 1.2*float64(retry):
+		return fmt.Errorf("--leader-election-renew-deadline %s: must be greater than 1.2 × --leader-election-retry-period (%s)", renew, retry)
+	case lease <= renew:
+		return fmt.Errorf("--leader-election-lease-duration %s: must be greater than --leader-election-renew-deadline (%s)", lease, renew)
+	}
+	return nil
 }
 
 func newVersionCommand() *cobra.Command {

@@ -18,11 +18,15 @@ import (
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	failoverclientv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
 	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
+	failoverinformerv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/spokeclient"
 )
 
@@ -139,17 +143,42 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	}
 	logger := klog.FromContext(ctx).WithValues("cluster", o.ClusterName, "agent", o.AgentName, "namespace", o.ComponentNamespace)
 	ctx = klog.NewContext(ctx, logger)
-	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", o.BootstrapKubeconfig)
+	primaryFile, fileHubs, err := o.HubFiles()
+	if err != nil {
+		return err // ValidateFlags checked it; kept for callers that skipped it
+	}
+	primarySecret := o.BootstrapKubeconfigSecret
+	if len(o.BootstrapKubeconfigs) > 0 {
+		// MultipleHubs: every hub is a file; a bootstrap-hub-kubeconfig Secret left from the Default mode must
+		// not replace the first of them.
+		primarySecret = ""
+	}
+	annotations, ignored := managedcluster.FilterClusterAnnotations(o.ClusterAnnotations)
+	if len(ignored) > 0 {
+		logger.Info("Ignoring --cluster-annotations keys without the required prefix", "prefix", managedcluster.ClusterAnnotationsKeyPrefix, "keys", ignored)
+	}
+	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", primaryFile, "alternateBootstrapKubeconfigs", len(fileHubs))
 
 	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only. Each hub
 	// session runs its controllers on informers of its own (Nodes, ClusterClaims, Secrets) that stop with it.
 	nsInformers := informers.NewSharedInformerFactoryWithOptions(spoke.AgentKube, 10*time.Minute, informers.WithNamespace(o.ComponentNamespace))
 	failoverInformers := failoverinformers.NewSharedInformerFactoryWithOptions(spoke.AgentFailover, 10*time.Minute, failoverinformers.WithNamespace(o.ComponentNamespace))
 	secretInformer := nsInformers.Core().V1().Secrets()
-	fcInformer := failoverInformers.Failover().V1alpha1().FailoverConfigs()
 	// Register the informers before Start.
 	secretInformer.Informer()
-	fcInformer.Informer()
+	var fcInformer failoverinformerv1alpha1.FailoverConfigInformer
+	var fcClient failoverclientv1alpha1.FailoverConfigsGetter
+	if o.FailoverConfigName != "" {
+		if err := CheckFailoverConfigAPI(ctx, spoke.AgentFailover, o.ComponentNamespace); err != nil {
+			// The klusterlet operator installs neither the CRD nor RBAC for it: run on the flag hubs alone.
+			recorder.Warningf(ReasonFailoverConfigUnavailable, "FailoverConfig %s/%s is not used: %v; the hubs are the bootstrap kubeconfig files (%d), and installing the FailoverConfig CRD and RBAC takes effect at the next restart",
+				o.ComponentNamespace, o.FailoverConfigName, err, 1+len(fileHubs))
+		} else {
+			fcInformer = failoverInformers.Failover().V1alpha1().FailoverConfigs()
+			fcInformer.Informer()
+			fcClient = spoke.AgentFailover.FailoverV1alpha1()
+		}
+	}
 
 	mirror := clientcert.NewHubKubeconfigSecretMirrorController(o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir,
 		secretInformer, 10*time.Minute, recorder)
@@ -162,30 +191,34 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
 		Namespace:                      o.ComponentNamespace,
 		FailoverConfigName:             o.FailoverConfigName,
-		PrimaryBootstrapKubeconfigFile: o.BootstrapKubeconfig,
-		PrimaryBootstrapSecretName:     o.BootstrapKubeconfigSecret,
+		PrimaryBootstrapKubeconfigFile: primaryFile,
+		PrimaryBootstrapSecretName:     primarySecret,
+		FileHubs:                       fileHubs,
+		HubConnectionTimeout:           time.Duration(o.HubConnectionTimeoutSeconds) * time.Second,
 		Session: hubsession.Options{
-			ClusterName:              o.ClusterName,
-			AgentName:                o.AgentName,
-			Namespace:                o.ComponentNamespace,
-			SecretName:               o.HubKubeconfigSecret,
-			SpokeExternalServerURLs:  o.SpokeExternalServerURLs,
-			SpokeCABundle:            spoke.CABundle,
-			ClusterHealthCheckPeriod: o.ClusterHealthCheckPeriod,
-			MaxCustomClusterClaims:   o.MaxCustomClusterClaims,
-			CSRExpirationSeconds:     expiration,
-			HubQPS:                   o.HubKubeAPIQPS,
-			HubBurst:                 o.HubKubeAPIBurst,
-			AgentKubeClient:          spoke.AgentKube,
-			SpokeKubeClient:          spoke.Kube,
-			SpokeSecretInformer:      secretInformer,
-			SpokeClusterClient:       spoke.Cluster,
-			Clock:                    clk,
-			Recorder:                 recorder,
+			ClusterName:                  o.ClusterName,
+			AgentName:                    o.AgentName,
+			Namespace:                    o.ComponentNamespace,
+			SecretName:                   o.HubKubeconfigSecret,
+			SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
+			SpokeCABundle:                spoke.CABundle,
+			ClusterAnnotations:           annotations,
+			ReservedClusterClaimSuffixes: o.ReservedClusterClaimSuffixes,
+			ClusterHealthCheckPeriod:     o.ClusterHealthCheckPeriod,
+			MaxCustomClusterClaims:       o.MaxCustomClusterClaims,
+			CSRExpirationSeconds:         expiration,
+			HubQPS:                       o.HubKubeAPIQPS,
+			HubBurst:                     o.HubKubeAPIBurst,
+			AgentKubeClient:              spoke.AgentKube,
+			SpokeKubeClient:              spoke.Kube,
+			SpokeSecretInformer:          secretInformer,
+			SpokeClusterClient:           spoke.Cluster,
+			Clock:                        clk,
+			Recorder:                     recorder,
 		},
 		SecretInformer:         secretInformer,
 		FailoverConfigInformer: fcInformer,
-		FailoverConfigClient:   spoke.AgentFailover.FailoverV1alpha1(),
+		FailoverConfigClient:   fcClient,
 		Metrics:                o.Metrics,
 		Clock:                  clk,
 		Recorder:               recorder,
@@ -206,6 +239,26 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	<-ctx.Done()
 	nsInformers.Shutdown()
 	failoverInformers.Shutdown()
+	return nil
+}
+
+// ReasonFailoverConfigUnavailable (Warning, once at start): the FailoverConfig API is not served on the cluster
+// the agent runs in, or the agent may not list FailoverConfigs in its namespace; the agent runs without it.
+const ReasonFailoverConfigUnavailable = "FailoverConfigUnavailable"
+
+// CheckFailoverConfigAPI lists FailoverConfigs in namespace (one object at most) and returns an error when the
+// API is not served (the CRD is not installed: 404) or the agent may not list them (403); nil otherwise, also for
+// other errors, which the informer retries. The error says which of the two it is.
+func CheckFailoverConfigAPI(ctx context.Context, client failoverclientset.Interface, namespace string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := client.FailoverV1alpha1().FailoverConfigs(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("the API %s is not served (the FailoverConfig CRD is not installed)", failoverv1alpha1.SchemeGroupVersion.WithResource("failoverconfigs"))
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the agent may not list FailoverConfigs in namespace %s: %v", namespace, err)
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 )
 
@@ -83,6 +85,24 @@ type FailoverAgentOptions struct {
 	// HubKubeAPIQPS and HubKubeAPIBurst rate-limit the hub clients (requests per second and burst, > 0).
 	HubKubeAPIQPS   float32
 	HubKubeAPIBurst int
+	// BootstrapKubeconfigs is OCM's MultipleHubs hub list (--bootstrap-kubeconfigs, repeatable): bootstrap
+	// kubeconfig files in order of preference. When set, the first is the primary (it replaces
+	// --bootstrap-kubeconfig, which must then be empty, and --bootstrap-kubeconfig-secret does not apply) and
+	// every other one an alternate hub named after the file's directory — the klusterlet operator mounts Secret
+	// <name> at /spoke/<name>/kubeconfig — so the directory name must be a DNS-1123 label other than "primary".
+	// FailoverConfig alternates come after these hubs.
+	BootstrapKubeconfigs []string
+	// HubConnectionTimeoutSeconds is how long the active hub may go without a successful request before the
+	// agent fails over, while no FailoverConfig exists (--hub-connection-timeout-seconds); a FailoverConfig's
+	// spec.hubConnectionTimeout always wins. 0 means the FailoverConfig default (5 minutes); else at least 10.
+	HubConnectionTimeoutSeconds int32
+	// ClusterAnnotations are set on the ManagedCluster when the agent creates it (--cluster-annotations
+	// key=value,...). As in OCM, only keys with the prefix "agent.open-cluster-management.io" are used; the
+	// others are ignored with a warning in the log.
+	ClusterAnnotations map[string]string
+	// ReservedClusterClaimSuffixes make every ClusterClaim whose name ends with one of them a reserved claim:
+	// always exposed, not counted against MaxCustomClusterClaims (--reserved-cluster-claim-suffixes).
+	ReservedClusterClaimSuffixes []string
 }
 
 // NewFailoverAgentOptions returns options with the documented defaults. It does no I/O.
@@ -131,6 +151,14 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with the apiserver of the spoke (and of the cluster hosting the agent).")
 	fs.Float32Var(&o.HubKubeAPIQPS, "hub-kube-api-qps", o.HubKubeAPIQPS, "QPS to use while talking with the hub apiserver.")
 	fs.IntVar(&o.HubKubeAPIBurst, "hub-kube-api-burst", o.HubKubeAPIBurst, "Burst to use while talking with the hub apiserver.")
+	fs.StringArrayVar(&o.BootstrapKubeconfigs, "bootstrap-kubeconfigs", o.BootstrapKubeconfigs,
+		"Bootstrap kubeconfig file of a hub, repeatable, in order of preference (OCM's MultipleHubs): the first is the primary and replaces --bootstrap-kubeconfig, each other one is an alternate hub named after the file's directory (/spoke/<name>/kubeconfig).")
+	fs.Int32Var(&o.HubConnectionTimeoutSeconds, "hub-connection-timeout-seconds", o.HubConnectionTimeoutSeconds,
+		"Seconds the active hub may go without a successful request before the agent fails over, while no FailoverConfig exists (its spec.hubConnectionTimeout wins). 0 means 300; else at least 10.")
+	fs.StringToStringVar(&o.ClusterAnnotations, "cluster-annotations", o.ClusterAnnotations,
+		"Annotations (key=value,...) set on the ManagedCluster when the agent creates it; only keys with the prefix \"agent.open-cluster-management.io\" are used, as in OCM.")
+	fs.StringSliceVar(&o.ReservedClusterClaimSuffixes, "reserved-cluster-claim-suffixes", o.ReservedClusterClaimSuffixes,
+		"ClusterClaims whose names end with one of these suffixes are reserved: always exposed, not counted against --max-custom-cluster-claims.")
 }
 
 // CompleteNamespace fills ComponentNamespace from the service-account namespace file when it is empty,
@@ -152,8 +180,18 @@ func (o *FailoverAgentOptions) CompleteNamespace() {
 // The error lists every violation, each naming the flag, the value and the rule.
 func (o *FailoverAgentOptions) ValidateFlags() error {
 	var errs []error
-	if o.BootstrapKubeconfig == "" {
+	switch {
+	case len(o.BootstrapKubeconfigs) > 0 && o.BootstrapKubeconfig != "":
+		errs = append(errs, fmt.Errorf("--bootstrap-kubeconfig %q: must be empty when --bootstrap-kubeconfigs lists the hubs (its first entry is the primary)", o.BootstrapKubeconfig))
+	case len(o.BootstrapKubeconfigs) > 0:
+		if _, _, err := o.HubFiles(); err != nil {
+			errs = append(errs, err)
+		}
+	case o.BootstrapKubeconfig == "":
 		errs = append(errs, errors.New(`--bootstrap-kubeconfig "": must name the bootstrap kubeconfig file of the primary hub`))
+	}
+	if t := o.HubConnectionTimeoutSeconds; t != 0 && time.Duration(t)*time.Second < failoverv1alpha1.MinHubConnectionTimeout {
+		errs = append(errs, fmt.Errorf("--hub-connection-timeout-seconds %d: must be 0 (the default, 300) or at least %d", t, int(failoverv1alpha1.MinHubConnectionTimeout.Seconds())))
 	}
 	if o.ClusterName != "" {
 		errs = append(errs, dnsLabelError("--cluster-name", o.ClusterName)...)
@@ -220,6 +258,45 @@ func (o *FailoverAgentOptions) Validate() error {
 		errs = append(errs, errors.New(`component namespace "": must not be empty`))
 	}
 	return errors.Join(errs...)
+}
+
+// HubFiles returns the primary's bootstrap kubeconfig file and the alternate hubs given as files: with
+// --bootstrap-kubeconfigs its first entry and the others (each named after its directory), else
+// --bootstrap-kubeconfig and none. The error names the flag, the value and the rule when an entry is empty, a
+// directory name is not a DNS-1123 label or is "primary", or two entries share a name.
+func (o *FailoverAgentOptions) HubFiles() (string, []failover.FileHub, error) {
+	if len(o.BootstrapKubeconfigs) == 0 {
+		return o.BootstrapKubeconfig, nil, nil
+	}
+	const flag = "--bootstrap-kubeconfigs"
+	var errs []error
+	seen := map[string]bool{failoverv1alpha1.HubNamePrimary: true}
+	var hubs []failover.FileHub
+	for i, path := range o.BootstrapKubeconfigs {
+		if path == "" {
+			errs = append(errs, fmt.Errorf(`%s "": entry %d must name a bootstrap kubeconfig file`, flag, i+1))
+			continue
+		}
+		if i == 0 {
+			continue
+		}
+		name := filepath.Base(filepath.Dir(filepath.Clean(path)))
+		switch {
+		case len(validation.IsDNS1123Label(name)) > 0:
+			errs = append(errs, fmt.Errorf("%s %q: the hub is named after the file's directory, and %q is not a DNS-1123 label: %s",
+				flag, path, name, strings.Join(validation.IsDNS1123Label(name), "; ")))
+		case seen[name]:
+			errs = append(errs, fmt.Errorf("%s %q: the hub is named after the file's directory, and %q is already the name of another hub (the first entry is %q)",
+				flag, path, name, failoverv1alpha1.HubNamePrimary))
+		default:
+			seen[name] = true
+			hubs = append(hubs, failover.FileHub{Name: name, Path: path})
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return "", nil, err
+	}
+	return o.BootstrapKubeconfigs[0], hubs, nil
 }
 
 func dnsLabelError(flag, value string) []error {

@@ -2,8 +2,8 @@ package failover
 
 import (
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
