@@ -1,0 +1,176 @@
+// Package klusterlet_test is the suite of the klusterlet drop-in: the klusterlet-failover binary run with OCM's
+// registration command line (`registration agent`, as the klusterlet operator renders it) on real hubs with
+// OCM's hub controller, with leader election on as in OCM.
+//
+// Run: KUBEBUILDER_ASSETS=$(hack/build-test-binaries.sh | tail -n1) go test ./test/integration/klusterlet/ -count=1 -v
+package klusterlet_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+const (
+	clusterName = "cluster1"
+	// lockName is the Lease `registration agent` elects its leader with: OCM's registration agent's own
+	// (component registration-agent), so the two never run at once.
+	lockName = "registration-agent-lock"
+
+	// Short leader election durations, so that a killed leader's lease runs out within the test.
+	leaseDuration = 12 * time.Second
+	renewDeadline = 8 * time.Second
+	retryPeriod   = 2 * time.Second
+
+	joinTimeout = 90 * time.Second
+)
+
+// registrationAgent starts the binary as the klusterlet operator would (`/registration agent …`, Default mode)
+// with bootstrap as its bootstrap kubeconfig, its own hub kubeconfig directory, and the short election durations.
+func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootstrap []byte) *framework.AgentProcess {
+	t.Helper()
+	dir := t.TempDir()
+	bootstrapFile := filepath.Join(dir, "bootstrap", "kubeconfig")
+	if err := os.MkdirAll(filepath.Dir(bootstrapFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bootstrapFile, bootstrap, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{
+		"/registration", "agent",
+		"--spoke-cluster-name=" + clusterName,
+		"--bootstrap-kubeconfig=" + bootstrapFile,
+		"--hub-kubeconfig-dir=" + filepath.Join(dir, "hub-kubeconfig"),
+		"--kubeconfig=" + spoke.KubeconfigFile(),
+		"--namespace=" + util.AgentNamespace,
+		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
+		"--leader-election-lease-duration=" + leaseDuration.String(),
+		"--leader-election-renew-deadline=" + renewDeadline.String(),
+		"--leader-election-retry-period=" + retryPeriod.String(),
+	}
+	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), args)
+}
+
+// holder returns the holder identity of the leader election Lease, "" when it is absent or released.
+func holder(t *testing.T, spoke *framework.Spoke) string {
+	t.Helper()
+	lease, err := spoke.Kube.CoordinationV1().Leases(util.AgentNamespace).Get(context.Background(), lockName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ""
+	}
+	if err != nil {
+		t.Fatalf("get Lease %s: %v", lockName, err)
+	}
+	return holderOf(lease)
+}
+
+func holderOf(l *coordinationv1.Lease) string {
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+// csrCount is the number of CSRs for the cluster on hub.
+func csrCount(t *testing.T, hub *framework.Hub) int {
+	t.Helper()
+	csrs, err := hub.Kube.CertificatesV1().CertificateSigningRequests().List(context.Background(), metav1.ListOptions{
+		LabelSelector: "open-cluster-management.io/cluster-name=" + clusterName,
+	})
+	if err != nil {
+		t.Fatalf("list CSRs on hub %s: %v", hub.Name, err)
+	}
+	return len(csrs.Items)
+}
+
+// TestLeaderElection: two agents for one cluster (`registration agent`, leader election on by default), with
+// bootstrap kubeconfigs of different hubs. While the first leads, the hub kubeconfig Secret names its hub
+// throughout and the standby sends nothing to the other hub; when the leader is killed, the standby takes over
+// once the lease has run out and registers on its hub; a leader that stops gracefully releases the lock, so its
+// standby takes over without waiting out the lease.
+func TestLeaderElection(t *testing.T) {
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true})
+	hubB := framework.StartHub(t, framework.HubOptions{Name: "hub-b", HubController: true})
+	spoke := framework.StartSpoke(t)
+	util.EnsureAgentNamespace(t, spoke)
+
+	first := registrationAgent(t, spoke, "agent-hub-a", hubA.BootstrapKubeconfig())
+	util.WaitForClusterAvailable(t, hubA, clusterName, joinTimeout)
+	leaderA := holder(t, spoke)
+	if leaderA == "" {
+		t.Fatalf("the agent is Available on hub A without holding Lease %s/%s", util.AgentNamespace, lockName)
+	}
+
+	// The standby waits for the lock: for 3 lease durations the Secret keeps naming hub A and hub B sees
+	// nothing from this cluster.
+	second := registrationAgent(t, spoke, "agent-hub-b", hubB.BootstrapKubeconfig())
+	watchUntil := time.Now().Add(3 * leaseDuration)
+	for time.Now().Before(watchUntil) {
+		if s := util.HubKubeconfigSecret(t, spoke); s == nil || util.KubeconfigServer(s.Data["kubeconfig"]) != hubA.URL() {
+			t.Fatalf("hub kubeconfig Secret no longer names hub A (%s) while agent A leads", hubA.URL())
+		}
+		if n := csrCount(t, hubB); n != 0 {
+			t.Fatalf("%d CSRs for %s on hub B while the agent for hub B is a standby", n, clusterName)
+		}
+		if h := holder(t, spoke); h != leaderA {
+			t.Fatalf("lock holder changed from %q to %q while the leader runs", leaderA, h)
+		}
+		if done, err := second.Exited(); done {
+			t.Fatalf("the standby exited (%v):\n%s", err, second.LogTail(30))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if _, err := hubB.Cluster.ClusterV1().ManagedClusters().Get(context.Background(), clusterName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("ManagedCluster %s on hub B while its agent is a standby: err=%v", clusterName, err)
+	}
+
+	// The leader dies without releasing the lock: the standby takes over after the lease runs out.
+	killed := time.Now()
+	first.Kill()
+	framework.Eventually(t, 4*leaseDuration, 200*time.Millisecond, func() (bool, error) {
+		h := holder(t, spoke)
+		return h != "" && h != leaderA, nil
+	}, "the standby holds Lease %s after the leader was killed", lockName)
+	t.Logf("measured: standby took over %.1f s after the leader was killed (lease duration %s, retry period %s)",
+		time.Since(killed).Seconds(), leaseDuration, retryPeriod)
+	leaderB := holder(t, spoke)
+	util.WaitForClusterAvailable(t, hubB, clusterName, joinTimeout)
+	if s := util.HubKubeconfigSecret(t, spoke); s == nil || util.KubeconfigServer(s.Data["kubeconfig"]) != hubB.URL() {
+		t.Fatalf("after the take-over the hub kubeconfig Secret does not name hub B (%s)", hubB.URL())
+	}
+
+	// A leader stopped gracefully (SIGTERM, as in a rollout) releases the lock: the standby does not wait out
+	// the lease.
+	third := registrationAgent(t, spoke, "agent-hub-a-again", hubA.BootstrapKubeconfig())
+	time.Sleep(2 * retryPeriod) // the new standby has tried the lock at least once
+	if h := holder(t, spoke); h != leaderB {
+		t.Fatalf("lock holder changed from %q to %q while the leader runs", leaderB, h)
+	}
+	stopped := time.Now()
+	if err := second.Stop(); err != nil {
+		t.Fatalf("the leader did not stop on SIGTERM: %v\n%s", err, second.LogTail(30))
+	}
+	framework.Eventually(t, 4*leaseDuration, 100*time.Millisecond, func() (bool, error) {
+		h := holder(t, spoke)
+		return h != "" && h != leaderB, nil
+	}, "the standby holds Lease %s after the leader stopped", lockName)
+	took := time.Since(stopped)
+	t.Logf("measured: standby took over %.1f s after the leader stopped gracefully", took.Seconds())
+	if took >= leaseDuration {
+		t.Errorf("take-over after a graceful stop took %s, not less than the lease duration %s: the lock was not released", took, leaseDuration)
+	}
+	if done, err := third.Exited(); done {
+		t.Fatalf("the new leader exited (%v):\n%s", err, third.LogTail(30))
+	}
+}
