@@ -17,8 +17,8 @@ import (
 )
 
 // Spoke is a running managed cluster: kube-apiserver + etcd (authorization RBAC) serving the ClusterClaim CRD
-// (cluster.open-cluster-management.io/v1alpha1). Its methods that take no context call t.Fatal on failure and
-// must be called from the test goroutine.
+// (cluster.open-cluster-management.io/v1alpha1), plus the CRDs SpokeOptions asks for. Its methods that take no
+// context call t.Fatal on failure and must be called from the test goroutine.
 type Spoke struct {
 	// AdminConfig authenticates as user "admin" in group system:masters.
 	AdminConfig *rest.Config
