@@ -143,6 +143,12 @@ func TestKlusterletOperatorRendersAgents(t *testing.T) {
 		t.Errorf("ServiceAccount %s listing ClusterClaims: %v", lc.ServiceAccountName, err)
 	}
 
+	if cur, err := operator.GetKlusterlet(ctx, k.Name); err == nil {
+		for _, c := range cur.Status.Conditions {
+			t.Logf("Klusterlet %s condition %s=%s reason %s: %s", k.Name, c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+
 	// MultipleHubs: an ordered list of bootstrap Secrets and a connection timeout.
 	hubs := []framework.NamedKubeconfig{
 		{Name: "bootstrap-hub-a", Kubeconfig: fakeBootstrapKubeconfig(t, "hub-a")},
