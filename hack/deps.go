@@ -35,6 +35,7 @@ import (
 	_ "open-cluster-management.io/api/client/cluster/informers/externalversions"
 	_ "open-cluster-management.io/api/cluster/v1"
 	_ "open-cluster-management.io/api/cluster/v1alpha1"
+	_ "open-cluster-management.io/api/operator/v1"
 	_ "open-cluster-management.io/api/work/v1"
 	_ "sigs.k8s.io/controller-runtime/pkg/envtest"
 )

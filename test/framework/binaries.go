@@ -24,6 +24,12 @@ const (
 	// BinaryRegistration is OCM's registration binary (open-cluster-management.io/ocm/cmd/registration);
 	// its `controller` subcommand is the hub registration controller.
 	BinaryRegistration = "registration"
+	// BinaryWork is OCM's work binary (open-cluster-management.io/ocm/cmd/work); its `agent` subcommand is the
+	// work agent the klusterlet runs on a managed cluster.
+	BinaryWork = "work"
+	// BinaryRegistrationOperator is OCM's operator binary (open-cluster-management.io/ocm/cmd/registration-operator);
+	// its `klusterlet` subcommand is the klusterlet operator.
+	BinaryRegistrationOperator = "registration-operator"
 
 	// EnvKubebuilderAssets names a directory holding all the binaries; it wins over the build cache when complete.
 	EnvKubebuilderAssets = "KUBEBUILDER_ASSETS"
@@ -34,14 +40,16 @@ const (
 
 // requiredBinaries returns the names BinariesDir requires in its directory.
 func requiredBinaries() []string {
-	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryEtcd, BinaryRegistration}
+	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryEtcd, BinaryRegistration,
+		BinaryWork, BinaryRegistrationOperator}
 }
 
 // binariesDirOnce memoizes BinariesDir: the script checksums about 400 MB of binaries on every call.
 var binariesDirOnce = sync.OnceValues(findBinariesDir)
 
-// BinariesDir returns the absolute directory holding kube-apiserver, kube-controller-manager, kubectl, etcd and
-// registration. It is $KUBEBUILDER_ASSETS when that directory holds all five as executable files; otherwise the
+// BinariesDir returns the absolute directory holding kube-apiserver, kube-controller-manager, kubectl, etcd,
+// registration, work and registration-operator. It is $KUBEBUILDER_ASSETS when that directory holds all seven as
+// executable files; otherwise the
 // directory printed by `hack/build-test-binaries.sh --check` (a complete, checksum-verified cache entry). The
 // error names every missing binary and tells how to build them; it never builds anything itself. The result is
 // computed once per test binary.

@@ -33,7 +33,7 @@ func TestFindBinariesDir(t *testing.T) {
 			name:   "partial KUBEBUILDER_ASSETS and empty cache name what is missing",
 			assets: partial,
 			wantErrPart: []string{
-				"KUBEBUILDER_ASSETS=" + partial + " lacks kube-apiserver, kube-controller-manager, kubectl, registration",
+				"KUBEBUILDER_ASSETS=" + partial + " lacks kube-apiserver, kube-controller-manager, kubectl, registration, work, registration-operator",
 				"hack/build-test-binaries.sh --check found no complete cache entry",
 				"build them with",
 			},

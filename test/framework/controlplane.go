@@ -201,7 +201,7 @@ func (cp *controlPlane) startAPIServer() error {
 	return nil
 }
 
-// kubeconfig returns a self-contained kubeconfig (inline CA, client certificate and key) for cfg, whose Host may
+// kubeconfig returns a self-contained kubeconfig (inline CA, client certificate and key or bearer token) for cfg, whose Host may
 // differ from the apiserver's (e.g. a proxy).
 func kubeconfig(cfg *rest.Config, contextName string) ([]byte, error) {
 	u, err := url.Parse(cfg.Host)
@@ -213,7 +213,7 @@ func kubeconfig(cfg *rest.Config, contextName string) ([]byte, error) {
 	}
 	c := clientcmdapi.NewConfig()
 	c.Clusters[contextName] = &clientcmdapi.Cluster{Server: u.String(), CertificateAuthorityData: cfg.CAData}
-	c.AuthInfos[contextName] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	c.AuthInfos[contextName] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
 	c.Contexts[contextName] = &clientcmdapi.Context{Cluster: contextName, AuthInfo: contextName}
 	c.CurrentContext = contextName
 	data, err := clientcmd.Write(*c)

@@ -1,11 +1,17 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,6 +38,52 @@ func spokeCRDFiles() []string {
 	return []string{
 		"cluster/v1alpha1/0000_02_clusters.open-cluster-management.io_clusterclaims.crd.yaml",
 	}
+}
+
+// CRD files, relative to ocmAPIVendorDir, that OCM's spoke components need.
+const (
+	// appliedManifestWorkCRDFile is AppliedManifestWork (work.open-cluster-management.io/v1, cluster-scoped), which
+	// the work agent records what it applied in; the klusterlet operator installs it too (its own v1.2.0 copy).
+	appliedManifestWorkCRDFile = "work/v1/0000_01_work.open-cluster-management.io_appliedmanifestworks.crd.yaml"
+	// klusterletCRDFile is Klusterlet (operator.open-cluster-management.io/v1, cluster-scoped), which the klusterlet
+	// operator reconciles. The vendored api is v1.3.0; its Klusterlet CRD differs from v1.2.0's (the operator's)
+	// only in a field description.
+	klusterletCRDFile = "operator/v1/0000_00_operator.open-cluster-management.io_klusterlets.crd.yaml"
+)
+
+// ensureCRDs installs those of files (relative to <repo root>/ocmAPIVendorDir) that the apiserver of cfg does not
+// serve yet and waits until they are served; CRDs already present are left as they are (the klusterlet operator
+// may have applied its own version). Errors name the file or CRD.
+func ensureCRDs(ctx context.Context, cfg *rest.Config, files ...string) error {
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	crds, err := loadCRDs(root, files)
+	if err != nil {
+		return err
+	}
+	client, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	var missing []*apiextensionsv1.CustomResourceDefinition
+	for _, crd := range crds {
+		_, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, crd)
+		case err != nil:
+			return fmt.Errorf("getting CRD %s: %w", crd.Name, err)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: missing, MaxTime: DefaultStartTimeout}); err != nil {
+		return fmt.Errorf("installing CRDs: %w", err)
+	}
+	return nil
 }
 
 // loadCRDs reads files (relative to <root>/ocmAPIVendorDir). The error names the file that is missing or does

@@ -1,11 +1,15 @@
 package framework
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -13,8 +17,8 @@ import (
 )
 
 // Spoke is a running managed cluster: kube-apiserver + etcd (authorization RBAC) serving the ClusterClaim CRD
-// (cluster.open-cluster-management.io/v1alpha1). Its methods that take no context call t.Fatal on failure and
-// must be called from the test goroutine.
+// (cluster.open-cluster-management.io/v1alpha1), plus the CRDs SpokeOptions asks for. Its methods that take no
+// context call t.Fatal on failure and must be called from the test goroutine.
 type Spoke struct {
 	// AdminConfig authenticates as user "admin" in group system:masters.
 	AdminConfig *rest.Config
@@ -29,17 +33,41 @@ type Spoke struct {
 	kubeconfigFile string
 }
 
-// StartSpoke starts a spoke and stops it in t.Cleanup. It fails the test, naming the component, when it cannot
-// start. It logs how long the start took.
-func StartSpoke(t testing.TB) *Spoke {
+// SpokeOptions configures StartSpoke. The zero value serves ClusterClaim only.
+type SpokeOptions struct {
+	// WorkCRD also serves OCM's AppliedManifestWork CRD (work.open-cluster-management.io/v1), which OCM's work
+	// agent needs. StartWorkAgent installs it when missing, so this is only needed to have it from the start.
+	WorkCRD bool
+	// KlusterletCRD also serves OCM's Klusterlet CRD (operator.open-cluster-management.io/v1).
+	// StartKlusterletOperator installs it when missing.
+	KlusterletCRD bool
+}
+
+// StartSpoke starts a spoke and stops it in t.Cleanup. opts is optional (at most one; the zero value without it).
+// It fails the test, naming the component, when it cannot start. It logs how long the start took.
+func StartSpoke(t testing.TB, opts ...SpokeOptions) *Spoke {
 	t.Helper()
 	start := time.Now()
 	const component = "spoke"
+	if len(opts) > 1 {
+		t.Fatalf("%s: StartSpoke takes at most one SpokeOptions, got %d", component, len(opts))
+	}
+	var o SpokeOptions
+	if len(opts) == 1 {
+		o = opts[0]
+	}
 	root, err := RepoRoot()
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
-	crds, err := loadCRDs(root, spokeCRDFiles())
+	files := spokeCRDFiles()
+	if o.WorkCRD {
+		files = append(files, appliedManifestWorkCRDFile)
+	}
+	if o.KlusterletCRD {
+		files = append(files, klusterletCRDFile)
+	}
+	crds, err := loadCRDs(root, files)
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
@@ -76,3 +104,23 @@ func (s *Spoke) KubeconfigFile() string { return s.kubeconfigFile }
 
 // LogDir returns the directory holding the logs of the spoke's processes.
 func (s *Spoke) LogDir() string { return s.cp.logDir }
+
+// ServiceAccountKubeconfig returns a self-contained kubeconfig (server URL(), inline CA data, bearer token) for
+// ServiceAccount namespace/name, whose token comes from the spoke's TokenRequest API (kube-apiserver signs it
+// with the service-account key envtest configures) and expires after expiration (the apiserver raises values
+// below 10 minutes to 10 minutes). The ServiceAccount must exist; errors come from the TokenRequest call.
+func (s *Spoke) ServiceAccountKubeconfig(ctx context.Context, namespace, name string, expiration time.Duration) ([]byte, error) {
+	seconds := int64(expiration / time.Second)
+	tr, err := s.Kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("spoke: requesting a token for ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	cfg := &rest.Config{Host: s.URL(), BearerToken: tr.Status.Token, TLSClientConfig: rest.TLSClientConfig{CAData: s.CAData()}}
+	data, err := kubeconfig(cfg, "sa-"+namespace+"-"+name)
+	if err != nil {
+		return nil, fmt.Errorf("spoke: kubeconfig for ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	return data, nil
+}
