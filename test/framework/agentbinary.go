@@ -52,10 +52,11 @@ type AgentProcess struct {
 }
 
 // StartAgentProcess starts binary with args as component name (logs under the test's log directory, see
-// KF_TEST_LOG_DIR). The process gets its own process group and SIGKILL when the test binary dies.
-func StartAgentProcess(t testing.TB, name, binary string, args []string) *AgentProcess {
+// KF_TEST_LOG_DIR), with env (KEY=value) added to the test's environment. The process gets its own process
+// group and SIGKILL when the test binary dies.
+func StartAgentProcess(t testing.TB, name, binary string, args []string, env ...string) *AgentProcess {
 	t.Helper()
-	p, err := startProcess(name, logDir(t, name), binary, args)
+	p, err := startProcessEnv(name, logDir(t, name), binary, args, env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,11 @@ type process struct {
 // startProcess starts binary with args, appending its output to <logDir>/<name>.log. The process gets its own
 // process group and, on Linux, SIGKILL when the test binary dies, so it does not outlive a crashed test.
 func startProcess(name, logDir, binary string, args []string) (*process, error) {
+	return startProcessEnv(name, logDir, binary, args, nil)
+}
+
+// startProcessEnv is startProcess with env (KEY=value) added to the test's environment.
+func startProcessEnv(name, logDir, binary string, args, env []string) (*process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -53,6 +58,9 @@ func startProcess(name, logDir, binary string, args []string) (*process, error) 
 	fmt.Fprintf(logFile, "### %s %s\n", binary, strings.Join(args, " "))
 	cmd := exec.Command(binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
