@@ -10,5 +10,7 @@ RUN CGO_ENABLED=0 go build -mod=vendor -trimpath \
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/klusterlet-failover /klusterlet-failover
 USER 65532:65532
+# The klusterlet operator sets only args ("/registration agent ..."): they follow this entrypoint, and a first
+# argument "/registration" selects OCM's registration command line (`klusterlet-failover registration agent`).
 ENTRYPOINT ["/klusterlet-failover"]
 CMD ["agent", "failover"]

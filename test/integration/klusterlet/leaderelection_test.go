@@ -37,7 +37,7 @@ const (
 
 // registrationAgent starts the binary as the klusterlet operator would (`/registration agent …`, Default mode)
 // with bootstrap as its bootstrap kubeconfig, its own hub kubeconfig directory, and the short election durations.
-func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootstrap []byte) *framework.AgentProcess {
+func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootstrap []byte, cluster ...string) *framework.AgentProcess {
 	t.Helper()
 	dir := t.TempDir()
 	bootstrapFile := filepath.Join(dir, "bootstrap", "kubeconfig")
@@ -47,9 +47,13 @@ func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootst
 	if err := os.WriteFile(bootstrapFile, bootstrap, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	spokeCluster := clusterName
+	if len(cluster) > 0 {
+		spokeCluster = cluster[0]
+	}
 	args := []string{
 		"/registration", "agent",
-		"--spoke-cluster-name=" + clusterName,
+		"--spoke-cluster-name=" + spokeCluster,
 		"--bootstrap-kubeconfig=" + bootstrapFile,
 		"--hub-kubeconfig-dir=" + filepath.Join(dir, "hub-kubeconfig"),
 		"--kubeconfig=" + spoke.KubeconfigFile(),
@@ -83,10 +87,14 @@ func holderOf(l *coordinationv1.Lease) string {
 }
 
 // csrCount is the number of CSRs for the cluster on hub.
-func csrCount(t *testing.T, hub *framework.Hub) int {
+func csrCount(t *testing.T, hub *framework.Hub, cluster ...string) int {
 	t.Helper()
+	name := clusterName
+	if len(cluster) > 0 {
+		name = cluster[0]
+	}
 	csrs, err := hub.Kube.CertificatesV1().CertificateSigningRequests().List(context.Background(), metav1.ListOptions{
-		LabelSelector: "open-cluster-management.io/cluster-name=" + clusterName,
+		LabelSelector: "open-cluster-management.io/cluster-name=" + name,
 	})
 	if err != nil {
 		t.Fatalf("list CSRs on hub %s: %v", hub.Name, err)
@@ -172,5 +180,77 @@ func TestLeaderElection(t *testing.T) {
 	}
 	if done, err := third.Exited(); done {
 		t.Fatalf("the new leader exited (%v):\n%s", err, third.LogTail(30))
+	}
+}
+
+// TestMigrationFromOCMAgent: a klusterlet that ran OCM's own registration agent (v1.2.0, leader election on)
+// switches to ours: OCM's agent stops gracefully and releases the lock both use, ours takes it, keeps the
+// cluster name, the agent name and the hub kubeconfig Secret OCM's agent wrote (no new CSR), and renews the
+// cluster lease on the hub with those credentials.
+func TestMigrationFromOCMAgent(t *testing.T) {
+	const cluster = "cluster-migrated"
+	hub := framework.StartHub(t, framework.HubOptions{Name: "hub-migrate", HubController: true})
+	spoke := framework.StartSpoke(t)
+	util.EnsureAgentNamespace(t, spoke)
+	binDir, err := framework.BinariesDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bootstrapFile := filepath.Join(dir, "bootstrap-kubeconfig")
+	if err := os.WriteFile(bootstrapFile, hub.BootstrapKubeconfig(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ocm := framework.StartAgentProcess(t, "ocm-registration-agent", filepath.Join(binDir, framework.BinaryRegistration), []string{
+		"agent",
+		"--spoke-cluster-name=" + cluster,
+		"--bootstrap-kubeconfig=" + bootstrapFile,
+		"--hub-kubeconfig-dir=" + filepath.Join(dir, "ocm-hub-kubeconfig"),
+		"--kubeconfig=" + spoke.KubeconfigFile(),
+		"--namespace=" + util.AgentNamespace,
+		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
+	})
+	util.WaitForClusterAvailable(t, hub, cluster, joinTimeout)
+	ocmLeader := holder(t, spoke)
+	if ocmLeader == "" {
+		t.Fatalf("OCM's agent is Available without holding Lease %s", lockName)
+	}
+	before := util.HubKubeconfigSecret(t, spoke)
+	if before == nil {
+		t.Fatal("OCM's agent wrote no hub kubeconfig Secret")
+	}
+	csrsBefore := csrCount(t, hub, cluster)
+	if err := ocm.Stop(); err != nil {
+		t.Fatalf("OCM's agent did not stop on SIGTERM: %v", err)
+	}
+
+	// Ours, as the operator renders it, without --agent-id: the names come from the stored Secret.
+	ours := registrationAgent(t, spoke, "ours-after-ocm", hub.BootstrapKubeconfig(), cluster)
+	framework.Eventually(t, 4*leaseDuration, 200*time.Millisecond, func() (bool, error) {
+		h := holder(t, spoke)
+		return h != "" && h != ocmLeader, nil
+	}, "our agent holds Lease %s after OCM's agent released it", lockName)
+	renewed := func() time.Time {
+		l, err := hub.Kube.CoordinationV1().Leases(cluster).Get(context.Background(), "managed-cluster-lease", metav1.GetOptions{})
+		if err != nil || l.Spec.RenewTime == nil {
+			return time.Time{}
+		}
+		return l.Spec.RenewTime.Time
+	}
+	takenOver := time.Now().Add(-time.Second) // RenewTime has microsecond precision; allow clock rounding
+	framework.Eventually(t, 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
+		return renewed().After(takenOver), nil
+	}, "our agent renews the cluster lease on the hub")
+	after := util.HubKubeconfigSecret(t, spoke)
+	for _, key := range []string{"tls.crt", "tls.key", "cluster-name", "agent-name"} {
+		if string(after.Data[key]) != string(before.Data[key]) {
+			t.Errorf("Secret key %q changed when our agent took over from OCM's (the stored credentials are valid)", key)
+		}
+	}
+	if n := csrCount(t, hub, cluster); n != csrsBefore {
+		t.Errorf("%d CSRs for the cluster after our agent took over, %d before: it bootstrapped again", n, csrsBefore)
+	}
+	if done, err := ours.Exited(); done {
+		t.Fatalf("our agent exited (%v):\n%s", err, ours.LogTail(40))
 	}
 }
