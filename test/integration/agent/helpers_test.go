@@ -389,7 +389,13 @@ func agentRenewTime(t *testing.T, hub *framework.Hub, cluster string) time.Time 
 // renewTimes written by agentFieldManager after the call) and returns the last renewTime.
 func waitLeaseRenewals(t *testing.T, hub *framework.Hub, cluster string, n int, timeout time.Duration) time.Time {
 	t.Helper()
-	last := agentRenewTime(t, hub, cluster)
+	return waitLeaseRenewalsSince(t, hub, cluster, agentRenewTime(t, hub, cluster), n, timeout)
+}
+
+// waitLeaseRenewalsSince is waitLeaseRenewals counting from the baseline renewTime last, read by the caller
+// before the cause of the renewals (an agent's start, whose first renewal comes at once), so that renewal counts.
+func waitLeaseRenewalsSince(t *testing.T, hub *framework.Hub, cluster string, last time.Time, n int, timeout time.Duration) time.Time {
+	t.Helper()
 	seen := 0
 	framework.Eventually(t, timeout, pollInterval, func() (bool, error) {
 		now := agentRenewTime(t, hub, cluster)

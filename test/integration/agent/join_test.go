@@ -221,6 +221,8 @@ func testJoinChain(t *testing.T, s *suite) {
 		t.Logf("ManagedCluster deleted while the agent was down: created again and Available %s after the restart",
 			time.Since(restarted).Round(10*time.Millisecond))
 		waitEvent(t, spoke, "ManagedClusterCreated", chainCluster, "before the main controllers start")
+		// The re-created ManagedCluster has the default lease duration (60 s): the next steps wait for renewals.
+		setLeaseDuration(t, hub, chainCluster, leaseSeconds)
 		requireRunning(t, a2b)
 		a2b.Stop()
 	})
@@ -232,12 +234,16 @@ func testJoinChain(t *testing.T, s *suite) {
 	t.Run("scenario 3 expired bootstrap valid secret", func(t *testing.T) {
 		csrsBefore := len(csrsOf(t, hub, chainCluster))
 		started := eventCount(t, spoke, eventHubControllers, chainCluster)
+		// The lease duration and the renewal baseline are fixed before the agent starts: its first renewal
+		// comes at once and must count, whatever the steps before left behind.
+		setLeaseDuration(t, hub, chainCluster, leaseSeconds)
+		renewBaseline := agentRenewTime(t, hub, chainCluster)
 		a3 := startAgent(t, spoke, agentSpec{bootstrap: util.ExpiredBootstrapKubeconfig(t, hub, s.ca), urls: []string{externalURL}, maxClaims: maxClaims})
 		framework.Eventually(t, eventTimeout, pollInterval, func() (bool, error) {
 			return eventCount(t, spoke, eventHubControllers, chainCluster) > started, nil
 		}, "main controllers started with the hub kubeconfig for %s", chainCluster)
 		waitEvent(t, spoke, "BootstrapKubeconfigUnusable", a3.BootstrapFile, "expired")
-		waitLeaseRenewals(t, hub, chainCluster, 1, 2*leaseSeconds*time.Second+hubTimeout)
+		waitLeaseRenewalsSince(t, hub, chainCluster, renewBaseline, 1, 2*leaseSeconds*time.Second+hubTimeout)
 		framework.Consistently(t, quietWindow, pollInterval, func() (bool, error) {
 			if n := len(csrsOf(t, hub, chainCluster)); n != csrsBefore {
 				return false, fmt.Errorf("%d CSRs, want %d (the expired bootstrap must not be used)", n, csrsBefore)
