@@ -98,6 +98,9 @@ func NewRegistrationAgentCommand() *cobra.Command {
 		if err := o.ValidateOCMFlags(); err != nil {
 			return err
 		}
+		if ignored := o.CompleteOCMFlags(); ignored != "" {
+			klog.Infof("Ignoring %s, as OCM's agent does", ignored)
+		}
 		if ignored := o.IgnoredFeatureGates(c.Flags()); len(ignored) > 0 {
 			klog.Infof("Feature gates accepted without effect (klusterlet-failover implements MultipleHubs only): %s", strings.Join(ignored, ","))
 		}
@@ -109,10 +112,10 @@ func NewRegistrationAgentCommand() *cobra.Command {
 }
 
 // newAgentCommand builds a controllercmd command named componentName that runs o. addFlags registers the
-// options' flags; validate checks what ValidateFlags does not. Both checks run before any I/O and before
-// leader election, so a bad flag fails at once with one message. The agent namespace (--namespace, else the
+// options' flags; prepare checks and completes what ValidateFlags does not know, and runs first. All of it runs
+// before any I/O and before leader election, so a bad flag fails at once with one message. The agent namespace (--namespace, else the
 // service-account namespace, else open-cluster-management-agent) is the namespace of events and of the lock.
-func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, addFlags func(*pflag.FlagSet), validate func(*cobra.Command) error) *cobra.Command {
+func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, addFlags func(*pflag.FlagSet), prepare func(*cobra.Command) error) *cobra.Command {
 	cmdConfig := controllercmd.NewControllerCommandConfig(componentName, version.Get(), o.RunFailoverAgent, clock.RealClock{})
 	cmdConfig.DisableLeaderElection = false
 	cmdConfig.LeaseDuration.Duration = defaultLeaseDuration
@@ -138,6 +141,9 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 				return err
 			}
 		}
+		if err := prepare(c); err != nil {
+			return err
+		}
 		if err := o.ValidateFlags(); err != nil {
 			return err
 		}
@@ -146,7 +152,7 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 				return err
 			}
 		}
-		return validate(c)
+		return nil
 	}
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -169,7 +170,9 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	var fcInformer failoverinformerv1alpha1.FailoverConfigInformer
 	var fcClient failoverclientv1alpha1.FailoverConfigsGetter
 	if o.FailoverConfigName != "" {
-		if err := CheckFailoverConfigAPI(ctx, spoke.AgentFailover, o.ComponentNamespace); err != nil {
+		if err := CheckFailoverConfigAPI(ctx, spoke.AgentFailover, o.ComponentNamespace, 2*time.Second); ctx.Err() != nil {
+			return nil
+		} else if err != nil {
 			// The klusterlet operator installs neither the CRD nor RBAC for it: run on the flag hubs alone.
 			recorder.Warningf(ReasonFailoverConfigUnavailable, "FailoverConfig %s/%s is not used: %v; the hubs are the bootstrap kubeconfig files (%d), and installing the FailoverConfig CRD and RBAC takes effect at the next restart",
 				o.ComponentNamespace, o.FailoverConfigName, err, 1+len(fileHubs))
@@ -246,20 +249,34 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 // the agent runs in, or the agent may not list FailoverConfigs in its namespace; the agent runs without it.
 const ReasonFailoverConfigUnavailable = "FailoverConfigUnavailable"
 
-// CheckFailoverConfigAPI lists FailoverConfigs in namespace (one object at most) and returns an error when the
-// API is not served (the CRD is not installed: 404) or the agent may not list them (403); nil otherwise, also for
-// other errors, which the informer retries. The error says which of the two it is.
-func CheckFailoverConfigAPI(ctx context.Context, client failoverclientset.Interface, namespace string) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_, err := client.FailoverV1alpha1().FailoverConfigs(namespace).List(ctx, metav1.ListOptions{Limit: 1})
-	switch {
-	case apierrors.IsNotFound(err):
-		return fmt.Errorf("the API %s is not served (the FailoverConfig CRD is not installed)", failoverv1alpha1.SchemeGroupVersion.WithResource("failoverconfigs"))
-	case apierrors.IsForbidden(err):
-		return fmt.Errorf("the agent may not list FailoverConfigs in namespace %s: %v", namespace, err)
+// CheckFailoverConfigAPI lists FailoverConfigs in namespace (one object at most) until it gets a definite
+// answer, and returns an error when the API is not served (the CRD is not installed: 404) or the agent may not
+// list them (403), nil when the list succeeds. Other errors (the apiserver not answering yet, 5xx) are retried
+// every retryInterval until ctx ends, which returns ctx's error: an informer on an absent API would never sync
+// and hold the agent back for good. The error says which case it is.
+func CheckFailoverConfigAPI(ctx context.Context, client failoverclientset.Interface, namespace string, retryInterval time.Duration) error {
+	var result error
+	err := wait.PollUntilContextCancel(ctx, retryInterval, true, func(ctx context.Context) (bool, error) {
+		listCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_, err := client.FailoverV1alpha1().FailoverConfigs(namespace).List(listCtx, metav1.ListOptions{Limit: 1})
+		switch {
+		case err == nil:
+			result = nil
+		case apierrors.IsNotFound(err):
+			result = fmt.Errorf("the API %s is not served (the FailoverConfig CRD is not installed)", failoverv1alpha1.SchemeGroupVersion.WithResource("failoverconfigs"))
+		case apierrors.IsForbidden(err):
+			result = fmt.Errorf("the agent may not list FailoverConfigs in namespace %s: %v", namespace, err)
+		default:
+			klog.FromContext(ctx).Info("Checking the FailoverConfig API, retrying", "err", err)
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
 	}
-	return nil
+	return result
 }
 
 // CompleteIdentity resolves the cluster and agent names (design §2): the flags, else the `cluster-name` /

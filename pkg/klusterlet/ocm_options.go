@@ -119,6 +119,27 @@ func (o *OCMAgentOptions) ValidateOCMFlags() error {
 	return errors.Join(errs...)
 }
 
+// CompleteOCMFlags applies OCM's rule for the two bootstrap flags: with the MultipleHubs gate on,
+// --bootstrap-kubeconfigs is the hub list and --bootstrap-kubeconfig is ignored; with it off,
+// --bootstrap-kubeconfigs is ignored. It returns what it ignored, for a log line ("" when nothing). Call it after
+// parsing and before ValidateFlags.
+func (o *OCMAgentOptions) CompleteOCMFlags() string {
+	if o.FeatureGates.Enabled(ocmfeature.MultipleHubs) {
+		if o.BootstrapKubeconfig != "" {
+			ignored := fmt.Sprintf("--bootstrap-kubeconfig=%s (the MultipleHubs gate is on: --bootstrap-kubeconfigs is the hub list)", o.BootstrapKubeconfig)
+			o.BootstrapKubeconfig = ""
+			return ignored
+		}
+		return ""
+	}
+	if len(o.BootstrapKubeconfigs) > 0 {
+		ignored := fmt.Sprintf("--bootstrap-kubeconfigs=%s (the MultipleHubs gate is off)", strings.Join(o.BootstrapKubeconfigs, ","))
+		o.BootstrapKubeconfigs = nil
+		return ignored
+	}
+	return ""
+}
+
 // IgnoredFeatureGates returns, sorted, the feature gates given on the command line that this agent accepts
 // but does not act on ("Name=true"); MultipleHubs is acted on and never listed. fs is the parsed flag set.
 func (o *OCMAgentOptions) IgnoredFeatureGates(fs *pflag.FlagSet) []string {

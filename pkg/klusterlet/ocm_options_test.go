@@ -1,12 +1,20 @@
 package klusterlet
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+
+	failoverfake "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 )
@@ -81,7 +89,7 @@ func TestOCMFlagsMultipleHubs(t *testing.T) {
 		"--spoke-cluster-name=cluster1",
 		"--bootstrap-kubeconfigs=/spoke/hub1-bootstrap/kubeconfig",
 		"--bootstrap-kubeconfigs=/spoke/hub2-bootstrap/kubeconfig",
-		"--bootstrap-kubeconfigs=/spoke/hub3-bootstrap/kubeconfig",
+		"--bootstrap-kubeconfigs=/spoke/hub3.bootstrap/kubeconfig",
 		"--hub-connection-timeout-seconds=45",
 		"--feature-gates=MultipleHubs=true",
 		"--cluster-name=cluster1", // OCM's deprecated alias
@@ -103,7 +111,7 @@ func TestOCMFlagsMultipleHubs(t *testing.T) {
 	if primary != "/spoke/hub1-bootstrap/kubeconfig" {
 		t.Errorf("primary = %q", primary)
 	}
-	want := []failover.FileHub{{Name: "hub2-bootstrap", Path: "/spoke/hub2-bootstrap/kubeconfig"}, {Name: "hub3-bootstrap", Path: "/spoke/hub3-bootstrap/kubeconfig"}}
+	want := []failover.FileHub{{Name: "hub2-bootstrap", Path: "/spoke/hub2-bootstrap/kubeconfig"}, {Name: "hub3-bootstrap", Path: "/spoke/hub3.bootstrap/kubeconfig"}}
 	if diff := cmp.Diff(want, hubs); diff != "" {
 		t.Errorf("file hubs (-want +got):\n%s", diff)
 	}
@@ -199,5 +207,80 @@ func TestHubFilesErrors(t *testing.T) {
 				t.Errorf("ValidateFlags() = %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCompleteOCMFlags: OCM's rule for the two bootstrap flags follows the MultipleHubs gate.
+func TestCompleteOCMFlags(t *testing.T) {
+	both := []string{"--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig",
+		"--bootstrap-kubeconfigs=/spoke/a/kubeconfig", "--bootstrap-kubeconfigs=/spoke/b/kubeconfig"}
+	o, _, err := parseOCM(t, append(both, "--feature-gates=MultipleHubs=true")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ignored := o.CompleteOCMFlags(); !strings.Contains(ignored, "--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig") {
+		t.Errorf("gate on: ignored %q, want --bootstrap-kubeconfig", ignored)
+	}
+	if o.BootstrapKubeconfig != "" || len(o.BootstrapKubeconfigs) != 2 || o.ValidateFlags() != nil {
+		t.Errorf("gate on: bootstrap %q, list %v, ValidateFlags %v; want the list alone", o.BootstrapKubeconfig, o.BootstrapKubeconfigs, o.ValidateFlags())
+	}
+	o, _, err = parseOCM(t, both...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ignored := o.CompleteOCMFlags(); !strings.Contains(ignored, "--bootstrap-kubeconfigs=") {
+		t.Errorf("gate off: ignored %q, want --bootstrap-kubeconfigs", ignored)
+	}
+	if o.BootstrapKubeconfig != "/spoke/bootstrap/kubeconfig" || o.BootstrapKubeconfigs != nil || o.ValidateFlags() != nil {
+		t.Errorf("gate off: bootstrap %q, list %v; want --bootstrap-kubeconfig alone", o.BootstrapKubeconfig, o.BootstrapKubeconfigs)
+	}
+}
+
+// TestCheckFailoverConfigAPI: 404 and 403 are definite (the agent runs without FailoverConfig), success is, and
+// any other error is retried rather than taken for "present" (an informer on an absent API never syncs).
+func TestCheckFailoverConfigAPI(t *testing.T) {
+	gr := schema.GroupResource{Group: "failover.open-cluster-management.io", Resource: "failoverconfigs"}
+	cases := []struct {
+		name    string
+		answers []error // one per LIST, the last repeated
+		want    string  // "" for nil
+		lists   int
+	}{
+		{name: "served", answers: []error{nil}, lists: 1},
+		{name: "not served", answers: []error{apierrors.NewNotFound(gr, "")}, want: "is not served", lists: 1},
+		{name: "forbidden", answers: []error{apierrors.NewForbidden(gr, "", errors.New("no RBAC"))}, want: "may not list FailoverConfigs", lists: 1},
+		{name: "apiserver not ready, then not served", answers: []error{apierrors.NewServiceUnavailable("starting"), errors.New("connection refused"), apierrors.NewNotFound(gr, "")},
+			want: "is not served", lists: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			client := failoverfake.NewSimpleClientset()
+			lists := 0
+			client.PrependReactor("list", "failoverconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
+				err := tc.answers[min(lists, len(tc.answers)-1)]
+				lists++
+				if err != nil {
+					return true, nil, err
+				}
+				return false, nil, nil
+			})
+			err := CheckFailoverConfigAPI(context.Background(), client, "ns", time.Millisecond)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("CheckFailoverConfigAPI() = %v, want %q", err, tc.want)
+			}
+			if lists != tc.lists {
+				t.Errorf("%d LISTs, want %d", lists, tc.lists)
+			}
+		})
+	}
+	// A cancelled context ends the retries.
+	client := failoverfake.NewSimpleClientset()
+	client.PrependReactor("list", "failoverconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := CheckFailoverConfigAPI(ctx, client, "ns", 5*time.Millisecond); err == nil {
+		t.Error("CheckFailoverConfigAPI returned nil on a context that ended with the API unknown")
 	}
 }

@@ -88,8 +88,9 @@ type FailoverAgentOptions struct {
 	// BootstrapKubeconfigs is OCM's MultipleHubs hub list (--bootstrap-kubeconfigs, repeatable): bootstrap
 	// kubeconfig files in order of preference. When set, the first is the primary (it replaces
 	// --bootstrap-kubeconfig, which must then be empty, and --bootstrap-kubeconfig-secret does not apply) and
-	// every other one an alternate hub named after the file's directory — the klusterlet operator mounts Secret
-	// <name> at /spoke/<name>/kubeconfig — so the directory name must be a DNS-1123 label other than "primary".
+	// every other one an alternate hub named after the file's directory, dots replaced by dashes — the
+	// klusterlet operator mounts Secret <name> at /spoke/<name>/kubeconfig — so that name must become a DNS-1123
+	// label other than "primary" and other than the other hubs' names.
 	// FailoverConfig alternates come after these hubs.
 	BootstrapKubeconfigs []string
 	// HubConnectionTimeoutSeconds is how long the active hub may go without a successful request before the
@@ -280,7 +281,8 @@ func (o *FailoverAgentOptions) HubFiles() (string, []failover.FileHub, error) {
 		if i == 0 {
 			continue
 		}
-		name := filepath.Base(filepath.Dir(filepath.Clean(path)))
+		// Secret names are DNS-1123 subdomains, hub names labels: dots become dashes.
+		name := strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Clean(path))), ".", "-")
 		switch {
 		case len(validation.IsDNS1123Label(name)) > 0:
 			errs = append(errs, fmt.Errorf("%s %q: the hub is named after the file's directory, and %q is not a DNS-1123 label: %s",

@@ -190,7 +190,8 @@ type Orchestrator struct {
 	// files holds the last read of every bootstrap kubeconfig file (the primary's and FileHubs'), by path;
 	// guarded by mu.
 	files map[string]fileRead
-	// duplicateHubs are the FailoverConfig alternates already reported as shadowed by a hub of the same name.
+	// duplicateHubs are the FailoverConfig alternates shadowed by a file hub of the same name in the last round
+	// (reported when they became shadowed).
 	duplicateHubs map[string]bool
 
 	// heartbeat of the active hub (see heartbeat).
@@ -589,6 +590,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) {
 	sources := []hubSource{r.primarySource()}
 	named := map[string]bool{failoverv1alpha1.HubNamePrimary: true}
+	shadowed := map[string]bool{}
 	for _, fh := range r.o.FileHubs {
 		named[fh.Name] = true
 		sources = append(sources, r.fileSource(fh.Name, fh.Path))
@@ -596,10 +598,10 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 	for _, alt := range spec.AlternateHubs {
 		if named[alt.Name] {
 			if alt.Name != failoverv1alpha1.HubNamePrimary && !r.duplicateHubs[alt.Name] {
-				r.duplicateHubs[alt.Name] = true
 				r.o.Recorder.Warningf(ReasonAlternateHubShadowed, "FailoverConfig %s/%s lists hub %s, which --bootstrap-kubeconfigs already names; the bootstrap kubeconfig file is used and this entry is ignored",
 					r.o.Namespace, r.o.FailoverConfigName, alt.Name)
 			}
+			shadowed[alt.Name] = true
 			continue
 		}
 		desc := fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, alt.BootstrapKubeconfigSecretRef, failoverv1alpha1.BootstrapKubeconfigSecretKey)
@@ -616,6 +618,7 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 		sources = append(sources, s)
 	}
 
+	r.duplicateHubs = shadowed
 	seen := map[string]bool{}
 	r.order = r.order[:0]
 	for _, s := range sources {

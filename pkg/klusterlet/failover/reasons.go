@@ -60,7 +60,7 @@ const (
 	// and takes effect without a restart (FC-01, FC-02).
 	ReasonBootstrapKubeconfigChanged = "BootstrapKubeconfigChanged"
 	// ReasonAlternateHubShadowed (Warning): a FailoverConfig alternate has the name of a hub that
-	// --bootstrap-kubeconfigs already configures; the file wins and the entry is ignored. Emitted once per name.
+	// --bootstrap-kubeconfigs already configures; the file wins and the entry is ignored. Emitted when an entry becomes shadowed.
 	ReasonAlternateHubShadowed = "AlternateHubShadowed"
 
 	// ReasonStandbyProbeSucceeded (Normal): a hub's standby probe became Ready (emitted on the transition).

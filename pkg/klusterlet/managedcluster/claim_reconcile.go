@@ -94,7 +94,7 @@ func (r *claimReconciler) reserved(name string) bool {
 		return true
 	}
 	for _, suffix := range r.reservedSuffixes {
-		if suffix != "" && strings.HasSuffix(name, suffix) {
+		if strings.HasSuffix(name, suffix) { // as OCM: an empty suffix makes every claim reserved
 			return true
 		}
 	}

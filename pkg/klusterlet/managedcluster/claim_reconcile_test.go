@@ -82,7 +82,7 @@ func TestClaimReconcile(t *testing.T) {
 			name:     "claims with a reserved suffix are reserved: sorted with them and never cut",
 			claims:   append(customClaims("b", "a", "region.example.com", "zone.example.com"), reserved...),
 			max:      1,
-			suffixes: []string{".example.com", ""},
+			suffixes: []string{".example.com"},
 			expectedClaims: append(append([]clusterv1.ManagedClusterClaim{}, wantReserved[:3]...),
 				append([]clusterv1.ManagedClusterClaim{wantReserved[3]}, append(managed("region.example.com", "zone.example.com"), managed("a")...)...)...),
 			expectedEvent: "2 custom ClusterClaims found, 1 allowed (--max-custom-cluster-claims), 1 dropped",

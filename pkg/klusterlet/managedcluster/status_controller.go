@@ -132,7 +132,7 @@ type StatusOptions struct {
 	MaxCustomClusterClaims int
 	// ReservedClusterClaimSuffixes makes every ClusterClaim whose name ends with one of these suffixes a
 	// reserved claim: always exposed, never counted against MaxCustomClusterClaims
-	// (OCM's --reserved-cluster-claim-suffixes). Empty entries are ignored.
+	// (OCM's --reserved-cluster-claim-suffixes). As in OCM, an empty entry makes every claim reserved.
 	ReservedClusterClaimSuffixes []string
 	// ClusterHealthCheckPeriod is the resync period: health check, version and resources are
 	// refreshed once per period (--cluster-healthcheck-period). Required, > 0.
