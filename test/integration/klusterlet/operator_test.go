@@ -5,7 +5,9 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,8 +83,10 @@ func applyOperatorFailoverRBAC(t *testing.T, ctx context.Context, spoke *framewo
 	decoder := yaml.NewYAMLOrJSONDecoder(strings.NewReader(string(data)), 4096)
 	for {
 		var raw runtime.RawExtension
-		if err := decoder.Decode(&raw); err != nil {
+		if err := decoder.Decode(&raw); errors.Is(err, io.EOF) {
 			break
+		} else if err != nil {
+			t.Fatalf("parsing the operator-mode RBAC manifest: %v", err)
 		}
 		if len(raw.Raw) == 0 {
 			continue
