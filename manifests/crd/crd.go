@@ -14,6 +14,10 @@ import (
 // (failoverconfigs.failover.open-cluster-management.io).
 const FailoverConfigFileName = "failover.open-cluster-management.io_failoverconfigs.yaml"
 
+// ReplicationConfigFileName is the name, in FS and in this directory, of the ReplicationConfig CRD
+// (replicationconfigs.failover.open-cluster-management.io), installed on the cluster the replicator runs in.
+const ReplicationConfigFileName = "failover.open-cluster-management.io_replicationconfigs.yaml"
+
 // FS holds every generated CRD manifest of this directory (*.yaml, one CRD per file).
 //
 //go:embed *.yaml
@@ -22,13 +26,23 @@ var FS embed.FS
 // FailoverConfigCRD decodes the embedded FailoverConfig CRD. Every call returns a new object, which the caller
 // may modify (e.g. pass to envtest.CRDInstallOptions.CRDs). It fails only if the embedded file is corrupt.
 func FailoverConfigCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
-	data, err := FS.ReadFile(FailoverConfigFileName)
+	return decode(FailoverConfigFileName)
+}
+
+// ReplicationConfigCRD decodes the embedded ReplicationConfig CRD, as FailoverConfigCRD does.
+func ReplicationConfigCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	return decode(ReplicationConfigFileName)
+}
+
+// decode reads and strictly decodes the embedded CRD file name.
+func decode(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	data, err := FS.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("reading embedded CRD %s: %w", FailoverConfigFileName, err)
+		return nil, fmt.Errorf("reading embedded CRD %s: %w", name, err)
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := yaml.UnmarshalStrict(data, crd); err != nil {
-		return nil, fmt.Errorf("decoding embedded CRD %s: %w", FailoverConfigFileName, err)
+		return nil, fmt.Errorf("decoding embedded CRD %s: %w", name, err)
 	}
 	return crd, nil
 }

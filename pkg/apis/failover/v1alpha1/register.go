@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// GroupName is the API group of FailoverConfig.
+// GroupName is the API group of FailoverConfig and ReplicationConfig.
 const GroupName = "failover.open-cluster-management.io"
 
 // SchemeGroupVersion is the group and version of the types in this package.
@@ -15,7 +15,7 @@ var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1alpha
 var (
 	// SchemeBuilder registers the types of this package with a runtime.Scheme.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
-	// AddToScheme adds FailoverConfig and FailoverConfigList to a scheme (used by the generated clientset).
+	// AddToScheme adds FailoverConfig, ReplicationConfig and their lists to a scheme (used by the generated clientset).
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -29,11 +29,13 @@ func Resource(resource string) schema.GroupResource {
 	return SchemeGroupVersion.WithResource(resource).GroupResource()
 }
 
-// addKnownTypes registers FailoverConfig and FailoverConfigList and the meta/v1 types of this group version.
+// addKnownTypes registers FailoverConfig, ReplicationConfig, their lists and the meta/v1 types of this group version.
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&FailoverConfig{},
 		&FailoverConfigList{},
+		&ReplicationConfig{},
+		&ReplicationConfigList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -41,6 +41,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=failover.open-cluster-management.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("failoverconfigs"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Failover().V1alpha1().FailoverConfigs().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("replicationconfigs"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Failover().V1alpha1().ReplicationConfigs().Informer()}, nil
 
 	}
 

@@ -11,3 +11,11 @@ type FailoverConfigListerExpansion interface{}
 // FailoverConfigNamespaceListerExpansion allows custom methods to be added to
 // FailoverConfigNamespaceLister.
 type FailoverConfigNamespaceListerExpansion interface{}
+
+// ReplicationConfigListerExpansion allows custom methods to be added to
+// ReplicationConfigLister.
+type ReplicationConfigListerExpansion interface{}
+
+// ReplicationConfigNamespaceListerExpansion allows custom methods to be added to
+// ReplicationConfigNamespaceLister.
+type ReplicationConfigNamespaceListerExpansion interface{}

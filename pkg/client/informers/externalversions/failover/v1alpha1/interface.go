@@ -12,6 +12,8 @@ import (
 type Interface interface {
 	// FailoverConfigs returns a FailoverConfigInformer.
 	FailoverConfigs() FailoverConfigInformer
+	// ReplicationConfigs returns a ReplicationConfigInformer.
+	ReplicationConfigs() ReplicationConfigInformer
 }
 
 type version struct {
@@ -28,4 +30,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // FailoverConfigs returns a FailoverConfigInformer.
 func (v *version) FailoverConfigs() FailoverConfigInformer {
 	return &failoverConfigInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// ReplicationConfigs returns a ReplicationConfigInformer.
+func (v *version) ReplicationConfigs() ReplicationConfigInformer {
+	return &replicationConfigInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

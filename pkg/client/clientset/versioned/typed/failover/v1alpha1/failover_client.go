@@ -15,6 +15,7 @@ import (
 type FailoverV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	FailoverConfigsGetter
+	ReplicationConfigsGetter
 }
 
 // FailoverV1alpha1Client is used to interact with features provided by the failover.open-cluster-management.io group.
@@ -24,6 +25,10 @@ type FailoverV1alpha1Client struct {
 
 func (c *FailoverV1alpha1Client) FailoverConfigs(namespace string) FailoverConfigInterface {
 	return newFailoverConfigs(c, namespace)
+}
+
+func (c *FailoverV1alpha1Client) ReplicationConfigs(namespace string) ReplicationConfigInterface {
+	return newReplicationConfigs(c, namespace)
 }
 
 // NewForConfig creates a new FailoverV1alpha1Client for the given config.

@@ -5,3 +5,5 @@
 package v1alpha1
 
 type FailoverConfigExpansion interface{}
+
+type ReplicationConfigExpansion interface{}

@@ -18,6 +18,10 @@ func (c *FakeFailoverV1alpha1) FailoverConfigs(namespace string) v1alpha1.Failov
 	return newFakeFailoverConfigs(c, namespace)
 }
 
+func (c *FakeFailoverV1alpha1) ReplicationConfigs(namespace string) v1alpha1.ReplicationConfigInterface {
+	return newFakeReplicationConfigs(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeFailoverV1alpha1) RESTClient() rest.Interface {

@@ -1,0 +1,265 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ReplicationKubeconfigSecretKey is the default key, in a hub's kubeconfig Secret (ReplicationHub.KubeconfigSecret),
+// that holds the kubeconfig the replicator uses for that hub.
+const ReplicationKubeconfigSecretKey = "kubeconfig"
+
+// MinReplicationHubs and MaxReplicationHubs bound the length of ReplicationConfigSpec.Hubs.
+const (
+	MinReplicationHubs = 2
+	MaxReplicationHubs = 8
+)
+
+// ReplicatedKind is a kind of hub object the replicator mirrors between hubs.
+// +kubebuilder:validation:Enum=ManagedCluster;ManagedClusterSet;ManagedClusterSetBinding;Placement;ManifestWork;ManagedClusterAddOn;Secret;ConfigMap
+type ReplicatedKind string
+
+const (
+	// KindManagedCluster: cluster.open-cluster-management.io/v1 ManagedCluster — its spec (hubAcceptsClient,
+	// leaseDurationSeconds, managedClusterClientConfigs, taints other than the hub's own) and its labels and
+	// annotations other than those the agent or the hub controllers own. Source: the cluster's hub.
+	KindManagedCluster ReplicatedKind = "ManagedCluster"
+	// KindManagedClusterSet: cluster.open-cluster-management.io/v1beta2 ManagedClusterSet (cluster-scoped, spec
+	// only). Source: the first reachable hub in spec.hubs order.
+	KindManagedClusterSet ReplicatedKind = "ManagedClusterSet"
+	// KindManagedClusterSetBinding: cluster.open-cluster-management.io/v1beta2 ManagedClusterSetBinding
+	// (namespaced, spec only). Source: the first reachable hub.
+	KindManagedClusterSetBinding ReplicatedKind = "ManagedClusterSetBinding"
+	// KindPlacement: cluster.open-cluster-management.io/v1beta1 Placement (namespaced, spec only; every hub's
+	// scheduler makes its own PlacementDecisions). Source: the first reachable hub.
+	KindPlacement ReplicatedKind = "Placement"
+	// KindManifestWork: work.open-cluster-management.io/v1 ManifestWork in a cluster's namespace (spec only).
+	// Source: the cluster's hub.
+	KindManifestWork ReplicatedKind = "ManifestWork"
+	// KindManagedClusterAddOn: addon.open-cluster-management.io/v1alpha1 ManagedClusterAddOn in a cluster's
+	// namespace (spec only). Source: the cluster's hub.
+	KindManagedClusterAddOn ReplicatedKind = "ManagedClusterAddOn"
+	// KindSecret: core/v1 Secrets labelled cluster.open-cluster-management.io/backup (type, data). Source: the
+	// cluster's hub when the Secret is in a cluster's namespace, else the first reachable hub.
+	KindSecret ReplicatedKind = "Secret"
+	// KindConfigMap: core/v1 ConfigMaps labelled cluster.open-cluster-management.io/backup (data, binaryData).
+	// Source: as for KindSecret.
+	KindConfigMap ReplicatedKind = "ConfigMap"
+)
+
+// AllReplicatedKinds lists every ReplicatedKind in the order the replicator reports them; it is what an empty
+// spec.kinds means.
+var AllReplicatedKinds = []ReplicatedKind{
+	KindManagedCluster, KindManagedClusterSet, KindManagedClusterSetBinding, KindPlacement,
+	KindManifestWork, KindManagedClusterAddOn, KindSecret, KindConfigMap,
+}
+
+// Condition types of ReplicationConfigStatus.Conditions.
+const (
+	// ReplicationConditionAvailable is True while the configuration is valid, every hub's kubeconfig loads and
+	// at least one hub is reachable: replication runs among the reachable hubs.
+	ReplicationConditionAvailable = "Available"
+	// ReplicationConditionDegraded is True when something needs attention: a hub is unreachable or its
+	// kubeconfig Secret is missing or invalid, or the configuration is invalid. The message names the hub and
+	// the cause.
+	ReplicationConditionDegraded = "Degraded"
+)
+
+// ReplicationConfig configures the hub-side replicator (`klusterlet-failover replicator`): which hubs it keeps
+// in step, which managed clusters and which kinds. It lives on the cluster the replicator runs in (for
+// example a standby hub), in the replicator's namespace, next to one kubeconfig Secret per hub; the replicator
+// reads the ReplicationConfig named by its --config-name flag and writes its status.
+//
+// +genclient
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced
+// +kubebuilder:printcolumn:name="Hubs",type=integer,JSONPath=`.status.reachableHubs`,description="Hubs reachable now"
+// +kubebuilder:printcolumn:name="Clusters",type=integer,JSONPath=`.status.clusters`,description="Managed clusters replicated"
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ReplicationConfig struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec lists the hubs and what is replicated between them.
+	// +required
+	Spec ReplicationConfigSpec `json:"spec"`
+
+	// status is written by the replicator.
+	// +optional
+	Status ReplicationConfigStatus `json:"status,omitempty"`
+}
+
+// ReplicationConfigSpec is the desired replication.
+type ReplicationConfigSpec struct {
+	// hubs are the hubs kept in step, in order of preference: hub-wide objects (ManagedClusterSets, their
+	// bindings, Placements, backup-labelled Secrets and ConfigMaps outside cluster namespaces) come from the
+	// first reachable hub of this list. Between 2 and 8 entries, names unique. Use the hub names of the
+	// agents' FailoverConfig ("primary" and the alternateHubs names) so that events and status read the same on
+	// both sides.
+	// +required
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=name
+	Hubs []ReplicationHub `json:"hubs"`
+
+	// clusterSelector selects, by the labels of the ManagedCluster on the cluster's source hub, the managed
+	// clusters whose state is replicated. Omitted: every managed cluster. Hub-wide objects are replicated
+	// regardless.
+	// +optional
+	ClusterSelector *metav1.LabelSelector `json:"clusterSelector,omitempty"`
+
+	// kinds are the kinds replicated. Omitted or empty: all of them (AllReplicatedKinds). Without
+	// ManagedCluster, a standby hub does not accept a cluster in advance; without ManifestWork, OCM's work agent
+	// evicts the workloads of the old hub after a failover.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=8
+	Kinds []ReplicatedKind `json:"kinds,omitempty"`
+}
+
+// ReplicationHub is one hub the replicator connects to.
+type ReplicationHub struct {
+	// name identifies the hub in status, events, metrics and the annotations of the copies. A DNS-1123 label
+	// (lower-case alphanumerics and '-', at most 63 characters).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// kubeconfigSecret names the Secret, in the ReplicationConfig's namespace, that holds the kubeconfig the
+	// replicator uses for this hub. The Secret is watched: a change reconnects to the hub.
+	// +required
+	KubeconfigSecret KubeconfigSecretReference `json:"kubeconfigSecret"`
+}
+
+// KubeconfigSecretReference names a Secret and the key of it that holds a kubeconfig.
+type KubeconfigSecretReference struct {
+	// name is the Secret's name, a DNS-1123 subdomain.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// key is the key of the Secret's data that holds the kubeconfig. Default "kubeconfig".
+	// +optional
+	// +kubebuilder:default=kubeconfig
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key,omitempty"`
+}
+
+// ReplicationConfigStatus is the observed state of the replication, written by the replicator.
+type ReplicationConfigStatus struct {
+	// observedGeneration is the metadata.generation of the spec this status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are Available and Degraded (see the ReplicationCondition* constants).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// reachableHubs is the number of hubs whose API server answered the last request.
+	// +optional
+	ReachableHubs int32 `json:"reachableHubs,omitempty"`
+
+	// clusters is the number of managed clusters replicated (selected by spec.clusterSelector on their source
+	// hub).
+	// +optional
+	Clusters int32 `json:"clusters,omitempty"`
+
+	// hubs holds one entry per hub of spec.hubs, in that order.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	Hubs []ReplicationHubStatus `json:"hubs,omitempty"`
+
+	// kinds holds one entry per replicated kind.
+	// +optional
+	// +listType=map
+	// +listMapKey=kind
+	// +kubebuilder:validation:MaxItems=8
+	Kinds []ReplicatedKindStatus `json:"kinds,omitempty"`
+}
+
+// ReplicationHubStatus is the observed state of one hub.
+type ReplicationHubStatus struct {
+	// name is the hub's name from spec.hubs.
+	// +required
+	Name string `json:"name"`
+
+	// server is the hub's API server URL, from its kubeconfig.
+	// +optional
+	Server string `json:"server,omitempty"`
+
+	// reachable is true when the hub's API server answered the replicator's last request.
+	// +optional
+	Reachable bool `json:"reachable"`
+
+	// synced is true once every watch on the hub has listed since the hub last became reachable, and every
+	// object whose copy on this hub was out of step has been written (creates, updates and deletes): the hub
+	// is a caught-up standby (or source) from then on.
+	// +optional
+	Synced bool `json:"synced"`
+
+	// sourceClusters is the number of managed clusters whose source is this hub (their
+	// managed-cluster-lease is renewed there).
+	// +optional
+	SourceClusters int32 `json:"sourceClusters,omitempty"`
+
+	// copies is the number of objects on this hub that the replicator made and keeps in step.
+	// +optional
+	Copies int32 `json:"copies,omitempty"`
+
+	// conflicts is the number of objects on this hub the replicator would write but must not: a foreign
+	// object with a mirrored name, or a copy changed on this hub since the replicator wrote it (the source
+	// still wins for those).
+	// +optional
+	Conflicts int32 `json:"conflicts,omitempty"`
+
+	// lastError is the last error of a request to this hub; empty after a success. Never holds key material.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	LastError string `json:"lastError,omitempty"`
+
+	// lastTransitionTime is when reachable last changed.
+	// +optional
+	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
+}
+
+// ReplicatedKindStatus is the observed state of one replicated kind.
+type ReplicatedKindStatus struct {
+	// kind is the replicated kind.
+	// +required
+	Kind ReplicatedKind `json:"kind"`
+
+	// objects is the number of source objects of this kind (summed over the sources).
+	// +optional
+	Objects int32 `json:"objects,omitempty"`
+
+	// conflicts is the number of objects of this kind in conflict on some hub.
+	// +optional
+	Conflicts int32 `json:"conflicts,omitempty"`
+}
+
+// ReplicationConfigList is a list of ReplicationConfigs.
+//
+// +kubebuilder:object:root=true
+type ReplicationConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the ReplicationConfigs.
+	Items []ReplicationConfig `json:"items"`
+}
