@@ -20,8 +20,8 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
 
-// NewRootCommand returns the `klusterlet-failover` command with its `agent failover`, `registration agent`
-// and `version` subcommands.
+// NewRootCommand returns the `klusterlet-failover` command with its `agent failover`, `registration agent`,
+// `replicator` and `version` subcommands.
 func NewRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "klusterlet-failover",
@@ -43,7 +43,7 @@ func NewRootCommand() *cobra.Command {
 		Short: "OCM's registration agent command line (as the klusterlet operator renders it), running the failover agent",
 	}
 	registration.AddCommand(NewRegistrationAgentCommand())
-	root.AddCommand(agent, registration, newVersionCommand())
+	root.AddCommand(agent, registration, NewReplicatorCommand(), newVersionCommand())
 	return root
 }
 
@@ -124,14 +124,7 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 	cmd := cmdConfig.NewCommandWithContext(context.Background())
 	flags := cmd.Flags()
 	addFlags(flags)
-	flags.BoolVar(&cmdConfig.DisableLeaderElection, "disable-leader-election", cmdConfig.DisableLeaderElection,
-		"Disable leader election; then only one agent may run per cluster.")
-	flags.DurationVar(&cmdConfig.LeaseDuration.Duration, "leader-election-lease-duration", cmdConfig.LeaseDuration.Duration,
-		"How long a standby waits after the last renewal of the leader before it takes over.")
-	flags.DurationVar(&cmdConfig.RenewDeadline.Duration, "leader-election-renew-deadline", cmdConfig.RenewDeadline.Duration,
-		"How long the leader keeps trying to renew before it stops leading; at most the lease duration.")
-	flags.DurationVar(&cmdConfig.RetryPeriod.Duration, "leader-election-retry-period", cmdConfig.RetryPeriod.Duration,
-		"How often candidates try to acquire or renew the lock.")
+	addLeaderElectionFlags(cmd, cmdConfig, "Disable leader election; then only one agent may run per cluster.")
 	cmd.PreRunE = func(c *cobra.Command, _ []string) error {
 		if ns := c.Flags().Lookup("namespace"); ns != nil && ns.Changed {
 			o.ComponentNamespace = ns.Value.String()
@@ -155,6 +148,19 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 		return nil
 	}
 	return cmd
+}
+
+// addLeaderElectionFlags registers --disable-leader-election (help text disableHelp) and the three
+// --leader-election-* durations of cmdConfig on cmd.
+func addLeaderElectionFlags(cmd *cobra.Command, cmdConfig *controllercmd.ControllerCommandConfig, disableHelp string) {
+	flags := cmd.Flags()
+	flags.BoolVar(&cmdConfig.DisableLeaderElection, "disable-leader-election", cmdConfig.DisableLeaderElection, disableHelp)
+	flags.DurationVar(&cmdConfig.LeaseDuration.Duration, "leader-election-lease-duration", cmdConfig.LeaseDuration.Duration,
+		"How long a standby waits after the last renewal of the leader before it takes over.")
+	flags.DurationVar(&cmdConfig.RenewDeadline.Duration, "leader-election-renew-deadline", cmdConfig.RenewDeadline.Duration,
+		"How long the leader keeps trying to renew before it stops leading; at most the lease duration.")
+	flags.DurationVar(&cmdConfig.RetryPeriod.Duration, "leader-election-retry-period", cmdConfig.RetryPeriod.Duration,
+		"How often candidates try to acquire or renew the lock.")
 }
 
 // validateLeaderElection checks client-go's rules for the leader election durations: lease > renew deadline >

@@ -1,0 +1,172 @@
+// Package direction decides, per managed cluster, which hub is the cluster's source: the hub it is connected
+// to now, from which the replicator copies the cluster's state to every other hub. The decision is a pure
+// function of what the replicator observed on each hub (DecideSource); the controller keeps the observations.
+package direction
+
+import (
+	"time"
+)
+
+// LeaseName is the name of the Lease, in the cluster's namespace on a hub, that the registration agent renews
+// while the cluster is connected to that hub (OCM's managed-cluster-lease).
+const LeaseName = "managed-cluster-lease"
+
+// DefaultLeaseDuration is the cluster's lease duration when its ManagedCluster does not set
+// spec.leaseDurationSeconds (OCM's default, 60 s).
+const DefaultLeaseDuration = 60 * time.Second
+
+// FreshnessFactor times the cluster's lease duration is how old a lease renewal may be and still count as
+// the cluster being connected to that hub. The agents renew every lease duration (OCM's with up to 25 %
+// jitter), so a live lease is never older than 1.25 lease durations.
+const FreshnessFactor = 2
+
+// CreationSlack is how much later than the Lease's creationTimestamp a renewTime must be to show that an agent
+// renewed it. OCM's hub creates the lease of an accepted cluster with renewTime set to the hub's clock at
+// creation — on a standby hub too, where no agent has ever renewed it — so a renewTime that close to the
+// creation proves nothing.
+const CreationSlack = 5 * time.Second
+
+// HubView is what the replicator knows about one cluster on one hub.
+type HubView struct {
+	// Hub is the hub's name.
+	Hub string
+	// Reachable is true when the hub answers and its caches are synced.
+	Reachable bool
+	// HasLease is true when the cluster's managed-cluster-lease exists on the hub.
+	HasLease bool
+	// RenewTime is the lease's spec.renewTime (the agent's clock, so comparable between hubs).
+	RenewTime time.Time
+	// AgentRenewed is true when the lease was renewed by an agent: the replicator saw an update advance its
+	// renewTime, or the renewTime is more than CreationSlack after the lease's creation.
+	AgentRenewed bool
+	// LeaseDuration is the cluster's spec.leaseDurationSeconds on this hub (DefaultLeaseDuration when unset).
+	LeaseDuration time.Duration
+	// HasCluster is true when the hub has a ManagedCluster of that name.
+	HasCluster bool
+	// IsCopy is true when that ManagedCluster is a copy the replicator made.
+	IsCopy bool
+	// RecordedHub is the hub named by the ManagedCluster's cluster-hub annotation (where the replicator last
+	// saw the cluster, as recorded on this hub's copy); empty when not annotated.
+	RecordedHub string
+	// RecordedSince is the time of the cluster-hub-since annotation; zero when absent or unparsable.
+	RecordedSince time.Time
+}
+
+// Source is the outcome of DecideSource.
+type Source struct {
+	// Hub is the source hub's name; empty when no hub qualifies yet.
+	Hub string
+	// Since is when the cluster was first seen on Hub.
+	Since time.Time
+	// Reason says which rule chose Hub (one of the Reason* constants).
+	Reason string
+}
+
+// Reasons of a Source.
+const (
+	// ReasonLease: Hub has the freshest lease renewed by an agent.
+	ReasonLease = "LeaseRenewed"
+	// ReasonKept: no hub has a fresh renewed lease; the previous source is kept (no flapping while the agent
+	// is between hubs or the source hub is down).
+	ReasonKept = "NoFreshLease"
+	// ReasonRecorded: no lease evidence and no previous source (the replicator just started); Hub is where the
+	// copies' cluster-hub annotation says the cluster is.
+	ReasonRecorded = "Recorded"
+	// ReasonOriginal: nothing recorded either; Hub is the first hub, in spec order, whose ManagedCluster is not
+	// a copy (the hub the cluster registered with).
+	ReasonOriginal = "Original"
+	// ReasonUnknown: no hub qualifies.
+	ReasonUnknown = ""
+)
+
+// DecideSource returns the source hub of one cluster, given the previous decision (zero Source at start) and
+// a view of every hub in spec order, at time now. Rules, in order:
+//  1. Among reachable hubs whose lease was renewed by an agent and whose renewTime is no older than
+//     FreshnessFactor × the lease duration, the one with the newest renewTime is the source (the agent renews
+//     one hub at a time, and renewTimes come from the same clock). Ties keep the previous source, else the
+//     earlier hub in spec order. Since is kept when the hub does not change, else it is now.
+//  2. Without such a hub, the previous source is kept.
+//  3. Without a previous source, the hub that the copies' cluster-hub annotations name (the one named by
+//     most copies; ties by spec order), with the recorded since time.
+//  4. Else the first hub in spec order whose ManagedCluster is not a copy, since now.
+//  5. Else no source.
+func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
+	var best *HubView
+	for i := range hubs {
+		h := &hubs[i]
+		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
+			continue
+		}
+		duration := h.LeaseDuration
+		if duration <= 0 {
+			duration = DefaultLeaseDuration
+		}
+		if now.Sub(h.RenewTime) > FreshnessFactor*duration {
+			continue
+		}
+		switch {
+		case best == nil, h.RenewTime.After(best.RenewTime):
+			best = h
+		case h.RenewTime.Equal(best.RenewTime) && h.Hub == prev.Hub:
+			best = h
+		}
+	}
+	if best != nil {
+		if best.Hub == prev.Hub {
+			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonLease}
+		}
+		return Source{Hub: best.Hub, Since: now, Reason: ReasonLease}
+	}
+	if prev.Hub != "" {
+		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonKept}
+	}
+
+	votes := map[string]int{}
+	since := map[string]time.Time{}
+	for _, h := range hubs {
+		if h.HasCluster && h.RecordedHub != "" {
+			votes[h.RecordedHub]++
+			if t := since[h.RecordedHub]; t.IsZero() || (!h.RecordedSince.IsZero() && h.RecordedSince.Before(t)) {
+				since[h.RecordedHub] = h.RecordedSince
+			}
+		}
+	}
+	recorded, most := "", 0
+	for _, h := range hubs { // spec order breaks ties
+		if votes[h.Hub] > most {
+			recorded, most = h.Hub, votes[h.Hub]
+		}
+	}
+	if recorded != "" {
+		s := since[recorded]
+		if s.IsZero() {
+			s = now
+		}
+		return Source{Hub: recorded, Since: s, Reason: ReasonRecorded}
+	}
+	for _, h := range hubs {
+		if h.HasCluster && !h.IsCopy {
+			return Source{Hub: h.Hub, Since: now, Reason: ReasonOriginal}
+		}
+	}
+	return Source{Reason: ReasonUnknown}
+}
+
+// RecheckAfter returns how long until the freshest renewed lease in hubs stops being fresh (so that rule 2
+// applies then), or 0 when no lease is fresh at now.
+func RecheckAfter(hubs []HubView, now time.Time) time.Duration {
+	var after time.Duration
+	for _, h := range hubs {
+		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
+			continue
+		}
+		duration := h.LeaseDuration
+		if duration <= 0 {
+			duration = DefaultLeaseDuration
+		}
+		if left := h.RenewTime.Add(FreshnessFactor * duration).Sub(now); left > after {
+			after = left
+		}
+	}
+	return after
+}

@@ -1,0 +1,403 @@
+// Package hubconn is the replicator's connection to one hub: a dynamic client, the informers over the
+// mirrored kinds, the ManagedClusters and the clusters' leases, and a reachability probe that starts the
+// informers when the hub answers and drops them (and their caches) when it stops answering, so that a hub
+// that comes back is listed afresh — including the deletes that happened while it was away — before it counts
+// as ready.
+//
+// States: Unreachable (the probe failed; no informers) → Syncing (the probe succeeded; informers listing) →
+// Ready (every informer synced) → Unreachable (a probe failed).
+package hubconn
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// State is the connection state of a hub.
+type State string
+
+const (
+	// StateUnreachable: the last probe failed (or none has run); the hub has no informers.
+	StateUnreachable State = "Unreachable"
+	// StateSyncing: the last probe succeeded and the informers are listing.
+	StateSyncing State = "Syncing"
+	// StateReady: the last probe succeeded and every informer has synced; the caches reflect the hub.
+	StateReady State = "Ready"
+)
+
+// Handler hears what happens on a hub. Calls come from informer and probe goroutines; they must not block.
+type Handler interface {
+	// OnObject is called for every add, update and delete of a mirrored object (kind k) and of a
+	// ManagedCluster (k.Name is KindManagedCluster even when that kind is not mirrored).
+	OnObject(hub string, k mirror.Kind, namespace, name string)
+	// OnLease is called when a cluster's managed-cluster-lease is added or updated; advanced is true when an
+	// update moved its spec.renewTime forward (an agent renewed it).
+	OnLease(hub, cluster string, advanced bool)
+	// OnState is called when the hub's State changes; err is the probe error for StateUnreachable.
+	OnState(hub string, state State, err error)
+}
+
+// Options configure a Hub.
+type Options struct {
+	// Name is the hub's name (ReplicationConfig spec.hubs[].name).
+	Name string
+	// Server is the hub's API server URL, for status.
+	Server string
+	// Client is a dynamic client for the hub.
+	Client dynamic.Interface
+	// Kinds are the mirrored kinds to watch. The ManagedCluster informer runs whether or not
+	// KindManagedCluster is among them.
+	Kinds []mirror.Kind
+	// ProbeInterval is how often the hub is probed (a LIST of one ManagedCluster); ProbeTimeout bounds each probe.
+	ProbeInterval, ProbeTimeout time.Duration
+	// Handler hears events; required.
+	Handler Handler
+	// Clock drives the probe ticker and stamps state transitions.
+	Clock clock.WithTicker
+}
+
+// Hub is the connection to one hub. Create it with New and run it with Run.
+type Hub struct {
+	opts Options
+
+	mu             sync.RWMutex
+	state          State
+	lastErr        error
+	lastTransition time.Time
+	stopInformers  context.CancelFunc
+	informers      map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer
+	leases         cache.SharedIndexInformer
+	generation     int
+}
+
+// New returns a Hub in StateUnreachable. It fails when a required option is missing.
+func New(opts Options) (*Hub, error) {
+	switch {
+	case opts.Name == "":
+		return nil, fmt.Errorf("hubconn: Options.Name is required")
+	case opts.Client == nil:
+		return nil, fmt.Errorf("hubconn: Options.Client is required (hub %s)", opts.Name)
+	case opts.Handler == nil:
+		return nil, fmt.Errorf("hubconn: Options.Handler is required (hub %s)", opts.Name)
+	case opts.ProbeInterval <= 0:
+		return nil, fmt.Errorf("hubconn: Options.ProbeInterval must be positive (hub %s)", opts.Name)
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = opts.ProbeInterval
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	return &Hub{opts: opts, state: StateUnreachable, lastErr: fmt.Errorf("not probed yet")}, nil
+}
+
+// Name returns the hub's name.
+func (h *Hub) Name() string { return h.opts.Name }
+
+// Server returns the hub's API server URL.
+func (h *Hub) Server() string { return h.opts.Server }
+
+// Client returns the hub's dynamic client.
+func (h *Hub) Client() dynamic.Interface { return h.opts.Client }
+
+// State returns the hub's state, the last probe or request error (nil after a success) and when the state
+// last changed.
+func (h *Hub) State() (State, error, time.Time) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.state, h.lastErr, h.lastTransition
+}
+
+// Ready reports whether the hub is in StateReady.
+func (h *Hub) Ready() bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.state == StateReady
+}
+
+// Run probes the hub every ProbeInterval until ctx ends, starting and stopping the informers as the hub comes
+// and goes. It returns when ctx is done, with the informers stopped.
+func (h *Hub) Run(ctx context.Context) {
+	logger := klog.FromContext(ctx).WithValues("hub", h.opts.Name)
+	defer h.setUnreachable(fmt.Errorf("replication stopped"), false)
+	ticker := h.opts.Clock.NewTicker(h.opts.ProbeInterval)
+	defer ticker.Stop()
+	for {
+		err := h.probe(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			if h.setUnreachable(err, true) {
+				logger.Info("Hub unreachable", "err", err.Error())
+			}
+		default:
+			h.ensureInformers(ctx, logger)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C():
+		}
+	}
+}
+
+// ReportError records err from a request to the hub. A connection error (the hub does not answer) makes the
+// hub unreachable at once, without waiting for the next probe.
+func (h *Hub) ReportError(err error) {
+	if err == nil || !isConnectionError(err) {
+		return
+	}
+	if h.setUnreachable(err, true) {
+		klog.Background().Info("Hub unreachable", "hub", h.opts.Name, "err", err.Error())
+	}
+}
+
+// Get returns the cached object of kind k (a mirrored kind or ManagedCluster) at namespace/name, or nil when
+// it is absent or the hub is not ready.
+func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstructured.Unstructured {
+	h.mu.RLock()
+	inf := h.informers[k]
+	h.mu.RUnlock()
+	if inf == nil {
+		return nil
+	}
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	obj, ok, err := inf.GetIndexer().GetByKey(key)
+	if err != nil || !ok {
+		return nil
+	}
+	u, _ := obj.(*unstructured.Unstructured)
+	return u
+}
+
+// List returns the cached objects of kind k in namespace ("" for all namespaces); nil when the hub is not
+// running informers.
+func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []*unstructured.Unstructured {
+	h.mu.RLock()
+	inf := h.informers[k]
+	h.mu.RUnlock()
+	if inf == nil {
+		return nil
+	}
+	var items []any
+	if namespace == "" {
+		items = inf.GetIndexer().List()
+	} else {
+		items, _ = inf.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+	}
+	out := make([]*unstructured.Unstructured, 0, len(items))
+	for _, item := range items {
+		if u, ok := item.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Lease returns the cached managed-cluster-lease of cluster, or nil.
+func (h *Hub) Lease(cluster string) *unstructured.Unstructured {
+	h.mu.RLock()
+	inf := h.leases
+	h.mu.RUnlock()
+	if inf == nil {
+		return nil
+	}
+	obj, ok, err := inf.GetIndexer().GetByKey(cluster + "/" + direction.LeaseName)
+	if err != nil || !ok {
+		return nil
+	}
+	u, _ := obj.(*unstructured.Unstructured)
+	return u
+}
+
+// probe lists at most one ManagedCluster: the hub answers, the identity is authenticated and may read
+// ManagedClusters.
+func (h *Hub) probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, h.opts.ProbeTimeout)
+	defer cancel()
+	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	_, err := h.opts.Client.Resource(mc.GVR).List(ctx, metav1.ListOptions{Limit: 1})
+	return err
+}
+
+// ensureInformers starts the informers when none run, and moves the hub to StateReady once they synced.
+func (h *Hub) ensureInformers(ctx context.Context, logger klog.Logger) {
+	h.mu.Lock()
+	if h.stopInformers != nil {
+		h.mu.Unlock()
+		return
+	}
+	infCtx, cancel := context.WithCancel(ctx)
+	h.stopInformers = cancel
+	h.generation++
+	generation := h.generation
+	h.informers = map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer{}
+	kinds := h.watchedKinds()
+	for _, k := range kinds {
+		h.informers[k.Name] = h.newInformer(k)
+	}
+	h.leases = h.newLeaseInformer()
+	all := make([]cache.SharedIndexInformer, 0, len(h.informers)+1)
+	for _, inf := range h.informers {
+		all = append(all, inf)
+	}
+	all = append(all, h.leases)
+	h.state, h.lastErr, h.lastTransition = StateSyncing, nil, h.opts.Clock.Now()
+	h.mu.Unlock()
+	h.opts.Handler.OnState(h.opts.Name, StateSyncing, nil)
+	logger.Info("Hub reachable, listing")
+
+	synced := make([]cache.InformerSynced, 0, len(all))
+	for _, inf := range all {
+		go inf.Run(infCtx.Done())
+		synced = append(synced, inf.HasSynced)
+	}
+	go func() {
+		if !cache.WaitForCacheSync(infCtx.Done(), synced...) {
+			return
+		}
+		h.mu.Lock()
+		if h.generation != generation || h.state != StateSyncing {
+			h.mu.Unlock()
+			return
+		}
+		h.state, h.lastTransition = StateReady, h.opts.Clock.Now()
+		h.mu.Unlock()
+		logger.Info("Hub ready: caches synced")
+		h.opts.Handler.OnState(h.opts.Name, StateReady, nil)
+	}()
+}
+
+// setUnreachable moves the hub to StateUnreachable, stopping the informers; it reports whether the state
+// changed. notify says whether the Handler hears of it.
+func (h *Hub) setUnreachable(err error, notify bool) bool {
+	h.mu.Lock()
+	h.lastErr = err
+	if h.state == StateUnreachable {
+		h.mu.Unlock()
+		return false
+	}
+	if h.stopInformers != nil {
+		h.stopInformers()
+	}
+	h.stopInformers, h.informers, h.leases = nil, nil, nil
+	h.state, h.lastTransition = StateUnreachable, h.opts.Clock.Now()
+	h.mu.Unlock()
+	if notify {
+		h.opts.Handler.OnState(h.opts.Name, StateUnreachable, err)
+	}
+	return true
+}
+
+// watchedKinds returns the mirrored kinds plus ManagedCluster when it is not among them.
+func (h *Hub) watchedKinds() []mirror.Kind {
+	kinds := append([]mirror.Kind(nil), h.opts.Kinds...)
+	for _, k := range kinds {
+		if k.Name == replv1alpha1.KindManagedCluster {
+			return kinds
+		}
+	}
+	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	return append(kinds, mc)
+}
+
+// newInformer returns an informer over kind k, indexed by namespace, whose cache holds objects without
+// managedFields and status (never mirrored, and the bulk of a ManifestWork's size).
+func (h *Hub) newInformer(k mirror.Kind) cache.SharedIndexInformer {
+	tweak := func(o *metav1.ListOptions) { o.LabelSelector = k.LabelSelector }
+	inf := dynamicinformer.NewFilteredDynamicInformer(h.opts.Client, k.GVR, metav1.NamespaceAll, 0,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
+	_ = inf.SetTransform(stripTransform)
+	name := h.opts.Name
+	handler := h.opts.Handler
+	notify := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if m, ok := obj.(metav1.Object); ok {
+			handler.OnObject(name, k, m.GetNamespace(), m.GetName())
+		}
+	}
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    notify,
+		UpdateFunc: func(_, obj any) { notify(obj) },
+		DeleteFunc: notify,
+	})
+	return inf
+}
+
+// newLeaseInformer returns an informer over every managed-cluster-lease of the hub.
+func (h *Hub) newLeaseInformer() cache.SharedIndexInformer {
+	tweak := func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", direction.LeaseName).String()
+	}
+	inf := dynamicinformer.NewFilteredDynamicInformer(h.opts.Client, mirror.LeaseGVR, metav1.NamespaceAll, 0,
+		cache.Indexers{}, tweak).Informer()
+	_ = inf.SetTransform(stripTransform)
+	name := h.opts.Name
+	handler := h.opts.Handler
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if m, ok := obj.(metav1.Object); ok {
+				handler.OnLease(name, m.GetNamespace(), false)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*unstructured.Unstructured)
+			n, ok2 := newObj.(*unstructured.Unstructured)
+			if !ok1 || !ok2 {
+				return
+			}
+			oldT, _ := RenewTime(o)
+			newT, _ := RenewTime(n)
+			handler.OnLease(name, n.GetNamespace(), newT.After(oldT))
+		},
+	})
+	return inf
+}
+
+// RenewTime returns a Lease's spec.renewTime and whether it is set and parses (RFC 3339 with microseconds,
+// metav1.MicroTime's format).
+func RenewTime(lease *unstructured.Unstructured) (time.Time, bool) {
+	s, found, err := unstructured.NestedString(lease.Object, "spec", "renewTime")
+	if err != nil || !found {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(metav1.RFC3339Micro, s)
+	if err != nil {
+		if t, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return time.Time{}, false
+		}
+	}
+	return t, true
+}
+
+// stripTransform drops managedFields and status from cached objects.
+func stripTransform(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	u.SetManagedFields(nil)
+	delete(u.Object, "status")
+	return u, nil
+}

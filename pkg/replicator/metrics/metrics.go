@@ -1,0 +1,72 @@
+// Package metrics defines the replicator's Prometheus metrics (component-base metrics, registered in the
+// legacy registry that library-go's controllercmd serves on /metrics).
+package metrics
+
+import (
+	"sync"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+)
+
+const (
+	namespace = "klusterlet_failover"
+	subsystem = "replicator"
+)
+
+var (
+	// ReplicationLag is the time, in seconds, from the replicator hearing of a change on the source hub (the
+	// watch event) to the write of the copy on a target hub completing. Labels: kind, hub (the target).
+	ReplicationLag = metrics.NewHistogramVec(&metrics.HistogramOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "replication_lag_seconds",
+		Help:           "Seconds from the watch event of a change on the source hub to the completed write of the copy on a target hub.",
+		Buckets:        []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "hub"})
+
+	// ObjectsMirrored counts the writes of copies. Labels: kind, hub (the target), operation (Create, Update,
+	// Delete).
+	ObjectsMirrored = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "objects_mirrored_total",
+		Help:           "Copies created, updated and deleted on target hubs.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "hub", "operation"})
+
+	// Conflicts counts conflicts as they are found (once per object and reason until resolved). Labels: kind,
+	// hub, reason (ForeignObject, CopyModified).
+	Conflicts = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "conflicts_total",
+		Help:           "Conflicts found on target hubs: foreign objects with a mirrored name, and copies changed on their hub.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "hub", "reason"})
+
+	// HubReachable is 1 while a hub is ready (reachable, caches synced), else 0. Label: hub.
+	HubReachable = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "hub_reachable",
+		Help:           "1 while the hub answers and the replicator's caches of it are synced, else 0.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"hub"})
+
+	// SourceChanges counts the changes of a cluster's source hub. Label: hub (the new source).
+	SourceChanges = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "source_changes_total",
+		Help:           "Changes of a managed cluster's source hub (the hub it is connected to), by new source.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"hub"})
+
+	// WriteErrors counts failed writes to target hubs. Labels: kind, hub.
+	WriteErrors = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "write_errors_total",
+		Help:           "Failed creates, updates and deletes of copies (retried).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "hub"})
+)
+
+var registerOnce sync.Once
+
+// Register registers every metric of this package in the legacy registry; later calls do nothing.
+func Register() {
+	registerOnce.Do(func() {
+		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, Conflicts, HubReachable, SourceChanges, WriteErrors)
+	})
+}

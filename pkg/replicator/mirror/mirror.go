@@ -1,0 +1,363 @@
+package mirror
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+)
+
+// Labels and annotations the replicator writes on the objects it manages.
+const (
+	// LabelReplicatedFrom marks a copy: its value is the name (ReplicationConfig spec.hubs[].name) of the hub
+	// the copy was made from. Only objects with this label are updated or deleted by the replicator.
+	LabelReplicatedFrom = "failover.open-cluster-management.io/replicated-from"
+	// AnnotationContentHash is the hash (ContentHash) of the mirrored content the replicator last wrote on the
+	// copy; a copy whose content no longer has this hash was changed on its hub since.
+	AnnotationContentHash = "failover.open-cluster-management.io/replicated-hash"
+	// AnnotationSourceResourceVersion is the source object's metadata.resourceVersion the copy was last
+	// written from. It is not updated when only non-mirrored parts of the source (its status) change.
+	AnnotationSourceResourceVersion = "failover.open-cluster-management.io/source-resource-version"
+	// AnnotationClusterHub is set on every copy of a ManagedCluster that is not on the cluster's source hub:
+	// the name of the hub the cluster is connected to, so that users of this hub see that it moved.
+	AnnotationClusterHub = "failover.open-cluster-management.io/cluster-hub"
+	// AnnotationClusterHubSince is the time (RFC 3339, UTC) since which the cluster has been on the hub named
+	// by AnnotationClusterHub, as the replicator observed it.
+	AnnotationClusterHubSince = "failover.open-cluster-management.io/cluster-hub-since"
+)
+
+// ReservedLabelPrefixes are the label key prefixes that are never mirrored and that a target keeps as it has
+// them: the replicator's own, and the add-on feature labels OCM's hub sets on a ManagedCluster from the
+// cluster's ManagedClusterAddOns (every hub computes its own).
+var ReservedLabelPrefixes = []string{"failover.open-cluster-management.io/", "feature.open-cluster-management.io/"}
+
+// ReservedAnnotationPrefixes are the annotation key prefixes that are never mirrored and that a target keeps:
+// the replicator's own, and those the registration agent sets on the ManagedCluster it creates
+// (agent.open-cluster-management.io/, from the agent's --cluster-annotations).
+var ReservedAnnotationPrefixes = []string{"failover.open-cluster-management.io/", "agent.open-cluster-management.io/"}
+
+// HubOwnedTaints are the keys of the ManagedCluster taints OCM's hub adds and removes from the cluster's
+// conditions on that hub (open-cluster-management.io/api cluster/v1 ManagedClusterTaintUnavailable and
+// ManagedClusterTaintUnreachable). They are not mirrored; a target keeps its own.
+var HubOwnedTaints = []string{"cluster.open-cluster-management.io/unavailable", "cluster.open-cluster-management.io/unreachable"}
+
+// Content is the part of an object that a copy mirrors: the Kind's top-level fields (absent ones omitted)
+// and the labels and annotations outside the reserved prefixes. Maps are never nil.
+type Content struct {
+	Fields      map[string]any    `json:"fields"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// ContentOf returns the mirrored content of obj as kind k. For a ManagedCluster the hub-owned taints are
+// dropped from spec.taints (and an empty list is dropped). The result shares no memory with obj.
+func ContentOf(k Kind, obj *unstructured.Unstructured) Content {
+	c := Content{Fields: map[string]any{}, Labels: map[string]string{}, Annotations: map[string]string{}}
+	if obj == nil {
+		return c
+	}
+	for _, f := range k.Fields {
+		if v, ok := obj.Object[f]; ok && v != nil {
+			c.Fields[f] = runtimeDeepCopy(v)
+		}
+	}
+	if k.Name == replv1alpha1.KindManagedCluster {
+		if spec, ok := c.Fields["spec"].(map[string]any); ok {
+			if kept := filterTaints(spec["taints"], false); len(kept) > 0 {
+				spec["taints"] = kept
+			} else {
+				delete(spec, "taints")
+			}
+		}
+	}
+	for key, v := range obj.GetLabels() {
+		if !hasAnyPrefix(key, ReservedLabelPrefixes) {
+			c.Labels[key] = v
+		}
+	}
+	for key, v := range obj.GetAnnotations() {
+		if !hasAnyPrefix(key, ReservedAnnotationPrefixes) {
+			c.Annotations[key] = v
+		}
+	}
+	return c
+}
+
+// Hash returns a short stable hash of c (16 hex digits of the SHA-256 of its JSON form, whose map keys are
+// sorted), the value of AnnotationContentHash.
+func (c Content) Hash() string {
+	data, err := json.Marshal(c)
+	if err != nil {
+		// Content holds only values decoded from JSON, which always encode again.
+		return "unhashable"
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Equal reports whether c and other mirror the same content.
+func (c Content) Equal(other Content) bool {
+	return reflect.DeepEqual(c, other)
+}
+
+// Desired returns the object the target hub should hold for the source object src (not nil): tgt (the
+// target's current object, nil when absent) with the mirrored content replaced by src's, the target's
+// reserved labels, annotations, status and hub-owned taints kept, and the copy marks set: LabelReplicatedFrom
+// = source, AnnotationContentHash, AnnotationSourceResourceVersion. extraAnnotations (for a ManagedCluster:
+// AnnotationClusterHub and AnnotationClusterHubSince) are set too; for a ManagedCluster without them, any
+// AnnotationClusterHub* the target has is removed. Neither src nor tgt is modified.
+func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAnnotations map[string]string) *unstructured.Unstructured {
+	content := ContentOf(k, src)
+	var out *unstructured.Unstructured
+	if tgt != nil {
+		out = tgt.DeepCopy()
+	} else {
+		out = &unstructured.Unstructured{Object: map[string]any{}}
+		out.SetAPIVersion(src.GetAPIVersion())
+		out.SetKind(src.GetKind())
+		out.SetName(src.GetName())
+		out.SetNamespace(src.GetNamespace())
+	}
+	for _, f := range k.Fields {
+		if v, ok := content.Fields[f]; ok {
+			out.Object[f] = v
+		} else {
+			delete(out.Object, f)
+		}
+	}
+	if k.Name == replv1alpha1.KindManagedCluster && tgt != nil {
+		// The target's own hub-owned taints stay.
+		if hubTaints := filterTaints(nestedValue(tgt.Object, "spec", "taints"), true); len(hubTaints) > 0 {
+			spec, _ := out.Object["spec"].(map[string]any)
+			if spec == nil {
+				spec = map[string]any{}
+				out.Object["spec"] = spec
+			}
+			existing, _ := spec["taints"].([]any)
+			spec["taints"] = append(existing, hubTaints...)
+		}
+	}
+
+	labels := keepReserved(out.GetLabels(), ReservedLabelPrefixes)
+	maps.Copy(labels, content.Labels)
+	labels[LabelReplicatedFrom] = source
+	out.SetLabels(labels)
+
+	annotations := keepReserved(out.GetAnnotations(), ReservedAnnotationPrefixes)
+	maps.Copy(annotations, content.Annotations)
+	annotations[AnnotationContentHash] = content.Hash()
+	annotations[AnnotationSourceResourceVersion] = src.GetResourceVersion()
+	if k.Name == replv1alpha1.KindManagedCluster {
+		delete(annotations, AnnotationClusterHub)
+		delete(annotations, AnnotationClusterHubSince)
+	}
+	maps.Copy(annotations, extraAnnotations)
+	out.SetAnnotations(annotations)
+	return out
+}
+
+// Action is what the replicator does to a target hub's object.
+type Action string
+
+const (
+	// ActionNone leaves the target's object as it is.
+	ActionNone Action = "None"
+	// ActionCreate creates Decision.Object on the target.
+	ActionCreate Action = "Create"
+	// ActionUpdate replaces the target's object by Decision.Object (an update with the target's
+	// resourceVersion).
+	ActionUpdate Action = "Update"
+	// ActionDelete deletes the target's object (a copy whose source object is gone).
+	ActionDelete Action = "Delete"
+)
+
+// Conflict is why the target's object is not what the replicator expected.
+type Conflict string
+
+const (
+	// ConflictNone: no conflict.
+	ConflictNone Conflict = ""
+	// ConflictForeignObject: the target holds an object with the source object's name that the replicator
+	// did not make. It is left alone.
+	ConflictForeignObject Conflict = "ForeignObject"
+	// ConflictCopyModified: a copy the replicator made from the current source was changed on the target
+	// since the replicator wrote it. The source wins: the copy is overwritten.
+	ConflictCopyModified Conflict = "CopyModified"
+)
+
+// Decision is the outcome of Decide.
+type Decision struct {
+	// Action is what to do.
+	Action Action
+	// Object is the object to create or update (ActionCreate, ActionUpdate); nil otherwise.
+	Object *unstructured.Unstructured
+	// Conflict is set when the target's object was not as the replicator left it.
+	Conflict Conflict
+	// Adopted is true when the target's object is taken over: it is the original the source's copy was made
+	// from (the cluster moved from the target to the source hub).
+	Adopted bool
+}
+
+// Decide returns what to do with tgt, the target hub's object (nil when absent), given src, the source hub's
+// object of the same kind, namespace and name (nil when absent). source and target are hub names. The rules,
+// in order:
+//  1. A target object being deleted is left alone.
+//  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted; anything else is
+//     left alone (a foreign object is not a conflict when there is nothing to mirror onto it).
+//  3. No target object: create Desired.
+//  4. A target object that is not a copy: if the source's object is a copy made from the target
+//     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted). Otherwise
+//     it is foreign: left alone, ConflictForeignObject.
+//  5. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
+//     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
+//     it was copied from the same source and its content no longer matches AnnotationContentHash, it was
+//     changed on the target since: ConflictCopyModified (the source still wins).
+func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, extraAnnotations map[string]string) Decision {
+	if tgt != nil && tgt.GetDeletionTimestamp() != nil {
+		return Decision{Action: ActionNone}
+	}
+	if src == nil || src.GetDeletionTimestamp() != nil {
+		if tgt != nil && IsCopy(tgt) {
+			return Decision{Action: ActionDelete}
+		}
+		return Decision{Action: ActionNone}
+	}
+	if tgt == nil {
+		return Decision{Action: ActionCreate, Object: Desired(k, src, nil, source, extraAnnotations)}
+	}
+	desired := Desired(k, src, tgt, source, extraAnnotations)
+	if !IsCopy(tgt) {
+		if src.GetLabels()[LabelReplicatedFrom] == target {
+			return Decision{Action: ActionUpdate, Object: desired, Adopted: true}
+		}
+		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
+	}
+	tgtContent := ContentOf(k, tgt)
+	if tgtContent.Equal(ContentOf(k, desired)) && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
+		return Decision{Action: ActionNone}
+	}
+	conflict := ConflictNone
+	if tgt.GetLabels()[LabelReplicatedFrom] == source && tgt.GetAnnotations()[AnnotationContentHash] != tgtContent.Hash() {
+		conflict = ConflictCopyModified
+	}
+	return Decision{Action: ActionUpdate, Object: desired, Conflict: conflict}
+}
+
+// SourceCleanup returns a copy of the source hub's ManagedCluster obj without AnnotationClusterHub and
+// AnnotationClusterHubSince (which only copies on other hubs carry), or nil when obj has neither and needs no
+// write.
+func SourceCleanup(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	annotations := obj.GetAnnotations()
+	_, hub := annotations[AnnotationClusterHub]
+	_, since := annotations[AnnotationClusterHubSince]
+	if !hub && !since {
+		return nil
+	}
+	out := obj.DeepCopy()
+	cleaned := out.GetAnnotations()
+	delete(cleaned, AnnotationClusterHub)
+	delete(cleaned, AnnotationClusterHubSince)
+	out.SetAnnotations(cleaned)
+	return out
+}
+
+// IsCopy reports whether obj carries LabelReplicatedFrom, the mark of the replicator's copies.
+func IsCopy(obj *unstructured.Unstructured) bool {
+	_, ok := obj.GetLabels()[LabelReplicatedFrom]
+	return ok
+}
+
+// markAnnotations are the annotations whose change on a copy is worth a write.
+var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince}
+
+// sameMarks reports whether a and b carry the same copy marks (AnnotationSourceResourceVersion excluded).
+func sameMarks(a, b *unstructured.Unstructured) bool {
+	if a.GetLabels()[LabelReplicatedFrom] != b.GetLabels()[LabelReplicatedFrom] {
+		return false
+	}
+	aa, ba := a.GetAnnotations(), b.GetAnnotations()
+	for _, key := range markAnnotations {
+		av, aok := aa[key]
+		bv, bok := ba[key]
+		if aok != bok || av != bv {
+			return false
+		}
+	}
+	return true
+}
+
+// sameHubOwnedTaints reports whether a and b (ManagedClusters) carry the same hub-owned taints; other kinds
+// always compare equal.
+func sameHubOwnedTaints(k Kind, a, b *unstructured.Unstructured) bool {
+	if k.Name != replv1alpha1.KindManagedCluster {
+		return true
+	}
+	return reflect.DeepEqual(filterTaints(nestedValue(a.Object, "spec", "taints"), true),
+		filterTaints(nestedValue(b.Object, "spec", "taints"), true))
+}
+
+// filterTaints returns the taints of the list v (a spec.taints value) whose key is hub-owned (hubOwned true)
+// or not (hubOwned false), as deep copies.
+func filterTaints(v any, hubOwned bool) []any {
+	list, _ := v.([]any)
+	var out []any
+	for _, t := range list {
+		m, _ := t.(map[string]any)
+		key, _ := m["key"].(string)
+		isHub := false
+		for _, h := range HubOwnedTaints {
+			if key == h {
+				isHub = true
+			}
+		}
+		if isHub == hubOwned {
+			out = append(out, runtimeDeepCopy(t))
+		}
+	}
+	return out
+}
+
+// keepReserved returns a new map with the entries of m whose key has one of prefixes.
+func keepReserved(m map[string]string, prefixes []string) map[string]string {
+	out := map[string]string{}
+	for key, v := range m {
+		if hasAnyPrefix(key, prefixes) {
+			out[key] = v
+		}
+	}
+	return out
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nestedValue returns the value at path in obj, or nil.
+func nestedValue(obj map[string]any, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// runtimeDeepCopy deep-copies a JSON-compatible value (as unstructured holds them).
+func runtimeDeepCopy(v any) any {
+	return runtime.DeepCopyJSONValue(v)
+}

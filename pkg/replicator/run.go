@@ -1,0 +1,341 @@
+package replicator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	replinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/status"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
+)
+
+// Run is the controllercmd start function of `klusterlet-failover replicator`: it runs until ctx ends.
+func (o *Options) Run(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
+	kubeClient, err := kubernetes.NewForConfig(controllerContext.KubeConfig)
+	if err != nil {
+		return fmt.Errorf("building the client of the replicator's cluster: %w", err)
+	}
+	replClient, err := versioned.NewForConfig(controllerContext.KubeConfig)
+	if err != nil {
+		return fmt.Errorf("building the ReplicationConfig client: %w", err)
+	}
+	clk, ok := controllerContext.Clock.(clock.WithTicker)
+	if !ok {
+		clk = clock.RealClock{}
+	}
+	return o.RunWithClients(ctx, kubeClient, replClient, controllerContext.EventRecorder, clk)
+}
+
+// RunWithClients runs the replicator with the clients of the cluster it runs in (for the ReplicationConfig
+// and the hubs' kubeconfig Secrets) until ctx ends. It blocks; it returns nil when ctx ends.
+func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Interface, replClient versioned.Interface,
+	recorder events.Recorder, clk clock.WithTicker) error {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	metrics.Register()
+	logger := klog.FromContext(ctx).WithValues("replicationConfig", o.Namespace+"/"+o.ConfigName)
+	ctx = klog.NewContext(ctx, logger)
+
+	secretInformers := informers.NewSharedInformerFactoryWithOptions(kubeClient, 10*time.Minute, informers.WithNamespace(o.Namespace))
+	configInformers := replinformers.NewSharedInformerFactoryWithOptions(replClient, 10*time.Minute,
+		replinformers.WithNamespace(o.Namespace),
+		replinformers.WithTweakListOptions(func(opts *metav1.ListOptions) {
+			opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", o.ConfigName).String()
+		}))
+	secrets := secretInformers.Core().V1().Secrets()
+	configs := configInformers.Failover().V1alpha1().ReplicationConfigs()
+
+	changed := make(chan struct{}, 1)
+	poke := func(any) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	handler := cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, n any) { poke(n) }, DeleteFunc: poke}
+	_, _ = secrets.Informer().AddEventHandler(handler)
+	_, _ = configs.Informer().AddEventHandler(handler)
+	secretInformers.Start(ctx.Done())
+	configInformers.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), secrets.Informer().HasSynced, configs.Informer().HasSynced) {
+		return nil
+	}
+
+	var running *engine
+	defer func() {
+		if running != nil {
+			running.stop()
+		}
+	}()
+	statusTicker := clk.NewTicker(o.StatusInterval)
+	defer statusTicker.Stop()
+	poke(nil)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-statusTicker.C():
+		}
+		rc, err := configs.Lister().ReplicationConfigs(o.Namespace).Get(o.ConfigName)
+		if apierrors.IsNotFound(err) {
+			if running != nil {
+				logger.Info("ReplicationConfig deleted: replication stopped")
+				running.stop()
+				running = nil
+			}
+			continue
+		}
+		if err != nil {
+			logger.Error(err, "Reading the ReplicationConfig")
+			continue
+		}
+		if errs := replv1alpha1.ValidateReplicationConfig(rc); len(errs) > 0 {
+			if running != nil {
+				running.stop()
+				running = nil
+			}
+			o.writeStatus(ctx, replClient, rc, nil, replication.Snapshot{}, errs.ToAggregate().Error(), clk.Now())
+			continue
+		}
+		fingerprint := configFingerprint(rc, secrets.Lister().Secrets(o.Namespace))
+		if running == nil || running.fingerprint != fingerprint {
+			if running != nil {
+				logger.Info("ReplicationConfig or a hub kubeconfig Secret changed: restarting replication")
+				running.stop()
+			}
+			running = o.start(ctx, rc, secrets.Lister().Secrets(o.Namespace), recorder, clk, fingerprint)
+		}
+		o.writeStatus(ctx, replClient, rc, running.hubStatus(), running.snapshot(), "", clk.Now())
+	}
+}
+
+// writeStatus builds and writes the status of rc; failures are logged and retried at the next interval.
+func (o *Options) writeStatus(ctx context.Context, client versioned.Interface, rc *replv1alpha1.ReplicationConfig,
+	hubs []status.Hub, snap replication.Snapshot, configErr string, now time.Time) {
+	desired := status.Build(rc, hubs, snap, configErr, now)
+	if err := status.Write(ctx, client.FailoverV1alpha1().ReplicationConfigs(rc.Namespace), rc, desired); err != nil && ctx.Err() == nil {
+		klog.FromContext(ctx).Error(err, "Writing the ReplicationConfig status")
+	}
+}
+
+// engine is one run of the replication for one version of the configuration.
+type engine struct {
+	fingerprint string
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+	hubs        []*hubconn.Hub
+	invalid     map[string]string // hub → why its kubeconfig cannot be used
+	specHubs    []replv1alpha1.ReplicationHub
+	controller  *replication.Controller
+}
+
+// start connects to rc's hubs and starts the replication. Hubs whose kubeconfig Secret cannot be used are
+// reported in the status and left out; with fewer than two usable hubs nothing is replicated.
+func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig, secrets secretGetter,
+	recorder events.Recorder, clk clock.WithTicker, fingerprint string) *engine {
+	logger := klog.FromContext(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	e := &engine{fingerprint: fingerprint, cancel: cancel, invalid: map[string]string{}, specHubs: rc.Spec.Hubs}
+
+	var kinds []mirror.Kind
+	for _, name := range rc.Spec.ReplicatedKinds() {
+		if k, ok := mirror.KindByName(name); ok {
+			kinds = append(kinds, k)
+		}
+	}
+	selector, _ := metav1.LabelSelectorAsSelector(rc.Spec.ClusterSelector) // validated
+
+	var lazy lazyHandler
+	for _, spec := range rc.Spec.Hubs {
+		config, err := hubRESTConfig(secrets, spec)
+		if err != nil {
+			e.invalid[spec.Name] = err.Error()
+			recorder.Warningf("HubKubeconfigInvalid", "Hub %s: %v", spec.Name, err)
+			continue
+		}
+		config.QPS, config.Burst = o.HubQPS, o.HubBurst
+		config.UserAgent = "klusterlet-failover-replicator/" + version.Get().GitVersion
+		client, err := dynamic.NewForConfig(config)
+		if err != nil {
+			e.invalid[spec.Name] = fmt.Sprintf("building a client from kubeconfigSecret %s: %v", spec.KubeconfigSecret.Name, err)
+			continue
+		}
+		h, err := hubconn.New(hubconn.Options{
+			Name: spec.Name, Server: config.Host, Client: client, Kinds: kinds,
+			ProbeInterval: o.HubProbeInterval, ProbeTimeout: 5 * time.Second, Handler: &lazy, Clock: clk,
+		})
+		if err != nil {
+			e.invalid[spec.Name] = err.Error()
+			continue
+		}
+		e.hubs = append(e.hubs, h)
+	}
+	if len(e.hubs) < 2 {
+		logger.Info("Fewer than 2 hubs have a usable kubeconfig: nothing is replicated", "usable", len(e.hubs))
+		return e
+	}
+	controller, err := replication.New(replication.Options{
+		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk,
+	})
+	if err != nil {
+		logger.Error(err, "Starting replication")
+		return e
+	}
+	e.controller = controller
+	lazy.set(controller)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		controller.Run(ctx, o.Workers)
+	}()
+	for _, h := range e.hubs {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			h.Run(ctx)
+		}()
+	}
+	logger.Info("Replication started", "hubs", len(e.hubs), "kinds", len(kinds), "generation", rc.Generation)
+	return e
+}
+
+func (e *engine) stop() {
+	e.cancel()
+	e.wg.Wait()
+}
+
+// hubStatus returns the status input of every spec hub, in spec order.
+func (e *engine) hubStatus() []status.Hub {
+	byName := map[string]*hubconn.Hub{}
+	for _, h := range e.hubs {
+		byName[h.Name()] = h
+	}
+	out := make([]status.Hub, 0, len(e.specHubs))
+	for _, spec := range e.specHubs {
+		s := status.Hub{Name: spec.Name}
+		if h := byName[spec.Name]; h != nil {
+			s.Server = h.Server()
+			s.State, s.Err, s.LastTransition = h.State()
+		} else {
+			s.ConfigError = e.invalid[spec.Name]
+			if s.ConfigError == "" {
+				s.ConfigError = "not connected"
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (e *engine) snapshot() replication.Snapshot {
+	if e.controller == nil {
+		return replication.Snapshot{}
+	}
+	return e.controller.Snapshot()
+}
+
+// secretGetter reads Secrets of the replicator's namespace.
+type secretGetter interface {
+	Get(name string) (*corev1.Secret, error)
+}
+
+// hubRESTConfig loads the kubeconfig of hub from its Secret. The error names the hub, the Secret and the key.
+func hubRESTConfig(secrets secretGetter, hub replv1alpha1.ReplicationHub) (*rest.Config, error) {
+	ref := hub.KubeconfigSecret
+	secret, err := secrets.Get(ref.Name)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfigSecret %q: %w", ref.Name, err)
+	}
+	data, ok := secret.Data[ref.SecretKey()]
+	if !ok || len(data) == 0 {
+		keys := make([]string, 0, len(secret.Data))
+		for k := range secret.Data {
+			keys = append(keys, k)
+		}
+		return nil, fmt.Errorf("kubeconfigSecret %q has no key %q (keys: %s)", ref.Name, ref.SecretKey(), strings.Join(keys, ", "))
+	}
+	config, err := clientcmd.RESTConfigFromKubeConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfigSecret %q key %q: not a usable kubeconfig: %w", ref.Name, ref.SecretKey(), err)
+	}
+	return config, nil
+}
+
+// configFingerprint identifies what the engine was started from: the spec and the resourceVersion of every
+// referenced Secret (absent ones too).
+func configFingerprint(rc *replv1alpha1.ReplicationConfig, secrets secretGetter) string {
+	parts := []string{}
+	spec, _ := json.Marshal(rc.Spec)
+	parts = append(parts, string(spec))
+	for _, hub := range rc.Spec.Hubs {
+		rv := "absent"
+		if s, err := secrets.Get(hub.KubeconfigSecret.Name); err == nil {
+			rv = s.ResourceVersion
+		}
+		parts = append(parts, hub.KubeconfigSecret.Name+"="+rv)
+	}
+	return strings.Join(parts, "|")
+}
+
+// lazyHandler forwards hub events to the controller once it exists (the hubs are built before it).
+type lazyHandler struct {
+	mu sync.RWMutex
+	c  *replication.Controller
+}
+
+func (l *lazyHandler) set(c *replication.Controller) {
+	l.mu.Lock()
+	l.c = c
+	l.mu.Unlock()
+}
+
+func (l *lazyHandler) get() *replication.Controller {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.c
+}
+
+func (l *lazyHandler) OnObject(hub string, k mirror.Kind, namespace, name string) {
+	if c := l.get(); c != nil {
+		c.OnObject(hub, k, namespace, name)
+	}
+}
+
+func (l *lazyHandler) OnLease(hub, cluster string, advanced bool) {
+	if c := l.get(); c != nil {
+		c.OnLease(hub, cluster, advanced)
+	}
+}
+
+func (l *lazyHandler) OnState(hub string, state hubconn.State, err error) {
+	if c := l.get(); c != nil {
+		c.OnState(hub, state, err)
+	}
+}

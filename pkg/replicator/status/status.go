@@ -1,0 +1,160 @@
+// Package status builds the status of a ReplicationConfig from what the replicator observed (Build, pure)
+// and writes it only when it changed (Write).
+package status
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
+)
+
+// Condition reasons.
+const (
+	// ReasonReplicating: every hub is ready.
+	ReasonReplicating = "Replicating"
+	// ReasonHubsUnavailable: some hubs are not ready (the message names them and why).
+	ReasonHubsUnavailable = "HubsUnavailable"
+	// ReasonNoHubReady: no hub is ready; nothing is replicated.
+	ReasonNoHubReady = "NoHubReady"
+	// ReasonInvalidConfig: the spec or a hub's kubeconfig Secret is invalid (the message says which field or
+	// hub and why).
+	ReasonInvalidConfig = "InvalidConfiguration"
+)
+
+// Hub is one hub's connection state for Build.
+type Hub struct {
+	// Name is the hub's name from the spec.
+	Name string
+	// Server is its API server URL (empty when its kubeconfig is invalid).
+	Server string
+	// State is its connection state; ignored when ConfigError is set.
+	State hubconn.State
+	// Err is the last error of the hub (probe or request), nil after a success.
+	Err error
+	// LastTransition is when State last changed.
+	LastTransition time.Time
+	// ConfigError says why the hub's kubeconfig Secret cannot be used; empty when it can.
+	ConfigError string
+}
+
+// Build returns the status of rc for the given hubs (in spec order) and controller snapshot, keeping rc's
+// condition transition times when a condition's status does not change. configErr, when not empty, says why
+// the spec is invalid: the status then reports that and no hub is replicated.
+func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snapshot, configErr string, now time.Time) replv1alpha1.ReplicationConfigStatus {
+	out := replv1alpha1.ReplicationConfigStatus{
+		ObservedGeneration: rc.Generation,
+		Conditions:         append([]metav1.Condition(nil), rc.Status.Conditions...),
+		Clusters:           int32(snap.Clusters),
+	}
+	var notReady []string
+	ready := 0
+	for _, h := range hubs {
+		hs := replv1alpha1.ReplicationHubStatus{
+			Name:           h.Name,
+			Server:         h.Server,
+			SourceClusters: int32(snap.SourceClusters[h.Name]),
+			Copies:         int32(snap.Copies[h.Name]),
+			Conflicts:      int32(snap.Conflicts[h.Name]),
+		}
+		switch {
+		case h.ConfigError != "":
+			hs.LastError = truncate(h.ConfigError)
+			notReady = append(notReady, fmt.Sprintf("%s: %s", h.Name, h.ConfigError))
+		case h.State == hubconn.StateReady:
+			ready++
+			hs.Reachable = true
+			hs.Synced = snap.CaughtUp[h.Name]
+		default:
+			hs.Reachable = h.State == hubconn.StateSyncing
+			reason := string(h.State)
+			if h.Err != nil {
+				hs.LastError = truncate(h.Err.Error())
+				reason = h.Err.Error()
+			}
+			notReady = append(notReady, fmt.Sprintf("%s: %s", h.Name, reason))
+		}
+		if hs.Reachable {
+			out.ReachableHubs++
+		}
+		if !h.LastTransition.IsZero() {
+			t := metav1.NewTime(h.LastTransition.Truncate(time.Second))
+			hs.LastTransitionTime = &t
+		}
+		// Keep the previous transition time when nothing else says otherwise.
+		for _, prev := range rc.Status.Hubs {
+			if prev.Name == h.Name && hs.LastTransitionTime == nil {
+				hs.LastTransitionTime = prev.LastTransitionTime
+			}
+		}
+		out.Hubs = append(out.Hubs, hs)
+	}
+	for _, kind := range rc.Spec.ReplicatedKinds() {
+		out.Kinds = append(out.Kinds, replv1alpha1.ReplicatedKindStatus{
+			Kind:      kind,
+			Objects:   int32(snap.KindObjects[kind]),
+			Conflicts: int32(snap.KindConflicts[kind]),
+		})
+	}
+
+	available := metav1.Condition{Type: replv1alpha1.ReplicationConditionAvailable, ObservedGeneration: rc.Generation}
+	degraded := metav1.Condition{Type: replv1alpha1.ReplicationConditionDegraded, ObservedGeneration: rc.Generation}
+	switch {
+	case configErr != "":
+		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfig, truncate(configErr)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidConfig, truncate(configErr)
+		out.Hubs, out.Kinds, out.ReachableHubs, out.Clusters = nil, nil, 0, 0
+	case ready == 0:
+		msg := "no hub is ready: " + strings.Join(notReady, "; ")
+		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonNoHubReady, truncate(msg)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoHubReady, truncate(msg)
+	case len(notReady) > 0:
+		msg := fmt.Sprintf("%d of %d hubs ready; not ready: %s", ready, len(hubs), strings.Join(notReady, "; "))
+		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonHubsUnavailable, truncate(msg)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonHubsUnavailable, truncate(msg)
+	default:
+		msg := fmt.Sprintf("all %d hubs ready", len(hubs))
+		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonReplicating, msg
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionFalse, ReasonReplicating, msg
+	}
+	setCondition(&out.Conditions, available, now)
+	setCondition(&out.Conditions, degraded, now)
+	return out
+}
+
+// Write updates rc's status to desired unless it already holds it (no write that changes nothing).
+func Write(ctx context.Context, client v1alpha1.ReplicationConfigInterface, rc *replv1alpha1.ReplicationConfig, desired replv1alpha1.ReplicationConfigStatus) error {
+	if equality.Semantic.DeepEqual(rc.Status, desired) {
+		return nil
+	}
+	updated := rc.DeepCopy()
+	updated.Status = desired
+	if _, err := client.UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: replication.FieldManager}); err != nil {
+		return fmt.Errorf("updating status of ReplicationConfig %s/%s: %w", rc.Namespace, rc.Name, err)
+	}
+	return nil
+}
+
+// setCondition sets cond in conditions, keeping the transition time when the status is unchanged.
+func setCondition(conditions *[]metav1.Condition, cond metav1.Condition, now time.Time) {
+	cond.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
+	meta.SetStatusCondition(conditions, cond)
+}
+
+// truncate bounds s to the 1024 characters the status fields allow.
+func truncate(s string) string {
+	const limit = 1024
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit-3] + "..."
+}
