@@ -23,8 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -92,11 +92,11 @@ type Options struct {
 // Controller replicates. Create it with New, feed it the hubs' events (it is their hubconn.Handler) and run it
 // with Run.
 type Controller struct {
-	opts    Options
-	byName  map[string]*hubconn.Hub
-	kinds   map[replv1alpha1.ReplicatedKind]mirror.Kind
-	queue   workqueue.TypedRateLimitingInterface[Key]
-	logger  klog.Logger
+	opts   Options
+	byName map[string]*hubconn.Hub
+	kinds  map[replv1alpha1.ReplicatedKind]mirror.Kind
+	queue  workqueue.TypedRateLimitingInterface[Key]
+	logger klog.Logger
 
 	mu        sync.Mutex
 	sources   map[string]direction.Source // cluster → source
