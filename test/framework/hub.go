@@ -533,3 +533,14 @@ func (h *Hub) patchHubAcceptsClient(ctx context.Context, cluster string, accept 
 	}
 	return nil
 }
+
+// AdminKubeconfig returns a kubeconfig for AdminConfig (user "admin", group system:masters, directly to the
+// apiserver), e.g. for a component under test that takes a kubeconfig. It fails the test on error.
+func (h *Hub) AdminKubeconfig() []byte {
+	h.t.Helper()
+	data, err := kubeconfig(h.AdminConfig, h.Name)
+	if err != nil {
+		h.t.Fatalf("hub %s: encoding the admin kubeconfig: %v", h.Name, err)
+	}
+	return data
+}

@@ -115,6 +115,9 @@ func (c Content) Equal(other Content) bool {
 // AnnotationClusterHub* the target has is removed. Neither src nor tgt is modified.
 func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAnnotations map[string]string) *unstructured.Unstructured {
 	content := ContentOf(k, src)
+	// The hash covers the mirrored content only, before the target's own hub-owned taints join the spec
+	// (the spec map below is shared with content).
+	hash := content.Hash()
 	var out *unstructured.Unstructured
 	if tgt != nil {
 		out = tgt.DeepCopy()
@@ -152,7 +155,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 
 	annotations := keepReserved(out.GetAnnotations(), ReservedAnnotationPrefixes)
 	maps.Copy(annotations, content.Annotations)
-	annotations[AnnotationContentHash] = content.Hash()
+	annotations[AnnotationContentHash] = hash
 	annotations[AnnotationSourceResourceVersion] = src.GetResourceVersion()
 	if k.Name == replv1alpha1.KindManagedCluster {
 		delete(annotations, AnnotationClusterHub)
