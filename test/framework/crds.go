@@ -21,13 +21,16 @@ const ocmAPIVendorDir = "vendor/open-cluster-management.io/api"
 
 // hubCRDFiles are the OCM CRDs a hub serves, relative to ocmAPIVendorDir: the ones OCM's hub registration
 // controller v1.2.0 lists and watches (it fails to start without them; ManagedClusterAddOn served as v1alpha1,
-// the version it reads), plus ClusterClaim.
+// the version it reads), plus ClusterClaim, and Placement and PlacementDecision, which cluster-manager installs
+// on every hub (the replicator mirrors Placements; no placement controller runs on the test bed).
 func hubCRDFiles() []string {
 	return []string{
 		"cluster/v1/0000_00_clusters.open-cluster-management.io_managedclusters.crd.yaml",
 		"cluster/v1alpha1/0000_02_clusters.open-cluster-management.io_clusterclaims.crd.yaml",
 		"cluster/v1beta2/0000_00_clusters.open-cluster-management.io_managedclustersets.crd.yaml",
 		"cluster/v1beta2/0000_01_clusters.open-cluster-management.io_managedclustersetbindings.crd.yaml",
+		"cluster/v1beta1/0000_02_clusters.open-cluster-management.io_placements.crd.yaml",
+		"cluster/v1beta1/0000_03_clusters.open-cluster-management.io_placementdecisions.crd.yaml",
 		"work/v1/0000_00_work.open-cluster-management.io_manifestworks.crd.yaml",
 		"addon/v1alpha1/0000_01_addon.open-cluster-management.io_managedclusteraddons.crd.yaml",
 	}

@@ -24,6 +24,8 @@ func TestLoadCRDs(t *testing.T) {
 				"clusterclaims.cluster.open-cluster-management.io v1alpha1",
 				"managedclustersets.cluster.open-cluster-management.io v1beta2",
 				"managedclustersetbindings.cluster.open-cluster-management.io v1beta2",
+				"placements.cluster.open-cluster-management.io v1beta1",
+				"placementdecisions.cluster.open-cluster-management.io v1beta1",
 				"manifestworks.work.open-cluster-management.io v1",
 				"managedclusteraddons.addon.open-cluster-management.io v1alpha1",
 			},
