@@ -1,8 +1,11 @@
 package crd_test
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -452,5 +455,23 @@ func TestReplicationConfigCRDNamePatterns(t *testing.T) {
 				t.Errorf("%s: %q now accepted by schema %v and by apimachinery %v alike: drop it from the known differences", tc.path, v, schemaOK, goOK)
 			}
 		}
+	}
+}
+
+// TestReplicatorKustomizationHoldsTheGeneratedCRD keeps manifests/replicator's copy of the ReplicationConfig CRD
+// (kustomize loads no file outside a kustomization's directory) identical to the generated one.
+func TestReplicatorKustomizationHoldsTheGeneratedCRD(t *testing.T) {
+	want, err := crd.FS.ReadFile(crd.ReplicationConfigFileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join("..", "replicator", crd.ReplicationConfigFileName)
+	got, err := os.ReadFile(copyPath)
+	if err != nil {
+		t.Fatalf("reading the copy: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("manifests/replicator/%s differs from the generated manifests/crd/%[1]s; refresh it with\n  cp manifests/crd/%[1]s manifests/replicator/",
+			crd.ReplicationConfigFileName)
 	}
 }
