@@ -1,8 +1,11 @@
 package crd_test
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,12 +23,13 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
-// loadCRD decodes the embedded FailoverConfig CRD and returns it with its only version's root schema.
-func loadCRD(t *testing.T) (*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.JSONSchemaProps) {
+// loadCRD decodes an embedded CRD with load (crd.FailoverConfigCRD or crd.ReplicationConfigCRD) and returns it
+// with its only version's root schema.
+func loadCRD(t *testing.T, load func() (*apiextensionsv1.CustomResourceDefinition, error)) (*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.JSONSchemaProps) {
 	t.Helper()
-	c, err := crd.FailoverConfigCRD()
+	c, err := load()
 	if err != nil {
-		t.Fatalf("FailoverConfigCRD: %v", err)
+		t.Fatal(err)
 	}
 	if len(c.Spec.Versions) != 1 || c.Spec.Versions[0].Schema == nil || c.Spec.Versions[0].Schema.OpenAPIV3Schema == nil {
 		t.Fatalf("want exactly one version with a schema, got %+v", c.Spec.Versions)
@@ -59,8 +63,10 @@ func TestEmbeddedFilesAreCRDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(names, crd.FailoverConfigFileName) {
-		t.Fatalf("FS holds %v, want %s among them", names, crd.FailoverConfigFileName)
+	for _, want := range []string{crd.FailoverConfigFileName, crd.ReplicationConfigFileName} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("FS holds %v, want %s among them", names, want)
+		}
 	}
 	for _, name := range names {
 		data, err := crd.FS.ReadFile(name)
@@ -79,7 +85,7 @@ func TestEmbeddedFilesAreCRDs(t *testing.T) {
 }
 
 func TestFailoverConfigCRDShape(t *testing.T) {
-	c, root := loadCRD(t)
+	c, root := loadCRD(t, crd.FailoverConfigCRD)
 	if c.Name != "failoverconfigs."+failoverv1alpha1.GroupName || c.Spec.Group != failoverv1alpha1.GroupName {
 		t.Errorf("name %q group %q", c.Name, c.Spec.Group)
 	}
@@ -137,7 +143,7 @@ func TestFailoverConfigCRDShape(t *testing.T) {
 // TestFailoverConfigCRDMatchesGoConstants keeps the schema defaults and CEL minimums in step with the
 // Default*/Min* constants that WithDefaults and ValidateFailoverConfig use.
 func TestFailoverConfigCRDMatchesGoConstants(t *testing.T) {
-	_, root := loadCRD(t)
+	_, root := loadCRD(t, crd.FailoverConfigCRD)
 	cases := []struct {
 		path     string
 		def, min time.Duration
@@ -175,7 +181,7 @@ func TestFailoverConfigCRDMatchesGoConstants(t *testing.T) {
 // TestFailoverConfigCRDNamePatterns checks the schema patterns against apimachinery's DNS-1123 checks that
 // ValidateFailoverConfig uses.
 func TestFailoverConfigCRDNamePatterns(t *testing.T) {
-	_, root := loadCRD(t)
+	_, root := loadCRD(t, crd.FailoverConfigCRD)
 	cases := []struct {
 		path  string
 		check func(string) []string
@@ -205,7 +211,7 @@ func TestFailoverConfigCRDNamePatterns(t *testing.T) {
 // evaluates it on accepted and rejected values; a rule that errors (e.g. an unparsable duration) rejects, as
 // on the API server. Every rule of the CRD must have cases here.
 func TestFailoverConfigCRDValidationRules(t *testing.T) {
-	_, root := loadCRD(t)
+	_, root := loadCRD(t, crd.FailoverConfigCRD)
 	type value struct {
 		self any
 		want bool
@@ -309,4 +315,163 @@ func evalRule(t *testing.T, rule, schemaType string, self any) bool {
 		return false
 	}
 	return out == types.True
+}
+
+func TestReplicationConfigCRDShape(t *testing.T) {
+	c, root := loadCRD(t, crd.ReplicationConfigCRD)
+	if c.Name != "replicationconfigs."+failoverv1alpha1.GroupName || c.Spec.Group != failoverv1alpha1.GroupName {
+		t.Errorf("name %q group %q", c.Name, c.Spec.Group)
+	}
+	if c.Spec.Names.Kind != "ReplicationConfig" || c.Spec.Scope != apiextensionsv1.NamespaceScoped {
+		t.Errorf("kind %q scope %q, want ReplicationConfig Namespaced", c.Spec.Names.Kind, c.Spec.Scope)
+	}
+	v := c.Spec.Versions[0]
+	if v.Name != failoverv1alpha1.SchemeGroupVersion.Version || !v.Served || !v.Storage {
+		t.Errorf("version %q served %v storage %v", v.Name, v.Served, v.Storage)
+	}
+	if v.Subresources == nil || v.Subresources.Status == nil {
+		t.Errorf("status subresource missing: %+v", v.Subresources)
+	}
+
+	hubs := schemaAt(t, root, "spec.hubs")
+	if hubs.MinItems == nil || *hubs.MinItems != failoverv1alpha1.MinReplicationHubs ||
+		hubs.MaxItems == nil || *hubs.MaxItems != failoverv1alpha1.MaxReplicationHubs {
+		t.Errorf("spec.hubs minItems %s maxItems %s, want %d and %d", optional(hubs.MinItems), optional(hubs.MaxItems),
+			failoverv1alpha1.MinReplicationHubs, failoverv1alpha1.MaxReplicationHubs)
+	}
+	// Unique hub names on the server: a list of type map keyed by name.
+	for _, l := range []struct{ path, key string }{
+		{"spec.hubs", "name"},
+		{"status.conditions", "type"},
+		{"status.hubs", "name"},
+		{"status.kinds", "kind"},
+	} {
+		s := schemaAt(t, root, l.path)
+		if s.XListType == nil || *s.XListType != "map" || !slices.Equal(s.XListMapKeys, []string{l.key}) {
+			t.Errorf("%s: list type %v keys %v, want map keyed by %s", l.path, s.XListType, s.XListMapKeys, l.key)
+		}
+	}
+	required := []struct {
+		path string
+		want []string
+	}{
+		{"", []string{"spec"}},
+		{"spec", []string{"hubs"}},
+		{"spec.hubs.[]", []string{"kubeconfigSecret", "name"}},
+		{"spec.hubs.[].kubeconfigSecret", []string{"name"}},
+	}
+	for _, r := range required {
+		s := root
+		if r.path != "" {
+			s = schemaAt(t, root, r.path)
+		}
+		if !slices.Equal(s.Required, r.want) {
+			t.Errorf("%q: required %v, want %v", r.path, s.Required, r.want)
+		}
+	}
+
+	// spec.kinds: a set of known kinds, at most one of each (ValidateReplicationConfig: NotSupported, Duplicate).
+	kinds := schemaAt(t, root, "spec.kinds")
+	if kinds.XListType == nil || *kinds.XListType != "set" {
+		t.Errorf("spec.kinds: list type %v, want set", kinds.XListType)
+	}
+	if kinds.MaxItems == nil || *kinds.MaxItems != int64(len(failoverv1alpha1.AllReplicatedKinds)) {
+		t.Errorf("spec.kinds maxItems %s, want %d", optional(kinds.MaxItems), len(failoverv1alpha1.AllReplicatedKinds))
+	}
+	var wantEnum []string
+	for _, k := range failoverv1alpha1.AllReplicatedKinds {
+		wantEnum = append(wantEnum, string(k))
+	}
+	for _, path := range []string{"spec.kinds.[]", "status.kinds.[].kind"} {
+		var enum []string
+		for _, e := range schemaAt(t, root, path).Enum {
+			var s string
+			if err := yaml.Unmarshal(e.Raw, &s); err != nil {
+				t.Fatalf("%s: enum value %s: %v", path, e.Raw, err)
+			}
+			enum = append(enum, s)
+		}
+		if diff := cmp.Diff(wantEnum, enum); diff != "" {
+			t.Errorf("%s: enum differs from AllReplicatedKinds (-want +got):\n%s", path, diff)
+		}
+	}
+
+	// The key's default is what SecretKey returns for an empty key.
+	key := schemaAt(t, root, "spec.hubs.[].kubeconfigSecret.key")
+	if key.Default == nil || string(key.Default.Raw) != `"`+failoverv1alpha1.ReplicationKubeconfigSecretKey+`"` {
+		t.Errorf("kubeconfigSecret.key default = %v, want %q", key.Default, failoverv1alpha1.ReplicationKubeconfigSecretKey)
+	}
+}
+
+// optional formats a schema bound that may be unset.
+func optional(n *int64) string {
+	if n == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*n)
+}
+
+// schemaAccepts reports whether the string v passes s's pattern, minLength and maxLength.
+func schemaAccepts(t *testing.T, path string, s *apiextensionsv1.JSONSchemaProps, v string) bool {
+	t.Helper()
+	re, err := regexp.Compile(s.Pattern)
+	if err != nil || s.Pattern == "" || s.MaxLength == nil {
+		t.Fatalf("%s: pattern %q (%v), maxLength %s: want a pattern and a maxLength", path, s.Pattern, err, optional(s.MaxLength))
+	}
+	if s.MinLength != nil && int64(len(v)) < *s.MinLength {
+		return false
+	}
+	return re.MatchString(v) && int64(len(v)) <= *s.MaxLength
+}
+
+// TestReplicationConfigCRDNamePatterns checks the schema's patterns and lengths against the apimachinery checks
+// that ValidateReplicationConfig uses. Secret keys are the one known difference: the pattern lets through ".",
+// ".." and names starting with "..", which IsConfigMapKey (and so ValidateReplicationConfig, and the API server
+// for a Secret's own keys) rejects; the replicator then reports the hub's kubeconfig as invalid.
+func TestReplicationConfigCRDNamePatterns(t *testing.T) {
+	_, root := loadCRD(t, crd.ReplicationConfigCRD)
+	cases := []struct {
+		path  string
+		check func(string) []string
+		// looser are the values the schema accepts and the Go check rejects.
+		looser []string
+	}{
+		{path: "spec.hubs.[].name", check: validation.IsDNS1123Label},
+		{path: "spec.hubs.[].kubeconfigSecret.name", check: validation.IsDNS1123Subdomain},
+		{path: "spec.hubs.[].kubeconfigSecret.key", check: validation.IsConfigMapKey, looser: []string{".", "..", "..kubeconfig"}},
+	}
+	values := []string{"", "hub-b", "b", "0", "primary", "hub.b", "Hub-B", "-hub", "hub-", "hub_b", "a.b-c.d", "a..b", ".a",
+		"kubeconfig", "hub-b.kubeconfig", "Kube_Config-1", "a/b", "a b", ".", "..", "..kubeconfig", ".kubeconfig",
+		strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("a.", 126) + "a", strings.Repeat("a.", 127) + "a",
+		strings.Repeat("k", 253), strings.Repeat("k", 254)}
+	for _, tc := range cases {
+		s := schemaAt(t, root, tc.path)
+		for _, v := range values {
+			schemaOK := schemaAccepts(t, tc.path, s, v)
+			goOK := len(tc.check(v)) == 0
+			if wantLooser := slices.Contains(tc.looser, v); schemaOK != goOK && !(wantLooser && schemaOK && !goOK) {
+				t.Errorf("%s: %q accepted by schema %v, by apimachinery %v", tc.path, v, schemaOK, goOK)
+			} else if wantLooser && schemaOK == goOK {
+				t.Errorf("%s: %q now accepted by schema %v and by apimachinery %v alike: drop it from the known differences", tc.path, v, schemaOK, goOK)
+			}
+		}
+	}
+}
+
+// TestReplicatorKustomizationHoldsTheGeneratedCRD keeps manifests/replicator's copy of the ReplicationConfig CRD
+// (kustomize loads no file outside a kustomization's directory) identical to the generated one.
+func TestReplicatorKustomizationHoldsTheGeneratedCRD(t *testing.T) {
+	want, err := crd.FS.ReadFile(crd.ReplicationConfigFileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join("..", "replicator", crd.ReplicationConfigFileName)
+	got, err := os.ReadFile(copyPath)
+	if err != nil {
+		t.Fatalf("reading the copy: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("manifests/replicator/%s differs from the generated manifests/crd/%[1]s; refresh it with\n  cp manifests/crd/%[1]s manifests/replicator/",
+			crd.ReplicationConfigFileName)
+	}
 }
