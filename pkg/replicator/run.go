@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -170,7 +171,10 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 			kinds = append(kinds, k)
 		}
 	}
-	selector, _ := metav1.LabelSelectorAsSelector(rc.Spec.ClusterSelector) // validated
+	selector := labels.Everything() // an omitted clusterSelector selects every cluster
+	if rc.Spec.ClusterSelector != nil {
+		selector, _ = metav1.LabelSelectorAsSelector(rc.Spec.ClusterSelector) // validated
+	}
 
 	var lazy lazyHandler
 	for _, spec := range rc.Spec.Hubs {

@@ -217,7 +217,8 @@ type Decision struct {
 //  3. No target object: create Desired.
 //  4. A target object that is not a copy: if the source's object is a copy made from the target
 //     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted). Otherwise
-//     it is foreign: left alone, ConflictForeignObject.
+//     it is foreign and left alone: with the same mirrored content as the source's (made on each hub
+//     independently, like the default ManagedClusterSets) that is no conflict; else ConflictForeignObject.
 //  5. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
 //     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
 //     it was copied from the same source and its content no longer matches AnnotationContentHash, it was
@@ -239,6 +240,11 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 	if !IsCopy(tgt) {
 		if src.GetLabels()[LabelReplicatedFrom] == target {
 			return Decision{Action: ActionUpdate, Object: desired, Adopted: true}
+		}
+		if ContentOf(k, tgt).Equal(ContentOf(k, src)) {
+			// Made on the target independently but identical (e.g. the default ManagedClusterSets every
+			// hub creates): nothing to mirror, nothing to report.
+			return Decision{Action: ActionNone}
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
 	}

@@ -1354,9 +1354,9 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictForeignObject,
 		},
 		{
-			name: "rule 4: foreign object whose content equals the source's: still foreign",
+			name: "rule 4: foreign object whose content equals the source's: left alone, no conflict",
 			kind: mw, src: mwSource(), tgt: mod(mwSource(), func(m map[string]any) { meta(m)["uid"] = "uid-foreign" }),
-			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictForeignObject,
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictNone,
 		},
 		{
 			name: "rule 4: source is a copy from a third hub: target still foreign",

@@ -324,6 +324,7 @@ func (c *Controller) syncDirection(cluster string) error {
 		views = append(views, hubView(h, cluster, renewed[h.Name()]))
 	}
 	next := direction.DecideSource(prev, views, now)
+	c.logger.V(4).Info("Direction", "cluster", cluster, "previous", prev.Hub, "source", next.Hub, "rule", next.Reason, "views", views)
 	if next.Hub == "" {
 		return nil
 	}
@@ -383,6 +384,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	source, extra, ok := c.sourceOf(k, key)
 	if !ok {
+		c.logger.V(4).Info("No source to replicate from", "object", key.String())
 		// Nothing can flow for this key now (no known or ready source, or the cluster is not selected); it is
 		// enqueued again when that changes.
 		c.clearDirty(key)
@@ -468,6 +470,8 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) error {
 	tgt := target.Get(k.Name, key.Namespace, key.Name)
 	d := mirror.Decide(k, src, tgt, source.Name(), target.Name(), extra)
+	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
+		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
 	c.recordConflict(k, key, target.Name(), d.Conflict)
 
 	var err error

@@ -1,0 +1,661 @@
+package direction_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
+)
+
+const (
+	hubA = "hub-a"
+	hubB = "hub-b"
+	hubC = "hub-c"
+)
+
+// now is the fixed "current time" of every case; no case reads the wall clock.
+var now = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// ago returns now - d.
+func ago(d time.Duration) time.Time { return now.Add(-d) }
+
+// earlier is a previous decision's Since, well before now.
+var earlier = ago(time.Hour)
+
+// renewing is a reachable hub whose lease an agent renewed at renewTime (default lease duration).
+func renewing(hub string, renewTime time.Time) direction.HubView {
+	return direction.HubView{Hub: hub, Reachable: true, HasLease: true, RenewTime: renewTime, AgentRenewed: true, HasCluster: true}
+}
+
+// original is a reachable hub holding the cluster's original (non-copy) ManagedCluster, without a lease.
+func original(hub string) direction.HubView {
+	return direction.HubView{Hub: hub, Reachable: true, HasCluster: true}
+}
+
+// copyOn is a reachable hub holding a copy of the ManagedCluster that records recordedHub since since.
+func copyOn(hub, recordedHub string, since time.Time) direction.HubView {
+	return direction.HubView{Hub: hub, Reachable: true, HasCluster: true, IsCopy: true, RecordedHub: recordedHub, RecordedSince: since}
+}
+
+// empty is a reachable hub with neither the cluster nor its lease.
+func empty(hub string) direction.HubView { return direction.HubView{Hub: hub, Reachable: true} }
+
+func with(v direction.HubView, f func(*direction.HubView)) direction.HubView {
+	f(&v)
+	return v
+}
+
+func unreachable(v direction.HubView) direction.HubView {
+	return with(v, func(v *direction.HubView) { v.Reachable = false })
+}
+
+func leaseDuration(v direction.HubView, d time.Duration) direction.HubView {
+	return with(v, func(v *direction.HubView) { v.LeaseDuration = d })
+}
+
+func src(hub string, since time.Time, reason string) direction.Source {
+	return direction.Source{Hub: hub, Since: since, Reason: reason}
+}
+
+type decideCase struct {
+	name string
+	prev direction.Source
+	hubs []direction.HubView
+	want direction.Source
+}
+
+func runDecide(t *testing.T, cases []decideCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := direction.DecideSource(tc.prev, tc.hubs, now)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("DecideSource() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Rule 1: among reachable hubs with an agent-renewed, fresh lease, the newest renewTime wins.
+func TestDecideSourceRule1FreshestRenewedLease(t *testing.T) {
+	runDecide(t, []decideCase{
+		{
+			name: "single renewed lease, no previous source: chosen since now",
+			hubs: []direction.HubView{original(hubA), renewing(hubB, ago(10*time.Second))},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "newest renewTime wins over an older one later in spec order",
+			hubs: []direction.HubView{renewing(hubA, ago(30*time.Second)), renewing(hubB, ago(10*time.Second))},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "newest renewTime wins wherever it is in spec order",
+			hubs: []direction.HubView{renewing(hubA, ago(5*time.Second)), renewing(hubB, ago(50*time.Second)), renewing(hubC, ago(20*time.Second))},
+			want: src(hubA, now, direction.ReasonLease),
+		},
+		{
+			name: "fresh lease elsewhere replaces the previous source, since now",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{original(hubA), renewing(hubB, ago(time.Second))},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "lease rule wins over recorded annotations (rule 3) without a previous source",
+			hubs: []direction.HubView{copyOn(hubA, hubC, earlier), renewing(hubB, ago(time.Second)), copyOn(hubC, hubC, earlier)},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "lease rule wins over the original ManagedCluster (rule 4) without a previous source",
+			hubs: []direction.HubView{original(hubA), with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy = true })},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+	})
+}
+
+// Rule 1 exclusions: unreachable hubs, leases not renewed by an agent, missing and stale leases do not count.
+func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
+	runDecide(t, []decideCase{
+		{
+			name: "unreachable hub with the newest lease is ignored",
+			hubs: []direction.HubView{unreachable(renewing(hubA, ago(time.Second))), renewing(hubB, ago(30*time.Second))},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "only lease on an unreachable hub: previous source kept",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{unreachable(renewing(hubA, ago(time.Second))), original(hubB)},
+			want: src(hubB, earlier, direction.ReasonKept),
+		},
+		{
+			name: "hub-created lease (not AgentRenewed) with the newest renewTime is ignored",
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(time.Second)), func(v *direction.HubView) { v.AgentRenewed = false }),
+				renewing(hubB, ago(40*time.Second)),
+			},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "hub-created lease alone does not take the source from the previous hub",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{original(hubA), with(renewing(hubB, now), func(v *direction.HubView) { v.AgentRenewed = false })},
+			want: src(hubA, earlier, direction.ReasonKept),
+		},
+		{
+			name: "RenewTime without HasLease is ignored",
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(time.Second)), func(v *direction.HubView) { v.HasLease = false }),
+				renewing(hubB, ago(40*time.Second)),
+			},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "LeaseDuration 0 uses DefaultLeaseDuration: 119s old is fresh",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(freshnessWindow(0)-time.Second)), 0), original(hubB)},
+			want: src(hubA, now, direction.ReasonLease),
+		},
+		{
+			name: "LeaseDuration 0 uses DefaultLeaseDuration: exactly FreshnessFactor x 60s old is still fresh",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(freshnessWindow(0))), 0), original(hubB)},
+			want: src(hubA, now, direction.ReasonLease),
+		},
+		{
+			name: "LeaseDuration 0 uses DefaultLeaseDuration: 1ns past FreshnessFactor x 60s is stale",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(freshnessWindow(0)+time.Nanosecond)), 0), original(hubB)},
+			want: src(hubB, earlier, direction.ReasonKept),
+		},
+		{
+			name: "negative LeaseDuration uses DefaultLeaseDuration",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(100*time.Second)), -time.Second), original(hubB)},
+			want: src(hubA, now, direction.ReasonLease),
+		},
+		{
+			name: "explicit DefaultLeaseDuration: 121s old is stale",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(121*time.Second)), direction.DefaultLeaseDuration), original(hubB)},
+			want: src(hubB, earlier, direction.ReasonKept),
+		},
+		{
+			name: "per-hub short LeaseDuration: a newer lease stale under its own 10s duration loses to an older fresh one",
+			hubs: []direction.HubView{
+				leaseDuration(renewing(hubA, ago(25*time.Second)), 10*time.Second),  // 25s > 2 x 10s: stale
+				leaseDuration(renewing(hubB, ago(100*time.Second)), 60*time.Second), // 100s <= 2 x 60s: fresh
+			},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "per-hub long LeaseDuration: 500s old is fresh under a 300s duration",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(500*time.Second)), 300*time.Second), original(hubB)},
+			want: src(hubA, now, direction.ReasonLease),
+		},
+		{
+			name: "per-hub durations are not shared: the 300s duration of one hub does not keep another's lease fresh",
+			prev: src(hubC, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{
+				leaseDuration(renewing(hubA, ago(500*time.Second)), 0),
+				leaseDuration(empty(hubB), 300*time.Second),
+				original(hubC),
+			},
+			want: src(hubC, earlier, direction.ReasonKept),
+		},
+		{
+			name: "every lease stale, no previous source: falls through to the original ManagedCluster",
+			hubs: []direction.HubView{original(hubA), with(renewing(hubB, ago(10*time.Minute)), func(v *direction.HubView) { v.IsCopy = true })},
+			want: src(hubA, now, direction.ReasonOriginal),
+		},
+	})
+}
+
+// Rule 1 ties: the previous source is kept, else the earlier hub in spec order.
+func TestDecideSourceRule1Ties(t *testing.T) {
+	same := ago(10 * time.Second)
+	runDecide(t, []decideCase{
+		{
+			name: "tie without previous source: earlier hub in spec order",
+			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same)},
+			want: src(hubA, now, direction.ReasonLease),
+		},
+		{
+			name: "tie, previous source later in spec order: previous kept with its since",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same)},
+			want: src(hubB, earlier, direction.ReasonLease),
+		},
+		{
+			name: "three-way tie, previous source last: previous kept",
+			prev: src(hubC, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same), renewing(hubC, same)},
+			want: src(hubC, earlier, direction.ReasonLease),
+		},
+		{
+			name: "tie, previous source not among the tied hubs: earlier tied hub in spec order, since now",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{original(hubA), renewing(hubB, same), renewing(hubC, same)},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+		{
+			name: "previous source tied with an older lease but a third hub is newer: newer wins",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same), renewing(hubC, same.Add(time.Millisecond))},
+			want: src(hubC, now, direction.ReasonLease),
+		},
+		{
+			name: "previous source tie with the first hub is not lost to a later equal hub",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same), renewing(hubC, same)},
+			want: src(hubA, earlier, direction.ReasonLease),
+		},
+	})
+}
+
+// Rule 1 Since: kept when the hub does not change, now when it does.
+func TestDecideSourceRule1Since(t *testing.T) {
+	runDecide(t, []decideCase{
+		{
+			name: "same hub keeps previous since",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{renewing(hubA, ago(time.Second)), empty(hubB)},
+			want: src(hubA, earlier, direction.ReasonLease),
+		},
+		{
+			name: "same hub after a kept period keeps previous since (reason becomes LeaseRenewed)",
+			prev: src(hubA, earlier, direction.ReasonKept),
+			hubs: []direction.HubView{renewing(hubA, ago(time.Second)), empty(hubB)},
+			want: src(hubA, earlier, direction.ReasonLease),
+		},
+		{
+			name: "same hub as a recorded previous source keeps the recorded since",
+			prev: src(hubA, earlier, direction.ReasonRecorded),
+			hubs: []direction.HubView{renewing(hubA, ago(time.Second)), copyOn(hubB, hubA, earlier)},
+			want: src(hubA, earlier, direction.ReasonLease),
+		},
+		{
+			name: "hub changes: since is now, not the previous since",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{renewing(hubA, ago(20*time.Second)), renewing(hubB, ago(time.Second))},
+			want: src(hubB, now, direction.ReasonLease),
+		},
+	})
+}
+
+// Rule 2: no fresh renewed lease anywhere keeps the previous source.
+func TestDecideSourceRule2KeepPrevious(t *testing.T) {
+	runDecide(t, []decideCase{
+		{
+			name: "no lease at all: previous kept with its since",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{original(hubA), copyOn(hubB, "", time.Time{})},
+			want: src(hubB, earlier, direction.ReasonKept),
+		},
+		{
+			name: "previous source unreachable and no fresh lease: previous kept",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{unreachable(renewing(hubA, ago(time.Second))), original(hubB)},
+			want: src(hubA, earlier, direction.ReasonKept),
+		},
+		{
+			name: "previous kept over recorded annotations naming another hub (rule 3)",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{copyOn(hubA, hubB, ago(time.Minute)), copyOn(hubB, hubB, ago(time.Minute)), copyOn(hubC, hubB, ago(time.Minute))},
+			want: src(hubA, earlier, direction.ReasonKept),
+		},
+		{
+			name: "previous kept over another hub's original ManagedCluster (rule 4)",
+			prev: src(hubB, earlier, direction.ReasonOriginal),
+			hubs: []direction.HubView{original(hubA), copyOn(hubB, "", time.Time{})},
+			want: src(hubB, earlier, direction.ReasonKept),
+		},
+		{
+			name: "previous kept even when no hub has the cluster",
+			prev: src(hubB, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{empty(hubA), empty(hubB)},
+			want: src(hubB, earlier, direction.ReasonKept),
+		},
+		{
+			name: "stale leases only: previous kept",
+			prev: src(hubA, earlier, direction.ReasonLease),
+			hubs: []direction.HubView{renewing(hubA, ago(5*time.Minute)), renewing(hubB, ago(3*time.Minute))},
+			want: src(hubA, earlier, direction.ReasonKept),
+		},
+	})
+}
+
+// Rule 3: without a previous source, the hub the copies' cluster-hub annotations name.
+func TestDecideSourceRule3Recorded(t *testing.T) {
+	s1, s2, s3 := ago(3*time.Hour), ago(2*time.Hour), ago(time.Hour)
+	runDecide(t, []decideCase{
+		{
+			name: "one copy records a hub: that hub with the recorded since (over the original of rule 4)",
+			hubs: []direction.HubView{original(hubA), copyOn(hubB, hubC, s2), copyOn(hubC, "", time.Time{})},
+			want: src(hubC, s2, direction.ReasonRecorded),
+		},
+		{
+			name: "hub named by most copies wins over one earlier in spec order",
+			hubs: []direction.HubView{copyOn(hubA, hubB, s1), copyOn(hubB, hubC, s2), copyOn(hubC, hubC, s3)},
+			want: src(hubC, s2, direction.ReasonRecorded),
+		},
+		{
+			name: "earliest recorded since among the votes for the winner (earliest last)",
+			hubs: []direction.HubView{copyOn(hubA, hubC, s3), copyOn(hubB, hubC, s1), copyOn(hubC, "", time.Time{})},
+			want: src(hubC, s1, direction.ReasonRecorded),
+		},
+		{
+			name: "earliest recorded since among the votes for the winner (earliest first)",
+			hubs: []direction.HubView{copyOn(hubA, hubC, s1), copyOn(hubB, hubC, s3), copyOn(hubC, "", time.Time{})},
+			want: src(hubC, s1, direction.ReasonRecorded),
+		},
+		{
+			name: "a vote without since does not erase a recorded since (zero first)",
+			hubs: []direction.HubView{copyOn(hubA, hubC, time.Time{}), copyOn(hubB, hubC, s2), copyOn(hubC, "", time.Time{})},
+			want: src(hubC, s2, direction.ReasonRecorded),
+		},
+		{
+			name: "a vote without since does not erase a recorded since (zero last)",
+			hubs: []direction.HubView{copyOn(hubA, hubC, s2), copyOn(hubB, hubC, time.Time{}), copyOn(hubC, "", time.Time{})},
+			want: src(hubC, s2, direction.ReasonRecorded),
+		},
+		{
+			name: "no since recorded at all: since now",
+			hubs: []direction.HubView{copyOn(hubA, hubB, time.Time{}), copyOn(hubB, "", time.Time{})},
+			want: src(hubB, now, direction.ReasonRecorded),
+		},
+		{
+			name: "tied votes: spec order, not the order the votes were seen",
+			// hub-a's copy votes for hub-b first; hub-c's copy votes for hub-a; hub-a is first in spec order.
+			hubs: []direction.HubView{copyOn(hubA, hubB, s3), copyOn(hubB, "", time.Time{}), copyOn(hubC, hubA, s1)},
+			want: src(hubA, s1, direction.ReasonRecorded),
+		},
+		{
+			name: "tied votes: spec order with the tied hubs later in the list",
+			hubs: []direction.HubView{copyOn(hubA, hubC, s1), copyOn(hubB, hubB, s2), copyOn(hubC, "", time.Time{})},
+			want: src(hubB, s2, direction.ReasonRecorded),
+		},
+		{
+			name: "annotation on a view without the cluster does not vote",
+			hubs: []direction.HubView{
+				with(copyOn(hubA, hubC, s1), func(v *direction.HubView) { v.HasCluster = false }),
+				original(hubB),
+				copyOn(hubC, "", time.Time{}),
+			},
+			want: src(hubB, now, direction.ReasonOriginal),
+		},
+		{
+			name: "annotation naming a hub not in the spec does not vote",
+			hubs: []direction.HubView{copyOn(hubA, "hub-gone", s1), original(hubB)},
+			want: src(hubB, now, direction.ReasonOriginal),
+		},
+	})
+}
+
+// Rule 4: the first hub in spec order whose ManagedCluster is not a copy, since now.
+func TestDecideSourceRule4Original(t *testing.T) {
+	runDecide(t, []decideCase{
+		{
+			name: "copy first, original second: the original",
+			hubs: []direction.HubView{copyOn(hubA, "", time.Time{}), original(hubB)},
+			want: src(hubB, now, direction.ReasonOriginal),
+		},
+		{
+			name: "two originals: the first in spec order",
+			hubs: []direction.HubView{empty(hubA), original(hubB), original(hubC)},
+			want: src(hubB, now, direction.ReasonOriginal),
+		},
+		{
+			name: "hub without the ManagedCluster is not an original",
+			hubs: []direction.HubView{empty(hubA), copyOn(hubB, "", time.Time{}), original(hubC)},
+			want: src(hubC, now, direction.ReasonOriginal),
+		},
+		{
+			name: "hub-created (not agent-renewed) lease does not matter: the original",
+			hubs: []direction.HubView{
+				with(copyOn(hubA, "", time.Time{}), func(v *direction.HubView) { v.HasLease, v.RenewTime = true, now }),
+				original(hubB),
+			},
+			want: src(hubB, now, direction.ReasonOriginal),
+		},
+	})
+}
+
+// Rule 5: nothing qualifies.
+func TestDecideSourceRule5None(t *testing.T) {
+	runDecide(t, []decideCase{
+		{name: "no hubs", want: direction.Source{}},
+		{name: "empty hub list", hubs: []direction.HubView{}, want: direction.Source{}},
+		{
+			name: "only unannotated copies and empty hubs",
+			hubs: []direction.HubView{copyOn(hubA, "", time.Time{}), empty(hubB), unreachable(empty(hubC))},
+			want: direction.Source{Reason: direction.ReasonUnknown},
+		},
+		{
+			name: "only stale or unreachable or hub-created leases, no cluster",
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(time.Hour)), func(v *direction.HubView) { v.HasCluster = false }),
+				unreachable(with(renewing(hubB, now), func(v *direction.HubView) { v.HasCluster = false })),
+				with(renewing(hubC, now), func(v *direction.HubView) { v.HasCluster, v.AgentRenewed = false, false }),
+			},
+			want: direction.Source{},
+		},
+	})
+}
+
+// step is one observation in a sequence of decisions, each fed the previous decision.
+type step struct {
+	name string
+	at   time.Time
+	hubs []direction.HubView
+	want direction.Source
+}
+
+func runSequence(t *testing.T, steps []step) {
+	t.Helper()
+	var prev direction.Source
+	for i, s := range steps {
+		got := direction.DecideSource(prev, s.hubs, s.at)
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Fatalf("step %d (%s): DecideSource() mismatch (-want +got):\n%s", i, s.name, diff)
+		}
+		prev = got
+	}
+}
+
+func TestDecideSourceFailoverSequence(t *testing.T) {
+	t0 := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	hubRenewing := func(hub string, renew time.Time) direction.HubView { return renewing(hub, renew) }
+	standby := func(hub string, hubCreated time.Time) direction.HubView {
+		// A standby hub with a copy of the ManagedCluster and the lease the hub created itself.
+		return with(copyOn(hub, "", time.Time{}), func(v *direction.HubView) { v.HasLease, v.RenewTime = true, hubCreated })
+	}
+	runSequence(t, []step{
+		{
+			name: "start: the replicator finds the original on hub-a, nothing renewed yet",
+			at:   at(0),
+			hubs: []direction.HubView{original(hubA), standby(hubB, at(0))},
+			want: src(hubA, at(0), direction.ReasonOriginal),
+		},
+		{
+			name: "the agent renews on hub-a",
+			at:   at(30 * time.Second),
+			hubs: []direction.HubView{hubRenewing(hubA, at(25*time.Second)), standby(hubB, at(0))},
+			want: src(hubA, at(0), direction.ReasonLease),
+		},
+		{
+			name: "hub-a goes down; its last renewal is still fresh but unreachable hubs do not count",
+			at:   at(90 * time.Second),
+			hubs: []direction.HubView{unreachable(hubRenewing(hubA, at(85*time.Second))), standby(hubB, at(0))},
+			want: src(hubA, at(0), direction.ReasonKept),
+		},
+		{
+			name: "the agent fails over and renews on hub-b: hub-b is the source since now",
+			at:   at(150 * time.Second),
+			hubs: []direction.HubView{unreachable(hubRenewing(hubA, at(85*time.Second))), hubRenewing(hubB, at(145*time.Second))},
+			want: src(hubB, at(150*time.Second), direction.ReasonLease),
+		},
+		{
+			name: "hub-a comes back with its old lease still fresh; hub-b's is newer: no fail-back",
+			at:   at(160 * time.Second),
+			hubs: []direction.HubView{hubRenewing(hubA, at(85*time.Second)), hubRenewing(hubB, at(155*time.Second))},
+			want: src(hubB, at(150*time.Second), direction.ReasonLease),
+		},
+	})
+}
+
+func TestDecideSourceNoFlappingSequence(t *testing.T) {
+	t0 := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	hubCreated := func(hub string) direction.HubView {
+		return with(copyOn(hub, "", time.Time{}), func(v *direction.HubView) { v.HasLease, v.RenewTime = true, t0 })
+	}
+	runSequence(t, []step{
+		{
+			name: "hub-a is the source by lease",
+			at:   at(10 * time.Second),
+			hubs: []direction.HubView{renewing(hubA, at(5*time.Second)), hubCreated(hubB)},
+			want: src(hubA, at(10*time.Second), direction.ReasonLease),
+		},
+		{
+			name: "hub-a down, hub-b has only its hub-created lease: hub-a kept",
+			at:   at(20 * time.Second),
+			hubs: []direction.HubView{unreachable(renewing(hubA, at(15*time.Second))), hubCreated(hubB)},
+			want: src(hubA, at(10*time.Second), direction.ReasonKept),
+		},
+		{
+			name: "ten minutes later, still no fresh lease anywhere: hub-a kept with its since",
+			at:   at(10 * time.Minute),
+			hubs: []direction.HubView{unreachable(empty(hubA)), hubCreated(hubB)},
+			want: src(hubA, at(10*time.Second), direction.ReasonKept),
+		},
+		{
+			name: "hub-a back but its lease stale (agent between hubs): hub-a kept",
+			at:   at(11 * time.Minute),
+			hubs: []direction.HubView{renewing(hubA, at(15*time.Second)), hubCreated(hubB)},
+			want: src(hubA, at(10*time.Second), direction.ReasonKept),
+		},
+		{
+			name: "the agent renews on hub-a again: same hub, since unchanged",
+			at:   at(12 * time.Minute),
+			hubs: []direction.HubView{renewing(hubA, at(12*time.Minute-time.Second)), hubCreated(hubB)},
+			want: src(hubA, at(10*time.Second), direction.ReasonLease),
+		},
+	})
+}
+
+// DecideSource must not reorder or modify the caller's views.
+func TestDecideSourceDoesNotModifyViews(t *testing.T) {
+	hubs := []direction.HubView{renewing(hubA, ago(time.Second)), copyOn(hubB, hubA, earlier), leaseDuration(original(hubC), 0)}
+	before := append([]direction.HubView(nil), hubs...)
+	direction.DecideSource(direction.Source{}, hubs, now)
+	if diff := cmp.Diff(before, hubs); diff != "" {
+		t.Errorf("DecideSource modified its input (-before +after):\n%s", diff)
+	}
+}
+
+func TestRecheckAfter(t *testing.T) {
+	cases := []struct {
+		name string
+		hubs []direction.HubView
+		want time.Duration
+	}{
+		{name: "no hubs", want: 0},
+		{name: "no lease", hubs: []direction.HubView{original(hubA), empty(hubB)}, want: 0},
+		{
+			name: "one fresh lease, default duration: until FreshnessFactor x 60s after its renewal",
+			hubs: []direction.HubView{renewing(hubA, ago(30*time.Second))},
+			want: 90 * time.Second,
+		},
+		{
+			name: "renewed just now",
+			hubs: []direction.HubView{renewing(hubA, now)},
+			want: freshnessWindow(0),
+		},
+		{
+			name: "exactly at the freshness limit: 0",
+			hubs: []direction.HubView{renewing(hubA, ago(freshnessWindow(0)))},
+			want: 0,
+		},
+		{
+			name: "stale lease: 0, never negative",
+			hubs: []direction.HubView{renewing(hubA, ago(10*time.Minute))},
+			want: 0,
+		},
+		{
+			name: "freshest of two (same duration)",
+			hubs: []direction.HubView{renewing(hubA, ago(100*time.Second)), renewing(hubB, ago(10*time.Second))},
+			want: 110 * time.Second,
+		},
+		{
+			name: "freshest of two, first in spec order",
+			hubs: []direction.HubView{renewing(hubA, ago(10*time.Second)), renewing(hubB, ago(100*time.Second))},
+			want: 110 * time.Second,
+		},
+		{
+			name: "unreachable hub's newer lease ignored",
+			hubs: []direction.HubView{unreachable(renewing(hubA, now)), renewing(hubB, ago(100*time.Second))},
+			want: 20 * time.Second,
+		},
+		{
+			name: "hub-created lease ignored",
+			hubs: []direction.HubView{with(renewing(hubA, now), func(v *direction.HubView) { v.AgentRenewed = false }), renewing(hubB, ago(100*time.Second))},
+			want: 20 * time.Second,
+		},
+		{
+			name: "RenewTime without HasLease ignored",
+			hubs: []direction.HubView{with(renewing(hubA, now), func(v *direction.HubView) { v.HasLease = false })},
+			want: 0,
+		},
+		{
+			name: "per-hub short duration",
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(5*time.Second)), 10*time.Second)},
+			want: 15 * time.Second,
+		},
+		{
+			name: "per-hub long duration keeps an old lease fresh",
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(500*time.Second)), 300*time.Second)},
+			want: 100 * time.Second,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := direction.RecheckAfter(tc.hubs, now); got != tc.want {
+				t.Errorf("RecheckAfter() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// RecheckAfter's documented result is when "the freshest renewed lease" — the one rule 1 picks, with the
+// newest renewTime — stops being fresh. With per-hub lease durations that differ, that is not the lease that
+// stays fresh longest. Here hub-b (renewed 10s ago, 60s duration) is the freshest and the source; it stops
+// being fresh in 110s, when DecideSource switches to hub-a (renewed 100s ago, 300s duration, fresh for 500s).
+func TestRecheckAfterFreshestLeaseWithMixedDurations(t *testing.T) {
+	hubs := []direction.HubView{
+		leaseDuration(renewing(hubA, ago(100*time.Second)), 300*time.Second),
+		leaseDuration(renewing(hubB, ago(10*time.Second)), 60*time.Second),
+	}
+	// Sanity: hub-b is the source now, and at now+110s+1ns the decision changes to hub-a.
+	first := direction.DecideSource(direction.Source{}, hubs, now)
+	if first.Hub != hubB {
+		t.Fatalf("DecideSource at now = %q, want %q", first.Hub, hubB)
+	}
+	if later := direction.DecideSource(first, hubs, now.Add(110*time.Second+time.Nanosecond)); later.Hub != hubA {
+		t.Fatalf("DecideSource after hub-b's lease expired = %q, want %q", later.Hub, hubA)
+	}
+	if got, want := direction.RecheckAfter(hubs, now), 110*time.Second; got != want {
+		t.Errorf("RecheckAfter() = %v, want %v (when the freshest lease, hub-b's, stops being fresh and the decision changes)", got, want)
+	}
+}
+
+// freshnessWindow is FreshnessFactor × d (DefaultLeaseDuration when d is 0).
+func freshnessWindow(d time.Duration) time.Duration {
+	if d <= 0 {
+		d = direction.DefaultLeaseDuration
+	}
+	return direction.FreshnessFactor * d
+}

@@ -1,0 +1,556 @@
+package replication
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/openshift/library-go/pkg/operator/events"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/utils/clock"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// The controller is driven here through real hubconn.Hubs over fake dynamic clients, with the real clock: the
+// hubs probe, list and watch the fakes, the controller's workers write to them. Every wait is bounded.
+
+const (
+	testHubA    = "hub-a"
+	testHubB    = "hub-b"
+	testCluster = "cluster1"
+	waitTimeout = 15 * time.Second
+)
+
+// ---------------------------------------------------------------------------------------------------------
+// A fake dynamic client whose writes wait for the informer's watch.
+//
+// The fake's tracker sends events only to watches open at the time of the write, and an informer reports
+// synced as soon as its initial list is processed, possibly before its reflector opened the watch. A write in
+// that window would never reach the informer's cache. gatedClient closes the window: a create, update or
+// delete of a resource waits (bounded) until a watch of that resource was opened through the client.
+
+type gatedClient struct {
+	dynamic.Interface
+	mu      sync.Mutex
+	watched map[schema.GroupVersionResource]chan struct{}
+}
+
+func newGatedClient(c dynamic.Interface) *gatedClient {
+	return &gatedClient{Interface: c, watched: map[schema.GroupVersionResource]chan struct{}{}}
+}
+
+// IsWatchListSemanticsUnSupported tells the informers not to use WatchList, which the fake cannot serve.
+func (c *gatedClient) IsWatchListSemanticsUnSupported() bool { return true }
+
+func (c *gatedClient) gate(gvr schema.GroupVersionResource) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.watched[gvr]
+	if !ok {
+		ch = make(chan struct{})
+		c.watched[gvr] = ch
+	}
+	return ch
+}
+
+func (c *gatedClient) markWatched(gvr schema.GroupVersionResource) {
+	ch := c.gate(gvr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+func (c *gatedClient) waitWatched(gvr schema.GroupVersionResource) {
+	select {
+	case <-c.gate(gvr):
+	case <-time.After(waitTimeout):
+	}
+}
+
+func (c *gatedClient) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	inner := c.Interface.Resource(gvr)
+	return &gatedResource{NamespaceableResourceInterface: inner, gatedNamespaced: gatedNamespaced{ResourceInterface: inner, c: c, gvr: gvr}}
+}
+
+type gatedResource struct {
+	dynamic.NamespaceableResourceInterface
+	gatedNamespaced
+}
+
+func (r *gatedResource) Namespace(ns string) dynamic.ResourceInterface {
+	return &gatedNamespaced{ResourceInterface: r.NamespaceableResourceInterface.Namespace(ns), c: r.c, gvr: r.gvr}
+}
+
+func (r *gatedResource) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, sub ...string) (*unstructured.Unstructured, error) {
+	return r.gatedNamespaced.Create(ctx, obj, opts, sub...)
+}
+
+func (r *gatedResource) Update(ctx context.Context, obj *unstructured.Unstructured, opts metav1.UpdateOptions, sub ...string) (*unstructured.Unstructured, error) {
+	return r.gatedNamespaced.Update(ctx, obj, opts, sub...)
+}
+
+func (r *gatedResource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions, sub ...string) error {
+	return r.gatedNamespaced.Delete(ctx, name, opts, sub...)
+}
+
+func (r *gatedResource) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return r.gatedNamespaced.Watch(ctx, opts)
+}
+
+type gatedNamespaced struct {
+	dynamic.ResourceInterface
+	c   *gatedClient
+	gvr schema.GroupVersionResource
+}
+
+func (r *gatedNamespaced) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := r.ResourceInterface.Watch(ctx, opts)
+	if err == nil {
+		r.c.markWatched(r.gvr)
+	}
+	return w, err
+}
+
+func (r *gatedNamespaced) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, sub ...string) (*unstructured.Unstructured, error) {
+	r.c.waitWatched(r.gvr)
+	return r.ResourceInterface.Create(ctx, obj, opts, sub...)
+}
+
+func (r *gatedNamespaced) Update(ctx context.Context, obj *unstructured.Unstructured, opts metav1.UpdateOptions, sub ...string) (*unstructured.Unstructured, error) {
+	r.c.waitWatched(r.gvr)
+	return r.ResourceInterface.Update(ctx, obj, opts, sub...)
+}
+
+func (r *gatedNamespaced) Delete(ctx context.Context, name string, opts metav1.DeleteOptions, sub ...string) error {
+	r.c.waitWatched(r.gvr)
+	return r.ResourceInterface.Delete(ctx, name, opts, sub...)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers
+
+// proxyHandler forwards hub events to the controller, which is built after the hubs.
+type proxyHandler struct{ c atomic.Pointer[Controller] }
+
+func (p *proxyHandler) OnObject(hub string, k mirror.Kind, namespace, name string) {
+	if c := p.c.Load(); c != nil {
+		c.OnObject(hub, k, namespace, name)
+	}
+}
+
+func (p *proxyHandler) OnLease(hub, cluster string, advanced bool) {
+	if c := p.c.Load(); c != nil {
+		c.OnLease(hub, cluster, advanced)
+	}
+}
+
+func (p *proxyHandler) OnState(hub string, state hubconn.State, err error) {
+	if c := p.c.Load(); c != nil {
+		c.OnState(hub, state, err)
+	}
+}
+
+// lockedRecorder makes the in-memory recorder safe to read while the controller records.
+type lockedRecorder struct {
+	events.InMemoryRecorder
+	mu sync.Mutex
+}
+
+func (r *lockedRecorder) Eventf(reason, format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.InMemoryRecorder.Eventf(reason, format, args...)
+}
+
+func (r *lockedRecorder) Warningf(reason, format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.InMemoryRecorder.Warningf(reason, format, args...)
+}
+
+func (r *lockedRecorder) Event(reason, message string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.InMemoryRecorder.Event(reason, message)
+}
+
+func (r *lockedRecorder) Warning(reason, message string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.InMemoryRecorder.Warning(reason, message)
+}
+
+// reasons returns the messages of the recorded events with reason.
+func (r *lockedRecorder) messages(reason string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.InMemoryRecorder.Events() {
+		if e.Reason == reason {
+			out = append(out, e.Message)
+		}
+	}
+	return out
+}
+
+func testKind(t *testing.T, name replv1alpha1.ReplicatedKind) mirror.Kind {
+	t.Helper()
+	k, ok := mirror.KindByName(name)
+	if !ok {
+		t.Fatalf("no kind %s", name)
+	}
+	return k
+}
+
+func managedCluster(name string, labels map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1",
+		"kind":       "ManagedCluster",
+		"metadata":   map[string]any{"name": name, "labels": labels},
+		"spec":       map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(60)},
+	}}
+}
+
+func manifestWork(namespace, name, configMap string, labels map[string]any) *unstructured.Unstructured {
+	md := map[string]any{"name": name, "namespace": namespace}
+	if labels != nil {
+		md["labels"] = labels
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "work.open-cluster-management.io/v1",
+		"kind":       "ManifestWork",
+		"metadata":   md,
+		"spec": map[string]any{"workload": map[string]any{"manifests": []any{
+			map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": configMap, "namespace": "default"}},
+		}}},
+	}}
+}
+
+type testHub struct {
+	hub    *hubconn.Hub
+	fake   *dynamicfake.FakeDynamicClient
+	client *gatedClient
+}
+
+func newTestHub(t *testing.T, name string, handler hubconn.Handler, kinds []mirror.Kind, objects ...runtime.Object) *testHub {
+	t.Helper()
+	listKinds := map[schema.GroupVersionResource]string{
+		mirror.LeaseGVR:     "LeaseList",
+		mirror.NamespaceGVR: "NamespaceList",
+	}
+	for _, k := range mirror.Kinds {
+		listKinds[k.GVR] = map[replv1alpha1.ReplicatedKind]string{
+			replv1alpha1.KindManagedCluster: "ManagedClusterList", replv1alpha1.KindManagedClusterSet: "ManagedClusterSetList",
+			replv1alpha1.KindManagedClusterSetBinding: "ManagedClusterSetBindingList", replv1alpha1.KindPlacement: "PlacementList",
+			replv1alpha1.KindManifestWork: "ManifestWorkList", replv1alpha1.KindManagedClusterAddOn: "ManagedClusterAddOnList",
+			replv1alpha1.KindSecret: "SecretList", replv1alpha1.KindConfigMap: "ConfigMapList",
+		}[k.Name]
+	}
+	fake := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objects...)
+	client := newGatedClient(fake)
+	h, err := hubconn.New(hubconn.Options{
+		Name: name, Server: "https://" + name + ":6443", Client: client, Kinds: kinds,
+		ProbeInterval: 50 * time.Millisecond, ProbeTimeout: time.Second, Handler: handler, Clock: clock.RealClock{},
+	})
+	if err != nil {
+		t.Fatalf("hubconn.New(%s): %v", name, err)
+	}
+	return &testHub{hub: h, fake: fake, client: client}
+}
+
+// writes returns the create, update, patch and delete actions the fake saw on k's resource, with the names
+// they targeted.
+func (h *testHub) writes(k mirror.Kind) []string {
+	var out []string
+	for _, a := range h.fake.Actions() {
+		if a.GetResource() != k.GVR {
+			continue
+		}
+		switch verb := a.GetVerb(); verb {
+		case "create", "update":
+			if o, ok := a.(interface{ GetObject() runtime.Object }); ok {
+				out = append(out, verb+" "+objectName(o.GetObject()))
+			}
+		case "delete", "patch":
+			if n, ok := a.(interface{ GetName() string }); ok {
+				out = append(out, verb+" "+a.GetNamespace()+"/"+n.GetName())
+			}
+		}
+	}
+	return out
+}
+
+func objectName(obj runtime.Object) string {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if u.GetNamespace() == "" {
+			return u.GetName()
+		}
+		return u.GetNamespace() + "/" + u.GetName()
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// get reads an object from the hub's API (the fake), not the hub's cache.
+func (h *testHub) get(t *testing.T, k mirror.Kind, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	obj, err := h.fake.Resource(k.GVR).Namespace(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("get %s %s/%s: %v", k.Name, namespace, name, err)
+	}
+	return obj
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// quiesce waits until the controller's queue has stayed empty and no hub saw a write for a while.
+func quiesce(t *testing.T, c *Controller, hubs ...*testHub) {
+	t.Helper()
+	count := func() int {
+		n := 0
+		for _, h := range hubs {
+			for _, k := range mirror.Kinds {
+				n += len(h.writes(k))
+			}
+		}
+		return n
+	}
+	deadline := time.Now().Add(waitTimeout)
+	last, stableSince := count(), time.Now()
+	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("controller did not settle within %s: writes still happening (%d so far) or queue not empty (length %d)", waitTimeout, last, c.queue.Len())
+		}
+		time.Sleep(20 * time.Millisecond)
+		if n := count(); n != last || c.queue.Len() != 0 {
+			last, stableSince = n, time.Now()
+			continue
+		}
+		if time.Since(stableSince) > 300*time.Millisecond {
+			return
+		}
+	}
+}
+
+func specOf(obj *unstructured.Unstructured) any {
+	if obj == nil {
+		return nil
+	}
+	return obj.Object["spec"]
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The test
+
+func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+
+	// hub-a holds the cluster's original ManagedCluster (no lease anywhere: rule 4 makes hub-a the source), a
+	// ManifestWork to mirror and one whose name hub-b already uses for its own (foreign) ManifestWork.
+	handler := &proxyHandler{}
+	a := newTestHub(t, testHubA, handler, kinds,
+		managedCluster(testCluster, map[string]any{"env": "prod"}),
+		manifestWork(testCluster, "work-1", "cm-1", nil),
+		manifestWork(testCluster, "shared", "from-hub-a", nil),
+	)
+	foreign := manifestWork(testCluster, "shared", "hub-b-own", map[string]any{"owner": "hub-b-team"})
+	b := newTestHub(t, testHubB, handler, kinds, foreign.DeepCopy())
+
+	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+	c, err := New(Options{
+		Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, DirectionRecheck: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	handler.c.Store(c)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	wg.Add(3)
+	go func() { defer wg.Done(); c.Run(ctx, 2) }()
+	go func() { defer wg.Done(); a.hub.Run(ctx) }()
+	go func() { defer wg.Done(); b.hub.Run(ctx) }()
+
+	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+
+	// --- Initial replication.
+	source := a.get(t, mwKind, testCluster, "work-1")
+	eventually(t, "hub-b holds a copy of work-1 (API and cache)", func() bool {
+		cp := b.hub.Get(mwKind.Name, testCluster, "work-1")
+		return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
+	})
+	quiesce(t, c, a, b)
+
+	if got, want := c.Sources(), [][2]string{{testCluster, testHubA}}; !cmp.Equal(got, want) {
+		t.Errorf("Sources() = %v, want %v", got, want)
+	}
+	cp := b.get(t, mwKind, testCluster, "work-1")
+	if cp == nil {
+		t.Fatalf("hub-b has no work-1")
+	}
+	if got := cp.GetLabels()[mirror.LabelReplicatedFrom]; got != testHubA {
+		t.Errorf("copy label %s = %q, want %q", mirror.LabelReplicatedFrom, got, testHubA)
+	}
+	if diff := cmp.Diff(specOf(source), specOf(cp)); diff != "" {
+		t.Errorf("copy spec differs from the source's (-source +copy):\n%s", diff)
+	}
+	if cp.GetAnnotations()[mirror.AnnotationContentHash] == "" {
+		t.Errorf("copy has no %s annotation", mirror.AnnotationContentHash)
+	}
+
+	// The ManagedCluster is mirrored too, annotated with where the cluster is.
+	mcCopy := b.get(t, mcKind, "", testCluster)
+	if mcCopy == nil {
+		t.Fatalf("hub-b has no copy of ManagedCluster %s", testCluster)
+	}
+	if got := mcCopy.GetLabels()[mirror.LabelReplicatedFrom]; got != testHubA {
+		t.Errorf("ManagedCluster copy label = %q, want %q", got, testHubA)
+	}
+	if got := mcCopy.GetAnnotations()[mirror.AnnotationClusterHub]; got != testHubA {
+		t.Errorf("ManagedCluster copy %s = %q, want %q", mirror.AnnotationClusterHub, got, testHubA)
+	}
+	if got := mcCopy.GetLabels()["env"]; got != "prod" {
+		t.Errorf("ManagedCluster copy label env = %q, want prod", got)
+	}
+
+	// The foreign ManifestWork on hub-b is left alone and counted as a conflict.
+	if got := b.get(t, mwKind, testCluster, "shared"); !cmp.Equal(foreign.Object, got.Object) {
+		t.Errorf("foreign object on hub-b changed:\n%s", cmp.Diff(foreign.Object, got.Object))
+	}
+	for _, w := range b.writes(mwKind) {
+		if w == "update "+testCluster+"/shared" || w == "delete "+testCluster+"/shared" || w == "create "+testCluster+"/shared" {
+			t.Errorf("the replicator wrote the foreign object on hub-b: %s", w)
+		}
+	}
+	snap := c.Snapshot()
+	if snap.Conflicts[testHubB] != 1 || snap.KindConflicts[replv1alpha1.KindManifestWork] != 1 {
+		t.Errorf("Snapshot conflicts = %v by hub, %v by kind; want 1 on hub-b, 1 ManifestWork", snap.Conflicts, snap.KindConflicts)
+	}
+	if snap.Conflicts[testHubA] != 0 {
+		t.Errorf("Snapshot conflicts on hub-a = %d, want 0", snap.Conflicts[testHubA])
+	}
+	if snap.Copies[testHubB] != 2 { // the ManagedCluster and work-1
+		t.Errorf("Snapshot copies on hub-b = %d, want 2", snap.Copies[testHubB])
+	}
+	if snap.Clusters != 1 || snap.SourceClusters[testHubA] != 1 {
+		t.Errorf("Snapshot clusters = %d, by source %v; want 1 on hub-a", snap.Clusters, snap.SourceClusters)
+	}
+	if snap.KindObjects[replv1alpha1.KindManifestWork] != 2 || snap.KindObjects[replv1alpha1.KindManagedCluster] != 1 {
+		t.Errorf("Snapshot objects by kind = %v, want 2 ManifestWorks, 1 ManagedCluster", snap.KindObjects)
+	}
+	if !snap.CaughtUp[testHubA] || !snap.CaughtUp[testHubB] {
+		t.Errorf("Snapshot caught up = %v, want both hubs", snap.CaughtUp)
+	}
+	if msgs := recorder.messages(ReasonReplicationConflict); len(msgs) != 1 {
+		t.Errorf("ReplicationConflict events = %q, want exactly one (for the foreign object)", msgs)
+	}
+	if w := a.writes(mwKind); len(w) != 0 {
+		t.Errorf("the replicator wrote ManifestWorks on the source hub: %v", w)
+	}
+	if w := a.writes(mcKind); len(w) != 0 {
+		t.Errorf("the replicator wrote ManagedClusters on the source hub: %v", w)
+	}
+
+	// --- A second pass over everything writes nothing.
+	beforeA, beforeB := len(a.writes(mwKind))+len(a.writes(mcKind)), len(b.writes(mwKind))+len(b.writes(mcKind))
+	// Through the queue: a hub becoming ready enqueues every key.
+	c.OnState(testHubB, hubconn.StateReady, nil)
+	quiesce(t, c, a, b)
+	// And directly, every key and the cluster's direction.
+	if err := c.syncDirection(testCluster); err != nil {
+		t.Errorf("syncDirection: %v", err)
+	}
+	for _, key := range c.allKeys() {
+		if err := c.syncObject(ctx, key); err != nil {
+			t.Errorf("syncObject(%s): %v", key, err)
+		}
+	}
+	if w := append(a.writes(mwKind), a.writes(mcKind)...); len(w) != beforeA {
+		t.Errorf("second pass wrote on hub-a: %v", w[beforeA:])
+	}
+	if w := append(b.writes(mwKind), b.writes(mcKind)...); len(w) != beforeB {
+		t.Errorf("second pass wrote on hub-b: %v", w[beforeB:])
+	}
+	if snap := c.Snapshot(); snap.Conflicts[testHubB] != 1 || snap.Copies[testHubB] != 2 {
+		t.Errorf("after the second pass: conflicts %v, copies %v; want 1 and 2 on hub-b", snap.Conflicts, snap.Copies)
+	}
+	if msgs := recorder.messages(ReasonReplicationConflict); len(msgs) != 1 {
+		t.Errorf("ReplicationConflict events after the second pass = %q, want still one", msgs)
+	}
+
+	// --- An update of the source is mirrored, with one write.
+	beforeB = len(b.writes(mwKind))
+	changed := a.get(t, mwKind, testCluster, "work-1")
+	changed.Object["spec"] = manifestWork(testCluster, "work-1", "cm-1-v2", nil).Object["spec"]
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Update(ctx, changed, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("updating work-1 on hub-a: %v", err)
+	}
+	eventually(t, "hub-b's copy of work-1 has the new spec", func() bool {
+		return cmp.Equal(specOf(changed), specOf(b.get(t, mwKind, testCluster, "work-1")))
+	})
+	quiesce(t, c, a, b)
+	if w := b.writes(mwKind)[beforeB:]; !cmp.Equal(w, []string{"update " + testCluster + "/work-1"}) {
+		t.Errorf("writes on hub-b for the update = %v, want one update of work-1", w)
+	}
+	if got := b.get(t, mwKind, testCluster, "work-1").GetLabels()[mirror.LabelReplicatedFrom]; got != testHubA {
+		t.Errorf("updated copy label = %q, want %q", got, testHubA)
+	}
+
+	// --- A delete of the source deletes the copy, and only the copy.
+	beforeB = len(b.writes(mwKind))
+	if err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Delete(ctx, "work-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("deleting work-1 on hub-a: %v", err)
+	}
+	eventually(t, "hub-b's copy of work-1 is deleted", func() bool { return b.get(t, mwKind, testCluster, "work-1") == nil })
+	quiesce(t, c, a, b)
+	if w := b.writes(mwKind)[beforeB:]; !cmp.Equal(w, []string{"delete " + testCluster + "/work-1"}) {
+		t.Errorf("writes on hub-b for the delete = %v, want one delete of work-1", w)
+	}
+	if got := b.get(t, mwKind, testCluster, "shared"); !cmp.Equal(foreign.Object, got.Object) {
+		t.Errorf("foreign object on hub-b changed:\n%s", cmp.Diff(foreign.Object, got.Object))
+	}
+	snap = c.Snapshot()
+	if snap.Copies[testHubB] != 1 || snap.Conflicts[testHubB] != 1 || snap.KindObjects[replv1alpha1.KindManifestWork] != 1 {
+		t.Errorf("after the delete: copies %v, conflicts %v, objects %v; want 1 copy (the ManagedCluster) and 1 conflict on hub-b, 1 ManifestWork",
+			snap.Copies, snap.Conflicts, snap.KindObjects)
+	}
+	if got := c.Sources(); !cmp.Equal(got, [][2]string{{testCluster, testHubA}}) {
+		t.Errorf("Sources() at the end = %v, want the cluster still on hub-a", got)
+	}
+}

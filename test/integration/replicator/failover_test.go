@@ -1,0 +1,236 @@
+package replicator_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+const (
+	cluster = "cluster1"
+	// hubB is hub B's name in the agent's FailoverConfig and in the ReplicationConfig.
+	hubB    = "hub-b"
+	primary = failoverv1alpha1.HubNamePrimary
+	// connectionTimeout is the agent's spec.hubConnectionTimeout.
+	connectionTimeout = 30 * time.Second
+	// evictionGracePeriod is the work agent's --appliedmanifestwork-eviction-grace-period: once it has passed
+	// after a switch, every AppliedManifestWork the new hub has no ManifestWork for is evicted.
+	evictionGracePeriod = 20 * time.Second
+	// failoverSlack is what a failover may take beyond the connection timeout on a loaded machine.
+	failoverSlack = 90 * time.Second
+)
+
+// TestReplicatedClusterSurvivesFailover: hub A (primary) manages cluster1 through the failover agent and OCM's
+// work agent; the replicator keeps hub B in step. After hub A is lost the agent moves to B, which already has
+// the cluster accepted, its labels, sets, Placement, backup-labelled ConfigMap and ManifestWorks: once the work
+// agent's eviction grace period has passed, every resource the works applied on the spoke still has its UID.
+// An edit on B reaches the spoke; when A comes back it receives B's state and says where the cluster is; a
+// planned switch back to A disturbs no workload either.
+func TestReplicatedClusterSurvivesFailover(t *testing.T) {
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
+	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
+	spoke := framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true})
+	ctx := context.Background()
+
+	// The agent: hub A primary, hub B alternate.
+	util.EnsureAgentNamespace(t, spoke)
+	util.ApplyBootstrapSecret(t, spoke, "hub-b-bootstrap", hubBHub.BootstrapKubeconfig())
+	util.ApplyFailoverConfig(t, spoke, failoverv1alpha1.FailoverConfigSpec{
+		AlternateHubs:        []failoverv1alpha1.AlternateHub{{Name: hubB, BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}},
+		HubConnectionTimeout: &metav1.Duration{Duration: connectionTimeout},
+		ProbeInterval:        &metav1.Duration{Duration: 5 * time.Second},
+		// Hub A may be switched back to soon after it returns.
+		FailedHubSkipPeriod: &metav1.Duration{Duration: 10 * time.Second},
+	})
+	agent := util.StartAgent(t, spoke, util.AgentConfig{
+		Bootstrap: hubA.BootstrapKubeconfig(),
+		Mutate: func(o *klusterlet.FailoverAgentOptions) {
+			o.ClusterName, o.AgentName = cluster, "agent1"
+		},
+	})
+	util.WaitForClusterAvailable(t, hubA, cluster, 90*time.Second)
+
+	// OCM's work agent reads the hub kubeconfig the agent mirrors, and restarts when it changes.
+	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
+	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
+		_, err := os.Stat(kubeconfigFile)
+		return err == nil, err
+	}, "hub kubeconfig %s written by the agent", kubeconfigFile)
+	work := framework.StartWorkAgent(t, spoke, framework.WorkAgentOptions{
+		ClusterName: cluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: evictionGracePeriod,
+	})
+
+	// Hub A's management state of the cluster.
+	patchManagedCluster(t, hubA, cluster, func(mc *unstructured.Unstructured) {
+		labels := mc.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels["env"] = "prod"
+		labels["cluster.open-cluster-management.io/clusterset"] = "set-1"
+		mc.SetLabels(labels)
+	})
+	applyUnstructured(t, hubA, replv1alpha1.KindManagedClusterSet, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta2", "kind": "ManagedClusterSet",
+		"metadata": map[string]any{"name": "set-1"},
+	})
+	applyUnstructured(t, hubA, replv1alpha1.KindManagedClusterSetBinding, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta2", "kind": "ManagedClusterSetBinding",
+		"metadata": map[string]any{"name": "set-1", "namespace": "apps"},
+		"spec":     map[string]any{"clusterSet": "set-1"},
+	})
+	applyUnstructured(t, hubA, replv1alpha1.KindPlacement, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
+		"metadata": map[string]any{"name": "prod", "namespace": "apps"},
+		"spec": map[string]any{"clusterSets": []any{"set-1"}, "predicates": []any{map[string]any{
+			"requiredClusterSelector": map[string]any{"labelSelector": map[string]any{"matchLabels": map[string]any{"env": "prod"}}},
+		}}},
+	})
+	applyUnstructured(t, hubA, replv1alpha1.KindConfigMap, map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "app-settings", "namespace": "apps", "labels": map[string]any{mirror.BackupLabel: "true"}},
+		"data":     map[string]any{"replicas": "3"},
+	})
+	createWork(t, hubA, configMapWork(t, cluster, "work-1", map[string]string{"cm-1a": "one", "cm-1b": "one"}))
+	createWork(t, hubA, configMapWork(t, cluster, "work-2", map[string]string{"cm-2": "two"}))
+	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two"})
+
+	// The replicator, configured on hub B (a standby), mirrors it all to hub B.
+	started := time.Now()
+	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{}, namedHub{primary, hubA}, namedHub{hubB, hubBHub})
+	r.start()
+	mcB := waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a copy from primary, accepted, labelled, saying the cluster is on primary",
+		func(o *unstructured.Unstructured) bool {
+			if o == nil {
+				return false
+			}
+			accepted, _, _ := unstructured.NestedBool(o.Object, "spec", "hubAcceptsClient")
+			return copiedFrom(primary)(o) && accepted && o.GetLabels()["env"] == "prod" &&
+				o.GetAnnotations()[mirror.AnnotationClusterHub] == primary && o.GetAnnotations()[mirror.AnnotationClusterHubSince] != ""
+		})
+	for _, obj := range []struct {
+		kind            replv1alpha1.ReplicatedKind
+		namespace, name string
+	}{
+		{replv1alpha1.KindManagedClusterSet, "", "set-1"},
+		{replv1alpha1.KindManagedClusterSetBinding, "apps", "set-1"},
+		{replv1alpha1.KindPlacement, "apps", "prod"},
+		{replv1alpha1.KindConfigMap, "apps", "app-settings"},
+		{replv1alpha1.KindManifestWork, cluster, "work-1"},
+		{replv1alpha1.KindManifestWork, cluster, "work-2"},
+	} {
+		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
+	}
+	t.Logf("measured: replicator start -> hub B holds the cluster's whole state in %.1f s", time.Since(started).Seconds())
+	if got := mcB.GetLabels()["feature.open-cluster-management.io/addon-x"]; got != "" {
+		t.Errorf("hub-owned label copied: %q", got)
+	}
+	r.waitStatus(replicationTimeout, "both hubs reachable and synced, cluster1 sourced from primary", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return s.ReachableHubs == 2 && hubStatus(s, hubB).Synced && hubStatus(s, primary).SourceClusters == 1 && s.Clusters == 1
+	})
+	// Hub B's controller treats the pre-created cluster as its own: accepted, with its namespace.
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		_, err := hubBHub.Kube.CoreV1().Namespaces().Get(ctx, cluster, metav1.GetOptions{})
+		return err == nil, err
+	}, "hub B made the cluster namespace for the accepted copy")
+
+	// Hub A is lost.
+	restarts := work.Restarts()
+	stopped := time.Now()
+	hubA.StopAPIServer()
+	util.WaitForFailoverConfig(t, spoke, connectionTimeout+failoverSlack, "active hub hub-b and Available", util.ActiveAndAvailable(hubB))
+	util.WaitForClusterAvailable(t, hubBHub, cluster, failoverSlack)
+	t.Logf("measured: hub A stopped -> Available on hub B in %.1f s (connection timeout %s)", time.Since(stopped).Seconds(), connectionTimeout)
+	// The replicator sees the cluster on B: B's ManagedCluster is the source now and says nothing of a move.
+	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "no cluster-hub annotation on the source",
+		func(o *unstructured.Unstructured) bool {
+			if o == nil {
+				return false
+			}
+			_, annotated := o.GetAnnotations()[mirror.AnnotationClusterHub]
+			return !annotated
+		})
+	framework.Eventually(t, failoverSlack, util.PollInterval, func() (bool, error) {
+		return work.Restarts() > restarts, nil
+	}, "the work agent restarted on hub B's kubeconfig")
+	// The work agent's eviction grace period passes: without hub B's ManifestWorks it would delete the
+	// ConfigMaps now.
+	time.Sleep(evictionGracePeriod + 15*time.Second)
+	expectSameUIDs(t, spoke, uids)
+	if len(r.events("ClusterSourceChanged")) == 0 {
+		t.Errorf("no ClusterSourceChanged event after the failover")
+	}
+
+	// An edit on hub B reaches the spoke.
+	updateWork(t, hubBHub, cluster, "work-1", map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one"})
+	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one", "cm-2": "two"})
+	expectSameUIDs(t, spoke, uids)
+
+	// Hub A comes back: it gets B's edit, and its ManagedCluster says the cluster is on hub B.
+	hubA.StartAPIServer()
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-1", 2*replicationTimeout, "B's edit, taken over from B",
+		func(o *unstructured.Unstructured) bool { return copiedFrom(hubB)(o) && sameValues(t, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one"})(o) })
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on hub-b",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB && o.GetAnnotations()[mirror.AnnotationClusterHubSince] != ""
+		})
+
+	// A planned switch back to hub A disturbs no workload either.
+	util.UpdateFailoverConfigSpec(t, spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = primary })
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "active hub primary and Available", util.ActiveAndAvailable(primary))
+	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on primary again",
+		func(o *unstructured.Unstructured) bool { return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == primary })
+	time.Sleep(evictionGracePeriod + 15*time.Second)
+	expectSameUIDs(t, spoke, uids)
+	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one", "cm-2": "two"})
+}
+
+// waitSpokeConfigMaps waits until the spoke's default namespace holds the ConfigMaps with those values, and
+// returns their UIDs.
+func waitSpokeConfigMaps(t *testing.T, spoke *framework.Spoke, want map[string]string) map[string]types.UID {
+	t.Helper()
+	uids := map[string]types.UID{}
+	framework.Eventually(t, 2*replicationTimeout, util.PollInterval, func() (bool, error) {
+		for name, value := range want {
+			cm, err := spoke.Kube.CoreV1().ConfigMaps("default").Get(context.Background(), name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			if cm.Data["value"] != value {
+				return false, nil
+			}
+			uids[name] = cm.UID
+		}
+		return true, nil
+	}, "ConfigMaps %v applied on the spoke by the work agent", want)
+	return uids
+}
+
+// expectSameUIDs fails the test when a ConfigMap is gone or was recreated.
+func expectSameUIDs(t *testing.T, spoke *framework.Spoke, uids map[string]types.UID) {
+	t.Helper()
+	for name, uid := range uids {
+		var cm *corev1.ConfigMap
+		cm, err := spoke.Kube.CoreV1().ConfigMaps("default").Get(context.Background(), name, metav1.GetOptions{})
+		switch {
+		case err != nil:
+			t.Errorf("ConfigMap default/%s on the spoke: %v (deleted by the work agent?)", name, err)
+		case cm.UID != uid:
+			t.Errorf("ConfigMap default/%s was recreated: UID %s, was %s", name, cm.UID, uid)
+		}
+	}
+}
