@@ -183,7 +183,9 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	// Hub A comes back: it gets B's edit, and its ManagedCluster says the cluster is on hub B.
 	hubA.StartAPIServer()
 	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-1", 2*replicationTimeout, "B's edit, taken over from B",
-		func(o *unstructured.Unstructured) bool { return copiedFrom(hubB)(o) && sameValues(t, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one"})(o) })
+		func(o *unstructured.Unstructured) bool {
+			return copiedFrom(hubB)(o) && sameValues(t, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one"})(o)
+		})
 	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on hub-b",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB && o.GetAnnotations()[mirror.AnnotationClusterHubSince] != ""
@@ -193,7 +195,9 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	util.UpdateFailoverConfigSpec(t, spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = primary })
 	util.WaitForFailoverConfig(t, spoke, failoverSlack, "active hub primary and Available", util.ActiveAndAvailable(primary))
 	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on primary again",
-		func(o *unstructured.Unstructured) bool { return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == primary })
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == primary
+		})
 	time.Sleep(evictionGracePeriod + 15*time.Second)
 	expectSameUIDs(t, spoke, uids)
 	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one", "cm-2": "two"})

@@ -27,9 +27,9 @@ import (
 	"k8s.io/utils/clock"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/klusterlet-failover/klusterlet-failover/manifests/crd"
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
-	"github.com/klusterlet-failover/klusterlet-failover/manifests/crd"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
