@@ -1,0 +1,264 @@
+package replicator_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// TestReplicationFaults runs three hubs without agents: cluster "fleet1" is registered on hub A (an accepted
+// ManagedCluster made there, so A is its source), and the test plays the agent by renewing the cluster's
+// lease where it wants the cluster to be. It checks, in order: a standby that is down while the source
+// changes is caught up when it returns, deletes included; a foreign object with a mirrored name is left alone
+// and reported; a copy edited on its hub is overwritten and reported; a replicator killed in the middle of a
+// sync and restarted leaves no duplicate and loses no delete; a lease renewed on hub B makes B the source, and
+// B's changes flow to A and C.
+func TestReplicationFaults(t *testing.T) {
+	const fleetCluster = "fleet1"
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
+	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
+	hubC := framework.StartHub(t, framework.HubOptions{Name: "hub-c", HubController: true, Signer: framework.SignerInProcess})
+	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": fleetCluster, "labels": map[string]any{"env": "prod"}},
+		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
+	})
+	for i := 0; i < 3; i++ {
+		createWork(t, hubA, configMapWork(t, fleetCluster, fmt.Sprintf("work-%d", i), map[string]string{"cm": fmt.Sprint(i)}))
+	}
+
+	// The ReplicationConfig lives on hub B, so that hub C can be taken away.
+	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+		namedHub{"hub-a", hubA}, namedHub{hubB, hubBHub}, namedHub{"hub-c", hubC})
+	r.start()
+	standbys := []*framework.Hub{hubBHub, hubC}
+	for _, h := range standbys {
+		for i := 0; i < 3; i++ {
+			waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, fmt.Sprintf("work-%d", i), replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+		}
+		waitObj(t, h, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "a copy saying the cluster is on hub-a",
+			func(o *unstructured.Unstructured) bool {
+				return copiedFrom("hub-a")(o) && o.GetAnnotations()[mirror.AnnotationClusterHub] == "hub-a"
+			})
+	}
+	r.waitStatus(replicationTimeout, "three hubs reachable and synced", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return s.ReachableHubs == 3 && hubStatus(s, hubB).Synced && hubStatus(s, "hub-c").Synced && hubStatus(s, "hub-a").SourceClusters == 1
+	})
+
+	// 1. Standby C is down while A changes: a create, an update and a delete. B follows at once; C is caught
+	// up, the delete included, when it returns.
+	hubC.StopAPIServer()
+	r.waitStatus(replicationTimeout, "hub-c unreachable, Degraded", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return !hubStatus(s, "hub-c").Reachable && s.ReachableHubs == 2 && conditionTrue(s, replv1alpha1.ReplicationConditionDegraded)
+	})
+	createWork(t, hubA, configMapWork(t, fleetCluster, "work-3", map[string]string{"cm": "3"}))
+	updateWork(t, hubA, fleetCluster, "work-0", map[string]string{"cm": "0-updated"})
+	deleteObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "work-1")
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "created while C is down", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "updated while C is down", sameValues(t, map[string]string{"cm": "0-updated"}))
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "deleted while C is down", absent)
+	hubC.StartAPIServer()
+	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "caught up: created", copiedFrom("hub-a"))
+	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "caught up: updated", sameValues(t, map[string]string{"cm": "0-updated"}))
+	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "caught up: deleted", absent)
+	r.waitStatus(replicationTimeout, "hub-c back and synced", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return s.ReachableHubs == 3 && hubStatus(s, "hub-c").Synced
+	})
+
+	// 2. A foreign object with a mirrored name on B is left alone and reported; C gets the copy.
+	createWork(t, hubBHub, configMapWork(t, fleetCluster, "shared-name", map[string]string{"cm": "made-on-b"}))
+	createWork(t, hubA, configMapWork(t, fleetCluster, "shared-name", map[string]string{"cm": "made-on-a"}))
+	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "shared-name", replicationTimeout, "A's object copied", sameValues(t, map[string]string{"cm": "made-on-a"}))
+	r.waitStatus(replicationTimeout, "a conflict on hub-b", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, hubB).Conflicts >= 1
+	})
+	if obj, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), fleetCluster, "shared-name"); err != nil || obj == nil || mirror.IsCopy(obj) ||
+		workConfigMapValues(t, obj)["cm"] != "made-on-b" {
+		t.Errorf("hub B's own ManifestWork shared-name was touched: %s (err %v)", describe(obj), err)
+	}
+	expectEvent(t, r, "ReplicationConflict", "ManifestWork/fleet1/shared-name on hub hub-b was not made by the replicator")
+
+	// 3. A copy edited on C is overwritten from the source and reported.
+	updateWork(t, hubC, fleetCluster, "work-2", map[string]string{"cm": "edited-on-c"})
+	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-2", replicationTimeout, "restored from hub-a", sameValues(t, map[string]string{"cm": "2"}))
+	expectEvent(t, r, "ReplicationConflict", "ManifestWork/fleet1/work-2 on hub hub-c was changed there")
+
+	// 4. The replicator binary, SIGKILLed in the middle of a sync and started again, leaves no duplicate and
+	// loses no delete made while it was down.
+	r.stop()
+	const batch = 30
+	for i := 0; i < batch; i++ {
+		createWork(t, hubA, configMapWork(t, fleetCluster, fmt.Sprintf("batch-%d", i), map[string]string{"cm": fmt.Sprint(i)}))
+	}
+	proc := startReplicatorBinary(t, hubBHub, "replicator-1")
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "batch-0", 2*replicationTimeout, "the binary started copying", copiedFrom("hub-a"))
+	proc.Kill()
+	for i := 0; i < 10; i++ {
+		deleteObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, fmt.Sprintf("batch-%d", i))
+	}
+	proc = startReplicatorBinary(t, hubBHub, "replicator-2")
+	for _, h := range standbys {
+		framework.Eventually(t, 2*replicationTimeout, util.PollInterval, func() (bool, error) {
+			return batchCopies(h, fleetCluster, batch) == fmt.Sprint(batch-10, " copies, first batch-10"), nil
+		}, "hub %s holds batch-10..batch-%d as copies and none of batch-0..9 (now %s)", h.Name, batch-1, batchCopies(h, fleetCluster, batch))
+	}
+	if done, err := proc.Exited(); done {
+		t.Fatalf("the replicator binary exited (%v):\n%s", err, proc.LogTail(40))
+	}
+	_ = proc.Stop()
+
+	// 5. The cluster moves to hub B (the test renews B's lease, as an agent there would): B becomes the source,
+	// takes over A's originals, and B's changes flow to A and C.
+	r.start()
+	stopRenewing := keepRenewing(t, hubBHub, fleetCluster, 3*time.Second)
+	defer stopRenewing()
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB
+		})
+	updateWork(t, hubBHub, fleetCluster, "work-0", map[string]string{"cm": "from-b"})
+	for _, h := range []*framework.Hub{hubA, hubC} {
+		waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "B's change", func(o *unstructured.Unstructured) bool {
+			return copiedFrom(hubB)(o) && sameValues(t, map[string]string{"cm": "from-b"})(o)
+		})
+	}
+	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "the source carries no cluster-hub annotation",
+		func(o *unstructured.Unstructured) bool {
+			_, annotated := o.GetAnnotations()[mirror.AnnotationClusterHub]
+			return o != nil && !annotated
+		})
+	if len(r.events("ClusterSourceChanged")) == 0 {
+		t.Errorf("no ClusterSourceChanged event")
+	}
+}
+
+// conditionTrue reports whether condition typ of s is True.
+func conditionTrue(s replv1alpha1.ReplicationConfigStatus, typ string) bool {
+	for _, c := range s.Conditions {
+		if c.Type == typ {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// expectEvent waits until the replicator recorded an event with reason whose message contains substr.
+func expectEvent(t *testing.T, r *replicatorRun, reason, substr string) {
+	t.Helper()
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		for _, m := range r.events(reason) {
+			if strings.Contains(m, substr) {
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("events %s: %q", reason, r.events(reason))
+	}, "event %s containing %q", reason, substr)
+}
+
+// batchCopies describes which batch-N ManifestWorks of cluster hub h holds as copies: "<count> copies, first batch-<n>".
+func batchCopies(h *framework.Hub, cluster string, batch int) string {
+	count, first := 0, -1
+	for i := 0; i < batch; i++ {
+		obj, err := getObj(h, mustKind(replv1alpha1.KindManifestWork), cluster, fmt.Sprintf("batch-%d", i))
+		if err != nil || obj == nil || !mirror.IsCopy(obj) {
+			continue
+		}
+		count++
+		if first < 0 {
+			first = i
+		}
+	}
+	return fmt.Sprint(count, " copies, first batch-", first)
+}
+
+// startReplicatorBinary runs `klusterlet-failover replicator` against the ReplicationConfig on host, with
+// leader election on and short durations.
+func startReplicatorBinary(t *testing.T, host *framework.Hub, name string) *framework.AgentProcess {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, host.AdminKubeconfig(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), []string{
+		"replicator",
+		"--kubeconfig=" + kubeconfig,
+		"--namespace=" + replicatorNamespace,
+		"--config-name=" + configName,
+		"--hub-probe-interval=2s",
+		"--status-interval=2s",
+		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
+		"--leader-election-lease-duration=15s",
+		"--leader-election-renew-deadline=10s",
+		"--leader-election-retry-period=2s",
+	})
+}
+
+// keepRenewing renews cluster's lease on h every period until the returned function is called.
+func keepRenewing(t *testing.T, h *framework.Hub, cluster string, period time.Duration) func() {
+	t.Helper()
+	renewLease(t, h, cluster)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(period)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ticker.C:
+				renewLeaseOnce(h, cluster)
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(stop); <-done }) }
+}
+
+// renewLease makes hub h's managed-cluster-lease of cluster look renewed by an agent now (creating it if the
+// hub has not yet).
+func renewLease(t *testing.T, h *framework.Hub, cluster string) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
+		err := renewLeaseOnce(h, cluster)
+		return err == nil, err
+	}, "lease of %s renewed on hub %s", cluster, h.Name)
+}
+
+// renewLeaseOnce sets the lease's renewTime to now.
+func renewLeaseOnce(h *framework.Hub, cluster string) error {
+	leases := h.Kube.CoordinationV1().Leases(cluster)
+	now := metav1.NowMicro()
+	lease, err := leases.Get(context.Background(), direction.LeaseName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = leases.Create(context.Background(), &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: direction.LeaseName, Namespace: cluster},
+			Spec:       coordinationv1.LeaseSpec{RenewTime: &now},
+		}, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	lease.Spec.RenewTime = &now
+	_, err = leases.Update(context.Background(), lease, metav1.UpdateOptions{})
+	return err
+}
