@@ -114,4 +114,10 @@ for d in "${API_DIRS[@]}"; do CLIENT_INPUTS+=(--input "${d#pkg/apis/}"); done
   --listers-package "${MODULE}/pkg/client/listers" \
   "${API_PKGS[@]}"
 
+# The replicator's kustomization (manifests/replicator) carries its own copy of the ReplicationConfig CRD:
+# kustomize refuses files outside its directory. Keep it identical to the generated one.
+if [[ "${OUT}" == "${ROOT}" ]]; then
+  cp manifests/crd/failover.open-cluster-management.io_replicationconfigs.yaml manifests/replicator/
+fi
+
 echo "update-codegen: generated into ${OUT} in $(( $(date +%s) - start )) s" >&2

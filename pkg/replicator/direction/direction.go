@@ -124,7 +124,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	votes := map[string]int{}
 	since := map[string]time.Time{}
 	for _, h := range hubs {
-		if h.HasCluster && h.RecordedHub != "" {
+		if h.HasCluster && h.IsCopy && h.RecordedHub != "" {
 			votes[h.RecordedHub]++
 			if t := since[h.RecordedHub]; t.IsZero() || (!h.RecordedSince.IsZero() && h.RecordedSince.Before(t)) {
 				since[h.RecordedHub] = h.RecordedSince
@@ -150,23 +150,4 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		}
 	}
 	return Source{Reason: ReasonUnknown}
-}
-
-// RecheckAfter returns how long until the freshest renewed lease in hubs stops being fresh (so that rule 2
-// applies then), or 0 when no lease is fresh at now.
-func RecheckAfter(hubs []HubView, now time.Time) time.Duration {
-	var after time.Duration
-	for _, h := range hubs {
-		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
-			continue
-		}
-		duration := h.LeaseDuration
-		if duration <= 0 {
-			duration = DefaultLeaseDuration
-		}
-		if left := h.RenewTime.Add(FreshnessFactor * duration).Sub(now); left > after {
-			after = left
-		}
-	}
-	return after
 }

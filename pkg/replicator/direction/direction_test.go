@@ -332,6 +332,11 @@ func TestDecideSourceRule3Recorded(t *testing.T) {
 	s1, s2, s3 := ago(3*time.Hour), ago(2*time.Hour), ago(time.Hour)
 	runDecide(t, []decideCase{
 		{
+			name: "an annotation on a ManagedCluster that is not a copy does not vote: rule 4 decides",
+			hubs: []direction.HubView{with(original(hubA), func(v *direction.HubView) { v.RecordedHub, v.RecordedSince = hubB, s1 }), empty(hubB)},
+			want: src(hubA, now, direction.ReasonOriginal),
+		},
+		{
 			name: "one copy records a hub: that hub with the recorded since (over the original of rule 4)",
 			hubs: []direction.HubView{original(hubA), copyOn(hubB, hubC, s2), copyOn(hubC, "", time.Time{})},
 			want: src(hubC, s2, direction.ReasonRecorded),
@@ -557,102 +562,6 @@ func TestDecideSourceDoesNotModifyViews(t *testing.T) {
 	}
 }
 
-func TestRecheckAfter(t *testing.T) {
-	cases := []struct {
-		name string
-		hubs []direction.HubView
-		want time.Duration
-	}{
-		{name: "no hubs", want: 0},
-		{name: "no lease", hubs: []direction.HubView{original(hubA), empty(hubB)}, want: 0},
-		{
-			name: "one fresh lease, default duration: until FreshnessFactor x 60s after its renewal",
-			hubs: []direction.HubView{renewing(hubA, ago(30*time.Second))},
-			want: 90 * time.Second,
-		},
-		{
-			name: "renewed just now",
-			hubs: []direction.HubView{renewing(hubA, now)},
-			want: freshnessWindow(0),
-		},
-		{
-			name: "exactly at the freshness limit: 0",
-			hubs: []direction.HubView{renewing(hubA, ago(freshnessWindow(0)))},
-			want: 0,
-		},
-		{
-			name: "stale lease: 0, never negative",
-			hubs: []direction.HubView{renewing(hubA, ago(10*time.Minute))},
-			want: 0,
-		},
-		{
-			name: "freshest of two (same duration)",
-			hubs: []direction.HubView{renewing(hubA, ago(100*time.Second)), renewing(hubB, ago(10*time.Second))},
-			want: 110 * time.Second,
-		},
-		{
-			name: "freshest of two, first in spec order",
-			hubs: []direction.HubView{renewing(hubA, ago(10*time.Second)), renewing(hubB, ago(100*time.Second))},
-			want: 110 * time.Second,
-		},
-		{
-			name: "unreachable hub's newer lease ignored",
-			hubs: []direction.HubView{unreachable(renewing(hubA, now)), renewing(hubB, ago(100*time.Second))},
-			want: 20 * time.Second,
-		},
-		{
-			name: "hub-created lease ignored",
-			hubs: []direction.HubView{with(renewing(hubA, now), func(v *direction.HubView) { v.AgentRenewed = false }), renewing(hubB, ago(100*time.Second))},
-			want: 20 * time.Second,
-		},
-		{
-			name: "RenewTime without HasLease ignored",
-			hubs: []direction.HubView{with(renewing(hubA, now), func(v *direction.HubView) { v.HasLease = false })},
-			want: 0,
-		},
-		{
-			name: "per-hub short duration",
-			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(5*time.Second)), 10*time.Second)},
-			want: 15 * time.Second,
-		},
-		{
-			name: "per-hub long duration keeps an old lease fresh",
-			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(500*time.Second)), 300*time.Second)},
-			want: 100 * time.Second,
-		},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := direction.RecheckAfter(tc.hubs, now); got != tc.want {
-				t.Errorf("RecheckAfter() = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
-// RecheckAfter's documented result is when "the freshest renewed lease" — the one rule 1 picks, with the
-// newest renewTime — stops being fresh. With per-hub lease durations that differ, that is not the lease that
-// stays fresh longest. Here hub-b (renewed 10s ago, 60s duration) is the freshest and the source; it stops
-// being fresh in 110s, when DecideSource switches to hub-a (renewed 100s ago, 300s duration, fresh for 500s).
-func TestRecheckAfterFreshestLeaseWithMixedDurations(t *testing.T) {
-	hubs := []direction.HubView{
-		leaseDuration(renewing(hubA, ago(100*time.Second)), 300*time.Second),
-		leaseDuration(renewing(hubB, ago(10*time.Second)), 60*time.Second),
-	}
-	// Sanity: hub-b is the source now, and at now+110s+1ns the decision changes to hub-a.
-	first := direction.DecideSource(direction.Source{}, hubs, now)
-	if first.Hub != hubB {
-		t.Fatalf("DecideSource at now = %q, want %q", first.Hub, hubB)
-	}
-	if later := direction.DecideSource(first, hubs, now.Add(110*time.Second+time.Nanosecond)); later.Hub != hubA {
-		t.Fatalf("DecideSource after hub-b's lease expired = %q, want %q", later.Hub, hubA)
-	}
-	if got, want := direction.RecheckAfter(hubs, now), 110*time.Second; got != want {
-		t.Errorf("RecheckAfter() = %v, want %v (when the freshest lease, hub-b's, stops being fresh and the decision changes)", got, want)
-	}
-}
-
-// freshnessWindow is FreshnessFactor × d (DefaultLeaseDuration when d is 0).
 func freshnessWindow(d time.Duration) time.Duration {
 	if d <= 0 {
 		d = direction.DefaultLeaseDuration

@@ -85,8 +85,8 @@ type Options struct {
 	DirectionRecheck time.Duration
 	// Recorder records the replicator's events.
 	Recorder events.Recorder
-	// Clock is the controller's clock.
-	Clock clock.Clock
+	// Clock is the controller's clock (timestamps, lag, the direction recheck ticker).
+	Clock clock.WithTicker
 }
 
 // Controller replicates. Create it with New, feed it the hubs' events (it is their hubconn.Handler) and run it
@@ -166,13 +166,13 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 			}
 		}()
 	}
-	ticker := time.NewTicker(c.opts.DirectionRecheck)
+	ticker := c.opts.Clock.NewTicker(c.opts.DirectionRecheck)
 	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
+		case <-ticker.C():
 			for _, cluster := range c.knownClusters() {
 				c.queue.Add(Key{Name: cluster})
 			}

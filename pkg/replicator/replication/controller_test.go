@@ -198,7 +198,7 @@ func (r *lockedRecorder) Warning(reason, message string) {
 	r.InMemoryRecorder.Warning(reason, message)
 }
 
-// reasons returns the messages of the recorded events with reason.
+// messages returns the messages of the recorded events with reason.
 func (r *lockedRecorder) messages(reason string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

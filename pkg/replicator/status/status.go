@@ -22,12 +22,14 @@ import (
 const (
 	// ReasonReplicating: every hub is ready.
 	ReasonReplicating = "Replicating"
-	// ReasonHubsUnavailable: some hubs are not ready (the message names them and why).
+	// ReasonHubsUnavailable: some hubs are not ready (the message names them and why); replication runs among
+	// the others as long as at least two are ready.
 	ReasonHubsUnavailable = "HubsUnavailable"
-	// ReasonNoHubReady: no hub is ready; nothing is replicated.
-	ReasonNoHubReady = "NoHubReady"
+	// ReasonTooFewHubsReady: fewer than two hubs are ready, so nothing can be replicated.
+	ReasonTooFewHubsReady = "TooFewHubsReady"
 	// ReasonInvalidConfig: the spec or a hub's kubeconfig Secret is invalid (the message says which field or
-	// hub and why).
+	// hub and why). With an invalid spec nothing is replicated; with an unusable hub kubeconfig the other
+	// hubs go on when at least two are ready.
 	ReasonInvalidConfig = "InvalidConfiguration"
 )
 
@@ -57,7 +59,7 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		Clusters:           int32(snap.Clusters),
 	}
 	var notReady []string
-	ready := 0
+	ready, invalidHubs := 0, 0
 	for _, h := range hubs {
 		hs := replv1alpha1.ReplicationHubStatus{
 			Name:           h.Name,
@@ -68,6 +70,7 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		}
 		switch {
 		case h.ConfigError != "":
+			invalidHubs++
 			hs.LastError = truncate(h.ConfigError)
 			notReady = append(notReady, fmt.Sprintf("%s: %s", h.Name, h.ConfigError))
 		case h.State == hubconn.StateReady:
@@ -113,14 +116,22 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfig, truncate(configErr)
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidConfig, truncate(configErr)
 		out.Hubs, out.Kinds, out.ReachableHubs, out.Clusters = nil, nil, 0, 0
-	case ready == 0:
-		msg := "no hub is ready: " + strings.Join(notReady, "; ")
-		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonNoHubReady, truncate(msg)
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoHubReady, truncate(msg)
+	case ready < 2:
+		reason := ReasonTooFewHubsReady
+		if invalidHubs > 0 {
+			reason = ReasonInvalidConfig
+		}
+		msg := fmt.Sprintf("%d of %d hubs ready, nothing is replicated: %s", ready, len(hubs), strings.Join(notReady, "; "))
+		available.Status, available.Reason, available.Message = metav1.ConditionFalse, reason, truncate(msg)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, truncate(msg)
 	case len(notReady) > 0:
+		reason := ReasonHubsUnavailable
+		if invalidHubs > 0 {
+			reason = ReasonInvalidConfig
+		}
 		msg := fmt.Sprintf("%d of %d hubs ready; not ready: %s", ready, len(hubs), strings.Join(notReady, "; "))
-		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonHubsUnavailable, truncate(msg)
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonHubsUnavailable, truncate(msg)
+		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reason, truncate(msg)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, truncate(msg)
 	default:
 		msg := fmt.Sprintf("all %d hubs ready", len(hubs))
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonReplicating, msg

@@ -115,40 +115,46 @@ func TestBuildConditions(t *testing.T) {
 			degraded:  want{metav1.ConditionFalse, status.ReasonReplicating, []string{"2"}},
 		},
 		{
-			name:      "one hub unreachable: available but degraded, message names the hub and its error",
-			hubs:      []status.Hub{ready(hubA), unreachable(hubB, errRefused)},
+			name:      "one of three hubs unreachable: available but degraded, message names the hub and its error",
+			hubs:      []status.Hub{ready(hubA), unreachable(hubB, errRefused), ready(hubC)},
 			available: want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB, errRefused.Error()}},
 			degraded:  want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB, errRefused.Error()}},
 		},
 		{
+			name:      "one of two hubs unreachable: nothing can be replicated, too few hubs ready",
+			hubs:      []status.Hub{ready(hubA), unreachable(hubB, errRefused)},
+			available: want{metav1.ConditionFalse, status.ReasonTooFewHubsReady, []string{"1 of 2", hubB, errRefused.Error()}},
+			degraded:  want{metav1.ConditionTrue, status.ReasonTooFewHubsReady, []string{hubB, errRefused.Error()}},
+		},
+		{
 			name:      "one hub unreachable without an error: message names the hub and its state",
-			hubs:      []status.Hub{unreachable(hubA, nil), ready(hubB)},
+			hubs:      []status.Hub{unreachable(hubA, nil), ready(hubB), ready(hubC)},
 			available: want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubA, string(hubconn.StateUnreachable)}},
 			degraded:  want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubA, string(hubconn.StateUnreachable)}},
 		},
 		{
 			name:      "one hub syncing: not ready yet, named in the message",
-			hubs:      []status.Hub{ready(hubA), syncing(hubB)},
+			hubs:      []status.Hub{ready(hubA), syncing(hubB), ready(hubC)},
 			available: want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB, string(hubconn.StateSyncing)}},
 			degraded:  want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB, string(hubconn.StateSyncing)}},
 		},
 		{
 			name:      "two of three hubs down: both named with their errors",
 			hubs:      []status.Hub{unreachable(hubA, errTimeout), ready(hubB), unreachable(hubC, errRefused)},
-			available: want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubA, errTimeout.Error(), hubC, errRefused.Error()}},
-			degraded:  want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubA, errTimeout.Error(), hubC, errRefused.Error()}},
+			available: want{metav1.ConditionFalse, status.ReasonTooFewHubsReady, []string{hubA, errTimeout.Error(), hubC, errRefused.Error()}},
+			degraded:  want{metav1.ConditionTrue, status.ReasonTooFewHubsReady, []string{hubA, errTimeout.Error(), hubC, errRefused.Error()}},
 		},
 		{
 			name:      "no hub ready: unavailable, every hub named with its error",
 			hubs:      []status.Hub{unreachable(hubA, errTimeout), unreachable(hubB, errRefused)},
-			available: want{metav1.ConditionFalse, status.ReasonNoHubReady, []string{hubA, errTimeout.Error(), hubB, errRefused.Error()}},
-			degraded:  want{metav1.ConditionTrue, status.ReasonNoHubReady, []string{hubA, errTimeout.Error(), hubB, errRefused.Error()}},
+			available: want{metav1.ConditionFalse, status.ReasonTooFewHubsReady, []string{hubA, errTimeout.Error(), hubB, errRefused.Error()}},
+			degraded:  want{metav1.ConditionTrue, status.ReasonTooFewHubsReady, []string{hubA, errTimeout.Error(), hubB, errRefused.Error()}},
 		},
 		{
 			name:      "no hub ready, both syncing",
 			hubs:      []status.Hub{syncing(hubA), syncing(hubB)},
-			available: want{metav1.ConditionFalse, status.ReasonNoHubReady, []string{hubA, hubB}},
-			degraded:  want{metav1.ConditionTrue, status.ReasonNoHubReady, []string{hubA, hubB}},
+			available: want{metav1.ConditionFalse, status.ReasonTooFewHubsReady, []string{hubA, hubB}},
+			degraded:  want{metav1.ConditionTrue, status.ReasonTooFewHubsReady, []string{hubA, hubB}},
 		},
 		{
 			name:      "invalid spec: unavailable and degraded with the spec error, whatever the hubs",
@@ -223,7 +229,7 @@ func TestBuildHubKubeconfigInvalidIsReportedAsInvalidConfiguration(t *testing.T)
 		name string
 		hubs []status.Hub
 	}{
-		{name: "other hub ready", hubs: []status.Hub{ready(hubA), invalid(hubB, why)}},
+		{name: "the only other hub ready", hubs: []status.Hub{ready(hubA), invalid(hubB, why)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := status.Build(newRC(1), tc.hubs, snapshot(), "", now)
@@ -478,14 +484,14 @@ func TestBuildConditionTransitionTimes(t *testing.T) {
 		{
 			name:          "hub goes down: Available stays True (time kept), Degraded turns True (now)",
 			prev:          healthy,
-			hubs:          []status.Hub{ready(hubA), unreachable(hubB, errRefused)},
+			hubs:          []status.Hub{ready(hubA), unreachable(hubB, errRefused), ready(hubC)},
 			wantAvailable: before, wantDegraded: nowSec,
 			wantAvailReason: status.ReasonHubsUnavailable, wantDegReas: status.ReasonHubsUnavailable,
 		},
 		{
 			name:          "still down with another error: both times kept though reason and message may change",
 			prev:          hubDown,
-			hubs:          []status.Hub{ready(hubA), unreachable(hubB, errTimeout)},
+			hubs:          []status.Hub{ready(hubA), unreachable(hubB, errTimeout), ready(hubC)},
 			wantAvailable: before, wantDegraded: before,
 			wantAvailReason: status.ReasonHubsUnavailable, wantDegReas: status.ReasonHubsUnavailable,
 		},
@@ -494,7 +500,7 @@ func TestBuildConditionTransitionTimes(t *testing.T) {
 			prev:          hubDown,
 			hubs:          []status.Hub{unreachable(hubA, errTimeout), unreachable(hubB, errRefused)},
 			wantAvailable: nowSec, wantDegraded: before,
-			wantAvailReason: status.ReasonNoHubReady, wantDegReas: status.ReasonNoHubReady,
+			wantAvailReason: status.ReasonTooFewHubsReady, wantDegReas: status.ReasonTooFewHubsReady,
 		},
 		{
 			name:          "recovery: both change (now)",

@@ -55,8 +55,8 @@ var AllReplicatedKinds = []ReplicatedKind{
 
 // Condition types of ReplicationConfigStatus.Conditions.
 const (
-	// ReplicationConditionAvailable is True while the configuration is valid, every hub's kubeconfig loads and
-	// at least one hub is reachable: replication runs among the reachable hubs.
+	// ReplicationConditionAvailable is True while the configuration is valid and at least two hubs are ready
+	// (reachable, caches synced): replication runs among the ready hubs.
 	ReplicationConditionAvailable = "Available"
 	// ReplicationConditionDegraded is True when something needs attention: a hub is unreachable or its
 	// kubeconfig Secret is missing or invalid, or the configuration is invalid. The message names the hub and
@@ -231,7 +231,7 @@ type ReplicationHubStatus struct {
 	// +kubebuilder:validation:MaxLength=1024
 	LastError string `json:"lastError,omitempty"`
 
-	// lastTransitionTime is when reachable last changed.
+	// lastTransitionTime is when the hub's connection state (unreachable, listing, ready) last changed.
 	// +optional
 	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
 }
