@@ -105,6 +105,17 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		"metadata": map[string]any{"name": "app-settings", "namespace": "apps", "labels": map[string]any{mirror.BackupLabel: "true"}},
 		"data":     map[string]any{"replicas": "3"},
 	})
+	applyUnstructured(t, hubA, replv1alpha1.KindSecret, map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "app-credentials", "namespace": cluster, "labels": map[string]any{mirror.BackupLabel: "true"}},
+		"type":     "Opaque",
+		"data":     map[string]any{"token": "c2VjcmV0"},
+	})
+	applyUnstructured(t, hubA, replv1alpha1.KindManagedClusterAddOn, map[string]any{
+		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
+		"metadata": map[string]any{"name": "application-manager", "namespace": cluster},
+		"spec":     map[string]any{"installNamespace": "open-cluster-management-agent-addon"},
+	})
 	createWork(t, hubA, configMapWork(t, cluster, "work-1", map[string]string{"cm-1a": "one", "cm-1b": "one"}))
 	createWork(t, hubA, configMapWork(t, cluster, "work-2", map[string]string{"cm-2": "two"}))
 	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two"})
@@ -130,6 +141,8 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		{replv1alpha1.KindManagedClusterSetBinding, "apps", "set-1"},
 		{replv1alpha1.KindPlacement, "apps", "prod"},
 		{replv1alpha1.KindConfigMap, "apps", "app-settings"},
+		{replv1alpha1.KindSecret, cluster, "app-credentials"},
+		{replv1alpha1.KindManagedClusterAddOn, cluster, "application-manager"},
 		{replv1alpha1.KindManifestWork, cluster, "work-1"},
 		{replv1alpha1.KindManifestWork, cluster, "work-2"},
 	} {

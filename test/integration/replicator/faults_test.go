@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/component-base/metrics/legacyregistry"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
@@ -126,7 +127,13 @@ func TestReplicationFaults(t *testing.T) {
 
 	// 5. The cluster moves to hub B (the test renews B's lease, as an agent there would): B becomes the source,
 	// takes over A's originals, and B's changes flow to A and C.
+	foundOnA := metricSum(t, "klusterlet_failover_replicator_source_changes_total", map[string]string{"hub": "hub-a"})
 	r.start()
+	// The restarted replicator first finds the cluster on hub-a (no lease renewed anywhere yet; the copies
+	// record hub-a).
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		return metricSum(t, "klusterlet_failover_replicator_source_changes_total", map[string]string{"hub": "hub-a"}) > foundOnA, nil
+	}, "the restarted replicator found the cluster on hub-a")
 	stopRenewing := keepRenewing(t, hubBHub, fleetCluster, 3*time.Second)
 	defer stopRenewing()
 	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
@@ -147,6 +154,61 @@ func TestReplicationFaults(t *testing.T) {
 	if len(r.events("ClusterSourceChanged")) == 0 {
 		t.Errorf("no ClusterSourceChanged event")
 	}
+
+	// The metrics of the in-process replicator (the legacy registry library-go serves on /metrics).
+	for _, m := range []struct {
+		name   string
+		labels map[string]string
+	}{
+		{"klusterlet_failover_replicator_objects_mirrored_total", map[string]string{"kind": "ManifestWork", "hub": "hub-c", "operation": "Delete"}},
+		{"klusterlet_failover_replicator_objects_mirrored_total", map[string]string{"kind": "ManifestWork", "hub": "hub-a", "operation": "Update"}},
+		{"klusterlet_failover_replicator_conflicts_total", map[string]string{"hub": hubB, "reason": "ForeignObject"}},
+		{"klusterlet_failover_replicator_conflicts_total", map[string]string{"hub": "hub-c", "reason": "CopyModified"}},
+		{"klusterlet_failover_replicator_replication_lag_seconds", map[string]string{"kind": "ManifestWork"}},
+		{"klusterlet_failover_replicator_source_changes_total", map[string]string{"hub": hubB}},
+		{"klusterlet_failover_replicator_hub_reachable", map[string]string{"hub": "hub-c"}},
+	} {
+		if v := metricSum(t, m.name, m.labels); v <= 0 {
+			t.Errorf("metric %s%v = %v, want > 0", m.name, m.labels, v)
+		}
+	}
+}
+
+// metricSum returns the sum, over the series of the legacy registry's metric name whose labels include
+// labels, of the counter or gauge value or of the histogram's sample count.
+func metricSum(t *testing.T, name string, labels map[string]string) float64 {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			have := map[string]string{}
+			for _, l := range m.GetLabel() {
+				have[l.GetName()] = l.GetValue()
+			}
+			for k, v := range labels {
+				if have[k] != v {
+					continue series
+				}
+			}
+			switch {
+			case m.GetCounter() != nil:
+				sum += m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				sum += m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				sum += float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return sum
 }
 
 // conditionTrue reports whether condition typ of s is True.
