@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -170,7 +171,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 			kinds = append(kinds, k)
 		}
 	}
-	selector, _ := metav1.LabelSelectorAsSelector(rc.Spec.ClusterSelector) // validated
+	selector := clusterSelector(rc.Spec.ClusterSelector)
 
 	var lazy lazyHandler
 	for _, spec := range rc.Spec.Hubs {
@@ -224,6 +225,19 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	}
 	logger.Info("Replication started", "hubs", len(e.hubs), "kinds", len(kinds), "generation", rc.Generation)
 	return e
+}
+
+// clusterSelector returns the selector of spec.clusterSelector: every cluster when it is omitted (the API's
+// meaning; metav1.LabelSelectorAsSelector turns a nil selector into one that matches nothing).
+func clusterSelector(s *metav1.LabelSelector) labels.Selector {
+	if s == nil {
+		return labels.Everything()
+	}
+	selector, err := metav1.LabelSelectorAsSelector(s)
+	if err != nil { // ValidateReplicationConfig rejects such a selector before the engine starts
+		return labels.Nothing()
+	}
+	return selector
 }
 
 func (e *engine) stop() {
