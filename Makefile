@@ -11,7 +11,7 @@ LDFLAGS := -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.git
            -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 INTEGRATION_TIMEOUT ?= 25m
 
-.PHONY: all build test test-unit test-integration test-binaries verify update demo bench image clean
+.PHONY: all build test test-unit test-integration test-binaries verify update demo bench bench-replication image clean
 
 all: build
 
@@ -42,6 +42,9 @@ demo: ## Two hubs, one spoke, the agent, a failover; prints a timeline.
 
 bench: ## Side-by-side benchmarks with OCM's agent; writes docs/benchmarks.md.
 	hack/bench.sh
+
+bench-replication: ## The hub-side replicator's benchmark alone; writes docs/benchmarks-replication.md.
+	hack/bench.sh replication
 
 image: ## Container image (needs a container engine).
 	docker build -t $(IMAGE) --build-arg VERSION=$(VERSION) .

@@ -7,8 +7,21 @@
 # Takes about 28 minutes on two cores with the defaults (10-minute traffic window, N=10,50,200; the failover scenario and
 # the small scale batches run during the traffic window), plus the compile of the benchmark on a cold build cache.
 # Exits non-zero if a scenario failed; the report still lists what was measured and why the rest is missing.
+#
+# make bench-replication (hack/bench.sh replication): only the hub-side replicator's scenario — 1,000 clusters × 10
+# ManifestWorks on hub A, one standby hub B, the replicator binary between them: initial sync time, replication lag
+# of creates, updates and deletes at 100 changes/s, the replicator's RSS and CPU, requests to each hub, beside ACM
+# backup's recovery point. Writes docs/benchmarks-replication.md and .json (docs/benchmarks.{md,json} stay as they
+# are). Settings BENCH_REPL_CLUSTERS, BENCH_REPL_WORKS, BENCH_REPL_RATE, BENCH_REPL_WINDOW (default 1000, 10, 100,
+# 60s; see test/benchmark/bench_test.go); about 10 minutes with the defaults. BENCH_SCENARIOS may also name
+# replication next to the agent scenarios in a plain `make bench`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+target="make bench"
+if [[ "${1:-}" == "replication" ]]; then
+  target="make bench-replication"
+fi
 
 logs="${BENCH_LOG_DIR:-$(pwd)/_output/bench-logs/$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "${logs}"
@@ -18,11 +31,14 @@ make --no-print-directory build
 assets="$(hack/build-test-binaries.sh | tail -n1)"
 
 # The command line recorded in the report: the target plus the BENCH_* settings given to it.
-command="make bench"
+command="${target}"
 for v in $(compgen -e | grep '^BENCH_' | grep -v -e '^BENCH_COMMAND$' -e '^BENCH_LOG_DIR$' -e '^BENCH_OUT_DIR$' | sort); do
   command="${v}=${!v} ${command}"
 done
 
+if [[ "${target}" == "make bench-replication" ]]; then
+  export BENCH_SCENARIOS=replication
+fi
 export KUBEBUILDER_ASSETS="${assets}" KF_TEST_LOG_DIR="${logs}" BENCH_LOG_DIR="${logs}/agents" \
   KF_AGENT_BINARY="$(pwd)/_output/bin/klusterlet-failover" BENCH_OUT_DIR="${BENCH_OUT_DIR:-$(pwd)/docs}" \
   BENCH_COMMAND="${BENCH_COMMAND:-${command}}"
@@ -30,5 +46,10 @@ set +e
 go test -trimpath -tags bench -count=1 -v -parallel 4 -timeout "${BENCH_TIMEOUT:-90m}" -run '^TestBenchmark$' ./test/benchmark/ 2>&1 | tee "${logs}/bench.out"
 status=${PIPESTATUS[0]}
 set -e
-echo "bench: report in ${BENCH_OUT_DIR}/benchmarks.md and benchmarks.json; took $(( $(date +%s) - started )) s; exit status ${status}"
+reports="benchmarks.md and benchmarks.json"
+case ",${BENCH_SCENARIOS:-}," in
+  ,replication,) reports="benchmarks-replication.md and benchmarks-replication.json" ;;
+  *,replication,*) reports="${reports}, benchmarks-replication.md and benchmarks-replication.json" ;;
+esac
+echo "bench: report in ${BENCH_OUT_DIR}/${reports}; took $(( $(date +%s) - started )) s; exit status ${status}"
 exit "${status}"

@@ -171,10 +171,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 			kinds = append(kinds, k)
 		}
 	}
-	selector := labels.Everything() // an omitted clusterSelector selects every cluster
-	if rc.Spec.ClusterSelector != nil {
-		selector, _ = metav1.LabelSelectorAsSelector(rc.Spec.ClusterSelector) // validated
-	}
+	selector := clusterSelector(rc.Spec.ClusterSelector)
 
 	var lazy lazyHandler
 	for _, spec := range rc.Spec.Hubs {
@@ -228,6 +225,19 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	}
 	logger.Info("Replication started", "hubs", len(e.hubs), "kinds", len(kinds), "generation", rc.Generation)
 	return e
+}
+
+// clusterSelector returns the selector of spec.clusterSelector: every cluster when it is omitted (the API's
+// meaning; metav1.LabelSelectorAsSelector turns a nil selector into one that matches nothing).
+func clusterSelector(s *metav1.LabelSelector) labels.Selector {
+	if s == nil {
+		return labels.Everything()
+	}
+	selector, err := metav1.LabelSelectorAsSelector(s)
+	if err != nil { // ValidateReplicationConfig rejects such a selector before the engine starts
+		return labels.Nothing()
+	}
+	return selector
 }
 
 func (e *engine) stop() {

@@ -13,7 +13,8 @@
 //	BENCH_OUT_DIR            where benchmarks.{md,json} go (default <repo>/docs)
 //	BENCH_LOG_DIR            agent logs (default a temp dir); KF_TEST_LOG_DIR keeps the hubs' logs
 //	BENCH_COMMAND            the command line printed in the report (default "make bench")
-//	BENCH_SCENARIOS          comma-separated subset of join,memory,traffic,failover,scale (default all)
+//	BENCH_SCENARIOS          comma-separated subset of join,memory,traffic,failover,scale,replication (default all but
+//	                         replication); replication alone (`make bench-replication`) leaves benchmarks.{md,json} untouched
 //	BENCH_REPS               repetitions per agent for join, memory and failover (default 3)
 //	BENCH_STEADY_WAIT        wait after Available before reading the steady RSS (default 10s)
 //	BENCH_SCALE_TIMEOUT      bound of one scale batch; a batch not all Available by then is reported as such (default 7m)
@@ -23,6 +24,9 @@
 //	BENCH_FAILOVER_TIMEOUT   hub connection timeout of both agents (default 30s, at least 10s)
 //	BENCH_SCALE_N            comma-separated agent counts for the scale scenario (default 10,50,200)
 //	BENCH_RERENDER           when set, only render benchmarks.md again from benchmarks.json (no measurement)
+//	BENCH_REPL_CLUSTERS, BENCH_REPL_WORKS, BENCH_REPL_RATE, BENCH_REPL_WINDOW, BENCH_REPL_SYNC_TIMEOUT   the
+//	                         replication scenario (default 1000 clusters, 10 ManifestWorks each, 100 changes/s, 60s
+//	                         per kind of change, 10m); it writes docs/benchmarks-replication.{md,json} (replication_test.go)
 package benchmark
 
 import (
@@ -49,7 +53,10 @@ type bench struct {
 	ocmBinary  string
 	logDir     string
 	workDir    string
-	ctx        context.Context
+	// outDir receives the reports; command is the command line they record.
+	outDir  string
+	command string
+	ctx     context.Context
 	// ran records the scenarios that started; ranMu guards it (traffic and failover run at the same time).
 	ran   map[string]bool
 	ranMu sync.Mutex
@@ -101,6 +108,26 @@ func TestBenchmark(t *testing.T) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	b.ctx = ctx
+	if b.agentScenariosEnabled() {
+		b.runAgentScenarios(t)
+	}
+	if b.scenarios[scenarioReplication] {
+		b.runReplicationScenario(t)
+	}
+}
+
+// agentScenariosEnabled reports whether any scenario comparing the two agents (and so docs/benchmarks.md) is on.
+func (b *bench) agentScenariosEnabled() bool {
+	for _, sc := range []string{scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale} {
+		if b.scenarios[sc] {
+			return true
+		}
+	}
+	return false
+}
+
+// runAgentScenarios runs the scenarios that compare the two agents and writes docs/benchmarks.{md,json}.
+func (b *bench) runAgentScenarios(t *testing.T) {
 	b.declareFigures()
 	b.writeReport(t)
 
@@ -271,6 +298,8 @@ func newBench(t *testing.T) *bench {
 		t.Fatal(err)
 	}
 	outDir := envString("BENCH_OUT_DIR", filepath.Join(root, "docs"))
+	b.outDir = outDir
+	b.command = envString("BENCH_COMMAND", "make bench")
 	b.workDir = t.TempDir()
 	b.logDir = envString("BENCH_LOG_DIR", filepath.Join(b.workDir, "logs"))
 	if err := os.MkdirAll(b.logDir, 0o755); err != nil {
@@ -279,7 +308,7 @@ func newBench(t *testing.T) *bench {
 	b.scenarios = map[string]bool{}
 	for _, sc := range strings.Split(envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale"), ",") {
 		switch sc = strings.TrimSpace(sc); sc {
-		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale:
+		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioReplication:
 			b.scenarios[sc] = true
 		case "":
 		default:

@@ -31,6 +31,9 @@ const (
 	scenarioTraffic  = "traffic"
 	scenarioMemory   = "memory"
 	scenarioScale    = "scale"
+	// scenarioReplication is the hub-side replicator's scenario; it has its own report
+	// (docs/benchmarks-replication.{md,json}, replication_report_test.go).
+	scenarioReplication = "replication"
 )
 
 // stats summarizes the samples of one figure for one agent.
