@@ -43,16 +43,16 @@ type Options struct {
 	HubBurst int
 }
 
-// NewOptions returns the defaults: 8 workers, probe every 5 s, status every 5 s, 200 QPS and a burst of 400
-// per hub.
+// NewOptions returns the defaults: 8 workers, probe every 5 s, status every 5 s, 500 QPS and a burst of 1000
+// per hub (the initial sync of 10,000 ManifestWorks is about 13,000 writes to a standby).
 func NewOptions() *Options {
 	return &Options{
 		ConfigName:       DefaultConfigName,
 		Workers:          8,
 		HubProbeInterval: 5 * time.Second,
 		StatusInterval:   5 * time.Second,
-		HubQPS:           200,
-		HubBurst:         400,
+		HubQPS:           500,
+		HubBurst:         1000,
 	}
 }
 

@@ -110,7 +110,7 @@ func TestNewOptionsDefaultsAreValidAndMatchFlags(t *testing.T) {
 	o.AddFlags(fs)
 	want := map[string]string{
 		"config-name": replicator.DefaultConfigName, "workers": "8", "hub-probe-interval": "5s", "status-interval": "5s",
-		"hub-kube-api-qps": "200", "hub-kube-api-burst": "400",
+		"hub-kube-api-qps": "500", "hub-kube-api-burst": "1000",
 	}
 	for flag, value := range want {
 		f := fs.Lookup(flag)

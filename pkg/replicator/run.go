@@ -79,9 +79,20 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 		default:
 		}
 	}
-	handler := cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, n any) { poke(n) }, DeleteFunc: poke}
-	_, _ = secrets.Informer().AddEventHandler(handler)
-	_, _ = configs.Informer().AddEventHandler(handler)
+	_, _ = secrets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, n any) { poke(n) }, DeleteFunc: poke})
+	// The replicator's own status writes update the ReplicationConfig too: only a new spec (generation) wakes
+	// the loop, which otherwise writes the status at most every StatusInterval.
+	_, _ = configs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: poke,
+		UpdateFunc: func(o, n any) {
+			oldRC, ok1 := o.(*replv1alpha1.ReplicationConfig)
+			newRC, ok2 := n.(*replv1alpha1.ReplicationConfig)
+			if !ok1 || !ok2 || oldRC.Generation != newRC.Generation {
+				poke(n)
+			}
+		},
+		DeleteFunc: poke,
+	})
 	secretInformers.Start(ctx.Done())
 	configInformers.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), secrets.Informer().HasSynced, configs.Informer().HasSynced) {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -81,6 +82,7 @@ type Hub struct {
 	lastTransition time.Time
 	stopInformers  context.CancelFunc
 	informers      map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer
+	missing        []replv1alpha1.ReplicatedKind
 	leases         cache.SharedIndexInformer
 	generation     int
 }
@@ -185,13 +187,16 @@ func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstru
 	if err != nil || !ok {
 		return nil
 	}
+	if c, isCached := obj.(*cachedObject); isCached {
+		return c.object()
+	}
 	u, _ := obj.(*unstructured.Unstructured)
 	return u
 }
 
-// List returns the cached objects of kind k in namespace ("" for all namespaces); nil when the hub is not
-// running informers.
-func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []*unstructured.Unstructured {
+// List returns the names of the cached objects of kind k in namespace ("" for all namespaces); nil when the
+// hub is not running informers.
+func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []cache.ObjectName {
 	h.mu.RLock()
 	inf := h.informers[k]
 	h.mu.RUnlock()
@@ -204,29 +209,33 @@ func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []*unstructu
 	} else {
 		items, _ = inf.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	}
-	out := make([]*unstructured.Unstructured, 0, len(items))
+	out := make([]cache.ObjectName, 0, len(items))
 	for _, item := range items {
-		if u, ok := item.(*unstructured.Unstructured); ok {
-			out = append(out, u)
+		if m, ok := item.(metav1.Object); ok {
+			out = append(out, cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()})
 		}
 	}
 	return out
 }
 
-// Lease returns the cached managed-cluster-lease of cluster, or nil.
-func (h *Hub) Lease(cluster string) *unstructured.Unstructured {
+// Lease returns the spec.renewTime and the creation time of cluster's cached managed-cluster-lease, and
+// false when the hub has no such lease, or it has no renewTime, or the hub is not ready.
+func (h *Hub) Lease(cluster string) (renewTime, created time.Time, ok bool) {
 	h.mu.RLock()
 	inf := h.leases
 	h.mu.RUnlock()
 	if inf == nil {
-		return nil
+		return time.Time{}, time.Time{}, false
 	}
-	obj, ok, err := inf.GetIndexer().GetByKey(cluster + "/" + direction.LeaseName)
-	if err != nil || !ok {
-		return nil
+	obj, found, err := inf.GetIndexer().GetByKey(cluster + "/" + direction.LeaseName)
+	if err != nil || !found {
+		return time.Time{}, time.Time{}, false
 	}
-	u, _ := obj.(*unstructured.Unstructured)
-	return u
+	c, isCached := obj.(*cachedObject)
+	if !isCached || !c.hasRenewTime {
+		return time.Time{}, time.Time{}, false
+	}
+	return c.renewTime, c.created, true
 }
 
 // probe lists at most one ManagedCluster: the hub answers, the identity is authenticated and may read
@@ -241,6 +250,25 @@ func (h *Hub) probe(ctx context.Context) error {
 
 // ensureInformers starts the informers when none run, and moves the hub to StateReady once they synced.
 func (h *Hub) ensureInformers(ctx context.Context, logger klog.Logger) {
+	h.mu.RLock()
+	running := h.stopInformers != nil
+	h.mu.RUnlock()
+	if running {
+		return
+	}
+	// A kind whose resource the hub does not serve (its CRD is not installed) is left out on this hub:
+	// an informer on it would never sync and keep the hub from ever becoming ready.
+	kinds, missing, err := h.servedKinds(ctx)
+	if err != nil {
+		if h.setUnreachable(err, true) {
+			logger.Info("Hub unreachable", "err", err.Error())
+		}
+		return
+	}
+	for _, k := range missing {
+		logger.Info("Hub does not serve a replicated kind: it is not replicated to or from this hub", "kind", k, "hub", h.opts.Name)
+	}
+
 	h.mu.Lock()
 	if h.stopInformers != nil {
 		h.mu.Unlock()
@@ -251,7 +279,7 @@ func (h *Hub) ensureInformers(ctx context.Context, logger klog.Logger) {
 	h.generation++
 	generation := h.generation
 	h.informers = map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer{}
-	kinds := h.watchedKinds()
+	h.missing = missing
 	for _, k := range kinds {
 		h.informers[k.Name] = h.newInformer(k)
 	}
@@ -308,6 +336,42 @@ func (h *Hub) setUnreachable(err error, notify bool) bool {
 	return true
 }
 
+// servedKinds returns the watched kinds the hub serves (one LIST of at most one object each) and the names of
+// those it answers 404 for. Any other error is returned: the hub is not usable now.
+func (h *Hub) servedKinds(ctx context.Context) ([]mirror.Kind, []replv1alpha1.ReplicatedKind, error) {
+	var served []mirror.Kind
+	var missing []replv1alpha1.ReplicatedKind
+	for _, k := range h.watchedKinds() {
+		listCtx, cancel := context.WithTimeout(ctx, h.opts.ProbeTimeout)
+		_, err := h.opts.Client.Resource(k.GVR).List(listCtx, metav1.ListOptions{Limit: 1, LabelSelector: k.LabelSelector})
+		cancel()
+		switch {
+		case err == nil:
+			served = append(served, k)
+		case apierrors.IsNotFound(err) && k.Name != replv1alpha1.KindManagedCluster:
+			missing = append(missing, k.Name)
+		default:
+			return nil, nil, fmt.Errorf("listing %s: %w", k.GVR.Resource, err)
+		}
+	}
+	return served, missing, nil
+}
+
+// Serves reports whether the hub is ready and serves kind k (its informer runs).
+func (h *Hub) Serves(k replv1alpha1.ReplicatedKind) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	_, ok := h.informers[k]
+	return ok && h.state == StateReady
+}
+
+// Missing returns the replicated kinds the hub does not serve (as of its last listing).
+func (h *Hub) Missing() []replv1alpha1.ReplicatedKind {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return append([]replv1alpha1.ReplicatedKind(nil), h.missing...)
+}
+
 // watchedKinds returns the mirrored kinds plus ManagedCluster when it is not among them.
 func (h *Hub) watchedKinds() []mirror.Kind {
 	kinds := append([]mirror.Kind(nil), h.opts.Kinds...)
@@ -320,13 +384,13 @@ func (h *Hub) watchedKinds() []mirror.Kind {
 	return append(kinds, mc)
 }
 
-// newInformer returns an informer over kind k, indexed by namespace, whose cache holds objects without
-// managedFields and status (never mirrored, and the bulk of a ManifestWork's size).
+// newInformer returns an informer over kind k, indexed by namespace, whose cache holds cachedObjects (the JSON
+// of each object without managedFields and status, never mirrored).
 func (h *Hub) newInformer(k mirror.Kind) cache.SharedIndexInformer {
 	tweak := func(o *metav1.ListOptions) { o.LabelSelector = k.LabelSelector }
 	inf := dynamicinformer.NewFilteredDynamicInformer(h.opts.Client, k.GVR, metav1.NamespaceAll, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
-	_ = inf.SetTransform(stripTransform)
+	_ = inf.SetTransform(compactTransform)
 	name := h.opts.Name
 	handler := h.opts.Handler
 	notify := func(obj any) {
@@ -352,7 +416,7 @@ func (h *Hub) newLeaseInformer() cache.SharedIndexInformer {
 	}
 	inf := dynamicinformer.NewFilteredDynamicInformer(h.opts.Client, mirror.LeaseGVR, metav1.NamespaceAll, 0,
 		cache.Indexers{}, tweak).Informer()
-	_ = inf.SetTransform(stripTransform)
+	_ = inf.SetTransform(compactTransform)
 	name := h.opts.Name
 	handler := h.opts.Handler
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -362,14 +426,12 @@ func (h *Hub) newLeaseInformer() cache.SharedIndexInformer {
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			o, ok1 := oldObj.(*unstructured.Unstructured)
-			n, ok2 := newObj.(*unstructured.Unstructured)
+			o, ok1 := oldObj.(*cachedObject)
+			n, ok2 := newObj.(*cachedObject)
 			if !ok1 || !ok2 {
 				return
 			}
-			oldT, _ := RenewTime(o)
-			newT, _ := RenewTime(n)
-			handler.OnLease(name, n.GetNamespace(), newT.After(oldT))
+			handler.OnLease(name, n.GetNamespace(), n.renewTime.After(o.renewTime))
 		},
 	})
 	return inf
@@ -389,15 +451,4 @@ func RenewTime(lease *unstructured.Unstructured) (time.Time, bool) {
 		}
 	}
 	return t, true
-}
-
-// stripTransform drops managedFields and status from cached objects.
-func stripTransform(obj any) (any, error) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return obj, nil
-	}
-	u.SetManagedFields(nil)
-	delete(u.Object, "status")
-	return u, nil
 }

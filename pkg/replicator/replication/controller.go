@@ -210,7 +210,7 @@ func (c *Controller) isSourceEvent(k mirror.Kind, key Key, hub string) bool {
 		return src == "" || src == hub
 	}
 	for _, h := range c.opts.Hubs {
-		if h.Ready() {
+		if h.Serves(k.Name) {
 			return h.Name() == hub
 		}
 	}
@@ -366,12 +366,10 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool) direction.HubView {
 			v.RecordedSince = t
 		}
 	}
-	if lease := h.Lease(cluster); lease != nil {
-		if t, ok := hubconn.RenewTime(lease); ok {
-			v.HasLease = true
-			v.RenewTime = t
-			v.AgentRenewed = renewed || t.Sub(lease.GetCreationTimestamp().Time) > direction.CreationSlack
-		}
+	if renewTime, created, ok := h.Lease(cluster); ok {
+		v.HasLease = true
+		v.RenewTime = renewTime
+		v.AgentRenewed = renewed || renewTime.Sub(created) > direction.CreationSlack
 	}
 	return v
 }
@@ -383,6 +381,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		return nil
 	}
 	source, extra, ok := c.sourceOf(k, key)
+	if ok && !source.Serves(k.Name) {
+		ok = false
+	}
 	if !ok {
 		c.logger.V(4).Info("No source to replicate from", "object", key.String())
 		// Nothing can flow for this key now (no known or ready source, or the cluster is not selected); it is
@@ -410,7 +411,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}
 	}
 	for _, target := range c.opts.Hubs {
-		if target == source || !target.Ready() {
+		if target == source || !target.Serves(k.Name) {
 			continue
 		}
 		if err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen); err != nil {
@@ -430,7 +431,7 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !perCluster {
 		for _, h := range c.opts.Hubs {
-			if h.Ready() {
+			if h.Serves(k.Name) {
 				return h, nil, true
 			}
 		}
@@ -605,7 +606,7 @@ func (c *Controller) knownClusters() []string {
 	c.mu.Unlock()
 	for _, h := range c.opts.Hubs {
 		for _, mc := range h.List(replv1alpha1.KindManagedCluster, "") {
-			names.Insert(mc.GetName())
+			names.Insert(mc.Name)
 		}
 	}
 	return sets.List(names)
@@ -617,7 +618,7 @@ func (c *Controller) allKeys() []Key {
 	for _, h := range c.opts.Hubs {
 		for name := range c.kinds {
 			for _, obj := range h.List(name, "") {
-				keys.Insert(Key{Kind: name, Namespace: obj.GetNamespace(), Name: obj.GetName()})
+				keys.Insert(Key{Kind: name, Namespace: obj.Namespace, Name: obj.Name})
 			}
 		}
 	}
@@ -637,7 +638,7 @@ func (c *Controller) clusterKeys(cluster string) []Key {
 				continue
 			}
 			for _, obj := range h.List(name, cluster) {
-				keys.Insert(Key{Kind: name, Namespace: obj.GetNamespace(), Name: obj.GetName()})
+				keys.Insert(Key{Kind: name, Namespace: obj.Namespace, Name: obj.Name})
 			}
 		}
 	}

@@ -1,0 +1,62 @@
+package hubconn
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestCompactTransformRoundTrip(t *testing.T) {
+	in := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
+		"metadata": map[string]any{
+			"name": "w", "namespace": "c1", "resourceVersion": "7", "labels": map[string]any{"a": "b"},
+			"managedFields": []any{map[string]any{"manager": "kubectl"}},
+		},
+		"spec":   map[string]any{"workload": map[string]any{"manifests": []any{map[string]any{"n": int64(3), "f": 1.5}}}},
+		"status": map[string]any{"conditions": []any{}},
+	}}
+	out, err := compactTransform(in.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := out.(*cachedObject)
+	if !ok {
+		t.Fatalf("transform returned %T, want *cachedObject", out)
+	}
+	if c.GetName() != "w" || c.GetNamespace() != "c1" {
+		t.Errorf("key %s/%s, want c1/w", c.GetNamespace(), c.GetName())
+	}
+	want := in.DeepCopy()
+	want.SetManagedFields(nil)
+	delete(want.Object, "status")
+	if diff := cmp.Diff(want.Object, c.object().Object); diff != "" {
+		t.Errorf("decoded object (-want +got), numbers must stay int64 where integral:\n%s", diff)
+	}
+	if copied := c.DeepCopyObject().(*cachedObject); copied.object() == nil || copied.GetName() != "w" {
+		t.Errorf("DeepCopyObject lost the object")
+	}
+}
+
+func TestCompactTransformLease(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	lease := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+		"metadata": map[string]any{"name": "managed-cluster-lease", "namespace": "c1", "creationTimestamp": created.Format(time.RFC3339)},
+		"spec":     map[string]any{"renewTime": "2026-01-02T03:05:06.123456Z"},
+	}}
+	out, err := compactTransform(lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.(*cachedObject)
+	wantRenew := time.Date(2026, 1, 2, 3, 5, 6, 123456000, time.UTC)
+	if !c.hasRenewTime || !c.renewTime.Equal(wantRenew) || !c.created.Equal(created) {
+		t.Errorf("lease times renew=%v (set %v) created=%v, want %v and %v", c.renewTime, c.hasRenewTime, c.created, wantRenew, created)
+	}
+	if c.raw != nil {
+		t.Errorf("a lease keeps no JSON, got %d bytes", len(c.raw))
+	}
+}
