@@ -35,6 +35,13 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
 
+// ReasonHubKubeconfigInvalid is the event reason when a hub's kubeconfig Secret is missing or unusable; the hub
+// is left out until the Secret is fixed.
+const ReasonHubKubeconfigInvalid = "HubKubeconfigInvalid"
+
+// hubProbeTimeout bounds each reachability probe of a hub.
+const hubProbeTimeout = 5 * time.Second
+
 // Run is the controllercmd start function of `klusterlet-failover replicator`: it runs until ctx ends.
 func (o *Options) Run(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
 	kubeClient, err := kubernetes.NewForConfig(controllerContext.KubeConfig)
@@ -189,7 +196,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 		config, err := hubRESTConfig(secrets, spec)
 		if err != nil {
 			e.invalid[spec.Name] = err.Error()
-			recorder.Warningf("HubKubeconfigInvalid", "Hub %s: %v", spec.Name, err)
+			recorder.Warningf(ReasonHubKubeconfigInvalid, "Hub %s: %v", spec.Name, err)
 			continue
 		}
 		config.QPS, config.Burst = o.HubQPS, o.HubBurst
@@ -197,11 +204,12 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 		client, err := dynamic.NewForConfig(config)
 		if err != nil {
 			e.invalid[spec.Name] = fmt.Sprintf("building a client from kubeconfigSecret %s: %v", spec.KubeconfigSecret.Name, err)
+			recorder.Warningf(ReasonHubKubeconfigInvalid, "Hub %s: %s", spec.Name, e.invalid[spec.Name])
 			continue
 		}
 		h, err := hubconn.New(hubconn.Options{
 			Name: spec.Name, Server: config.Host, Client: client, Kinds: kinds,
-			ProbeInterval: o.HubProbeInterval, ProbeTimeout: 5 * time.Second, Handler: &lazy, Clock: clk,
+			ProbeInterval: o.HubProbeInterval, ProbeTimeout: hubProbeTimeout, Handler: &lazy, Clock: clk,
 		})
 		if err != nil {
 			e.invalid[spec.Name] = err.Error()
@@ -214,7 +222,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 		return e
 	}
 	controller, err := replication.New(replication.Options{
-		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk,
+		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk, Logger: logger,
 	})
 	if err != nil {
 		logger.Error(err, "Starting replication")
@@ -353,9 +361,9 @@ func (l *lazyHandler) OnObject(hub string, k mirror.Kind, namespace, name string
 	}
 }
 
-func (l *lazyHandler) OnLease(hub, cluster string, advanced bool) {
+func (l *lazyHandler) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 	if c := l.get(); c != nil {
-		c.OnLease(hub, cluster, advanced)
+		c.OnLease(hub, cluster, event)
 	}
 }
 

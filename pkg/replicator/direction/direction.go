@@ -64,11 +64,11 @@ type Source struct {
 
 // Reasons of a Source.
 const (
-	// ReasonLease: Hub has the freshest lease renewed by an agent.
-	ReasonLease = "LeaseRenewed"
-	// ReasonKept: no hub has a fresh renewed lease; the previous source is kept (no flapping while the agent
+	// ReasonLeaseRenewed: Hub has the freshest lease renewed by an agent.
+	ReasonLeaseRenewed = "LeaseRenewed"
+	// ReasonNoFreshLease: no hub has a fresh renewed lease; the previous source is kept (no flapping while the agent
 	// is between hubs or the source hub is down).
-	ReasonKept = "NoFreshLease"
+	ReasonNoFreshLease = "NoFreshLease"
 	// ReasonRecorded: no lease evidence and no previous source (the replicator just started); Hub is where the
 	// copies' cluster-hub annotation says the cluster is.
 	ReasonRecorded = "Recorded"
@@ -84,7 +84,8 @@ const (
 //  1. Among reachable hubs whose lease was renewed by an agent and whose renewTime is no older than
 //     FreshnessFactor × the lease duration, the one with the newest renewTime is the source (the agent renews
 //     one hub at a time, and renewTimes come from the same clock). Ties keep the previous source, else the
-//     earlier hub in spec order. Since is kept when the hub does not change, else it is now.
+//     earlier hub in spec order. Since is kept when the hub does not change, else it is now (without a
+//     previous source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, the hub that the copies' cluster-hub annotations name (the one named by
 //     most copies; ties by spec order), with the recorded since time.
@@ -113,12 +114,19 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	}
 	if best != nil {
 		if best.Hub == prev.Hub {
-			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonLease}
+			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonLeaseRenewed}
 		}
-		return Source{Hub: best.Hub, Since: now, Reason: ReasonLease}
+		since := now
+		if prev.Hub == "" {
+			// Just started: the copies may already record since when the cluster is on that hub.
+			if recorded := recordedSince(hubs, best.Hub); !recorded.IsZero() {
+				since = recorded
+			}
+		}
+		return Source{Hub: best.Hub, Since: since, Reason: ReasonLeaseRenewed}
 	}
 	if prev.Hub != "" {
-		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonKept}
+		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease}
 	}
 
 	votes := map[string]int{}
@@ -150,4 +158,16 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		}
 	}
 	return Source{Reason: ReasonUnknown}
+}
+
+// recordedSince returns the earliest cluster-hub-since that copies in hubs record for hub, or zero.
+func recordedSince(hubs []HubView, hub string) time.Time {
+	var out time.Time
+	for _, h := range hubs {
+		if h.HasCluster && h.IsCopy && h.RecordedHub == hub && !h.RecordedSince.IsZero() &&
+			(out.IsZero() || h.RecordedSince.Before(out)) {
+			out = h.RecordedSince
+		}
+	}
+	return out
 }

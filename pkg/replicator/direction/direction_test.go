@@ -84,33 +84,33 @@ func TestDecideSourceRule1FreshestRenewedLease(t *testing.T) {
 		{
 			name: "single renewed lease, no previous source: chosen since now",
 			hubs: []direction.HubView{original(hubA), renewing(hubB, ago(10*time.Second))},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "newest renewTime wins over an older one later in spec order",
 			hubs: []direction.HubView{renewing(hubA, ago(30*time.Second)), renewing(hubB, ago(10*time.Second))},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "newest renewTime wins wherever it is in spec order",
 			hubs: []direction.HubView{renewing(hubA, ago(5*time.Second)), renewing(hubB, ago(50*time.Second)), renewing(hubC, ago(20*time.Second))},
-			want: src(hubA, now, direction.ReasonLease),
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "fresh lease elsewhere replaces the previous source, since now",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{original(hubA), renewing(hubB, ago(time.Second))},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "lease rule wins over recorded annotations (rule 3) without a previous source",
 			hubs: []direction.HubView{copyOn(hubA, hubC, earlier), renewing(hubB, ago(time.Second)), copyOn(hubC, hubC, earlier)},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "lease rule wins over the original ManagedCluster (rule 4) without a previous source",
 			hubs: []direction.HubView{original(hubA), with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy = true })},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 	})
 }
@@ -121,13 +121,13 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 		{
 			name: "unreachable hub with the newest lease is ignored",
 			hubs: []direction.HubView{unreachable(renewing(hubA, ago(time.Second))), renewing(hubB, ago(30*time.Second))},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "only lease on an unreachable hub: previous source kept",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{unreachable(renewing(hubA, ago(time.Second))), original(hubB)},
-			want: src(hubB, earlier, direction.ReasonKept),
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "hub-created lease (not AgentRenewed) with the newest renewTime is ignored",
@@ -135,13 +135,13 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 				with(renewing(hubA, ago(time.Second)), func(v *direction.HubView) { v.AgentRenewed = false }),
 				renewing(hubB, ago(40*time.Second)),
 			},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "hub-created lease alone does not take the source from the previous hub",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{original(hubA), with(renewing(hubB, now), func(v *direction.HubView) { v.AgentRenewed = false })},
-			want: src(hubA, earlier, direction.ReasonKept),
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "RenewTime without HasLease is ignored",
@@ -149,37 +149,37 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 				with(renewing(hubA, ago(time.Second)), func(v *direction.HubView) { v.HasLease = false }),
 				renewing(hubB, ago(40*time.Second)),
 			},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "LeaseDuration 0 uses DefaultLeaseDuration: 119s old is fresh",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(freshnessWindow(0)-time.Second)), 0), original(hubB)},
-			want: src(hubA, now, direction.ReasonLease),
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "LeaseDuration 0 uses DefaultLeaseDuration: exactly FreshnessFactor x 60s old is still fresh",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(freshnessWindow(0))), 0), original(hubB)},
-			want: src(hubA, now, direction.ReasonLease),
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "LeaseDuration 0 uses DefaultLeaseDuration: 1ns past FreshnessFactor x 60s is stale",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(freshnessWindow(0)+time.Nanosecond)), 0), original(hubB)},
-			want: src(hubB, earlier, direction.ReasonKept),
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "negative LeaseDuration uses DefaultLeaseDuration",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(100*time.Second)), -time.Second), original(hubB)},
-			want: src(hubA, now, direction.ReasonLease),
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "explicit DefaultLeaseDuration: 121s old is stale",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(121*time.Second)), direction.DefaultLeaseDuration), original(hubB)},
-			want: src(hubB, earlier, direction.ReasonKept),
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "per-hub short LeaseDuration: a newer lease stale under its own 10s duration loses to an older fresh one",
@@ -187,23 +187,23 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 				leaseDuration(renewing(hubA, ago(25*time.Second)), 10*time.Second),  // 25s > 2 x 10s: stale
 				leaseDuration(renewing(hubB, ago(100*time.Second)), 60*time.Second), // 100s <= 2 x 60s: fresh
 			},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "per-hub long LeaseDuration: 500s old is fresh under a 300s duration",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(500*time.Second)), 300*time.Second), original(hubB)},
-			want: src(hubA, now, direction.ReasonLease),
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "per-hub durations are not shared: the 300s duration of one hub does not keep another's lease fresh",
-			prev: src(hubC, earlier, direction.ReasonLease),
+			prev: src(hubC, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{
 				leaseDuration(renewing(hubA, ago(500*time.Second)), 0),
 				leaseDuration(empty(hubB), 300*time.Second),
 				original(hubC),
 			},
-			want: src(hubC, earlier, direction.ReasonKept),
+			want: src(hubC, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "every lease stale, no previous source: falls through to the original ManagedCluster",
@@ -220,37 +220,37 @@ func TestDecideSourceRule1Ties(t *testing.T) {
 		{
 			name: "tie without previous source: earlier hub in spec order",
 			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same)},
-			want: src(hubA, now, direction.ReasonLease),
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "tie, previous source later in spec order: previous kept with its since",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same)},
-			want: src(hubB, earlier, direction.ReasonLease),
+			want: src(hubB, earlier, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "three-way tie, previous source last: previous kept",
-			prev: src(hubC, earlier, direction.ReasonLease),
+			prev: src(hubC, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same), renewing(hubC, same)},
-			want: src(hubC, earlier, direction.ReasonLease),
+			want: src(hubC, earlier, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "tie, previous source not among the tied hubs: earlier tied hub in spec order, since now",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{original(hubA), renewing(hubB, same), renewing(hubC, same)},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "previous source tied with an older lease but a third hub is newer: newer wins",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same), renewing(hubC, same.Add(time.Millisecond))},
-			want: src(hubC, now, direction.ReasonLease),
+			want: src(hubC, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "previous source tie with the first hub is not lost to a later equal hub",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, same), renewing(hubB, same), renewing(hubC, same)},
-			want: src(hubA, earlier, direction.ReasonLease),
+			want: src(hubA, earlier, direction.ReasonLeaseRenewed),
 		},
 	})
 }
@@ -259,28 +259,38 @@ func TestDecideSourceRule1Ties(t *testing.T) {
 func TestDecideSourceRule1Since(t *testing.T) {
 	runDecide(t, []decideCase{
 		{
+			name: "no previous source: the since the copies record for the chosen hub, not now",
+			hubs: []direction.HubView{renewing(hubA, ago(10*time.Second)), copyOn(hubB, hubA, ago(2*time.Hour)), copyOn(hubC, hubA, ago(3*time.Hour))},
+			want: src(hubA, ago(3*time.Hour), direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "no previous source, copies record another hub: now",
+			hubs: []direction.HubView{renewing(hubA, ago(10*time.Second)), copyOn(hubB, hubC, ago(2*time.Hour))},
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
+		},
+		{
 			name: "same hub keeps previous since",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, ago(time.Second)), empty(hubB)},
-			want: src(hubA, earlier, direction.ReasonLease),
+			want: src(hubA, earlier, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "same hub after a kept period keeps previous since (reason becomes LeaseRenewed)",
-			prev: src(hubA, earlier, direction.ReasonKept),
+			prev: src(hubA, earlier, direction.ReasonNoFreshLease),
 			hubs: []direction.HubView{renewing(hubA, ago(time.Second)), empty(hubB)},
-			want: src(hubA, earlier, direction.ReasonLease),
+			want: src(hubA, earlier, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "same hub as a recorded previous source keeps the recorded since",
 			prev: src(hubA, earlier, direction.ReasonRecorded),
 			hubs: []direction.HubView{renewing(hubA, ago(time.Second)), copyOn(hubB, hubA, earlier)},
-			want: src(hubA, earlier, direction.ReasonLease),
+			want: src(hubA, earlier, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "hub changes: since is now, not the previous since",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, ago(20*time.Second)), renewing(hubB, ago(time.Second))},
-			want: src(hubB, now, direction.ReasonLease),
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 	})
 }
@@ -290,39 +300,39 @@ func TestDecideSourceRule2KeepPrevious(t *testing.T) {
 	runDecide(t, []decideCase{
 		{
 			name: "no lease at all: previous kept with its since",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{original(hubA), copyOn(hubB, "", time.Time{})},
-			want: src(hubB, earlier, direction.ReasonKept),
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "previous source unreachable and no fresh lease: previous kept",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{unreachable(renewing(hubA, ago(time.Second))), original(hubB)},
-			want: src(hubA, earlier, direction.ReasonKept),
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "previous kept over recorded annotations naming another hub (rule 3)",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{copyOn(hubA, hubB, ago(time.Minute)), copyOn(hubB, hubB, ago(time.Minute)), copyOn(hubC, hubB, ago(time.Minute))},
-			want: src(hubA, earlier, direction.ReasonKept),
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "previous kept over another hub's original ManagedCluster (rule 4)",
 			prev: src(hubB, earlier, direction.ReasonOriginal),
 			hubs: []direction.HubView{original(hubA), copyOn(hubB, "", time.Time{})},
-			want: src(hubB, earlier, direction.ReasonKept),
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "previous kept even when no hub has the cluster",
-			prev: src(hubB, earlier, direction.ReasonLease),
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{empty(hubA), empty(hubB)},
-			want: src(hubB, earlier, direction.ReasonKept),
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "stale leases only: previous kept",
-			prev: src(hubA, earlier, direction.ReasonLease),
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, ago(5*time.Minute)), renewing(hubB, ago(3*time.Minute))},
-			want: src(hubA, earlier, direction.ReasonKept),
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
 		},
 	})
 }
@@ -489,25 +499,25 @@ func TestDecideSourceFailoverSequence(t *testing.T) {
 			name: "the agent renews on hub-a",
 			at:   at(30 * time.Second),
 			hubs: []direction.HubView{hubRenewing(hubA, at(25*time.Second)), standby(hubB, at(0))},
-			want: src(hubA, at(0), direction.ReasonLease),
+			want: src(hubA, at(0), direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "hub-a goes down; its last renewal is still fresh but unreachable hubs do not count",
 			at:   at(90 * time.Second),
 			hubs: []direction.HubView{unreachable(hubRenewing(hubA, at(85*time.Second))), standby(hubB, at(0))},
-			want: src(hubA, at(0), direction.ReasonKept),
+			want: src(hubA, at(0), direction.ReasonNoFreshLease),
 		},
 		{
 			name: "the agent fails over and renews on hub-b: hub-b is the source since now",
 			at:   at(150 * time.Second),
 			hubs: []direction.HubView{unreachable(hubRenewing(hubA, at(85*time.Second))), hubRenewing(hubB, at(145*time.Second))},
-			want: src(hubB, at(150*time.Second), direction.ReasonLease),
+			want: src(hubB, at(150*time.Second), direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "hub-a comes back with its old lease still fresh; hub-b's is newer: no fail-back",
 			at:   at(160 * time.Second),
 			hubs: []direction.HubView{hubRenewing(hubA, at(85*time.Second)), hubRenewing(hubB, at(155*time.Second))},
-			want: src(hubB, at(150*time.Second), direction.ReasonLease),
+			want: src(hubB, at(150*time.Second), direction.ReasonLeaseRenewed),
 		},
 	})
 }
@@ -523,31 +533,31 @@ func TestDecideSourceNoFlappingSequence(t *testing.T) {
 			name: "hub-a is the source by lease",
 			at:   at(10 * time.Second),
 			hubs: []direction.HubView{renewing(hubA, at(5*time.Second)), hubCreated(hubB)},
-			want: src(hubA, at(10*time.Second), direction.ReasonLease),
+			want: src(hubA, at(10*time.Second), direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "hub-a down, hub-b has only its hub-created lease: hub-a kept",
 			at:   at(20 * time.Second),
 			hubs: []direction.HubView{unreachable(renewing(hubA, at(15*time.Second))), hubCreated(hubB)},
-			want: src(hubA, at(10*time.Second), direction.ReasonKept),
+			want: src(hubA, at(10*time.Second), direction.ReasonNoFreshLease),
 		},
 		{
 			name: "ten minutes later, still no fresh lease anywhere: hub-a kept with its since",
 			at:   at(10 * time.Minute),
 			hubs: []direction.HubView{unreachable(empty(hubA)), hubCreated(hubB)},
-			want: src(hubA, at(10*time.Second), direction.ReasonKept),
+			want: src(hubA, at(10*time.Second), direction.ReasonNoFreshLease),
 		},
 		{
 			name: "hub-a back but its lease stale (agent between hubs): hub-a kept",
 			at:   at(11 * time.Minute),
 			hubs: []direction.HubView{renewing(hubA, at(15*time.Second)), hubCreated(hubB)},
-			want: src(hubA, at(10*time.Second), direction.ReasonKept),
+			want: src(hubA, at(10*time.Second), direction.ReasonNoFreshLease),
 		},
 		{
 			name: "the agent renews on hub-a again: same hub, since unchanged",
 			at:   at(12 * time.Minute),
 			hubs: []direction.HubView{renewing(hubA, at(12*time.Minute-time.Second)), hubCreated(hubB)},
-			want: src(hubA, at(10*time.Second), direction.ReasonLease),
+			want: src(hubA, at(10*time.Second), direction.ReasonLeaseRenewed),
 		},
 	})
 }

@@ -46,12 +46,23 @@ type Handler interface {
 	// OnObject is called for every add, update and delete of a mirrored object (kind k) and of a
 	// ManagedCluster (k.Name is KindManagedCluster even when that kind is not mirrored).
 	OnObject(hub string, k mirror.Kind, namespace, name string)
-	// OnLease is called when a cluster's managed-cluster-lease is added or updated; advanced is true when an
-	// update moved its spec.renewTime forward (an agent renewed it).
-	OnLease(hub, cluster string, advanced bool)
+	// OnLease is called when a cluster's managed-cluster-lease is added or updated.
+	OnLease(hub, cluster string, event LeaseEvent)
 	// OnState is called when the hub's State changes; err is the probe error for StateUnreachable.
 	OnState(hub string, state State, err error)
 }
+
+// LeaseEvent is what happened to a cluster's managed-cluster-lease.
+type LeaseEvent string
+
+const (
+	// LeaseAdded: the lease appeared (created, or listed when the informer started).
+	LeaseAdded LeaseEvent = "Added"
+	// LeaseRenewed: an update moved spec.renewTime forward (an agent renewed it).
+	LeaseRenewed LeaseEvent = "Renewed"
+	// LeaseUpdated: any other update.
+	LeaseUpdated LeaseEvent = "Updated"
+)
 
 // Options configure a Hub.
 type Options struct {
@@ -159,10 +170,22 @@ func (h *Hub) Run(ctx context.Context) {
 	}
 }
 
-// ReportError records err from a request to the hub. A connection error (the hub does not answer) makes the
-// hub unreachable at once, without waiting for the next probe.
+// ReportError records the outcome of a request to the hub: a nil err clears the last error of a ready hub;
+// any other error becomes the last error (status.hubs[].lastError), and a connection error (the hub does not
+// answer) makes the hub unreachable at once, without waiting for the next probe.
 func (h *Hub) ReportError(err error) {
-	if err == nil || !isConnectionError(err) {
+	if err == nil {
+		h.mu.Lock()
+		if h.state == StateReady {
+			h.lastErr = nil
+		}
+		h.mu.Unlock()
+		return
+	}
+	if !isConnectionError(err) {
+		h.mu.Lock()
+		h.lastErr = err
+		h.mu.Unlock()
 		return
 	}
 	if h.setUnreachable(err, true) {
@@ -175,8 +198,9 @@ func (h *Hub) ReportError(err error) {
 func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstructured.Unstructured {
 	h.mu.RLock()
 	inf := h.informers[k]
+	ready := h.state == StateReady
 	h.mu.RUnlock()
-	if inf == nil {
+	if inf == nil || !ready {
 		return nil
 	}
 	key := name
@@ -195,12 +219,13 @@ func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstru
 }
 
 // List returns the names of the cached objects of kind k in namespace ("" for all namespaces); nil when the
-// hub is not running informers.
+// hub is not ready.
 func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []cache.ObjectName {
 	h.mu.RLock()
 	inf := h.informers[k]
+	ready := h.state == StateReady
 	h.mu.RUnlock()
-	if inf == nil {
+	if inf == nil || !ready {
 		return nil
 	}
 	var items []any
@@ -223,8 +248,9 @@ func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []cache.Obje
 func (h *Hub) Lease(cluster string) (renewTime, created time.Time, ok bool) {
 	h.mu.RLock()
 	inf := h.leases
+	ready := h.state == StateReady
 	h.mu.RUnlock()
-	if inf == nil {
+	if inf == nil || !ready {
 		return time.Time{}, time.Time{}, false
 	}
 	obj, found, err := inf.GetIndexer().GetByKey(cluster + "/" + direction.LeaseName)
@@ -422,7 +448,7 @@ func (h *Hub) newLeaseInformer() cache.SharedIndexInformer {
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if m, ok := obj.(metav1.Object); ok {
-				handler.OnLease(name, m.GetNamespace(), false)
+				handler.OnLease(name, m.GetNamespace(), LeaseAdded)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
@@ -431,7 +457,11 @@ func (h *Hub) newLeaseInformer() cache.SharedIndexInformer {
 			if !ok1 || !ok2 {
 				return
 			}
-			handler.OnLease(name, n.GetNamespace(), n.renewTime.After(o.renewTime))
+			event := LeaseUpdated
+			if n.renewTime.After(o.renewTime) {
+				event = LeaseRenewed
+			}
+			handler.OnLease(name, n.GetNamespace(), event)
 		},
 	})
 	return inf

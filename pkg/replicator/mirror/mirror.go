@@ -39,9 +39,16 @@ const (
 var ReservedLabelPrefixes = []string{"failover.open-cluster-management.io/", "feature.open-cluster-management.io/"}
 
 // ReservedAnnotationPrefixes are the annotation key prefixes that are never mirrored and that a target keeps:
-// the replicator's own, and those the registration agent sets on the ManagedCluster it creates
-// (agent.open-cluster-management.io/, from the agent's --cluster-annotations).
-var ReservedAnnotationPrefixes = []string{"failover.open-cluster-management.io/", "agent.open-cluster-management.io/"}
+// the replicator's own, those the registration agent sets on the ManagedCluster it creates
+// (agent.open-cluster-management.io/, from the agent's --cluster-annotations), and the hub's own record of an
+// automatic acceptance.
+var ReservedAnnotationPrefixes = []string{
+	"failover.open-cluster-management.io/",
+	"agent.open-cluster-management.io/",
+	// Set by OCM's hub on a ManagedCluster it accepted automatically (ManagedClusterAutoApproval): each hub
+	// records its own acceptance.
+	"open-cluster-management.io/automatically-accepted-on",
+}
 
 // HubOwnedTaints are the keys of the ManagedCluster taints OCM's hub adds and removes from the cluster's
 // conditions on that hub (open-cluster-management.io/api cluster/v1 ManagedClusterTaintUnavailable and
@@ -65,12 +72,16 @@ func ContentOf(k Kind, obj *unstructured.Unstructured) Content {
 	}
 	for _, f := range k.Fields {
 		if v, ok := obj.Object[f]; ok && v != nil {
-			c.Fields[f] = runtimeDeepCopy(v)
+			c.Fields[f] = runtime.DeepCopyJSONValue(v)
 		}
 	}
 	if k.Name == replv1alpha1.KindManagedCluster {
 		if spec, ok := c.Fields["spec"].(map[string]any); ok {
 			if kept := filterTaints(spec["taints"], false); len(kept) > 0 {
+				for _, t := range kept {
+					// OCM's webhook sets timeAdded itself on every hub and refuses a changed one.
+					delete(t.(map[string]any), "timeAdded")
+				}
 				spec["taints"] = kept
 			} else {
 				delete(spec, "taints")
@@ -136,6 +147,24 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		}
 	}
 	if k.Name == replv1alpha1.KindManagedCluster && tgt != nil {
+		// A taint the target already has keeps the target's timeAdded (OCM's webhook denies changing it; a
+		// new taint gets it from the webhook).
+		if spec, ok := out.Object["spec"].(map[string]any); ok {
+			if taints, ok := spec["taints"].([]any); ok {
+				existing := filterTaints(nestedValue(tgt.Object, "spec", "taints"), false)
+				for _, t := range taints {
+					m, _ := t.(map[string]any)
+					for _, e := range existing {
+						em, _ := e.(map[string]any)
+						if em["key"] == m["key"] && em["value"] == m["value"] && em["effect"] == m["effect"] {
+							if added, ok := em["timeAdded"]; ok {
+								m["timeAdded"] = added
+							}
+						}
+					}
+				}
+			}
+		}
 		// The target's own hub-owned taints stay.
 		if hubTaints := filterTaints(nestedValue(tgt.Object, "spec", "taints"), true); len(hubTaints) > 0 {
 			spec, _ := out.Object["spec"].(map[string]any)
@@ -216,13 +245,16 @@ type Decision struct {
 //     left alone (a foreign object is not a conflict when there is nothing to mirror onto it).
 //  3. No target object: create Desired.
 //  4. A target object that is not a copy: if the source's object is a copy made from the target
-//     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted). Otherwise
+//     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted), with
+//     ConflictCopyModified when the original was changed after that copy was made. Otherwise
 //     it is foreign and left alone: with the same mirrored content as the source's (made on each hub
 //     independently, like the default ManagedClusterSets) that is no conflict; else ConflictForeignObject.
 //  5. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
 //     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
-//     it was copied from the same source and its content no longer matches AnnotationContentHash, it was
-//     changed on the target since: ConflictCopyModified (the source still wins).
+//     its content differs from the source's, it was copied from the same source and its content no longer
+//     matches AnnotationContentHash, it was changed on the target since: ConflictCopyModified (the source
+//     still wins). A copy whose content already equals the source's gets its marks refreshed without a
+//     conflict (after a switch back, the old source's edits were mirrored here already).
 func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, extraAnnotations map[string]string) Decision {
 	if tgt != nil && tgt.GetDeletionTimestamp() != nil {
 		return Decision{Action: ActionNone}
@@ -237,9 +269,17 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 		return Decision{Action: ActionCreate, Object: Desired(k, src, nil, source, extraAnnotations)}
 	}
 	desired := Desired(k, src, tgt, source, extraAnnotations)
+	tgtContent := ContentOf(k, tgt)
+	desiredContent := ContentOf(k, desired)
 	if !IsCopy(tgt) {
 		if src.GetLabels()[LabelReplicatedFrom] == target {
-			return Decision{Action: ActionUpdate, Object: desired, Adopted: true}
+			// The original changed on the target after the source's copy was made (edits on both sides
+			// of a split brain): the source wins, and it is a conflict.
+			conflict := ConflictNone
+			if tgtContent.Hash() != src.GetAnnotations()[AnnotationContentHash] && !tgtContent.Equal(desiredContent) {
+				conflict = ConflictCopyModified
+			}
+			return Decision{Action: ActionUpdate, Object: desired, Adopted: true, Conflict: conflict}
 		}
 		if ContentOf(k, tgt).Equal(ContentOf(k, src)) {
 			// Made on the target independently but identical (e.g. the default ManagedClusterSets every
@@ -248,12 +288,12 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
 	}
-	tgtContent := ContentOf(k, tgt)
-	if tgtContent.Equal(ContentOf(k, desired)) && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
+	contentSame := tgtContent.Equal(desiredContent)
+	if contentSame && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
 		return Decision{Action: ActionNone}
 	}
 	conflict := ConflictNone
-	if tgt.GetLabels()[LabelReplicatedFrom] == source && tgt.GetAnnotations()[AnnotationContentHash] != tgtContent.Hash() {
+	if !contentSame && tgt.GetLabels()[LabelReplicatedFrom] == source && tgt.GetAnnotations()[AnnotationContentHash] != tgtContent.Hash() {
 		conflict = ConflictCopyModified
 	}
 	return Decision{Action: ActionUpdate, Object: desired, Conflict: conflict}
@@ -275,6 +315,20 @@ func SourceCleanup(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	delete(cleaned, AnnotationClusterHubSince)
 	out.SetAnnotations(cleaned)
 	return out
+}
+
+// AddonNameLabel marks the ManifestWorks an add-on manager on the hub generates for its add-on agents (OCM's
+// addon-framework); every hub's add-on manager makes its own.
+const AddonNameLabel = "open-cluster-management.io/addon-name"
+
+// Excluded reports whether obj (of kind k) is never mirrored: the ManifestWorks an add-on manager generates
+// (AddonNameLabel), which each hub's manager makes and rewrites itself.
+func Excluded(k Kind, obj *unstructured.Unstructured) bool {
+	if obj == nil || k.Name != replv1alpha1.KindManifestWork {
+		return false
+	}
+	_, ok := obj.GetLabels()[AddonNameLabel]
+	return ok
 }
 
 // IsCopy reports whether obj carries LabelReplicatedFrom, the mark of the replicator's copies.
@@ -327,7 +381,7 @@ func filterTaints(v any, hubOwned bool) []any {
 			}
 		}
 		if isHub == hubOwned {
-			out = append(out, runtimeDeepCopy(t))
+			out = append(out, runtime.DeepCopyJSONValue(t))
 		}
 	}
 	return out
@@ -364,9 +418,4 @@ func nestedValue(obj map[string]any, path ...string) any {
 		cur = m[p]
 	}
 	return cur
-}
-
-// runtimeDeepCopy deep-copies a JSON-compatible value (as unstructured holds them).
-func runtimeDeepCopy(v any) any {
-	return runtime.DeepCopyJSONValue(v)
 }

@@ -399,7 +399,7 @@ func TestContentOf(t *testing.T) {
 						"url": "https://api.cluster1.example.com:6443", "caBundle": "Y2EtYnVuZGxl",
 					}},
 					"taints": []any{
-						map[string]any{"key": "example.com/maintenance", "value": "true", "effect": "NoSelect", "timeAdded": "2024-03-02T00:00:00Z"},
+						map[string]any{"key": "example.com/maintenance", "value": "true", "effect": "NoSelect"},
 					},
 				}},
 				Labels: map[string]string{
@@ -418,7 +418,7 @@ func TestContentOf(t *testing.T) {
 					"hubAcceptsClient":     false,
 					"leaseDurationSeconds": int64(30),
 					"taints": []any{
-						map[string]any{"key": "example.com/old", "effect": "NoSelect", "timeAdded": "2024-01-01T00:00:00Z"},
+						map[string]any{"key": "example.com/old", "effect": "NoSelect"},
 					},
 				}},
 				Labels:      map[string]string{"name": "cluster1", "env": "staging", "stale": "yes"},
@@ -747,7 +747,7 @@ func TestDesiredManagedCluster(t *testing.T) {
 				"url": "https://api.cluster1.example.com:6443", "caBundle": "Y2EtYnVuZGxl",
 			}},
 			"taints": append([]any{
-				map[string]any{"key": "example.com/maintenance", "value": "true", "effect": "NoSelect", "timeAdded": "2024-03-02T00:00:00Z"},
+				map[string]any{"key": "example.com/maintenance", "value": "true", "effect": "NoSelect"},
 			}, targetHubTaints...),
 		}
 	}
@@ -1228,7 +1228,16 @@ func TestDecide(t *testing.T) {
 		delete(meta(m), "labels")
 		spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
 	})
-	mwSourceIsCopyOfTarget := mod(mwSource(), func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubB) })
+	// The source's copy was made from the original as it is now (its hash), then changed on the source.
+	mwSourceIsCopyOfTarget := mod(mwSource(), func(m map[string]any) {
+		setLabel(m, mirror.LabelReplicatedFrom, hubB)
+		setAnnotation(m, mirror.AnnotationContentHash, mirror.ContentOf(mw, mwOriginal).Hash())
+	})
+	// The same, but the original was changed on the target after the copy was made.
+	mwSourceIsCopyOfEarlierOriginal := mod(mwSource(), func(m map[string]any) {
+		setLabel(m, mirror.LabelReplicatedFrom, hubB)
+		setAnnotation(m, mirror.AnnotationContentHash, "0123456789abcdef")
+	})
 
 	tests := []struct {
 		name         string
@@ -1364,6 +1373,11 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictForeignObject,
 		},
 		{
+			name: "rule 4: original changed on the target after the source's copy was made: adopted, CopyModified",
+			kind: mw, src: mwSourceIsCopyOfEarlierOriginal, tgt: mwOriginal,
+			wantAction: mirror.ActionUpdate, wantAdopted: true, wantConflict: mirror.ConflictCopyModified,
+		},
+		{
 			name: "rule 4: source is a copy of the target's original: adopted",
 			kind: mw, src: mwSourceIsCopyOfTarget, tgt: mwOriginal,
 			wantAction: mirror.ActionUpdate, wantAdopted: true,
@@ -1382,7 +1396,11 @@ func TestDecide(t *testing.T) {
 		{
 			name: "rule 4: ManagedCluster moved back: original adopted, its hub taints kept",
 			kind: mc,
-			src:  mod(mcSource(), func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubB) }),
+			src: mod(mcSource(), func(m map[string]any) {
+				setLabel(m, mirror.LabelReplicatedFrom, hubB)
+				original := mod(mcTarget(), func(m map[string]any) { delete(labels(m), mirror.LabelReplicatedFrom) })
+				setAnnotation(m, mirror.AnnotationContentHash, mirror.ContentOf(mc, original).Hash())
+			}),
 			tgt: mod(mcTarget(), func(m map[string]any) {
 				delete(labels(m), mirror.LabelReplicatedFrom)
 				a := annots(m)
@@ -1540,11 +1558,23 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name: "rule 5: copy's hash annotation removed: update (marks differ)",
+			name: "rule 5: copy's hash annotation removed, content unchanged: marks refreshed, no conflict",
 			kind: mw, src: mwSource(),
-			tgt:          mod(mwCopy, func(m map[string]any) { delete(annots(m), mirror.AnnotationContentHash) }),
-			wantAction:   mirror.ActionUpdate,
-			wantConflict: mirror.ConflictCopyModified,
+			tgt:        mod(mwCopy, func(m map[string]any) { delete(annots(m), mirror.AnnotationContentHash) }),
+			wantAction: mirror.ActionUpdate,
+		},
+		{
+			name: "rule 5: a user taint with the target hub's own timeAdded (set by OCM's webhook): nothing",
+			kind: mc, src: mcSource(),
+			tgt: mod(mcCopy, func(m map[string]any) {
+				for _, t := range spec(m)["taints"].([]any) {
+					if tm := t.(map[string]any); tm["key"] == "example.com/maintenance" {
+						tm["timeAdded"] = "2024-05-05T05:05:05Z"
+					}
+				}
+			}),
+			extra:      clusterHubExtra(hubA),
+			wantAction: mirror.ActionNone,
 		},
 		{
 			name: "rule 5: only the copy's source-resource-version differs: nothing",

@@ -12,7 +12,9 @@ package replication
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -85,6 +87,8 @@ type Options struct {
 	DirectionRecheck time.Duration
 	// Recorder records the replicator's events.
 	Recorder events.Recorder
+	// Logger is the controller's logger; default klog's.
+	Logger klog.Logger
 	// Clock is the controller's clock (timestamps, lag, the direction recheck ticker).
 	Clock clock.WithTicker
 }
@@ -100,6 +104,7 @@ type Controller struct {
 
 	mu        sync.Mutex
 	sources   map[string]direction.Source // cluster → source
+	selected  map[string]bool             // cluster → selected by the cluster selector on its source
 	renewed   map[string]sets.Set[string] // hub → clusters whose lease an agent was seen renewing
 	conflicts map[string]map[Key]mirror.Conflict
 	copies    map[string]sets.Set[Key] // hub → keys of copies in step
@@ -119,6 +124,9 @@ func New(opts Options) (*Controller, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = klog.Background()
+	}
 	if opts.ClusterSelector == nil {
 		opts.ClusterSelector = labels.Everything()
 	}
@@ -132,8 +140,9 @@ func New(opts Options) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[Key](50*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication"}),
-		logger:    klog.Background().WithName("replication"),
+		logger:    opts.Logger.WithName("replication"),
 		sources:   map[string]direction.Source{},
+		selected:  map[string]bool{},
 		renewed:   map[string]sets.Set[string]{},
 		conflicts: map[string]map[Key]mirror.Conflict{},
 		copies:    map[string]sets.Set[Key]{},
@@ -156,12 +165,18 @@ func New(opts Options) (*Controller, error) {
 }
 
 // Run processes the queue with workers goroutines until ctx ends, and recomputes every cluster's direction
-// every DirectionRecheck.
+// every DirectionRecheck. It returns once every worker has stopped.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.logger = klog.FromContext(ctx).WithName("replication")
-	defer c.queue.ShutDown()
+	var wg sync.WaitGroup
+	defer func() {
+		// Every worker has returned before Run does, so that a new controller never overlaps this one.
+		c.queue.ShutDown()
+		wg.Wait()
+	}()
 	for i := 0; i < workers; i++ {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			for c.processNext(ctx) {
 			}
 		}()
@@ -217,11 +232,23 @@ func (c *Controller) isSourceEvent(k mirror.Kind, key Key, hub string) bool {
 	return true
 }
 
-// clearDirty removes key from every hub's out-of-step set, marking hubs caught up when it was the last.
-func (c *Controller) clearDirty(key Key) {
+// forget drops key from every hub's out-of-step set and its lag clock: nothing is replicated for it.
+func (c *Controller) forget(key Key) {
+	c.clearDirty(key, nil)
+	c.mu.Lock()
+	delete(c.firstSeen, key)
+	c.mu.Unlock()
+}
+
+// clearDirty removes key from the out-of-step sets of hubs (every hub when hubs is nil), marking hubs caught
+// up when it was their last.
+func (c *Controller) clearDirty(key Key, hubs []string) {
 	var caughtUp []string
 	c.mu.Lock()
 	for hub, dirty := range c.dirty {
+		if hubs != nil && !slices.Contains(hubs, hub) {
+			continue
+		}
 		if dirty != nil && dirty.Has(key) {
 			dirty.Delete(key)
 			if dirty.Len() == 0 {
@@ -229,7 +256,6 @@ func (c *Controller) clearDirty(key Key) {
 			}
 		}
 	}
-	delete(c.firstSeen, key)
 	c.mu.Unlock()
 	for _, hub := range caughtUp {
 		c.markCaughtUp(hub)
@@ -237,12 +263,16 @@ func (c *Controller) clearDirty(key Key) {
 }
 
 // OnLease implements hubconn.Handler.
-func (c *Controller) OnLease(hub, cluster string, advanced bool) {
-	if advanced {
-		c.mu.Lock()
+func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
+	c.mu.Lock()
+	switch event {
+	case hubconn.LeaseRenewed:
 		c.renewed[hub].Insert(cluster)
-		c.mu.Unlock()
+	case hubconn.LeaseAdded:
+		// A new lease (or the first listing of the hub): no renewal of it has been seen yet.
+		c.renewed[hub].Delete(cluster)
 	}
+	c.mu.Unlock()
 	c.queue.Add(Key{Name: cluster})
 }
 
@@ -309,7 +339,14 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	return true
 }
 
-// syncDirection recomputes the source of cluster and, when it changed, enqueues every object of the cluster.
+// catchUpGrace bounds how long a cluster's direction waits for a hub that just became ready to be caught up
+// before it flips to that hub (see syncDirection).
+const catchUpGrace = time.Minute
+
+// syncDirection recomputes the source of cluster. When it changes, or when the cluster starts to be selected,
+// every object of the cluster is enqueued. A flip to a hub that became ready less than catchUpGrace ago and is
+// not caught up yet waits while the previous source is still ready: the returning hub first receives what
+// changed on the previous source (a quick failback must not make its stale originals the source).
 func (c *Controller) syncDirection(cluster string) error {
 	now := c.opts.Clock.Now()
 	views := make([]direction.HubView, 0, len(c.opts.Hubs))
@@ -320,18 +357,50 @@ func (c *Controller) syncDirection(cluster string) error {
 		renewed[hub] = clusters.Has(cluster)
 	}
 	c.mu.Unlock()
+	allReady, anyHas := true, false
 	for _, h := range c.opts.Hubs {
-		views = append(views, hubView(h, cluster, renewed[h.Name()]))
+		v := hubView(h, cluster, renewed[h.Name()])
+		allReady = allReady && v.Reachable
+		anyHas = anyHas || v.HasCluster
+		views = append(views, v)
+	}
+	if allReady && !anyHas {
+		// The cluster is gone from every hub.
+		c.mu.Lock()
+		delete(c.sources, cluster)
+		delete(c.selected, cluster)
+		for _, clusters := range c.renewed {
+			clusters.Delete(cluster)
+		}
+		c.mu.Unlock()
+		return nil
 	}
 	next := direction.DecideSource(prev, views, now)
 	c.logger.V(4).Info("Direction", "cluster", cluster, "previous", prev.Hub, "source", next.Hub, "rule", next.Reason, "views", views)
 	if next.Hub == "" {
 		return nil
 	}
+	if prev.Hub != "" && next.Hub != prev.Hub && c.byName[prev.Hub].Ready() {
+		if state, _, since := c.byName[next.Hub].State(); state == hubconn.StateReady && !c.caughtUp(next.Hub) && now.Sub(since) < catchUpGrace {
+			c.logger.Info("Cluster moved to a hub that is not caught up yet: keeping the previous source meanwhile",
+				"cluster", cluster, "from", prev.Hub, "to", next.Hub)
+			c.queue.AddAfter(Key{Name: cluster}, time.Second)
+			return nil
+		}
+	}
+	selected := c.selectedOn(c.byName[next.Hub], cluster)
 	c.mu.Lock()
 	c.sources[cluster] = next
+	wasSelected := c.selected[cluster]
+	c.selected[cluster] = selected
 	c.mu.Unlock()
 	if next.Hub == prev.Hub {
+		if selected && !wasSelected && prev.Hub != "" {
+			c.logger.Info("Cluster selected: replicating its state", "cluster", cluster, "source", next.Hub)
+			for _, key := range c.clusterKeys(cluster) {
+				c.queue.Add(key)
+			}
+		}
 		return nil
 	}
 	metrics.SourceChanges.WithLabelValues(next.Hub).Inc()
@@ -346,6 +415,22 @@ func (c *Controller) syncDirection(cluster string) error {
 		c.queue.Add(key)
 	}
 	return nil
+}
+
+// selectedOn reports whether cluster's ManagedCluster on hub h matches the cluster selector.
+func (c *Controller) selectedOn(h *hubconn.Hub, cluster string) bool {
+	if h == nil {
+		return false
+	}
+	mc := h.Get(replv1alpha1.KindManagedCluster, "", cluster)
+	return mc != nil && c.opts.ClusterSelector.Matches(labels.Set(mc.GetLabels()))
+}
+
+// caughtUp reports whether hub has no out-of-step object left since it became ready.
+func (c *Controller) caughtUp(hub string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dirty[hub] == nil
 }
 
 // hubView builds the direction view of cluster on hub h.
@@ -380,18 +465,27 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if !ok {
 		return nil
 	}
-	source, extra, ok := c.sourceOf(k, key)
-	if ok && !source.Serves(k.Name) {
-		ok = false
-	}
-	if !ok {
-		c.logger.V(4).Info("No source to replicate from", "object", key.String())
-		// Nothing can flow for this key now (no known or ready source, or the cluster is not selected); it is
-		// enqueued again when that changes.
-		c.clearDirty(key)
+	source, extra, outcome := c.sourceOf(k, key)
+	switch outcome {
+	case sourceWait:
+		// The source is not known or not ready yet: the key is enqueued again when that changes, and stays
+		// out of step on the hubs that wait for it.
+		c.logger.V(4).Info("No source to replicate from yet", "object", key.String())
+		return nil
+	case sourceNone:
+		// Nothing is replicated for this key (its cluster is not selected).
+		c.forget(key)
 		return nil
 	}
 	src := source.Get(k.Name, key.Namespace, key.Name)
+	if src == nil && !source.Serves(k.Name) {
+		// The source stopped being ready between the check and the read: an empty cache is no delete.
+		return nil
+	}
+	if mirror.Excluded(k, src) {
+		c.forget(key)
+		return nil
+	}
 
 	c.mu.Lock()
 	if src != nil {
@@ -405,56 +499,87 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	var errs []error
 	if k.Name == replv1alpha1.KindManagedCluster && src != nil {
 		if cleaned := mirror.SourceCleanup(src); cleaned != nil {
-			if err := c.update(ctx, source, k, cleaned); err != nil {
-				errs = append(errs, err)
+			err := c.update(ctx, source, k, cleaned)
+			source.ReportError(err)
+			if err != nil {
+				metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+				errs = append(errs, fmt.Errorf("removing the cluster-hub annotations on source hub %s: %w", source.Name(), err))
 			}
 		}
 	}
+	compared := []string{source.Name()}
 	for _, target := range c.opts.Hubs {
 		if target == source || !target.Serves(k.Name) {
 			continue
 		}
 		if err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen); err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		compared = append(compared, target.Name())
 	}
+	c.clearDirty(key, compared)
 	if len(errs) > 0 {
-		return fmt.Errorf("%s: %v", key, errs)
+		return fmt.Errorf("%s: %w", key, errors.Join(errs...))
 	}
-	c.clearDirty(key)
+	c.mu.Lock()
+	if c.firstSeen[key] == seen {
+		delete(c.firstSeen, key)
+	}
+	c.mu.Unlock()
 	return nil
 }
 
-// sourceOf returns the source hub of key and the extra annotations of its copies; false when the source is
-// not known or not ready, or the object's cluster is not selected.
-func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]string, bool) {
+// sourceOutcome says whether a key can be replicated now.
+type sourceOutcome int
+
+const (
+	// sourceOK: the source hub is ready and serves the kind.
+	sourceOK sourceOutcome = iota
+	// sourceWait: the source is not known, not ready, or (for hub-wide objects) the first reachable hub is
+	// still listing: replicate later.
+	sourceWait
+	// sourceNone: nothing is replicated for the key (its cluster is not selected).
+	sourceNone
+)
+
+// sourceOf returns the source hub of key and the extra annotations of its copies, or why there is none.
+// Hub-wide objects come from the first hub in spec order that answers; while that hub is still listing after
+// it came back, nothing flows (no other hub becomes the source for that moment).
+func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]string, sourceOutcome) {
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !perCluster {
 		for _, h := range c.opts.Hubs {
-			if h.Serves(k.Name) {
-				return h, nil, true
+			state, _, _ := h.State()
+			switch {
+			case state == hubconn.StateUnreachable:
+				continue
+			case state == hubconn.StateSyncing:
+				return nil, nil, sourceWait
+			case h.Serves(k.Name):
+				return h, nil, sourceOK
 			}
 		}
-		return nil, nil, false
+		return nil, nil, sourceWait
 	}
 	c.mu.Lock()
 	src := c.sources[cluster]
 	c.mu.Unlock()
 	if src.Hub == "" {
-		return nil, nil, false
+		return nil, nil, sourceWait
 	}
 	source := c.byName[src.Hub]
-	if source == nil || !source.Ready() {
-		return nil, nil, false
+	if source == nil || !source.Serves(k.Name) {
+		return nil, nil, sourceWait
 	}
 	mc := source.Get(replv1alpha1.KindManagedCluster, "", cluster)
 	if mc == nil {
 		// The cluster is gone from its source: only the ManagedCluster itself (its delete) is mirrored.
 		if k.Name != replv1alpha1.KindManagedCluster {
-			return nil, nil, false
+			return nil, nil, sourceWait
 		}
 	} else if !c.opts.ClusterSelector.Matches(labels.Set(mc.GetLabels())) {
-		return nil, nil, false
+		return nil, nil, sourceNone
 	}
 	var extra map[string]string
 	if k.Name == replv1alpha1.KindManagedCluster {
@@ -463,7 +588,7 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 			mirror.AnnotationClusterHubSince: src.Since.UTC().Format(time.RFC3339),
 		}
 	}
-	return source, extra, true
+	return source, extra, sourceOK
 }
 
 // syncTarget applies mirror.Decide for one target hub.
@@ -487,9 +612,9 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	case mirror.ActionDelete:
 		err = c.delete(ctx, target, k, tgt)
 	}
+	target.ReportError(err)
 	if err != nil {
 		metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
-		target.ReportError(err)
 		return fmt.Errorf("%s on hub %s: %w", d.Action, target.Name(), err)
 	}
 	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), target.Name(), string(d.Action)).Inc()

@@ -156,9 +156,9 @@ func (p *proxyHandler) OnObject(hub string, k mirror.Kind, namespace, name strin
 	}
 }
 
-func (p *proxyHandler) OnLease(hub, cluster string, advanced bool) {
+func (p *proxyHandler) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 	if c := p.c.Load(); c != nil {
-		c.OnLease(hub, cluster, advanced)
+		c.OnLease(hub, cluster, event)
 	}
 }
 

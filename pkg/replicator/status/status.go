@@ -27,10 +27,10 @@ const (
 	ReasonHubsUnavailable = "HubsUnavailable"
 	// ReasonTooFewHubsReady: fewer than two hubs are ready, so nothing can be replicated.
 	ReasonTooFewHubsReady = "TooFewHubsReady"
-	// ReasonInvalidConfig: the spec or a hub's kubeconfig Secret is invalid (the message says which field or
+	// ReasonInvalidConfiguration: the spec or a hub's kubeconfig Secret is invalid (the message says which field or
 	// hub and why). With an invalid spec nothing is replicated; with an unusable hub kubeconfig the other
 	// hubs go on when at least two are ready.
-	ReasonInvalidConfig = "InvalidConfiguration"
+	ReasonInvalidConfiguration = "InvalidConfiguration"
 )
 
 // Hub is one hub's connection state for Build.
@@ -77,6 +77,9 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 			ready++
 			hs.Reachable = true
 			hs.Synced = snap.CaughtUp[h.Name]
+			if h.Err != nil { // the last write failed
+				hs.LastError = truncate(h.Err.Error())
+			}
 		default:
 			hs.Reachable = h.State == hubconn.StateSyncing
 			reason := string(h.State)
@@ -113,13 +116,13 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 	degraded := metav1.Condition{Type: replv1alpha1.ReplicationConditionDegraded, ObservedGeneration: rc.Generation}
 	switch {
 	case configErr != "":
-		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfig, truncate(configErr)
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidConfig, truncate(configErr)
+		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfiguration, truncate(configErr)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidConfiguration, truncate(configErr)
 		out.Hubs, out.Kinds, out.ReachableHubs, out.Clusters = nil, nil, 0, 0
 	case ready < 2:
 		reason := ReasonTooFewHubsReady
 		if invalidHubs > 0 {
-			reason = ReasonInvalidConfig
+			reason = ReasonInvalidConfiguration
 		}
 		msg := fmt.Sprintf("%d of %d hubs ready, nothing is replicated: %s", ready, len(hubs), strings.Join(notReady, "; "))
 		available.Status, available.Reason, available.Message = metav1.ConditionFalse, reason, truncate(msg)
@@ -127,7 +130,7 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 	case len(notReady) > 0:
 		reason := ReasonHubsUnavailable
 		if invalidHubs > 0 {
-			reason = ReasonInvalidConfig
+			reason = ReasonInvalidConfiguration
 		}
 		msg := fmt.Sprintf("%d of %d hubs ready; not ready: %s", ready, len(hubs), strings.Join(notReady, "; "))
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reason, truncate(msg)

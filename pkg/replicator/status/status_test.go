@@ -160,14 +160,14 @@ func TestBuildConditions(t *testing.T) {
 			name:      "invalid spec: unavailable and degraded with the spec error, whatever the hubs",
 			hubs:      []status.Hub{ready(hubA), ready(hubB)},
 			configErr: `spec.hubs[1].name: Duplicate value: "hub-a"`,
-			available: want{metav1.ConditionFalse, status.ReasonInvalidConfig, []string{`spec.hubs[1].name: Duplicate value: "hub-a"`}},
-			degraded:  want{metav1.ConditionTrue, status.ReasonInvalidConfig, []string{`spec.hubs[1].name: Duplicate value: "hub-a"`}},
+			available: want{metav1.ConditionFalse, status.ReasonInvalidConfiguration, []string{`spec.hubs[1].name: Duplicate value: "hub-a"`}},
+			degraded:  want{metav1.ConditionTrue, status.ReasonInvalidConfiguration, []string{`spec.hubs[1].name: Duplicate value: "hub-a"`}},
 		},
 		{
 			name:      "invalid spec without hubs",
 			configErr: "spec.hubs: Required value",
-			available: want{metav1.ConditionFalse, status.ReasonInvalidConfig, []string{"spec.hubs: Required value"}},
-			degraded:  want{metav1.ConditionTrue, status.ReasonInvalidConfig, []string{"spec.hubs: Required value"}},
+			available: want{metav1.ConditionFalse, status.ReasonInvalidConfiguration, []string{"spec.hubs: Required value"}},
+			degraded:  want{metav1.ConditionTrue, status.ReasonInvalidConfiguration, []string{"spec.hubs: Required value"}},
 		},
 	}
 	for _, tc := range cases {
@@ -219,7 +219,7 @@ func TestBuildConditionsNameHubWithInvalidKubeconfig(t *testing.T) {
 	}
 }
 
-// Documented behaviour: ReasonInvalidConfig is "the spec or a hub's kubeconfig Secret is invalid", and the API
+// Documented behaviour: ReasonInvalidConfiguration is "the spec or a hub's kubeconfig Secret is invalid", and the API
 // says Available is True only while "every hub's kubeconfig loads". A hub with a ConfigError should therefore
 // make Available False with reason InvalidConfiguration (and Degraded True, same reason), even when the other
 // hubs are ready.
@@ -235,11 +235,11 @@ func TestBuildHubKubeconfigInvalidIsReportedAsInvalidConfiguration(t *testing.T)
 			got := status.Build(newRC(1), tc.hubs, snapshot(), "", now)
 			available := condition(t, got, replv1alpha1.ReplicationConditionAvailable)
 			degraded := condition(t, got, replv1alpha1.ReplicationConditionDegraded)
-			if available.Status != metav1.ConditionFalse || available.Reason != status.ReasonInvalidConfig {
-				t.Errorf("Available = %s/%s, want False/%s (message %q)", available.Status, available.Reason, status.ReasonInvalidConfig, available.Message)
+			if available.Status != metav1.ConditionFalse || available.Reason != status.ReasonInvalidConfiguration {
+				t.Errorf("Available = %s/%s, want False/%s (message %q)", available.Status, available.Reason, status.ReasonInvalidConfiguration, available.Message)
 			}
-			if degraded.Status != metav1.ConditionTrue || degraded.Reason != status.ReasonInvalidConfig {
-				t.Errorf("Degraded = %s/%s, want True/%s (message %q)", degraded.Status, degraded.Reason, status.ReasonInvalidConfig, degraded.Message)
+			if degraded.Status != metav1.ConditionTrue || degraded.Reason != status.ReasonInvalidConfiguration {
+				t.Errorf("Degraded = %s/%s, want True/%s (message %q)", degraded.Status, degraded.Reason, status.ReasonInvalidConfiguration, degraded.Message)
 			}
 		})
 	}
@@ -515,7 +515,7 @@ func TestBuildConditionTransitionTimes(t *testing.T) {
 			hubs:          []status.Hub{ready(hubA), ready(hubB)},
 			configErr:     "spec.kinds[0]: Unsupported value",
 			wantAvailable: nowSec, wantDegraded: nowSec,
-			wantAvailReason: status.ReasonInvalidConfig, wantDegReas: status.ReasonInvalidConfig,
+			wantAvailReason: status.ReasonInvalidConfiguration, wantDegReas: status.ReasonInvalidConfiguration,
 		},
 	}
 	for _, tc := range cases {
