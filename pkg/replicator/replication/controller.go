@@ -151,6 +151,7 @@ func New(opts Options) (*Controller, error) {
 		dirty:     map[string]sets.Set[Key]{},
 	}
 	for _, h := range opts.Hubs {
+		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
 		c.byName[h.Name()] = h
 		c.renewed[h.Name()] = sets.New[string]()
 		c.conflicts[h.Name()] = map[Key]mirror.Conflict{}
@@ -507,6 +508,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			}
 		}
 	}
+	// The source holds originals: neither copies nor conflicts are counted there for this key.
+	c.setCopy(source.Name(), key, false)
+	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
 	compared := []string{source.Name()}
 	for _, target := range c.opts.Hubs {
 		if target == source || !target.Serves(k.Name) {
@@ -772,9 +776,9 @@ func (c *Controller) clusterKeys(cluster string) []Key {
 
 // Snapshot is the controller's state for the status of the ReplicationConfig.
 type Snapshot struct {
-	// Clusters is the number of clusters with a known source.
+	// Clusters is the number of selected clusters with a known source.
 	Clusters int
-	// SourceClusters counts clusters by source hub.
+	// SourceClusters counts the selected clusters by source hub.
 	SourceClusters map[string]int
 	// Copies and Conflicts count, by hub, the copies in step and the conflicts.
 	Copies, Conflicts map[string]int
@@ -793,8 +797,8 @@ func (c *Controller) Snapshot() Snapshot {
 		CaughtUp: map[string]bool{}, KindObjects: map[replv1alpha1.ReplicatedKind]int{},
 		KindConflicts: map[replv1alpha1.ReplicatedKind]int{},
 	}
-	for _, src := range c.sources {
-		if src.Hub != "" {
+	for cluster, src := range c.sources {
+		if src.Hub != "" && c.selected[cluster] {
 			s.Clusters++
 			s.SourceClusters[src.Hub]++
 		}
