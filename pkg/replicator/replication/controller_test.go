@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -552,5 +553,64 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	}
 	if got := c.Sources(); !cmp.Equal(got, [][2]string{{testCluster, testHubA}}) {
 		t.Errorf("Sources() at the end = %v, want the cluster still on hub-a", got)
+	}
+}
+
+// TestControllerReplicatesAClusterOnceSelected: a cluster outside the cluster selector is not replicated; once
+// its ManagedCluster on the source gets the selected label, its ManifestWorks follow too (not only the
+// ManagedCluster, whose own event triggers the change).
+func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	a := newTestHub(t, testHubA, handler, kinds,
+		managedCluster(testCluster, map[string]any{"env": "dev"}),
+		manifestWork(testCluster, "work-1", "cm-1", nil),
+	)
+	b := newTestHub(t, testHubB, handler, kinds)
+	selector, err := labels.Parse("env=prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+	c, err := New(Options{
+		Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, ClusterSelector: selector,
+		DirectionRecheck: time.Hour, // only events drive this test
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	handler.c.Store(c)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	wg.Add(3)
+	go func() { defer wg.Done(); c.Run(ctx, 2) }()
+	go func() { defer wg.Done(); a.hub.Run(ctx) }()
+	go func() { defer wg.Done(); b.hub.Run(ctx) }()
+	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+	quiesce(t, c, a, b)
+	if w := b.writes(mwKind); len(w) != 0 {
+		t.Fatalf("an unselected cluster's ManifestWork was written to hub-b: %v", w)
+	}
+	if s := c.Snapshot(); s.Clusters != 0 {
+		t.Errorf("Snapshot().Clusters = %d for an unselected cluster, want 0", s.Clusters)
+	}
+
+	mc := a.get(t, mcKind, "", testCluster)
+	mc.SetLabels(map[string]string{"env": "prod"})
+	if _, err := a.client.Resource(mcKind.GVR).Update(ctx, mc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-b holds work-1 once the cluster is selected", func() bool {
+		cp := b.hub.Get(mwKind.Name, testCluster, "work-1")
+		return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
+	})
+	if s := c.Snapshot(); s.Clusters != 1 {
+		t.Errorf("Snapshot().Clusters = %d once selected, want 1", s.Clusters)
 	}
 }
