@@ -6,8 +6,13 @@
 // direction keys; a hub that becomes ready enqueues every key. A sync of an object key reads the object from
 // the source hub's cache and from each other ready hub's cache, asks mirror.Decide what to do, and writes.
 //
+// The queue is client-go's typed rate-limited workqueue rather than library-go's factory: each hub's informers
+// are created and dropped as the hub comes and goes, which a factory's fixed informer list does not model.
+//
 // Requeue policy: a failed write returns an error (rate-limited retry); a key whose source hub or direction is
-// not known yet is dropped — it is enqueued again when the hub becomes ready or the direction is decided.
+// not known yet is dropped — it is enqueued again when the hub becomes ready, the direction is decided or
+// changes, or the cluster becomes selected; a direction flip that waits for a returning hub to catch up is
+// rechecked after a second.
 package replication
 
 import (
