@@ -8,6 +8,7 @@
 #   failover: primary -> hub-b in N.N s (timeout T s); workloads kept 2/2, same UIDs; replication lag p99 X s (max of N objects)
 # go test's whole output (demo.out), the timeline (timeline.txt) and every process's log go to the log folder.
 # DEMO_NONINTERACTIVE=1 skips the pause at the start. DEMO_HUB_CONNECTION_TIMEOUT_SECONDS (default 30).
+# DEMO_SWITCH_BACK=1 adds a planned switch back to hub-a at the end (slower: see test/demo/demo_test.go).
 # DEMO_LOG_DIR overrides the log folder. Ports are chosen free by the kernel. Exits non-zero if any step fails;
 # stops everything it started.
 set -euo pipefail
@@ -22,9 +23,10 @@ make --no-print-directory build >"${logs}/build.log" 2>&1 || { cat "${logs}/buil
 # The test-bed binaries: reused from the cache, or built once (minutes) with a progress line.
 if ! assets="$(hack/build-test-binaries.sh --check 2>/dev/null)"; then
   echo "demo: building the test-bed binaries (kube-apiserver, kube-controller-manager, kubectl, etcd, OCM's registration, work, registration-operator) from source, first run only; output in ${logs}/build-test-binaries.log"
-  hack/build-test-binaries.sh >"${logs}/build-test-binaries.out" 2>"${logs}/build-test-binaries.log" &
+  # In its own process group, so that stopping the demo stops every go build it started.
+  setsid hack/build-test-binaries.sh >"${logs}/build-test-binaries.out" 2>"${logs}/build-test-binaries.log" &
   build_pid=$!
-  trap 'kill "${build_pid}" 2>/dev/null || true' EXIT
+  trap 'kill -- "-${build_pid}" 2>/dev/null || true' EXIT
   cache_root="${KF_TEST_BINARIES_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/klusterlet-failover/test-binaries}"
   b0=$(date +%s)
   while kill -0 "${build_pid}" 2>/dev/null; do

@@ -316,12 +316,14 @@ func waitAppliedWorksGone(t *demoT, ctx context.Context, spoke *framework.Spoke,
 
 // agentEventReasons are the agent's events the timeline shows during a failover.
 var agentEventReasons = map[string]bool{
-	failover.ReasonHubUnreachable:    true,
-	failover.ReasonHubLost:           true,
-	failover.ReasonFailoverStarted:   true,
-	failover.ReasonFailoverSucceeded: true,
-	failover.ReasonFailoverFailed:    true,
-	failover.ReasonNoViableHub:       true,
+	failover.ReasonHubUnreachable:         true,
+	failover.ReasonHubLost:                true,
+	failover.ReasonFailoverStarted:        true,
+	failover.ReasonFailoverSucceeded:      true,
+	failover.ReasonFailoverFailed:         true,
+	failover.ReasonNoViableHub:            true,
+	failover.ReasonPlannedSwitchRequested: true,
+	failover.ReasonFailbackStarted:        true,
 }
 
 // watchAgentEvents prints, as they happen, the agent's events in agentEventReasons (each reason and message
