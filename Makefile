@@ -37,7 +37,7 @@ verify: ## gofmt, go vet, vendor in sync, generated code up to date.
 update: ## Regenerate deepcopy, CRD and the FailoverConfig clientset.
 	hack/update-codegen.sh
 
-demo: ## Two hubs, one spoke, the agent, a failover; prints a timeline.
+demo: ## Two hubs, a spoke, the agent, OCM's work agent and the replicator; hub A dies, the workloads stay; prints a timeline.
 	hack/demo.sh
 
 bench: ## Side-by-side benchmarks with OCM's agent; writes docs/benchmarks.md.

@@ -17,7 +17,6 @@ import (
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,7 +26,6 @@ import (
 	"k8s.io/utils/clock"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	"github.com/klusterlet-failover/klusterlet-failover/manifests/crd"
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
@@ -76,36 +74,14 @@ type replicatorRun struct {
 }
 
 // setUpReplicator installs the ReplicationConfig CRD on host, the namespace, one admin kubeconfig Secret per
-// hub and the ReplicationConfig listing hubs in order; it does not start the replicator.
+// hub and the ReplicationConfig listing hubs in order (util.InstallReplication); it does not start the replicator.
 func setUpReplicator(t *testing.T, host *framework.Hub, spec replv1alpha1.ReplicationConfigSpec, hubs ...namedHub) *replicatorRun {
 	t.Helper()
-	ctx := context.Background()
-	def, err := crd.ReplicationConfigCRD()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext := apiextensionsclient.NewForConfigOrDie(host.AdminConfig)
-	if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, def, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if _, err := host.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: replicatorNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	named := make([]util.NamedHub, 0, len(hubs))
 	for _, h := range hubs {
-		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: h.name + "-kubeconfig", Namespace: replicatorNamespace},
-			Data:       map[string][]byte{"kubeconfig": h.hub.AdminKubeconfig()},
-		}
-		if _, err := host.Kube.CoreV1().Secrets(replicatorNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		spec.Hubs = append(spec.Hubs, replv1alpha1.ReplicationHub{Name: h.name, KubeconfigSecret: replv1alpha1.KubeconfigSecretReference{Name: secret.Name}})
+		named = append(named, util.NamedHub{Name: h.name, Hub: h.hub})
 	}
-	rc := &replv1alpha1.ReplicationConfig{ObjectMeta: metav1.ObjectMeta{Name: configName, Namespace: replicatorNamespace}, Spec: spec}
-	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
-		_, err := replClient(host).FailoverV1alpha1().ReplicationConfigs(replicatorNamespace).Create(ctx, rc, metav1.CreateOptions{})
-		return err == nil, err
-	}, "ReplicationConfig created on %s", host.Name)
+	util.InstallReplication(t, host, replicatorNamespace, configName, spec, named...)
 
 	o := replicator.NewOptions()
 	o.Namespace = replicatorNamespace
