@@ -4,23 +4,20 @@ import (
 	"context"
 	"errors"
 	"net"
-	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
-// isConnectionError reports whether err says the hub did not answer: a refused or reset connection, a
-// timeout, or a network error — as opposed to an answer (any API status, including 5xx from a live server,
-// which the next probe judges).
+// isConnectionError reports whether err says the hub did not answer: a refused or reset connection, an
+// unexpected EOF, a timeout or another network error — as opposed to an answer (any API status, including 5xx
+// from a live server, which the next probe judges).
 func isConnectionError(err error) bool {
-	if err == nil {
-		return false
-	}
 	var status apierrors.APIStatus
-	if errors.As(err, &status) {
+	switch {
+	case err == nil, errors.As(err, &status):
 		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+	case errors.Is(err, context.DeadlineExceeded), utilnet.IsConnectionRefused(err), utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err):
 		return true
 	}
 	var netErr net.Error

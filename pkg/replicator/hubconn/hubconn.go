@@ -93,7 +93,6 @@ type Hub struct {
 	lastTransition time.Time
 	stopInformers  context.CancelFunc
 	informers      map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer
-	missing        []replv1alpha1.ReplicatedKind
 	leases         cache.SharedIndexInformer
 	generation     int
 }
@@ -305,7 +304,6 @@ func (h *Hub) ensureInformers(ctx context.Context, logger klog.Logger) {
 	h.generation++
 	generation := h.generation
 	h.informers = map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer{}
-	h.missing = missing
 	for _, k := range kinds {
 		h.informers[k.Name] = h.newInformer(k)
 	}
@@ -389,13 +387,6 @@ func (h *Hub) Serves(k replv1alpha1.ReplicatedKind) bool {
 	defer h.mu.RUnlock()
 	_, ok := h.informers[k]
 	return ok && h.state == StateReady
-}
-
-// Missing returns the replicated kinds the hub does not serve (as of its last listing).
-func (h *Hub) Missing() []replv1alpha1.ReplicatedKind {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return append([]replv1alpha1.ReplicatedKind(nil), h.missing...)
 }
 
 // watchedKinds returns the mirrored kinds plus ManagedCluster when it is not among them.

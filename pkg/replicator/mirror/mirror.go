@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
 // Labels and annotations the replicator writes on the objects it manages.
@@ -44,7 +45,7 @@ var ReservedLabelPrefixes = []string{"failover.open-cluster-management.io/", "fe
 // automatic acceptance.
 var ReservedAnnotationPrefixes = []string{
 	"failover.open-cluster-management.io/",
-	"agent.open-cluster-management.io/",
+	managedcluster.ClusterAnnotationsKeyPrefix,
 	// Set by OCM's hub on a ManagedCluster it accepted automatically (ManagedClusterAutoApproval): each hub
 	// records its own acceptance.
 	"open-cluster-management.io/automatically-accepted-on",

@@ -30,6 +30,9 @@ const (
 	// evictionGracePeriod is the work agent's --appliedmanifestwork-eviction-grace-period: once it has passed
 	// after a switch, every AppliedManifestWork the new hub has no ManifestWork for is evicted.
 	evictionGracePeriod = 20 * time.Second
+	// agentAnnotation is an annotation the agent sets on the ManagedCluster it creates (reserved prefix
+	// agent.open-cluster-management.io/, never mirrored).
+	agentAnnotation = "agent.open-cluster-management.io/region"
 	// failoverSlack is what a failover may take beyond the connection timeout on a loaded machine.
 	failoverSlack = 90 * time.Second
 )
@@ -60,6 +63,8 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		Bootstrap: hubA.BootstrapKubeconfig(),
 		Mutate: func(o *klusterlet.FailoverAgentOptions) {
 			o.ClusterName, o.AgentName = cluster, "agent1"
+			// The agent's own annotation on the ManagedCluster it creates: hub A's copy has it, hub B's must not.
+			o.ClusterAnnotations = map[string]string{agentAnnotation: "eu-1"}
 		},
 	})
 	util.WaitForClusterAvailable(t, hubA, cluster, 90*time.Second)
@@ -149,8 +154,11 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
 	}
 	t.Logf("measured: replicator start -> hub B holds the cluster's whole state in %.1f s", time.Since(started).Seconds())
-	if got := mcB.GetLabels()["feature.open-cluster-management.io/addon-x"]; got != "" {
-		t.Errorf("hub-owned label copied: %q", got)
+	if mcA, err := getObj(hubA, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || mcA.GetAnnotations()[agentAnnotation] != "eu-1" {
+		t.Fatalf("hub A's ManagedCluster lacks the agent's annotation %s (err %v): the check below would prove nothing", agentAnnotation, err)
+	}
+	if got, ok := mcB.GetAnnotations()[agentAnnotation]; ok {
+		t.Errorf("the agent-owned annotation %s was copied to hub B: %q", agentAnnotation, got)
 	}
 	r.waitStatus(replicationTimeout, "both hubs reachable and synced, cluster1 sourced from primary", func(s replv1alpha1.ReplicationConfigStatus) bool {
 		return s.ReachableHubs == 2 && hubStatus(s, hubB).Synced && hubStatus(s, primary).SourceClusters == 1 && s.Clusters == 1
