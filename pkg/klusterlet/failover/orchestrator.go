@@ -169,6 +169,9 @@ type Orchestrator struct {
 	generation int
 	// forcedBootstrap is set once the active session was asked to re-bootstrap after lasting 401s.
 	forcedBootstrap bool
+	// contested and contestedAt are the last report of the hub kubeconfig Secret taken over by another writer.
+	contested   string
+	contestedAt time.Time
 
 	// loop state.
 	hubs          map[string]*hubEntry
@@ -230,6 +233,10 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	}
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()
+	}
+	if o.Session.BootstrapBackoff == nil {
+		// One for every session of the process: the back-off must survive a switch and a new session.
+		o.Session.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
 	}
 	r := &Orchestrator{
 		o:       o,
@@ -906,6 +913,12 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 		r.kick()
 	}
 	opts.OnClientCertificate = r.o.Metrics.SetClientCertificateExpiry
+	opts.OnContested = func(msg string) {
+		r.mu.Lock()
+		r.contested, r.contestedAt = msg, r.o.Clock.Now()
+		r.mu.Unlock()
+		r.kick()
+	}
 	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
 		r.mu.Lock()
 		if r.generation != gen {
@@ -1111,6 +1124,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	}
 	r.mu.Lock()
 	phase, phaseMsg, avail := r.phase, r.phaseMsg, r.mcAvail
+	contested, contestedAt := r.contested, r.contestedAt
 	hubs := make([]failoverv1alpha1.HubStatus, 0, len(r.order))
 	for _, name := range r.order {
 		h := r.hubs[name]
@@ -1195,6 +1209,15 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	} else {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
 			Reason: ConditionReasonAsExpected, Message: "", ObservedGeneration: fc.Generation})
+	}
+	if !contestedAt.IsZero() {
+		c := metav1.Condition{Type: failoverv1alpha1.ConditionHubKubeconfigContested, Status: metav1.ConditionTrue,
+			Reason: hubsession.ReasonHubKubeconfigContested, Message: truncate(contested, maxConditionMessage), ObservedGeneration: fc.Generation}
+		if !now.Before(contestedAt.Add(clientcert.DefaultContestQuietPeriod)) {
+			c.Status, c.Reason = metav1.ConditionFalse, ConditionReasonAsExpected
+			c.Message = fmt.Sprintf("not contested since %s", contestedAt.UTC().Format(time.RFC3339))
+		}
+		meta.SetStatusCondition(&status.Conditions, c)
 	}
 	if equality.Semantic.DeepEqual(status, &fc.Status) {
 		return

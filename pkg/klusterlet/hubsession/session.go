@@ -76,8 +76,15 @@ type Options struct {
 	MaxCustomClusterClaims int
 	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
 	CSRExpirationSeconds *int32
-	// CSRRetryBackoff spaces failed CSR attempts; zero fields take clientcert's defaults.
+	// CSRRetryBackoff spaces failed CSR attempts of one controller; zero fields take clientcert's defaults.
 	CSRRetryBackoff clientcert.Backoff
+	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
+	// certificates the process wrote; share one between the sessions of a process. Nil: one private to the
+	// session, with the defaults.
+	BootstrapBackoff *clientcert.BootstrapBackoff
+	// OnContested, if set, is called when the hub kubeconfig Secret, holding credentials of this process, is
+	// replaced by credentials it did not write; the message names what was found. It must not block.
+	OnContested func(message string)
 	// AgentKubeClient writes the hub kubeconfig Secret in Namespace of the cluster the agent runs in: the managed
 	// cluster, or in hosted mode (--spoke-kubeconfig) the cluster hosting the agent.
 	AgentKubeClient kubernetes.Interface
@@ -127,6 +134,10 @@ const (
 	// ReasonBootstrapKubeconfigExpiring is a warning that the bootstrap identity has expired while the hub
 	// kubeconfig is still valid: a later re-bootstrap would be impossible.
 	ReasonBootstrapKubeconfigExpiring = "BootstrapKubeconfigUnusable"
+	// ReasonHubKubeconfigContested (Warning): the hub kubeconfig Secret, holding credentials this agent wrote or
+	// used, was replaced by credentials it did not write (another agent name, another hub, another key): another
+	// agent may be running for this cluster. The agent backs off before it writes the Secret again.
+	ReasonHubKubeconfigContested = "HubKubeconfigContested"
 	// ReasonMainControllersStarted: the main controllers run on this hub with the hub kubeconfig.
 	ReasonMainControllersStarted = "HubControllersStarted"
 )
@@ -168,6 +179,9 @@ func New(o Options, hub Hub) (*Session, error) {
 	}
 	if o.ConflictTracker == nil {
 		o.ConflictTracker = managedcluster.NewConflictTracker()
+	}
+	if o.BootstrapBackoff == nil {
+		o.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
 	}
 	return &Session{o: o, hub: hub, wake: make(chan struct{}, 1)}, nil
 }
@@ -221,10 +235,17 @@ func (s *Session) Run(ctx context.Context) error {
 	}
 
 	warnedBootstrap := false
+	// ours: the Secret last seen held credentials this process wrote or ran its main controllers with.
+	ours := false
 	for ctx.Err() == nil {
 		data := s.secretData()
 		now := s.o.Clock.Now()
 		checkErr := clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, now)
+		written := len(data[clientcert.TLSCertSecretKey]) > 0 && s.o.BootstrapBackoff.Wrote(data[clientcert.TLSCertSecretKey])
+		if ours && checkErr != nil && len(data[clientcert.TLSCertSecretKey]) > 0 && !written {
+			s.reportContested(data, checkErr)
+		}
+		ours = written
 		s.mu.Lock()
 		forced := s.forceCSR
 		s.mu.Unlock()
@@ -239,6 +260,8 @@ func (s *Session) Run(ctx context.Context) error {
 					s.hub.Bootstrap.Source, s.hub.Name, notAfter.UTC().Format(time.RFC3339))
 				warnedBootstrap = true
 			}
+			s.o.BootstrapBackoff.RecordWritten(data[clientcert.TLSCertSecretKey])
+			ours = true
 			s.runMain(ctx, data, changed)
 		case bootstrapExpired:
 			notAfter, _ := s.hub.Bootstrap.ClientCertNotAfter()
@@ -427,7 +450,10 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		})
 	}
 
-	rotation, err := clientcert.NewClientCertForHubController(s.clientCertOptions(kubeClient, csrInformers, spoke))
+	rotationOptions := s.clientCertOptions(kubeClient, csrInformers, spoke)
+	// New credentials are the bootstrap phase's business: this controller leaves with the old ones.
+	rotationOptions.RotationOnly = true
+	rotation, err := clientcert.NewClientCertForHubController(rotationOptions)
 	if err != nil {
 		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
 		waitChanged(ctx, changed)
@@ -439,7 +465,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		HubClusterInformer: mcInformer,
 		ConflictChecker:    s.o.ConflictTracker,
 		Clock:              s.o.Clock,
-		OnRenewed:          s.o.OnLeaseRenewed,
+		OnRenewed:          s.leaseRenewed,
 		Recorder:           s.o.Recorder,
 	})
 	creating := managedcluster.NewManagedClusterCreatingController(managedcluster.CreatingOptions{
@@ -516,6 +542,32 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		if forced != "" {
 			return
 		}
+	}
+}
+
+// leaseRenewed records that the credentials are in use (BootstrapBackoff.InUse) and passes the renewal on.
+func (s *Session) leaseRenewed(t time.Time) {
+	s.o.BootstrapBackoff.InUse(s.hub.Name)
+	if s.o.OnLeaseRenewed != nil {
+		s.o.OnLeaseRenewed(t)
+	}
+}
+
+// reportContested reports a hub kubeconfig Secret taken over by another writer (event, OnContested) and grows
+// the hub's bootstrap back-off, so that the agent does not overwrite it at once.
+func (s *Session) reportContested(data map[string][]byte, checkErr error) {
+	st := s.o.BootstrapBackoff.Contested(s.hub.Name)
+	owner := clientcert.OwnerOf(data)
+	next := "now"
+	if !st.NotBefore.IsZero() {
+		next = st.NotBefore.UTC().Format(time.RFC3339)
+	}
+	msg := fmt.Sprintf("hub kubeconfig secret %s/%s was replaced by credentials this agent did not write (cluster %q, agent %q, hub server %q; %v): "+
+		"another agent may be running for this cluster; next CSR to hub %s not before %s",
+		s.o.Namespace, s.o.SecretName, owner.ClusterName, owner.AgentName, owner.Server, clientcert.InvalidReasonOf(checkErr), s.hub.Name, next)
+	s.o.Recorder.Warning(ReasonHubKubeconfigContested, msg)
+	if s.o.OnContested != nil {
+		s.o.OnContested(msg)
 	}
 }
 
@@ -598,6 +650,8 @@ func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformer
 		ExpirationSeconds:   s.o.CSRExpirationSeconds,
 		Clock:               s.o.Clock,
 		RetryBackoff:        s.o.CSRRetryBackoff,
+		BootstrapBackoff:    s.o.BootstrapBackoff,
+		BackoffHub:          s.hub.Name,
 		Recorder:            s.o.Recorder,
 	}
 }
