@@ -39,6 +39,16 @@ const (
 // with bootstrap as its bootstrap kubeconfig, its own hub kubeconfig directory, and the short election durations.
 func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootstrap []byte, cluster ...string) *framework.AgentProcess {
 	t.Helper()
+	spokeCluster := clusterName
+	if len(cluster) > 0 {
+		spokeCluster = cluster[0]
+	}
+	return registrationAgentWith(t, spoke, name, bootstrap, spokeCluster)
+}
+
+// registrationAgentWith is registrationAgent for cluster spokeCluster with extra flags appended.
+func registrationAgentWith(t *testing.T, spoke *framework.Spoke, name string, bootstrap []byte, spokeCluster string, extra ...string) *framework.AgentProcess {
+	t.Helper()
 	dir := t.TempDir()
 	bootstrapFile := filepath.Join(dir, "bootstrap", "kubeconfig")
 	if err := os.MkdirAll(filepath.Dir(bootstrapFile), 0o700); err != nil {
@@ -46,10 +56,6 @@ func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootst
 	}
 	if err := os.WriteFile(bootstrapFile, bootstrap, 0o600); err != nil {
 		t.Fatal(err)
-	}
-	spokeCluster := clusterName
-	if len(cluster) > 0 {
-		spokeCluster = cluster[0]
 	}
 	args := []string{
 		"/registration", "agent",
@@ -63,7 +69,7 @@ func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootst
 		"--leader-election-renew-deadline=" + renewDeadline.String(),
 		"--leader-election-retry-period=" + retryPeriod.String(),
 	}
-	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), args)
+	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), append(args, extra...))
 }
 
 // holder returns the holder identity of the leader election Lease, "" when it is absent or released.
