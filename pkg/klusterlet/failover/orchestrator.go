@@ -1210,13 +1210,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
 			Reason: ConditionReasonAsExpected, Message: "", ObservedGeneration: fc.Generation})
 	}
-	if !contestedAt.IsZero() {
-		c := metav1.Condition{Type: failoverv1alpha1.ConditionHubKubeconfigContested, Status: metav1.ConditionTrue,
-			Reason: hubsession.ReasonHubKubeconfigContested, Message: truncate(contested, maxConditionMessage), ObservedGeneration: fc.Generation}
-		if !now.Before(contestedAt.Add(clientcert.DefaultContestQuietPeriod)) {
-			c.Status, c.Reason = metav1.ConditionFalse, ConditionReasonAsExpected
-			c.Message = fmt.Sprintf("not contested since %s", contestedAt.UTC().Format(time.RFC3339))
-		}
+	if c, ok := ContestedCondition(contested, contestedAt, now, fc.Generation); ok {
 		meta.SetStatusCondition(&status.Conditions, c)
 	}
 	if equality.Semantic.DeepEqual(status, &fc.Status) {
@@ -1234,6 +1228,23 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	// The count is in the object now; a stale cached object cannot write the old count back, since its
 	// resourceVersion conflicts.
 	r.unrecordedFailovers = 0
+}
+
+// ContestedCondition returns the FailoverConfig condition HubKubeconfigContested for the last takeover of the hub
+// kubeconfig Secret (message from the session, at its time): True with the message for an hour
+// (clientcert.DefaultContestQuietPeriod) after it, then False. ok is false, and the condition absent, when the
+// Secret was never taken over (at is zero).
+func ContestedCondition(message string, at, now time.Time, generation int64) (c metav1.Condition, ok bool) {
+	if at.IsZero() {
+		return metav1.Condition{}, false
+	}
+	c = metav1.Condition{Type: failoverv1alpha1.ConditionHubKubeconfigContested, Status: metav1.ConditionTrue,
+		Reason: hubsession.ReasonHubKubeconfigContested, Message: truncate(message, maxConditionMessage), ObservedGeneration: generation}
+	if !now.Before(at.Add(clientcert.DefaultContestQuietPeriod)) {
+		c.Status, c.Reason = metav1.ConditionFalse, ConditionReasonAsExpected
+		c.Message = fmt.Sprintf("not contested since %s", at.UTC().Format(time.RFC3339))
+	}
+	return c, true
 }
 
 func (r *Orchestrator) kick() {
