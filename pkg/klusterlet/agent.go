@@ -191,6 +191,16 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		e := o.ClientCertExpirationSeconds
 		expiration = &e
 	}
+	// The bootstrap CSR back-off outlives the process: restored from, and saved to, a Lease in the namespace.
+	bootstrapBackoff := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+	backoffStore := clientcert.NewLeaseBootstrapBackoffStore(spoke.AgentKube.CoordinationV1(), o.ComponentNamespace, clientcert.BootstrapBackoffLeaseName)
+	restoreCtx, cancelRestore := context.WithTimeout(ctx, 10*time.Second)
+	if err := bootstrapBackoff.Restore(restoreCtx, backoffStore); err != nil {
+		logger.Info("Could not restore the bootstrap CSR back-off; starting from the hubs' recent CSRs", "err", err)
+	}
+	cancelRestore()
+	go bootstrapBackoff.Persist(ctx, backoffStore, 0)
+
 	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
 		Namespace:                      o.ComponentNamespace,
 		FailoverConfigName:             o.FailoverConfigName,
@@ -216,6 +226,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			SpokeKubeClient:              spoke.Kube,
 			SpokeSecretInformer:          secretInformer,
 			SpokeClusterClient:           spoke.Cluster,
+			BootstrapBackoff:             bootstrapBackoff,
 			Clock:                        clk,
 			Recorder:                     recorder,
 		},

@@ -1,6 +1,7 @@
 package clientcert
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/pem"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
 
@@ -45,8 +48,9 @@ const (
 //     2 m, … up to 20 m with the defaults.
 //  5. Credentials in use (InUse: a lease renewal with them) reset the failures, unless the Secret was contested
 //     less than QuietPeriod ago: two writers that keep replacing each other's credentials both stay backed off.
-//  6. A new process seeds the failures from the hub (Seed): the bootstrap CSRs for the cluster created in the
-//     last hour beyond RestartAllowance, so that restarts do not reset the back-off either.
+//  6. Restarts do not reset it: the records are saved to a BootstrapBackoffStore (Persist) and restored at start
+//     (Restore). Without a stored record, a new process seeds the failures from the hub (Seed): the bootstrap
+//     CSRs for the cluster created in the last hour beyond RestartAllowance.
 //
 // Rotation CSRs (sent with the hub identity while the stored certificate is valid) are not subject to it.
 type BootstrapBackoff struct {
@@ -58,6 +62,9 @@ type BootstrapBackoff struct {
 	mu      sync.Mutex
 	hubs    map[string]*bootstrapRecord
 	written [][sha256.Size]byte
+	// dirty holds the hubs changed since the last Persist save; changed wakes Persist.
+	dirty   map[string]bool
+	changed chan struct{}
 }
 
 // BootstrapBackoffOptions configures a BootstrapBackoff; zero fields take the defaults above.
@@ -79,6 +86,28 @@ type bootstrapRecord struct {
 	unproven    bool      // a bootstrap CSR was created and no credentials were in use since
 	contestedAt time.Time
 	seeded      bool
+}
+
+// BootstrapRecord is the persisted form of one hub's back-off (see BootstrapBackoffStore); times in RFC 3339.
+type BootstrapRecord struct {
+	// Failures is the count of rules 2, 3 and 6 since the last reset.
+	Failures int `json:"failures"`
+	// Last is the time of the last bootstrap CSR or takeover.
+	Last metav1.Time `json:"last"`
+	// Unproven is true from a bootstrap CSR until credentials are in use.
+	Unproven bool `json:"unproven,omitempty"`
+	// ContestedAt is the last takeover of the Secret; omitted if none.
+	ContestedAt *metav1.Time `json:"contestedAt,omitempty"`
+}
+
+// BootstrapBackoffStore persists the records of a BootstrapBackoff, keyed like its hubs, so that a restarted
+// process keeps its back-off (rule 6 alone lets a process restarted in a loop send about eight CSRs an hour).
+type BootstrapBackoffStore interface {
+	// Load returns every stored record.
+	Load(ctx context.Context) (map[string]BootstrapRecord, error)
+	// Save stores records, replacing the stored ones of the same keys and keeping the others (other clusters or
+	// processes may share the store).
+	Save(ctx context.Context, records map[string]BootstrapRecord) error
 }
 
 // BootstrapBackoffState is a snapshot of one hub's back-off, for status and events.
@@ -110,7 +139,102 @@ func NewBootstrapBackoff(o BootstrapBackoffOptions) *BootstrapBackoff {
 		o.Clock = clock.RealClock{}
 	}
 	return &BootstrapBackoff{curve: o.Curve, quietPeriod: o.QuietPeriod, restartAllowance: max(o.RestartAllowance, 0),
-		clock: o.Clock, hubs: map[string]*bootstrapRecord{}}
+		clock: o.Clock, hubs: map[string]*bootstrapRecord{}, dirty: map[string]bool{}, changed: make(chan struct{}, 1)}
+}
+
+// Restore loads the records of store into b, for the hubs b has no state of yet (call it at start, before
+// the first CSR). It returns the store's error; b is unchanged then.
+func (b *BootstrapBackoff) Restore(ctx context.Context, store BootstrapBackoffStore) error {
+	records, err := store.Load(ctx)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for hub, rec := range records {
+		if _, ok := b.hubs[hub]; ok {
+			continue
+		}
+		r := &bootstrapRecord{failures: max(rec.Failures, 0), last: rec.Last.Time, unproven: rec.Unproven}
+		if rec.ContestedAt != nil {
+			r.contestedAt = rec.ContestedAt.Time
+		}
+		b.hubs[hub] = r
+	}
+	return nil
+}
+
+// Snapshot returns every hub's record in its persisted form.
+func (b *BootstrapBackoff) Snapshot() map[string]BootstrapRecord {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[string]BootstrapRecord, len(b.hubs))
+	for hub, r := range b.hubs {
+		out[hub] = r.persisted()
+	}
+	return out
+}
+
+// Persist saves the changed records to store until ctx ends, at most one Save in flight, coalescing changes;
+// a failed Save is retried after retry (0 means 5s) with what changed meanwhile.
+func (b *BootstrapBackoff) Persist(ctx context.Context, store BootstrapBackoffStore, retry time.Duration) {
+	if retry <= 0 {
+		retry = 5 * time.Second
+	}
+	logger := klog.FromContext(ctx).WithValues("component", "BootstrapBackoff")
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.changed:
+		}
+		b.mu.Lock()
+		records := make(map[string]BootstrapRecord, len(b.dirty))
+		for hub := range b.dirty {
+			records[hub] = b.hubs[hub].persisted()
+		}
+		b.dirty = map[string]bool{}
+		b.mu.Unlock()
+		if err := store.Save(ctx, records); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			logger.Info("Saving the bootstrap CSR back-off failed; retrying", "err", err, "retryIn", retry)
+			b.mu.Lock()
+			for hub := range records {
+				b.dirty[hub] = true
+			}
+			b.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(retry):
+			}
+			notify(b.changed)
+		}
+	}
+}
+
+func (r *bootstrapRecord) persisted() BootstrapRecord {
+	rec := BootstrapRecord{Failures: r.failures, Last: metav1.NewTime(r.last), Unproven: r.unproven}
+	if !r.contestedAt.IsZero() {
+		t := metav1.NewTime(r.contestedAt)
+		rec.ContestedAt = &t
+	}
+	return rec
+}
+
+// markDirty records that hub's state changed; b.mu must be held.
+func (b *BootstrapBackoff) markDirty(hub string) {
+	b.dirty[hub] = true
+	notify(b.changed)
+}
+
+func notify(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }
 
 // State returns hub's back-off (rule 4's NotBefore, zero when a CSR may be created now).
@@ -136,6 +260,7 @@ func (b *BootstrapBackoff) CSRCreated(hub string) {
 		r.failures++
 	}
 	r.unproven, r.last = true, b.clock.Now()
+	b.markDirty(hub)
 }
 
 // Contested records that the hub kubeconfig Secret, holding credentials of this process for hub, was replaced
@@ -146,6 +271,7 @@ func (b *BootstrapBackoff) Contested(hub string) BootstrapBackoffState {
 	r := b.record(hub)
 	r.failures++
 	r.unproven, r.last, r.contestedAt = false, now, now
+	b.markDirty(hub)
 	b.mu.Unlock()
 	return b.State(hub)
 }
@@ -155,9 +281,13 @@ func (b *BootstrapBackoff) InUse(hub string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r := b.record(hub)
+	before := *r
 	r.unproven = false
 	if r.contestedAt.IsZero() || b.clock.Now().Sub(r.contestedAt) >= b.quietPeriod {
 		r.failures = 0
+	}
+	if *r != before {
+		b.markDirty(hub)
 	}
 }
 
@@ -190,6 +320,7 @@ func (b *BootstrapBackoff) Seed(hub, clusterName string, csrs []*certificatesv1.
 	if surplus := n - b.restartAllowance; surplus > r.failures {
 		r.failures = surplus
 		r.last = maxTime(r.last, newest)
+		b.markDirty(hub)
 		return true
 	}
 	return false

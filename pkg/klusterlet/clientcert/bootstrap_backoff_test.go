@@ -1,7 +1,10 @@
 package clientcert_test
 
 import (
+	"context"
 	"fmt"
+	"maps"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,5 +179,121 @@ func TestBootstrapBackoffWritten(t *testing.T) {
 	}
 	if b.Wrote(other) || b.Wrote(nil) || b.Wrote([]byte("not PEM")) {
 		t.Error("Wrote recognises a certificate that was never recorded")
+	}
+}
+
+// TestBootstrapBackoffBoundsCSRsPerHour: another writer undoes every bootstrap 10 s after its credentials were
+// first used, for three hours. The first hour sees at most 8 bootstrap CSRs (1 + the growing waits), every later
+// hour at most 3 (the 20 m cap); a process restarted every 10 minutes, restoring its records, does no better.
+func TestBootstrapBackoffBoundsCSRsPerHour(t *testing.T) {
+	for _, restartEvery := range []time.Duration{0, 10 * time.Minute} {
+		t.Run(fmt.Sprintf("restart every %s", restartEvery), func(t *testing.T) {
+			clk := clocktesting.NewFakePassiveClock(testNow)
+			newBackoff := func() *clientcert.BootstrapBackoff {
+				return clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+			}
+			b := newBackoff()
+			var hubCSRs []*certificatesv1.CertificateSigningRequest
+			perHour := make([]int, 3)
+			lastRestart := testNow
+			for now := testNow; now.Before(testNow.Add(3 * time.Hour)); now = now.Add(time.Second) {
+				clk.SetTime(now)
+				if restartEvery > 0 && now.Sub(lastRestart) >= restartEvery {
+					store := &memoryStore{records: b.Snapshot()}
+					b, lastRestart = newBackoff(), now
+					if err := b.Restore(context.Background(), store); err != nil {
+						t.Fatal(err)
+					}
+					b.Seed("hub-a", testCluster, hubCSRs)
+				}
+				if st := b.State("hub-a"); !st.NotBefore.IsZero() {
+					continue
+				}
+				// A bootstrap: CSR, credentials in use 5 s later, undone 10 s after that.
+				b.CSRCreated("hub-a")
+				hubCSRs = append(hubCSRs, &certificatesv1.CertificateSigningRequest{
+					ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now)},
+					Spec:       certificatesv1.CertificateSigningRequestSpec{Username: "system:serviceaccount:ocm:bootstrap"}})
+				perHour[now.Sub(testNow)/time.Hour]++
+				clk.SetTime(now.Add(5 * time.Second))
+				b.InUse("hub-a")
+				now = now.Add(15 * time.Second)
+				clk.SetTime(now)
+				b.Contested("hub-a")
+			}
+			t.Logf("bootstrap CSRs per hour: %v", perHour)
+			if perHour[0] > 8 || perHour[1] > 3 || perHour[2] > 3 {
+				t.Errorf("bootstrap CSRs per hour %v; want at most 8 in the first hour, 3 in each later one", perHour)
+			}
+		})
+	}
+}
+
+// memoryStore is a BootstrapBackoffStore in memory.
+type memoryStore struct {
+	mu      sync.Mutex
+	records map[string]clientcert.BootstrapRecord
+	saves   int
+}
+
+func (m *memoryStore) Load(context.Context) (map[string]clientcert.BootstrapRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.records), nil
+}
+
+func (m *memoryStore) Save(_ context.Context, records map[string]clientcert.BootstrapRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.records == nil {
+		m.records = map[string]clientcert.BootstrapRecord{}
+	}
+	maps.Copy(m.records, records)
+	m.saves++
+	return nil
+}
+
+func (m *memoryStore) get(key string) (clientcert.BootstrapRecord, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.records[key]
+	return r, ok
+}
+
+// TestBootstrapBackoffPersistAndRestore: Persist saves what changed; a new process restoring from the store has
+// the same back-off, and a record it already has is not overwritten by the store.
+func TestBootstrapBackoffPersistAndRestore(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(testNow)
+	b := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+	store := &memoryStore{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go b.Persist(ctx, store, time.Millisecond)
+	b.CSRCreated("hub-a")
+	b.Contested("hub-a")
+	b.Contested("hub-a")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if r, ok := store.get("hub-a"); ok && r.Failures == 2 && r.ContestedAt != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Persist did not save hub-a's record with 2 failures: %+v", store.records)
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	restarted := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+	restarted.CSRCreated("hub-b") // state of its own before Restore
+	if err := restarted.Restore(ctx, &memoryStore{records: map[string]clientcert.BootstrapRecord{
+		"hub-a": b.Snapshot()["hub-a"], "hub-b": {Failures: 9, Last: metav1.NewTime(testNow)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := restarted.State("hub-a"), b.State("hub-a"); got.Failures != want.Failures || !got.NotBefore.Equal(want.NotBefore) ||
+		!got.ContestedAt.Equal(want.ContestedAt) {
+		t.Errorf("restored state %+v, want %+v", got, want)
+	}
+	if got := restarted.State("hub-b"); got.Failures != 0 {
+		t.Errorf("Restore overwrote a record the process already had: %+v", got)
 	}
 }

@@ -131,7 +131,8 @@ type ControllerOptions struct {
 	// reports PhaseCredentialsInvalid and sends nothing, leaving new credentials to a bootstrap controller (the
 	// hub session runs one when the Secret changes).
 	RotationOnly bool
-	// BackoffHub is the hub's key in BootstrapBackoff (the hub's name); required with BootstrapBackoff.
+	// BackoffHub is the key in BootstrapBackoff (BootstrapBackoffKey of the cluster and the hub's server);
+	// required with BootstrapBackoff.
 	BackoffHub string
 	// ResyncInterval is the periodic resync; 0 means 10m, negative disables it.
 	ResyncInterval time.Duration
@@ -480,7 +481,7 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 				"hub", c.opts.BackoffHub)
 		}
 		if st := c.opts.BootstrapBackoff.State(c.opts.BackoffHub); !st.NotBefore.IsZero() {
-			msg := fmt.Sprintf("next CSR to hub %s not before %s: %d bootstrap(s) in a row failed or were undone (%s)",
+			msg := fmt.Sprintf("next CSR for %s not before %s: %d bootstrap(s) in a row failed or were undone (%s)",
 				c.opts.BackoffHub, formatTime(st.NotBefore), st.Failures, why)
 			if c.Status().Phase != PhaseBackingOff {
 				syncCtx.Recorder().Warningf(CSRBackoffReason, "%s", msg)

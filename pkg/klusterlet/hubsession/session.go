@@ -547,16 +547,22 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 
 // leaseRenewed records that the credentials are in use (BootstrapBackoff.InUse) and passes the renewal on.
 func (s *Session) leaseRenewed(t time.Time) {
-	s.o.BootstrapBackoff.InUse(s.hub.Name)
+	s.o.BootstrapBackoff.InUse(s.backoffKey())
 	if s.o.OnLeaseRenewed != nil {
 		s.o.OnLeaseRenewed(t)
 	}
 }
 
+// backoffKey is the session's key in BootstrapBackoff: the cluster and the hub's server, so that two agents of
+// one cluster sharing the persisted back-off agree on it whatever they call the hub.
+func (s *Session) backoffKey() string {
+	return clientcert.BootstrapBackoffKey(s.o.ClusterName, s.hub.Bootstrap.Hub.Server)
+}
+
 // reportContested reports a hub kubeconfig Secret taken over by another writer (event, OnContested) and grows
 // the hub's bootstrap back-off, so that the agent does not overwrite it at once.
 func (s *Session) reportContested(data map[string][]byte, checkErr error) {
-	st := s.o.BootstrapBackoff.Contested(s.hub.Name)
+	st := s.o.BootstrapBackoff.Contested(s.backoffKey())
 	owner := clientcert.OwnerOf(data)
 	next := "now"
 	if !st.NotBefore.IsZero() {
@@ -651,7 +657,7 @@ func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformer
 		Clock:               s.o.Clock,
 		RetryBackoff:        s.o.CSRRetryBackoff,
 		BootstrapBackoff:    s.o.BootstrapBackoff,
-		BackoffHub:          s.hub.Name,
+		BackoffHub:          s.backoffKey(),
 		Recorder:            s.o.Recorder,
 	}
 }
