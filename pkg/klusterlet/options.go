@@ -38,9 +38,9 @@ const (
 	serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 )
 
-// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags), values derived by
-// CompleteNamespace (the agent namespace) and CompleteIdentity (cluster and agent names), checked by
-// ValidateFlags before and Validate after the identity is resolved. Create it with NewFailoverAgentOptions.
+// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags) and the values Complete derives
+// (the agent namespace, the cluster and agent names), checked by ValidateFlags before any I/O and by Validate
+// after Complete. Create it with NewFailoverAgentOptions.
 type FailoverAgentOptions struct {
 	// ComponentNamespace is where the agent's Secrets, events and FailoverConfig live: --namespace, else
 	// CompleteNamespace reads it from the service-account namespace file, else DefaultComponentNamespace.
