@@ -195,7 +195,6 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		logger.Info("Could not restore the bootstrap CSR back-off; starting from the hubs' recent CSRs", "err", err)
 	}
 	cancelRestore()
-	go bootstrapBackoff.Persist(ctx, backoffStore, 0)
 
 	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
 		Namespace:                      o.ComponentNamespace,
@@ -237,6 +236,11 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		return err
 	}
 
+	persisted := make(chan struct{})
+	go func() {
+		defer close(persisted)
+		bootstrapBackoff.Persist(ctx, backoffStore, 0)
+	}()
 	nsInformers.Start(ctx.Done())
 	failoverInformers.Start(ctx.Done())
 	go mirror.Run(ctx, 1)
@@ -249,6 +253,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	<-ctx.Done()
 	nsInformers.Shutdown()
 	failoverInformers.Shutdown()
+	<-persisted // its last save is bounded by 5 s
 	return nil
 }
 

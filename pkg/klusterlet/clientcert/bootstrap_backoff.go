@@ -21,9 +21,9 @@ const (
 	// DefaultBootstrapBackoffMax caps the wait between bootstrap CSRs to one hub: at most three an hour once the
 	// back-off has grown.
 	DefaultBootstrapBackoffMax = 20 * time.Minute
-	// DefaultContestQuietPeriod is how long after the hub kubeconfig Secret was last taken over by another writer
-	// credentials in use no longer keep the back-off grown. It is longer than the cap, so that two writers
-	// taking turns never reset each other's back-off.
+	// DefaultContestQuietPeriod is how long a takeover of the hub kubeconfig Secret by another writer keeps the
+	// back-off from being reset, and how long a hub's record lasts without a CSR or takeover. It is longer than
+	// the cap, so that two writers taking turns never reset each other's back-off.
 	DefaultContestQuietPeriod = time.Hour
 	// DefaultRestartAllowance is how many bootstrap CSRs for the cluster from the last hour a hub may already hold
 	// before a new process counts the surplus as failures (a process restarted in a loop).
@@ -40,15 +40,19 @@ const (
 //
 // Rules, per hub:
 //  1. The first bootstrap CSR is not delayed (first join, a failover to a hub, a re-bootstrap after credentials
-//     were in use).
-//  2. A bootstrap CSR created while the previous one's credentials were never in use counts one failure: that
-//     bootstrap failed (denied, deleted, no valid certificate) or was undone before it was used.
+//     had been in use for ProvingPeriod).
+//  2. A bootstrap CSR is pending until its credentials have been in use for ProvingPeriod (InUse: lease
+//     renewals with them); a bootstrap CSR created while the previous one is pending counts one failure: that
+//     bootstrap failed (denied, deleted, no valid certificate) or was undone (the Secret deleted, replaced) too
+//     soon.
 //  3. The Secret taken over by credentials this process did not write (Contested) counts one failure.
-//  4. With n failures the next bootstrap CSR waits Curve.Delay(n) after the last CSR or takeover: 30 s, 1 m,
-//     2 m, … up to 20 m with the defaults.
-//  5. Credentials in use (InUse: a lease renewal with them) reset the failures, unless the Secret was contested
-//     less than QuietPeriod ago: two writers that keep replacing each other's credentials both stay backed off.
-//  6. Restarts do not reset it: the records are saved to a BootstrapBackoffStore (Persist) and restored at start
+//  4. With n failures, plus one while a bootstrap is pending, the next bootstrap CSR waits Curve.Delay(n) after
+//     the last CSR or takeover: 30 s, 1 m, 2 m, … up to 20 m with the defaults.
+//  5. Credentials in use for ProvingPeriod reset the failures, unless the Secret was contested less than
+//     QuietPeriod ago: two writers that keep replacing each other's credentials both stay backed off.
+//  6. A record with no CSR and no takeover for QuietPeriod is forgotten: a hub left alone for an hour (a standby)
+//     is fresh again when the cluster fails over to it.
+//  7. Restarts do not reset it: the records are saved to a BootstrapBackoffStore (Persist) and restored at start
 //     (Restore). Without a stored record, a new process seeds the failures from the hub (Seed): the bootstrap
 //     CSRs for the cluster created in the last hour beyond RestartAllowance.
 //
@@ -56,6 +60,7 @@ const (
 type BootstrapBackoff struct {
 	curve            Backoff
 	quietPeriod      time.Duration
+	provingPeriod    time.Duration
 	restartAllowance int
 	clock            clock.PassiveClock
 
@@ -71,8 +76,10 @@ type BootstrapBackoff struct {
 type BootstrapBackoffOptions struct {
 	// Curve is the wait after n failures; zero fields: Base 30s, Max 20m.
 	Curve Backoff
-	// QuietPeriod is rule 5's period; 0 means 1h.
+	// QuietPeriod is rule 5's and 6's period; 0 means 1h.
 	QuietPeriod time.Duration
+	// ProvingPeriod is how long credentials must be in use to reset the back-off (rules 2 and 5); 0 means Curve.Max.
+	ProvingPeriod time.Duration
 	// RestartAllowance is rule 6's allowance; 0 means 3, negative means none.
 	RestartAllowance int
 	// Clock supplies now; default the real clock.
@@ -83,25 +90,28 @@ type BootstrapBackoffOptions struct {
 type bootstrapRecord struct {
 	failures    int
 	last        time.Time // the last bootstrap CSR or takeover
-	unproven    bool      // a bootstrap CSR was created and no credentials were in use since
+	pending     bool      // the last bootstrap CSR's credentials have not been in use for the proving period
+	inUseSince  time.Time // the first InUse since the last CSR or takeover
 	contestedAt time.Time
 	seeded      bool
 }
 
 // BootstrapRecord is the persisted form of one hub's back-off (see BootstrapBackoffStore); times in RFC 3339.
 type BootstrapRecord struct {
-	// Failures is the count of rules 2, 3 and 6 since the last reset.
+	// Failures is the count of rules 2, 3 and 7 since the last reset.
 	Failures int `json:"failures"`
 	// Last is the time of the last bootstrap CSR or takeover.
 	Last metav1.Time `json:"last"`
-	// Unproven is true from a bootstrap CSR until credentials are in use.
-	Unproven bool `json:"unproven,omitempty"`
+	// Pending is true from a bootstrap CSR until its credentials have been in use for the proving period.
+	Pending bool `json:"pending,omitempty"`
+	// InUseSince is the first use of the credentials since the last CSR or takeover; omitted if none.
+	InUseSince *metav1.Time `json:"inUseSince,omitempty"`
 	// ContestedAt is the last takeover of the Secret; omitted if none.
 	ContestedAt *metav1.Time `json:"contestedAt,omitempty"`
 }
 
 // BootstrapBackoffStore persists the records of a BootstrapBackoff, keyed like its hubs, so that a restarted
-// process keeps its back-off (rule 6 alone lets a process restarted in a loop send about eight CSRs an hour).
+// process keeps its back-off (Seed alone would let a process restarted in a loop send about ten CSRs an hour).
 type BootstrapBackoffStore interface {
 	// Load returns every stored record.
 	Load(ctx context.Context) (map[string]BootstrapRecord, error)
@@ -112,7 +122,7 @@ type BootstrapBackoffStore interface {
 
 // BootstrapBackoffState is a snapshot of one hub's back-off, for status and events.
 type BootstrapBackoffState struct {
-	// Failures is the count of rules 2, 3 and 6 since the last reset.
+	// Failures is the count of rules 2, 3 and 7 since the last reset, plus one while a bootstrap is pending.
 	Failures int
 	// NotBefore is when the next bootstrap CSR may be created; zero when it may be created now.
 	NotBefore time.Time
@@ -132,13 +142,16 @@ func NewBootstrapBackoff(o BootstrapBackoffOptions) *BootstrapBackoff {
 	if o.QuietPeriod <= 0 {
 		o.QuietPeriod = DefaultContestQuietPeriod
 	}
+	if o.ProvingPeriod <= 0 {
+		o.ProvingPeriod = o.Curve.Max
+	}
 	if o.RestartAllowance == 0 {
 		o.RestartAllowance = DefaultRestartAllowance
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
-	return &BootstrapBackoff{curve: o.Curve, quietPeriod: o.QuietPeriod, restartAllowance: max(o.RestartAllowance, 0),
+	return &BootstrapBackoff{curve: o.Curve, quietPeriod: o.QuietPeriod, provingPeriod: o.ProvingPeriod, restartAllowance: max(o.RestartAllowance, 0),
 		clock: o.Clock, hubs: map[string]*bootstrapRecord{}, dirty: map[string]bool{}, changed: make(chan struct{}, 1)}
 }
 
@@ -155,9 +168,12 @@ func (b *BootstrapBackoff) Restore(ctx context.Context, store BootstrapBackoffSt
 		if _, ok := b.hubs[hub]; ok {
 			continue
 		}
-		r := &bootstrapRecord{failures: max(rec.Failures, 0), last: rec.Last.Time, unproven: rec.Unproven}
+		r := &bootstrapRecord{failures: max(rec.Failures, 0), last: rec.Last.Time, pending: rec.Pending}
 		if rec.ContestedAt != nil {
 			r.contestedAt = rec.ContestedAt.Time
+		}
+		if rec.InUseSince != nil {
+			r.inUseSince = rec.InUseSince.Time
 		}
 		b.hubs[hub] = r
 	}
@@ -175,19 +191,16 @@ func (b *BootstrapBackoff) Snapshot() map[string]BootstrapRecord {
 	return out
 }
 
-// Persist saves the changed records to store until ctx ends, at most one Save in flight, coalescing changes;
-// a failed Save is retried after retry (0 means 5s) with what changed meanwhile.
+// Persist saves the changed records to store until ctx ends, at most one Save in flight (each bounded by 10 s),
+// coalescing changes; a failed Save is retried after retry (0 means 5s) with what changed meanwhile. When ctx
+// ends, what changed last is saved once more (bounded by 5 s), so that a restart right after a CSR or a
+// takeover keeps it.
 func (b *BootstrapBackoff) Persist(ctx context.Context, store BootstrapBackoffStore, retry time.Duration) {
 	if retry <= 0 {
 		retry = 5 * time.Second
 	}
 	logger := klog.FromContext(ctx).WithValues("component", "BootstrapBackoff")
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-b.changed:
-		}
+	save := func(ctx context.Context, timeout time.Duration) error {
 		b.mu.Lock()
 		records := make(map[string]BootstrapRecord, len(b.dirty))
 		for hub := range b.dirty {
@@ -195,31 +208,50 @@ func (b *BootstrapBackoff) Persist(ctx context.Context, store BootstrapBackoffSt
 		}
 		b.dirty = map[string]bool{}
 		b.mu.Unlock()
-		if err := store.Save(ctx, records); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			logger.Info("Saving the bootstrap CSR back-off failed; retrying", "err", err, "retryIn", retry)
+		saveCtx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		err := store.Save(saveCtx, records)
+		if err != nil {
 			b.mu.Lock()
 			for hub := range records {
 				b.dirty[hub] = true
 			}
 			b.mu.Unlock()
+		}
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			if err := save(context.WithoutCancel(ctx), 5*time.Second); err != nil {
+				logger.Info("Saving the bootstrap CSR back-off at shutdown failed", "err", err)
+			}
+			return
+		case <-b.changed:
+		}
+		if err := save(ctx, 10*time.Second); err != nil {
+			if ctx.Err() != nil {
+				continue // saved once more on the way out
+			}
+			logger.Info("Saving the bootstrap CSR back-off failed; retrying", "err", err, "retryIn", retry)
 			select {
 			case <-ctx.Done():
-				return
 			case <-time.After(retry):
+				notify(b.changed)
 			}
-			notify(b.changed)
 		}
 	}
 }
 
 func (r *bootstrapRecord) persisted() BootstrapRecord {
-	rec := BootstrapRecord{Failures: r.failures, Last: metav1.NewTime(r.last), Unproven: r.unproven}
+	rec := BootstrapRecord{Failures: r.failures, Last: metav1.NewTime(r.last), Pending: r.pending}
 	if !r.contestedAt.IsZero() {
 		t := metav1.NewTime(r.contestedAt)
 		rec.ContestedAt = &t
+	}
+	if !r.inUseSince.IsZero() {
+		t := metav1.NewTime(r.inUseSince)
+		rec.InUseSince = &t
 	}
 	return rec
 }
@@ -241,10 +273,22 @@ func notify(ch chan struct{}) {
 func (b *BootstrapBackoff) State(hub string) BootstrapBackoffState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := b.record(hub)
+	return b.stateLocked(hub)
+}
+
+func (b *BootstrapBackoff) stateLocked(hub string) BootstrapBackoffState {
+	now := b.clock.Now()
+	r, ok := b.hubs[hub]
+	if !ok {
+		return BootstrapBackoffState{}
+	}
+	b.forgetIfQuiet(hub, r, now)
 	s := BootstrapBackoffState{Failures: r.failures, ContestedAt: r.contestedAt}
-	if r.failures > 0 {
-		if next := r.last.Add(b.curve.Delay(r.failures)); b.clock.Now().Before(next) {
+	if r.pending {
+		s.Failures++
+	}
+	if s.Failures > 0 {
+		if next := r.last.Add(b.curve.Delay(s.Failures)); now.Before(next) {
 			s.NotBefore = next
 		}
 	}
@@ -255,11 +299,13 @@ func (b *BootstrapBackoff) State(hub string) BootstrapBackoffState {
 func (b *BootstrapBackoff) CSRCreated(hub string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.clock.Now()
 	r := b.record(hub)
-	if r.unproven {
+	b.forgetIfQuiet(hub, r, now)
+	if r.pending {
 		r.failures++
 	}
-	r.unproven, r.last = true, b.clock.Now()
+	r.pending, r.last, r.inUseSince = true, now, time.Time{}
 	b.markDirty(hub)
 }
 
@@ -267,31 +313,45 @@ func (b *BootstrapBackoff) CSRCreated(hub string) {
 // by credentials it did not write (rule 3), and returns the new state.
 func (b *BootstrapBackoff) Contested(hub string) BootstrapBackoffState {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	now := b.clock.Now()
 	r := b.record(hub)
+	b.forgetIfQuiet(hub, r, now)
+	// The takeover is the failure of the pending bootstrap, if any: counted once.
 	r.failures++
-	r.unproven, r.last, r.contestedAt = false, now, now
+	r.pending, r.last, r.contestedAt, r.inUseSince = false, now, now, time.Time{}
 	b.markDirty(hub)
-	b.mu.Unlock()
-	return b.State(hub)
+	return b.stateLocked(hub)
 }
 
-// InUse records that credentials for hub were used successfully now (rule 5).
+// InUse records that credentials for hub were used successfully now (rules 2 and 5).
 func (b *BootstrapBackoff) InUse(hub string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.clock.Now()
 	r := b.record(hub)
 	before := *r
-	r.unproven = false
-	if r.contestedAt.IsZero() || b.clock.Now().Sub(r.contestedAt) >= b.quietPeriod {
-		r.failures = 0
+	if r.inUseSince.IsZero() {
+		r.inUseSince = now
+	}
+	if now.Sub(r.inUseSince) >= b.provingPeriod && (r.contestedAt.IsZero() || now.Sub(r.contestedAt) >= b.quietPeriod) {
+		r.failures, r.pending = 0, false
 	}
 	if *r != before {
 		b.markDirty(hub)
 	}
 }
 
-// Seed applies rule 6 once per hub and process: csrs are the hub's CSRs for the cluster; those created in the
+// forgetIfQuiet applies rule 6 to r at now; b.mu must be held.
+func (b *BootstrapBackoff) forgetIfQuiet(hub string, r *bootstrapRecord, now time.Time) {
+	if (r.failures == 0 && !r.pending) || now.Sub(r.last) < b.quietPeriod || (!r.contestedAt.IsZero() && now.Sub(r.contestedAt) < b.quietPeriod) {
+		return
+	}
+	r.failures, r.pending = 0, false
+	b.markDirty(hub)
+}
+
+// Seed applies rule 7 once per hub and process: csrs are the hub's CSRs for the cluster; those created in the
 // last hour by another identity than the cluster's agents (bootstrap CSRs; rotation CSRs are sent by
 // system:open-cluster-management:<cluster>:<agent>) beyond the allowance become failures, counted from the
 // newest. It reports whether it changed the state.
@@ -318,7 +378,8 @@ func (b *BootstrapBackoff) Seed(hub, clusterName string, csrs []*certificatesv1.
 		}
 	}
 	if surplus := n - b.restartAllowance; surplus > r.failures {
-		r.failures = surplus
+		// The newest of them counts as pending: its credentials have not been seen in use.
+		r.failures, r.pending = surplus-1, true
 		r.last = maxTime(r.last, newest)
 		b.markDirty(hub)
 		return true
@@ -388,7 +449,8 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // CredentialsOwner describes whose credentials a hub kubeconfig Secret holds, for messages: the cluster and agent
-// names (IdentityFromSecretData) and the kubeconfig's server. Fields that cannot be read are "".
+// names (from the certificate's CN, which is what the hub sees; else the Secret's name keys) and the kubeconfig's
+// server. Fields that cannot be read are "".
 type CredentialsOwner struct {
 	ClusterName, AgentName, Server string
 }
@@ -396,7 +458,12 @@ type CredentialsOwner struct {
 // OwnerOf reads CredentialsOwner from the data of a hub kubeconfig Secret.
 func OwnerOf(data map[string][]byte) CredentialsOwner {
 	var o CredentialsOwner
-	o.ClusterName, o.AgentName = IdentityFromSecretData(data)
+	if leaf, err := parseLeafCertificate(data[TLSCertSecretKey]); err == nil {
+		o.ClusterName, o.AgentName, _ = ParseCommonName(leaf.Subject.CommonName)
+	}
+	if o.ClusterName == "" || o.AgentName == "" {
+		o.ClusterName, o.AgentName = IdentityFromSecretData(data)
+	}
 	if cfg, err := RestConfigFromSecretData(data); err == nil {
 		o.Server = cfg.Host
 	}

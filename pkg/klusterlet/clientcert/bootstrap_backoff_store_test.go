@@ -21,7 +21,7 @@ func TestLeaseBootstrapBackoffStore(t *testing.T) {
 	if got, err := store.Load(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("Load without a Lease: %v, %v; want no records", got, err)
 	}
-	a := clientcert.BootstrapRecord{Failures: 2, Last: metav1.NewTime(testNow), Unproven: true}
+	a := clientcert.BootstrapRecord{Failures: 2, Last: metav1.NewTime(testNow), Pending: true}
 	b := clientcert.BootstrapRecord{Failures: 5, Last: metav1.NewTime(testNow), ContestedAt: &metav1.Time{Time: testNow}}
 	if err := store.Save(ctx, map[string]clientcert.BootstrapRecord{"c1@https://hub-a": a}); err != nil {
 		t.Fatal(err)

@@ -29,24 +29,27 @@ func TestBootstrapBackoff(t *testing.T) {
 		name  string
 		steps []step
 	}{
-		{name: "first join is not delayed", steps: []step{
+		{name: "first join is not delayed; credentials in use for 20 m reset", steps: []step{
 			{do: "none", failures: 0, wait: 0},
-			{do: "created", failures: 0, wait: 0},
-			{do: "inuse", failures: 0, wait: 0},
+			{do: "created", failures: 1, wait: 30 * time.Second},
+			{advance: 5 * time.Second, do: "inuse", failures: 1, wait: 25 * time.Second},
+			{advance: 20 * time.Minute, do: "inuse", failures: 0, wait: 0},
+			{do: "created", failures: 1, wait: 30 * time.Second},
 		}},
-		{name: "a bootstrap whose credentials were never used counts one failure", steps: []step{
-			{do: "created"},
-			{advance: time.Second, do: "created", failures: 1, wait: 30 * time.Second},
-			{advance: 30 * time.Second, do: "created", failures: 2, wait: time.Minute},
-			{advance: time.Minute, do: "inuse", failures: 0, wait: 0},
+		{name: "a bootstrap whose credentials were not in use for 20 m counts one failure", steps: []step{
+			{do: "created", failures: 1, wait: 30 * time.Second},
+			{advance: 30 * time.Second, do: "inuse", failures: 1, wait: 0},
+			{advance: 10 * time.Minute, do: "created", failures: 2, wait: time.Minute},
+			{advance: time.Minute, do: "created", failures: 3, wait: 2 * time.Minute},
+			{advance: 2 * time.Minute, do: "inuse", failures: 3, wait: 0},
+			{advance: 20 * time.Minute, do: "inuse", failures: 0, wait: 0},
 		}},
 		{name: "takeovers grow the wait up to the cap", steps: []step{
-			{do: "created"}, {do: "inuse"},
+			{do: "created", failures: 1, wait: 30 * time.Second},
 			{do: "contested", failures: 1, wait: 30 * time.Second},
-			// The next CSR waits the same after this one, whether it sticks or not: in use within the quiet
-			// period does not reset.
-			{advance: 30 * time.Second, do: "created", failures: 1, wait: 30 * time.Second},
-			{do: "inuse", failures: 1, wait: 30 * time.Second},
+			// The bootstrap after a takeover is pending again: the next one waits one step more.
+			{advance: 30 * time.Second, do: "created", failures: 2, wait: time.Minute},
+			{do: "inuse", failures: 2, wait: time.Minute},
 			{do: "contested", failures: 2, wait: time.Minute},
 			{do: "contested", failures: 3, wait: 2 * time.Minute},
 			{do: "contested", failures: 4, wait: 4 * time.Minute},
@@ -61,7 +64,16 @@ func TestBootstrapBackoff(t *testing.T) {
 			{advance: 59 * time.Minute, do: "inuse", failures: 1, wait: 0},
 			{do: "contested", failures: 2, wait: time.Minute},
 			{advance: time.Hour, do: "inuse", failures: 0, wait: 0},
-			{do: "created", failures: 0, wait: 0},
+			{do: "created", failures: 1, wait: 30 * time.Second},
+		}},
+		{name: "a hub left alone for the quiet period is fresh", steps: []step{
+			{do: "created", failures: 1, wait: 30 * time.Second},
+			{do: "created", failures: 2, wait: time.Minute},
+			{do: "created", failures: 3, wait: 2 * time.Minute},
+			{do: "contested", failures: 3, wait: 2 * time.Minute},
+			{advance: 59 * time.Minute, do: "none", failures: 3, wait: 0},
+			{advance: time.Minute, do: "none", failures: 0, wait: 0},
+			{do: "created", failures: 1, wait: 30 * time.Second},
 		}},
 	}
 	for _, tc := range cases {
@@ -183,11 +195,16 @@ func TestBootstrapBackoffWritten(t *testing.T) {
 }
 
 // TestBootstrapBackoffBoundsCSRsPerHour: another writer undoes every bootstrap 10 s after its credentials were
-// first used, for three hours. The first hour sees at most 8 bootstrap CSRs (1 + the growing waits), every later
-// hour at most 3 (the 20 m cap); a process restarted every 10 minutes, restoring its records, does no better.
+// first used, for three hours, by taking the Secret over or by deleting it. The first hour sees at most 8
+// bootstrap CSRs (1 + the growing waits), every later hour at most 3 (the 20 m cap); a process restarted every
+// 10 minutes, restoring its records, does no better.
 func TestBootstrapBackoffBoundsCSRsPerHour(t *testing.T) {
-	for _, restartEvery := range []time.Duration{0, 10 * time.Minute} {
-		t.Run(fmt.Sprintf("restart every %s", restartEvery), func(t *testing.T) {
+	for _, tc := range []struct {
+		restartEvery time.Duration
+		takeover     bool
+	}{{0, true}, {10 * time.Minute, true}, {0, false}, {10 * time.Minute, false}} {
+		restartEvery := tc.restartEvery
+		t.Run(fmt.Sprintf("restart every %s, takeover %t", restartEvery, tc.takeover), func(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(testNow)
 			newBackoff := func() *clientcert.BootstrapBackoff {
 				return clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
@@ -219,7 +236,10 @@ func TestBootstrapBackoffBoundsCSRsPerHour(t *testing.T) {
 				b.InUse("hub-a")
 				now = now.Add(15 * time.Second)
 				clk.SetTime(now)
-				b.Contested("hub-a")
+				if tc.takeover {
+					b.Contested("hub-a")
+				} // else the Secret is deleted: nothing is reported, the next bootstrap counts it
+
 			}
 			t.Logf("bootstrap CSRs per hour: %v", perHour)
 			if perHour[0] > 8 || perHour[1] > 3 || perHour[2] > 3 {
@@ -293,7 +313,7 @@ func TestBootstrapBackoffPersistAndRestore(t *testing.T) {
 		!got.ContestedAt.Equal(want.ContestedAt) {
 		t.Errorf("restored state %+v, want %+v", got, want)
 	}
-	if got := restarted.State("hub-b"); got.Failures != 0 {
+	if got := restarted.State("hub-b"); got.Failures != 1 { // its own pending CSR, not the stored 9
 		t.Errorf("Restore overwrote a record the process already had: %+v", got)
 	}
 }

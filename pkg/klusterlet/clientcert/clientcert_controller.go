@@ -373,7 +373,8 @@ func (c *ClientCertForHubController) sync(ctx context.Context, syncCtx factory.S
 	default:
 		reason, why = InvalidReasonOf(checkErr), checkErr.Error()
 	}
-	return c.ensureCertificate(ctx, syncCtx, logger, now, reason, why, reason != RotationDueReason || forced != "")
+	// Every CSR of a bootstrap controller is for new credentials; a RotationOnly controller's only when forced.
+	return c.ensureCertificate(ctx, syncCtx, logger, now, reason, why, !c.opts.RotationOnly || forced != "")
 }
 
 // check runs CheckHubKubeconfig on a possibly absent Secret.
@@ -386,8 +387,8 @@ func (c *ClientCertForHubController) check(secret *corev1.Secret, now time.Time)
 }
 
 // ensureCertificate drives the single in-flight CSR: create it, or follow it to a written Secret.
-// newCredentials is true for every CSR but the rotation of valid credentials: those are subject to
-// BootstrapBackoff.
+// newCredentials is true for every CSR but a RotationOnly controller's rotation of valid credentials: those are
+// subject to BootstrapBackoff.
 func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger,
 	now time.Time, reason InvalidReason, why string, newCredentials bool) error {
 	if c.pending == nil || c.pending.name == "" {
@@ -440,6 +441,10 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 		ClusterNameSecretKey: []byte(c.opts.ClusterName),
 		AgentNameSecretKey:   []byte(c.opts.AgentName),
 	}
+	if c.opts.BootstrapBackoff != nil {
+		// Before the write: a session that sees the Secret change must know these credentials as the process's.
+		c.opts.BootstrapBackoff.RecordWritten(certPEM)
+	}
 	created, err := c.writeSecret(ctx, data)
 	if err != nil && ctx.Err() != nil {
 		// The controller is being stopped (moving to another hub): a warning would be noise.
@@ -449,9 +454,6 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 		c.setStatusError(PhaseSecretWriteFailing, reason, fmt.Sprintf("certificate from CSR %s issued; writing the Secret failed", name), err)
 		c.warnOnce(syncCtx, HubKubeconfigSecretWriteFailedReason, fmt.Sprintf("writing Secret %s/%s failed: %v", c.opts.Namespace, c.opts.SecretName, err))
 		return err
-	}
-	if c.opts.BootstrapBackoff != nil {
-		c.opts.BootstrapBackoff.RecordWritten(certPEM)
 	}
 	logger.Info("Client certificate issued and stored", "csr", name, "notAfter", leaf.NotAfter)
 	syncCtx.Recorder().Eventf(ClientCertificateIssuedReason, "Client certificate for %s issued by CSR %s, valid until %s",
@@ -510,6 +512,9 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 	} else if name := c.findCreatedCSR(); name != "" {
 		// A create that reported an error did reach the hub: adopt that CSR instead of sending another one.
 		c.pending.name = name
+		if newCredentials && c.opts.BootstrapBackoff != nil {
+			c.opts.BootstrapBackoff.CSRCreated(c.opts.BackoffHub)
+		}
 		logger.Info("Adopted CSR created by an earlier attempt", "csr", name)
 		c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, CSRName: name, Message: fmt.Sprintf("waiting for approval of CSR %s on the hub", name)})
 		return nil

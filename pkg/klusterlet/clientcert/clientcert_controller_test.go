@@ -687,8 +687,9 @@ func TestSyncBootstrapBackoff(t *testing.T) {
 		t.Error("the certificate written to the Secret is not remembered as the process's")
 	}
 
-	// A rotation with valid credentials is not delayed by the back-off (30 s after that CSR).
-	rh := newHarness(t, clientcert.HubInfo{}, nil, withBackoff)
+	// A rotation with valid credentials (a RotationOnly controller, the main controllers') is not delayed by the
+	// back-off (30 s after that CSR).
+	rh := newHarness(t, clientcert.HubInfo{}, nil, withBackoff, func(o *clientcert.ControllerOptions) { o.RotationOnly = true })
 	old := clientcerttesting.NewSecret(agentNamespace, secretName, rh.secretData(clk.Now().Add(-90*time.Hour), clk.Now().Add(10*time.Hour)))
 	if err := rh.spoke.Tracker().Add(old); err != nil {
 		t.Fatal(err)

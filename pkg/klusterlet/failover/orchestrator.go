@@ -571,6 +571,10 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
 			return nil
 		}
+		if strings.TrimSuffix(base.Host, "/") != strings.TrimSuffix(h.bootstrap.Hub.Server, "/") {
+			// Another writer's credentials for another hub: they say nothing about the active hub.
+			return nil
+		}
 		key += "/" + string(secret.Data[clientcert.TLSCertSecretKey])
 	case hubsession.PhaseBootstrapping:
 		base = h.bootstrap.RestConfig
@@ -1210,7 +1214,8 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
 			Reason: ConditionReasonAsExpected, Message: "", ObservedGeneration: fc.Generation})
 	}
-	if c, ok := ContestedCondition(contested, contestedAt, now, fc.Generation); ok {
+	if c, ok := ContestedCondition(contested, contestedAt, now, fc.Generation,
+		meta.FindStatusCondition(status.Conditions, failoverv1alpha1.ConditionHubKubeconfigContested)); ok {
 		meta.SetStatusCondition(&status.Conditions, c)
 	}
 	if equality.Semantic.DeepEqual(status, &fc.Status) {
@@ -1231,12 +1236,16 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 }
 
 // ContestedCondition returns the FailoverConfig condition HubKubeconfigContested for the last takeover of the hub
-// kubeconfig Secret (message from the session, at its time): True with the message for an hour
-// (clientcert.DefaultContestQuietPeriod) after it, then False. ok is false, and the condition absent, when the
-// Secret was never taken over (at is zero).
-func ContestedCondition(message string, at, now time.Time, generation int64) (c metav1.Condition, ok bool) {
+// kubeconfig Secret this process saw (message from the session, at its time): True with the message for an hour
+// (clientcert.DefaultContestQuietPeriod) after it, then False. Without a takeover in this process (at is zero),
+// existing (the condition in the status, nil if absent) is kept, except that a True one older than the hour
+// (written before a restart) becomes False; ok is false when there is nothing to set.
+func ContestedCondition(message string, at, now time.Time, generation int64, existing *metav1.Condition) (c metav1.Condition, ok bool) {
 	if at.IsZero() {
-		return metav1.Condition{}, false
+		if existing == nil || existing.Status != metav1.ConditionTrue || now.Before(existing.LastTransitionTime.Add(clientcert.DefaultContestQuietPeriod)) {
+			return metav1.Condition{}, false
+		}
+		at = existing.LastTransitionTime.Time
 	}
 	c = metav1.Condition{Type: failoverv1alpha1.ConditionHubKubeconfigContested, Status: metav1.ConditionTrue,
 		Reason: hubsession.ReasonHubKubeconfigContested, Message: truncate(message, maxConditionMessage), ObservedGeneration: generation}

@@ -154,6 +154,9 @@ type Session struct {
 	// wake is signalled by Secret events and ForceBootstrap.
 	wake chan struct{}
 
+	// ours: the Secret's credentials last seen were this process's (see Takeover); only Run's goroutine uses it.
+	ours bool
+
 	mu       sync.Mutex
 	phase    Phase
 	message  string
@@ -235,17 +238,11 @@ func (s *Session) Run(ctx context.Context) error {
 	}
 
 	warnedBootstrap := false
-	// ours: the Secret last seen held credentials this process wrote or ran its main controllers with.
-	ours := false
 	for ctx.Err() == nil {
 		data := s.secretData()
 		now := s.o.Clock.Now()
 		checkErr := clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, now)
-		written := len(data[clientcert.TLSCertSecretKey]) > 0 && s.o.BootstrapBackoff.Wrote(data[clientcert.TLSCertSecretKey])
-		if ours && checkErr != nil && len(data[clientcert.TLSCertSecretKey]) > 0 && !written {
-			s.reportContested(data, checkErr)
-		}
-		ours = written
+		s.observe(data, checkErr)
 		s.mu.Lock()
 		forced := s.forceCSR
 		s.mu.Unlock()
@@ -261,7 +258,7 @@ func (s *Session) Run(ctx context.Context) error {
 				warnedBootstrap = true
 			}
 			s.o.BootstrapBackoff.RecordWritten(data[clientcert.TLSCertSecretKey])
-			ours = true
+			s.ours = true
 			s.runMain(ctx, data, changed)
 		case bootstrapExpired:
 			notAfter, _ := s.hub.Bootstrap.ClientCertNotAfter()
@@ -371,7 +368,10 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 		case <-changed:
 		}
 		data := s.secretData()
-		if clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, s.o.Clock.Now()) != nil {
+		checkErr := clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, s.o.Clock.Now())
+		// A takeover can land while this phase waits, also right after its own write.
+		s.observe(data, checkErr)
+		if checkErr != nil {
 			continue
 		}
 		if forced != "" && bytes.Equal(data[clientcert.TLSCertSecretKey], before[clientcert.TLSCertSecretKey]) {
@@ -559,18 +559,57 @@ func (s *Session) backoffKey() string {
 	return clientcert.BootstrapBackoffKey(s.o.ClusterName, s.hub.Bootstrap.Hub.Server)
 }
 
-// reportContested reports a hub kubeconfig Secret taken over by another writer (event, OnContested) and grows
-// the hub's bootstrap back-off, so that the agent does not overwrite it at once.
-func (s *Session) reportContested(data map[string][]byte, checkErr error) {
-	st := s.o.BootstrapBackoff.Contested(s.backoffKey())
-	owner := clientcert.OwnerOf(data)
-	next := "now"
-	if !st.NotBefore.IsZero() {
-		next = st.NotBefore.UTC().Format(time.RFC3339)
+// observe looks at the hub kubeconfig Secret's data (checkErr: CheckHubKubeconfig's verdict for this hub) and
+// reports a takeover (Takeover) once. Only the session's goroutine calls it.
+func (s *Session) observe(data map[string][]byte, checkErr error) {
+	cert := data[clientcert.TLSCertSecretKey]
+	report, ours := Takeover(s.ours, cert, len(cert) > 0 && s.o.BootstrapBackoff.Wrote(cert))
+	s.ours = ours
+	if report {
+		s.reportContested(data, checkErr)
 	}
-	msg := fmt.Sprintf("hub kubeconfig secret %s/%s was replaced by credentials this agent did not write (cluster %q, agent %q, hub server %q; %v): "+
-		"another agent may be running for this cluster; next CSR to hub %s not before %s",
-		s.o.Namespace, s.o.SecretName, owner.ClusterName, owner.AgentName, owner.Server, clientcert.InvalidReasonOf(checkErr), s.hub.Name, next)
+}
+
+// Takeover decides whether the hub kubeconfig Secret was taken over by another writer. ours says whether the
+// credentials last seen were this process's (written, or run with); cert is the certificate seen now and wrote
+// whether this process wrote it. Rules:
+//  1. No certificate (the Secret deleted or emptied): not a takeover, ours unchanged — a foreign Secret created
+//     after a deletion still is one.
+//  2. A certificate this process wrote: not a takeover; ours.
+//  3. Another certificate: a takeover when the credentials were ours; from then on not ours, so each takeover is
+//     reported once.
+func Takeover(ours bool, cert []byte, wrote bool) (report, nowOurs bool) {
+	switch {
+	case len(cert) == 0:
+		return false, ours
+	case wrote:
+		return false, true
+	default:
+		return ours, false
+	}
+}
+
+// reportContested reports a hub kubeconfig Secret taken over by another writer (event, OnContested). Credentials
+// that cannot be used here (checkErr != nil) also grow the hub's bootstrap back-off, so that the agent does not
+// overwrite them at once; valid ones (the same names on the same hub) are used as they are.
+func (s *Session) reportContested(data map[string][]byte, checkErr error) {
+	owner := clientcert.OwnerOf(data)
+	what := fmt.Sprintf("cluster %q, agent %q, hub server %q", owner.ClusterName, owner.AgentName, owner.Server)
+	var msg string
+	if checkErr == nil {
+		msg = fmt.Sprintf("hub kubeconfig secret %s/%s was replaced by credentials this agent did not write (%s), valid for it: "+
+			"another agent may be running for this cluster; the agent uses them as they are",
+			s.o.Namespace, s.o.SecretName, what)
+	} else {
+		st := s.o.BootstrapBackoff.Contested(s.backoffKey())
+		next := "now"
+		if !st.NotBefore.IsZero() {
+			next = st.NotBefore.UTC().Format(time.RFC3339)
+		}
+		msg = fmt.Sprintf("hub kubeconfig secret %s/%s was replaced by credentials this agent did not write (%s; %v): "+
+			"another agent may be running for this cluster; next CSR to hub %s not before %s",
+			s.o.Namespace, s.o.SecretName, what, clientcert.InvalidReasonOf(checkErr), s.hub.Name, next)
+	}
 	s.o.Recorder.Warning(ReasonHubKubeconfigContested, msg)
 	if s.o.OnContested != nil {
 		s.o.OnContested(msg)

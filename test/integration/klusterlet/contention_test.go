@@ -72,7 +72,10 @@ func TestTwoAgentsWithoutLeaderElection(t *testing.T) {
 	defer tick.Stop()
 	for done := false; !done; {
 		select {
-		case ev := <-w.ResultChan():
+		case ev, open := <-w.ResultChan():
+			if !open {
+				t.Fatal("the watch of the hub kubeconfig Secret ended before the window did")
+			}
 			if s, ok := ev.Object.(*corev1.Secret); ok {
 				if now := util.KubeconfigServer(s.Data["kubeconfig"]); now != "" && now != server {
 					flips++
