@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 )
 
@@ -39,7 +40,9 @@ func testGeneratedNamesSurviveRestart(t *testing.T, s *suite) {
 	}
 
 	second := startAgent(t, spoke, spec)
-	framework.Eventually(t, hubTimeout, pollInterval, func() (bool, error) {
+	// The first CSR's credentials were never in use: the restarted agent's CSR waits the bootstrap back-off (30 s
+	// after the first one, restored from the Lease the first agent saved it to).
+	framework.Eventually(t, hubTimeout+clientcert.DefaultBootstrapBackoffBase, pollInterval, func() (bool, error) {
 		return len(csrsOf(t, hub, cluster)) == 2, nil
 	}, "a second CSR for cluster %s from the restarted agent", cluster)
 	csrs := csrsOf(t, hub, cluster)
