@@ -214,4 +214,3 @@ func (c *AddOnHealthController) patchStatus(ctx context.Context, old, updated *a
 	}
 	return nil
 }
-

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 )

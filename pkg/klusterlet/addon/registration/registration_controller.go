@@ -10,9 +10,9 @@ import (
 	"slices"
 	"time"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -776,4 +776,3 @@ func (c *AddOnRegistrationController) warnOnce(syncCtx factory.SyncContext, slot
 	c.lastWarns[slot] = msg
 	syncCtx.Recorder().Warning(reason, msg)
 }
-
