@@ -84,6 +84,11 @@ type HubOptions struct {
 	// AcceptCluster(false) sticks), creates the cluster namespace, RBAC and lease, and sets Available=Unknown on
 	// clusters whose lease is older than 5x leaseDurationSeconds. Its log is <LogDir>/registration-controller.log.
 	HubController bool
+	// AddonManager runs OCM's hub add-on manager (`addon manager`, v1.2.0) and serves the add-on CRDs it needs
+	// (ClusterManagementAddOn, AddOnTemplate, AddOnDeploymentConfig): it fills ManagedClusterAddOn status
+	// (registrations, namespace) for template add-ons and approves their CSRs. Its log is
+	// <LogDir>/addon-manager.log.
+	AddonManager bool
 	// Proxy puts a TCP proxy in front of the apiserver; URL, the bootstrap kubeconfig and UserConfig then go
 	// through it, so the test can cut the hub off (Hub.Proxy). Admin clients, kube-controller-manager and the hub
 	// controller always talk to the apiserver directly.
@@ -138,7 +143,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
-	crds, err := loadCRDs(root, hubCRDFiles())
+	crdFiles := hubCRDFiles()
+	if opts.AddonManager {
+		crdFiles = append(crdFiles, addonManagerCRDFiles()...)
+	}
+	crds, err := loadCRDs(root, crdFiles)
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
@@ -181,6 +190,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 		began := time.Now()
 		h.startHubController()
 		timings = append(timings, fmt.Sprintf("hub controller %s", time.Since(began).Round(time.Millisecond)))
+	}
+	if opts.AddonManager {
+		began := time.Now()
+		h.startAddonManager()
+		timings = append(timings, fmt.Sprintf("add-on manager %s", time.Since(began).Round(time.Millisecond)))
 	}
 	t.Logf("%s started in %s (%s) at %s, proxy %v, signer %s", component, time.Since(start).Round(time.Millisecond),
 		strings.Join(timings, ", "), cp.url(), h.Proxy != nil, opts.Signer)

@@ -142,7 +142,8 @@ type Options struct {
 //     verify and write the Secret; denied, failed, deleted or invalid → Warning and back-off.
 //   - a registration that disappeared (or whose namespace, subject or signer changed) has its old Secret deleted.
 //   - at the first resync, Secrets carrying IssuingHubAnnotation of this hub whose add-on or registration is gone
-//     are deleted (cleanup across agent restarts); those of another hub are kept and reported (AddOnNotOnHub).
+//     are deleted (cleanup across agent restarts); those of another hub are always kept, and reported
+//     (AddOnNotOnHub) when this hub has no ManagedClusterAddOn of that name.
 //
 // Errors are returned (requeue with rate limit); a hub CSR create failure is also backed off per registration.
 type AddOnRegistrationController struct {
@@ -158,6 +159,8 @@ type AddOnRegistrationController struct {
 	failures  map[string]failureState      // Config.Key() → back-off
 	jitters   map[string]float64           // certificate serial/NotAfter → jitter
 	scanned   bool
+	// separateHosting is true when hosted add-ons' Secrets live on another cluster than the managed one.
+	separateHosting bool
 	reported  map[string]bool // add-on (or Secret key) already reported AddOnNotOnHub
 	lastWarns map[string]string
 }
@@ -224,8 +227,10 @@ func NewAddOnRegistrationController(o Options) (*AddOnRegistrationController, er
 		reported:  map[string]bool{},
 		lastWarns: map[string]string{},
 	}
+	// Typed informers are new values on every call of a factory: compare the shared informers under them.
+	c.separateHosting = o.HostingSecretInformer.Informer() != o.SpokeSecretInformer.Informer()
 	informers := []factory.Informer{o.HubAddOnInformer.Informer(), o.HubCSRInformer.Informer(), o.SpokeSecretInformer.Informer()}
-	if o.HostingSecretInformer != o.SpokeSecretInformer {
+	if c.separateHosting {
 		informers = append(informers, o.HostingSecretInformer.Informer())
 	}
 	c.Controller = factory.New().
@@ -615,7 +620,7 @@ func (c *AddOnRegistrationController) scanSecrets(ctx context.Context, syncCtx f
 		informer corev1informers.SecretInformer
 	}
 	targets := []target{{false, c.o.SpokeSecretInformer}}
-	if c.o.HostingSecretInformer != c.o.SpokeSecretInformer {
+	if c.separateHosting {
 		targets = append(targets, target{true, c.o.HostingSecretInformer})
 	}
 	var errs []error
@@ -632,16 +637,16 @@ func (c *AddOnRegistrationController) scanSecrets(ctx context.Context, syncCtx f
 				continue
 			}
 			cfg := Config{AddOnName: name, Namespace: s.Namespace, SecretName: s.Name, Hosted: t.hosted}
-			if c.registered(name, cfg.Key()) {
-				continue
-			}
-			if issuer == c.o.HubName {
+			exists, has := c.registered(name, cfg.Key(), t.hosted)
+			switch {
+			case has:
+			case issuer == c.o.HubName:
 				if err := c.remove(ctx, syncCtx, cfg, fmt.Sprintf("issued by hub %s, which no longer has this registration", c.o.HubName)); err != nil {
 					errs = append(errs, err)
 				}
-				continue
+			case !exists:
+				notOnHub[issuer] = append(notOnHub[issuer], fmt.Sprintf("%s (Secret %s)", name, cfg.Key()))
 			}
-			notOnHub[issuer] = append(notOnHub[issuer], fmt.Sprintf("%s (Secret %s)", name, cfg.Key()))
 		}
 	}
 	for _, issuer := range slices.Sorted(maps.Keys(notOnHub)) {
@@ -653,22 +658,24 @@ func (c *AddOnRegistrationController) scanSecrets(ctx context.Context, syncCtx f
 	return utilerrors.NewAggregate(errs)
 }
 
-// registered reports whether the hub has add-on name with a registration whose Secret is key.
-func (c *AddOnRegistrationController) registered(name, key string) bool {
+// registered reports whether the hub has the add-on, and whether it has a registration whose Secret is key. A
+// Secret on a cluster that serves both managed and hosted add-ons (the agent runs on the managed cluster) matches
+// either kind. A deleting add-on counts as having every registration (left alone, as OCM).
+func (c *AddOnRegistrationController) registered(name, key string, hosted bool) (exists, has bool) {
 	addOn, err := c.addOns.ManagedClusterAddOns(c.o.ClusterName).Get(name)
 	if err != nil {
-		return false
+		return false, false
 	}
 	if !addOn.DeletionTimestamp.IsZero() {
-		return true // being deleted: left alone, as OCM
+		return true, true
 	}
 	configs, _ := ConfigsFor(c.o.ClusterName, c.o.AgentName, addOn)
 	for _, cfg := range configs {
-		if cfg.Key() == key {
-			return true
+		if cfg.Key() == key || (!c.separateHosting && !hosted && cfg.Hosted && "hosted:"+key == cfg.Key()) {
+			return true, true
 		}
 	}
-	return false
+	return true, false
 }
 
 // ensureDriver sets status.kubeClientDriver as OCM's agent does; it reports whether it patched.

@@ -86,6 +86,13 @@ type harness struct {
 
 func newHarness(t *testing.T, addOns []*addonv1alpha1.ManagedClusterAddOn, secrets []*corev1.Secret) *harness {
 	t.Helper()
+	return newHarnessWith(t, addOns, secrets, false)
+}
+
+// newHarnessWith is newHarness; sameCluster makes the hosting cluster the managed one, through a second typed
+// informer of the same factory, as the agent wires it when not hosted.
+func newHarnessWith(t *testing.T, addOns []*addonv1alpha1.ManagedClusterAddOn, secrets []*corev1.Secret, sameCluster bool) *harness {
+	t.Helper()
 	ca, err := clientcerttesting.NewCA("hub-ca")
 	if err != nil {
 		t.Fatal(err)
@@ -122,12 +129,17 @@ func newHarness(t *testing.T, addOns []*addonv1alpha1.ManagedClusterAddOn, secre
 	for _, s := range secrets {
 		_ = h.secInf.Core().V1().Secrets().Informer().GetStore().Add(s)
 	}
+	hostingSecrets, hostingInformer := h.hosting.CoreV1(), h.hostInf.Core().V1().Secrets()
+	if sameCluster {
+		h.hosting = h.spoke
+		hostingSecrets, hostingInformer = h.spoke.CoreV1(), h.secInf.Core().V1().Secrets()
+	}
 	h.c, err = NewAddOnRegistrationController(Options{
 		ClusterName: testCluster, AgentName: testAgent, HubName: testHub, Hub: h.hub,
 		HubAddOnInformer: h.addOnInf.Addon().V1alpha1().ManagedClusterAddOns(), HubAddOnClient: h.hubAddOn.AddonV1alpha1(),
 		HubCSRs: h.hubKube.CertificatesV1().CertificateSigningRequests(), HubCSRInformer: h.csrInf.Certificates().V1().CertificateSigningRequests(),
 		SpokeSecrets: h.spoke.CoreV1(), SpokeSecretInformer: h.secInf.Core().V1().Secrets(),
-		HostingSecrets: h.hosting.CoreV1(), HostingSecretInformer: h.hostInf.Core().V1().Secrets(),
+		HostingSecrets: hostingSecrets, HostingSecretInformer: hostingInformer,
 		RetryBackoff: clientcert.Backoff{Base: 30 * time.Second, Max: time.Minute},
 		Clock:        h.clock, Jitter: func() float64 { return 0.5 }, Recorder: h.recorder,
 	})
@@ -492,7 +504,8 @@ func TestStartupScan(t *testing.T) {
 			Labels: map[string]string{AddOnNameLabel: name}, Annotations: map[string]string{IssuingHubAnnotation: issuer}},
 			Data: map[string][]byte{TLSCertKey: []byte("x")}}
 	}
-	h := newHarness(t, nil, []*corev1.Secret{mk("ours", testHub), mk("theirs", "hub-b")})
+	// The agent on the managed cluster: the "hosting" informer is the spoke's, each Secret is seen once.
+	h := newHarnessWith(t, nil, []*corev1.Secret{mk("ours", testHub), mk("theirs", "hub-b")}, true)
 	h.mustSync(factory.DefaultQueueKey)
 	if h.secret(h.spoke, testNS, "ours-hub-kubeconfig") != nil {
 		t.Error("Secret of this hub's removed add-on kept")
@@ -506,7 +519,7 @@ func TestStartupScan(t *testing.T) {
 			msgs = append(msgs, e.Message)
 		}
 	}
-	if len(msgs) != 1 || !strings.Contains(msgs[0], "theirs") || !strings.Contains(msgs[0], "hub-b") {
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "theirs") || !strings.Contains(msgs[0], "hub-b") || strings.Count(msgs[0], "theirs (") != 1 {
 		t.Errorf("AddOnNotOnHub events %q, want one naming theirs and hub-b", msgs)
 	}
 	// The scan runs once per run.

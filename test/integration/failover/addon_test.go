@@ -1,0 +1,302 @@
+package failover_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonclientset "open-cluster-management.io/api/client/addon/clientset/versioned"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/health"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/registration"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// Add-on names of the add-on test. helloAddOn and onlyAAddOn are template add-ons OCM's add-on manager serves;
+// leaseAddOn is a ManagedClusterAddOn no manager owns (health check mode Lease by default).
+const (
+	helloAddOn = "hello"
+	onlyAAddOn = "only-a"
+	leaseAddOn = "leasy"
+	leaseNS    = "leasy-ns"
+	// addOnTimeout bounds CSR → approval by the add-on manager → signed → Secret on the spoke.
+	addOnTimeout = 60 * time.Second
+)
+
+// TestAddOnRegistration runs OCM's hub add-on manager v1.2.0 on two hubs with template add-ons: the agent writes
+// each add-on's hub kubeconfig Secret, which authenticates on the hub as the add-on's identity; lease health is
+// reported; after a planned switch to hub B the Secret is re-issued by hub B in one write, the add-on hub B does
+// not have keeps its Secret untouched (AddOnNotOnHub), and removing the add-on on hub B deletes its Secret.
+func TestAddOnRegistration(t *testing.T) {
+	b := newBed(t, bedOptions{
+		spec: spec(shortConnectionTimeout),
+		hubA: framework.HubOptions{AddonManager: true},
+		hubB: framework.HubOptions{AddonManager: true},
+		beforeAgent: func(b *bed) {
+			for _, ns := range []string{registration.DefaultInstallNamespace, leaseNS} {
+				if _, err := b.spoke.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+					metav1.CreateOptions{}); err != nil {
+					t.Fatalf("spoke: create namespace %s: %v", ns, err)
+				}
+			}
+		},
+	})
+	addOnsA := addOnClient(t, b.hubA)
+	addOnsB := addOnClient(t, b.hubB)
+	// Hub B has not seen the cluster yet: its namespace is created ahead, as the replicator's ManagedCluster copy
+	// would have it created.
+	if _, err := b.hubB.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterName}},
+		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	createTemplateAddOn(t, addOnsA, helloAddOn)
+	createTemplateAddOn(t, addOnsA, onlyAAddOn)
+	createTemplateAddOn(t, addOnsB, helloAddOn)
+
+	// 1. Hub A: the Secrets appear and authenticate as the add-ons' identity.
+	start := time.Now()
+	hello := waitAddOnSecret(t, b, helloAddOn, b.hubA, addOnTimeout)
+	t.Logf("add-on %s: hub kubeconfig Secret from hub A %s after the ManagedClusterAddOn was created", helloAddOn, time.Since(start).Round(time.Millisecond))
+	expectAddOnIdentity(t, hello, helloAddOn)
+	onlyA := waitAddOnSecret(t, b, onlyAAddOn, b.hubA, addOnTimeout)
+	if got := getAddOn(t, addOnsA, helloAddOn).Status.KubeClientDriver; got != registration.KubeClientDriverCSR {
+		t.Errorf("hub A: %s status.kubeClientDriver %q, want %q", helloAddOn, got, registration.KubeClientDriverCSR)
+	}
+
+	// 2. Lease health on hub A: Unknown without a lease, True with a fresh one.
+	leasy := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: leaseAddOn},
+		Spec: addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: leaseNS}}
+	if _, err := addOnsA.AddonV1alpha1().ManagedClusterAddOns(clusterName).Create(context.Background(), leasy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, addOnsA, leaseAddOn, metav1.ConditionUnknown, health.ReasonLeaseNotFound)
+	now := metav1.NewMicroTime(time.Now())
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leaseNS, Name: leaseAddOn}, Spec: coordinationv1.LeaseSpec{RenewTime: &now}}
+	if _, err := b.spoke.Kube.CoordinationV1().Leases(leaseNS).Create(context.Background(), lease, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Any change of the add-on makes the agent look at once (else the 30 s resync does).
+	touch := []byte(`{"metadata":{"labels":{"test":"touched"}}}`)
+	if _, err := addOnsA.AddonV1alpha1().ManagedClusterAddOns(clusterName).Patch(context.Background(), leaseAddOn, types.MergePatchType, touch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, addOnsA, leaseAddOn, metav1.ConditionTrue, health.ReasonLeaseUpdated)
+
+	// 3. Planned switch to hub B: hub B re-issues hello's Secret; only-a's stays as hub A wrote it.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	versions := recordSecretVersions(t, watchCtx, b.spoke.Kube, registration.DefaultInstallNamespace, registration.SecretNameFor(helloAddOn, registration.KubeClientSigner))
+	switched := time.Now()
+	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = hubB })
+	util.WaitForClusterAvailable(t, b.hubB, clusterName, failoverSlack)
+	clusterOnB := time.Since(switched)
+	helloB := waitAddOnSecret(t, b, helloAddOn, b.hubB, failoverSlack)
+	t.Logf("planned switch: cluster Available on hub B %s, add-on %s holds hub B's credentials %s after the switch was asked for",
+		clusterOnB.Round(time.Millisecond), helloAddOn, time.Since(switched).Round(time.Millisecond))
+	expectAddOnIdentity(t, helloB, helloAddOn)
+	stopWatch()
+	for i, v := range versions() {
+		server := util.KubeconfigServer(v[registration.KubeconfigKey])
+		if server != b.hubA.URL() && server != b.hubB.URL() {
+			t.Errorf("Secret version %d: kubeconfig server %q is neither hub's", i, server)
+		}
+		if !certMatches(v) {
+			t.Errorf("Secret version %d (server %s): tls.crt does not match tls.key — a mixed write", i, server)
+		}
+	}
+	util.WaitForEvent(t, b.spoke, registration.ReasonAddOnNotOnHub, onlyAAddOn, statusTimeout)
+	for _, m := range util.EventMessages(t, b.spoke, registration.ReasonAddOnNotOnHub) {
+		if strings.Contains(m, helloAddOn+" (") || strings.Count(m, onlyAAddOn+" (") != 1 {
+			t.Errorf("event %s %q: want %s once and not %s, which hub B has", registration.ReasonAddOnNotOnHub, m, onlyAAddOn, helloAddOn)
+		}
+	}
+	if got := getSecret(t, b, onlyAAddOn); got == nil || got.ResourceVersion != onlyA.ResourceVersion {
+		t.Errorf("Secret of %s (not on hub B) changed or deleted after the switch", onlyAAddOn)
+	}
+
+	// 4. Removal on hub B deletes the Secret.
+	if err := addOnsB.AddonV1alpha1().ManagedClusterAddOns(clusterName).Delete(context.Background(), helloAddOn, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, statusTimeout, 200*time.Millisecond, func() (bool, error) {
+		return getSecret(t, b, helloAddOn) == nil, nil
+	}, "Secret of %s deleted after its ManagedClusterAddOn was removed on hub B", helloAddOn)
+	if getSecret(t, b, onlyAAddOn) == nil {
+		t.Errorf("Secret of %s deleted with %s", onlyAAddOn, helloAddOn)
+	}
+	b.expectNotExited(t)
+}
+
+func addOnClient(t *testing.T, hub *framework.Hub) addonclientset.Interface {
+	t.Helper()
+	c, err := addonclientset.NewForConfig(hub.AdminConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// createTemplateAddOn creates an AddOnTemplate (a ConfigMap as workload, KubeClient registration), its
+// ClusterManagementAddOn (manual install) and the cluster's ManagedClusterAddOn.
+func createTemplateAddOn(t *testing.T, c addonclientset.Interface, name string) {
+	t.Helper()
+	ctx := context.Background()
+	cm, _ := json.Marshal(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: registration.DefaultInstallNamespace, Name: name + "-agent"}, Data: map[string]string{"k": "v"}})
+	tmpl := &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: name + "-template"},
+		Spec: addonv1alpha1.AddOnTemplateSpec{
+			AddonName: name,
+			AgentSpec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: cm}}}}},
+			Registration: []addonv1alpha1.RegistrationSpec{{Type: addonv1alpha1.RegistrationTypeKubeClient,
+				KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{}}},
+		}}
+	if _, err := c.AddonV1alpha1().AddOnTemplates().Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create AddOnTemplate %s: %v", tmpl.Name, err)
+	}
+	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: addonv1alpha1.ClusterManagementAddOnSpec{
+			AddOnMeta: addonv1alpha1.AddOnMeta{DisplayName: name},
+			SupportedConfigs: []addonv1alpha1.ConfigMeta{{
+				ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addontemplates"},
+				DefaultConfig:       &addonv1alpha1.ConfigReferent{Name: tmpl.Name},
+			}},
+			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual},
+		}}
+	if _, err := c.AddonV1alpha1().ClusterManagementAddOns().Create(ctx, cma, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create ClusterManagementAddOn %s: %v", name, err)
+	}
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: name}}
+	if _, err := c.AddonV1alpha1().ManagedClusterAddOns(clusterName).Create(ctx, mca, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create ManagedClusterAddOn %s/%s: %v", clusterName, name, err)
+	}
+}
+
+func getAddOn(t *testing.T, c addonclientset.Interface, name string) *addonv1alpha1.ManagedClusterAddOn {
+	t.Helper()
+	a, err := c.AddonV1alpha1().ManagedClusterAddOns(clusterName).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func getSecret(t *testing.T, b *bed, addOn string) *corev1.Secret {
+	t.Helper()
+	s, err := b.spoke.Kube.CoreV1().Secrets(registration.DefaultInstallNamespace).Get(context.Background(),
+		registration.SecretNameFor(addOn, registration.KubeClientSigner), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// waitAddOnSecret waits until the add-on's hub kubeconfig Secret holds credentials for hub.
+func waitAddOnSecret(t *testing.T, b *bed, addOn string, hub *framework.Hub, timeout time.Duration) *corev1.Secret {
+	t.Helper()
+	var s *corev1.Secret
+	framework.Eventually(t, timeout, 100*time.Millisecond, func() (bool, error) {
+		s = getSecret(t, b, addOn)
+		return s != nil && util.KubeconfigServer(s.Data[registration.KubeconfigKey]) == hub.URL() &&
+			s.Annotations[registration.IssuingHubAnnotation] == issuingName(b, hub), nil
+	}, "Secret %s of add-on %s with hub %s's credentials", registration.SecretNameFor(addOn, registration.KubeClientSigner), addOn, hub.Name)
+	return s
+}
+
+func issuingName(b *bed, hub *framework.Hub) string {
+	if hub == b.hubA {
+		return primary
+	}
+	return hubB
+}
+
+// expectAddOnIdentity writes the Secret to a directory as an add-on agent mounts it, loads the kubeconfig file
+// (tls.crt and tls.key relative to it) and checks with a SelfSubjectReview that the hub sees the template add-on's
+// default identity.
+func expectAddOnIdentity(t *testing.T, s *corev1.Secret, addOn string) {
+	t.Helper()
+	dir := t.TempDir()
+	for k, v := range s.Data {
+		if err := os.WriteFile(filepath.Join(dir, k), v, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, registration.KubeconfigKey))
+	if err != nil {
+		t.Fatalf("add-on kubeconfig: %v", err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	review, err := client.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("SelfSubjectReview with the add-on's kubeconfig: %v", err)
+	}
+	wantUser := "system:open-cluster-management:cluster:" + clusterName + ":addon:" + addOn + ":agent:" + addOn + "-agent"
+	if got := review.Status.UserInfo.Username; got != wantUser {
+		t.Errorf("add-on %s authenticates as %q, want %q", addOn, got, wantUser)
+	}
+	for _, g := range []string{"system:open-cluster-management:cluster:" + clusterName + ":addon:" + addOn, "system:open-cluster-management:addon:" + addOn} {
+		if !slices.Contains(review.Status.UserInfo.Groups, g) {
+			t.Errorf("add-on %s groups %v lack %q", addOn, review.Status.UserInfo.Groups, g)
+		}
+	}
+}
+
+func waitAvailable(t *testing.T, c addonclientset.Interface, name string, status metav1.ConditionStatus, reason string) {
+	t.Helper()
+	framework.Eventually(t, statusTimeout, 200*time.Millisecond, func() (bool, error) {
+		cond := meta.FindStatusCondition(getAddOn(t, c, name).Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable)
+		return cond != nil && cond.Status == status && cond.Reason == reason, nil
+	}, "ManagedClusterAddOn %s Available=%s (%s)", name, status, reason)
+}
+
+// recordSecretVersions watches one Secret and returns a function giving the data of every version seen.
+func recordSecretVersions(t *testing.T, ctx context.Context, client kubernetes.Interface, ns, name string) func() []map[string][]byte {
+	t.Helper()
+	w, err := client.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan []map[string][]byte, 1)
+	go func() {
+		var seen []map[string][]byte
+		for ev := range w.ResultChan() {
+			if s, ok := ev.Object.(*corev1.Secret); ok {
+				seen = append(seen, s.Data)
+			}
+		}
+		out <- seen
+	}()
+	return func() []map[string][]byte {
+		w.Stop()
+		return <-out
+	}
+}
+
+func certMatches(data map[string][]byte) bool {
+	return clientcert.CertificateMatchesKey(data[registration.TLSCertKey], data[registration.TLSKeyKey])
+}
