@@ -154,15 +154,15 @@ type AddOnRegistrationController struct {
 	csrLister certificatesv1listers.CertificateSigningRequestLister
 
 	// State of the single sync worker.
-	known     map[string]map[string]Config // add-on → config hash → config kept in this run
-	pending   map[string]*pendingCSR       // Config.Key() → CSR in flight
-	failures  map[string]failureState      // Config.Key() → back-off
-	jitters   map[string]float64           // certificate serial/NotAfter → jitter
-	scanned   bool
+	known    map[string]map[string]Config // add-on → config hash → config kept in this run
+	pending  map[string]*pendingCSR       // Config.Key() → CSR in flight
+	failures map[string]failureState      // Config.Key() → back-off
+	jitters  map[string]float64           // certificate serial/NotAfter → jitter
+	scanned  bool
 	// separateHosting is true when hosted add-ons' Secrets live on another cluster than the managed one.
 	separateHosting bool
-	reported  map[string]bool // add-on (or Secret key) already reported AddOnNotOnHub
-	lastWarns map[string]string
+	reported        map[string]bool // add-on (or Secret key) already reported AddOnNotOnHub
+	lastWarns       map[string]string
 }
 
 // pendingCSR is one CSR in flight and its private key (memory only; never logged).
