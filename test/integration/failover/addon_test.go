@@ -25,7 +25,6 @@ import (
 	addonclientset "open-cluster-management.io/api/client/addon/clientset/versioned"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/health"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/registration"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
@@ -46,7 +45,8 @@ const (
 
 // TestAddOnRegistration runs OCM's hub add-on manager v1.2.0 on two hubs with template add-ons: the agent writes
 // each add-on's hub kubeconfig Secret, which authenticates on the hub as the add-on's identity; lease health is
-// reported; after a planned switch to hub B the Secret is re-issued by hub B in one write, the add-on hub B does
+// reported; after hub A's apiserver stops and the cluster fails over to hub B the Secret is re-issued by hub B in
+// one write, the add-on hub B does
 // not have keeps its Secret untouched (AddOnNotOnHub), and removing the add-on on hub B deletes its Secret.
 func TestAddOnRegistration(t *testing.T) {
 	b := newBed(t, bedOptions{
@@ -103,16 +103,18 @@ func TestAddOnRegistration(t *testing.T) {
 	}
 	waitAvailable(t, addOnsA, leaseAddOn, metav1.ConditionTrue, health.ReasonLeaseUpdated)
 
-	// 3. Planned switch to hub B: hub B re-issues hello's Secret; only-a's stays as hub A wrote it.
+	// 3. Hub A's apiserver stops: after the failover hub B re-issues hello's Secret; only-a's stays as hub A wrote
+	// it.
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	versions := recordSecretVersions(t, watchCtx, b.spoke.Kube, registration.DefaultInstallNamespace, registration.SecretNameFor(helloAddOn, registration.KubeClientSigner))
-	switched := time.Now()
-	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = hubB })
-	util.WaitForClusterAvailable(t, b.hubB, clusterName, failoverSlack)
-	clusterOnB := time.Since(switched)
+	stopped := time.Now()
+	b.hubA.StopAPIServer()
+	util.WaitForClusterAvailable(t, b.hubB, clusterName, shortConnectionTimeout+failoverSlack)
+	clusterOnB := time.Since(stopped)
 	helloB := waitAddOnSecret(t, b, helloAddOn, b.hubB, failoverSlack)
-	t.Logf("planned switch: cluster Available on hub B %s, add-on %s holds hub B's credentials %s after the switch was asked for",
-		clusterOnB.Round(time.Millisecond), helloAddOn, time.Since(switched).Round(time.Millisecond))
+	addOnOnB := time.Since(stopped)
+	t.Logf("hub A stopped (connection timeout %s): cluster Available on hub B after %s, add-on %s holds hub B's credentials after %s (%s after the cluster)",
+		shortConnectionTimeout, clusterOnB.Round(time.Millisecond), helloAddOn, addOnOnB.Round(time.Millisecond), (addOnOnB - clusterOnB).Round(time.Millisecond))
 	expectAddOnIdentity(t, helloB, helloAddOn)
 	stopWatch()
 	for i, v := range versions() {

@@ -49,6 +49,8 @@ const (
 	GraceFactor = 5
 	// DefaultResyncInterval is how often every add-on's lease is read (OCM's 30 s).
 	DefaultResyncInterval = 30 * time.Second
+	// factoryResync is the factory's own resync, which starts the controller and backs up the self-requeue.
+	factoryResync = 10 * time.Minute
 )
 
 // Options configures NewAddOnHealthController. Fields without a stated default are required.
@@ -73,7 +75,7 @@ type Options struct {
 
 // AddOnHealthController sets the Available condition of lease-checked add-ons on the hub.
 //
-// Sync policy: the default key (every ResyncInterval) queues every add-on; an add-on key reads the add-on's lease
+// Sync policy: the default key queues every add-on and itself again after ResyncInterval; an add-on key reads the add-on's lease
 // live, computes the condition (LeaseCondition) and patches the status only when the condition's status, reason or
 // message differs. While Available is True it requeues the add-on for the moment the lease would go stale. Add-ons
 // with health check mode Customized are skipped; a lease read error other than NotFound is returned (requeue).
@@ -120,7 +122,9 @@ func NewAddOnHealthController(o Options) (*AddOnHealthController, error) {
 			return []string{accessor.GetName()}
 		}, o.HubAddOnInformer.Informer()).
 		WithSync(c.sync).
-		ResyncEvery(o.ResyncInterval).
+		// The factory warns (an event on every start, i.e. every hub switch) about resyncs under a minute: the
+		// 30 s period is kept by the default key requeueing itself, the factory's resync only starts it.
+		ResyncEvery(max(o.ResyncInterval, factoryResync)).
 		ToController(controllerName, o.Recorder)
 	return c, nil
 }
@@ -157,6 +161,7 @@ func (c *AddOnHealthController) sync(ctx context.Context, syncCtx factory.SyncCo
 		for _, a := range addOns {
 			syncCtx.Queue().Add(a.Name)
 		}
+		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, c.o.ResyncInterval)
 		return nil
 	}
 	addOn, err := c.addOns.ManagedClusterAddOns(c.o.ClusterName).Get(key)

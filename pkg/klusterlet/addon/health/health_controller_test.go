@@ -186,7 +186,7 @@ func TestSkipsAndSources(t *testing.T) {
 	if c := meta.FindStatusCondition(h.refresh(t).Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("hosted add-on Available = %+v, want False from the hosting cluster's stale lease", c)
 	}
-	if q := h.sync(t, factory.DefaultQueueKey); len(q.added) != 1 || q.added[0] != "hello" {
-		t.Errorf("default key queued %v, want [hello]", q.added)
+	if q := h.sync(t, factory.DefaultQueueKey); len(q.added) != 1 || q.added[0] != "hello" || q.addAfter[factory.DefaultQueueKey] != DefaultResyncInterval {
+		t.Errorf("default key queued %v and after %v, want [hello] and itself after 30s", q.added, q.addAfter)
 	}
 }
