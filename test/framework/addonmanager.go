@@ -31,19 +31,34 @@ func (h *Hub) startAddonManager() {
 	if _, err := h.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		h.t.Fatalf("hub %s: creating namespace %s: %v", h.Name, ns.Name, err)
 	}
+	h.startHubProcess("addon-manager", filepath.Join(binDir, BinaryAddon), "manager")
+}
+
+// startHubProcess runs a library-go controller command of OCM (binary, subcommand and extra args) against the hub
+// with the admin kubeconfig, --namespace HubControllerNamespace, a loopback --listen port, no leader election and
+// --v=2; it stops the process in t.Cleanup and waits until its /healthz answers. name names its log file.
+func (h *Hub) startHubProcess(name, binary, subcommand string, extraArgs ...string) *process {
+	h.t.Helper()
 	port, err := freeLoopbackPort()
 	if err != nil {
-		h.t.Fatalf("hub %s: add-on manager: %v", h.Name, err)
+		h.t.Fatalf("hub %s: %s: %v", h.Name, name, err)
 	}
-	args := []string{
-		"manager",
+	args := append([]string{
+		subcommand,
 		"--kubeconfig=" + h.adminKubeconfigFile,
 		"--namespace=" + HubControllerNamespace,
 		"--listen=127.0.0.1:" + strconv.Itoa(port),
 		"--disable-leader-election",
 		"--v=2",
-	}
-	p, err := startProcess("addon-manager", h.cp.logDir, filepath.Join(binDir, BinaryAddon), args)
+	}, extraArgs...)
+	return h.runHealthyProcess(name, binary, args, port)
+}
+
+// runHealthyProcess starts binary with args (log <LogDir>/<name>.log), stops it in t.Cleanup and waits until
+// https://127.0.0.1:<port>/healthz answers.
+func (h *Hub) runHealthyProcess(name, binary string, args []string, port int) *process {
+	h.t.Helper()
+	p, err := startProcess(name, h.cp.logDir, binary, args)
 	if err != nil {
 		h.t.Fatalf("hub %s: %v", h.Name, err)
 	}
@@ -55,4 +70,5 @@ func (h *Hub) startAddonManager() {
 	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
 		h.t.Fatalf("hub %s: %v", h.Name, err)
 	}
+	return p
 }

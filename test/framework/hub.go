@@ -457,18 +457,7 @@ func (h *Hub) startKubeControllerManager() {
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + certDir,
 	}
-	p, err := startProcess(BinaryKubeControllerManager, h.cp.logDir, filepath.Join(binDir, BinaryKubeControllerManager), args)
-	if err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
-	h.t.Cleanup(func() {
-		if err := p.stop(stopTimeout); err != nil {
-			h.t.Errorf("hub %s: %v", h.Name, err)
-		}
-	})
-	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
+	h.runHealthyProcess(BinaryKubeControllerManager, filepath.Join(binDir, BinaryKubeControllerManager), args, port)
 }
 
 // startInProcessSigner runs the in-process signer until the test ends; its log is <LogDir>/signer.log.
@@ -500,32 +489,11 @@ func (h *Hub) startHubController() {
 	if _, err := h.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		h.t.Fatalf("hub %s: creating namespace %s: %v", h.Name, ns.Name, err)
 	}
-	port, err := freeLoopbackPort()
-	if err != nil {
-		h.t.Fatalf("hub %s: hub controller: %v", h.Name, err)
-	}
-	args := []string{
+	p := h.startHubProcess("registration-controller", filepath.Join(binDir, BinaryRegistration),
 		"controller",
-		"--kubeconfig=" + h.adminKubeconfigFile,
-		"--namespace=" + HubControllerNamespace,
-		"--listen=127.0.0.1:" + strconv.Itoa(port),
-		"--disable-leader-election",
 		"--feature-gates=ManagedClusterAutoApproval=true",
-		"--auto-approved-csr-users=" + h.BootstrapUser(),
-		"--v=2",
-	}
-	p, err := startProcess("registration-controller", h.cp.logDir, filepath.Join(binDir, BinaryRegistration), args)
-	if err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
-	h.t.Cleanup(func() {
-		if err := p.stop(stopTimeout); err != nil {
-			h.t.Errorf("hub %s: %v", h.Name, err)
-		}
-	})
-	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
+		"--auto-approved-csr-users="+h.BootstrapUser(),
+	)
 	var lastErr error
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		if done, exitErr := p.exited(); done {

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -207,15 +206,7 @@ func (c *AddOnHealthController) sync(ctx context.Context, syncCtx factory.SyncCo
 	return nil
 }
 
-// patchStatus sends the status difference as one JSON merge patch with uid and resourceVersion preconditions.
+// patchStatus writes the status difference between old and updated (registration.PatchStatus).
 func (c *AddOnHealthController) patchStatus(ctx context.Context, old, updated *addonv1alpha1.ManagedClusterAddOn) error {
-	patch, err := registration.StatusPatch(old, updated)
-	if err != nil {
-		return err
-	}
-	if _, err := c.o.HubAddOnClient.ManagedClusterAddOns(old.Namespace).Patch(ctx, old.Name, types.MergePatchType, patch,
-		metav1.PatchOptions{FieldManager: fieldManager}, "status"); err != nil {
-		return fmt.Errorf("patch status of ManagedClusterAddOn %s/%s on hub: %w", old.Namespace, old.Name, err)
-	}
-	return nil
+	return registration.PatchStatus(ctx, c.o.HubAddOnClient, fieldManager, old, updated)
 }

@@ -13,34 +13,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonfake "open-cluster-management.io/api/client/addon/clientset/versioned/fake"
 	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/addontesting"
 )
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-
-type recordingQueue struct {
-	workqueue.RateLimitingInterface
-	added    []string
-	addAfter map[string]time.Duration
-}
-
-func (q *recordingQueue) Add(item any)                       { q.added = append(q.added, item.(string)) }
-func (q *recordingQueue) AddAfter(item any, d time.Duration) { q.addAfter[item.(string)] = d }
-
-type fakeSyncContext struct {
-	key      string
-	queue    *recordingQueue
-	recorder events.Recorder
-}
-
-func (f *fakeSyncContext) Queue() workqueue.RateLimitingInterface { return f.queue }
-func (f *fakeSyncContext) QueueKey() string                       { return f.key }
-func (f *fakeSyncContext) Recorder() events.Recorder              { return f.recorder }
 
 func lease(ns, name string, renew time.Time) *coordinationv1.Lease {
 	rt := metav1.NewMicroTime(renew)
@@ -99,13 +81,13 @@ func newHarness(t *testing.T, addOn *addonv1alpha1.ManagedClusterAddOn, spokeObj
 	return h
 }
 
-func (h *harness) sync(t *testing.T, key string) *recordingQueue {
+func (h *harness) sync(t *testing.T, key string) *addontesting.RecordingQueue {
 	t.Helper()
-	q := &recordingQueue{addAfter: map[string]time.Duration{}}
-	if err := h.c.sync(context.Background(), &fakeSyncContext{key: key, queue: q, recorder: h.recorder}); err != nil {
+	sc := addontesting.NewSyncContext(key, h.recorder)
+	if err := h.c.sync(context.Background(), sc); err != nil {
 		t.Fatalf("sync %s: %v", key, err)
 	}
-	return q
+	return sc.Q
 }
 
 // refresh copies the hub's add-on into the informer (as a watch would).
@@ -143,7 +125,7 @@ func TestAvailableFollowsLease(t *testing.T) {
 	if c := meta.FindStatusCondition(a.Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonLeaseUpdated {
 		t.Fatalf("Available = %+v, want True/%s", c, ReasonLeaseUpdated)
 	}
-	if got := q.addAfter["hello"]; got != 5*time.Minute+time.Second {
+	if got := q.After["hello"]; got != 5*time.Minute+time.Second {
 		t.Errorf("requeue after %v, want 5m1s", got)
 	}
 	h.hub.ClearActions()
@@ -186,7 +168,7 @@ func TestSkipsAndSources(t *testing.T) {
 	if c := meta.FindStatusCondition(h.refresh(t).Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("hosted add-on Available = %+v, want False from the hosting cluster's stale lease", c)
 	}
-	if q := h.sync(t, factory.DefaultQueueKey); len(q.added) != 1 || q.added[0] != "hello" || q.addAfter[factory.DefaultQueueKey] != DefaultResyncInterval {
-		t.Errorf("default key queued %v and after %v, want [hello] and itself after 30s", q.added, q.addAfter)
+	if q := h.sync(t, factory.DefaultQueueKey); len(q.Added) != 1 || q.Added[0] != "hello" || q.After[factory.DefaultQueueKey] != DefaultResyncInterval {
+		t.Errorf("default key queued %v and after %v, want [hello] and itself after 30s", q.Added, q.After)
 	}
 }

@@ -716,14 +716,19 @@ func (c *AddOnRegistrationController) setRotatedCondition(ctx context.Context, a
 	}
 }
 
-// patchStatus sends one JSON merge patch on the status subresource with the difference between old and updated,
-// with uid and resourceVersion as preconditions (a merge patch replaces the conditions list whole).
+// patchStatus writes the status difference between old and updated (PatchStatus).
 func (c *AddOnRegistrationController) patchStatus(ctx context.Context, old, updated *addonv1alpha1.ManagedClusterAddOn) error {
+	return PatchStatus(ctx, c.o.HubAddOnClient, fieldManager, old, updated)
+}
+
+// PatchStatus sends one JSON merge patch (StatusPatch) on the status subresource of old with the difference
+// between old's and updated's status, with fieldManager. The error names the ManagedClusterAddOn.
+func PatchStatus(ctx context.Context, client addonv1alpha1client.ManagedClusterAddOnsGetter, fieldManager string, old, updated *addonv1alpha1.ManagedClusterAddOn) error {
 	patch, err := StatusPatch(old, updated)
 	if err != nil {
 		return err
 	}
-	if _, err := c.o.HubAddOnClient.ManagedClusterAddOns(old.Namespace).Patch(ctx, old.Name, types.MergePatchType, patch,
+	if _, err := client.ManagedClusterAddOns(old.Namespace).Patch(ctx, old.Name, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: fieldManager}, "status"); err != nil {
 		return fmt.Errorf("patch status of ManagedClusterAddOn %s/%s on hub: %w", old.Namespace, old.Name, err)
 	}

@@ -22,7 +22,6 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -30,6 +29,7 @@ import (
 	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/addontesting"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	clientcerttesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
 )
@@ -43,28 +43,6 @@ const (
 )
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-
-// recordingQueue records Add and AddAfter; nothing else of the queue is used by sync.
-type recordingQueue struct {
-	workqueue.RateLimitingInterface
-	added    []string
-	addAfter map[string]time.Duration
-}
-
-func (q *recordingQueue) Add(item any) { q.added = append(q.added, item.(string)) }
-func (q *recordingQueue) AddAfter(item any, d time.Duration) {
-	q.addAfter[item.(string)] = d
-}
-
-type fakeSyncContext struct {
-	key      string
-	queue    *recordingQueue
-	recorder events.Recorder
-}
-
-func (f *fakeSyncContext) Queue() workqueue.RateLimitingInterface { return f.queue }
-func (f *fakeSyncContext) QueueKey() string                       { return f.key }
-func (f *fakeSyncContext) Recorder() events.Recorder              { return f.recorder }
 
 type harness struct {
 	t        *testing.T
@@ -150,14 +128,14 @@ func newHarnessWith(t *testing.T, addOns []*addonv1alpha1.ManagedClusterAddOn, s
 }
 
 // sync runs one sync of key and returns the queue it used.
-func (h *harness) sync(key string) (*recordingQueue, error) {
+func (h *harness) sync(key string) (*addontesting.RecordingQueue, error) {
 	h.t.Helper()
-	q := &recordingQueue{addAfter: map[string]time.Duration{}}
-	err := h.c.sync(context.Background(), &fakeSyncContext{key: key, queue: q, recorder: h.recorder})
-	return q, err
+	sc := addontesting.NewSyncContext(key, h.recorder)
+	err := h.c.sync(context.Background(), sc)
+	return sc.Q, err
 }
 
-func (h *harness) mustSync(key string) *recordingQueue {
+func (h *harness) mustSync(key string) *addontesting.RecordingQueue {
 	h.t.Helper()
 	q, err := h.sync(key)
 	if err != nil {
@@ -323,7 +301,7 @@ func TestKubeClientRegistrationIssuesSecret(t *testing.T) {
 	// Rotation is scheduled at 20–25 % remaining (jitter 0.5: 22.5 %) of the 61-minute lifetime.
 	lifetime := 61 * time.Minute
 	want := time.Hour - time.Duration(float64(lifetime)*0.225)
-	if got := q.addAfter["hello"]; got < want-time.Second || got > want+time.Second {
+	if got := q.After["hello"]; got < want-time.Second || got > want+time.Second {
 		t.Errorf("requeue after %v, want about %v", got, want)
 	}
 	addOn, _ := h.hubAddOn.AddonV1alpha1().ManagedClusterAddOns(testCluster).Get(context.Background(), "hello", metav1.GetOptions{})
@@ -443,7 +421,7 @@ func TestDeniedCSRBacksOff(t *testing.T) {
 	if !slices.Contains(h.reasons(), ReasonAddOnCSRFailed) {
 		t.Errorf("events %v lack %s", h.reasons(), ReasonAddOnCSRFailed)
 	}
-	if got := q.addAfter["hello"]; got != 30*time.Second {
+	if got := q.After["hello"]; got != 30*time.Second {
 		t.Errorf("requeue after %v, want the 30s back-off", got)
 	}
 	h.clock.Step(10 * time.Second)
