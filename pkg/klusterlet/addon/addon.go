@@ -24,6 +24,7 @@ import (
 	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/health"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/registration"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
@@ -55,6 +56,8 @@ type Options struct {
 	Clock clock.Clock
 	// Recorder receives their events.
 	Recorder events.Recorder
+	// OnStatus, if set, receives the add-on registration states whenever they change (registration.Options).
+	OnStatus func([]failoverv1alpha1.AddOnRegistrationStatus)
 }
 
 // Run runs the add-on registration and health controllers until ctx ends, then stops their informers and
@@ -116,6 +119,7 @@ func Run(ctx context.Context, o Options) error {
 		RetryBackoff:          o.RetryBackoff,
 		Clock:                 o.Clock,
 		Recorder:              o.Recorder,
+		OnStatus:              o.OnStatus,
 	})
 	if err != nil {
 		return err

@@ -169,6 +169,8 @@ type Orchestrator struct {
 	generation int
 	// forcedBootstrap is set once the active session was asked to re-bootstrap after lasting 401s.
 	forcedBootstrap bool
+	// addOns is, per hub, the add-on registration state its last session reported (status.hubs[].addOns).
+	addOns map[string][]failoverv1alpha1.AddOnRegistrationStatus
 
 	// loop state.
 	hubs          map[string]*hubEntry
@@ -237,6 +239,7 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		wake:    make(chan struct{}, 1),
 		hubs:    map[string]*hubEntry{},
 		files:   map[string]fileRead{},
+		addOns:  map[string][]failoverv1alpha1.AddOnRegistrationStatus{},
 
 		duplicateHubs: map[string]bool{},
 	}
@@ -906,6 +909,16 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 		r.kick()
 	}
 	opts.OnClientCertificate = r.o.Metrics.SetClientCertificateExpiry
+	opts.OnAddOns = func(list []failoverv1alpha1.AddOnRegistrationStatus) {
+		r.mu.Lock()
+		if r.generation != gen {
+			r.mu.Unlock()
+			return
+		}
+		r.addOns[name] = list
+		r.mu.Unlock()
+		r.kick()
+	}
 	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
 		r.mu.Lock()
 		if r.generation != gen {
@@ -1139,6 +1152,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 			hs.SkippedUntil = timePtr(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration))
 		}
 		hs.Message = truncate(hs.Message, maxStatusMessage)
+		hs.AddOns = addOnStatusFor(r.addOns[name])
 		hubs = append(hubs, hs)
 	}
 	r.mu.Unlock()
@@ -1225,6 +1239,24 @@ func (r *Orchestrator) kickAfter(d time.Duration) {
 		<-r.o.Clock.After(d)
 		r.kick()
 	}()
+}
+
+// maxAddOnStatuses is the CRD's cap on status.hubs[].addOns.
+const maxAddOnStatuses = 64
+
+// addOnStatusFor copies a hub's add-on registration states for the status, within the CRD's limits (64 entries,
+// messages of maxStatusMessage).
+func addOnStatusFor(list []failoverv1alpha1.AddOnRegistrationStatus) []failoverv1alpha1.AddOnRegistrationStatus {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]failoverv1alpha1.AddOnRegistrationStatus, 0, min(len(list), maxAddOnStatuses))
+	for _, a := range list[:min(len(list), maxAddOnStatuses)] {
+		c := *a.DeepCopy()
+		c.Message = truncate(c.Message, maxStatusMessage)
+		out = append(out, c)
+	}
+	return out
 }
 
 // activeHubResult maps the hub monitor's latest verdict reason about the active hub to a HubProbeResult.

@@ -29,6 +29,7 @@ import (
 	clusterv1alpha1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
@@ -118,6 +119,9 @@ type Options struct {
 	// AddOnHostingKubeClient is the cluster hosting the agent in hosted mode (--spoke-kubeconfig), where the
 	// Secrets and leases of hosted add-ons live; nil when the agent runs on the managed cluster.
 	AddOnHostingKubeClient kubernetes.Interface
+	// OnAddOns, if set, is called with the add-on registration states of the session's hub whenever they change;
+	// it must not block.
+	OnAddOns func([]failoverv1alpha1.AddOnRegistrationStatus)
 	// AddOnLeaseDurationSeconds and AddOnHealthResyncInterval tune add-on health (0: OCM's 60 s and 30 s).
 	AddOnLeaseDurationSeconds int
 	AddOnHealthResyncInterval time.Duration
@@ -550,6 +554,7 @@ func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.C
 			RetryBackoff:         s.o.CSRRetryBackoff,
 			LeaseDurationSeconds: s.o.AddOnLeaseDurationSeconds,
 			HealthResyncInterval: s.o.AddOnHealthResyncInterval,
+			OnStatus:             s.o.OnAddOns,
 			Clock:                s.o.Clock,
 			Recorder:             s.o.Recorder,
 		})

@@ -3,6 +3,7 @@ package failover_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	addonclientset "open-cluster-management.io/api/client/addon/clientset/versioned"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/health"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/registration"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
@@ -135,6 +137,17 @@ func TestAddOnRegistration(t *testing.T) {
 	if got := getSecret(t, b, onlyAAddOn); got == nil || got.ResourceVersion != onlyA.ResourceVersion {
 		t.Errorf("Secret of %s (not on hub B) changed or deleted after the switch", onlyAAddOn)
 	}
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-b's add-ons in the status", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		hs := util.HubProbe(fc, hubB)
+		if hs == nil {
+			return false, "no status of hub-b"
+		}
+		got := map[string]string{}
+		for _, a := range hs.AddOns {
+			got[a.Name] = string(a.State) + "/" + a.IssuingHub
+		}
+		return got[helloAddOn] == "Registered/"+hubB && got[onlyAAddOn] == "NotOnHub/"+primary, fmt.Sprintf("hub-b add-ons %v", got)
+	})
 
 	// 4. Removal on hub B deletes the Secret.
 	if err := addOnsB.AddonV1alpha1().ManagedClusterAddOns(clusterName).Delete(context.Background(), helloAddOn, metav1.DeleteOptions{}); err != nil {

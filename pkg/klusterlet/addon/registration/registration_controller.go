@@ -15,6 +15,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,6 +37,7 @@ import (
 	addonlisterv1alpha1 "open-cluster-management.io/api/client/addon/listers/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -125,6 +127,9 @@ type Options struct {
 	Jitter func() float64
 	// Recorder receives the controller's events.
 	Recorder events.Recorder
+	// OnStatus, if set, is called from the sync goroutine with every registration's state (sorted by secret)
+	// whenever it changed; it must not block.
+	OnStatus func([]failoverv1alpha1.AddOnRegistrationStatus)
 }
 
 // AddOnRegistrationController keeps the credentials of the cluster's add-ons on the active hub: for every
@@ -161,8 +166,9 @@ type AddOnRegistrationController struct {
 	scanned  bool
 	// separateHosting is true when hosted add-ons' Secrets live on another cluster than the managed one.
 	separateHosting bool
-	reported        map[string]bool // add-on (or Secret key) already reported AddOnNotOnHub
 	lastWarns       map[string]string
+	states          map[string]failoverv1alpha1.AddOnRegistrationStatus // Config.Key() → state, for OnStatus
+	lastState       []failoverv1alpha1.AddOnRegistrationStatus
 }
 
 // pendingCSR is one CSR in flight and its private key (memory only; never logged).
@@ -224,8 +230,8 @@ func NewAddOnRegistrationController(o Options) (*AddOnRegistrationController, er
 		pending:   map[string]*pendingCSR{},
 		failures:  map[string]failureState{},
 		jitters:   map[string]float64{},
-		reported:  map[string]bool{},
 		lastWarns: map[string]string{},
+		states:    map[string]failoverv1alpha1.AddOnRegistrationStatus{},
 	}
 	// Typed informers are new values on every call of a factory: compare the shared informers under them.
 	c.separateHosting = o.HostingSecretInformer.Informer() != o.SpokeSecretInformer.Informer()
@@ -260,6 +266,7 @@ func (c *AddOnRegistrationController) sync(ctx context.Context, syncCtx factory.
 	key := syncCtx.QueueKey()
 	logger := klog.FromContext(ctx).WithValues("controller", controllerName, "hub", c.o.HubName, "cluster", c.o.ClusterName)
 	ctx = klog.NewContext(ctx, logger)
+	defer c.report()
 	if key != factory.DefaultQueueKey {
 		return c.syncAddOn(ctx, syncCtx, key)
 	}
@@ -372,6 +379,8 @@ func (c *AddOnRegistrationController) reconcile(ctx context.Context, syncCtx fac
 		if err := c.adopt(ctx, cfg, live); err != nil {
 			return 0, err
 		}
+		c.setState(cfg, failoverv1alpha1.AddOnRegistrationRegistered, fmt.Sprintf("certificate valid until %s, rotation due at %s",
+			a.NotAfter.UTC().Format(time.RFC3339), a.RotateAt.UTC().Format(time.RFC3339)), a.NotAfter)
 		return a.RotateAt.Sub(now), nil
 	}
 	if f := c.failures[cfg.Key()]; now.Before(f.retryAt) {
@@ -380,6 +389,7 @@ func (c *AddOnRegistrationController) reconcile(ctx context.Context, syncCtx fac
 	if n := c.pendingCSRsOf(cfg.AddOnName); n >= AddOnCSRThreshold {
 		c.warnOnce(syncCtx, "halt/"+cfg.Key(), ReasonAddOnCSRCreationHalted,
 			fmt.Sprintf("add-on %s: %d CSRs are pending on hub %s; no new CSR for Secret %s until some are approved or removed", cfg.AddOnName, n, c.o.HubName, cfg.Key()))
+		c.setState(cfg, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("%d CSRs pending on the hub: CSR creation halted (%s)", n, a.Message), time.Time{})
 		return c.o.RetryBackoff.Max, nil
 	}
 	return 0, c.createCSR(ctx, syncCtx, addOn, cfg, a, now)
@@ -415,6 +425,7 @@ func (c *AddOnRegistrationController) createCSR(ctx context.Context, syncCtx fac
 		c.backOff(cfg, now)
 		c.warnOnce(syncCtx, "create/"+cfg.Key(), ReasonAddOnCSRCreateFailed, fmt.Sprintf("add-on %s: creating a CSR on hub %s for Secret %s failed: %v", cfg.AddOnName, c.o.HubName, cfg.Key(), err))
 		c.setRotatedCondition(ctx, addOn, metav1.ConditionFalse, ReasonClientCertificateUpdateFailed, fmt.Sprintf("Failed to create CSR %v", err))
+		c.setState(cfg, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("creating a CSR failed: %v", err), time.Time{})
 		return fmt.Errorf("add-on %s: create CSR: %w", cfg.AddOnName, err)
 	}
 	p.name = created.Name
@@ -422,6 +433,7 @@ func (c *AddOnRegistrationController) createCSR(ctx context.Context, syncCtx fac
 	klog.FromContext(ctx).Info("Created add-on CSR", "csr", created.Name, "signer", cfg.SignerName, "reason", a.Reason)
 	syncCtx.Recorder().Eventf(ReasonAddOnCSRCreated, "CSR %s created on hub %s for add-on %s (signer %s, subject %q): %s",
 		created.Name, c.o.HubName, cfg.AddOnName, cfg.SignerName, cfg.Subject.CommonName, a.Message)
+	c.setState(cfg, failoverv1alpha1.AddOnRegistrationPending, fmt.Sprintf("waiting for CSR %s (%s)", created.Name, a.Message), time.Time{})
 	return nil
 }
 
@@ -460,6 +472,7 @@ func (c *AddOnRegistrationController) follow(ctx context.Context, syncCtx factor
 			return 0, ctx.Err()
 		}
 		c.warnOnce(syncCtx, "write/"+cfg.Key(), ReasonAddOnCredentialsWriteFailed, fmt.Sprintf("add-on %s: writing Secret %s failed: %v", cfg.AddOnName, cfg.Key(), err))
+		c.setState(cfg, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("certificate from CSR %s issued; writing the Secret failed: %v", p.name, err), time.Time{})
 		return 0, err
 	}
 	delete(c.pending, cfg.Key())
@@ -471,6 +484,8 @@ func (c *AddOnRegistrationController) follow(ctx context.Context, syncCtx factor
 	c.setRotatedCondition(ctx, addOn, metav1.ConditionTrue, ReasonClientCertificateUpdated,
 		fmt.Sprintf("client certificate rotated starting from %v to %v", leaf.NotBefore, leaf.NotAfter))
 	deadline := clientcert.RotationDeadline(leaf, c.jitterFor(csr.Status.Certificate))
+	c.setState(cfg, failoverv1alpha1.AddOnRegistrationRegistered, fmt.Sprintf("certificate from CSR %s valid until %s, rotation due at %s",
+		p.name, leaf.NotAfter.UTC().Format(time.RFC3339), deadline.UTC().Format(time.RFC3339)), leaf.NotAfter)
 	return max(deadline.Sub(now), time.Second), nil
 }
 
@@ -479,6 +494,7 @@ func (c *AddOnRegistrationController) fail(ctx context.Context, syncCtx factory.
 	delete(c.pending, p.config.Key())
 	retryAt := c.backOff(p.config, now)
 	syncCtx.Recorder().Warningf(ReasonAddOnCSRFailed, "add-on %s, Secret %s: %s; next CSR at %s", p.config.AddOnName, p.config.Key(), msg, retryAt.UTC().Format(time.RFC3339))
+	c.setState(p.config, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("%s; next CSR at %s", msg, retryAt.UTC().Format(time.RFC3339)), time.Time{})
 	c.setRotatedCondition(ctx, addOn, metav1.ConditionFalse, ReasonClientCertificateUpdateFailed, "Failed to rotated client certificate "+msg)
 	return retryAt.Sub(now), nil
 }
@@ -599,6 +615,7 @@ func (c *AddOnRegistrationController) removeAll(ctx context.Context, syncCtx fac
 
 // remove deletes one registration's Secret and forgets its CSR.
 func (c *AddOnRegistrationController) remove(ctx context.Context, syncCtx factory.SyncContext, cfg Config, why string) error {
+	delete(c.states, cfg.Key())
 	delete(c.pending, cfg.Key())
 	delete(c.failures, cfg.Key())
 	err := c.secretsFor(cfg).Delete(ctx, cfg.SecretName, metav1.DeleteOptions{})
@@ -646,6 +663,8 @@ func (c *AddOnRegistrationController) scanSecrets(ctx context.Context, syncCtx f
 				}
 			case !exists:
 				notOnHub[issuer] = append(notOnHub[issuer], fmt.Sprintf("%s (Secret %s)", name, cfg.Key()))
+				c.states[cfg.Key()] = failoverv1alpha1.AddOnRegistrationStatus{Name: name, Secret: cfg.Key(), State: failoverv1alpha1.AddOnRegistrationNotOnHub,
+					IssuingHub: issuer, Message: fmt.Sprintf("issued by hub %s; hub %s has no ManagedClusterAddOn %s: the Secret is kept untouched", issuer, c.o.HubName, name)}
 			}
 		}
 	}
@@ -778,6 +797,39 @@ func (c *AddOnRegistrationController) jitterFor(certPEM []byte) float64 {
 
 func certKey(leaf *x509.Certificate) string {
 	return leaf.SerialNumber.String() + "/" + leaf.NotAfter.String()
+}
+
+// setState records a registration's state for OnStatus; a zero notAfter leaves NotAfter unset.
+func (c *AddOnRegistrationController) setState(cfg Config, state failoverv1alpha1.AddOnRegistrationState, msg string, notAfter time.Time) {
+	st := failoverv1alpha1.AddOnRegistrationStatus{Name: cfg.AddOnName, Secret: cfg.Key(), SignerName: cfg.SignerName, State: state, Message: msg}
+	if state == failoverv1alpha1.AddOnRegistrationRegistered {
+		st.IssuingHub = c.o.HubName
+	}
+	if !notAfter.IsZero() {
+		t := metav1.NewTime(notAfter.Truncate(time.Second))
+		st.NotAfter = &t
+	}
+	c.states[cfg.Key()] = st
+}
+
+// report calls OnStatus when the set of states changed since the last call.
+func (c *AddOnRegistrationController) report() {
+	if c.o.OnStatus == nil {
+		return
+	}
+	list := make([]failoverv1alpha1.AddOnRegistrationStatus, 0, len(c.states))
+	for _, k := range slices.Sorted(maps.Keys(c.states)) {
+		list = append(list, c.states[k])
+	}
+	if equality.Semantic.DeepEqual(list, c.lastState) {
+		return
+	}
+	c.lastState = list
+	out := make([]failoverv1alpha1.AddOnRegistrationStatus, len(list))
+	for i := range list {
+		list[i].DeepCopyInto(&out[i])
+	}
+	c.o.OnStatus(out)
 }
 
 // warnOnce emits a Warning unless the previous one for slot had the same message.

@@ -29,6 +29,7 @@ import (
 	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/addontesting"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	clientcerttesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
@@ -235,6 +236,8 @@ func parseCSR(t *testing.T, csr certificatesv1.CertificateSigningRequest) *x509.
 // and default subject; once signed, the Secret is created whole (OCM's keys, kubeconfig for the hub) in one write.
 func TestKubeClientRegistrationIssuesSecret(t *testing.T) {
 	h := newHarness(t, []*addonv1alpha1.ManagedClusterAddOn{newAddOn("hello", kubeClientReg)}, nil)
+	var reported [][]failoverv1alpha1.AddOnRegistrationStatus
+	h.c.o.OnStatus = func(l []failoverv1alpha1.AddOnRegistrationStatus) { reported = append(reported, l) }
 	h.mustSync("hello")
 	csrs := h.csrs()
 	if len(csrs) != 1 {
@@ -310,6 +313,20 @@ func TestKubeClientRegistrationIssuesSecret(t *testing.T) {
 	}
 	if !slices.Contains(h.reasons(), ReasonAddOnCredentialsIssued) {
 		t.Errorf("events %v lack %s", h.reasons(), ReasonAddOnCredentialsIssued)
+	}
+	// States reported: Pending once (the second sync changed nothing), then Registered by this hub.
+	var states []string
+	for _, l := range reported {
+		if len(l) != 1 || l[0].Name != "hello" || l[0].Secret != testNS+"/hello-hub-kubeconfig" {
+			t.Fatalf("reported %+v, want one entry for hello's Secret", l)
+		}
+		states = append(states, string(l[0].State)+"/"+l[0].IssuingHub)
+	}
+	if diff := cmp.Diff([]string{"Pending/", "Registered/" + testHub}, states); diff != "" {
+		t.Errorf("reported states (-want +got):\n%s", diff)
+	}
+	if last := reported[len(reported)-1][0]; last.NotAfter == nil || !last.NotAfter.Time.Equal(t0.Add(time.Hour)) {
+		t.Errorf("reported notAfter %v, want %v", last.NotAfter, t0.Add(time.Hour))
 	}
 }
 
@@ -484,7 +501,12 @@ func TestStartupScan(t *testing.T) {
 	}
 	// The agent on the managed cluster: the "hosting" informer is the spoke's, each Secret is seen once.
 	h := newHarnessWith(t, nil, []*corev1.Secret{mk("ours", testHub), mk("theirs", "hub-b")}, true)
+	var reported []failoverv1alpha1.AddOnRegistrationStatus
+	h.c.o.OnStatus = func(l []failoverv1alpha1.AddOnRegistrationStatus) { reported = l }
 	h.mustSync(factory.DefaultQueueKey)
+	if len(reported) != 1 || reported[0].Name != "theirs" || reported[0].State != failoverv1alpha1.AddOnRegistrationNotOnHub || reported[0].IssuingHub != "hub-b" {
+		t.Errorf("reported %+v, want theirs NotOnHub issued by hub-b", reported)
+	}
 	if h.secret(h.spoke, testNS, "ours-hub-kubeconfig") != nil {
 		t.Error("Secret of this hub's removed add-on kept")
 	}
