@@ -145,7 +145,8 @@ type Options struct {
 //   - per registration: Assess the live Secret; valid → requeue at its rotation deadline; else at most one CSR in
 //     flight (fresh ECDSA key in memory, OCM's labels and names), followed through the CSR informer; issued →
 //     verify and write the Secret; denied, failed, deleted or invalid → Warning and back-off.
-//   - a registration that disappeared (or whose namespace, subject or signer changed) has its old Secret deleted.
+//   - a registration that disappeared (or whose namespace or signer changed) has its old Secret deleted; a changed
+//     subject keeps the Secret until the new certificate replaces it.
 //   - at the first resync, Secrets carrying IssuingHubAnnotation of this hub whose add-on or registration is gone
 //     are deleted (cleanup across agent restarts); those of another hub are always kept, and reported
 //     (AddOnNotOnHub) when this hub has no ManagedClusterAddOn of that name.
@@ -313,16 +314,24 @@ func (c *AddOnRegistrationController) syncAddOn(ctx context.Context, syncCtx fac
 	}
 
 	configs, cfgErrs := ConfigsFor(c.o.ClusterName, c.o.AgentName, addOn)
-	for _, e := range cfgErrs {
-		c.warnOnce(syncCtx, "invalid/"+name, ReasonAddOnRegistrationInvalid, e.Error())
+	if len(cfgErrs) > 0 {
+		c.warnOnce(syncCtx, "invalid/"+name, ReasonAddOnRegistrationInvalid, utilerrors.NewAggregate(cfgErrs).Error())
 	}
 	wanted := map[string]Config{}
+	wantedKeys := map[string]bool{}
 	for _, cfg := range configs {
 		wanted[cfg.Hash] = cfg
+		wantedKeys[cfg.Key()] = true
 	}
 	var errs []error
 	for hash, old := range c.known[name] {
 		if _, ok := wanted[hash]; ok {
+			continue
+		}
+		if wantedKeys[old.Key()] {
+			// Same Secret, another subject or signer: it is kept until the new certificate replaces it.
+			delete(c.pending, old.Key())
+			delete(c.failures, old.Key())
 			continue
 		}
 		if err := c.remove(ctx, syncCtx, old, fmt.Sprintf("registration %s of add-on %s is gone or changed on hub %s", old.SignerName, name, c.o.HubName)); err != nil {

@@ -461,22 +461,27 @@ func TestDeniedCSRBacksOff(t *testing.T) {
 // left alone.
 func TestCleanup(t *testing.T) {
 	cases := []struct {
-		name    string
-		mutate  func(h *harness)
-		deleted bool
+		name     string
+		mutate   func(h *harness)
+		deleted  bool
+		wantCSRs int
 	}{
 		{"add-on removed", func(h *harness) {
 			_ = h.addOnInf.Addon().V1alpha1().ManagedClusterAddOns().Informer().GetStore().Delete(newAddOn("hello"))
-		}, true},
+		}, true, 1},
 		{"registration removed", func(h *harness) {
 			_ = h.addOnInf.Addon().V1alpha1().ManagedClusterAddOns().Informer().GetStore().Update(newAddOn("hello"))
-		}, true},
+		}, true, 1},
+		{"subject changed: same Secret, kept until re-issued", func(h *harness) {
+			_ = h.addOnInf.Addon().V1alpha1().ManagedClusterAddOns().Informer().GetStore().Update(newAddOn("hello",
+				addonv1alpha1.RegistrationConfig{SignerName: KubeClientSigner, Subject: addonv1alpha1.Subject{User: "other"}}))
+		}, false, 2},
 		{"add-on deleting", func(h *harness) {
 			a := newAddOn("hello", kubeClientReg)
 			now := metav1.NewTime(t0)
 			a.DeletionTimestamp = &now
 			_ = h.addOnInf.Addon().V1alpha1().ManagedClusterAddOns().Informer().GetStore().Update(a)
-		}, false},
+		}, false, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -486,6 +491,9 @@ func TestCleanup(t *testing.T) {
 			gone := h.secret(h.spoke, testNS, "hello-hub-kubeconfig") == nil
 			if gone != tc.deleted {
 				t.Errorf("Secret deleted = %v, want %v", gone, tc.deleted)
+			}
+			if n := len(h.csrs()); n != tc.wantCSRs {
+				t.Errorf("CSRs: %d, want %d", n, tc.wantCSRs)
 			}
 		})
 	}
