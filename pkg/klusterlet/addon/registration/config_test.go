@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 
@@ -125,6 +127,8 @@ func TestAssess(t *testing.T) {
 		{"other hub's kubeconfig", with(KubeconfigKey, []byte("other")), "", t0, HubChangedReason},
 		{"other issuing hub", good, "hub-b", t0, HubChangedReason},
 		{"cluster name changed", with(ClusterNameKey, []byte("c2")), "", t0, HubChangedReason},
+		{"same hub, other kubeconfig layout (OCM's agent)", with(KubeconfigKey, ocmLayout(t, hub)), "", t0, ""},
+		{"same hub, kubeconfig with a token", with(KubeconfigKey, ocmLayoutToken(t, hub)), "", t0, HubChangedReason},
 		{"rotation due at 22.5 % remaining", good, testHub, t0.Add(78 * time.Minute), RotationDueReason},
 		{"just before the deadline", good, testHub, t0.Add(77 * time.Minute), ""},
 	}
@@ -136,4 +140,34 @@ func TestAssess(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ocmLayout is a kubeconfig for hub laid out as OCM's agent writes it (its own cluster and context names,
+// context namespace "configuration").
+func ocmLayout(t *testing.T, hub clientcert.HubInfo) []byte {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["hub"] = &clientcmdapi.Cluster{Server: hub.Server, CertificateAuthorityData: hub.CAData}
+	cfg.AuthInfos["default-auth"] = &clientcmdapi.AuthInfo{ClientCertificate: "tls.crt", ClientKey: "tls.key"}
+	cfg.Contexts["default-context"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "default-auth", Namespace: "configuration"}
+	cfg.CurrentContext = "default-context"
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func ocmLayoutToken(t *testing.T, hub clientcert.HubInfo) []byte {
+	t.Helper()
+	cfg, err := clientcmd.Load(ocmLayout(t, hub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AuthInfos["default-auth"].Token = "secret-token"
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

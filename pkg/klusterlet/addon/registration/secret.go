@@ -3,6 +3,7 @@ package registration
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -107,7 +108,8 @@ type Assessment struct {
 
 // Assess decides whether the Secret data of a registration may be kept at now, in this order: tls.crt and tls.key
 // present; tls.crt parses, matches tls.key and has not expired; the leaf's subject matches c.Subject
-// (SubjectMatches); every key of additional has its value; issuingHub (the Secret's IssuingHubAnnotation, "" when
+// (SubjectMatches); every key of additional has its value (the kubeconfig may differ in layout if it names the same
+// hub and tls.crt / tls.key, sameHubKubeconfig); issuingHub (the Secret's IssuingHubAnnotation, "" when
 // absent) is empty or hubName; now is before the rotation deadline for jitter (in [0, 1), drawn once per
 // certificate). Pure: it reads no clock.
 func Assess(data map[string][]byte, c Config, additional map[string][]byte, issuingHub, hubName string, now time.Time, jitter float64) Assessment {
@@ -129,6 +131,9 @@ func Assess(data map[string][]byte, c Config, additional map[string][]byte, issu
 			c.SecretName, leaf.Subject.CommonName, leaf.Subject.Organization, c.Subject.CommonName, c.Subject.Organization)
 	default:
 		for _, k := range slices.Sorted(maps.Keys(additional)) {
+			if k == KubeconfigKey && sameHubKubeconfig(data[k], additional[k]) {
+				continue
+			}
 			if !equality.Semantic.DeepEqual(data[k], additional[k]) {
 				a.Reason, a.Message = HubChangedReason, fmt.Sprintf("Secret %s: key %s is not the active hub's", c.SecretName, k)
 				return a
@@ -145,6 +150,31 @@ func Assess(data map[string][]byte, c Config, additional map[string][]byte, issu
 		}
 	}
 	return a
+}
+
+// sameHubKubeconfig reports whether kubeconfig got, written by another writer (OCM's agent lays it out
+// differently), points at the same hub as want — server, proxy-url, CA and TLS options (clientcert.HubInfo.Diff) —
+// and authenticates with tls.crt and tls.key next to it: then it is kept, and no new certificate is needed.
+func sameHubKubeconfig(got, want []byte) bool {
+	gotHub, err := clientcert.HubInfoFromKubeconfig(got)
+	if err != nil {
+		return false
+	}
+	wantHub, err := clientcert.HubInfoFromKubeconfig(want)
+	if err != nil || len(gotHub.Diff(wantHub)) > 0 {
+		return false
+	}
+	cfg, err := clientcmd.Load(got)
+	if err != nil {
+		return false
+	}
+	ctx := cfg.Contexts[cfg.CurrentContext]
+	if ctx == nil || cfg.AuthInfos[ctx.AuthInfo] == nil {
+		return false
+	}
+	user := cfg.AuthInfos[ctx.AuthInfo]
+	return filepath.Base(user.ClientCertificate) == TLSCertKey && filepath.Base(user.ClientKey) == TLSKeyKey &&
+		len(user.ClientCertificateData) == 0 && len(user.ClientKeyData) == 0 && user.Token == "" && user.TokenFile == "" && user.Exec == nil
 }
 
 // SecretData returns the data written for an issued certificate: existing (kept keys of the live Secret, nil for
