@@ -2,29 +2,21 @@ package failover_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonclientset "open-cluster-management.io/api/client/addon/clientset/versioned"
-	workv1 "open-cluster-management.io/api/work/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/health"
@@ -52,35 +44,28 @@ const (
 // not have keeps its Secret untouched (AddOnNotOnHub), and removing the add-on on hub B deletes its Secret.
 func TestAddOnRegistration(t *testing.T) {
 	b := newBed(t, bedOptions{
-		spec: spec(shortConnectionTimeout),
-		hubA: framework.HubOptions{AddonManager: true},
-		hubB: framework.HubOptions{AddonManager: true},
-		beforeAgent: func(b *bed) {
-			for _, ns := range []string{registration.DefaultInstallNamespace, leaseNS} {
-				if _, err := b.spoke.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-					metav1.CreateOptions{}); err != nil {
-					t.Fatalf("spoke: create namespace %s: %v", ns, err)
-				}
-			}
-		},
+		spec:        spec(shortConnectionTimeout),
+		hubA:        framework.HubOptions{AddonManager: true},
+		hubB:        framework.HubOptions{AddonManager: true},
+		beforeAgent: func(b *bed) { util.CreateSpokeNamespaces(t, b.spoke, registration.DefaultInstallNamespace, leaseNS) },
 	})
-	addOnsA := addOnClient(t, b.hubA)
-	addOnsB := addOnClient(t, b.hubB)
+	addOnsA := util.AddOnClient(t, b.hubA)
+	addOnsB := util.AddOnClient(t, b.hubB)
 	// Hub B has not seen the cluster yet: its namespace is created ahead, as the replicator's ManagedCluster copy
 	// would have it created.
 	if _, err := b.hubB.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterName}},
 		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	createTemplateAddOn(t, addOnsA, helloAddOn)
-	createTemplateAddOn(t, addOnsA, onlyAAddOn)
-	createTemplateAddOn(t, addOnsB, helloAddOn)
+	util.CreateTemplateAddOn(t, addOnsA, clusterName, helloAddOn)
+	util.CreateTemplateAddOn(t, addOnsA, clusterName, onlyAAddOn)
+	util.CreateTemplateAddOn(t, addOnsB, clusterName, helloAddOn)
 
 	// 1. Hub A: the Secrets appear and authenticate as the add-ons' identity.
 	start := time.Now()
 	hello := waitAddOnSecret(t, b, helloAddOn, b.hubA, addOnTimeout)
 	t.Logf("add-on %s: hub kubeconfig Secret from hub A %s after the ManagedClusterAddOn was created", helloAddOn, time.Since(start).Round(time.Millisecond))
-	expectAddOnIdentity(t, hello, helloAddOn)
+	util.ExpectTemplateAddOnIdentity(t, hello, clusterName, helloAddOn)
 	onlyA := waitAddOnSecret(t, b, onlyAAddOn, b.hubA, addOnTimeout)
 	if got := getAddOn(t, addOnsA, helloAddOn).Status.KubeClientDriver; got != registration.KubeClientDriverCSR {
 		t.Errorf("hub A: %s status.kubeClientDriver %q, want %q", helloAddOn, got, registration.KubeClientDriverCSR)
@@ -117,7 +102,7 @@ func TestAddOnRegistration(t *testing.T) {
 	addOnOnB := time.Since(stopped)
 	t.Logf("hub A stopped (connection timeout %s): cluster Available on hub B after %s, add-on %s holds hub B's credentials after %s (%s after the cluster)",
 		shortConnectionTimeout, clusterOnB.Round(time.Millisecond), helloAddOn, addOnOnB.Round(time.Millisecond), (addOnOnB - clusterOnB).Round(time.Millisecond))
-	expectAddOnIdentity(t, helloB, helloAddOn)
+	util.ExpectTemplateAddOnIdentity(t, helloB, clusterName, helloAddOn)
 	stopWatch()
 	for i, v := range versions() {
 		server := util.KubeconfigServer(v[registration.KubeconfigKey])
@@ -134,7 +119,7 @@ func TestAddOnRegistration(t *testing.T) {
 			t.Errorf("event %s %q: want %s once and not %s, which hub B has", registration.ReasonAddOnNotOnHub, m, onlyAAddOn, helloAddOn)
 		}
 	}
-	if got := getSecret(t, b, onlyAAddOn); got == nil || got.ResourceVersion != onlyA.ResourceVersion {
+	if got := util.AddOnSecret(t, b.spoke, onlyAAddOn); got == nil || got.ResourceVersion != onlyA.ResourceVersion {
 		t.Errorf("Secret of %s (not on hub B) changed or deleted after the switch", onlyAAddOn)
 	}
 	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-b's add-ons in the status", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
@@ -154,56 +139,12 @@ func TestAddOnRegistration(t *testing.T) {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, statusTimeout, 200*time.Millisecond, func() (bool, error) {
-		return getSecret(t, b, helloAddOn) == nil, nil
+		return util.AddOnSecret(t, b.spoke, helloAddOn) == nil, nil
 	}, "Secret of %s deleted after its ManagedClusterAddOn was removed on hub B", helloAddOn)
-	if getSecret(t, b, onlyAAddOn) == nil {
+	if util.AddOnSecret(t, b.spoke, onlyAAddOn) == nil {
 		t.Errorf("Secret of %s deleted with %s", onlyAAddOn, helloAddOn)
 	}
 	b.expectNotExited(t)
-}
-
-func addOnClient(t *testing.T, hub *framework.Hub) addonclientset.Interface {
-	t.Helper()
-	c, err := addonclientset.NewForConfig(hub.AdminConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// createTemplateAddOn creates an AddOnTemplate (a ConfigMap as workload, KubeClient registration), its
-// ClusterManagementAddOn (manual install) and the cluster's ManagedClusterAddOn.
-func createTemplateAddOn(t *testing.T, c addonclientset.Interface, name string) {
-	t.Helper()
-	ctx := context.Background()
-	cm, _ := json.Marshal(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: registration.DefaultInstallNamespace, Name: name + "-agent"}, Data: map[string]string{"k": "v"}})
-	tmpl := &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: name + "-template"},
-		Spec: addonv1alpha1.AddOnTemplateSpec{
-			AddonName: name,
-			AgentSpec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: cm}}}}},
-			Registration: []addonv1alpha1.RegistrationSpec{{Type: addonv1alpha1.RegistrationTypeKubeClient,
-				KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{}}},
-		}}
-	if _, err := c.AddonV1alpha1().AddOnTemplates().Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create AddOnTemplate %s: %v", tmpl.Name, err)
-	}
-	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: addonv1alpha1.ClusterManagementAddOnSpec{
-			AddOnMeta: addonv1alpha1.AddOnMeta{DisplayName: name},
-			SupportedConfigs: []addonv1alpha1.ConfigMeta{{
-				ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addontemplates"},
-				DefaultConfig:       &addonv1alpha1.ConfigReferent{Name: tmpl.Name},
-			}},
-			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual},
-		}}
-	if _, err := c.AddonV1alpha1().ClusterManagementAddOns().Create(ctx, cma, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create ClusterManagementAddOn %s: %v", name, err)
-	}
-	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: name}}
-	if _, err := c.AddonV1alpha1().ManagedClusterAddOns(clusterName).Create(ctx, mca, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create ManagedClusterAddOn %s/%s: %v", clusterName, name, err)
-	}
 }
 
 func getAddOn(t *testing.T, c addonclientset.Interface, name string) *addonv1alpha1.ManagedClusterAddOn {
@@ -215,29 +156,13 @@ func getAddOn(t *testing.T, c addonclientset.Interface, name string) *addonv1alp
 	return a
 }
 
-func getSecret(t *testing.T, b *bed, addOn string) *corev1.Secret {
-	t.Helper()
-	s, err := b.spoke.Kube.CoreV1().Secrets(registration.DefaultInstallNamespace).Get(context.Background(),
-		registration.SecretNameFor(addOn, registration.KubeClientSigner), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // waitAddOnSecret waits until the add-on's hub kubeconfig Secret holds credentials for hub.
 func waitAddOnSecret(t *testing.T, b *bed, addOn string, hub *framework.Hub, timeout time.Duration) *corev1.Secret {
 	t.Helper()
-	var s *corev1.Secret
-	framework.Eventually(t, timeout, 100*time.Millisecond, func() (bool, error) {
-		s = getSecret(t, b, addOn)
-		return s != nil && util.KubeconfigServer(s.Data[registration.KubeconfigKey]) == hub.URL() &&
-			s.Annotations[registration.IssuingHubAnnotation] == issuingName(b, hub), nil
-	}, "Secret %s of add-on %s with hub %s's credentials", registration.SecretNameFor(addOn, registration.KubeClientSigner), addOn, hub.Name)
-	return s
+	return util.WaitForAddOnSecret(t, b.spoke, addOn, timeout, "credentials of hub "+hub.Name, func(s *corev1.Secret) bool {
+		return util.KubeconfigServer(s.Data[registration.KubeconfigKey]) == hub.URL() &&
+			s.Annotations[registration.IssuingHubAnnotation] == issuingName(b, hub)
+	})
 }
 
 func issuingName(b *bed, hub *framework.Hub) string {
@@ -245,40 +170,6 @@ func issuingName(b *bed, hub *framework.Hub) string {
 		return primary
 	}
 	return hubB
-}
-
-// expectAddOnIdentity writes the Secret to a directory as an add-on agent mounts it, loads the kubeconfig file
-// (tls.crt and tls.key relative to it) and checks with a SelfSubjectReview that the hub sees the template add-on's
-// default identity.
-func expectAddOnIdentity(t *testing.T, s *corev1.Secret, addOn string) {
-	t.Helper()
-	dir := t.TempDir()
-	for k, v := range s.Data {
-		if err := os.WriteFile(filepath.Join(dir, k), v, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, registration.KubeconfigKey))
-	if err != nil {
-		t.Fatalf("add-on kubeconfig: %v", err)
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	review, err := client.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("SelfSubjectReview with the add-on's kubeconfig: %v", err)
-	}
-	wantUser := "system:open-cluster-management:cluster:" + clusterName + ":addon:" + addOn + ":agent:" + addOn + "-agent"
-	if got := review.Status.UserInfo.Username; got != wantUser {
-		t.Errorf("add-on %s authenticates as %q, want %q", addOn, got, wantUser)
-	}
-	for _, g := range []string{"system:open-cluster-management:cluster:" + clusterName + ":addon:" + addOn, "system:open-cluster-management:addon:" + addOn} {
-		if !slices.Contains(review.Status.UserInfo.Groups, g) {
-			t.Errorf("add-on %s groups %v lack %q", addOn, review.Status.UserInfo.Groups, g)
-		}
-	}
 }
 
 func waitAvailable(t *testing.T, c addonclientset.Interface, name string, status metav1.ConditionStatus, reason string) {

@@ -1,0 +1,94 @@
+package klusterlet_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/registration"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// TestAddOnMigrationFromOCMAgent: OCM's own registration agent v1.2.0 registers a template add-on (OCM's hub
+// add-on manager approves the CSR); our agent takes over and finds the add-on's Secret exactly where and as it
+// expects it (name, namespace, keys), keeps its certificate (no new add-on CSR), adopts it (label and issuing-hub
+// annotation, one metadata update) and the Secret still authenticates as the add-on on the hub.
+func TestAddOnMigrationFromOCMAgent(t *testing.T) {
+	const (
+		cluster = "cluster-addon-migrated"
+		addOn   = "hello"
+	)
+	hub := framework.StartHub(t, framework.HubOptions{Name: "hub-addon-migrate", HubController: true, AddonManager: true, Signer: framework.SignerInProcess})
+	spoke := framework.StartSpoke(t)
+	util.EnsureAgentNamespace(t, spoke)
+	util.CreateSpokeNamespaces(t, spoke, registration.DefaultInstallNamespace)
+	binDir, err := framework.BinariesDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bootstrapFile := filepath.Join(dir, "bootstrap-kubeconfig")
+	if err := os.WriteFile(bootstrapFile, hub.BootstrapKubeconfig(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ocm := framework.StartAgentProcess(t, "ocm-registration-agent", filepath.Join(binDir, framework.BinaryRegistration), []string{
+		"agent",
+		"--spoke-cluster-name=" + cluster,
+		"--bootstrap-kubeconfig=" + bootstrapFile,
+		"--hub-kubeconfig-dir=" + filepath.Join(dir, "ocm-hub-kubeconfig"),
+		"--kubeconfig=" + spoke.KubeconfigFile(),
+		"--namespace=" + util.AgentNamespace,
+		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
+	})
+	util.WaitForClusterAvailable(t, hub, cluster, joinTimeout)
+	util.CreateTemplateAddOn(t, util.AddOnClient(t, hub), cluster, addOn)
+	before := util.WaitForAddOnSecret(t, spoke, addOn, joinTimeout, "written by OCM's agent", func(s *corev1.Secret) bool {
+		return len(s.Data[registration.TLSCertKey]) > 0
+	})
+	var keys []string
+	for k := range before.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{registration.ClusterNameKey, registration.KubeconfigKey, registration.TLSCertKey, registration.TLSKeyKey}; !slices.Equal(keys, want) {
+		t.Errorf("OCM's agent wrote keys %v, ours writes %v", keys, want)
+	}
+	csrsBefore := csrCount(t, hub, cluster)
+	if err := ocm.Stop(); err != nil {
+		t.Fatalf("OCM's agent did not stop on SIGTERM: %v", err)
+	}
+
+	ours := registrationAgent(t, spoke, "ours-after-ocm-addon", hub.BootstrapKubeconfig(), cluster)
+	start := time.Now()
+	after := util.WaitForAddOnSecret(t, spoke, addOn, 4*leaseDuration+joinTimeout, "adopted by our agent", func(s *corev1.Secret) bool {
+		return s.Labels[registration.AddOnNameLabel] == addOn && s.Annotations[registration.IssuingHubAnnotation] == "primary"
+	})
+	t.Logf("our agent adopted the add-on Secret OCM's agent wrote %s after it started", time.Since(start).Round(time.Millisecond))
+	for _, k := range []string{registration.TLSCertKey, registration.TLSKeyKey, registration.KubeconfigKey} {
+		if string(after.Data[k]) != string(before.Data[k]) {
+			t.Errorf("Secret key %s changed when our agent took over (OCM's certificate is valid)", k)
+		}
+	}
+	if n := csrCount(t, hub, cluster); n != csrsBefore {
+		t.Errorf("%d CSRs for the cluster after our agent took over, %d before: it re-issued", n, csrsBefore)
+	}
+	util.ExpectTemplateAddOnIdentity(t, after, cluster, addOn)
+	a, err := util.AddOnClient(t, hub).AddonV1alpha1().ManagedClusterAddOns(cluster).Get(context.Background(), addOn, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status.KubeClientDriver != registration.KubeClientDriverCSR {
+		t.Errorf("status.kubeClientDriver %q, want %q", a.Status.KubeClientDriver, registration.KubeClientDriverCSR)
+	}
+	if done, err := ours.Exited(); done {
+		t.Fatalf("our agent exited (%v):\n%s", err, ours.LogTail(40))
+	}
+}
