@@ -33,6 +33,8 @@ const (
 	onlyAAddOn = "only-a"
 	leaseAddOn = "leasy"
 	leaseNS    = "leasy-ns"
+	// helloSigner is hello's custom signer; its Secret is hello-example.com-hello-signer-client-cert.
+	helloSigner = "example.com/hello-signer"
 	// addOnTimeout bounds CSR → approval by the add-on manager → signed → Secret on the spoke.
 	addOnTimeout = 60 * time.Second
 )
@@ -57,15 +59,21 @@ func TestAddOnRegistration(t *testing.T) {
 		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	util.CreateTemplateAddOn(t, addOnsA, clusterName, helloAddOn)
+	// hello has a hub kubeconfig and a custom signer registration; each hub signs the custom one with its own CA.
+	kubeClient := addonv1alpha1.RegistrationSpec{Type: addonv1alpha1.RegistrationTypeKubeClient, KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{}}
+	caA, customA := util.CreateCustomSignerCA(t, b.hubA, "hello-signer-ca", helloSigner)
+	caB, customB := util.CreateCustomSignerCA(t, b.hubB, "hello-signer-ca", helloSigner)
+	util.CreateTemplateAddOn(t, addOnsA, clusterName, helloAddOn, kubeClient, customA)
 	util.CreateTemplateAddOn(t, addOnsA, clusterName, onlyAAddOn)
-	util.CreateTemplateAddOn(t, addOnsB, clusterName, helloAddOn)
+	util.CreateTemplateAddOn(t, addOnsB, clusterName, helloAddOn, kubeClient, customB)
 
 	// 1. Hub A: the Secrets appear and authenticate as the add-ons' identity.
 	start := time.Now()
 	hello := waitAddOnSecret(t, b, helloAddOn, b.hubA, addOnTimeout)
 	t.Logf("add-on %s: hub kubeconfig Secret from hub A %s after the ManagedClusterAddOn was created", helloAddOn, time.Since(start).Round(time.Millisecond))
 	util.ExpectTemplateAddOnIdentity(t, hello, clusterName, helloAddOn)
+	customOnA := waitCustomSecret(t, b, "primary")
+	util.ExpectSignedBy(t, customOnA.Data[registration.TLSCertKey], caA)
 	onlyA := waitAddOnSecret(t, b, onlyAAddOn, b.hubA, addOnTimeout)
 	if got := getAddOn(t, addOnsA, helloAddOn).Status.KubeClientDriver; got != registration.KubeClientDriverCSR {
 		t.Errorf("hub A: %s status.kubeClientDriver %q, want %q", helloAddOn, got, registration.KubeClientDriverCSR)
@@ -103,6 +111,11 @@ func TestAddOnRegistration(t *testing.T) {
 	t.Logf("hub A stopped (connection timeout %s): cluster Available on hub B after %s, add-on %s holds hub B's credentials after %s (%s after the cluster)",
 		shortConnectionTimeout, clusterOnB.Round(time.Millisecond), helloAddOn, addOnOnB.Round(time.Millisecond), (addOnOnB - clusterOnB).Round(time.Millisecond))
 	util.ExpectTemplateAddOnIdentity(t, helloB, clusterName, helloAddOn)
+	customOnB := waitCustomSecret(t, b, hubB)
+	util.ExpectSignedBy(t, customOnB.Data[registration.TLSCertKey], caB)
+	if _, ok := customOnB.Data[registration.KubeconfigKey]; ok {
+		t.Errorf("custom signer Secret has a %s key", registration.KubeconfigKey)
+	}
 	stopWatch()
 	for i, v := range versions() {
 		server := util.KubeconfigServer(v[registration.KubeconfigKey])
@@ -141,6 +154,11 @@ func TestAddOnRegistration(t *testing.T) {
 	framework.Eventually(t, statusTimeout, 200*time.Millisecond, func() (bool, error) {
 		return util.AddOnSecret(t, b.spoke, helloAddOn) == nil, nil
 	}, "Secret of %s deleted after its ManagedClusterAddOn was removed on hub B", helloAddOn)
+	framework.Eventually(t, statusTimeout, 200*time.Millisecond, func() (bool, error) {
+		_, err := b.spoke.Kube.CoreV1().Secrets(registration.DefaultInstallNamespace).Get(context.Background(),
+			registration.SecretNameFor(helloAddOn, helloSigner), metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}, "custom signer Secret of %s deleted after its ManagedClusterAddOn was removed on hub B", helloAddOn)
 	if util.AddOnSecret(t, b.spoke, onlyAAddOn) == nil {
 		t.Errorf("Secret of %s deleted with %s", onlyAAddOn, helloAddOn)
 	}
@@ -163,6 +181,22 @@ func waitAddOnSecret(t *testing.T, b *bed, addOn string, hub *framework.Hub, tim
 		return util.KubeconfigServer(s.Data[registration.KubeconfigKey]) == hub.URL() &&
 			s.Annotations[registration.IssuingHubAnnotation] == issuingName(b, hub)
 	})
+}
+
+// waitCustomSecret waits until hello's custom signer Secret carries the issuing-hub annotation issuer.
+func waitCustomSecret(t *testing.T, b *bed, issuer string) *corev1.Secret {
+	t.Helper()
+	name := registration.SecretNameFor(helloAddOn, helloSigner)
+	var s *corev1.Secret
+	framework.Eventually(t, addOnTimeout, 100*time.Millisecond, func() (bool, error) {
+		var err error
+		s, err = b.spoke.Kube.CoreV1().Secrets(registration.DefaultInstallNamespace).Get(context.Background(), name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil && s.Annotations[registration.IssuingHubAnnotation] == issuer, err
+	}, "custom signer Secret %s issued by hub %s", name, issuer)
+	return s
 }
 
 func issuingName(b *bed, hub *framework.Hub) string {

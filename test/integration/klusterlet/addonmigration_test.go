@@ -10,21 +10,28 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/registration"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
 
-// TestAddOnMigrationFromOCMAgent: OCM's own registration agent v1.2.0 registers a template add-on (OCM's hub
-// add-on manager approves the CSR); our agent takes over and finds the add-on's Secret exactly where and as it
-// expects it (name, namespace, keys), keeps its certificate (no new add-on CSR), adopts it (label and issuing-hub
-// annotation, one metadata update) and the Secret still authenticates as the add-on on the hub.
+// TestAddOnMigrationFromOCMAgent: OCM's own registration agent v1.2.0 registers a template add-on with a
+// kube-apiserver-client and a custom signer registration (OCM's hub add-on manager approves both CSRs and signs
+// the custom one); our agent takes over and finds both Secrets exactly where and as it expects them (names,
+// namespace, keys), keeps their certificates (no new add-on CSR), adopts them (label and issuing-hub annotation,
+// one metadata update each), and the hub kubeconfig still authenticates as the add-on on the hub.
 func TestAddOnMigrationFromOCMAgent(t *testing.T) {
 	const (
-		cluster = "cluster-addon-migrated"
-		addOn   = "hello"
+		cluster      = "cluster-addon-migrated"
+		addOn        = "hello"
+		customSigner = "example.com/hello-signer"
+		// statusTimeout bounds how long our agent takes to look at a Secret once it runs.
+		statusTimeout = 30 * time.Second
 	)
 	hub := framework.StartHub(t, framework.HubOptions{Name: "hub-addon-migrate", HubController: true, AddonManager: true, Signer: framework.SignerInProcess})
 	spoke := framework.StartSpoke(t)
@@ -49,17 +56,24 @@ func TestAddOnMigrationFromOCMAgent(t *testing.T) {
 		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
 	})
 	util.WaitForClusterAvailable(t, hub, cluster, joinTimeout)
-	util.CreateTemplateAddOn(t, util.AddOnClient(t, hub), cluster, addOn)
+	caPEM, custom := util.CreateCustomSignerCA(t, hub, "hello-signer-ca", customSigner)
+	util.CreateTemplateAddOn(t, util.AddOnClient(t, hub), cluster, addOn,
+		addonv1alpha1.RegistrationSpec{Type: addonv1alpha1.RegistrationTypeKubeClient, KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{}}, custom)
 	before := util.WaitForAddOnSecret(t, spoke, addOn, joinTimeout, "written by OCM's agent", func(s *corev1.Secret) bool {
 		return len(s.Data[registration.TLSCertKey]) > 0
 	})
-	var keys []string
-	for k := range before.Data {
-		keys = append(keys, k)
+	customName := registration.SecretNameFor(addOn, customSigner)
+	var customBefore *corev1.Secret
+	framework.Eventually(t, joinTimeout, 100*time.Millisecond, func() (bool, error) {
+		customBefore = secret(t, spoke, customName)
+		return customBefore != nil && len(customBefore.Data[registration.TLSCertKey]) > 0, nil
+	}, "custom signer Secret %s written by OCM's agent", customName)
+	if got := keysOf(customBefore); !slices.Equal(got, []string{registration.ClusterNameKey, registration.TLSCertKey, registration.TLSKeyKey}) {
+		t.Errorf("OCM's agent wrote custom signer keys %v, ours writes cluster-name, tls.crt, tls.key", got)
 	}
-	slices.Sort(keys)
-	if want := []string{registration.ClusterNameKey, registration.KubeconfigKey, registration.TLSCertKey, registration.TLSKeyKey}; !slices.Equal(keys, want) {
-		t.Errorf("OCM's agent wrote keys %v, ours writes %v", keys, want)
+	util.ExpectSignedBy(t, customBefore.Data[registration.TLSCertKey], caPEM)
+	if got, want := keysOf(before), []string{registration.ClusterNameKey, registration.KubeconfigKey, registration.TLSCertKey, registration.TLSKeyKey}; !slices.Equal(got, want) {
+		t.Errorf("OCM's agent wrote keys %v, ours writes %v", got, want)
 	}
 	csrsBefore := csrCount(t, hub, cluster)
 	if err := ocm.Stop(); err != nil {
@@ -77,6 +91,13 @@ func TestAddOnMigrationFromOCMAgent(t *testing.T) {
 			t.Errorf("Secret key %s changed when our agent took over (OCM's certificate is valid)", k)
 		}
 	}
+	framework.Eventually(t, statusTimeout, 100*time.Millisecond, func() (bool, error) {
+		s := secret(t, spoke, customName)
+		return s != nil && s.Annotations[registration.IssuingHubAnnotation] == "primary", nil
+	}, "custom signer Secret %s adopted by our agent", customName)
+	if s := secret(t, spoke, customName); string(s.Data[registration.TLSCertKey]) != string(customBefore.Data[registration.TLSCertKey]) {
+		t.Errorf("custom signer Secret %s: certificate changed when our agent took over", customName)
+	}
 	if n := csrCount(t, hub, cluster); n != csrsBefore {
 		t.Errorf("%d CSRs for the cluster after our agent took over, %d before: it re-issued", n, csrsBefore)
 	}
@@ -91,4 +112,25 @@ func TestAddOnMigrationFromOCMAgent(t *testing.T) {
 	if done, err := ours.Exited(); done {
 		t.Fatalf("our agent exited (%v):\n%s", err, ours.LogTail(40))
 	}
+}
+
+func secret(t *testing.T, spoke *framework.Spoke, name string) *corev1.Secret {
+	t.Helper()
+	s, err := spoke.Kube.CoreV1().Secrets(registration.DefaultInstallNamespace).Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func keysOf(s *corev1.Secret) []string {
+	var keys []string
+	for k := range s.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

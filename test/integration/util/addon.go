@@ -2,7 +2,11 @@ package util
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonclientset "open-cluster-management.io/api/client/addon/clientset/versioned"
@@ -36,11 +42,15 @@ func AddOnClient(t testing.TB, hub *framework.Hub) addonclientset.Interface {
 }
 
 // CreateTemplateAddOn creates, for OCM's hub add-on manager, an AddOnTemplate "<name>-template" (a ConfigMap as
-// its workload, a KubeClient registration), its ClusterManagementAddOn (manual install) and cluster's
-// ManagedClusterAddOn. The manager then fills the add-on's status (registrations, namespace
-// registration.DefaultInstallNamespace) and approves its CSRs.
-func CreateTemplateAddOn(t testing.TB, c addonclientset.Interface, cluster, name string) {
+// its workload; registrations, or one KubeClient registration when none are given), its ClusterManagementAddOn
+// (manual install) and cluster's ManagedClusterAddOn. The manager then fills the add-on's status (registrations,
+// namespace registration.DefaultInstallNamespace), approves its CSRs and signs those of custom signers.
+func CreateTemplateAddOn(t testing.TB, c addonclientset.Interface, cluster, name string, registrations ...addonv1alpha1.RegistrationSpec) {
 	t.Helper()
+	if len(registrations) == 0 {
+		registrations = []addonv1alpha1.RegistrationSpec{{Type: addonv1alpha1.RegistrationTypeKubeClient,
+			KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{}}}
+	}
 	ctx := context.Background()
 	cm, err := json.Marshal(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: registration.DefaultInstallNamespace, Name: name + "-agent"}, Data: map[string]string{"k": "v"}})
@@ -49,10 +59,9 @@ func CreateTemplateAddOn(t testing.TB, c addonclientset.Interface, cluster, name
 	}
 	tmpl := &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: name + "-template"},
 		Spec: addonv1alpha1.AddOnTemplateSpec{
-			AddonName: name,
-			AgentSpec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: cm}}}}},
-			Registration: []addonv1alpha1.RegistrationSpec{{Type: addonv1alpha1.RegistrationTypeKubeClient,
-				KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{}}},
+			AddonName:    name,
+			AgentSpec:    workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: cm}}}}},
+			Registration: registrations,
 		}}
 	if _, err := c.AddonV1alpha1().AddOnTemplates().Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create AddOnTemplate %s: %v", tmpl.Name, err)
@@ -73,6 +82,34 @@ func CreateTemplateAddOn(t testing.TB, c addonclientset.Interface, cluster, name
 	if _, err := c.AddonV1alpha1().ManagedClusterAddOns(cluster).Create(ctx, mca, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create ManagedClusterAddOn %s/%s: %v", cluster, name, err)
 	}
+}
+
+// CreateCustomSignerCA creates the Secret (tls.crt, tls.key: an RSA CA, PKCS#1, which OCM's template add-on
+// signer requires) a template add-on's custom signer registration signs with, in the hub's
+// framework.HubControllerNamespace, and returns the CA certificate (PEM) and the registration.
+func CreateCustomSignerCA(t testing.TB, hub *framework.Hub, secretName, signerName string) ([]byte, addonv1alpha1.RegistrationSpec) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: signerName}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: ca.Raw})
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: framework.HubControllerNamespace, Name: secretName},
+		Type: corev1.SecretTypeTLS, Data: map[string][]byte{corev1.TLSCertKey: caPEM, corev1.TLSPrivateKeyKey: keyPEM}}
+	if _, err := hub.Kube.CoreV1().Secrets(secret.Namespace).Create(context.Background(), secret, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("hub %s: create custom signer CA Secret: %v", hub.Name, err)
+	}
+	return caPEM, addonv1alpha1.RegistrationSpec{Type: addonv1alpha1.RegistrationTypeCustomSigner,
+		CustomSigner: &addonv1alpha1.CustomSignerRegistrationConfig{SignerName: signerName,
+			SigningCA: addonv1alpha1.SigningCARef{Name: secretName, Namespace: framework.HubControllerNamespace}}}
 }
 
 // CreateSpokeNamespaces creates namespaces on the spoke (an add-on's install namespace: its manifests would).
@@ -144,5 +181,19 @@ func ExpectTemplateAddOnIdentity(t testing.TB, s *corev1.Secret, cluster, addOn 
 		if !slices.Contains(review.Status.UserInfo.Groups, g) {
 			t.Errorf("add-on %s groups %v lack %q", addOn, review.Status.UserInfo.Groups, g)
 		}
+	}
+}
+
+// ExpectSignedBy checks that the leaf of certPEM verifies against the CA caPEM for client auth.
+func ExpectSignedBy(t testing.TB, certPEM, caPEM []byte) {
+	t.Helper()
+	certs, err := certutil.ParseCertsPEM(certPEM)
+	if err != nil {
+		t.Fatalf("parse certificate: %v", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	if _, err := certs[0].Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("certificate (subject %q) does not verify against the expected CA: %v", certs[0].Subject.CommonName, err)
 	}
 }
