@@ -24,21 +24,21 @@ func addonManagerCRDFiles() []string {
 // startAddonManager runs OCM's hub add-on manager with the admin kubeconfig and waits until its /healthz answers.
 func (h *Hub) startAddonManager() {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.StartTimeout)
-	defer cancel()
 	binDir, _ := BinariesDir() // checked by startControlPlane
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: HubControllerNamespace}}
-	if _, err := h.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		h.t.Fatalf("hub %s: creating namespace %s: %v", h.Name, ns.Name, err)
-	}
 	h.startHubProcess("addon-manager", filepath.Join(binDir, BinaryAddon), "manager")
 }
 
 // startHubProcess runs a library-go controller command of OCM (binary, subcommand and extra args) against the hub
-// with the admin kubeconfig, --namespace HubControllerNamespace, a loopback --listen port, no leader election and
+// with the admin kubeconfig, --namespace HubControllerNamespace (created if absent), a loopback --listen port, no leader election and
 // --v=2; it stops the process in t.Cleanup and waits until its /healthz answers. name names its log file.
 func (h *Hub) startHubProcess(name, binary, subcommand string, extraArgs ...string) *process {
 	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.StartTimeout)
+	defer cancel()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: HubControllerNamespace}}
+	if _, err := h.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		h.t.Fatalf("hub %s: creating namespace %s: %v", h.Name, ns.Name, err)
+	}
 	port, err := freeLoopbackPort()
 	if err != nil {
 		h.t.Fatalf("hub %s: %s: %v", h.Name, name, err)

@@ -485,10 +485,6 @@ func (h *Hub) startHubController() {
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.StartTimeout)
 	defer cancel()
 	binDir, _ := BinariesDir() // checked by startControlPlane
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: HubControllerNamespace}}
-	if _, err := h.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		h.t.Fatalf("hub %s: creating namespace %s: %v", h.Name, ns.Name, err)
-	}
 	p := h.startHubProcess("registration-controller", filepath.Join(binDir, BinaryRegistration),
 		"controller",
 		"--feature-gates=ManagedClusterAutoApproval=true",

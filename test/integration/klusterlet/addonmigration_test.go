@@ -2,10 +2,7 @@ package klusterlet_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -37,24 +34,7 @@ func TestAddOnMigrationFromOCMAgent(t *testing.T) {
 	spoke := framework.StartSpoke(t)
 	util.EnsureAgentNamespace(t, spoke)
 	util.CreateSpokeNamespaces(t, spoke, registration.DefaultInstallNamespace)
-	binDir, err := framework.BinariesDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	bootstrapFile := filepath.Join(dir, "bootstrap-kubeconfig")
-	if err := os.WriteFile(bootstrapFile, hub.BootstrapKubeconfig(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ocm := framework.StartAgentProcess(t, "ocm-registration-agent", filepath.Join(binDir, framework.BinaryRegistration), []string{
-		"agent",
-		"--spoke-cluster-name=" + cluster,
-		"--bootstrap-kubeconfig=" + bootstrapFile,
-		"--hub-kubeconfig-dir=" + filepath.Join(dir, "ocm-hub-kubeconfig"),
-		"--kubeconfig=" + spoke.KubeconfigFile(),
-		"--namespace=" + util.AgentNamespace,
-		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
-	})
+	ocm := startOCMAgent(t, hub, spoke, cluster)
 	util.WaitForClusterAvailable(t, hub, cluster, joinTimeout)
 	caPEM, custom := util.CreateCustomSignerCA(t, hub, "hello-signer-ca", customSigner)
 	util.CreateTemplateAddOn(t, util.AddOnClient(t, hub), cluster, addOn,
