@@ -240,3 +240,44 @@ func recordSecretVersions(t *testing.T, ctx context.Context, client kubernetes.I
 func certMatches(data map[string][]byte) bool {
 	return clientcert.CertificateMatchesKey(data[registration.TLSCertKey], data[registration.TLSKeyKey])
 }
+
+// TestAddOnCertificateRotation: with 2-minute certificates (lifetime 7 min with the signer's 5-minute backdate)
+// the add-on's certificate is renewed when 20–25 % of its lifetime remains, through OCM's add-on manager, in one
+// write: every version of the Secret holds a matching key pair for hub A, and the renewed one authenticates as the
+// add-on. The agent's own certificate rotates in the same window, which restarts the add-on controllers.
+func TestAddOnCertificateRotation(t *testing.T) {
+	const rotationTimeout = 90 * time.Second
+	b := newBed(t, bedOptions{noHubB: true, noFailoverConfig: true,
+		hubA:        framework.HubOptions{AddonManager: true, CertificateDuration: 2 * time.Minute},
+		beforeAgent: func(b *bed) { util.CreateSpokeNamespaces(t, b.spoke, registration.DefaultInstallNamespace) },
+	})
+	util.CreateTemplateAddOn(t, util.AddOnClient(t, b.hubA), clusterName, helloAddOn)
+	first := util.WaitForAddOnSecret(t, b.spoke, helloAddOn, addOnTimeout, "issued", func(s *corev1.Secret) bool {
+		return len(s.Data[registration.TLSCertKey]) > 0
+	})
+	leaf, err := clientcert.ParseLeafCertificate(first.Data[registration.TLSCertKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	versions := recordSecretVersions(t, watchCtx, b.spoke.Kube, registration.DefaultInstallNamespace, first.Name)
+	renewed := util.WaitForAddOnSecret(t, b.spoke, helloAddOn, rotationTimeout, "renewed", func(s *corev1.Secret) bool {
+		return string(s.Data[registration.TLSCertKey]) != string(first.Data[registration.TLSCertKey])
+	})
+	seen := time.Now()
+	stopWatch()
+	lifetime := leaf.NotAfter.Sub(leaf.NotBefore)
+	left := float64(leaf.NotAfter.Sub(seen)) / float64(lifetime)
+	t.Logf("add-on certificate (lifetime %s) renewed with %.1f %% of its lifetime left", lifetime.Round(time.Second), 100*left)
+	// Seen at most a few seconds after the renewal, which is due at 20–25 % left.
+	if left > 0.25 || left < 0.18 {
+		t.Errorf("renewed with %.1f %% of the lifetime left, want 20–25 %%", 100*left)
+	}
+	for i, v := range versions() {
+		if !certMatches(v) || util.KubeconfigServer(v[registration.KubeconfigKey]) != b.hubA.URL() {
+			t.Errorf("Secret version %d: key pair matches %v, server %q", i, certMatches(v), util.KubeconfigServer(v[registration.KubeconfigKey]))
+		}
+	}
+	util.ExpectTemplateAddOnIdentity(t, renewed, clusterName, helloAddOn)
+	b.expectNotExited(t)
+}
