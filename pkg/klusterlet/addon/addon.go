@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/informers"
+	certificatesv1informers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -41,6 +42,10 @@ type Options struct {
 	HubConfig *rest.Config
 	// HubKubeClient is built from HubConfig (CSRs).
 	HubKubeClient kubernetes.Interface
+	// HubCSRInformer, if set, is a running informer of the hub's CSRs labelled
+	// open-cluster-management.io/cluster-name=<ClusterName> (the session's own, which add-on CSRs carry too): it
+	// saves a second watch on the hub. Default: an informer of the cluster's add-on CSRs that Run starts.
+	HubCSRInformer certificatesv1informers.CertificateSigningRequestInformer
 	// SpokeKubeClient is the managed cluster (add-on Secrets and leases); HostingKubeClient the cluster hosting
 	// the agent (hosted add-ons), the same as SpokeKubeClient when the agent runs on the managed cluster.
 	SpokeKubeClient, HostingKubeClient kubernetes.Interface
@@ -85,9 +90,15 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	csrSelector := labels.SelectorFromSet(labels.Set{clusterv1.ClusterNameLabelKey: o.ClusterName}).Add(*hasAddOn).String()
-	hubCSRs := informers.NewSharedInformerFactoryWithOptions(o.HubKubeClient, 10*time.Minute, informers.WithTweakListOptions(func(lo *metav1.ListOptions) {
-		lo.LabelSelector = csrSelector
-	}))
+	var factories []informers.SharedInformerFactory
+	csrInformer := o.HubCSRInformer
+	if csrInformer == nil {
+		hubCSRs := informers.NewSharedInformerFactoryWithOptions(o.HubKubeClient, 10*time.Minute, informers.WithTweakListOptions(func(lo *metav1.ListOptions) {
+			lo.LabelSelector = csrSelector
+		}))
+		csrInformer = hubCSRs.Certificates().V1().CertificateSigningRequests()
+		factories = append(factories, hubCSRs)
+	}
 	secretSelector := labels.NewSelector().Add(*hasAddOn).String()
 	secretFactory := func(client kubernetes.Interface) informers.SharedInformerFactory {
 		return informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute, informers.WithTweakListOptions(func(lo *metav1.ListOptions) {
@@ -95,7 +106,7 @@ func Run(ctx context.Context, o Options) error {
 		}))
 	}
 	spokeSecrets := secretFactory(o.SpokeKubeClient)
-	factories := []informers.SharedInformerFactory{hubCSRs, spokeSecrets}
+	factories = append(factories, spokeSecrets)
 	hostingSecrets := spokeSecrets
 	if o.HostingKubeClient != o.SpokeKubeClient {
 		hostingSecrets = secretFactory(o.HostingKubeClient)
@@ -110,7 +121,7 @@ func Run(ctx context.Context, o Options) error {
 		HubAddOnInformer:      addOnInformer,
 		HubAddOnClient:        addOnClient.AddonV1alpha1(),
 		HubCSRs:               o.HubKubeClient.CertificatesV1().CertificateSigningRequests(),
-		HubCSRInformer:        hubCSRs.Certificates().V1().CertificateSigningRequests(),
+		HubCSRInformer:        csrInformer,
 		SpokeSecrets:          o.SpokeKubeClient.CoreV1(),
 		SpokeSecretInformer:   spokeSecrets.Core().V1().Secrets(),
 		HostingSecrets:        o.HostingKubeClient.CoreV1(),

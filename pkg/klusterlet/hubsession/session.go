@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
+	certificatesv1informers "k8s.io/client-go/informers/certificates/v1"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -492,7 +493,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	spoke.start(ctx)
 	run(ctx, &wg, rotation, leaseController, creating, status)
 	if s.o.AddOns {
-		s.runAddOns(ctx, &wg, cfg, kubeClient)
+		s.runAddOns(ctx, &wg, cfg, kubeClient, csrInformers.Certificates().V1().CertificateSigningRequests())
 	}
 	defer func() {
 		cancel()
@@ -536,8 +537,10 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	}
 }
 
-// runAddOns starts the add-on controllers (package addon) on wg with the hub identity of cfg; they stop with ctx.
-func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.Config, kubeClient kubernetes.Interface) {
+// runAddOns starts the add-on controllers (package addon) on wg with the hub identity of cfg and the session's
+// CSR informer (add-on CSRs carry the cluster label too); they stop with ctx.
+func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.Config, kubeClient kubernetes.Interface,
+	csrs certificatesv1informers.CertificateSigningRequestInformer) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -548,6 +551,7 @@ func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.C
 			Hub:                  s.hub.Bootstrap.Hub,
 			HubConfig:            cfg,
 			HubKubeClient:        kubeClient,
+			HubCSRInformer:       csrs,
 			SpokeKubeClient:      s.o.SpokeKubeClient,
 			HostingKubeClient:    s.o.AddOnHostingKubeClient,
 			ExpirationSeconds:    s.o.CSRExpirationSeconds,
