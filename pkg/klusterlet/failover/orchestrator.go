@@ -917,6 +917,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 		}
 		r.addOns[name] = list
 		r.mu.Unlock()
+		r.o.Metrics.SetAddOnCertificateExpiry(list)
 		r.kick()
 	}
 	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
