@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -131,12 +132,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	o.CompleteNamespace()
-	// Flag rules are checked before anything touches the spoke or a hub (FC-04, FC-05).
-	if err := o.ValidateFlags(); err != nil {
-		return err
-	}
-	if err := o.CompleteIdentity(ctx, spoke.AgentKube); err != nil {
+	if err := o.Complete(spoke.AgentKube.CoreV1(), ctx, recorder); err != nil {
 		return err
 	}
 	if err := o.Validate(); err != nil {
@@ -195,6 +191,15 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		e := o.ClientCertExpirationSeconds
 		expiration = &e
 	}
+	// The bootstrap CSR back-off outlives the process: restored from, and saved to, a Lease in the namespace.
+	bootstrapBackoff := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+	backoffStore := clientcert.NewLeaseBootstrapBackoffStore(spoke.AgentKube.CoordinationV1(), o.ComponentNamespace, clientcert.BootstrapBackoffLeaseName)
+	restoreCtx, cancelRestore := context.WithTimeout(ctx, 10*time.Second)
+	if err := bootstrapBackoff.Restore(restoreCtx, backoffStore); err != nil {
+		logger.Info("Could not restore the bootstrap CSR back-off; starting from the hubs' recent CSRs", "err", err)
+	}
+	cancelRestore()
+
 	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
 		Namespace:                      o.ComponentNamespace,
 		FailoverConfigName:             o.FailoverConfigName,
@@ -222,6 +227,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			SpokeClusterClient:           spoke.Cluster,
 			AddOns:                       !o.DisableAddOnManagement,
 			AddOnHostingKubeClient:       addOnHosting,
+			BootstrapBackoff:             bootstrapBackoff,
 			Clock:                        clk,
 			Recorder:                     recorder,
 		},
@@ -236,6 +242,11 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		return err
 	}
 
+	persisted := make(chan struct{})
+	go func() {
+		defer close(persisted)
+		bootstrapBackoff.Persist(ctx, backoffStore, 0)
+	}()
 	nsInformers.Start(ctx.Done())
 	failoverInformers.Start(ctx.Done())
 	go mirror.Run(ctx, 1)
@@ -248,6 +259,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	<-ctx.Done()
 	nsInformers.Shutdown()
 	failoverInformers.Shutdown()
+	<-persisted // its last save is bounded by 5 s
 	return nil
 }
 
@@ -285,14 +297,32 @@ func CheckFailoverConfigAPI(ctx context.Context, client failoverclientset.Interf
 	return result
 }
 
-// CompleteIdentity resolves the cluster and agent names (design §2): the flags, else the `cluster-name` /
-// `agent-name` of the hub kubeconfig Secret (or the CN of its certificate), else the files in
-// --hub-kubeconfig-dir, else generated names. It first mirrors an existing Secret into the directory (design §3
-// step 1); when the Secret does not hold both names yet, it writes the chosen names to the directory's
-// cluster-name and agent-name files so that a restart before the first certificate keeps them. It reads only
-// the cluster the agent runs in (spokeKube: the agent namespace's Secret).
-func (o *FailoverAgentOptions) CompleteIdentity(ctx context.Context, spokeKube kubernetes.Interface) error {
-	secret, err := spokeKube.CoreV1().Secrets(o.ComponentNamespace).Get(ctx, o.HubKubeconfigSecret, metav1.GetOptions{})
+// Event reasons of Complete (Normal, on the spoke).
+const (
+	// ReasonClusterNameGenerated: no --cluster-name was given and none was stored, so one was generated.
+	ReasonClusterNameGenerated = "ClusterNameGenerated"
+	// ReasonAgentNameGenerated: no --agent-name was given and none was stored, so one was generated.
+	ReasonAgentNameGenerated = "AgentNameGenerated"
+)
+
+// Complete fills in the values the flags left empty, in this order:
+//   - ComponentNamespace: the service-account namespace file, else DefaultComponentNamespace (CompleteNamespace);
+//   - then, if a flag breaks a rule, it returns ValidateFlags' error and does no I/O (a bad flag never reaches the
+//     spoke or a hub);
+//   - the cluster and agent names (design §2): the flags, else the `cluster-name` / `agent-name` keys of the hub
+//     kubeconfig Secret (or the CN of its certificate), else the files in --hub-kubeconfig-dir, else generated
+//     names, each generated name announced with a ClusterNameGenerated / AgentNameGenerated event on recorder.
+//
+// It first mirrors an existing Secret into the directory (design §3 step 1); when the Secret does not hold both
+// names yet, it writes the chosen names to the directory's cluster-name and agent-name files so that a restart
+// before the first certificate keeps them. coreV1Client reads the agent namespace's Secret on the cluster the agent
+// runs in. A failed read of the Secret (other than NotFound) is returned. Call Validate afterwards.
+func (o *FailoverAgentOptions) Complete(coreV1Client corev1client.CoreV1Interface, ctx context.Context, recorder events.Recorder) error {
+	o.CompleteNamespace()
+	if err := o.ValidateFlags(); err != nil {
+		return err
+	}
+	secret, err := coreV1Client.Secrets(o.ComponentNamespace).Get(ctx, o.HubKubeconfigSecret, metav1.GetOptions{})
 	var data map[string][]byte
 	switch {
 	case err == nil:
@@ -323,12 +353,16 @@ func (o *FailoverAgentOptions) CompleteIdentity(ctx context.Context, spokeKube k
 	}
 	if o.ClusterName == "" {
 		o.ClusterName = clientcert.GenerateClusterName()
+		recorder.Eventf(ReasonClusterNameGenerated, "cluster name %q generated: no --cluster-name, and none stored in Secret %s/%s or directory %s",
+			o.ClusterName, o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir)
 	}
 	if o.AgentName == "" {
 		o.AgentName = storedAgent
 	}
 	if o.AgentName == "" {
 		o.AgentName = clientcert.GenerateAgentName()
+		recorder.Eventf(ReasonAgentNameGenerated, "agent name %q generated: no --agent-name, and none stored in Secret %s/%s or directory %s",
+			o.AgentName, o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir)
 	}
 	if len(data[clientcert.ClusterNameSecretKey]) == 0 || len(data[clientcert.AgentNameSecretKey]) == 0 {
 		// Until the first certificate is issued the Secret does not exist (it is written whole, never half), so

@@ -4,7 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	"k8s.io/utils/clock"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +19,8 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
+// TestCompleteIdentity: Complete resolves the names from the flags, the Secret, the directory or generates them
+// (with one event per generated name, none after a restart), and stores them in the directory.
 func TestCompleteIdentity(t *testing.T) {
 	const ns = "open-cluster-management-agent"
 	secret := func(cluster, agent string) *corev1.Secret {
@@ -69,16 +75,28 @@ func TestCompleteIdentity(t *testing.T) {
 				t.Fatal(err)
 			}
 			client := fake.NewClientset(tc.objects...)
+			recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 			run := func() *FailoverAgentOptions {
 				o := NewFailoverAgentOptions()
 				o.ComponentNamespace, o.HubKubeconfigDir, o.BootstrapKubeconfig = ns, dir, "/bootstrap/kubeconfig"
 				o.ClusterName, o.AgentName = tc.flagCluster, tc.flagAgent
-				if err := o.CompleteIdentity(context.Background(), client); err != nil {
-					t.Fatalf("CompleteIdentity: %v", err)
+				if err := o.Complete(client.CoreV1(), context.Background(), recorder); err != nil {
+					t.Fatalf("Complete: %v", err)
 				}
 				return o
 			}
 			first := run()
+			var generated []string
+			for _, e := range recorder.Events() {
+				generated = append(generated, e.Reason)
+			}
+			var wantEvents []string
+			if tc.wantCluster == "" {
+				wantEvents = []string{ReasonClusterNameGenerated, ReasonAgentNameGenerated}
+			}
+			if !slices.Equal(generated, wantEvents) {
+				t.Errorf("events %v, want %v", generated, wantEvents)
+			}
 			if tc.wantCluster != "" && (first.ClusterName != tc.wantCluster || first.AgentName != tc.wantAgent) {
 				t.Fatalf("identity %s/%s, want %s/%s", first.ClusterName, first.AgentName, tc.wantCluster, tc.wantAgent)
 			}

@@ -38,11 +38,12 @@ const (
 	serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 )
 
-// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags), values derived by Complete and
-// checked by Validate. Create it with NewFailoverAgentOptions.
+// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags) and the values Complete derives
+// (the agent namespace, the cluster and agent names), checked by ValidateFlags before any I/O and by Validate
+// after Complete. Create it with NewFailoverAgentOptions.
 type FailoverAgentOptions struct {
-	// ComponentNamespace is where the agent's Secrets, events and FailoverConfig live. Complete reads it from the
-	// service-account namespace file, else DefaultComponentNamespace.
+	// ComponentNamespace is where the agent's Secrets, events and FailoverConfig live: --namespace, else
+	// CompleteNamespace reads it from the service-account namespace file, else DefaultComponentNamespace.
 	ComponentNamespace string
 	// ClusterName is the ManagedCluster name on every hub; empty means stored, else generated (design §2).
 	ClusterName string

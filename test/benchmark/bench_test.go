@@ -3,7 +3,8 @@
 // Package benchmark is `make bench`: klusterlet-failover's agent binary and OCM's own registration agent
 // (`registration agent`, open-cluster-management.io/ocm v1.2.0, built by hack/build-test-binaries.sh) run as
 // processes side by side on the real test bed of test/framework, alternating, several repetitions each, and the
-// figures of issue 6 (join latency, failover time, hub traffic, memory, simulated scale) are written to
+// figures of the side-by-side benchmark (join latency, failover time, hub traffic, memory, simulated scale;
+// docs/design.md §8) are written to
 // docs/benchmarks.md and docs/benchmarks.json. It is a Go test only so that it can use test/framework; the build
 // tag `bench` keeps it out of `make test`.
 //
@@ -20,7 +21,7 @@
 //	BENCH_SCALE_TIMEOUT      bound of one scale batch; a batch not all Available by then is reported as such (default 7m)
 //	BENCH_SECRETS, BENCH_SECRET_NAMESPACES, BENCH_NODES   the large spoke (default 20000, 100, 5000)
 //	BENCH_POPULATE_BUDGET    time allowed to create those objects; fewer are used when it runs out (default 8m)
-//	BENCH_TRAFFIC_SETTLE, BENCH_TRAFFIC_WINDOW   hub traffic settle time and counting window (default 60s, 10m: the issue asks for a 10-minute window)
+//	BENCH_TRAFFIC_SETTLE, BENCH_TRAFFIC_WINDOW   hub traffic settle time and counting window (default 60s, 10m)
 //	BENCH_FAILOVER_TIMEOUT   hub connection timeout of both agents (default 30s, at least 10s)
 //	BENCH_SCALE_N            comma-separated agent counts for the scale scenario (default 10,50,200)
 //	BENCH_RERENDER           when set, only render benchmarks.md again from benchmarks.json (no measurement)

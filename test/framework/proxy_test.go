@@ -37,19 +37,25 @@ func TestProxy(t *testing.T) {
 	}()
 
 	p := startProxy(t, echo.Addr().String())
-	roundTrip := func() error {
-		c, err := net.DialTimeout("tcp", p.Addr(), time.Second)
+	// A round trip expected to fail gets a short deadline (a black hole only fails by timing out); one expected
+	// to succeed gets a long one, since a loaded machine may take more than a moment to schedule the proxy and
+	// the echo server.
+	const failDeadline, okDeadline = 500 * time.Millisecond, 10 * time.Second
+	roundTripWithin := func(d time.Duration) error {
+		c, err := net.DialTimeout("tcp", p.Addr(), d)
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
+		_ = c.SetDeadline(time.Now().Add(d))
 		if _, err := c.Write([]byte("ping\n")); err != nil {
 			return err
 		}
 		_, err = bufio.NewReader(c).ReadString('\n')
 		return err
 	}
+	roundTrip := func() error { return roundTripWithin(okDeadline) }
+	failingRoundTrip := func() error { return roundTripWithin(failDeadline) }
 
 	if err := roundTrip(); err != nil {
 		t.Fatalf("open proxy: %v", err)
@@ -67,7 +73,7 @@ func TestProxy(t *testing.T) {
 	}
 
 	p.Cut()
-	if err := roundTrip(); err == nil {
+	if err := failingRoundTrip(); err == nil {
 		t.Error("cut proxy: round trip succeeded")
 	}
 	_ = held.SetReadDeadline(time.Now().Add(2 * time.Second))
@@ -80,7 +86,7 @@ func TestProxy(t *testing.T) {
 	}
 
 	p.Blackhole()
-	if err := roundTrip(); err == nil {
+	if err := failingRoundTrip(); err == nil {
 		t.Error("black-holed proxy: round trip succeeded")
 	}
 	p.Heal()

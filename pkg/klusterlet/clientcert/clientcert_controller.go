@@ -35,6 +35,10 @@ const (
 	CSRCreatedReason = "CSRCreated"
 	// CSRCreateFailedReason (Warning): creating the CSR failed; emitted when the error message changes.
 	CSRCreateFailedReason = "CSRCreateFailed"
+	// CSRBackoffReason (Warning): a CSR for new credentials waits for the hub's bootstrap back-off (bootstraps in
+	// a row that failed or were undone, e.g. by another agent writing the same Secret); the message gives the
+	// time of the next attempt. Emitted once per wait.
+	CSRBackoffReason = "CSRBackoff"
 	// CSRDeniedReason (Warning): the CSR was denied or failed on the hub; a new one follows after back-off.
 	CSRDeniedReason = "CSRDenied"
 	// CSRDeletedReason (Warning): the CSR disappeared before a certificate was issued (e.g. the hub's
@@ -117,8 +121,19 @@ type ControllerOptions struct {
 	// Jitter returns a number in [0, 1) drawn once per certificate to place its rotation deadline in the
 	// 20–25 % band (RotationDeadline); default rand.Float64.
 	Jitter func() float64
-	// RetryBackoff spaces failed CSR attempts; zero fields take their defaults (10s, 5m).
+	// RetryBackoff spaces failed CSR attempts of this controller; zero fields take their defaults (10s, 5m).
 	RetryBackoff Backoff
+	// BootstrapBackoff, if set, spaces the CSRs this controller sends for new credentials (every CSR but a
+	// rotation of valid credentials) together with every other controller of the process for the same hub, and
+	// learns the certificates it writes. Nil: only RetryBackoff applies.
+	BootstrapBackoff *BootstrapBackoff
+	// RotationOnly makes the controller only rotate valid credentials: while the Secret is not valid for Hub it
+	// reports PhaseCredentialsInvalid and sends nothing, leaving new credentials to a bootstrap controller (the
+	// hub session runs one when the Secret changes).
+	RotationOnly bool
+	// BackoffHub is the key in BootstrapBackoff (BootstrapBackoffKey of the cluster and the hub's server);
+	// required with BootstrapBackoff.
+	BackoffHub string
 	// ResyncInterval is the periodic resync; 0 means 10m, negative disables it.
 	ResyncInterval time.Duration
 	// Recorder receives the controller's events (reasons above).
@@ -145,6 +160,8 @@ const (
 	PhaseWaitingForValidity Phase = "WaitingForCertificateValidity"
 	// PhaseSecretWriteFailing: a certificate was issued but the Secret could not be written yet.
 	PhaseSecretWriteFailing Phase = "SecretWriteFailing"
+	// PhaseCredentialsInvalid: a RotationOnly controller found the Secret not valid for the hub; it waits.
+	PhaseCredentialsInvalid Phase = "CredentialsInvalid"
 )
 
 // Status is a snapshot of the controller's progress.
@@ -227,6 +244,8 @@ func NewClientCertForHubController(o ControllerOptions) (*ClientCertForHubContro
 		return nil, fmt.Errorf("%s: HubCSRs and HubCSRInformer are required", controllerName)
 	case o.Recorder == nil:
 		return nil, fmt.Errorf("%s: Recorder is required", controllerName)
+	case o.BootstrapBackoff != nil && o.BackoffHub == "":
+		return nil, fmt.Errorf("%s: BackoffHub is required with BootstrapBackoff", controllerName)
 	}
 	if _, err := BuildHubKubeconfig(o.Hub); err != nil {
 		return nil, fmt.Errorf("%s: Hub: %w", controllerName, err)
@@ -344,10 +363,18 @@ func (c *ClientCertForHubController) sync(ctx context.Context, syncCtx factory.S
 		return nil
 	case invalid != nil && invalid.Reason == HubMismatchReason && forced == "" && !slices.Contains(invalid.HubFields, "server"):
 		return c.rebuildKubeconfig(ctx, syncCtx, logger, invalid)
+	case c.opts.RotationOnly:
+		if c.pending != nil {
+			logger.Info("Hub kubeconfig Secret is no longer valid for this hub; dropping the rotation CSR", "csr", c.pending.name)
+			c.pending = nil
+		}
+		c.setStatus(Status{Phase: PhaseCredentialsInvalid, Reason: InvalidReasonOf(checkErr), Message: checkErr.Error()})
+		return nil
 	default:
 		reason, why = InvalidReasonOf(checkErr), checkErr.Error()
 	}
-	return c.ensureCertificate(ctx, syncCtx, logger, now, reason, why)
+	// Every CSR of a bootstrap controller is for new credentials; a RotationOnly controller's only when forced.
+	return c.ensureCertificate(ctx, syncCtx, logger, now, reason, why, !c.opts.RotationOnly || forced != "")
 }
 
 // check runs CheckHubKubeconfig on a possibly absent Secret.
@@ -360,10 +387,12 @@ func (c *ClientCertForHubController) check(secret *corev1.Secret, now time.Time)
 }
 
 // ensureCertificate drives the single in-flight CSR: create it, or follow it to a written Secret.
+// newCredentials is true for every CSR but a RotationOnly controller's rotation of valid credentials: those are
+// subject to BootstrapBackoff.
 func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger,
-	now time.Time, reason InvalidReason, why string) error {
+	now time.Time, reason InvalidReason, why string, newCredentials bool) error {
 	if c.pending == nil || c.pending.name == "" {
-		return c.createCSR(ctx, syncCtx, logger, now, reason, why)
+		return c.createCSR(ctx, syncCtx, logger, now, reason, why, newCredentials)
 	}
 	name := c.pending.name
 	csr, err := c.csrLister.Get(name)
@@ -412,6 +441,10 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 		ClusterNameSecretKey: []byte(c.opts.ClusterName),
 		AgentNameSecretKey:   []byte(c.opts.AgentName),
 	}
+	if c.opts.BootstrapBackoff != nil {
+		// Before the write: a session that sees the Secret change must know these credentials as the process's.
+		c.opts.BootstrapBackoff.RecordWritten(certPEM)
+	}
 	created, err := c.writeSecret(ctx, data)
 	if err != nil && ctx.Err() != nil {
 		// The controller is being stopped (moving to another hub): a warning would be noise.
@@ -441,9 +474,25 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 }
 
 // createCSR creates the in-flight CSR (reusing the key and template of a previous failed create), honouring the
-// back-off after failed attempts.
+// back-off after failed attempts and, for new credentials, the hub's BootstrapBackoff.
 func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger,
-	now time.Time, reason InvalidReason, why string) error {
+	now time.Time, reason InvalidReason, why string, newCredentials bool) error {
+	if newCredentials && c.opts.BootstrapBackoff != nil {
+		if c.seedBootstrapBackoff() {
+			logger.Info("The hub holds many recent bootstrap CSRs for this cluster; backing off as after as many failures",
+				"hub", c.opts.BackoffHub)
+		}
+		if st := c.opts.BootstrapBackoff.State(c.opts.BackoffHub); !st.NotBefore.IsZero() {
+			msg := fmt.Sprintf("next CSR for %s not before %s: %d bootstrap(s) in a row failed or were undone (%s)",
+				c.opts.BackoffHub, formatTime(st.NotBefore), st.Failures, why)
+			if c.Status().Phase != PhaseBackingOff {
+				syncCtx.Recorder().Warningf(CSRBackoffReason, "%s", msg)
+			}
+			c.setStatus(Status{Phase: PhaseBackingOff, Reason: reason, RetryAt: st.NotBefore, Message: msg})
+			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), st.NotBefore.Sub(now))
+			return nil
+		}
+	}
 	if now.Before(c.retryAt) {
 		c.setStatus(Status{Phase: PhaseBackingOff, Reason: reason, RetryAt: c.retryAt, LastError: c.Status().LastError,
 			Message: fmt.Sprintf("next CSR attempt at %s (%s)", formatTime(c.retryAt), why)})
@@ -463,6 +512,9 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 	} else if name := c.findCreatedCSR(); name != "" {
 		// A create that reported an error did reach the hub: adopt that CSR instead of sending another one.
 		c.pending.name = name
+		if newCredentials && c.opts.BootstrapBackoff != nil {
+			c.opts.BootstrapBackoff.CSRCreated(c.opts.BackoffHub)
+		}
 		logger.Info("Adopted CSR created by an earlier attempt", "csr", name)
 		c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, CSRName: name, Message: fmt.Sprintf("waiting for approval of CSR %s on the hub", name)})
 		return nil
@@ -478,11 +530,24 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 	}
 	c.pending.name = created.Name
 	c.lastEventMsg = ""
+	if newCredentials && c.opts.BootstrapBackoff != nil {
+		c.opts.BootstrapBackoff.CSRCreated(c.opts.BackoffHub)
+	}
 	logger.Info("Created CSR", "csr", created.Name, "reason", reason)
 	syncCtx.Recorder().Eventf(CSRCreatedReason, "CSR %s created for %s: %s", created.Name, CommonName(c.opts.ClusterName, c.opts.AgentName), why)
 	c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, CSRName: created.Name,
 		Message: fmt.Sprintf("waiting for approval of CSR %s on the hub", created.Name)})
 	return nil
+}
+
+// seedBootstrapBackoff seeds the hub's BootstrapBackoff from the CSRs of the cluster in the informer (once per
+// hub and process); it reports whether that grew the back-off.
+func (c *ClientCertForHubController) seedBootstrapBackoff() bool {
+	csrs, err := c.csrLister.List(labelsForCluster(c.opts.ClusterName))
+	if err != nil {
+		return false
+	}
+	return c.opts.BootstrapBackoff.Seed(c.opts.BackoffHub, c.opts.ClusterName, csrs)
 }
 
 // findCreatedCSR looks in the informer for a CSR carrying the in-flight request (a create that timed out but

@@ -67,8 +67,8 @@ type harness struct {
 }
 
 // newHarness builds a controller for cluster1/abcde against hub (a default hub if zero), with secret (if not nil)
-// in both the spoke API and the lister.
-func newHarness(t *testing.T, hub clientcert.HubInfo, secret *corev1.Secret) *harness {
+// in both the spoke API and the lister; mutate, if given, changes the options before the controller is built.
+func newHarness(t *testing.T, hub clientcert.HubInfo, secret *corev1.Secret, mutate ...func(*clientcert.ControllerOptions)) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: clocktesting.NewFakeClock(testNow), clientCA: mustCA(t, "hub-client-ca")}
 	h.hubInfo = hub
@@ -101,7 +101,7 @@ func newHarness(t *testing.T, hub clientcert.HubInfo, secret *corev1.Secret) *ha
 	}
 	h.recorder = events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(testNow))
 	h.syncCtx = &fakeSyncContext{queue: &recordingQueue{}, recorder: h.recorder}
-	c, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
+	opts := clientcert.ControllerOptions{
 		ClusterName:         testCluster,
 		AgentName:           testAgent,
 		Namespace:           agentNamespace,
@@ -115,7 +115,11 @@ func newHarness(t *testing.T, hub clientcert.HubInfo, secret *corev1.Secret) *ha
 		Jitter:              func() float64 { h.jitterCalls++; return 0 },
 		RetryBackoff:        clientcert.Backoff{Base: backoffBase, Max: 4 * backoffBase},
 		Recorder:            h.recorder,
-	})
+	}
+	for _, m := range mutate {
+		m(&opts)
+	}
+	c, err := clientcert.NewClientCertForHubController(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -639,5 +643,78 @@ func TestRequestNewCertificate(t *testing.T) {
 	}
 	if msg := h.recorder.Events()[0].Message; !strings.Contains(msg, "new certificate requested: hub answers 401") {
 		t.Errorf("event %q", msg)
+	}
+}
+
+// TestSyncBootstrapBackoff: with a shared BootstrapBackoff, a CSR for new credentials waits for the hub's back-off
+// (one CSRBackoff event per wait, status BackingOff with the time), the certificate written is remembered as the
+// process's, and a rotation of valid credentials is not held back.
+func TestSyncBootstrapBackoff(t *testing.T) {
+	clk := clocktesting.NewFakeClock(testNow)
+	backoff := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+	withBackoff := func(o *clientcert.ControllerOptions) {
+		o.BootstrapBackoff, o.BackoffHub, o.Clock = backoff, "hub-a", clk
+	}
+	// The Secret was taken over by another writer: 30 s before the next CSR.
+	backoff.Contested("hub-a")
+
+	h := newHarness(t, clientcert.HubInfo{}, nil, withBackoff)
+	h.clock = clk
+	h.mustSync()
+	h.mustSync()
+	if n := h.csrCreates(); n != 0 {
+		t.Fatalf("%d CSRs created during the bootstrap back-off, want 0", n)
+	}
+	st := h.c.Status()
+	if st.Phase != clientcert.PhaseBackingOff || !st.RetryAt.Equal(testNow.Add(30*time.Second)) {
+		t.Errorf("status %+v, want BackingOff until %s", st, testNow.Add(30*time.Second))
+	}
+	if diff := cmp.Diff([]string{clientcert.CSRBackoffReason}, h.eventReasons()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if got := h.syncCtx.queue.addAfter[len(h.syncCtx.queue.addAfter)-1]; got != 30*time.Second {
+		t.Errorf("requeue after %s, want 30s", got)
+	}
+
+	clk.Step(30 * time.Second)
+	h.mustSync()
+	if n := h.csrCreates(); n != 1 {
+		t.Fatalf("%d CSRs after the back-off, want 1", n)
+	}
+	csr := h.approveAndSign()
+	h.mustSync()
+	if !backoff.Wrote(csr.Status.Certificate) {
+		t.Error("the certificate written to the Secret is not remembered as the process's")
+	}
+
+	// A rotation with valid credentials (a RotationOnly controller, the main controllers') is not delayed by the
+	// back-off (30 s after that CSR).
+	rh := newHarness(t, clientcert.HubInfo{}, nil, withBackoff, func(o *clientcert.ControllerOptions) { o.RotationOnly = true })
+	old := clientcerttesting.NewSecret(agentNamespace, secretName, rh.secretData(clk.Now().Add(-90*time.Hour), clk.Now().Add(10*time.Hour)))
+	if err := rh.spoke.Tracker().Add(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := rh.secretStore.Add(old); err != nil {
+		t.Fatal(err)
+	}
+	if st := backoff.State("hub-a"); st.NotBefore.IsZero() {
+		t.Fatalf("back-off not active for the rotation case: %+v", st)
+	}
+	rh.mustSync()
+	if n := rh.csrCreates(); n != 1 {
+		t.Errorf("rotation during the bootstrap back-off: %d CSRs, want 1", n)
+	}
+}
+
+// TestSyncRotationOnlyLeavesInvalidSecret: a RotationOnly controller (the main controllers') sends no CSR for a
+// Secret that is not valid for the hub: the session bootstraps instead, honouring the back-off.
+func TestSyncRotationOnlyLeavesInvalidSecret(t *testing.T) {
+	h := newHarness(t, clientcert.HubInfo{}, nil, func(o *clientcert.ControllerOptions) { o.RotationOnly = true })
+	h.mustSync()
+	if n := h.csrCreates(); n != 0 {
+		t.Fatalf("RotationOnly controller created %d CSRs for a missing Secret", n)
+	}
+	if st := h.c.Status(); st.Phase != clientcert.PhaseCredentialsInvalid || st.Reason != clientcert.MissingKeyReason {
+		t.Errorf("status %+v, want CredentialsInvalid/MissingKey", st)
 	}
 }

@@ -1,4 +1,5 @@
-// Package failover holds the pure, testable core of hub failover (design §6):
+// Package failover holds hub failover (docs/design.md §6): its pure, testable decisions and the Orchestrator
+// that acts on them:
 //
 //   - HubConnectivityTracker: a transport wrapper (rest.Config.Wrap) that records when the active hub last
 //     answered, last answered successfully, since when it has answered 401/403, and the last transport error.
@@ -10,8 +11,11 @@
 //   - Probe: the standby probe of a hub's bootstrap kubeconfig (parses, server answers, SelfSubjectAccessReviews
 //     allow joining), with ClassifyHubError turning transport errors into short user-facing messages.
 //   - Event and verdict reasons, and the Prometheus metrics of the failover feature (Metrics).
+//   - Orchestrator: runs one hub session (package hubsession) at a time, feeds Evaluate, SelectNext and
+//     ShouldFailBack, and switches hubs in-process; it also writes the FailoverConfig status.
 //
-// Nothing here starts goroutines, sleeps or reads the wall clock directly: time comes from an injected
-// k8s.io/utils/clock or from explicit "now" arguments. The orchestration that stops and starts controllers
-// lives elsewhere and calls these pieces.
+// The decision functions start no goroutines and read no clock: time comes from explicit "now" arguments or an
+// injected k8s.io/utils/clock. The Orchestrator does start goroutines: Run, its decision loop (one goroutine
+// makes every decision), starts the hub session, one per standby probe, the heartbeat GET of a quiet active
+// hub, and the poll of the bootstrap kubeconfig files. Its decisions read time from its injected clock only.
 package failover

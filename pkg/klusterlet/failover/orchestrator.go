@@ -171,6 +171,9 @@ type Orchestrator struct {
 	forcedBootstrap bool
 	// addOns is, per hub, the add-on registration state its last session reported (status.hubs[].addOns).
 	addOns map[string][]failoverv1alpha1.AddOnRegistrationStatus
+	// contested and contestedAt are the last report of the hub kubeconfig Secret taken over by another writer.
+	contested   string
+	contestedAt time.Time
 
 	// loop state.
 	hubs          map[string]*hubEntry
@@ -232,6 +235,10 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	}
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()
+	}
+	if o.Session.BootstrapBackoff == nil {
+		// One for every session of the process: the back-off must survive a switch and a new session.
+		o.Session.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
 	}
 	r := &Orchestrator{
 		o:       o,
@@ -565,6 +572,10 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 			return nil
 		}
 		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
+			return nil
+		}
+		if strings.TrimSuffix(base.Host, "/") != strings.TrimSuffix(h.bootstrap.Hub.Server, "/") {
+			// Another writer's credentials for another hub: they say nothing about the active hub.
 			return nil
 		}
 		key += "/" + string(secret.Data[clientcert.TLSCertSecretKey])
@@ -920,6 +931,12 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 		r.o.Metrics.SetAddOnCertificateExpiry(list)
 		r.kick()
 	}
+	opts.OnContested = func(msg string) {
+		r.mu.Lock()
+		r.contested, r.contestedAt = msg, r.o.Clock.Now()
+		r.mu.Unlock()
+		r.kick()
+	}
 	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
 		r.mu.Lock()
 		if r.generation != gen {
@@ -1125,6 +1142,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	}
 	r.mu.Lock()
 	phase, phaseMsg, avail := r.phase, r.phaseMsg, r.mcAvail
+	contested, contestedAt := r.contested, r.contestedAt
 	hubs := make([]failoverv1alpha1.HubStatus, 0, len(r.order))
 	for _, name := range r.order {
 		h := r.hubs[name]
@@ -1211,6 +1229,10 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
 			Reason: ConditionReasonAsExpected, Message: "", ObservedGeneration: fc.Generation})
 	}
+	if c, ok := ContestedCondition(contested, contestedAt, now, fc.Generation,
+		meta.FindStatusCondition(status.Conditions, failoverv1alpha1.ConditionHubKubeconfigContested)); ok {
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
 	if equality.Semantic.DeepEqual(status, &fc.Status) {
 		return
 	}
@@ -1226,6 +1248,27 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	// The count is in the object now; a stale cached object cannot write the old count back, since its
 	// resourceVersion conflicts.
 	r.unrecordedFailovers = 0
+}
+
+// ContestedCondition returns the FailoverConfig condition HubKubeconfigContested for the last takeover of the hub
+// kubeconfig Secret this process saw (message from the session, at its time): True with the message for an hour
+// (clientcert.DefaultContestQuietPeriod) after it, then False. Without a takeover in this process (at is zero),
+// existing (the condition in the status, nil if absent) is kept, except that a True one older than the hour
+// (written before a restart) becomes False; ok is false when there is nothing to set.
+func ContestedCondition(message string, at, now time.Time, generation int64, existing *metav1.Condition) (c metav1.Condition, ok bool) {
+	if at.IsZero() {
+		if existing == nil || existing.Status != metav1.ConditionTrue || now.Before(existing.LastTransitionTime.Add(clientcert.DefaultContestQuietPeriod)) {
+			return metav1.Condition{}, false
+		}
+		at = existing.LastTransitionTime.Time
+	}
+	c = metav1.Condition{Type: failoverv1alpha1.ConditionHubKubeconfigContested, Status: metav1.ConditionTrue,
+		Reason: hubsession.ReasonHubKubeconfigContested, Message: truncate(message, maxConditionMessage), ObservedGeneration: generation}
+	if !now.Before(at.Add(clientcert.DefaultContestQuietPeriod)) {
+		c.Status, c.Reason = metav1.ConditionFalse, ConditionReasonAsExpected
+		c.Message = fmt.Sprintf("not contested since %s", at.UTC().Format(time.RFC3339))
+	}
+	return c, true
 }
 
 func (r *Orchestrator) kick() {

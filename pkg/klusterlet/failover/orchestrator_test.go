@@ -86,3 +86,44 @@ func TestAPITimeRoundTrips(t *testing.T) {
 		t.Errorf("apiTime = %v, want %v", got, want)
 	}
 }
+
+// TestContestedCondition: absent until the Secret is first taken over, True with the session's message for an
+// hour after a takeover, then False.
+func TestContestedCondition(t *testing.T) {
+	at := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	const msg = `hub kubeconfig secret ns/s was replaced by credentials this agent did not write (agent "other")`
+	cases := []struct {
+		name       string
+		at, now    time.Time
+		wantOK     bool
+		wantStatus metav1.ConditionStatus
+		wantReason string
+		wantMsg    string
+		existing   *metav1.Condition
+	}{
+		{name: "never taken over", now: at, wantOK: false},
+		{name: "True from before a restart, less than an hour old: kept", now: at.Add(30 * time.Minute), wantOK: false,
+			existing: &metav1.Condition{Type: "HubKubeconfigContested", Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(at)}},
+		{name: "True from before a restart, an hour old: False", now: at.Add(time.Hour), wantOK: true,
+			existing:   &metav1.Condition{Type: "HubKubeconfigContested", Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(at)},
+			wantStatus: metav1.ConditionFalse, wantReason: ConditionReasonAsExpected, wantMsg: "not contested since 2026-12-01T15:00:00Z"},
+		{name: "just taken over", at: at, now: at, wantOK: true, wantStatus: metav1.ConditionTrue, wantReason: "HubKubeconfigContested", wantMsg: msg},
+		{name: "59 minutes later", at: at, now: at.Add(59 * time.Minute), wantOK: true, wantStatus: metav1.ConditionTrue, wantReason: "HubKubeconfigContested", wantMsg: msg},
+		{name: "an hour later", at: at, now: at.Add(time.Hour), wantOK: true, wantStatus: metav1.ConditionFalse, wantReason: ConditionReasonAsExpected,
+			wantMsg: "not contested since 2026-12-01T15:00:00Z"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, ok := ContestedCondition(msg, tc.at, tc.now, 3, tc.existing)
+			if ok != tc.wantOK {
+				t.Fatalf("ok = %t, want %t", ok, tc.wantOK)
+			}
+			if !ok {
+				return
+			}
+			if c.Type != "HubKubeconfigContested" || c.Status != tc.wantStatus || c.Reason != tc.wantReason || c.Message != tc.wantMsg || c.ObservedGeneration != 3 {
+				t.Errorf("condition %+v, want %s/%s %q", c, tc.wantStatus, tc.wantReason, tc.wantMsg)
+			}
+		})
+	}
+}

@@ -227,15 +227,19 @@ func describeDenial(p Permission, status authorizationv1.SubjectAccessReviewStat
 }
 
 // ClassifyHubError turns an error of a request to a hub made with config into a ProbeResult with a short
-// message for users; Server is config.Host. It is meant for every hub client (probes, bootstrap, monitor
-// messages), so that FC-01 and FC-03 get the same wording everywhere:
-//   - HTTP 401 → ProbeUnauthorized (with the client certificate's validity end when the kubeconfig has one);
-//     HTTP 403 → ProbeForbidden; other HTTP statuses → ProbeUnreachable naming the status.
+// message for users; Server is config.Host. Only the standby probes (ProbeRESTConfig) use it; the bootstrap
+// and the hub monitor's messages use clientcert.ClassifyConnectionError, which names the bootstrap kubeconfig
+// field at fault. Its rules, in this order:
+//   - HTTP 401 → ProbeUnauthorized (with the client certificate's validity end when the config has inline
+//     certificate data); HTTP 403 → ProbeForbidden; other HTTP statuses → ProbeUnreachable naming the status.
 //   - x509 unknown authority → ProbeUnreachable "hub serving certificate not trusted"; a serving certificate
-//     for another name, or expired, is named as such.
-//   - a failure to reach the proxy → ProbeUnreachable naming the proxy URL (credentials redacted); other
-//     failures through a proxy mention it too.
-//   - connection refused, DNS, timeouts and other transport errors → ProbeUnreachable.
+//     for another host name → "not valid for the server name"; any other invalid serving certificate (expired,
+//     not yet valid, …) → "invalid", with the x509 error.
+//   - a failure to connect to the proxy ("proxyconnect") → ProbeUnreachable naming the proxy URL (credentials
+//     redacted).
+//   - timeouts → "did not answer in time"; connection refused, DNS and other transport errors → "unreachable".
+//   - every non-HTTP failure but the proxyconnect one mentions the proxy when config's server is reached
+//     through one (config.Proxy or the environment).
 //
 // A nil err gives ProbeReady with an empty message.
 func ClassifyHubError(config *rest.Config, err error) ProbeResult {

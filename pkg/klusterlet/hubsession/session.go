@@ -79,8 +79,15 @@ type Options struct {
 	MaxCustomClusterClaims int
 	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
 	CSRExpirationSeconds *int32
-	// CSRRetryBackoff spaces failed CSR attempts; zero fields take clientcert's defaults.
+	// CSRRetryBackoff spaces failed CSR attempts of one controller; zero fields take clientcert's defaults.
 	CSRRetryBackoff clientcert.Backoff
+	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
+	// certificates the process wrote; share one between the sessions of a process. Nil: one private to the
+	// session, with the defaults.
+	BootstrapBackoff *clientcert.BootstrapBackoff
+	// OnContested, if set, is called when the hub kubeconfig Secret, holding credentials of this process, is
+	// replaced by credentials it did not write; the message names what was found. It must not block.
+	OnContested func(message string)
 	// AgentKubeClient writes the hub kubeconfig Secret in Namespace of the cluster the agent runs in: the managed
 	// cluster, or in hosted mode (--spoke-kubeconfig) the cluster hosting the agent.
 	AgentKubeClient kubernetes.Interface
@@ -142,6 +149,10 @@ const (
 	// ReasonBootstrapKubeconfigExpiring is a warning that the bootstrap identity has expired while the hub
 	// kubeconfig is still valid: a later re-bootstrap would be impossible.
 	ReasonBootstrapKubeconfigExpiring = "BootstrapKubeconfigUnusable"
+	// ReasonHubKubeconfigContested (Warning): the hub kubeconfig Secret, holding credentials this agent wrote or
+	// used, was replaced by credentials it did not write (another agent name, another hub, another key): another
+	// agent may be running for this cluster. The agent backs off before it writes the Secret again.
+	ReasonHubKubeconfigContested = "HubKubeconfigContested"
 	// ReasonMainControllersStarted: the main controllers run on this hub with the hub kubeconfig.
 	ReasonMainControllersStarted = "HubControllersStarted"
 )
@@ -157,6 +168,9 @@ type Session struct {
 
 	// wake is signalled by Secret events and ForceBootstrap.
 	wake chan struct{}
+
+	// ours: the Secret's credentials last seen were this process's (see Takeover); only Run's goroutine uses it.
+	ours bool
 
 	mu       sync.Mutex
 	phase    Phase
@@ -183,6 +197,9 @@ func New(o Options, hub Hub) (*Session, error) {
 	}
 	if o.ConflictTracker == nil {
 		o.ConflictTracker = managedcluster.NewConflictTracker()
+	}
+	if o.BootstrapBackoff == nil {
+		o.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
 	}
 	return &Session{o: o, hub: hub, wake: make(chan struct{}, 1)}, nil
 }
@@ -240,6 +257,7 @@ func (s *Session) Run(ctx context.Context) error {
 		data := s.secretData()
 		now := s.o.Clock.Now()
 		checkErr := clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, now)
+		s.observe(data, checkErr)
 		s.mu.Lock()
 		forced := s.forceCSR
 		s.mu.Unlock()
@@ -254,6 +272,8 @@ func (s *Session) Run(ctx context.Context) error {
 					s.hub.Bootstrap.Source, s.hub.Name, notAfter.UTC().Format(time.RFC3339))
 				warnedBootstrap = true
 			}
+			s.o.BootstrapBackoff.RecordWritten(data[clientcert.TLSCertSecretKey])
+			s.ours = true
 			s.runMain(ctx, data, changed)
 		case bootstrapExpired:
 			notAfter, _ := s.hub.Bootstrap.ClientCertNotAfter()
@@ -363,7 +383,10 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 		case <-changed:
 		}
 		data := s.secretData()
-		if clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, s.o.Clock.Now()) != nil {
+		checkErr := clientcert.CheckHubKubeconfig(data, s.o.ClusterName, s.o.AgentName, s.hub.Bootstrap.Hub, s.o.Clock.Now())
+		// A takeover can land while this phase waits, also right after its own write.
+		s.observe(data, checkErr)
+		if checkErr != nil {
 			continue
 		}
 		if forced != "" && bytes.Equal(data[clientcert.TLSCertSecretKey], before[clientcert.TLSCertSecretKey]) {
@@ -442,7 +465,10 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		})
 	}
 
-	rotation, err := clientcert.NewClientCertForHubController(s.clientCertOptions(kubeClient, csrInformers, spoke))
+	rotationOptions := s.clientCertOptions(kubeClient, csrInformers, spoke)
+	// New credentials are the bootstrap phase's business: this controller leaves with the old ones.
+	rotationOptions.RotationOnly = true
+	rotation, err := clientcert.NewClientCertForHubController(rotationOptions)
 	if err != nil {
 		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
 		waitChanged(ctx, changed)
@@ -454,7 +480,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		HubClusterInformer: mcInformer,
 		ConflictChecker:    s.o.ConflictTracker,
 		Clock:              s.o.Clock,
-		OnRenewed:          s.o.OnLeaseRenewed,
+		OnRenewed:          s.leaseRenewed,
 		Recorder:           s.o.Recorder,
 	})
 	creating := managedcluster.NewManagedClusterCreatingController(managedcluster.CreatingOptions{
@@ -568,6 +594,77 @@ func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.C
 	}()
 }
 
+// leaseRenewed records that the credentials are in use (BootstrapBackoff.InUse) and passes the renewal on.
+func (s *Session) leaseRenewed(t time.Time) {
+	s.o.BootstrapBackoff.InUse(s.backoffKey())
+	if s.o.OnLeaseRenewed != nil {
+		s.o.OnLeaseRenewed(t)
+	}
+}
+
+// backoffKey is the session's key in BootstrapBackoff: the cluster and the hub's server, so that two agents of
+// one cluster sharing the persisted back-off agree on it whatever they call the hub.
+func (s *Session) backoffKey() string {
+	return clientcert.BootstrapBackoffKey(s.o.ClusterName, s.hub.Bootstrap.Hub.Server)
+}
+
+// observe looks at the hub kubeconfig Secret's data (checkErr: CheckHubKubeconfig's verdict for this hub) and
+// reports a takeover (Takeover) once. Only the session's goroutine calls it.
+func (s *Session) observe(data map[string][]byte, checkErr error) {
+	cert := data[clientcert.TLSCertSecretKey]
+	report, ours := Takeover(s.ours, cert, len(cert) > 0 && s.o.BootstrapBackoff.Wrote(cert))
+	s.ours = ours
+	if report {
+		s.reportContested(data, checkErr)
+	}
+}
+
+// Takeover decides whether the hub kubeconfig Secret was taken over by another writer. ours says whether the
+// credentials last seen were this process's (written, or run with); cert is the certificate seen now and wrote
+// whether this process wrote it. Rules:
+//  1. No certificate (the Secret deleted or emptied): not a takeover, ours unchanged — a foreign Secret created
+//     after a deletion still is one.
+//  2. A certificate this process wrote: not a takeover; ours.
+//  3. Another certificate: a takeover when the credentials were ours; from then on not ours, so each takeover is
+//     reported once.
+func Takeover(ours bool, cert []byte, wrote bool) (report, nowOurs bool) {
+	switch {
+	case len(cert) == 0:
+		return false, ours
+	case wrote:
+		return false, true
+	default:
+		return ours, false
+	}
+}
+
+// reportContested reports a hub kubeconfig Secret taken over by another writer (event, OnContested). Credentials
+// that cannot be used here (checkErr != nil) also grow the hub's bootstrap back-off, so that the agent does not
+// overwrite them at once; valid ones (the same names on the same hub) are used as they are.
+func (s *Session) reportContested(data map[string][]byte, checkErr error) {
+	owner := clientcert.OwnerOf(data)
+	what := fmt.Sprintf("cluster %q, agent %q, hub server %q", owner.ClusterName, owner.AgentName, owner.Server)
+	var msg string
+	if checkErr == nil {
+		msg = fmt.Sprintf("hub kubeconfig secret %s/%s was replaced by credentials this agent did not write (%s), valid for it: "+
+			"another agent may be running for this cluster; the agent uses them as they are",
+			s.o.Namespace, s.o.SecretName, what)
+	} else {
+		st := s.o.BootstrapBackoff.Contested(s.backoffKey())
+		next := "now"
+		if !st.NotBefore.IsZero() {
+			next = st.NotBefore.UTC().Format(time.RFC3339)
+		}
+		msg = fmt.Sprintf("hub kubeconfig secret %s/%s was replaced by credentials this agent did not write (%s; %v): "+
+			"another agent may be running for this cluster; next CSR to hub %s not before %s",
+			s.o.Namespace, s.o.SecretName, what, clientcert.InvalidReasonOf(checkErr), s.hub.Name, next)
+	}
+	s.o.Recorder.Warning(ReasonHubKubeconfigContested, msg)
+	if s.o.OnContested != nil {
+		s.o.OnContested(msg)
+	}
+}
+
 // bootstrapCreateClient returns the ManagedCluster client the main controllers create their ManagedCluster with
 // when it is absent (deleted on the hub): the bootstrap identity's, since OCM's hub never lets the agent identity
 // create ManagedClusters. It returns nil — the hub identity is then used and its 403 reported — when the bootstrap
@@ -647,6 +744,8 @@ func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformer
 		ExpirationSeconds:   s.o.CSRExpirationSeconds,
 		Clock:               s.o.Clock,
 		RetryBackoff:        s.o.CSRRetryBackoff,
+		BootstrapBackoff:    s.o.BootstrapBackoff,
+		BackoffHub:          s.backoffKey(),
 		Recorder:            s.o.Recorder,
 	}
 }

@@ -65,6 +65,7 @@ func TestAgent(t *testing.T) {
 		t.Run("FC-04 FC-05 invalid flags", s.afterFirstJoin(testInvalidFlags))
 		t.Run("FC-04 FC-05 accepted URLs and names", s.afterFirstJoin(testAcceptedURLsAndNames))
 		t.Run("FC-07 damaged secret", s.afterFirstJoin(testDamagedSecret))
+		t.Run("contested secret", s.afterFirstJoin(testContestedSecret))
 		t.Run("FC-09 both expired", s.afterFirstJoin(testBothExpired))
 		t.Run("FC-15 bootstrap file references", s.afterFirstJoin(testBootstrapFileReferences))
 		t.Run("FC-10 clock skew", s.afterFirstJoin(testClockSkew))

@@ -158,12 +158,17 @@ func testJoinChain(t *testing.T, s *suite) {
 	t.Run("scenario 2 restart with valid secret", func(t *testing.T) {
 		csrsBefore := len(csrsOf(t, hub, chainCluster))
 		started := eventCount(t, spoke, eventHubControllers, chainCluster)
+		// The lease duration is set here, not left to the "lease renewed by the agent" step (which -run may skip),
+		// and the renewal baseline is read before the restart: the new agent renews at once, and that renewal
+		// must count.
+		setLeaseDuration(t, hub, chainCluster, leaseSeconds)
 		a1.Stop()
+		renewBaseline := agentRenewTime(t, hub, chainCluster)
 		a2 := startAgent(t, spoke, agentSpec{bootstrap: hub.BootstrapKubeconfig(), urls: []string{externalURL}, maxClaims: maxClaims})
 		framework.Eventually(t, eventTimeout, pollInterval, func() (bool, error) {
 			return eventCount(t, spoke, eventHubControllers, chainCluster) > started, nil
 		}, "main controllers restarted for %s", chainCluster)
-		waitLeaseRenewals(t, hub, chainCluster, 1, 2*leaseSeconds*time.Second+hubTimeout)
+		waitLeaseRenewalsSince(t, hub, chainCluster, renewBaseline, 1, 2*leaseSeconds*time.Second+hubTimeout)
 		rec := recordMC(t, hub, chainCluster)
 		quietFrom := time.Now()
 		framework.Consistently(t, quietWindow, pollInterval, func() (bool, error) {

@@ -1,4 +1,5 @@
-// Package agent_test is the real-wire suite of the klusterlet-failover agent (issue 3): the agent runs in-process
+// Package agent_test is the real-wire suite of the klusterlet-failover agent on one hub (join flow, rotation,
+// status, claims and the agent's field cases; docs/design.md §3, §4, docs/field-cases.md): the agent runs in-process
 // (util.StartAgent → RunWithClients) against real spoke apiservers and real hubs (kube-apiserver, etcd, a CSR
 // signer and OCM's own hub registration controller with auto-approval), and every assertion is made on what the
 // hub and the spoke actually hold.

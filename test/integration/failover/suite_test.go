@@ -1,5 +1,6 @@
-// Package failover_test is the real-wire suite of hub failover (issue 4, design §6): the agent runs in-process
-// against real kube-apiservers (a spoke and two or more hubs with OCM's hub controller) from test/framework, and
+// Package failover_test is the real-wire suite of hub failover (moving the cluster to an alternate hub when the
+// active one is lost, rejects it or is switched away from; docs/design.md §6): the agent runs in-process against
+// real kube-apiservers (a spoke and two or more hubs with OCM's hub controller) from test/framework, and
 // the tests take hubs away by stopping their apiserver or cutting them off behind a TCP proxy.
 //
 // Run: KUBEBUILDER_ASSETS=$(hack/build-test-binaries.sh) go test ./test/integration/failover/ -count=1 -v

@@ -9,13 +9,18 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
@@ -39,6 +44,16 @@ const (
 // with bootstrap as its bootstrap kubeconfig, its own hub kubeconfig directory, and the short election durations.
 func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootstrap []byte, cluster ...string) *framework.AgentProcess {
 	t.Helper()
+	spokeCluster := clusterName
+	if len(cluster) > 0 {
+		spokeCluster = cluster[0]
+	}
+	return registrationAgentWith(t, spoke, name, bootstrap, spokeCluster)
+}
+
+// registrationAgentWith is registrationAgent for cluster spokeCluster with extra flags appended.
+func registrationAgentWith(t *testing.T, spoke *framework.Spoke, name string, bootstrap []byte, spokeCluster string, extra ...string) *framework.AgentProcess {
+	t.Helper()
 	dir := t.TempDir()
 	bootstrapFile := filepath.Join(dir, "bootstrap", "kubeconfig")
 	if err := os.MkdirAll(filepath.Dir(bootstrapFile), 0o700); err != nil {
@@ -46,10 +61,6 @@ func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootst
 	}
 	if err := os.WriteFile(bootstrapFile, bootstrap, 0o600); err != nil {
 		t.Fatal(err)
-	}
-	spokeCluster := clusterName
-	if len(cluster) > 0 {
-		spokeCluster = cluster[0]
 	}
 	args := []string{
 		"/registration", "agent",
@@ -63,7 +74,7 @@ func registrationAgent(t *testing.T, spoke *framework.Spoke, name string, bootst
 		"--leader-election-renew-deadline=" + renewDeadline.String(),
 		"--leader-election-retry-period=" + retryPeriod.String(),
 	}
-	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), args)
+	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), append(args, extra...))
 }
 
 // startOCMAgent runs OCM's own registration agent v1.2.0 (`registration agent`, leader election on, its default
@@ -108,6 +119,51 @@ func holderOf(l *coordinationv1.Lease) string {
 		return ""
 	}
 	return *l.Spec.HolderIdentity
+}
+
+// watchHolders watches the leader election Lease from its current version until the test ends; the returned
+// function gives the holder of every version delivered since, "" for a released lock.
+func watchHolders(t *testing.T, spoke *framework.Spoke) func() []string {
+	t.Helper()
+	leases := spoke.Kube.CoordinationV1().Leases(util.AgentNamespace)
+	lease, err := leases.Get(context.Background(), lockName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get Lease %s: %v", lockName, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, lease.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = "metadata.name=" + lockName
+			return leases.Watch(ctx, o)
+		},
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var out []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			if l, ok := ev.Object.(*coordinationv1.Lease); ok {
+				mu.Lock()
+				out = append(out, holderOf(l))
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		w.Stop()
+		cancel()
+		<-done
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(out)
+	}
 }
 
 // csrCount is the number of CSRs for the cluster on hub.
@@ -189,6 +245,10 @@ func TestLeaderElection(t *testing.T) {
 	if h := holder(t, spoke); h != leaderB {
 		t.Fatalf("lock holder changed from %q to %q while the leader runs", leaderB, h)
 	}
+	// Whether the lock was released is read from the Lease's versions, not from how fast the standby took
+	// over (the leader's shutdown may take seconds on a loaded machine): a released lock has a version with no
+	// holder between leader B's and the standby's; one left to expire goes from leader B to the standby.
+	holders := watchHolders(t, spoke)
 	stopped := time.Now()
 	if err := second.Stop(); err != nil {
 		t.Fatalf("the leader did not stop on SIGTERM: %v\n%s", err, second.LogTail(30))
@@ -197,10 +257,21 @@ func TestLeaderElection(t *testing.T) {
 		h := holder(t, spoke)
 		return h != "" && h != leaderB, nil
 	}, "the standby holds Lease %s after the leader stopped", lockName)
-	took := time.Since(stopped)
-	t.Logf("measured: standby took over %.1f s after the leader stopped gracefully", took.Seconds())
-	if took >= leaseDuration {
-		t.Errorf("take-over after a graceful stop took %s, not less than the lease duration %s: the lock was not released", took, leaseDuration)
+	t.Logf("measured: standby took over %.1f s after the leader stopped gracefully", time.Since(stopped).Seconds())
+	var seen []string
+	framework.Eventually(t, 30*time.Second, 100*time.Millisecond, func() (bool, error) {
+		seen = holders()
+		return slices.ContainsFunc(seen, func(h string) bool { return h != "" && h != leaderB }), nil
+	}, "the watch delivers the Lease version naming the new holder")
+	for _, h := range seen {
+		if h == "" {
+			break
+		}
+		if h != leaderB {
+			t.Errorf("Lease %s went from %q to %q without a released version (holders seen %q): the stopped leader did not release the lock",
+				lockName, leaderB, h, seen)
+			break
+		}
 	}
 	if done, err := third.Exited(); done {
 		t.Fatalf("the new leader exited (%v):\n%s", err, third.LogTail(30))
@@ -230,13 +301,6 @@ func TestMigrationFromOCMAgent(t *testing.T) {
 	if err := ocm.Stop(); err != nil {
 		t.Fatalf("OCM's agent did not stop on SIGTERM: %v", err)
 	}
-
-	// Ours, as the operator renders it, without --agent-id: the names come from the stored Secret.
-	ours := registrationAgent(t, spoke, "ours-after-ocm", hub.BootstrapKubeconfig(), cluster)
-	framework.Eventually(t, 4*leaseDuration, 200*time.Millisecond, func() (bool, error) {
-		h := holder(t, spoke)
-		return h != "" && h != ocmLeader, nil
-	}, "our agent holds Lease %s after OCM's agent released it", lockName)
 	renewed := func() time.Time {
 		l, err := hub.Kube.CoordinationV1().Leases(cluster).Get(context.Background(), "managed-cluster-lease", metav1.GetOptions{})
 		if err != nil || l.Spec.RenewTime == nil {
@@ -244,9 +308,18 @@ func TestMigrationFromOCMAgent(t *testing.T) {
 		}
 		return l.Spec.RenewTime.Time
 	}
-	takenOver := time.Now().Add(-time.Second) // RenewTime has microsecond precision; allow clock rounding
+	// The renewal baseline is OCM's agent's last renewal, read once it has stopped and before ours starts: ours
+	// renews as soon as it leads, possibly before the wait below sees it lead.
+	lastByOCM := renewed()
+
+	// Ours, as the operator renders it, without --agent-id: the names come from the stored Secret.
+	ours := registrationAgent(t, spoke, "ours-after-ocm", hub.BootstrapKubeconfig(), cluster)
+	framework.Eventually(t, 4*leaseDuration, 200*time.Millisecond, func() (bool, error) {
+		h := holder(t, spoke)
+		return h != "" && h != ocmLeader, nil
+	}, "our agent holds Lease %s after OCM's agent released it", lockName)
 	framework.Eventually(t, 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
-		return renewed().After(takenOver), nil
+		return renewed().After(lastByOCM), nil
 	}, "our agent renews the cluster lease on the hub")
 	after := util.HubKubeconfigSecret(t, spoke)
 	for _, key := range []string{"tls.crt", "tls.key", "cluster-name", "agent-name"} {

@@ -15,8 +15,12 @@ import (
 )
 
 const (
-	// requestTimeout bounds each probe request, retries included, so black-holed requests fail fast.
+	// requestTimeout bounds a probe request, retries included, that is expected to fail, so that black-holed
+	// requests fail fast.
 	requestTimeout = 2 * time.Second
+	// upRequestTimeout bounds a probe request that is expected to succeed: a healthy hub may take seconds to
+	// answer on a loaded 2-core machine.
+	upRequestTimeout = 20 * time.Second
 	// recoveryTimeout bounds how long clients take to reach the hub again after Heal or StartAPIServer.
 	recoveryTimeout = 30 * time.Second
 )
@@ -77,36 +81,39 @@ func TestHubLoss(t *testing.T) {
 }
 
 // probe returns a function that makes one authenticated request (list CSRs, which the bootstrap user may do)
-// with cfg and returns its error. The deadline covers client-go's own retries of dropped connections.
-func probe(t *testing.T, cfg *rest.Config) func() error {
+// with cfg within timeout and returns its error. The deadline covers client-go's own retries of dropped
+// connections.
+func probe(t *testing.T, cfg *rest.Config) func(timeout time.Duration) error {
 	t.Helper()
 	client := kubernetes.NewForConfigOrDie(cfg)
-	return func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	return func(timeout time.Duration) error {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		_, err := client.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{Limit: 1})
 		return err
 	}
 }
 
-func expectUp(t *testing.T, request func() error, what string) {
+func expectUp(t *testing.T, request func(time.Duration) error, what string) {
 	t.Helper()
-	if err := request(); err != nil {
+	if err := request(upRequestTimeout); err != nil {
 		t.Fatalf("request %s failed: %v", what, err)
 	}
 }
 
-func expectDown(t *testing.T, request func() error, what string) {
+func expectDown(t *testing.T, request func(time.Duration) error, what string) {
 	t.Helper()
-	if err := request(); err == nil {
+	if err := request(requestTimeout); err == nil {
 		t.Fatalf("request %s succeeded, want an error", what)
 	}
 }
 
-func eventuallyUp(t *testing.T, request func() error, what string) {
+// eventuallyUp retries until a request succeeds; each attempt gets requestTimeout, so that a connection the
+// black hole left hanging is given up and retried rather than waited on.
+func eventuallyUp(t *testing.T, request func(time.Duration) error, what string) {
 	t.Helper()
 	framework.Eventually(t, recoveryTimeout, pollInterval, func() (bool, error) {
-		err := request()
+		err := request(requestTimeout)
 		return err == nil, err
 	}, "request %s", what)
 }

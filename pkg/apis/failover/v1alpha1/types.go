@@ -58,6 +58,11 @@ const (
 	// ConditionDegraded is True when something needs attention: no hub is viable, an alternate hub's
 	// bootstrap kubeconfig is invalid, or the last switch failed. The message names the hub and the cause.
 	ConditionDegraded = "Degraded"
+	// ConditionHubKubeconfigContested is True for an hour after the hub kubeconfig Secret, holding credentials
+	// this agent wrote, was replaced by credentials it did not write: another agent (a second replica without
+	// leader election, OCM's own registration agent) may be running for this cluster. The message names the
+	// cluster, agent and hub server found. The condition is absent until that first happens.
+	ConditionHubKubeconfigContested = "HubKubeconfigContested"
 )
 
 // FailoverConfig configures the hub failover of a klusterlet-failover agent. The agent reads the one
