@@ -87,6 +87,8 @@ const (
 	DefaultResyncInterval = 10 * time.Minute
 	// secretWriteTimeout bounds a Secret write, which is not cancelled with the controller.
 	secretWriteTimeout = 10 * time.Second
+	// namespaceRecheck is how soon a Secret whose install namespace does not exist yet is tried again.
+	namespaceRecheck = 5 * time.Second
 )
 
 // Options configures NewAddOnRegistrationController. Fields without a stated default are required.
@@ -479,6 +481,13 @@ func (c *AddOnRegistrationController) follow(ctx context.Context, syncCtx factor
 	if err := c.writeSecret(ctx, cfg, live, data); err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
+		}
+		if live == nil && apierrors.IsNotFound(err) {
+			// The install namespace does not exist yet (the add-on's manifests create it): keep the certificate and
+			// look again soon, not at the rate limiter's growing delays.
+			c.warnOnce(syncCtx, "write/"+cfg.Key(), ReasonAddOnCredentialsWriteFailed, fmt.Sprintf("add-on %s: Secret %s not written yet: %v", cfg.AddOnName, cfg.Key(), err))
+			c.setState(cfg, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("certificate from CSR %s issued; waiting for namespace %s: %v", p.name, cfg.Namespace, err), time.Time{})
+			return namespaceRecheck, nil
 		}
 		c.warnOnce(syncCtx, "write/"+cfg.Key(), ReasonAddOnCredentialsWriteFailed, fmt.Sprintf("add-on %s: writing Secret %s failed: %v", cfg.AddOnName, cfg.Key(), err))
 		c.setState(cfg, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("certificate from CSR %s issued; writing the Secret failed: %v", p.name, err), time.Time{})

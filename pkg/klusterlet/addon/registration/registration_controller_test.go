@@ -15,6 +15,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -588,5 +589,32 @@ func TestCSRCreationHalts(t *testing.T) {
 	}
 	if !slices.Contains(h.reasons(), ReasonAddOnCSRCreationHalted) {
 		t.Errorf("events %v lack %s", h.reasons(), ReasonAddOnCSRCreationHalted)
+	}
+}
+
+// TestMissingInstallNamespace: an issued certificate whose install namespace does not exist yet is kept and the
+// write retried soon, without a new CSR.
+func TestMissingInstallNamespace(t *testing.T) {
+	h := newHarness(t, []*addonv1alpha1.ManagedClusterAddOn{newAddOn("hello", kubeClientReg)}, nil)
+	missing := true
+	h.spoke.PrependReactor("create", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if missing {
+			return true, nil, apierrors.NewNotFound(corev1.Resource("namespaces"), testNS)
+		}
+		return false, nil, nil
+	})
+	h.mustSync("hello")
+	h.approveAll(time.Hour)
+	q := h.mustSync("hello")
+	if got := q.After["hello"]; got != namespaceRecheck {
+		t.Errorf("requeue after %v, want %v", got, namespaceRecheck)
+	}
+	missing = false
+	h.mustSync("hello")
+	if h.secret(h.spoke, testNS, "hello-hub-kubeconfig") == nil {
+		t.Fatal("Secret not written once the namespace exists")
+	}
+	if n := len(h.csrs()); n != 1 {
+		t.Errorf("CSRs: %d, want 1 (the issued certificate is kept)", n)
 	}
 }
