@@ -2,7 +2,7 @@
 # Builds the real control-plane binaries the test bed runs, from source, through the Go module proxy:
 #   kube-apiserver, kube-controller-manager, kubectl  (k8s.io/kubernetes, hack/tools/kube)
 #   etcd                                              (go.etcd.io/etcd/server/v3, hack/tools/etcd)
-#   registration, work, registration-operator         (open-cluster-management.io/ocm, hack/tools/ocm)
+#   registration, work, registration-operator, addon  (open-cluster-management.io/ocm, hack/tools/ocm)
 # into a cache outside the clone, keyed by the versions and the tool modules' go.sum, so that a fresh clone
 # (CI's) reuses it. A missing or partial entry is rebuilt, never trusted.
 #
@@ -17,7 +17,7 @@ TOOLS="${ROOT}/hack/tools"
 KUBE_VERSION="v1.34.3"
 ETCD_VERSION="v3.6.6"
 OCM_VERSION="v1.2.0"
-BINARIES=(kube-apiserver kube-controller-manager kubectl etcd registration work registration-operator)
+BINARIES=(kube-apiserver kube-controller-manager kubectl etcd registration work registration-operator addon)
 
 die() { echo "build-test-binaries: $*" >&2; exit 1; }
 
@@ -25,7 +25,7 @@ command -v go >/dev/null 2>&1 || die "no Go toolchain on PATH: install Go (1.24 
 
 # The key covers what decides the binaries' content: versions and the tool modules' go.mod/go.sum. Bump
 # BUILD_REVISION when the build flags below change.
-BUILD_REVISION=2
+BUILD_REVISION=3
 sum_hash="$(cat "${TOOLS}/kube/go.mod" "${TOOLS}/kube/go.sum" "${TOOLS}/etcd/go.mod" "${TOOLS}/etcd/go.sum" "${TOOLS}/ocm/go.mod" "${TOOLS}/ocm/go.sum" | sha256sum | cut -c1-12)"
 KEY="kube-${KUBE_VERSION}_etcd-${ETCD_VERSION}_ocm-${OCM_VERSION}_r${BUILD_REVISION}_${sum_hash}"
 CACHE_ROOT="${KF_TEST_BINARIES_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/klusterlet-failover/test-binaries}"
@@ -68,8 +68,9 @@ start=$(date +%s)
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl) \
   || die "building kube-apiserver/kube-controller-manager/kubectl ${KUBE_VERSION} failed (see the go output above)"
 (cd "${TOOLS}/ocm" && go build -trimpath -ldflags "-s -w" -o "${STAGE}/" open-cluster-management.io/ocm/cmd/registration \
-    open-cluster-management.io/ocm/cmd/work open-cluster-management.io/ocm/cmd/registration-operator) \
-  || die "building OCM registration/work/registration-operator ${OCM_VERSION} failed (see the go output above)"
+    open-cluster-management.io/ocm/cmd/work open-cluster-management.io/ocm/cmd/registration-operator \
+    open-cluster-management.io/ocm/cmd/addon) \
+  || die "building OCM registration/work/registration-operator/addon ${OCM_VERSION} failed (see the go output above)"
 
 for b in "${BINARIES[@]}"; do [[ -x "${STAGE}/${b}" ]] || die "build produced no ${b}"; done
 (cd "${STAGE}" && sha256sum "${BINARIES[@]}" > .complete)

@@ -102,7 +102,7 @@ func NewRegistrationAgentCommand() *cobra.Command {
 			klog.Infof("Ignoring %s, as OCM's agent does", ignored)
 		}
 		if ignored := o.IgnoredFeatureGates(c.Flags()); len(ignored) > 0 {
-			klog.Infof("Feature gates accepted without effect (klusterlet-failover implements MultipleHubs only): %s", strings.Join(ignored, ","))
+			klog.Infof("Feature gates accepted without effect (klusterlet-failover implements MultipleHubs and AddonManagement only): %s", strings.Join(ignored, ","))
 		}
 		return nil
 	})

@@ -182,6 +182,10 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	mirror := clientcert.NewHubKubeconfigSecretMirrorController(o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir,
 		secretInformer, 10*time.Minute, recorder)
 
+	var addOnHosting kubernetes.Interface
+	if o.SpokeKubeconfig != "" {
+		addOnHosting = spoke.AgentKube
+	}
 	var expiration *int32
 	if o.ClientCertExpirationSeconds > 0 {
 		e := o.ClientCertExpirationSeconds
@@ -221,6 +225,8 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			SpokeKubeClient:              spoke.Kube,
 			SpokeSecretInformer:          secretInformer,
 			SpokeClusterClient:           spoke.Cluster,
+			AddOns:                       !o.DisableAddOnManagement,
+			AddOnHostingKubeClient:       addOnHosting,
 			BootstrapBackoff:             bootstrapBackoff,
 			Clock:                        clk,
 			Recorder:                     recorder,

@@ -36,7 +36,7 @@ type OCMAgentOptions struct {
 	// only that value (or empty) is accepted.
 	HubKubeconfigFile string
 	// FeatureGates are OCM's registration agent feature gates (--feature-gates, OCM's names and parsing, an
-	// unknown name is an error). MultipleHubs is honoured; the others are accepted and logged once.
+	// unknown name is an error). MultipleHubs and AddonManagement are honoured; the others are accepted and logged once.
 	FeatureGates featuregate.MutableFeatureGate
 	// RegistrationAuth is --registration-auth: "" or "csr"; "awsirsa" and "grpc" are refused at start.
 	RegistrationAuth string
@@ -119,11 +119,15 @@ func (o *OCMAgentOptions) ValidateOCMFlags() error {
 	return errors.Join(errs...)
 }
 
-// CompleteOCMFlags applies OCM's rule for the two bootstrap flags: with the MultipleHubs gate on,
+// CompleteOCMFlags turns the AddonManagement gate off into DisableAddOnManagement and applies OCM's rule for the
+// two bootstrap flags: with the MultipleHubs gate on,
 // --bootstrap-kubeconfigs is the hub list and --bootstrap-kubeconfig is ignored; with it off,
 // --bootstrap-kubeconfigs is ignored. It returns what it ignored, for a log line ("" when nothing). Call it after
 // parsing and before ValidateFlags.
 func (o *OCMAgentOptions) CompleteOCMFlags() string {
+	if !o.FeatureGates.Enabled(ocmfeature.AddonManagement) {
+		o.DisableAddOnManagement = true
+	}
 	if o.FeatureGates.Enabled(ocmfeature.MultipleHubs) {
 		if o.BootstrapKubeconfig != "" {
 			ignored := fmt.Sprintf("--bootstrap-kubeconfig=%s (the MultipleHubs gate is on: --bootstrap-kubeconfigs is the hub list)", o.BootstrapKubeconfig)
@@ -141,7 +145,7 @@ func (o *OCMAgentOptions) CompleteOCMFlags() string {
 }
 
 // IgnoredFeatureGates returns, sorted, the feature gates given on the command line that this agent accepts
-// but does not act on ("Name=true"); MultipleHubs is acted on and never listed. fs is the parsed flag set.
+// but does not act on ("Name=true"); MultipleHubs and AddonManagement are acted on and never listed. fs is the parsed flag set.
 func (o *OCMAgentOptions) IgnoredFeatureGates(fs *pflag.FlagSet) []string {
 	f := fs.Lookup("feature-gates")
 	if f == nil || !f.Changed {
@@ -150,7 +154,7 @@ func (o *OCMAgentOptions) IgnoredFeatureGates(fs *pflag.FlagSet) []string {
 	var out []string
 	for _, kv := range strings.Split(f.Value.String(), ",") {
 		name, _, _ := strings.Cut(strings.TrimSpace(kv), "=")
-		if name == "" || name == string(ocmfeature.MultipleHubs) {
+		if name == "" || name == string(ocmfeature.MultipleHubs) || name == string(ocmfeature.AddonManagement) {
 			continue
 		}
 		out = append(out, strings.TrimSpace(kv))

@@ -73,12 +73,29 @@ func TestOCMFlagsDefaultMode(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"AddonManagement=true", "ClusterClaim=true"}, o.IgnoredFeatureGates(fs)); diff != "" {
+	if diff := cmp.Diff([]string{"ClusterClaim=true"}, o.IgnoredFeatureGates(fs)); diff != "" {
 		t.Errorf("ignored feature gates (-want +got):\n%s", diff)
+	}
+	o.CompleteOCMFlags()
+	if o.DisableAddOnManagement {
+		t.Errorf("AddonManagement=true: add-on management disabled, want enabled")
 	}
 	primary, hubs, err := o.HubFiles()
 	if err != nil || primary != "/spoke/bootstrap/kubeconfig" || len(hubs) != 0 {
 		t.Errorf("HubFiles() = %q, %v, %v; want the bootstrap kubeconfig alone", primary, hubs, err)
+	}
+}
+
+// TestOCMFlagsAddonManagementOff: OCM's gate AddonManagement=false turns the add-on controllers off.
+func TestOCMFlagsAddonManagementOff(t *testing.T) {
+	o, _, err := parseOCM(t, "--spoke-cluster-name=cluster1", "--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig",
+		"--feature-gates=AddonManagement=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.CompleteOCMFlags()
+	if !o.DisableAddOnManagement {
+		t.Errorf("AddonManagement=false: DisableAddOnManagement false, want true")
 	}
 }
 

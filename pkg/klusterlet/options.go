@@ -105,6 +105,9 @@ type FailoverAgentOptions struct {
 	// ReservedClusterClaimSuffixes make every ClusterClaim whose name ends with one of them a reserved claim:
 	// always exposed, not counted against MaxCustomClusterClaims (--reserved-cluster-claim-suffixes).
 	ReservedClusterClaimSuffixes []string
+	// DisableAddOnManagement turns off add-on registration and add-on lease health (--disable-addon-management;
+	// in `registration agent`, OCM's feature gate AddonManagement=false). Default: on, as in OCM.
+	DisableAddOnManagement bool
 }
 
 // NewFailoverAgentOptions returns options with the documented defaults. It does no I/O.
@@ -161,6 +164,8 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 		"Annotations (key=value,...) set on the ManagedCluster when the agent creates it; only keys with the prefix \"agent.open-cluster-management.io\" are used, as in OCM.")
 	fs.StringSliceVar(&o.ReservedClusterClaimSuffixes, "reserved-cluster-claim-suffixes", o.ReservedClusterClaimSuffixes,
 		"ClusterClaims whose names end with one of these suffixes are reserved: always exposed, not counted against --max-custom-cluster-claims.")
+	fs.BoolVar(&o.DisableAddOnManagement, "disable-addon-management", o.DisableAddOnManagement,
+		"Do not register the cluster's add-ons with the hub (their hub kubeconfig Secrets) nor report their lease-based health.")
 }
 
 // CompleteNamespace fills ComponentNamespace from the service-account namespace file when it is empty,

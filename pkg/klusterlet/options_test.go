@@ -114,6 +114,7 @@ func TestFlagDefaults(t *testing.T) {
 		"kube-api-burst":             "100",
 		"hub-kube-api-qps":           "50",
 		"hub-kube-api-burst":         "100",
+		"disable-addon-management":   "false",
 	}
 	for name, def := range want {
 		f := fs.Lookup(name)

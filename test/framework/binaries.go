@@ -27,6 +27,9 @@ const (
 	// BinaryWork is OCM's work binary (open-cluster-management.io/ocm/cmd/work); its `agent` subcommand is the
 	// work agent the klusterlet runs on a managed cluster.
 	BinaryWork = "work"
+	// BinaryAddon is OCM's add-on binary (open-cluster-management.io/ocm/cmd/addon); its `manager` subcommand is
+	// the hub add-on manager (template add-ons, add-on registration and CSR approval).
+	BinaryAddon = "addon"
 	// BinaryRegistrationOperator is OCM's operator binary (open-cluster-management.io/ocm/cmd/registration-operator);
 	// its `klusterlet` subcommand is the klusterlet operator.
 	BinaryRegistrationOperator = "registration-operator"
@@ -41,7 +44,7 @@ const (
 // requiredBinaries returns the names BinariesDir requires in its directory.
 func requiredBinaries() []string {
 	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryEtcd, BinaryRegistration,
-		BinaryWork, BinaryRegistrationOperator}
+		BinaryWork, BinaryRegistrationOperator, BinaryAddon}
 }
 
 // binariesDirOnce memoizes BinariesDir: the script checksums about 400 MB of binaries on every call.

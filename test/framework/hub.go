@@ -84,6 +84,11 @@ type HubOptions struct {
 	// AcceptCluster(false) sticks), creates the cluster namespace, RBAC and lease, and sets Available=Unknown on
 	// clusters whose lease is older than 5x leaseDurationSeconds. Its log is <LogDir>/registration-controller.log.
 	HubController bool
+	// AddonManager runs OCM's hub add-on manager (`addon manager`, v1.2.0) and serves the add-on CRDs it needs
+	// (ClusterManagementAddOn, AddOnTemplate, AddOnDeploymentConfig): it fills ManagedClusterAddOn status
+	// (registrations, namespace) for template add-ons and approves their CSRs. Its log is
+	// <LogDir>/addon-manager.log.
+	AddonManager bool
 	// Proxy puts a TCP proxy in front of the apiserver; URL, the bootstrap kubeconfig and UserConfig then go
 	// through it, so the test can cut the hub off (Hub.Proxy). Admin clients, kube-controller-manager and the hub
 	// controller always talk to the apiserver directly.
@@ -138,7 +143,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
-	crds, err := loadCRDs(root, hubCRDFiles())
+	crdFiles := hubCRDFiles()
+	if opts.AddonManager {
+		crdFiles = append(crdFiles, addonManagerCRDFiles()...)
+	}
+	crds, err := loadCRDs(root, crdFiles)
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
@@ -181,6 +190,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 		began := time.Now()
 		h.startHubController()
 		timings = append(timings, fmt.Sprintf("hub controller %s", time.Since(began).Round(time.Millisecond)))
+	}
+	if opts.AddonManager {
+		began := time.Now()
+		h.startAddonManager()
+		timings = append(timings, fmt.Sprintf("add-on manager %s", time.Since(began).Round(time.Millisecond)))
 	}
 	t.Logf("%s started in %s (%s) at %s, proxy %v, signer %s", component, time.Since(start).Round(time.Millisecond),
 		strings.Join(timings, ", "), cp.url(), h.Proxy != nil, opts.Signer)
@@ -443,18 +457,7 @@ func (h *Hub) startKubeControllerManager() {
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + certDir,
 	}
-	p, err := startProcess(BinaryKubeControllerManager, h.cp.logDir, filepath.Join(binDir, BinaryKubeControllerManager), args)
-	if err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
-	h.t.Cleanup(func() {
-		if err := p.stop(stopTimeout); err != nil {
-			h.t.Errorf("hub %s: %v", h.Name, err)
-		}
-	})
-	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
+	h.runHealthyProcess(BinaryKubeControllerManager, filepath.Join(binDir, BinaryKubeControllerManager), args, port)
 }
 
 // startInProcessSigner runs the in-process signer until the test ends; its log is <LogDir>/signer.log.
@@ -482,36 +485,11 @@ func (h *Hub) startHubController() {
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.StartTimeout)
 	defer cancel()
 	binDir, _ := BinariesDir() // checked by startControlPlane
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: HubControllerNamespace}}
-	if _, err := h.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		h.t.Fatalf("hub %s: creating namespace %s: %v", h.Name, ns.Name, err)
-	}
-	port, err := freeLoopbackPort()
-	if err != nil {
-		h.t.Fatalf("hub %s: hub controller: %v", h.Name, err)
-	}
-	args := []string{
+	p := h.startHubProcess("registration-controller", filepath.Join(binDir, BinaryRegistration),
 		"controller",
-		"--kubeconfig=" + h.adminKubeconfigFile,
-		"--namespace=" + HubControllerNamespace,
-		"--listen=127.0.0.1:" + strconv.Itoa(port),
-		"--disable-leader-election",
 		"--feature-gates=ManagedClusterAutoApproval=true",
-		"--auto-approved-csr-users=" + h.BootstrapUser(),
-		"--v=2",
-	}
-	p, err := startProcess("registration-controller", h.cp.logDir, filepath.Join(binDir, BinaryRegistration), args)
-	if err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
-	h.t.Cleanup(func() {
-		if err := p.stop(stopTimeout); err != nil {
-			h.t.Errorf("hub %s: %v", h.Name, err)
-		}
-	})
-	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
-	}
+		"--auto-approved-csr-users="+h.BootstrapUser(),
+	)
 	var lastErr error
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		if done, exitErr := p.exited(); done {

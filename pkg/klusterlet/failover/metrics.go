@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // Metric names of the failover feature, served on library-go controllercmd's /metrics endpoint (which serves
@@ -24,6 +26,10 @@ const (
 	// MetricClientCertificateExpirationTimestampSeconds is a gauge: Unix time in seconds at which the client
 	// certificate of the active hub's kubeconfig expires (its NotAfter); 0 when unknown.
 	MetricClientCertificateExpirationTimestampSeconds = "klusterlet_failover_client_certificate_expiration_timestamp_seconds"
+	// MetricAddOnCertificateExpirationTimestampSeconds is a gauge per add-on registration Secret (labels addon,
+	// secret "<namespace>/<name>") that holds a certificate of the active hub: Unix time in seconds at which it
+	// expires. Registrations that are not registered on the active hub have no series.
+	MetricAddOnCertificateExpirationTimestampSeconds = "klusterlet_failover_addon_certificate_expiration_timestamp_seconds"
 )
 
 // FailoverReasonFailback is the "reason" label of a switch back to the primary under the failback policy;
@@ -38,11 +44,13 @@ type Metrics struct {
 	probeResult       *metrics.GaugeVec
 	lastFailover      *metrics.Gauge
 	certificateExpiry *metrics.Gauge
+	addOnExpiry       *metrics.GaugeVec
 
 	lock sync.Mutex
 	// activeHubSeries are the hub label values that have an active-hub series, so that SetActiveHub can set
 	// the previous active hub to 0.
 	activeHubSeries map[string]struct{}
+	addOnSeries     map[[2]string]struct{}
 }
 
 var (
@@ -89,9 +97,15 @@ func NewMetrics(register func(...metrics.Registerable)) *Metrics {
 			Help:           "Unix time in seconds at which the client certificate for the active hub expires, 0 when unknown.",
 			StabilityLevel: metrics.ALPHA,
 		}),
+		addOnExpiry: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Name:           MetricAddOnCertificateExpirationTimestampSeconds,
+			Help:           "Unix time in seconds at which the certificate of an add-on registration Secret, issued by the active hub, expires.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"addon", "secret"}),
 		activeHubSeries: map[string]struct{}{},
+		addOnSeries:     map[[2]string]struct{}{},
 	}
-	register(m.activeHub, m.failovers, m.probeResult, m.lastFailover, m.certificateExpiry)
+	register(m.activeHub, m.failovers, m.probeResult, m.lastFailover, m.certificateExpiry, m.addOnExpiry)
 	return m
 }
 
@@ -130,6 +144,28 @@ func (m *Metrics) SetStandbyProbeResult(hub string, result ProbeResultType) {
 // records 0 (unknown).
 func (m *Metrics) SetClientCertificateExpiry(notAfter time.Time) {
 	m.certificateExpiry.Set(unixSeconds(notAfter))
+}
+
+// SetAddOnCertificateExpiry replaces the add-on certificate series with the Registered entries of addOns (the
+// active hub's registrations) that have a notAfter; the others lose their series.
+func (m *Metrics) SetAddOnCertificateExpiry(addOns []failoverv1alpha1.AddOnRegistrationStatus) {
+	m.lock.Lock()
+	defer m.lock.Unlock()
+	keep := map[[2]string]struct{}{}
+	for _, a := range addOns {
+		if a.State != failoverv1alpha1.AddOnRegistrationRegistered || a.NotAfter == nil {
+			continue
+		}
+		k := [2]string{a.Name, a.Secret}
+		keep[k] = struct{}{}
+		m.addOnExpiry.WithLabelValues(k[0], k[1]).Set(unixSeconds(a.NotAfter.Time))
+	}
+	for k := range m.addOnSeries {
+		if _, ok := keep[k]; !ok {
+			m.addOnExpiry.DeleteLabelValues(k[0], k[1])
+		}
+	}
+	m.addOnSeries = keep
 }
 
 // ForgetHub removes the per-hub series of a hub that is no longer configured.

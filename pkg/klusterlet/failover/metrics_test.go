@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 func TestMetrics(t *testing.T) {
@@ -89,6 +92,27 @@ klusterlet_failover_standby_probe_result{hub="hub-b",result="Unreachable"} 0
 # HELP klusterlet_failover_client_certificate_expiration_timestamp_seconds [ALPHA] Unix time in seconds at which the client certificate for the active hub expires, 0 when unknown.
 # TYPE klusterlet_failover_client_certificate_expiration_timestamp_seconds gauge
 klusterlet_failover_client_certificate_expiration_timestamp_seconds 1.767409445e+09
+`,
+		},
+		{
+			name: "add-on certificates of the active hub: registered ones only, and the last report replaces the series",
+			record: func(m *Metrics) {
+				at := metav1.NewTime(t0.Add(24 * time.Hour))
+				m.SetAddOnCertificateExpiry([]failoverv1alpha1.AddOnRegistrationStatus{
+					{Name: "hello", Secret: "ns/hello-hub-kubeconfig", State: failoverv1alpha1.AddOnRegistrationRegistered, NotAfter: &at},
+					{Name: "gone", Secret: "ns/gone-hub-kubeconfig", State: failoverv1alpha1.AddOnRegistrationRegistered, NotAfter: &at},
+				})
+				m.SetAddOnCertificateExpiry([]failoverv1alpha1.AddOnRegistrationStatus{
+					{Name: "hello", Secret: "ns/hello-hub-kubeconfig", State: failoverv1alpha1.AddOnRegistrationRegistered, NotAfter: &at},
+					{Name: "pending", Secret: "ns/pending-hub-kubeconfig", State: failoverv1alpha1.AddOnRegistrationPending},
+					{Name: "other", Secret: "ns/other-hub-kubeconfig", State: failoverv1alpha1.AddOnRegistrationNotOnHub, NotAfter: &at},
+				})
+			},
+			metrics: []string{MetricAddOnCertificateExpirationTimestampSeconds},
+			want: `
+# HELP klusterlet_failover_addon_certificate_expiration_timestamp_seconds [ALPHA] Unix time in seconds at which the certificate of an add-on registration Secret, issued by the active hub, expires.
+# TYPE klusterlet_failover_addon_certificate_expiration_timestamp_seconds gauge
+klusterlet_failover_addon_certificate_expiration_timestamp_seconds{addon="hello",secret="ns/hello-hub-kubeconfig"} 1.767409445e+09
 `,
 		},
 		{

@@ -169,6 +169,8 @@ type Orchestrator struct {
 	generation int
 	// forcedBootstrap is set once the active session was asked to re-bootstrap after lasting 401s.
 	forcedBootstrap bool
+	// addOns is, per hub, the add-on registration state its last session reported (status.hubs[].addOns).
+	addOns map[string][]failoverv1alpha1.AddOnRegistrationStatus
 	// contested and contestedAt are the last report of the hub kubeconfig Secret taken over by another writer.
 	contested   string
 	contestedAt time.Time
@@ -244,6 +246,7 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		wake:    make(chan struct{}, 1),
 		hubs:    map[string]*hubEntry{},
 		files:   map[string]fileRead{},
+		addOns:  map[string][]failoverv1alpha1.AddOnRegistrationStatus{},
 
 		duplicateHubs: map[string]bool{},
 	}
@@ -917,6 +920,17 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 		r.kick()
 	}
 	opts.OnClientCertificate = r.o.Metrics.SetClientCertificateExpiry
+	opts.OnAddOns = func(list []failoverv1alpha1.AddOnRegistrationStatus) {
+		r.mu.Lock()
+		if r.generation != gen {
+			r.mu.Unlock()
+			return
+		}
+		r.addOns[name] = list
+		r.mu.Unlock()
+		r.o.Metrics.SetAddOnCertificateExpiry(list)
+		r.kick()
+	}
 	opts.OnContested = func(msg string) {
 		r.mu.Lock()
 		r.contested, r.contestedAt = msg, r.o.Clock.Now()
@@ -1157,6 +1171,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 			hs.SkippedUntil = timePtr(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration))
 		}
 		hs.Message = truncate(hs.Message, maxStatusMessage)
+		hs.AddOns = addOnStatusFor(r.addOns[name])
 		hubs = append(hubs, hs)
 	}
 	r.mu.Unlock()
@@ -1268,6 +1283,24 @@ func (r *Orchestrator) kickAfter(d time.Duration) {
 		<-r.o.Clock.After(d)
 		r.kick()
 	}()
+}
+
+// maxAddOnStatuses is the CRD's cap on status.hubs[].addOns.
+const maxAddOnStatuses = 64
+
+// addOnStatusFor copies a hub's add-on registration states for the status, within the CRD's limits (64 entries,
+// messages of maxStatusMessage).
+func addOnStatusFor(list []failoverv1alpha1.AddOnRegistrationStatus) []failoverv1alpha1.AddOnRegistrationStatus {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]failoverv1alpha1.AddOnRegistrationStatus, 0, min(len(list), maxAddOnStatuses))
+	for _, a := range list[:min(len(list), maxAddOnStatuses)] {
+		c := *a.DeepCopy()
+		c.Message = truncate(c.Message, maxStatusMessage)
+		out = append(out, c)
+	}
+	return out
 }
 
 // activeHubResult maps the hub monitor's latest verdict reason about the active hub to a HubProbeResult.

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
+	certificatesv1informers "k8s.io/client-go/informers/certificates/v1"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -29,6 +30,8 @@ import (
 	clusterv1alpha1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
@@ -118,6 +121,18 @@ type Options struct {
 	OnClientCertificate func(notAfter time.Time)
 	// OnLeaseRenewed, if set, is called after every successful hub lease renewal; it must not block.
 	OnLeaseRenewed func(time.Time)
+	// AddOns, when true, runs the add-on registration and lease health controllers with the main controllers
+	// (OCM's AddonManagement), so they restart on every hub switch.
+	AddOns bool
+	// AddOnHostingKubeClient is the cluster hosting the agent in hosted mode (--spoke-kubeconfig), where the
+	// Secrets and leases of hosted add-ons live; nil when the agent runs on the managed cluster.
+	AddOnHostingKubeClient kubernetes.Interface
+	// OnAddOns, if set, is called with the add-on registration states of the session's hub whenever they change;
+	// it must not block.
+	OnAddOns func([]failoverv1alpha1.AddOnRegistrationStatus)
+	// AddOnLeaseDurationSeconds and AddOnHealthResyncInterval tune add-on health (0: OCM's 60 s and 30 s).
+	AddOnLeaseDurationSeconds int
+	AddOnHealthResyncInterval time.Duration
 	// Clock drives controllers and validity checks. Default: real clock.
 	Clock clock.Clock
 	// Recorder receives the session's and its controllers' events.
@@ -503,6 +518,9 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	csrInformers.Start(ctx.Done())
 	spoke.start(ctx)
 	run(ctx, &wg, rotation, leaseController, creating, status)
+	if s.o.AddOns {
+		s.runAddOns(ctx, &wg, cfg, kubeClient, csrInformers.Certificates().V1().CertificateSigningRequests())
+	}
 	defer func() {
 		cancel()
 		wg.Wait()
@@ -543,6 +561,37 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 			return
 		}
 	}
+}
+
+// runAddOns starts the add-on controllers (package addon) on wg with the hub identity of cfg and the session's
+// CSR informer (add-on CSRs carry the cluster label too); they stop with ctx.
+func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.Config, kubeClient kubernetes.Interface,
+	csrs certificatesv1informers.CertificateSigningRequestInformer) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := addon.Run(ctx, addon.Options{
+			ClusterName:          s.o.ClusterName,
+			AgentName:            s.o.AgentName,
+			HubName:              s.hub.Name,
+			Hub:                  s.hub.Bootstrap.Hub,
+			HubConfig:            cfg,
+			HubKubeClient:        kubeClient,
+			HubCSRInformer:       csrs,
+			SpokeKubeClient:      s.o.SpokeKubeClient,
+			HostingKubeClient:    s.o.AddOnHostingKubeClient,
+			ExpirationSeconds:    s.o.CSRExpirationSeconds,
+			RetryBackoff:         s.o.CSRRetryBackoff,
+			LeaseDurationSeconds: s.o.AddOnLeaseDurationSeconds,
+			HealthResyncInterval: s.o.AddOnHealthResyncInterval,
+			OnStatus:             s.o.OnAddOns,
+			Clock:                s.o.Clock,
+			Recorder:             s.o.Recorder,
+		})
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Add-on controllers not started")
+		}
+	}()
 }
 
 // leaseRenewed records that the credentials are in use (BootstrapBackoff.InUse) and passes the renewal on.

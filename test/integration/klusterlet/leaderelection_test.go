@@ -77,6 +77,30 @@ func registrationAgentWith(t *testing.T, spoke *framework.Spoke, name string, bo
 	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), append(args, extra...))
 }
 
+// startOCMAgent runs OCM's own registration agent v1.2.0 (`registration agent`, leader election on, its default
+// feature gates) for cluster with hub's bootstrap kubeconfig and the spoke's admin kubeconfig.
+func startOCMAgent(t *testing.T, hub *framework.Hub, spoke *framework.Spoke, cluster string) *framework.AgentProcess {
+	t.Helper()
+	binDir, err := framework.BinariesDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bootstrapFile := filepath.Join(dir, "bootstrap-kubeconfig")
+	if err := os.WriteFile(bootstrapFile, hub.BootstrapKubeconfig(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return framework.StartAgentProcess(t, "ocm-registration-agent", filepath.Join(binDir, framework.BinaryRegistration), []string{
+		"agent",
+		"--spoke-cluster-name=" + cluster,
+		"--bootstrap-kubeconfig=" + bootstrapFile,
+		"--hub-kubeconfig-dir=" + filepath.Join(dir, "ocm-hub-kubeconfig"),
+		"--kubeconfig=" + spoke.KubeconfigFile(),
+		"--namespace=" + util.AgentNamespace,
+		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
+	})
+}
+
 // holder returns the holder identity of the leader election Lease, "" when it is absent or released.
 func holder(t *testing.T, spoke *framework.Spoke) string {
 	t.Helper()
@@ -263,24 +287,7 @@ func TestMigrationFromOCMAgent(t *testing.T) {
 	hub := framework.StartHub(t, framework.HubOptions{Name: "hub-migrate", HubController: true})
 	spoke := framework.StartSpoke(t)
 	util.EnsureAgentNamespace(t, spoke)
-	binDir, err := framework.BinariesDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	bootstrapFile := filepath.Join(dir, "bootstrap-kubeconfig")
-	if err := os.WriteFile(bootstrapFile, hub.BootstrapKubeconfig(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ocm := framework.StartAgentProcess(t, "ocm-registration-agent", filepath.Join(binDir, framework.BinaryRegistration), []string{
-		"agent",
-		"--spoke-cluster-name=" + cluster,
-		"--bootstrap-kubeconfig=" + bootstrapFile,
-		"--hub-kubeconfig-dir=" + filepath.Join(dir, "ocm-hub-kubeconfig"),
-		"--kubeconfig=" + spoke.KubeconfigFile(),
-		"--namespace=" + util.AgentNamespace,
-		"--listen=127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t)),
-	})
+	ocm := startOCMAgent(t, hub, spoke, cluster)
 	util.WaitForClusterAvailable(t, hub, cluster, joinTimeout)
 	ocmLeader := holder(t, spoke)
 	if ocmLeader == "" {

@@ -331,6 +331,70 @@ type HubStatus struct {
 	// is not chosen (see spec.failedHubSkipPeriod).
 	// +optional
 	SkippedUntil *metav1.Time `json:"skippedUntil,omitempty"`
+
+	// addOns is the add-on registration state the agent last saw while this hub was active: one entry per
+	// add-on registration Secret, sorted by secret. For a hub that is no longer active it is what was true when
+	// the cluster left it.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	AddOns []AddOnRegistrationStatus `json:"addOns,omitempty"`
+}
+
+// AddOnRegistrationState is the state of one add-on registration on a hub.
+type AddOnRegistrationState string
+
+const (
+	// AddOnRegistrationRegistered: the Secret holds a valid certificate this hub issued.
+	AddOnRegistrationRegistered AddOnRegistrationState = "Registered"
+	// AddOnRegistrationPending: a CSR is waiting for approval or signing on this hub.
+	AddOnRegistrationPending AddOnRegistrationState = "Pending"
+	// AddOnRegistrationFailed: the last CSR was denied or failed, could not be created, or the Secret could not be
+	// written; the agent retries with back-off.
+	AddOnRegistrationFailed AddOnRegistrationState = "Failed"
+	// AddOnRegistrationNotOnHub: the Secret was issued by another hub and this hub has no such add-on; the Secret
+	// is kept untouched.
+	AddOnRegistrationNotOnHub AddOnRegistrationState = "NotOnHub"
+)
+
+// AddOnRegistrationStatus is one add-on registration Secret as the agent saw it on a hub.
+type AddOnRegistrationStatus struct {
+	// name is the ManagedClusterAddOn's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// secret is the registration's Secret, "<namespace>/<name>" (prefixed "hosted:" when it is on the cluster
+	// hosting the agent).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=330
+	Secret string `json:"secret"`
+
+	// signerName is the registration's signer; empty for NotOnHub.
+	// +optional
+	// +kubebuilder:validation:MaxLength=571
+	SignerName string `json:"signerName,omitempty"`
+
+	// state is the registration's state on this hub.
+	// +required
+	// +kubebuilder:validation:Enum=Registered;Pending;Failed;NotOnHub
+	State AddOnRegistrationState `json:"state"`
+
+	// message is a human-readable detail of state. Never holds key material.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// issuingHub is the hub whose credentials the Secret holds, when known.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	IssuingHub string `json:"issuingHub,omitempty"`
+
+	// notAfter is the expiry of the Secret's certificate, when it holds one.
+	// +optional
+	NotAfter *metav1.Time `json:"notAfter,omitempty"`
 }
 
 // FailoverRecord describes one switch between hubs.
