@@ -473,6 +473,12 @@ func (c *AddOnRegistrationController) follow(ctx context.Context, syncCtx factor
 	if err != nil {
 		return c.fail(ctx, syncCtx, addOn, p, now, fmt.Sprintf("CSR %s: %v", p.name, err))
 	}
+	if !SubjectMatches(leaf.Subject, cfg.Subject) {
+		// Stored, the next sync would find SubjectChanged and send another CSR at once: a signer that rewrites
+		// the subject must meet the back-off instead.
+		return c.fail(ctx, syncCtx, addOn, p, now, fmt.Sprintf("CSR %s: the signer issued subject CN %q O %q, the registration asks for CN %q O %q",
+			p.name, leaf.Subject.CommonName, leaf.Subject.Organization, cfg.Subject.CommonName, cfg.Subject.Organization))
+	}
 	var existing map[string][]byte
 	if live != nil {
 		existing = live.Data
@@ -631,12 +637,28 @@ func (c *AddOnRegistrationController) removeAll(ctx context.Context, syncCtx fac
 	return utilerrors.NewAggregate(errs)
 }
 
-// remove deletes one registration's Secret and forgets its CSR.
+// remove deletes one registration's Secret and forgets its CSR. A Secret another hub issued (its issuing-hub
+// annotation names another hub) is kept untouched: it is that hub's credentials, good again after a switch back.
+// The delete is conditional on the version read, so a Secret rewritten meanwhile is not lost.
 func (c *AddOnRegistrationController) remove(ctx context.Context, syncCtx factory.SyncContext, cfg Config, why string) error {
 	delete(c.states, cfg.Key())
 	delete(c.pending, cfg.Key())
 	delete(c.failures, cfg.Key())
-	err := c.secretsFor(cfg).Delete(ctx, cfg.SecretName, metav1.DeleteOptions{})
+	live, err := c.secretsFor(cfg).Get(ctx, cfg.SecretName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("add-on %s: get Secret %s: %w", cfg.AddOnName, cfg.Key(), err)
+	}
+	if issuer, ok := live.Annotations[IssuingHubAnnotation]; ok && issuer != c.o.HubName {
+		klog.FromContext(ctx).Info("Keeping the Secret of a gone registration: another hub issued it", "secret", cfg.Key(), "issuingHub", issuer)
+		return nil
+	}
+	err = c.secretsFor(cfg).Delete(ctx, cfg.SecretName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &live.UID, ResourceVersion: &live.ResourceVersion}})
+	if apierrors.IsConflict(err) {
+		return fmt.Errorf("add-on %s: Secret %s changed while it was being deleted; looking again: %w", cfg.AddOnName, cfg.Key(), err)
+	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("add-on %s: delete Secret %s: %w", cfg.AddOnName, cfg.Key(), err)
 	}
@@ -675,7 +697,9 @@ func (c *AddOnRegistrationController) scanSecrets(ctx context.Context, syncCtx f
 			exists, has := c.registered(name, cfg.Key(), t.hosted)
 			switch {
 			case has:
-			case issuer == c.o.HubName:
+			case issuer == c.o.HubName && !exists:
+				// Only when the add-on itself is gone: a registration missing for a moment (status being rewritten)
+				// must not cost the add-on its credentials; the add-on's own sync removes a registration that went.
 				if err := c.remove(ctx, syncCtx, cfg, fmt.Sprintf("issued by hub %s, which no longer has this registration", c.o.HubName)); err != nil {
 					errs = append(errs, err)
 				}

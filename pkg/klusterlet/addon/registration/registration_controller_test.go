@@ -3,6 +3,7 @@ package registration
 import (
 	"context"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"slices"
@@ -458,8 +459,8 @@ func TestDeniedCSRBacksOff(t *testing.T) {
 	}
 }
 
-// TestCleanup: removing a registration or the add-on deletes the Secret the controller wrote; a deleting add-on is
-// left alone.
+// TestCleanup: removing a registration or the add-on deletes the Secret the controller wrote; a deleting add-on,
+// and a Secret another hub issued, are left alone.
 func TestCleanup(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -477,6 +478,14 @@ func TestCleanup(t *testing.T) {
 			_ = h.addOnInf.Addon().V1alpha1().ManagedClusterAddOns().Informer().GetStore().Update(newAddOn("hello",
 				addonv1alpha1.RegistrationConfig{SignerName: KubeClientSigner, Subject: addonv1alpha1.Subject{User: "other"}}))
 		}, false, 2},
+		{"add-on removed after a switch, Secret still another hub's: kept", func(h *harness) {
+			secret := h.secret(h.spoke, testNS, "hello-hub-kubeconfig")
+			secret.Annotations[IssuingHubAnnotation] = "hub-b"
+			if _, err := h.spoke.CoreV1().Secrets(testNS).Update(context.Background(), secret, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			_ = h.addOnInf.Addon().V1alpha1().ManagedClusterAddOns().Informer().GetStore().Delete(newAddOn("hello"))
+		}, false, 1},
 		{"add-on deleting", func(h *harness) {
 			a := newAddOn("hello", kubeClientReg)
 			now := metav1.NewTime(t0)
@@ -616,5 +625,33 @@ func TestMissingInstallNamespace(t *testing.T) {
 	}
 	if n := len(h.csrs()); n != 1 {
 		t.Errorf("CSRs: %d, want 1 (the issued certificate is kept)", n)
+	}
+}
+
+// TestRewrittenSubjectBacksOff: a signer that issues another subject than the registration's is a failed CSR
+// (back-off, nothing written), not a certificate stored and replaced at once by the next sync.
+func TestRewrittenSubjectBacksOff(t *testing.T) {
+	h := newHarness(t, []*addonv1alpha1.ManagedClusterAddOn{newAddOn("hello", kubeClientReg)}, nil)
+	h.mustSync("hello")
+	csr := h.csrs()[0]
+	req := parseCSR(t, csr)
+	certPEM, err := h.ca.Sign(pkix.Name{CommonName: "rewritten-by-the-signer"}, req.PublicKey, h.clock.Now().Add(-time.Minute), h.clock.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := clientcerttesting.Approve(&csr, certPEM)
+	_ = h.csrInf.Certificates().V1().CertificateSigningRequests().Informer().GetStore().Update(signed)
+	q := h.mustSync("hello")
+	if h.secret(h.spoke, testNS, "hello-hub-kubeconfig") != nil {
+		t.Error("a certificate with a rewritten subject was stored")
+	}
+	if got := q.After["hello"]; got != 30*time.Second {
+		t.Errorf("requeue after %v, want the 30s back-off", got)
+	}
+	for range 3 {
+		h.mustSync("hello")
+	}
+	if n := len(h.csrs()); n != 1 {
+		t.Errorf("%d CSRs during the back-off, want 1", n)
 	}
 }
