@@ -44,7 +44,7 @@ const (
 //  2. A bootstrap CSR is pending until its credentials have been in use for ProvingPeriod (InUse: lease
 //     renewals with them); a bootstrap CSR created while the previous one is pending counts one failure: that
 //     bootstrap failed (denied, deleted, no valid certificate) or was undone (the Secret deleted, replaced) too
-//     soon.
+//     soon. A bootstrap cut short because the agent switched to another hub (Abandoned) does not count.
 //  3. The Secret taken over by credentials this process did not write (Contested) counts one failure.
 //  4. With n failures, plus one while a bootstrap is pending, the next bootstrap CSR waits Curve.Delay(n) after
 //     the last CSR or takeover: 30 s, 1 m, 2 m, … up to 20 m with the defaults.
@@ -340,6 +340,20 @@ func (b *BootstrapBackoff) InUse(hub string) {
 	if *r != before {
 		b.markDirty(hub)
 	}
+}
+
+// Abandoned records that the agent left hub while a bootstrap there was pending (a switch to another hub, which
+// the failover logic spaces by its own timeouts and skip periods): that bootstrap does not count as failed
+// (rule 2's exception), so a switch back sends its CSR at once. Failures already counted stay.
+func (b *BootstrapBackoff) Abandoned(hub string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, ok := b.hubs[hub]
+	if !ok || !r.pending {
+		return
+	}
+	r.pending = false
+	b.markDirty(hub)
 }
 
 // forgetIfQuiet applies rule 6 to r at now; b.mu must be held.

@@ -20,7 +20,7 @@ import (
 func TestBootstrapBackoff(t *testing.T) {
 	type step struct {
 		advance time.Duration
-		do      string // created, contested, inuse, none
+		do      string // created, contested, inuse, abandoned, none
 		// want: failures and the wait from now until NotBefore (0 when a CSR may be sent now).
 		failures int
 		wait     time.Duration
@@ -66,6 +66,13 @@ func TestBootstrapBackoff(t *testing.T) {
 			{advance: time.Hour, do: "inuse", failures: 0, wait: 0},
 			{do: "created", failures: 1, wait: 30 * time.Second},
 		}},
+		{name: "a bootstrap abandoned by a switch does not count", steps: []step{
+			{do: "created", failures: 1, wait: 30 * time.Second},
+			{advance: 30 * time.Second, do: "abandoned", failures: 0, wait: 0},
+			{do: "created", failures: 1, wait: 30 * time.Second},
+			{advance: 10 * time.Second, do: "created", failures: 2, wait: time.Minute},
+			{do: "abandoned", failures: 1, wait: 30 * time.Second},
+		}},
 		{name: "a hub left alone for the quiet period is fresh", steps: []step{
 			{do: "created", failures: 1, wait: 30 * time.Second},
 			{do: "created", failures: 2, wait: time.Minute},
@@ -89,6 +96,8 @@ func TestBootstrapBackoff(t *testing.T) {
 					b.Contested("hub-a")
 				case "inuse":
 					b.InUse("hub-a")
+				case "abandoned":
+					b.Abandoned("hub-a")
 				}
 				st := b.State("hub-a")
 				wait := time.Duration(0)

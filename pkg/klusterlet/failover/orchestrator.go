@@ -469,6 +469,10 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 		reason = string(failoverv1alpha1.FailoverReasonFailback)
 	}
 	from := r.active
+	if r.session != nil {
+		// A bootstrap cut short by leaving the hub did not fail there: a later switch back starts at once.
+		r.session.AbandonBootstrap()
+	}
 	r.stopSession()
 	if !r.startSession(ctx, target, from, reason, now) {
 		// Not expected (targets have a parsed bootstrap kubeconfig); start over from the hub order.

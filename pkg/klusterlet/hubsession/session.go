@@ -602,6 +602,13 @@ func (s *Session) leaseRenewed(t time.Time) {
 	}
 }
 
+// AbandonBootstrap tells the hub's bootstrap back-off that the agent leaves this hub (a switch), so that the pending
+// bootstrap, cut short, does not count as failed there (BootstrapBackoff.Abandoned). Not called when the process
+// stops: a process restarted in a loop stays backed off.
+func (s *Session) AbandonBootstrap() {
+	s.o.BootstrapBackoff.Abandoned(s.backoffKey())
+}
+
 // backoffKey is the session's key in BootstrapBackoff: the cluster and the hub's server, so that two agents of
 // one cluster sharing the persisted back-off agree on it whatever they call the hub.
 func (s *Session) backoffKey() string {
