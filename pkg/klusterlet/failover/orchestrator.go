@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -578,7 +579,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
 			return nil
 		}
-		if strings.TrimSuffix(base.Host, "/") != strings.TrimSuffix(h.bootstrap.Hub.Server, "/") {
+		if slices.Contains(h.bootstrap.Hub.Diff(clientcert.HubInfo{Server: base.Host}), "server") {
 			// Another writer's credentials for another hub: they say nothing about the active hub.
 			return nil
 		}

@@ -619,7 +619,7 @@ func (s *Session) backoffKey() string {
 // reports a takeover (Takeover) once. Only the session's goroutine calls it.
 func (s *Session) observe(data map[string][]byte, checkErr error) {
 	cert := data[clientcert.TLSCertSecretKey]
-	report, ours := Takeover(s.ours, cert, len(cert) > 0 && s.o.BootstrapBackoff.Wrote(cert))
+	report, ours := Takeover(s.ours, cert, s.o.BootstrapBackoff.Wrote(cert))
 	s.ours = ours
 	if report {
 		s.reportContested(data, checkErr)
