@@ -28,6 +28,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/health"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/registration"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -52,7 +53,7 @@ type Options struct {
 	// ExpirationSeconds, if set, is spec.expirationSeconds of add-on CSRs.
 	ExpirationSeconds *int32
 	// RetryBackoff spaces failed add-on CSR attempts; zero fields take the registration package's defaults.
-	RetryBackoff clientcert.Backoff
+	RetryBackoff backoff.Backoff
 	// LeaseDurationSeconds of add-on leases; 0 means 60 (OCM).
 	LeaseDurationSeconds int
 	// HealthResyncInterval is how often add-on leases are read; 0 means 30s (OCM).

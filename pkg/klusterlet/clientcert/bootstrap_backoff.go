@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 )
 
 // Defaults of BootstrapBackoff.
@@ -58,7 +60,7 @@ const (
 //
 // Rotation CSRs (sent with the hub identity while the stored certificate is valid) are not subject to it.
 type BootstrapBackoff struct {
-	curve            Backoff
+	curve            backoff.Backoff
 	quietPeriod      time.Duration
 	provingPeriod    time.Duration
 	restartAllowance int
@@ -75,7 +77,7 @@ type BootstrapBackoff struct {
 // BootstrapBackoffOptions configures a BootstrapBackoff; zero fields take the defaults above.
 type BootstrapBackoffOptions struct {
 	// Curve is the wait after n failures; zero fields: Base 30s, Max 20m.
-	Curve Backoff
+	Curve backoff.Backoff
 	// QuietPeriod is rule 5's and 6's period; 0 means 1h.
 	QuietPeriod time.Duration
 	// ProvingPeriod is how long credentials must be in use to reset the back-off (rules 2 and 5); 0 means Curve.Max.
@@ -132,13 +134,7 @@ type BootstrapBackoffState struct {
 
 // NewBootstrapBackoff returns a BootstrapBackoff with o's settings.
 func NewBootstrapBackoff(o BootstrapBackoffOptions) *BootstrapBackoff {
-	if o.Curve.Base <= 0 {
-		o.Curve.Base = DefaultBootstrapBackoffBase
-	}
-	if o.Curve.Max <= 0 {
-		o.Curve.Max = DefaultBootstrapBackoffMax
-	}
-	o.Curve.Max = max(o.Curve.Max, o.Curve.Base)
+	o.Curve = o.Curve.WithDefaults(backoff.Backoff{Base: DefaultBootstrapBackoffBase, Max: DefaultBootstrapBackoffMax})
 	if o.QuietPeriod <= 0 {
 		o.QuietPeriod = DefaultContestQuietPeriod
 	}

@@ -27,6 +27,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 )
 
 // Event reasons of ClientCertForHubController (spoke events, through the controller's recorder).
@@ -65,8 +67,6 @@ const (
 	controllerName = "ClientCertForHubController"
 	fieldManager   = "klusterlet-failover-clientcert"
 
-	defaultBackoffBase    = 10 * time.Second
-	defaultBackoffMax     = 5 * time.Minute
 	defaultResyncInterval = 10 * time.Minute
 	// maxNotYetValidWait bounds how long a stored certificate that is not yet valid (hub clock ahead) is waited
 	// for instead of being replaced.
@@ -75,24 +75,6 @@ const (
 	// the controller.
 	secretWriteTimeout = 10 * time.Second
 )
-
-// Backoff is the delay between failed CSR attempts (create failure, denied, failed, deleted, invalid
-// certificate): Base after the first failure, doubling per consecutive failure, capped at Max.
-type Backoff struct {
-	// Base is the first delay; 0 means 10s.
-	Base time.Duration
-	// Max caps the delay; 0 means 5m.
-	Max time.Duration
-}
-
-// Delay returns the delay after the given number of consecutive failures (>= 1).
-func (b Backoff) Delay(failures int) time.Duration {
-	d := b.Base
-	for i := 1; i < failures && d < b.Max; i++ {
-		d *= 2
-	}
-	return min(d, b.Max)
-}
 
 // ControllerOptions configures a ClientCertForHubController. Every field without a stated default is required.
 type ControllerOptions struct {
@@ -122,7 +104,7 @@ type ControllerOptions struct {
 	// 20–25 % band (RotationDeadline); default rand.Float64.
 	Jitter func() float64
 	// RetryBackoff spaces failed CSR attempts of this controller; zero fields take their defaults (10s, 5m).
-	RetryBackoff Backoff
+	RetryBackoff backoff.Backoff
 	// BootstrapBackoff, if set, spaces the CSRs this controller sends for new credentials (every CSR but a
 	// rotation of valid credentials) together with every other controller of the process for the same hub, and
 	// learns the certificates it writes. Nil: only RetryBackoff applies.
@@ -256,15 +238,7 @@ func NewClientCertForHubController(o ControllerOptions) (*ClientCertForHubContro
 	if o.Jitter == nil {
 		o.Jitter = rand.Float64
 	}
-	if o.RetryBackoff.Base <= 0 {
-		o.RetryBackoff.Base = defaultBackoffBase
-	}
-	if o.RetryBackoff.Max <= 0 {
-		o.RetryBackoff.Max = defaultBackoffMax
-	}
-	if o.RetryBackoff.Max < o.RetryBackoff.Base {
-		o.RetryBackoff.Max = o.RetryBackoff.Base
-	}
+	o.RetryBackoff = o.RetryBackoff.WithDefaults(backoff.Default)
 	if o.ResyncInterval == 0 {
 		o.ResyncInterval = defaultResyncInterval
 	}

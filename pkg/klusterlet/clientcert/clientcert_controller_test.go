@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	clientcerttesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
 )
@@ -113,7 +114,7 @@ func newHarness(t *testing.T, hub clientcert.HubInfo, secret *corev1.Secret, mut
 		HubCSRInformer:      csrInformer,
 		Clock:               h.clock,
 		Jitter:              func() float64 { h.jitterCalls++; return 0 },
-		RetryBackoff:        clientcert.Backoff{Base: backoffBase, Max: 4 * backoffBase},
+		RetryBackoff:        backoff.Backoff{Base: backoffBase, Max: 4 * backoffBase},
 		Recorder:            h.recorder,
 	}
 	for _, m := range mutate {

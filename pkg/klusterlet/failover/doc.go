@@ -6,8 +6,8 @@
 //   - Evaluate: the hub monitor's decision (hub lost, hub rejected, no credentials, planned switch) as a pure
 //     function of a MonitorInput, with the exact delay after which the verdict could change, so a controller
 //     requeues precisely instead of polling. RejectionTracker keeps "since when" for boolean signals.
-//   - SelectNext, Backoff, ShouldFailBack: which hub to move to, how long to wait when none is viable, and when
-//     to return to the primary.
+//   - SelectNext, NextSkipExpiry, ShouldFailBack: which hub to move to, when a skipped hub may be tried again,
+//     and when to return to the primary (the wait while no hub is viable is a backoff.Timer).
 //   - Probe: the standby probe of a hub's bootstrap kubeconfig (parses, server answers, SelfSubjectAccessReviews
 //     allow joining), with ClassifyHubError turning transport errors into short user-facing messages.
 //   - Event and verdict reasons, and the Prometheus metrics of the failover feature (Metrics).

@@ -9,6 +9,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 )
 
 // TestNoViableHubWakesForProbes: while no hub is viable, a round of the orchestrator is due again at the next
@@ -37,7 +38,7 @@ func TestNoViableHubWakesForProbes(t *testing.T) {
 		}
 		if next <= 0 || next > probeInterval {
 			t.Fatalf("round %d: next round in %s, want within the probe interval %s (the back-off is %s)",
-				round, next, probeInterval, DefaultBackoffBase)
+				round, next, probeInterval, backoff.DefaultBase)
 		}
 		clk.Step(next)
 	}

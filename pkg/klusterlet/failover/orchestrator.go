@@ -30,6 +30,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	failoverclient "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
 	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 )
@@ -72,7 +73,7 @@ type OrchestratorOptions struct {
 	// ProbeTimeout bounds one standby probe. Default 10s.
 	ProbeTimeout time.Duration
 	// NoViableHubBackoff spaces attempts when no hub is viable. Default 10s doubling to 5m.
-	NoViableHubBackoff *Backoff
+	NoViableHubBackoff *backoff.Timer
 	// SessionStopTimeout bounds how long a switch waits for the old session to return after its context is
 	// cancelled. Its controllers stop at once, but client-go's informer Shutdown waits for reflectors that may
 	// sleep out a watch back-off of up to 30s against a lost hub without looking at their stop channel; the
@@ -232,7 +233,7 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		o.SessionStopTimeout = 2 * time.Second
 	}
 	if o.NoViableHubBackoff == nil {
-		o.NoViableHubBackoff = NewBackoff(DefaultBackoffBase, DefaultBackoffCap, o.Clock)
+		o.NoViableHubBackoff = backoff.NewTimer(backoff.Default, o.Clock)
 	}
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()

@@ -1,10 +1,7 @@
 package failover
 
 import (
-	"sync"
 	"time"
-
-	"k8s.io/utils/clock"
 )
 
 // HubCandidate is one configured hub as hub selection sees it.
@@ -30,7 +27,7 @@ func (c HubCandidate) skippedUntil() time.Time {
 
 // SelectNext picks the hub to move to from hubs, given in configured order (the primary first, then the
 // alternates in FailoverConfig order). It returns ok=false when no hub is viable; the caller then reports
-// NoViableHub and retries after a Backoff delay (or NextSkipExpiry), never in a loop.
+// NoViableHub and retries after a backoff.Timer delay (or NextSkipExpiry), never in a loop.
 //
 // A hub is viable when it is not skipped (now >= FailedAt+SkipPeriod) and its latest standby probe is Ready or
 // it was never probed. A hub whose probe failed is not viable until a later probe says Ready: moving to it
@@ -77,74 +74,6 @@ func NextSkipExpiry(hubs []HubCandidate, now time.Time) (time.Time, bool) {
 		}
 	}
 	return next, !next.IsZero()
-}
-
-const (
-	// DefaultBackoffBase replaces a non-positive Backoff base.
-	DefaultBackoffBase = 10 * time.Second
-	// DefaultBackoffCap replaces a Backoff maxDelay below the base.
-	DefaultBackoffCap = 5 * time.Minute
-)
-
-// Backoff spaces out attempts when no hub is viable or a switch failed: delays base, 2×base, 4×base, …
-// capped at maxDelay. It has no jitter, so tests are exact. It is safe for concurrent use.
-//
-// Usage in a sync: if d := b.Remaining(); d > 0 { requeue after d; return } — so that syncs triggered by
-// informer events cannot bypass the delay — then attempt; on failure requeue after b.Next(); on success
-// b.Reset().
-type Backoff struct {
-	clock    clock.PassiveClock
-	base     time.Duration
-	maxDelay time.Duration
-
-	lock      sync.Mutex
-	next      time.Duration
-	notBefore time.Time
-}
-
-// NewBackoff returns a Backoff. A non-positive base becomes DefaultBackoffBase (a zero delay would be a busy
-// loop); a maxDelay below the base becomes max(base, DefaultBackoffCap).
-func NewBackoff(base, maxDelay time.Duration, clock clock.PassiveClock) *Backoff {
-	if base <= 0 {
-		base = DefaultBackoffBase
-	}
-	if maxDelay < base {
-		maxDelay = max(base, DefaultBackoffCap)
-	}
-	return &Backoff{clock: clock, base: base, maxDelay: maxDelay, next: base}
-}
-
-// Next records a failed attempt now and returns the delay before the next one; each call doubles the delay up
-// to maxDelay.
-func (b *Backoff) Next() time.Duration {
-	b.lock.Lock()
-	defer b.lock.Unlock()
-	d := b.next
-	b.notBefore = b.clock.Now().Add(d)
-	if b.next > b.maxDelay/2 {
-		b.next = b.maxDelay
-	} else {
-		b.next *= 2
-	}
-	return d
-}
-
-// Remaining returns how long until the next attempt is allowed; 0 when it is allowed now.
-func (b *Backoff) Remaining() time.Duration {
-	b.lock.Lock()
-	defer b.lock.Unlock()
-	if d := b.notBefore.Sub(b.clock.Now()); d > 0 {
-		return d
-	}
-	return 0
-}
-
-// Reset returns to the base delay and allows an attempt at once; call it after a success.
-func (b *Backoff) Reset() {
-	b.lock.Lock()
-	defer b.lock.Unlock()
-	b.next = b.base
-	b.notBefore = time.Time{}
 }
 
 // FailbackPolicy says whether the agent returns to the primary hub after a failover.

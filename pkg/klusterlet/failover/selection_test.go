@@ -3,9 +3,6 @@ package failover
 import (
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-	clocktesting "k8s.io/utils/clock/testing"
 )
 
 func TestSelectNext(t *testing.T) {
@@ -135,76 +132,6 @@ func TestNextSkipExpiry(t *testing.T) {
 				t.Errorf("NextSkipExpiry() = (%v, %v), want (%v, %v)", got, ok, tc.want, tc.wantOK)
 			}
 		})
-	}
-}
-
-func TestBackoff(t *testing.T) {
-	cases := []struct {
-		name      string
-		base, max time.Duration
-		calls     int
-		want      []time.Duration
-	}{
-		{
-			name: "doubles up to the cap",
-			base: 10 * time.Second, max: time.Minute, calls: 6,
-			want: []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute, time.Minute},
-		},
-		{
-			name: "a cap that is not a power-of-two multiple is reached exactly",
-			base: 3 * time.Second, max: 10 * time.Second, calls: 4,
-			want: []time.Duration{3 * time.Second, 6 * time.Second, 10 * time.Second, 10 * time.Second},
-		},
-		{
-			name: "a zero base never busy-loops",
-			base: 0, max: 0, calls: 2,
-			want: []time.Duration{DefaultBackoffBase, 2 * DefaultBackoffBase},
-		},
-		{
-			name: "a cap below the base is replaced",
-			base: time.Minute, max: time.Second, calls: 4,
-			want: []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, DefaultBackoffCap},
-		},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			b := NewBackoff(tc.base, tc.max, clocktesting.NewFakePassiveClock(t0))
-			var got []time.Duration
-			for range tc.calls {
-				got = append(got, b.Next())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("delays (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestBackoffRemainingAndReset(t *testing.T) {
-	fakeClock := clocktesting.NewFakePassiveClock(t0)
-	b := NewBackoff(10*time.Second, time.Minute, fakeClock)
-
-	if d := b.Remaining(); d != 0 {
-		t.Fatalf("Remaining() before any failure = %v, want 0", d)
-	}
-	b.Next() // 10s
-	fakeClock.SetTime(t0.Add(4 * time.Second))
-	if d := b.Remaining(); d != 6*time.Second {
-		t.Errorf("Remaining() 4s after a 10s delay = %v, want 6s", d)
-	}
-	fakeClock.SetTime(t0.Add(10 * time.Second))
-	if d := b.Remaining(); d != 0 {
-		t.Errorf("Remaining() when the delay is over = %v, want 0", d)
-	}
-	if d := b.Next(); d != 20*time.Second {
-		t.Errorf("second Next() = %v, want 20s", d)
-	}
-	b.Reset()
-	if d := b.Remaining(); d != 0 {
-		t.Errorf("Remaining() after Reset = %v, want 0", d)
-	}
-	if d := b.Next(); d != 10*time.Second {
-		t.Errorf("Next() after Reset = %v, want the base 10s", d)
 	}
 }
 

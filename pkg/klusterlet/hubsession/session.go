@@ -32,6 +32,7 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
@@ -79,8 +80,8 @@ type Options struct {
 	MaxCustomClusterClaims int
 	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
 	CSRExpirationSeconds *int32
-	// CSRRetryBackoff spaces failed CSR attempts of one controller; zero fields take clientcert's defaults.
-	CSRRetryBackoff clientcert.Backoff
+	// CSRRetryBackoff spaces failed CSR attempts of one controller; zero fields take backoff.Default (10s, 5m).
+	CSRRetryBackoff backoff.Backoff
 	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
 	// certificates the process wrote; share one between the sessions of a process. Nil: one private to the
 	// session, with the defaults.

@@ -38,6 +38,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -119,7 +120,7 @@ type Options struct {
 	// --client-cert-expiration-seconds, as OCM).
 	ExpirationSeconds *int32
 	// RetryBackoff spaces failed CSR attempts per registration; zero fields take 10s and 5m.
-	RetryBackoff clientcert.Backoff
+	RetryBackoff backoff.Backoff
 	// ResyncInterval is the periodic resync; 0 means DefaultResyncInterval.
 	ResyncInterval time.Duration
 	// Clock supplies now; default clock.RealClock{}.
@@ -215,13 +216,7 @@ func NewAddOnRegistrationController(o Options) (*AddOnRegistrationController, er
 	if o.Jitter == nil {
 		o.Jitter = rand.Float64
 	}
-	if o.RetryBackoff.Base <= 0 {
-		o.RetryBackoff.Base = 10 * time.Second
-	}
-	if o.RetryBackoff.Max <= 0 {
-		o.RetryBackoff.Max = 5 * time.Minute
-	}
-	o.RetryBackoff.Max = max(o.RetryBackoff.Max, o.RetryBackoff.Base)
+	o.RetryBackoff = o.RetryBackoff.WithDefaults(backoff.Default)
 	if o.ResyncInterval <= 0 {
 		o.ResyncInterval = DefaultResyncInterval
 	}

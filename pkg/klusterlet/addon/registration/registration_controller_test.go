@@ -33,6 +33,7 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/addontesting"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	clientcerttesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
 )
@@ -121,7 +122,7 @@ func newHarnessWith(t *testing.T, addOns []*addonv1alpha1.ManagedClusterAddOn, s
 		HubCSRs: h.hubKube.CertificatesV1().CertificateSigningRequests(), HubCSRInformer: h.csrInf.Certificates().V1().CertificateSigningRequests(),
 		SpokeSecrets: h.spoke.CoreV1(), SpokeSecretInformer: h.secInf.Core().V1().Secrets(),
 		HostingSecrets: hostingSecrets, HostingSecretInformer: hostingInformer,
-		RetryBackoff: clientcert.Backoff{Base: 30 * time.Second, Max: time.Minute},
+		RetryBackoff: backoff.Backoff{Base: 30 * time.Second, Max: time.Minute},
 		Clock:        h.clock, Jitter: func() float64 { return 0.5 }, Recorder: h.recorder,
 	})
 	if err != nil {
