@@ -1,14 +1,11 @@
 package clientcert
 
 import (
-	"crypto/x509"
-	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/huberror"
 )
 
 // ConnectionProblemReason classifies why a request to a hub failed; the values are UpperCamelCase so that
@@ -42,20 +39,23 @@ type ConnectionProblem struct {
 	Message string
 }
 
-// ClassifyConnectionError explains a failed request to the hub described by b (the bootstrap kubeconfig in use,
-// or nil if unknown), naming the kubeconfig field a user has to fix:
+// ClassifyConnectionError words huberror.Classify(err) for a failed request to the hub described by b (the
+// bootstrap kubeconfig in use, or nil if unknown), naming the kubeconfig field a user has to fix:
 //
-//   - x509 unknown authority: "hub serving certificate not trusted: bootstrap kubeconfig <src>
-//     clusters["hub"] has no certificate-authority-data (system roots used)" or "... is not signed by the CA
-//     in the bootstrap kubeconfig <src> clusters["hub"].certificate-authority-data";
-//   - x509 host name / validity errors: serving certificate invalid for the server;
-//   - proxy dial or CONNECT failures when a proxy-url is set: names clusters["hub"].proxy-url and its value;
-//   - 401: credentials rejected (the bootstrap client certificate's expiry at now is named when it is past);
-//   - 403, dial errors, anything else.
+//   - CANotTrusted: "hub serving certificate not trusted: bootstrap kubeconfig <src> clusters["hub"] has no
+//     certificate-authority-data (system roots used)" or "... is not signed by the CA in the bootstrap
+//     kubeconfig <src> clusters["hub"].certificate-authority-data" (HubCANotTrustedReason);
+//   - WrongHost, CertificateInvalid: serving certificate invalid for the server (HubServingCertificateInvalidReason);
+//   - ProxyFailed when the kubeconfig sets a proxy-url: names clusters["hub"].proxy-url and its value
+//     (HubProxyFailedReason); without a proxy-url (a proxy from the environment) it counts as unreachable;
+//   - Unauthorized: credentials rejected, naming the bootstrap client certificate's expiry when it is past at
+//     now (HubCredentialsRejectedReason); Forbidden: HubForbiddenReason;
+//   - Timeout, Unreachable: names the server (HubUnreachableReason); HTTPStatus, Other: HubRequestFailedReason.
 //
 // A nil err gives a zero ConnectionProblem.
 func ClassifyConnectionError(err error, b *BootstrapKubeconfig, now time.Time) ConnectionProblem {
-	if err == nil {
+	class := huberror.Classify(err)
+	if class.Kind == huberror.None {
 		return ConnectionProblem{}
 	}
 	src := "(unknown)"
@@ -65,8 +65,8 @@ func ClassifyConnectionError(err error, b *BootstrapKubeconfig, now time.Time) C
 		hub = b.Hub
 	}
 
-	var unknownAuthority x509.UnknownAuthorityError
-	if errors.As(err, &unknownAuthority) {
+	switch class.Kind {
+	case huberror.CANotTrusted:
 		if len(hub.CAData) == 0 {
 			return ConnectionProblem{HubCANotTrustedReason, fmt.Sprintf(
 				"hub serving certificate not trusted: bootstrap kubeconfig %s %s has no certificate-authority-data (system roots used): %v",
@@ -75,58 +75,36 @@ func ClassifyConnectionError(err error, b *BootstrapKubeconfig, now time.Time) C
 		return ConnectionProblem{HubCANotTrustedReason, fmt.Sprintf(
 			"hub serving certificate not trusted: it is not signed by the CA in the bootstrap kubeconfig %s %s: %v",
 			src, b.ClusterField("certificate-authority-data"), err)}
-	}
-	var hostname x509.HostnameError
-	if errors.As(err, &hostname) {
+	case huberror.WrongHost:
 		return ConnectionProblem{HubServingCertificateInvalidReason, fmt.Sprintf(
 			"hub serving certificate is not valid for %s (bootstrap kubeconfig %s %s): %v",
-			hostname.Host, src, b.ClusterField("server"), err)}
-	}
-	var invalid x509.CertificateInvalidError
-	if errors.As(err, &invalid) {
+			class.Host, src, b.ClusterField("server"), err)}
+	case huberror.CertificateInvalid:
 		return ConnectionProblem{HubServingCertificateInvalidReason, fmt.Sprintf(
 			"hub serving certificate is invalid: %v", err)}
-	}
-
-	if hub.ProxyURL != "" && isProxyError(err) {
-		return ConnectionProblem{HubProxyFailedReason, fmt.Sprintf(
-			"cannot reach the hub through the proxy %q (bootstrap kubeconfig %s %s): %v",
-			hub.ProxyURL, src, b.ClusterField("proxy-url"), err)}
-	}
-
-	if apierrors.IsUnauthorized(err) {
+	case huberror.ProxyFailed:
+		if hub.ProxyURL != "" {
+			return ConnectionProblem{HubProxyFailedReason, fmt.Sprintf(
+				"cannot reach the hub through the proxy %q (bootstrap kubeconfig %s %s): %v",
+				hub.ProxyURL, src, b.ClusterField("proxy-url"), err)}
+		}
+		return unreachable(err, src, hub, b)
+	case huberror.Unauthorized:
 		if b != nil && b.Expired(now) {
 			return ConnectionProblem{HubCredentialsRejectedReason, fmt.Sprintf(
 				"bootstrap kubeconfig %s expired: its client certificate (users[%q]) expired at %s; supply a new one",
-				src, b.UserName, b.ClientCertificate.NotAfter.UTC().Format(time.RFC3339))}
+				src, b.UserName, formatTime(b.ClientCertificate.NotAfter))}
 		}
 		return ConnectionProblem{HubCredentialsRejectedReason, fmt.Sprintf("hub rejected the credentials: %v", err)}
-	}
-	if apierrors.IsForbidden(err) {
+	case huberror.Forbidden:
 		return ConnectionProblem{HubForbiddenReason, fmt.Sprintf("hub denied the request: %v", err)}
-	}
-
-	var opErr *net.OpError
-	var dnsErr *net.DNSError
-	if errors.As(err, &opErr) || errors.As(err, &dnsErr) || isTimeout(err) {
-		return ConnectionProblem{HubUnreachableReason, fmt.Sprintf(
-			"cannot reach the hub server %q (bootstrap kubeconfig %s %s): %v", hub.Server, src, b.ClusterField("server"), err)}
+	case huberror.Timeout, huberror.Unreachable:
+		return unreachable(err, src, hub, b)
 	}
 	return ConnectionProblem{HubRequestFailedReason, fmt.Sprintf("request to the hub failed: %v", err)}
 }
 
-// isProxyError recognises net/http's failures to dial a proxy ("proxyconnect") or to open a tunnel through it.
-func isProxyError(err error) bool {
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && (opErr.Op == "proxyconnect" || strings.HasPrefix(opErr.Op, "socks")) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "proxyconnect") || strings.Contains(msg, "Proxy Authentication Required") ||
-		strings.Contains(msg, "socks connect")
-}
-
-func isTimeout(err error) bool {
-	var t interface{ Timeout() bool }
-	return errors.As(err, &t) && t.Timeout()
+func unreachable(err error, src string, hub HubInfo, b *BootstrapKubeconfig) ConnectionProblem {
+	return ConnectionProblem{HubUnreachableReason, fmt.Sprintf(
+		"cannot reach the hub server %q (bootstrap kubeconfig %s %s): %v", hub.Server, src, b.ClusterField("server"), err)}
 }

@@ -9,7 +9,8 @@
 //   - SelectNext, NextSkipExpiry, ShouldFailBack: which hub to move to, when a skipped hub may be tried again,
 //     and when to return to the primary (the wait while no hub is viable is a backoff.Timer).
 //   - Probe: the standby probe of a hub's bootstrap kubeconfig (parses, server answers, SelfSubjectAccessReviews
-//     allow joining), with ClassifyHubError turning transport errors into short user-facing messages.
+//     allow joining), with ProbeResultForError turning a failed request (classified by huberror.Classify)
+//     into a probe result and a short user-facing message.
 //   - Event and verdict reasons, and the Prometheus metrics of the failover feature (Metrics).
 //   - Orchestrator: runs one hub session (package hubsession) at a time, feeds Evaluate, SelectNext and
 //     ShouldFailBack, and switches hubs in-process; it also writes the FailoverConfig status.

@@ -2,11 +2,8 @@ package failover
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -21,6 +18,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/huberror"
 )
 
 // ProbeResultType is the outcome of a standby probe. The string values are stable: they appear in the
@@ -129,7 +128,7 @@ func serverOf(kubeconfig []byte) string {
 // ProbeRESTConfig is the network part of Probe, with the identity of config:
 //  1. GET /version through the discovery REST client. 401 → ProbeUnauthorized (anonymous access may be
 //     disabled, and a rejected client certificate or token also yields 401); 403 is accepted (the server
-//     answered; RBAC may hide /version); any other failure → ClassifyHubError.
+//     answered; RBAC may hide /version); any other failure → ProbeResultForError.
 //  2. One SelfSubjectAccessReview (authorization.k8s.io/v1) per RequiredBootstrapPermissions entry. All allowed
 //     → ProbeReady; otherwise ProbeForbidden naming every missing permission.
 //
@@ -172,10 +171,10 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 		if json.Unmarshal(raw, &info) == nil {
 			serverVersion = info.GitVersion
 		}
-	case statusCode(err) == http.StatusForbidden:
+	case huberror.Classify(err).Kind == huberror.Forbidden:
 		// The server answered and authenticated us; /version is merely not allowed.
 	default:
-		return ClassifyHubError(config, err)
+		return ProbeResultForError(config, err)
 	}
 
 	var missing []string
@@ -187,7 +186,7 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 		}
 		answer, err := authorizationClient.SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 		if err != nil {
-			result := ClassifyHubError(config, err)
+			result := ProbeResultForError(config, err)
 			result.Message = fmt.Sprintf("SelfSubjectAccessReview for %q failed: %s", p.String(), result.Message)
 			return result
 		}
@@ -226,62 +225,75 @@ func describeDenial(p Permission, status authorizationv1.SubjectAccessReviewStat
 	return s
 }
 
-// ClassifyHubError turns an error of a request to a hub made with config into a ProbeResult with a short
-// message for users; Server is config.Host. Only the standby probes (ProbeRESTConfig) use it; the bootstrap
-// and the hub monitor's messages use clientcert.ClassifyConnectionError, which names the bootstrap kubeconfig
-// field at fault. Its rules, in this order:
-//   - HTTP 401 → ProbeUnauthorized (with the client certificate's validity end when the config has inline
-//     certificate data); HTTP 403 → ProbeForbidden; other HTTP statuses → ProbeUnreachable naming the status.
-//   - x509 unknown authority → ProbeUnreachable "hub serving certificate not trusted"; a serving certificate
-//     for another host name → "not valid for the server name"; any other invalid serving certificate (expired,
-//     not yet valid, …) → "invalid", with the x509 error.
-//   - a failure to connect to the proxy ("proxyconnect") → ProbeUnreachable naming the proxy URL (credentials
-//     redacted).
-//   - timeouts → "did not answer in time"; connection refused, DNS and other transport errors → "unreachable".
-//   - every non-HTTP failure but the proxyconnect one mentions the proxy when config's server is reached
-//     through one (config.Proxy or the environment).
+// probeResultTypes maps every huberror.Kind to the standby probe result it gives: the one place where hub
+// request failures become probe results. A 401 is Unauthorized, a 403 Forbidden; every other failure, a
+// serving certificate or proxy problem included, means the hub gave no usable answer: Unreachable.
+var probeResultTypes = map[huberror.Kind]ProbeResultType{
+	huberror.None:               ProbeReady,
+	huberror.Unauthorized:       ProbeUnauthorized,
+	huberror.Forbidden:          ProbeForbidden,
+	huberror.HTTPStatus:         ProbeUnreachable,
+	huberror.CANotTrusted:       ProbeUnreachable,
+	huberror.WrongHost:          ProbeUnreachable,
+	huberror.CertificateInvalid: ProbeUnreachable,
+	huberror.ProxyFailed:        ProbeUnreachable,
+	huberror.Timeout:            ProbeUnreachable,
+	huberror.Unreachable:        ProbeUnreachable,
+	huberror.Other:              ProbeUnreachable,
+}
+
+// probeResultFor returns the probe result of a failure of kind k (probeResultTypes); Unreachable for a kind
+// it does not list.
+func probeResultFor(k huberror.Kind) ProbeResultType {
+	if r, ok := probeResultTypes[k]; ok {
+		return r
+	}
+	return ProbeUnreachable
+}
+
+// ProbeResultForError turns an error of a request to a hub made with config into a ProbeResult with a short
+// message for users; Server is config.Host. The error is classified by huberror.Classify and the class mapped
+// to a result by probeResultFor. Only the standby probes (ProbeRESTConfig) use it; the bootstrap and the hub
+// monitor's messages come from clientcert.ClassifyConnectionError, which names the bootstrap kubeconfig field
+// at fault. The messages, by class:
+//   - Unauthorized: "the hub rejected the credentials (HTTP 401 Unauthorized)", with the client certificate's
+//     validity end when the config has inline certificate data; Forbidden: "the hub forbids the request (HTTP
+//     403 Forbidden)"; HTTPStatus: "the hub answered HTTP <code>".
+//   - CANotTrusted: "hub serving certificate not trusted by the kubeconfig's certificate authority";
+//     WrongHost: "… not valid for the server name"; CertificateInvalid (expired, not yet valid, …): "… invalid".
+//   - ProxyFailed: "cannot connect to the proxy <url>" (credentials redacted).
+//   - Timeout: "the hub did not answer in time"; Unreachable (connection refused, DNS, …) and Other: "the hub
+//     is unreachable".
+//   - every message but the HTTP and proxy ones mentions the proxy when config's server is reached through one
+//     (config.Proxy or the environment).
 //
-// A nil err gives ProbeReady with an empty message.
-func ClassifyHubError(config *rest.Config, err error) ProbeResult {
-	result := ProbeResult{Result: ProbeUnreachable, Server: config.Host}
-	if err == nil {
-		result.Result = ProbeReady
-		return result
-	}
-
-	if code := statusCode(err); code != 0 {
-		switch code {
-		case http.StatusUnauthorized:
-			result.Result = ProbeUnauthorized
-			result.Message = "the hub rejected the credentials (HTTP 401 Unauthorized)" + clientCertificateValidity(config)
-		case http.StatusForbidden:
-			result.Result = ProbeForbidden
-			result.Message = fmt.Sprintf("the hub forbids the request (HTTP 403 Forbidden): %v", err)
-		default:
-			result.Message = fmt.Sprintf("the hub answered HTTP %d: %v", code, err)
-		}
-		return result
-	}
-
+// Each message ends with the error. A nil err gives ProbeReady with an empty message.
+func ProbeResultForError(config *rest.Config, err error) ProbeResult {
+	class := huberror.Classify(err)
+	result := ProbeResult{Result: probeResultFor(class.Kind), Server: config.Host}
 	proxy := proxyURLFor(config)
-	var (
-		unknownAuthority x509.UnknownAuthorityError
-		hostnameErr      x509.HostnameError
-		invalidCert      x509.CertificateInvalidError
-		opErr            *net.OpError
-		netErr           net.Error
-	)
-	switch {
-	case errors.As(err, &unknownAuthority):
-		result.Message = fmt.Sprintf("hub serving certificate not trusted by the kubeconfig's certificate authority: %v", err)
-	case errors.As(err, &hostnameErr):
-		result.Message = fmt.Sprintf("hub serving certificate is not valid for the server name: %v", err)
-	case errors.As(err, &invalidCert):
-		result.Message = fmt.Sprintf("hub serving certificate is invalid: %v", err)
-	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
+	switch class.Kind {
+	case huberror.None:
+		return result
+	case huberror.Unauthorized:
+		result.Message = "the hub rejected the credentials (HTTP 401 Unauthorized)" + clientCertificateValidity(config)
+		return result
+	case huberror.Forbidden:
+		result.Message = fmt.Sprintf("the hub forbids the request (HTTP 403 Forbidden): %v", err)
+		return result
+	case huberror.HTTPStatus:
+		result.Message = fmt.Sprintf("the hub answered HTTP %d: %v", class.Code, err)
+		return result
+	case huberror.ProxyFailed:
 		result.Message = fmt.Sprintf("cannot connect to the proxy %s: %v", redacted(proxy), err)
 		return result
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+	case huberror.CANotTrusted:
+		result.Message = fmt.Sprintf("hub serving certificate not trusted by the kubeconfig's certificate authority: %v", err)
+	case huberror.WrongHost:
+		result.Message = fmt.Sprintf("hub serving certificate is not valid for the server name: %v", err)
+	case huberror.CertificateInvalid:
+		result.Message = fmt.Sprintf("hub serving certificate is invalid: %v", err)
+	case huberror.Timeout:
 		result.Message = fmt.Sprintf("the hub did not answer in time: %v", err)
 	default:
 		result.Message = fmt.Sprintf("the hub is unreachable: %v", err)
@@ -290,15 +302,6 @@ func ClassifyHubError(config *rest.Config, err error) ProbeResult {
 		result.Message += fmt.Sprintf(" (through the proxy %s)", redacted(proxy))
 	}
 	return result
-}
-
-// statusCode returns the HTTP status of an API error, 0 for other errors.
-func statusCode(err error) int {
-	var status interface{ Status() metav1.Status }
-	if errors.As(err, &status) {
-		return int(status.Status().Code)
-	}
-	return 0
 }
 
 // clientCertificateValidity returns "; the client certificate is valid until <time>" for a kubeconfig with an
