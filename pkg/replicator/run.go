@@ -196,7 +196,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 		config, err := hubRESTConfig(secrets, spec)
 		if err != nil {
 			e.invalid[spec.Name] = err.Error()
-			recorder.Warningf(ReasonHubKubeconfigInvalid, "Hub %s: %v", spec.Name, err)
+			recorder.Warningf(ReasonHubKubeconfigInvalid, "hub %s: %v", spec.Name, err)
 			continue
 		}
 		config.QPS, config.Burst = o.HubQPS, o.HubBurst
@@ -204,7 +204,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 		client, err := dynamic.NewForConfig(config)
 		if err != nil {
 			e.invalid[spec.Name] = fmt.Sprintf("building a client from kubeconfigSecret %s: %v", spec.KubeconfigSecret.Name, err)
-			recorder.Warningf(ReasonHubKubeconfigInvalid, "Hub %s: %s", spec.Name, e.invalid[spec.Name])
+			recorder.Warningf(ReasonHubKubeconfigInvalid, "hub %s: %s", spec.Name, e.invalid[spec.Name])
 			continue
 		}
 		h, err := hubconn.New(hubconn.Options{

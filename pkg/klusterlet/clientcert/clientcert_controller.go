@@ -33,34 +33,34 @@ import (
 
 // Event reasons of ClientCertForHubController (spoke events, through the controller's recorder).
 const (
-	// CSRCreatedReason (Normal): a CSR was created on the hub; the message names it and why it was needed.
-	CSRCreatedReason = "CSRCreated"
-	// CSRCreateFailedReason (Warning): creating the CSR failed; emitted when the error message changes.
-	CSRCreateFailedReason = "CSRCreateFailed"
-	// CSRBackoffReason (Warning): a CSR for new credentials waits for the hub's bootstrap back-off (bootstraps in
+	// ReasonCSRCreated (Normal): a CSR was created on the hub; the message names it and why it was needed.
+	ReasonCSRCreated = "CSRCreated"
+	// ReasonCSRCreateFailed (Warning): creating the CSR failed; emitted when the error message changes.
+	ReasonCSRCreateFailed = "CSRCreateFailed"
+	// ReasonCSRBackoff (Warning): a CSR for new credentials waits for the hub's bootstrap back-off (bootstraps in
 	// a row that failed or were undone, e.g. by another agent writing the same Secret); the message gives the
 	// time of the next attempt. Emitted once per wait.
-	CSRBackoffReason = "CSRBackoff"
-	// CSRDeniedReason (Warning): the CSR was denied or failed on the hub; a new one follows after back-off.
-	CSRDeniedReason = "CSRDenied"
-	// CSRDeletedReason (Warning): the CSR disappeared before a certificate was issued (e.g. the hub's
+	ReasonCSRBackoff = "CSRBackoff"
+	// ReasonCSRDenied (Warning): the CSR was denied or failed on the hub; a new one follows after back-off.
+	ReasonCSRDenied = "CSRDenied"
+	// ReasonCSRDeleted (Warning): the CSR disappeared before a certificate was issued (e.g. the hub's
 	// csrcleaner); a new one follows after back-off.
-	CSRDeletedReason = "CSRDeleted"
-	// ClientCertificateInvalidReason (Warning): the hub issued a certificate that does not match the key or the
+	ReasonCSRDeleted = "CSRDeleted"
+	// ReasonClientCertificateInvalid (Warning): the hub issued a certificate that does not match the key or the
 	// identity, or has expired; a new CSR follows after back-off.
-	ClientCertificateInvalidReason = "ClientCertificateInvalid"
-	// ClientCertificateIssuedReason (Normal): a certificate was issued and stored.
-	ClientCertificateIssuedReason = "ClientCertificateIssued"
-	// HubKubeconfigSecretCreatedReason (Normal): the hub kubeconfig Secret was created with all five keys.
-	HubKubeconfigSecretCreatedReason = "HubKubeconfigSecretCreated"
-	// HubKubeconfigSecretUpdatedReason (Normal): the hub kubeconfig Secret was rewritten with all five keys.
-	HubKubeconfigSecretUpdatedReason = "HubKubeconfigSecretUpdated"
-	// HubKubeconfigRebuiltReason (Normal): only the kubeconfig key was rewritten because the hub's CA, proxy-url
+	ReasonClientCertificateInvalid = "ClientCertificateInvalid"
+	// ReasonClientCertificateIssued (Normal): a certificate was issued and stored.
+	ReasonClientCertificateIssued = "ClientCertificateIssued"
+	// ReasonHubKubeconfigSecretCreated (Normal): the hub kubeconfig Secret was created with all five keys.
+	ReasonHubKubeconfigSecretCreated = "HubKubeconfigSecretCreated"
+	// ReasonHubKubeconfigSecretUpdated (Normal): the hub kubeconfig Secret was rewritten with all five keys.
+	ReasonHubKubeconfigSecretUpdated = "HubKubeconfigSecretUpdated"
+	// ReasonHubKubeconfigRebuilt (Normal): only the kubeconfig key was rewritten because the hub's CA, proxy-url
 	// or TLS options changed while the server stayed the same (FC-03); key and certificate were kept.
-	HubKubeconfigRebuiltReason = "HubKubeconfigRebuilt"
-	// HubKubeconfigSecretWriteFailedReason (Warning): writing the Secret failed; retried with the same
+	ReasonHubKubeconfigRebuilt = "HubKubeconfigRebuilt"
+	// ReasonHubKubeconfigSecretWriteFailed (Warning): writing the Secret failed; retried with the same
 	// certificate.
-	HubKubeconfigSecretWriteFailedReason = "HubKubeconfigSecretWriteFailed"
+	ReasonHubKubeconfigSecretWriteFailed = "HubKubeconfigSecretWriteFailed"
 )
 
 const (
@@ -150,7 +150,7 @@ const (
 type Status struct {
 	// Phase is the coarse state.
 	Phase Phase
-	// Reason is why new credentials are needed (the InvalidReason of the Secret, or RotationDueReason); "" when
+	// Reason is why new credentials are needed (the InvalidReason of the Secret, or ReasonRotationDue); "" when
 	// the credentials are valid.
 	Reason InvalidReason
 	// Message is a human-readable sentence about the state.
@@ -326,16 +326,16 @@ func (c *ClientCertForHubController) sync(ctx context.Context, syncCtx factory.S
 			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), deadline.Sub(now))
 			return nil
 		}
-		reason, why = RotationDueReason, fmt.Sprintf("client certificate rotation due at %s (expires %s)", formatTime(deadline), formatTime(leaf.NotAfter))
+		reason, why = ReasonRotationDue, fmt.Sprintf("client certificate rotation due at %s (expires %s)", formatTime(deadline), formatTime(leaf.NotAfter))
 		if forced != "" {
 			why = "new certificate requested: " + forced
 		}
-	case invalid != nil && invalid.Reason == CertificateNotYetValidReason && forced == "" &&
+	case invalid != nil && invalid.Reason == ReasonCertificateNotYetValid && forced == "" &&
 		invalid.NotBefore.Sub(now) <= maxNotYetValidWait:
 		c.setStatus(Status{Phase: PhaseWaitingForValidity, Reason: invalid.Reason, Message: invalid.Message, NotAfter: invalid.NotAfter})
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), invalid.NotBefore.Sub(now))
 		return nil
-	case invalid != nil && invalid.Reason == HubMismatchReason && forced == "" && !slices.Contains(invalid.HubFields, "server"):
+	case invalid != nil && invalid.Reason == ReasonHubMismatch && forced == "" && !slices.Contains(invalid.HubFields, "server"):
 		return c.rebuildKubeconfig(ctx, syncCtx, logger, invalid)
 	case c.opts.RotationOnly:
 		if c.pending != nil {
@@ -354,7 +354,7 @@ func (c *ClientCertForHubController) sync(ctx context.Context, syncCtx factory.S
 // check runs CheckHubKubeconfig on a possibly absent Secret.
 func (c *ClientCertForHubController) check(secret *corev1.Secret, now time.Time) error {
 	if secret == nil {
-		return &InvalidHubKubeconfigError{Reason: MissingKeyReason,
+		return &InvalidHubKubeconfigError{Reason: ReasonMissingKey,
 			Message: fmt.Sprintf("secret %s/%s not found", c.opts.Namespace, c.opts.SecretName)}
 	}
 	return CheckHubKubeconfig(secret.Data, c.opts.ClusterName, c.opts.AgentName, c.opts.Hub, now)
@@ -376,7 +376,7 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 	}
 	switch {
 	case apierrors.IsNotFound(err):
-		c.failAttempt(syncCtx, logger, now, CSRDeletedReason, fmt.Sprintf("CSR %s was deleted before a certificate was issued", name))
+		c.failAttempt(syncCtx, logger, now, ReasonCSRDeleted, fmt.Sprintf("CSR %s was deleted before a certificate was issued", name))
 		return nil
 	case err != nil:
 		c.setStatusError(PhaseWaitingForApproval, reason, fmt.Sprintf("cannot read CSR %s", name), err)
@@ -393,7 +393,7 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 		c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, Message: msg, CSRName: name})
 		return nil
 	case csrDenied, csrFailed:
-		c.failAttempt(syncCtx, logger, now, CSRDeniedReason,
+		c.failAttempt(syncCtx, logger, now, ReasonCSRDenied,
 			fmt.Sprintf("CSR %s %s: %s: %s", name, cond.Type, cond.Reason, cond.Message))
 		return nil
 	}
@@ -401,7 +401,7 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 	certPEM := csr.Status.Certificate
 	leaf, err := VerifyIssuedCertificate(certPEM, c.pending.keyPEM, c.opts.ClusterName, c.opts.AgentName, now)
 	if err != nil {
-		c.failAttempt(syncCtx, logger, now, ClientCertificateInvalidReason, fmt.Sprintf("CSR %s: %v", name, err))
+		c.failAttempt(syncCtx, logger, now, ReasonClientCertificateInvalid, fmt.Sprintf("CSR %s: %v", name, err))
 		return nil
 	}
 	kubeconfig, err := BuildHubKubeconfig(c.opts.Hub)
@@ -426,15 +426,15 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 	}
 	if err != nil {
 		c.setStatusError(PhaseSecretWriteFailing, reason, fmt.Sprintf("certificate from CSR %s issued; writing the Secret failed", name), err)
-		c.warnOnce(syncCtx, HubKubeconfigSecretWriteFailedReason, fmt.Sprintf("writing Secret %s/%s failed: %v", c.opts.Namespace, c.opts.SecretName, err))
+		c.warnOnce(syncCtx, ReasonHubKubeconfigSecretWriteFailed, fmt.Sprintf("writing Secret %s/%s failed: %v", c.opts.Namespace, c.opts.SecretName, err))
 		return err
 	}
 	logger.Info("Client certificate issued and stored", "csr", name, "notAfter", leaf.NotAfter)
-	syncCtx.Recorder().Eventf(ClientCertificateIssuedReason, "Client certificate for %s issued by CSR %s, valid until %s",
+	syncCtx.Recorder().Eventf(ReasonClientCertificateIssued, "client certificate for %s issued by CSR %s, valid until %s",
 		CommonName(c.opts.ClusterName, c.opts.AgentName), name, formatTime(leaf.NotAfter))
-	secretReason := HubKubeconfigSecretUpdatedReason
+	secretReason := ReasonHubKubeconfigSecretUpdated
 	if created {
-		secretReason = HubKubeconfigSecretCreatedReason
+		secretReason = ReasonHubKubeconfigSecretCreated
 	}
 	syncCtx.Recorder().Eventf(secretReason, "Secret %s/%s written with keys %v", c.opts.Namespace, c.opts.SecretName, SecretKeys())
 	c.pending, c.failures, c.retryAt, c.lastEventMsg = nil, 0, time.Time{}, ""
@@ -460,7 +460,7 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 			msg := fmt.Sprintf("next CSR for %s not before %s: %d bootstrap(s) in a row failed or were undone (%s)",
 				c.opts.BackoffHub, formatTime(st.NotBefore), st.Failures, why)
 			if c.Status().Phase != PhaseBackingOff {
-				syncCtx.Recorder().Warningf(CSRBackoffReason, "%s", msg)
+				syncCtx.Recorder().Warningf(ReasonCSRBackoff, "%s", msg)
 			}
 			c.setStatus(Status{Phase: PhaseBackingOff, Reason: reason, RetryAt: st.NotBefore, Message: msg})
 			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), st.NotBefore.Sub(now))
@@ -499,7 +499,7 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 		c.failures++
 		c.retryAt = now.Add(c.opts.RetryBackoff.Delay(c.failures))
 		c.setStatusError(PhaseCSRCreateFailing, reason, fmt.Sprintf("creating a CSR for cluster %s failed; next attempt at %s", c.opts.ClusterName, formatTime(c.retryAt)), err)
-		c.warnOnce(syncCtx, CSRCreateFailedReason, fmt.Sprintf("creating a CSR for cluster %s failed: %v", c.opts.ClusterName, err))
+		c.warnOnce(syncCtx, ReasonCSRCreateFailed, fmt.Sprintf("creating a CSR for cluster %s failed: %v", c.opts.ClusterName, err))
 		return fmt.Errorf("create CSR for cluster %s: %w", c.opts.ClusterName, err)
 	}
 	c.pending.name = created.Name
@@ -508,7 +508,7 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 		c.opts.BootstrapBackoff.CSRCreated(c.opts.BackoffHub)
 	}
 	logger.Info("Created CSR", "csr", created.Name, "reason", reason)
-	syncCtx.Recorder().Eventf(CSRCreatedReason, "CSR %s created for %s: %s", created.Name, CommonName(c.opts.ClusterName, c.opts.AgentName), why)
+	syncCtx.Recorder().Eventf(ReasonCSRCreated, "CSR %s created for %s: %s", created.Name, CommonName(c.opts.ClusterName, c.opts.AgentName), why)
 	c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, CSRName: created.Name,
 		Message: fmt.Sprintf("waiting for approval of CSR %s on the hub", created.Name)})
 	return nil
@@ -564,7 +564,7 @@ func (c *ClientCertForHubController) rebuildKubeconfig(ctx context.Context, sync
 	}
 	c.pending = nil
 	logger.Info("Rebuilt hub kubeconfig for changed hub settings", "fields", invalid.HubFields)
-	syncCtx.Recorder().Eventf(HubKubeconfigRebuiltReason, "Secret %s/%s key %s rebuilt for the hub's new %v; key and certificate kept",
+	syncCtx.Recorder().Eventf(ReasonHubKubeconfigRebuilt, "Secret %s/%s key %s rebuilt for the hub's new %v; key and certificate kept",
 		c.opts.Namespace, c.opts.SecretName, KubeconfigSecretKey, invalid.HubFields)
 	return nil
 }

@@ -285,13 +285,13 @@ func TestSyncObtainsCertificateAndWritesSecretWhole(t *testing.T) {
 		data       map[string][]byte // nil: no Secret
 		wantReason clientcert.InvalidReason
 	}{
-		{"no Secret", nil, clientcert.MissingKeyReason},
-		{"FC-07 tls.crt expired an hour ago", expired, clientcert.CertificateExpiredReason},
-		{"FC-07 tls.crt and tls.key from different key pairs", with(map[string][]byte{"tls.key": otherPair["tls.key"]}), clientcert.KeyMismatchReason},
-		{"FC-07 truncated PEM", with(map[string][]byte{"tls.crt": valid["tls.crt"][:100]}), clientcert.CertificateUnparsableReason},
-		{"FC-07 kubeconfig key missing with tls.* present", with(map[string][]byte{"kubeconfig": nil}), clientcert.MissingKeyReason},
-		{"certificate of another cluster", otherCluster, clientcert.IdentityMismatchReason},
-		{"kubeconfig for another hub server", with(map[string][]byte{"kubeconfig": otherHub}), clientcert.HubMismatchReason},
+		{"no Secret", nil, clientcert.ReasonMissingKey},
+		{"FC-07 tls.crt expired an hour ago", expired, clientcert.ReasonCertificateExpired},
+		{"FC-07 tls.crt and tls.key from different key pairs", with(map[string][]byte{"tls.key": otherPair["tls.key"]}), clientcert.ReasonKeyMismatch},
+		{"FC-07 truncated PEM", with(map[string][]byte{"tls.crt": valid["tls.crt"][:100]}), clientcert.ReasonCertificateUnparsable},
+		{"FC-07 kubeconfig key missing with tls.* present", with(map[string][]byte{"kubeconfig": nil}), clientcert.ReasonMissingKey},
+		{"certificate of another cluster", otherCluster, clientcert.ReasonIdentityMismatch},
+		{"kubeconfig for another hub server", with(map[string][]byte{"kubeconfig": otherHub}), clientcert.ReasonHubMismatch},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -319,7 +319,7 @@ func TestSyncObtainsCertificateAndWritesSecretWhole(t *testing.T) {
 			if st := h.c.Status(); st.Phase != clientcert.PhaseWaitingForApproval || st.Reason != tc.wantReason || st.CSRName != csr.Name {
 				t.Errorf("status %+v, want WaitingForApproval for %s with reason %s", st, csr.Name, tc.wantReason)
 			}
-			if diff := cmp.Diff([]string{clientcert.CSRCreatedReason}, h.eventReasons()); diff != "" {
+			if diff := cmp.Diff([]string{clientcert.ReasonCSRCreated}, h.eventReasons()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 
@@ -356,11 +356,11 @@ func TestSyncObtainsCertificateAndWritesSecretWhole(t *testing.T) {
 					t.Error("the old key was reused")
 				}
 			}
-			wantSecretEvent := clientcert.HubKubeconfigSecretUpdatedReason
+			wantSecretEvent := clientcert.ReasonHubKubeconfigSecretUpdated
 			if secret == nil {
-				wantSecretEvent = clientcert.HubKubeconfigSecretCreatedReason
+				wantSecretEvent = clientcert.ReasonHubKubeconfigSecretCreated
 			}
-			if diff := cmp.Diff([]string{clientcert.CSRCreatedReason, clientcert.ClientCertificateIssuedReason, wantSecretEvent}, h.eventReasons()); diff != "" {
+			if diff := cmp.Diff([]string{clientcert.ReasonCSRCreated, clientcert.ReasonClientCertificateIssued, wantSecretEvent}, h.eventReasons()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 
@@ -402,7 +402,7 @@ func TestSyncDeniedCSRBacksOff(t *testing.T) {
 			h.setCSR(csr)
 
 			h.mustSync()
-			if diff := cmp.Diff([]string{clientcert.CSRCreatedReason, clientcert.CSRDeniedReason}, h.eventReasons()); diff != "" {
+			if diff := cmp.Diff([]string{clientcert.ReasonCSRCreated, clientcert.ReasonCSRDenied}, h.eventReasons()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 			if msg := h.recorder.Events()[1].Message; !strings.Contains(msg, string(condition)+": Nope: not you") {
@@ -445,7 +445,7 @@ func TestSyncRejectsMismatchingCertificate(t *testing.T) {
 	if len(h.secretWrites()) != 0 {
 		t.Errorf("a certificate for another key was written")
 	}
-	if diff := cmp.Diff([]string{clientcert.CSRCreatedReason, clientcert.ClientCertificateInvalidReason}, h.eventReasons()); diff != "" {
+	if diff := cmp.Diff([]string{clientcert.ReasonCSRCreated, clientcert.ReasonClientCertificateInvalid}, h.eventReasons()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	if st := h.c.Status(); st.Phase != clientcert.PhaseBackingOff {
@@ -460,7 +460,7 @@ func TestSyncDeletedCSRIsRecreatedAfterBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.mustSync()
-	if diff := cmp.Diff([]string{clientcert.CSRCreatedReason, clientcert.CSRDeletedReason}, h.eventReasons()); diff != "" {
+	if diff := cmp.Diff([]string{clientcert.ReasonCSRCreated, clientcert.ReasonCSRDeleted}, h.eventReasons()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	h.mustSync()
@@ -507,7 +507,7 @@ func TestSyncCreateErrorKeepsOneCSRPerKey(t *testing.T) {
 		if len(h.csrs()) != 1 {
 			t.Errorf("%d CSRs", len(h.csrs()))
 		}
-		if diff := cmp.Diff([]string{clientcert.CSRCreateFailedReason, clientcert.CSRCreatedReason}, h.eventReasons()); diff != "" {
+		if diff := cmp.Diff([]string{clientcert.ReasonCSRCreateFailed, clientcert.ReasonCSRCreated}, h.eventReasons()); diff != "" {
 			t.Errorf("events (-want +got):\n%s", diff)
 		}
 	})
@@ -555,7 +555,7 @@ func TestSyncRotation(t *testing.T) {
 	if n := h.csrCreates(); n != 1 || len(h.secretWrites()) != 0 {
 		t.Fatalf("rotation: %d creates, %d writes", n, len(h.secretWrites()))
 	}
-	if st := h.c.Status(); st.Reason != clientcert.RotationDueReason {
+	if st := h.c.Status(); st.Reason != clientcert.ReasonRotationDue {
 		t.Errorf("status %+v", st)
 	}
 	h.approveAndSign()
@@ -584,7 +584,7 @@ func TestSyncHubCAChangeRebuildsKubeconfigOnly(t *testing.T) {
 	if err := clientcert.CheckHubKubeconfig(written.Data, testCluster, testAgent, newHub, testNow); err != nil {
 		t.Errorf("rebuilt Secret not valid for the new CA: %v", err)
 	}
-	if diff := cmp.Diff([]string{clientcert.HubKubeconfigRebuiltReason}, h.eventReasons()); diff != "" {
+	if diff := cmp.Diff([]string{clientcert.ReasonHubKubeconfigRebuilt}, h.eventReasons()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
@@ -670,7 +670,7 @@ func TestSyncBootstrapBackoff(t *testing.T) {
 	if st.Phase != clientcert.PhaseBackingOff || !st.RetryAt.Equal(testNow.Add(30*time.Second)) {
 		t.Errorf("status %+v, want BackingOff until %s", st, testNow.Add(30*time.Second))
 	}
-	if diff := cmp.Diff([]string{clientcert.CSRBackoffReason}, h.eventReasons()); diff != "" {
+	if diff := cmp.Diff([]string{clientcert.ReasonCSRBackoff}, h.eventReasons()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	if got := h.syncCtx.queue.addAfter[len(h.syncCtx.queue.addAfter)-1]; got != 30*time.Second {
@@ -715,7 +715,7 @@ func TestSyncRotationOnlyLeavesInvalidSecret(t *testing.T) {
 	if n := h.csrCreates(); n != 0 {
 		t.Fatalf("RotationOnly controller created %d CSRs for a missing Secret", n)
 	}
-	if st := h.c.Status(); st.Phase != clientcert.PhaseCredentialsInvalid || st.Reason != clientcert.MissingKeyReason {
+	if st := h.c.Status(); st.Phase != clientcert.PhaseCredentialsInvalid || st.Reason != clientcert.ReasonMissingKey {
 		t.Errorf("status %+v, want CredentialsInvalid/MissingKey", st)
 	}
 }

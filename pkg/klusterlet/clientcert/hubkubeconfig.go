@@ -100,46 +100,46 @@ func RestConfigFromSecretData(data map[string][]byte) (*rest.Config, error) {
 	return restConfig, nil
 }
 
-// InvalidReason says why hub kubeconfig Secret data is not usable (or, for RotationDueReason, why it is being
+// InvalidReason says why hub kubeconfig Secret data is not usable (or, for ReasonRotationDue, why it is being
 // replaced). Values are UpperCamelCase so they can serve as event or condition reasons.
 type InvalidReason string
 
 const (
-	// MissingKeyReason: one of the five Secret keys is absent or empty (FC-07).
-	MissingKeyReason InvalidReason = "MissingKey"
-	// CertificateUnparsableReason: tls.crt is not a PEM certificate (e.g. truncated, FC-07).
-	CertificateUnparsableReason InvalidReason = "CertificateUnparsable"
-	// KeyUnparsableReason: tls.key is not a PEM private key.
-	KeyUnparsableReason InvalidReason = "KeyUnparsable"
-	// KeyMismatchReason: tls.key is not the key of tls.crt (FC-07).
-	KeyMismatchReason InvalidReason = "KeyMismatch"
-	// IdentityMismatchReason: the certificate subject (or the cluster-name / agent-name keys) names another
+	// ReasonMissingKey: one of the five Secret keys is absent or empty (FC-07).
+	ReasonMissingKey InvalidReason = "MissingKey"
+	// ReasonCertificateUnparsable: tls.crt is not a PEM certificate (e.g. truncated, FC-07).
+	ReasonCertificateUnparsable InvalidReason = "CertificateUnparsable"
+	// ReasonKeyUnparsable: tls.key is not a PEM private key.
+	ReasonKeyUnparsable InvalidReason = "KeyUnparsable"
+	// ReasonKeyMismatch: tls.key is not the key of tls.crt (FC-07).
+	ReasonKeyMismatch InvalidReason = "KeyMismatch"
+	// ReasonIdentityMismatch: the certificate subject (or the cluster-name / agent-name keys) names another
 	// cluster or agent, or is not an OCM agent identity.
-	IdentityMismatchReason InvalidReason = "IdentityMismatch"
-	// CertificateNotYetValidReason: now is before the certificate's NotBefore (hub clock ahead).
-	CertificateNotYetValidReason InvalidReason = "CertificateNotYetValid"
-	// CertificateExpiredReason: now is at or after the certificate's NotAfter (FC-07, FC-08).
-	CertificateExpiredReason InvalidReason = "CertificateExpired"
-	// KubeconfigUnparsableReason: the kubeconfig key is not a kubeconfig or has no usable current context.
-	KubeconfigUnparsableReason InvalidReason = "KubeconfigUnparsable"
-	// KubeconfigCredentialsMismatchReason: the kubeconfig's user does not authenticate with tls.crt / tls.key.
-	KubeconfigCredentialsMismatchReason InvalidReason = "KubeconfigCredentialsMismatch"
-	// HubMismatchReason: the kubeconfig's server, proxy-url, CA or TLS options differ from the active hub's
+	ReasonIdentityMismatch InvalidReason = "IdentityMismatch"
+	// ReasonCertificateNotYetValid: now is before the certificate's NotBefore (hub clock ahead).
+	ReasonCertificateNotYetValid InvalidReason = "CertificateNotYetValid"
+	// ReasonCertificateExpired: now is at or after the certificate's NotAfter (FC-07, FC-08).
+	ReasonCertificateExpired InvalidReason = "CertificateExpired"
+	// ReasonKubeconfigUnparsable: the kubeconfig key is not a kubeconfig or has no usable current context.
+	ReasonKubeconfigUnparsable InvalidReason = "KubeconfigUnparsable"
+	// ReasonKubeconfigCredentialsMismatch: the kubeconfig's user does not authenticate with tls.crt / tls.key.
+	ReasonKubeconfigCredentialsMismatch InvalidReason = "KubeconfigCredentialsMismatch"
+	// ReasonHubMismatch: the kubeconfig's server, proxy-url, CA or TLS options differ from the active hub's
 	// bootstrap kubeconfig (FC-02, FC-03).
-	HubMismatchReason InvalidReason = "HubMismatch"
-	// RotationDueReason: the Secret is valid but less than 20–25 % of the certificate lifetime remains. Never
+	ReasonHubMismatch InvalidReason = "HubMismatch"
+	// ReasonRotationDue: the Secret is valid but less than 20–25 % of the certificate lifetime remains. Never
 	// returned by CheckHubKubeconfig; used in controller Status.
-	RotationDueReason InvalidReason = "RotationDue"
+	ReasonRotationDue InvalidReason = "RotationDue"
 )
 
 // InvalidHubKubeconfigError is CheckHubKubeconfig's verdict on unusable Secret data.
 type InvalidHubKubeconfigError struct {
-	// Reason classifies the problem, for callers to branch on (e.g. HubMismatchReason vs
-	// CertificateExpiredReason).
+	// Reason classifies the problem, for callers to branch on (e.g. ReasonHubMismatch vs
+	// ReasonCertificateExpired).
 	Reason InvalidReason
 	// Message says exactly what is wrong, naming the key and the values.
 	Message string
-	// HubFields lists the kubeconfig fields that differ from the hub (see HubInfo.Diff), for HubMismatchReason.
+	// HubFields lists the kubeconfig fields that differ from the hub (see HubInfo.Diff), for ReasonHubMismatch.
 	HubFields []string
 	// NotBefore and NotAfter are the leaf certificate's validity window when tls.crt parsed; zero otherwise.
 	NotBefore, NotAfter time.Time
@@ -179,12 +179,12 @@ func CheckHubKubeconfig(data map[string][]byte, clusterName, agentName string, h
 		}
 	}
 	if len(missing) > 0 {
-		return invalid(MissingKeyReason, "missing key %s", strings.Join(missing, ", "))
+		return invalid(ReasonMissingKey, "missing key %s", strings.Join(missing, ", "))
 	}
 
 	leaf, err := parseLeafCertificate(data[TLSCertSecretKey])
 	if err != nil {
-		return invalid(CertificateUnparsableReason, "%s unparsable: %v", TLSCertSecretKey, err)
+		return invalid(ReasonCertificateUnparsable, "%s unparsable: %v", TLSCertSecretKey, err)
 	}
 	withValidity := func(e *InvalidHubKubeconfigError) *InvalidHubKubeconfigError {
 		e.NotBefore, e.NotAfter = leaf.NotBefore, leaf.NotAfter
@@ -200,29 +200,29 @@ func CheckHubKubeconfig(data map[string][]byte, clusterName, agentName string, h
 	keyAgent := strings.TrimSpace(string(data[AgentNameSecretKey]))
 	certCluster, certAgent, _ := ParseCommonName(leaf.Subject.CommonName)
 	if keyCluster != certCluster || keyAgent != certAgent {
-		return withValidity(invalid(IdentityMismatchReason, "keys %s/%s name cluster/agent %s:%s, but %s names %s:%s",
+		return withValidity(invalid(ReasonIdentityMismatch, "keys %s/%s name cluster/agent %s:%s, but %s names %s:%s",
 			ClusterNameSecretKey, AgentNameSecretKey, keyCluster, keyAgent, TLSCertSecretKey, certCluster, certAgent))
 	}
 	if now.Before(leaf.NotBefore) {
-		return withValidity(invalid(CertificateNotYetValidReason, "%s not yet valid: valid from %s, now is %s",
+		return withValidity(invalid(ReasonCertificateNotYetValid, "%s not yet valid: valid from %s, now is %s",
 			TLSCertSecretKey, formatTime(leaf.NotBefore), formatTime(now)))
 	}
 	if !now.Before(leaf.NotAfter) {
-		return withValidity(invalid(CertificateExpiredReason, "%s expired at %s", TLSCertSecretKey, formatTime(leaf.NotAfter)))
+		return withValidity(invalid(ReasonCertificateExpired, "%s expired at %s", TLSCertSecretKey, formatTime(leaf.NotAfter)))
 	}
 
 	cfg, err := clientcmd.Load(data[KubeconfigSecretKey])
 	if err != nil {
-		return withValidity(invalid(KubeconfigUnparsableReason, "%s unparsable: %v", KubeconfigSecretKey, err))
+		return withValidity(invalid(ReasonKubeconfigUnparsable, "%s unparsable: %v", KubeconfigSecretKey, err))
 	}
 	_, kcClusterName, cluster, userName, user, err := currentEntries(cfg)
 	if err != nil {
-		return withValidity(invalid(KubeconfigUnparsableReason, "%s: %v", KubeconfigSecretKey, err))
+		return withValidity(invalid(ReasonKubeconfigUnparsable, "%s: %v", KubeconfigSecretKey, err))
 	}
 	if filepath.Base(user.ClientCertificate) != TLSCertSecretKey || filepath.Base(user.ClientKey) != TLSKeySecretKey ||
 		len(user.ClientCertificateData) > 0 || len(user.ClientKeyData) > 0 || user.Token != "" || user.TokenFile != "" ||
 		user.Exec != nil || user.AuthProvider != nil {
-		return withValidity(invalid(KubeconfigCredentialsMismatchReason,
+		return withValidity(invalid(ReasonKubeconfigCredentialsMismatch,
 			"%s users[%q] does not authenticate with client-certificate %s and client-key %s only",
 			KubeconfigSecretKey, userName, TLSCertSecretKey, TLSKeySecretKey))
 	}
@@ -232,7 +232,7 @@ func CheckHubKubeconfig(data map[string][]byte, clusterName, agentName string, h
 		current.CAData = []byte("file:" + cluster.CertificateAuthority)
 	}
 	if fields := current.Diff(hub); len(fields) > 0 {
-		e := invalid(HubMismatchReason, "%s clusters[%q] differs from the hub's bootstrap kubeconfig in %s",
+		e := invalid(ReasonHubMismatch, "%s clusters[%q] differs from the hub's bootstrap kubeconfig in %s",
 			KubeconfigSecretKey, kcClusterName, describeHubDiff(fields, current, hub))
 		e.HubFields = fields
 		return withValidity(e)
@@ -243,10 +243,10 @@ func CheckHubKubeconfig(data map[string][]byte, clusterName, agentName string, h
 // checkKeyMatches parses the key and checks it belongs to the leaf of certPEM.
 func checkKeyMatches(certPEM, keyPEM []byte) *InvalidHubKubeconfigError {
 	if _, err := parsePrivateKey(keyPEM); err != nil {
-		return &InvalidHubKubeconfigError{Reason: KeyUnparsableReason, Message: fmt.Sprintf("%s unparsable: %v", TLSKeySecretKey, err)}
+		return &InvalidHubKubeconfigError{Reason: ReasonKeyUnparsable, Message: fmt.Sprintf("%s unparsable: %v", TLSKeySecretKey, err)}
 	}
 	if _, err := tls.X509KeyPair(certPEM, keyPEM); err != nil {
-		return &InvalidHubKubeconfigError{Reason: KeyMismatchReason, Message: fmt.Sprintf("%s does not match %s: %v", TLSKeySecretKey, TLSCertSecretKey, err)}
+		return &InvalidHubKubeconfigError{Reason: ReasonKeyMismatch, Message: fmt.Sprintf("%s does not match %s: %v", TLSKeySecretKey, TLSCertSecretKey, err)}
 	}
 	return nil
 }
@@ -257,16 +257,16 @@ func checkSubject(leaf *x509.Certificate, clusterName, agentName string) *Invali
 	cn := leaf.Subject.CommonName
 	certCluster, certAgent, ok := ParseCommonName(cn)
 	if !ok {
-		return &InvalidHubKubeconfigError{Reason: IdentityMismatchReason,
+		return &InvalidHubKubeconfigError{Reason: ReasonIdentityMismatch,
 			Message: fmt.Sprintf("%s subject CN %q is not an OCM agent identity (%s<cluster>:<agent>)", TLSCertSecretKey, cn, SubjectPrefix)}
 	}
 	if (clusterName != "" && certCluster != clusterName) || (agentName != "" && certAgent != agentName) {
 		want := fmt.Sprintf("%s:%s", orAny(clusterName), orAny(agentName))
-		return &InvalidHubKubeconfigError{Reason: IdentityMismatchReason,
+		return &InvalidHubKubeconfigError{Reason: ReasonIdentityMismatch,
 			Message: fmt.Sprintf("%s subject CN names cluster/agent %s:%s, not %s", TLSCertSecretKey, certCluster, certAgent, want)}
 	}
 	if !slices.Contains(leaf.Subject.Organization, ClusterGroup(certCluster)) {
-		return &InvalidHubKubeconfigError{Reason: IdentityMismatchReason,
+		return &InvalidHubKubeconfigError{Reason: ReasonIdentityMismatch,
 			Message: fmt.Sprintf("%s subject O %q lacks the cluster group %q", TLSCertSecretKey, leaf.Subject.Organization, ClusterGroup(certCluster))}
 	}
 	return nil

@@ -26,8 +26,8 @@ const (
 	mirrorDirMode  os.FileMode = 0o700
 )
 
-// HubKubeconfigSecretMirroredReason is the event reason when the mirror controller changed files in the dir.
-const HubKubeconfigSecretMirroredReason = "HubKubeconfigSecretMirrored"
+// ReasonHubKubeconfigSecretMirrored is the event reason when the mirror controller changed files in the dir.
+const ReasonHubKubeconfigSecretMirrored = "HubKubeconfigSecretMirrored"
 
 // MirrorToDir writes every key of data as the file dir/<key> with mode 0600, creating dir (0700) if needed.
 // A file is written only when its content differs (a file with the right content but another mode is
@@ -150,7 +150,7 @@ func (c *hubKubeconfigSecretMirrorController) sync(ctx context.Context, syncCtx 
 	}
 	if changed {
 		logger.Info("Mirrored hub kubeconfig Secret", "keys", len(secret.Data))
-		syncCtx.Recorder().Eventf(HubKubeconfigSecretMirroredReason, "Secret %s/%s mirrored to %s", c.namespace, c.name, c.dir)
+		syncCtx.Recorder().Eventf(ReasonHubKubeconfigSecretMirrored, "Secret %s/%s mirrored to %s", c.namespace, c.name, c.dir)
 	}
 	return nil
 }

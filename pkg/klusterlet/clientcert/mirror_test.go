@@ -143,7 +143,7 @@ func TestHubKubeconfigSecretMirrorControllerSync(t *testing.T) {
 	for _, e := range recorder.Events() {
 		reasons = append(reasons, e.Reason)
 	}
-	if diff := cmp.Diff([]string{clientcert.HubKubeconfigSecretMirroredReason}, reasons); diff != "" {
+	if diff := cmp.Diff([]string{clientcert.ReasonHubKubeconfigSecretMirrored}, reasons); diff != "" {
 		t.Errorf("events (one per change) (-want +got):\n%s", diff)
 	}
 }

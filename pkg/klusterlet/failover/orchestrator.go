@@ -501,7 +501,7 @@ func (r *Orchestrator) explainTransportError(now time.Time) string {
 	}
 	p := clientcert.ClassifyConnectionError(r.tracker.LastTransportError(), h.bootstrap, now)
 	switch p.Reason {
-	case clientcert.HubCANotTrustedReason, clientcert.HubServingCertificateInvalidReason, clientcert.HubProxyFailedReason:
+	case clientcert.ReasonHubCANotTrusted, clientcert.ReasonHubServingCertificateInvalid, clientcert.ReasonHubProxyFailed:
 		return fmt.Sprintf(" (%s: %s)", p.Reason, p.Message)
 	}
 	return ""

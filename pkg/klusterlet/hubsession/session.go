@@ -147,15 +147,15 @@ const (
 	// ReasonBootstrapKubeconfigExpired: the bootstrap client certificate expired and the hub kubeconfig is not
 	// valid either, so the cluster cannot register until one of them is replaced.
 	ReasonBootstrapKubeconfigExpired = "BootstrapKubeconfigExpired"
-	// ReasonBootstrapKubeconfigExpiring is a warning that the bootstrap identity has expired while the hub
+	// ReasonBootstrapKubeconfigUnusable is a warning that the bootstrap identity has expired while the hub
 	// kubeconfig is still valid: a later re-bootstrap would be impossible.
-	ReasonBootstrapKubeconfigExpiring = "BootstrapKubeconfigUnusable"
+	ReasonBootstrapKubeconfigUnusable = "BootstrapKubeconfigUnusable"
 	// ReasonHubKubeconfigContested (Warning): the hub kubeconfig Secret, holding credentials this agent wrote or
 	// used, was replaced by credentials it did not write (another agent name, another hub, another key): another
 	// agent may be running for this cluster. The agent backs off before it writes the Secret again.
 	ReasonHubKubeconfigContested = "HubKubeconfigContested"
-	// ReasonMainControllersStarted: the main controllers run on this hub with the hub kubeconfig.
-	ReasonMainControllersStarted = "HubControllersStarted"
+	// ReasonHubControllersStarted: the main controllers run on this hub with the hub kubeconfig.
+	ReasonHubControllersStarted = "HubControllersStarted"
 )
 
 // ensureManagedClusterTimeout bounds the GET (and create) of the ManagedCluster with the bootstrap identity before
@@ -268,7 +268,7 @@ func (s *Session) Run(ctx context.Context) error {
 		case checkErr == nil && forced == "":
 			if bootstrapExpired && !warnedBootstrap {
 				notAfter, _ := s.hub.Bootstrap.ClientCertNotAfter()
-				s.o.Recorder.Warningf(ReasonBootstrapKubeconfigExpiring,
+				s.o.Recorder.Warningf(ReasonBootstrapKubeconfigUnusable,
 					"bootstrap kubeconfig %s of hub %s expired at %s; the hub kubeconfig is valid and used, but re-bootstrap would be impossible: supply a new bootstrap kubeconfig",
 					s.hub.Bootstrap.Source, s.hub.Name, notAfter.UTC().Format(time.RFC3339))
 				warnedBootstrap = true
@@ -530,7 +530,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		spoke.shutdown()
 	}()
 	s.setPhase(PhaseRegistered, fmt.Sprintf("registered with hub %s as cluster %s (agent %s)", s.hub.Name, s.o.ClusterName, s.o.AgentName))
-	s.o.Recorder.Eventf(ReasonMainControllersStarted, "hub %s (%s): lease, status and certificate rotation controllers started for cluster %s",
+	s.o.Recorder.Eventf(ReasonHubControllersStarted, "hub %s (%s): lease, status and certificate rotation controllers started for cluster %s",
 		s.hub.Name, s.hub.Bootstrap.Hub.Server, s.o.ClusterName)
 	logger.Info("Main controllers started")
 

@@ -188,7 +188,7 @@ func (c *leaseController) sync(ctx context.Context, syncCtx factory.SyncContext)
 	}
 	if reason != "" {
 		if c.updater.stop() {
-			syncCtx.Recorder().Eventf(ReasonLeaseUpdateStopped, "Stopped renewing Lease %s/%s: %s", c.clusterName, LeaseName, reason)
+			syncCtx.Recorder().Eventf(ReasonLeaseUpdateStopped, "stopped renewing Lease %s/%s: %s", c.clusterName, LeaseName, reason)
 			logger.Info("Stopped renewing the hub lease", "reason", reason)
 		}
 		return nil
@@ -196,7 +196,7 @@ func (c *leaseController) sync(ctx context.Context, syncCtx factory.SyncContext)
 
 	period := leaseDuration(cluster)
 	if c.updater.start(ctx, period) {
-		syncCtx.Recorder().Eventf(ReasonLeaseUpdateStarted, "Renewing Lease %s/%s every %s%s", c.clusterName, LeaseName, period, c.updater.jitterDescription(period))
+		syncCtx.Recorder().Eventf(ReasonLeaseUpdateStarted, "renewing Lease %s/%s every %s%s", c.clusterName, LeaseName, period, c.updater.jitterDescription(period))
 		logger.Info("Started renewing the hub lease", "period", period)
 	}
 	return nil

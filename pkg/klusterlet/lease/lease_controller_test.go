@@ -433,15 +433,15 @@ func TestLeaseRenewalJitter(t *testing.T) {
 		wantEvent string
 	}{
 		{name: "default factor, middle of the range", factor: 0, rand: 0.5, wantWait: 67500 * time.Millisecond,
-			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m15s (jitter spreads renewals)"},
+			wantEvent: "renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m15s (jitter spreads renewals)"},
 		{name: "default factor, lowest draw", factor: 0, rand: 0, wantWait: time.Minute,
-			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m15s (jitter spreads renewals)"},
+			wantEvent: "renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m15s (jitter spreads renewals)"},
 		{name: "explicit factor", factor: 0.5, rand: 0.9, wantWait: 87 * time.Second,
-			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m30s (jitter spreads renewals)"},
+			wantEvent: "renewing Lease cluster1/managed-cluster-lease every 1m0s to 1m30s (jitter spreads renewals)"},
 		{name: "factor above the cap", factor: 4, rand: 0.5, wantWait: 90 * time.Second,
-			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s to 2m0s (jitter spreads renewals)"},
+			wantEvent: "renewing Lease cluster1/managed-cluster-lease every 1m0s to 2m0s (jitter spreads renewals)"},
 		{name: "jitter off", factor: -1, rand: 0.9, wantWait: time.Minute,
-			wantEvent: "Renewing Lease cluster1/managed-cluster-lease every 1m0s"},
+			wantEvent: "renewing Lease cluster1/managed-cluster-lease every 1m0s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -76,7 +76,7 @@ func (r *availableReconciler) checkSpokeHealth(ctx context.Context) metav1.Condi
 		return metav1.Condition{
 			Type:    clusterv1.ManagedClusterConditionAvailable,
 			Status:  metav1.ConditionTrue,
-			Reason:  ConditionReasonAvailable,
+			Reason:  ConditionReasonManagedClusterAvailable,
 			Message: "Managed cluster is available",
 		}
 	}
@@ -90,11 +90,11 @@ func (r *availableReconciler) checkSpokeHealth(ctx context.Context) metav1.Condi
 	condition := metav1.Condition{
 		Type:    clusterv1.ManagedClusterConditionAvailable,
 		Status:  metav1.ConditionFalse,
-		Reason:  ConditionReasonKubeAPIServerUnavailable,
+		Reason:  ConditionReasonManagedClusterKubeAPIServerUnavailable,
 		Message: truncate(fmt.Sprintf("The spoke kube-apiserver is not healthy: GET %s returned status code %d: %s", path, statusCode, detail)),
 	}
 	if statusCode == http.StatusUnauthorized {
-		condition.Reason = ConditionReasonSpokeCredentialsRejected
+		condition.Reason = ConditionReasonManagedClusterSpokeCredentialsRejected
 		condition.Message = truncate(fmt.Sprintf("The spoke kube-apiserver rejected the agent's spoke credentials: GET %s returned status code %d: %s", path, statusCode, detail))
 	}
 	return condition

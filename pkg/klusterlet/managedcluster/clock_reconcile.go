@@ -31,7 +31,7 @@ func (r *clockReconciler) reconcile(ctx context.Context, sc *statusSyncContext, 
 	if condition == nil || condition.Status != metav1.ConditionFalse {
 		if r.reported {
 			r.reported = false
-			sc.syncCtx.Recorder().Eventf(ReasonClockSkewResolved, "The hub reports the clocks of ManagedCluster %q in sync again; status updates resume", r.clusterName)
+			sc.syncCtx.Recorder().Eventf(ReasonClockSkewResolved, "the hub reports the clocks of ManagedCluster %q in sync again; status updates resume", r.clusterName)
 			sc.logger.Info("Clock skew resolved; status updates resume")
 		}
 		return reconcileContinue, nil
@@ -51,7 +51,7 @@ func (r *clockReconciler) reconcile(ctx context.Context, sc *statusSyncContext, 
 		}
 	}
 	sc.syncCtx.Recorder().Warningf(ReasonClockSkewDetected,
-		"The hub reports the clock of ManagedCluster %q out of sync (%s: %s); %s; status updates stop until it is in sync",
+		"the hub reports the clock of ManagedCluster %q out of sync (%s: %s); %s; status updates stop until it is in sync",
 		r.clusterName, condition.Reason, condition.Message, measured)
 	sc.logger.Info("Clock skew detected by the hub; no status written", "reason", condition.Reason, "message", condition.Message, "measurement", measured)
 	return reconcileStop, nil

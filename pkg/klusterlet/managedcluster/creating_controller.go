@@ -170,7 +170,7 @@ func (c *managedClusterCreatingController) sync(ctx context.Context, syncCtx fac
 	}
 	c.lastFailure = ""
 	syncCtx.Recorder().Eventf(ReasonManagedClusterClientConfigsUpdated,
-		"Client configs of ManagedCluster %q set to %s", c.clusterName, clientConfigURLs(c.clientConfigs))
+		"client configs of ManagedCluster %q set to %s", c.clusterName, clientConfigURLs(c.clientConfigs))
 	logger.Info("Updated the ManagedCluster client configs", "urls", clientConfigURLs(c.clientConfigs))
 	return nil
 }

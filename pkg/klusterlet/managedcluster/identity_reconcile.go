@@ -99,7 +99,7 @@ func (r *identityReconciler) clear(sc *statusSyncContext, detail string) bool {
 		return false
 	}
 	sc.syncCtx.Recorder().Eventf(ReasonManagedClusterIdentityConflictResolved,
-		"Identity conflict on ManagedCluster %q resolved: %s", r.clusterName, detail)
+		"identity conflict on ManagedCluster %q resolved: %s", r.clusterName, detail)
 	return true
 }
 

@@ -22,7 +22,7 @@ func (r *joinedReconciler) reconcile(_ context.Context, sc *statusSyncContext, c
 	setCondition(cluster, metav1.Condition{
 		Type:    clusterv1.ManagedClusterConditionJoined,
 		Status:  metav1.ConditionTrue,
-		Reason:  ConditionReasonJoined,
+		Reason:  ConditionReasonManagedClusterJoined,
 		Message: "Managed cluster joined",
 	}, sc.now)
 	return reconcileContinue, nil

@@ -61,17 +61,17 @@ const (
 
 // Condition reasons this agent writes on the hub ManagedCluster.
 const (
-	// ConditionReasonJoined is the reason of ManagedClusterJoined=True (as OCM's agent).
-	ConditionReasonJoined = "ManagedClusterJoined"
-	// ConditionReasonAvailable is the reason of ManagedClusterConditionAvailable=True (as OCM's agent).
-	ConditionReasonAvailable = "ManagedClusterAvailable"
-	// ConditionReasonKubeAPIServerUnavailable is the reason of
+	// ConditionReasonManagedClusterJoined is the reason of ManagedClusterJoined=True (as OCM's agent).
+	ConditionReasonManagedClusterJoined = "ManagedClusterJoined"
+	// ConditionReasonManagedClusterAvailable is the reason of ManagedClusterConditionAvailable=True (as OCM's agent).
+	ConditionReasonManagedClusterAvailable = "ManagedClusterAvailable"
+	// ConditionReasonManagedClusterKubeAPIServerUnavailable is the reason of
 	// ManagedClusterConditionAvailable=False when /livez (or /healthz) fails (as OCM's agent).
-	ConditionReasonKubeAPIServerUnavailable = "ManagedClusterKubeAPIServerUnavailable"
-	// ConditionReasonSpokeCredentialsRejected is the reason of
+	ConditionReasonManagedClusterKubeAPIServerUnavailable = "ManagedClusterKubeAPIServerUnavailable"
+	// ConditionReasonManagedClusterSpokeCredentialsRejected is the reason of
 	// ManagedClusterConditionAvailable=False when the spoke API server answers 401: the
 	// agent's spoke credentials were rejected (FC-13), the hub is not at fault.
-	ConditionReasonSpokeCredentialsRejected = "ManagedClusterSpokeCredentialsRejected"
+	ConditionReasonManagedClusterSpokeCredentialsRejected = "ManagedClusterSpokeCredentialsRejected"
 )
 
 // Defaults applied by NewManagedClusterStatusController to zero-valued options.

@@ -51,8 +51,8 @@ func TestStatusFirstWriteThenQuiet(t *testing.T) {
 	status := f.hubCluster().Status
 	wantConditions := []metav1.Condition{
 		{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "HubClusterAdminAccepted", Message: "Accepted by hub cluster admin", LastTransitionTime: metav1.NewTime(testNow.Add(-time.Hour))},
-		{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: ConditionReasonJoined, Message: "Managed cluster joined", LastTransitionTime: metav1.NewTime(testNow)},
-		{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: ConditionReasonAvailable, Message: "Managed cluster is available", LastTransitionTime: metav1.NewTime(testNow)},
+		{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: ConditionReasonManagedClusterJoined, Message: "Managed cluster joined", LastTransitionTime: metav1.NewTime(testNow)},
+		{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: ConditionReasonManagedClusterAvailable, Message: "Managed cluster is available", LastTransitionTime: metav1.NewTime(testNow)},
 	}
 	if diff := cmp.Diff(wantConditions, status.Conditions); diff != "" {
 		t.Errorf("conditions (-want +got):\n%s", diff)
@@ -177,9 +177,9 @@ func TestStatusCoalescesNodeChurn(t *testing.T) {
 }
 
 func TestStatusAvailable(t *testing.T) {
-	availableTrue := withCondition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionTrue, ConditionReasonAvailable, "Managed cluster is available")
-	availableFalse := withCondition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse, ConditionReasonKubeAPIServerUnavailable, "down")
-	joined := withCondition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue, ConditionReasonJoined, "Managed cluster joined")
+	availableTrue := withCondition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionTrue, ConditionReasonManagedClusterAvailable, "Managed cluster is available")
+	availableFalse := withCondition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse, ConditionReasonManagedClusterKubeAPIServerUnavailable, "down")
+	joined := withCondition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue, ConditionReasonManagedClusterJoined, "Managed cluster joined")
 	cases := []struct {
 		name            string
 		scripts         map[string][]int
@@ -201,7 +201,7 @@ func TestStatusAvailable(t *testing.T) {
 			initial:         availableTrue,
 			keys:            []string{"key", healthCheckKey},
 			expectedStatus:  metav1.ConditionTrue,
-			expectedReason:  ConditionReasonAvailable,
+			expectedReason:  ConditionReasonManagedClusterAvailable,
 			expectedRetries: []string{"health-check after 5s"},
 			expectedPaths:   []string{"/livez", "/livez"},
 		},
@@ -212,7 +212,7 @@ func TestStatusAvailable(t *testing.T) {
 			initial:         availableTrue,
 			keys:            []string{"key", healthCheckKey, healthCheckKey},
 			expectedStatus:  metav1.ConditionFalse,
-			expectedReason:  ConditionReasonKubeAPIServerUnavailable,
+			expectedReason:  ConditionReasonManagedClusterKubeAPIServerUnavailable,
 			expectedMessage: "GET /livez returned status code 500",
 			expectedPatches: 1,
 			expectedRetries: []string{"health-check after 5s", "health-check after 5s"},
@@ -228,7 +228,7 @@ func TestStatusAvailable(t *testing.T) {
 			expectedPaths: []string{"/livez"},
 			// the first periodic check failed with threshold 1
 			expectedStatus:  metav1.ConditionFalse,
-			expectedReason:  ConditionReasonKubeAPIServerUnavailable,
+			expectedReason:  ConditionReasonManagedClusterKubeAPIServerUnavailable,
 			expectedPatches: 1,
 			expectedEvents:  []string{ReasonManagedClusterUnavailable},
 		},
@@ -239,7 +239,7 @@ func TestStatusAvailable(t *testing.T) {
 			initial:         availableFalse,
 			keys:            []string{"key"},
 			expectedStatus:  metav1.ConditionTrue,
-			expectedReason:  ConditionReasonAvailable,
+			expectedReason:  ConditionReasonManagedClusterAvailable,
 			expectedPatches: 1,
 			expectedPaths:   []string{"/livez", "/healthz", "/version"},
 			expectedEvents:  []string{ReasonManagedClusterAvailable},
@@ -251,7 +251,7 @@ func TestStatusAvailable(t *testing.T) {
 			initial:         availableTrue,
 			keys:            []string{"key"},
 			expectedStatus:  metav1.ConditionFalse,
-			expectedReason:  ConditionReasonKubeAPIServerUnavailable,
+			expectedReason:  ConditionReasonManagedClusterKubeAPIServerUnavailable,
 			expectedMessage: "GET /healthz returned status code 500",
 			expectedPatches: 1,
 			expectedPaths:   []string{"/livez", "/healthz"},
@@ -264,7 +264,7 @@ func TestStatusAvailable(t *testing.T) {
 			initial:         availableTrue,
 			keys:            []string{"key"},
 			expectedStatus:  metav1.ConditionFalse,
-			expectedReason:  ConditionReasonSpokeCredentialsRejected,
+			expectedReason:  ConditionReasonManagedClusterSpokeCredentialsRejected,
 			expectedMessage: "rejected the agent's spoke credentials",
 			expectedPatches: 1,
 			expectedPaths:   []string{"/livez"},

@@ -291,7 +291,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		if err != nil {
 			msg = err.Error()
 		}
-		c.opts.Recorder.Warningf(ReasonHubUnreachable, "Hub %s is unreachable (%s); replication among the other hubs goes on", hub, msg)
+		c.opts.Recorder.Warningf(ReasonHubUnreachable, "hub %s is unreachable (%s); replication among the other hubs goes on", hub, msg)
 		c.mu.Lock()
 		c.copies[hub] = sets.New[Key]()
 		c.conflicts[hub] = map[Key]mirror.Conflict{}
@@ -314,7 +314,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		if len(keys) == 0 {
 			c.markCaughtUp(hub)
 		}
-		c.opts.Recorder.Eventf(ReasonHubReady, "Hub %s is ready: %d objects to check", hub, len(keys))
+		c.opts.Recorder.Eventf(ReasonHubReady, "hub %s is ready: %d objects to check", hub, len(keys))
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
 		}
@@ -413,7 +413,7 @@ func (c *Controller) syncDirection(cluster string) error {
 	if prev.Hub == "" {
 		c.logger.V(2).Info("Cluster source found", "cluster", cluster, "hub", next.Hub, "rule", next.Reason)
 	} else {
-		c.opts.Recorder.Eventf(ReasonClusterSourceChanged, "Managed cluster %s is now on hub %s (was %s): its state is copied from %s to the other hubs",
+		c.opts.Recorder.Eventf(ReasonClusterSourceChanged, "managed cluster %s is now on hub %s (was %s): its state is copied from %s to the other hubs",
 			cluster, next.Hub, prev.Hub, next.Hub)
 		c.logger.Info("Cluster source changed", "cluster", cluster, "from", prev.Hub, "to", next.Hub, "rule", next.Reason)
 	}
@@ -710,7 +710,7 @@ func (c *Controller) markCaughtUp(hub string) {
 	c.dirty[hub] = nil
 	c.mu.Unlock()
 	if !already {
-		c.opts.Recorder.Eventf(ReasonHubCaughtUp, "Hub %s is caught up", hub)
+		c.opts.Recorder.Eventf(ReasonHubCaughtUp, "hub %s is caught up", hub)
 	}
 }
 

@@ -88,7 +88,7 @@ func TestFlakySpokeAPIServer(t *testing.T) {
 			return c != nil && c.Status == status && c.Reason == reason, err
 		}, "Available=%s reason %s", status, reason)
 	}
-	waitAvailable(metav1.ConditionTrue, managedcluster.ConditionReasonAvailable)
+	waitAvailable(metav1.ConditionTrue, managedcluster.ConditionReasonManagedClusterAvailable)
 
 	// Isolated failures do not flip Available.
 	mode.Store(1)
@@ -103,7 +103,7 @@ func TestFlakySpokeAPIServer(t *testing.T) {
 
 	// A sustained failure sets False with a reason and a message.
 	mode.Store(2)
-	waitAvailable(metav1.ConditionFalse, managedcluster.ConditionReasonKubeAPIServerUnavailable)
+	waitAvailable(metav1.ConditionFalse, managedcluster.ConditionReasonManagedClusterKubeAPIServerUnavailable)
 	if c, _ := available(); c == nil || c.Message == "" {
 		t.Fatalf("Available=False carries no message: %+v", c)
 	}
@@ -111,7 +111,7 @@ func TestFlakySpokeAPIServer(t *testing.T) {
 	// /livez 404 falls back to /healthz, which works: recovery returns True.
 	healthzBefore := healthz.Load()
 	mode.Store(3)
-	waitAvailable(metav1.ConditionTrue, managedcluster.ConditionReasonAvailable)
+	waitAvailable(metav1.ConditionTrue, managedcluster.ConditionReasonManagedClusterAvailable)
 	if healthz.Load() == healthzBefore {
 		t.Fatalf("Available recovered while /livez answered 404, but /healthz was never asked")
 	}

@@ -85,7 +85,7 @@ func TestAddOnRegistration(t *testing.T) {
 	if _, err := addOnsA.AddonV1alpha1().ManagedClusterAddOns(clusterName).Create(context.Background(), leasy, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, addOnsA, leaseAddOn, metav1.ConditionUnknown, health.ReasonLeaseNotFound)
+	waitAvailable(t, addOnsA, leaseAddOn, metav1.ConditionUnknown, health.ReasonManagedClusterAddOnLeaseNotFound)
 	now := metav1.NewMicroTime(time.Now())
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leaseNS, Name: leaseAddOn}, Spec: coordinationv1.LeaseSpec{RenewTime: &now}}
 	if _, err := b.spoke.Kube.CoordinationV1().Leases(leaseNS).Create(context.Background(), lease, metav1.CreateOptions{}); err != nil {
@@ -96,7 +96,7 @@ func TestAddOnRegistration(t *testing.T) {
 	if _, err := addOnsA.AddonV1alpha1().ManagedClusterAddOns(clusterName).Patch(context.Background(), leaseAddOn, types.MergePatchType, touch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitAvailable(t, addOnsA, leaseAddOn, metav1.ConditionTrue, health.ReasonLeaseUpdated)
+	waitAvailable(t, addOnsA, leaseAddOn, metav1.ConditionTrue, health.ReasonManagedClusterAddOnLeaseUpdated)
 
 	// 3. Hub A's apiserver stops: after the failover hub B re-issues hello's Secret; only-a's stays as hub A wrote
 	// it.

@@ -64,12 +64,12 @@ func TestBootstrapSecretReplaced(t *testing.T) {
 	}, "lease on hub A renewed every %ds", shortLeaseSeconds)
 
 	// Control: a label change is not a new bootstrap kubeconfig.
-	started := util.EventReasons(t, b.spoke)[hubsession.ReasonMainControllersStarted]
+	started := util.EventReasons(t, b.spoke)[hubsession.ReasonHubControllersStarted]
 	hubSecret := util.HubKubeconfigSecret(t, b.spoke)
 	util.LabelSecret(t, b.spoke, klusterlet.DefaultBootstrapKubeconfigSecret, "example.com/touched", "yes")
 	framework.Consistently(t, controlWindow, 500*time.Millisecond, func() (bool, error) {
 		got := util.EventReasons(t, b.spoke)
-		if got[failover.ReasonBootstrapKubeconfigChanged] != 0 || got[hubsession.ReasonMainControllersStarted] != started {
+		if got[failover.ReasonBootstrapKubeconfigChanged] != 0 || got[hubsession.ReasonHubControllersStarted] != started {
 			return false, fmt.Errorf("events after a label change: %v", got)
 		}
 		now := util.HubKubeconfigSecret(t, b.spoke)

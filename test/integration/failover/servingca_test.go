@@ -91,7 +91,7 @@ func TestHubServingCAReplaced(t *testing.T) {
 	rotated := time.Now()
 	// The hub monitor names the cause and the kubeconfig field to fix. (How soon is not asserted: the wait is
 	// statusTimeout, and the window below is counted from the rotation either way.)
-	util.WaitForEvent(t, b.spoke, failover.ReasonHubUnreachable, string(clientcert.HubCANotTrustedReason), statusTimeout)
+	util.WaitForEvent(t, b.spoke, failover.ReasonHubUnreachable, string(clientcert.ReasonHubCANotTrusted), statusTimeout)
 	if !warningMentions(t, b.spoke, untrustedCA) {
 		t.Errorf("no warning event quotes the TLS error %q", untrustedCA)
 	}

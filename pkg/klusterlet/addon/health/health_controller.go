@@ -27,16 +27,16 @@ import (
 
 // Reasons of the Available condition, OCM's (they are read by users and OCM's hub tooling).
 const (
-	// ReasonLeaseUpdated: the add-on's lease was renewed within the grace period (status True).
-	ReasonLeaseUpdated = "ManagedClusterAddOnLeaseUpdated"
-	// ReasonLeaseUpdateStopped: the lease has not been renewed for longer than the grace period (status False).
-	ReasonLeaseUpdateStopped = "ManagedClusterAddOnLeaseUpdateStopped"
-	// ReasonLeaseNotFound: the add-on has no lease (status Unknown).
-	ReasonLeaseNotFound = "ManagedClusterAddOnLeaseNotFound"
+	// ReasonManagedClusterAddOnLeaseUpdated: the add-on's lease was renewed within the grace period (status True).
+	ReasonManagedClusterAddOnLeaseUpdated = "ManagedClusterAddOnLeaseUpdated"
+	// ReasonManagedClusterAddOnLeaseUpdateStopped: the lease has not been renewed for longer than the grace period (status False).
+	ReasonManagedClusterAddOnLeaseUpdateStopped = "ManagedClusterAddOnLeaseUpdateStopped"
+	// ReasonManagedClusterAddOnLeaseNotFound: the add-on has no lease (status Unknown).
+	ReasonManagedClusterAddOnLeaseNotFound = "ManagedClusterAddOnLeaseNotFound"
 )
 
-// ReasonAddOnStatusUpdated (Normal spoke event, OCM's reason): the Available condition of an add-on changed.
-const ReasonAddOnStatusUpdated = "ManagedClusterAddOnStatusUpdated"
+// ReasonManagedClusterAddOnStatusUpdated (Normal spoke event, OCM's reason): the Available condition of an add-on changed.
+const ReasonManagedClusterAddOnStatusUpdated = "ManagedClusterAddOnStatusUpdated"
 
 const (
 	controllerName = "ManagedClusterAddOnLeaseController"
@@ -139,13 +139,13 @@ func LeaseCondition(addOnName string, lease *coordinationv1.Lease, grace time.Du
 	cond := metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable}
 	switch {
 	case lease == nil:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, ReasonLeaseNotFound, fmt.Sprintf("The status of %s add-on is unknown.", addOnName)
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, ReasonManagedClusterAddOnLeaseNotFound, fmt.Sprintf("The status of %s add-on is unknown.", addOnName)
 		return cond, 0
 	case lease.Spec.RenewTime != nil && now.Before(lease.Spec.RenewTime.Add(grace)):
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, ReasonLeaseUpdated, fmt.Sprintf("%s add-on is available.", addOnName)
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, ReasonManagedClusterAddOnLeaseUpdated, fmt.Sprintf("%s add-on is available.", addOnName)
 		return cond, lease.Spec.RenewTime.Add(grace).Sub(now)
 	default:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, ReasonLeaseUpdateStopped, fmt.Sprintf("%s add-on is not available.", addOnName)
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, ReasonManagedClusterAddOnLeaseUpdateStopped, fmt.Sprintf("%s add-on is not available.", addOnName)
 		return cond, 0
 	}
 }
@@ -201,7 +201,7 @@ func (c *AddOnHealthController) sync(ctx context.Context, syncCtx factory.SyncCo
 		return err
 	}
 	klog.FromContext(ctx).V(2).Info("Add-on availability updated", "addon", addOn.Name, "status", cond.Status, "reason", cond.Reason)
-	syncCtx.Recorder().Eventf(ReasonAddOnStatusUpdated, "update managed cluster addon %q available condition to %q with its lease %q/%q status",
+	syncCtx.Recorder().Eventf(ReasonManagedClusterAddOnStatusUpdated, "update managed cluster addon %q available condition to %q with its lease %q/%q status",
 		addOn.Name, cond.Status, namespace, addOn.Name)
 	return nil
 }

@@ -40,10 +40,10 @@ func TestLeaseCondition(t *testing.T) {
 		reason    string
 		wantStale time.Duration
 	}{
-		{"no lease", nil, t0, metav1.ConditionUnknown, ReasonLeaseNotFound, 0},
-		{"fresh", lease("ns", "a", t0), t0.Add(time.Minute), metav1.ConditionTrue, ReasonLeaseUpdated, 4 * time.Minute},
-		{"at the grace limit", lease("ns", "a", t0), t0.Add(grace), metav1.ConditionFalse, ReasonLeaseUpdateStopped, 0},
-		{"no renew time", &coordinationv1.Lease{}, t0, metav1.ConditionFalse, ReasonLeaseUpdateStopped, 0},
+		{"no lease", nil, t0, metav1.ConditionUnknown, ReasonManagedClusterAddOnLeaseNotFound, 0},
+		{"fresh", lease("ns", "a", t0), t0.Add(time.Minute), metav1.ConditionTrue, ReasonManagedClusterAddOnLeaseUpdated, 4 * time.Minute},
+		{"at the grace limit", lease("ns", "a", t0), t0.Add(grace), metav1.ConditionFalse, ReasonManagedClusterAddOnLeaseUpdateStopped, 0},
+		{"no renew time", &coordinationv1.Lease{}, t0, metav1.ConditionFalse, ReasonManagedClusterAddOnLeaseUpdateStopped, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,8 +122,8 @@ func TestAvailableFollowsLease(t *testing.T) {
 	h := newHarness(t, newAddOn(), lease("addon-ns", "hello", t0))
 	q := h.sync(t, "hello")
 	a := h.refresh(t)
-	if c := meta.FindStatusCondition(a.Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonLeaseUpdated {
-		t.Fatalf("Available = %+v, want True/%s", c, ReasonLeaseUpdated)
+	if c := meta.FindStatusCondition(a.Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonManagedClusterAddOnLeaseUpdated {
+		t.Fatalf("Available = %+v, want True/%s", c, ReasonManagedClusterAddOnLeaseUpdated)
 	}
 	if got := q.After["hello"]; got != 5*time.Minute+time.Second {
 		t.Errorf("requeue after %v, want 5m1s", got)
@@ -137,15 +137,15 @@ func TestAvailableFollowsLease(t *testing.T) {
 	h.clock.Step(4 * time.Minute)
 	h.sync(t, "hello")
 	a = h.refresh(t)
-	if c := meta.FindStatusCondition(a.Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonLeaseUpdateStopped {
-		t.Fatalf("Available after 5m = %+v, want False/%s", c, ReasonLeaseUpdateStopped)
+	if c := meta.FindStatusCondition(a.Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonManagedClusterAddOnLeaseUpdateStopped {
+		t.Fatalf("Available after 5m = %+v, want False/%s", c, ReasonManagedClusterAddOnLeaseUpdateStopped)
 	}
 	var reasons []string
 	for _, e := range h.recorder.Events() {
 		reasons = append(reasons, e.Reason)
 	}
-	if len(reasons) != 2 || reasons[0] != ReasonAddOnStatusUpdated {
-		t.Errorf("events %v, want two %s", reasons, ReasonAddOnStatusUpdated)
+	if len(reasons) != 2 || reasons[0] != ReasonManagedClusterAddOnStatusUpdated {
+		t.Errorf("events %v, want two %s", reasons, ReasonManagedClusterAddOnStatusUpdated)
 	}
 }
 

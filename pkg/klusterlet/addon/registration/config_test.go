@@ -120,16 +120,16 @@ func TestAssess(t *testing.T) {
 		want   string // "" = valid
 	}{
 		{"valid (O order does not matter)", good, testHub, t0.Add(time.Minute), ""},
-		{"no Secret", nil, "", t0, NoCertificateReason},
-		{"key mismatch", with(TLSKeyKey, otherKey), "", t0, CertificateInvalidReason},
-		{"expired", good, "", t0.Add(101 * time.Minute), CertificateInvalidReason},
-		{"subject changed", SecretData(good, otherSubject, otherSubjectKey, nil), "", t0, SubjectChangedReason},
-		{"other hub's kubeconfig", with(KubeconfigKey, []byte("other")), "", t0, HubChangedReason},
-		{"other issuing hub", good, "hub-b", t0, HubChangedReason},
-		{"cluster name changed", with(ClusterNameKey, []byte("c2")), "", t0, HubChangedReason},
+		{"no Secret", nil, "", t0, ReasonNoCertificate},
+		{"key mismatch", with(TLSKeyKey, otherKey), "", t0, ReasonCertificateInvalid},
+		{"expired", good, "", t0.Add(101 * time.Minute), ReasonCertificateInvalid},
+		{"subject changed", SecretData(good, otherSubject, otherSubjectKey, nil), "", t0, ReasonSubjectChanged},
+		{"other hub's kubeconfig", with(KubeconfigKey, []byte("other")), "", t0, ReasonHubChanged},
+		{"other issuing hub", good, "hub-b", t0, ReasonHubChanged},
+		{"cluster name changed", with(ClusterNameKey, []byte("c2")), "", t0, ReasonHubChanged},
 		{"same hub, other kubeconfig layout (OCM's agent)", with(KubeconfigKey, ocmLayout(t, hub)), "", t0, ""},
-		{"same hub, kubeconfig with a token", with(KubeconfigKey, ocmLayoutToken(t, hub)), "", t0, HubChangedReason},
-		{"rotation due at 22.5 % remaining", good, testHub, t0.Add(78 * time.Minute), RotationDueReason},
+		{"same hub, kubeconfig with a token", with(KubeconfigKey, ocmLayoutToken(t, hub)), "", t0, ReasonHubChanged},
+		{"rotation due at 22.5 % remaining", good, testHub, t0.Add(78 * time.Minute), ReasonRotationDue},
 		{"just before the deadline", good, testHub, t0.Add(77 * time.Minute), ""},
 	}
 	for _, tc := range cases {

@@ -79,17 +79,17 @@ func AdditionalData(c Config, clusterName string, hub clientcert.HubInfo) (map[s
 
 // Reasons a registration Secret needs a new certificate (Assessment.Reason).
 const (
-	// NoCertificateReason: the Secret is absent or lacks tls.crt / tls.key.
-	NoCertificateReason = "NoCertificate"
-	// CertificateInvalidReason: tls.crt does not parse, does not match tls.key, or expired.
-	CertificateInvalidReason = "CertificateInvalid"
-	// SubjectChangedReason: the certificate's subject is not the registration's.
-	SubjectChangedReason = "SubjectChanged"
-	// HubChangedReason: the kubeconfig or cluster-name keys, or the issuing hub, are not the active hub's (after a
+	// ReasonNoCertificate: the Secret is absent or lacks tls.crt / tls.key.
+	ReasonNoCertificate = "NoCertificate"
+	// ReasonCertificateInvalid: tls.crt does not parse, does not match tls.key, or expired.
+	ReasonCertificateInvalid = "CertificateInvalid"
+	// ReasonSubjectChanged: the certificate's subject is not the registration's.
+	ReasonSubjectChanged = "SubjectChanged"
+	// ReasonHubChanged: the kubeconfig or cluster-name keys, or the issuing hub, are not the active hub's (after a
 	// failover, or a hub CA change).
-	HubChangedReason = "HubChanged"
-	// RotationDueReason: less than 20–25 % of the certificate's lifetime remains.
-	RotationDueReason = "RotationDue"
+	ReasonHubChanged = "HubChanged"
+	// ReasonRotationDue: less than 20–25 % of the certificate's lifetime remains.
+	ReasonRotationDue = "RotationDue"
 )
 
 // Assessment is Assess's verdict on a registration Secret.
@@ -114,20 +114,20 @@ type Assessment struct {
 // certificate). Pure: it reads no clock.
 func Assess(data map[string][]byte, c Config, additional map[string][]byte, issuingHub, hubName string, now time.Time, jitter float64) Assessment {
 	if len(data[TLSCertKey]) == 0 || len(data[TLSKeyKey]) == 0 {
-		return Assessment{Reason: NoCertificateReason, Message: fmt.Sprintf("Secret %s has no %s/%s", c.SecretName, TLSCertKey, TLSKeyKey)}
+		return Assessment{Reason: ReasonNoCertificate, Message: fmt.Sprintf("Secret %s has no %s/%s", c.SecretName, TLSCertKey, TLSKeyKey)}
 	}
 	leaf, err := clientcert.ParseLeafCertificate(data[TLSCertKey])
 	if err != nil {
-		return Assessment{Reason: CertificateInvalidReason, Message: fmt.Sprintf("Secret %s: %s unparsable: %v", c.SecretName, TLSCertKey, err)}
+		return Assessment{Reason: ReasonCertificateInvalid, Message: fmt.Sprintf("Secret %s: %s unparsable: %v", c.SecretName, TLSCertKey, err)}
 	}
 	a := Assessment{NotAfter: leaf.NotAfter, RotateAt: clientcert.RotationDeadline(leaf, jitter)}
 	switch {
 	case !clientcert.CertificateMatchesKey(data[TLSCertKey], data[TLSKeyKey]):
-		a.Reason, a.Message = CertificateInvalidReason, fmt.Sprintf("Secret %s: %s does not match %s", c.SecretName, TLSKeyKey, TLSCertKey)
+		a.Reason, a.Message = ReasonCertificateInvalid, fmt.Sprintf("Secret %s: %s does not match %s", c.SecretName, TLSKeyKey, TLSCertKey)
 	case !now.Before(leaf.NotAfter):
-		a.Reason, a.Message = CertificateInvalidReason, fmt.Sprintf("Secret %s: %s expired at %s", c.SecretName, TLSCertKey, leaf.NotAfter.UTC().Format(time.RFC3339))
+		a.Reason, a.Message = ReasonCertificateInvalid, fmt.Sprintf("Secret %s: %s expired at %s", c.SecretName, TLSCertKey, leaf.NotAfter.UTC().Format(time.RFC3339))
 	case !SubjectMatches(leaf.Subject, c.Subject):
-		a.Reason, a.Message = SubjectChangedReason, fmt.Sprintf("Secret %s: certificate subject CN %q O %q, want CN %q O %q",
+		a.Reason, a.Message = ReasonSubjectChanged, fmt.Sprintf("Secret %s: certificate subject CN %q O %q, want CN %q O %q",
 			c.SecretName, leaf.Subject.CommonName, leaf.Subject.Organization, c.Subject.CommonName, c.Subject.Organization)
 	default:
 		for _, k := range slices.Sorted(maps.Keys(additional)) {
@@ -135,15 +135,15 @@ func Assess(data map[string][]byte, c Config, additional map[string][]byte, issu
 				continue
 			}
 			if !equality.Semantic.DeepEqual(data[k], additional[k]) {
-				a.Reason, a.Message = HubChangedReason, fmt.Sprintf("Secret %s: key %s is not the active hub's", c.SecretName, k)
+				a.Reason, a.Message = ReasonHubChanged, fmt.Sprintf("Secret %s: key %s is not the active hub's", c.SecretName, k)
 				return a
 			}
 		}
 		switch {
 		case issuingHub != "" && issuingHub != hubName:
-			a.Reason, a.Message = HubChangedReason, fmt.Sprintf("Secret %s holds credentials of hub %s, the active hub is %s", c.SecretName, issuingHub, hubName)
+			a.Reason, a.Message = ReasonHubChanged, fmt.Sprintf("Secret %s holds credentials of hub %s, the active hub is %s", c.SecretName, issuingHub, hubName)
 		case !now.Before(a.RotateAt):
-			a.Reason, a.Message = RotationDueReason, fmt.Sprintf("Secret %s: certificate rotation due at %s (expires %s)", c.SecretName,
+			a.Reason, a.Message = ReasonRotationDue, fmt.Sprintf("Secret %s: certificate rotation due at %s (expires %s)", c.SecretName,
 				a.RotateAt.UTC().Format(time.RFC3339), leaf.NotAfter.UTC().Format(time.RFC3339))
 		default:
 			a.Valid = true
