@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // Event reasons of ClientCertForHubController (spoke events, through the controller's recorder).
@@ -319,14 +320,14 @@ func (c *ClientCertForHubController) sync(ctx context.Context, syncCtx factory.S
 			c.failures, c.retryAt = 0, time.Time{}
 			c.setStatus(Status{
 				Phase:            PhaseCredentialsValid,
-				Message:          fmt.Sprintf("client certificate valid until %s; rotation due at %s", formatTime(leaf.NotAfter), formatTime(deadline)),
+				Message:          fmt.Sprintf("client certificate valid until %s; rotation due at %s", text.Time(leaf.NotAfter), text.Time(deadline)),
 				NotAfter:         leaf.NotAfter,
 				RotationDeadline: deadline,
 			})
 			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), deadline.Sub(now))
 			return nil
 		}
-		reason, why = ReasonRotationDue, fmt.Sprintf("client certificate rotation due at %s (expires %s)", formatTime(deadline), formatTime(leaf.NotAfter))
+		reason, why = ReasonRotationDue, fmt.Sprintf("client certificate rotation due at %s (expires %s)", text.Time(deadline), text.Time(leaf.NotAfter))
 		if forced != "" {
 			why = "new certificate requested: " + forced
 		}
@@ -431,7 +432,7 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 	}
 	logger.Info("Client certificate issued and stored", "csr", name, "notAfter", leaf.NotAfter)
 	syncCtx.Recorder().Eventf(ReasonClientCertificateIssued, "client certificate for %s issued by CSR %s, valid until %s",
-		CommonName(c.opts.ClusterName, c.opts.AgentName), name, formatTime(leaf.NotAfter))
+		CommonName(c.opts.ClusterName, c.opts.AgentName), name, text.Time(leaf.NotAfter))
 	secretReason := ReasonHubKubeconfigSecretUpdated
 	if created {
 		secretReason = ReasonHubKubeconfigSecretCreated
@@ -441,7 +442,7 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 	c.mu.Lock()
 	c.forced = ""
 	c.mu.Unlock()
-	c.setStatus(Status{Phase: PhaseCredentialsValid, Message: fmt.Sprintf("client certificate issued by CSR %s, valid until %s", name, formatTime(leaf.NotAfter)),
+	c.setStatus(Status{Phase: PhaseCredentialsValid, Message: fmt.Sprintf("client certificate issued by CSR %s, valid until %s", name, text.Time(leaf.NotAfter)),
 		NotAfter: leaf.NotAfter})
 	// The Secret informer triggers the next sync, which schedules the rotation.
 	return nil
@@ -458,7 +459,7 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 		}
 		if st := c.opts.BootstrapBackoff.State(c.opts.BackoffHub); !st.NotBefore.IsZero() {
 			msg := fmt.Sprintf("next CSR for %s not before %s: %d bootstrap(s) in a row failed or were undone (%s)",
-				c.opts.BackoffHub, formatTime(st.NotBefore), st.Failures, why)
+				c.opts.BackoffHub, text.Time(st.NotBefore), st.Failures, why)
 			if c.Status().Phase != PhaseBackingOff {
 				syncCtx.Recorder().Warningf(ReasonCSRBackoff, "%s", msg)
 			}
@@ -469,7 +470,7 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 	}
 	if now.Before(c.retryAt) {
 		c.setStatus(Status{Phase: PhaseBackingOff, Reason: reason, RetryAt: c.retryAt, LastError: c.Status().LastError,
-			Message: fmt.Sprintf("next CSR attempt at %s (%s)", formatTime(c.retryAt), why)})
+			Message: fmt.Sprintf("next CSR attempt at %s (%s)", text.Time(c.retryAt), why)})
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.retryAt.Sub(now))
 		return nil
 	}
@@ -498,7 +499,7 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 	if err != nil {
 		c.failures++
 		c.retryAt = now.Add(c.opts.RetryBackoff.Delay(c.failures))
-		c.setStatusError(PhaseCSRCreateFailing, reason, fmt.Sprintf("creating a CSR for cluster %s failed; next attempt at %s", c.opts.ClusterName, formatTime(c.retryAt)), err)
+		c.setStatusError(PhaseCSRCreateFailing, reason, fmt.Sprintf("creating a CSR for cluster %s failed; next attempt at %s", c.opts.ClusterName, text.Time(c.retryAt)), err)
 		c.warnOnce(syncCtx, ReasonCSRCreateFailed, fmt.Sprintf("creating a CSR for cluster %s failed: %v", c.opts.ClusterName, err))
 		return fmt.Errorf("create CSR for cluster %s: %w", c.opts.ClusterName, err)
 	}
@@ -546,7 +547,7 @@ func (c *ClientCertForHubController) failAttempt(syncCtx factory.SyncContext, lo
 	c.failures++
 	c.retryAt = now.Add(c.opts.RetryBackoff.Delay(c.failures))
 	logger.Info("CSR attempt failed; backing off", "reason", eventReason, "message", msg, "retryAt", c.retryAt)
-	syncCtx.Recorder().Warningf(eventReason, "%s; next CSR at %s", msg, formatTime(c.retryAt))
+	syncCtx.Recorder().Warningf(eventReason, "%s; next CSR at %s", msg, text.Time(c.retryAt))
 	c.setStatus(Status{Phase: PhaseBackingOff, Reason: reason, RetryAt: c.retryAt, Message: msg})
 	syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.retryAt.Sub(now))
 }
@@ -658,16 +659,9 @@ func (c *ClientCertForHubController) setStatus(s Status) {
 }
 
 func statusEqual(a, b Status) bool {
-	aErr, bErr := errString(a.LastError), errString(b.LastError)
+	aErr, bErr := text.Error(a.LastError), text.Error(b.LastError)
 	a.LastError, b.LastError = nil, nil
 	return a == b && aErr == bErr
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // secretNameFilter passes events (tombstones included) of one Secret.

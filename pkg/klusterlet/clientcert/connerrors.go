@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/huberror"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // ConnectionProblemReason classifies why a request to a hub failed; the values are UpperCamelCase so that
@@ -93,7 +94,7 @@ func ClassifyConnectionError(err error, b *BootstrapKubeconfig, now time.Time) C
 		if b != nil && b.Expired(now) {
 			return ConnectionProblem{ReasonHubCredentialsRejected, fmt.Sprintf(
 				"bootstrap kubeconfig %s expired: its client certificate (users[%q]) expired at %s; supply a new one",
-				src, b.UserName, formatTime(b.ClientCertificate.NotAfter))}
+				src, b.UserName, text.Time(b.ClientCertificate.NotAfter))}
 		}
 		return ConnectionProblem{ReasonHubCredentialsRejected, fmt.Sprintf("hub rejected the credentials: %v", err)}
 	case huberror.Forbidden:

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // NewPrivateKey returns a fresh ECDSA P-256 private key as PEM ("EC PRIVATE KEY"), made by
@@ -129,7 +131,7 @@ func VerifyIssuedCertificate(certPEM, keyPEM []byte, clusterName, agentName stri
 		return nil, errors.New("issued certificate does not allow client auth")
 	}
 	if !now.Before(leaf.NotAfter) {
-		return nil, fmt.Errorf("issued certificate expired at %s", formatTime(leaf.NotAfter))
+		return nil, fmt.Errorf("issued certificate expired at %s", text.Time(leaf.NotAfter))
 	}
 	return leaf, nil
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // Entry names of the hub kubeconfig the agent writes (the names OCM's agent uses).
@@ -205,10 +207,10 @@ func CheckHubKubeconfig(data map[string][]byte, clusterName, agentName string, h
 	}
 	if now.Before(leaf.NotBefore) {
 		return withValidity(invalid(ReasonCertificateNotYetValid, "%s not yet valid: valid from %s, now is %s",
-			TLSCertSecretKey, formatTime(leaf.NotBefore), formatTime(now)))
+			TLSCertSecretKey, text.Time(leaf.NotBefore), text.Time(now)))
 	}
 	if !now.Before(leaf.NotAfter) {
-		return withValidity(invalid(ReasonCertificateExpired, "%s expired at %s", TLSCertSecretKey, formatTime(leaf.NotAfter)))
+		return withValidity(invalid(ReasonCertificateExpired, "%s expired at %s", TLSCertSecretKey, text.Time(leaf.NotAfter)))
 	}
 
 	cfg, err := clientcmd.Load(data[KubeconfigSecretKey])
@@ -325,8 +327,4 @@ func parseLeafCertificate(certPEM []byte) (*x509.Certificate, error) {
 		return nil, err
 	}
 	return certs[0], nil
-}
-
-func formatTime(t time.Time) string {
-	return t.UTC().Format(time.RFC3339)
 }

@@ -10,6 +10,8 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // CSROutcome is what a CSR's status says, for controllers outside this package (add-on registration).
@@ -109,7 +111,7 @@ func VerifyCertificateForKey(certPEM, keyPEM []byte, now time.Time) (*x509.Certi
 		return nil, errors.New("issued certificate does not match the CSR's private key")
 	}
 	if !now.Before(leaf.NotAfter) {
-		return nil, fmt.Errorf("issued certificate expired at %s", formatTime(leaf.NotAfter))
+		return nil, fmt.Errorf("issued certificate expired at %s", text.Time(leaf.NotAfter))
 	}
 	return leaf, nil
 }

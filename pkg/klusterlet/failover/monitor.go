@@ -8,6 +8,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // Trigger names why the agent should leave its active hub. The string values are stable: they are used as the
@@ -191,7 +193,7 @@ func Evaluate(in MonitorInput) Verdict {
 				Trigger: TriggerNoCredentials,
 				Reason:  ReasonNoValidCredentials,
 				Message: withDetail(fmt.Sprintf("neither the hub kubeconfig nor the bootstrap kubeconfig of hub %q is usable (since %s)",
-					in.ActiveHub, formatTime(since)), in.Credentials.Message),
+					in.ActiveHub, text.Time(since)), in.Credentials.Message),
 			}
 		}
 		credentialsDeadline = deadline
@@ -208,7 +210,7 @@ func Evaluate(in MonitorInput) Verdict {
 				Trigger: TriggerHubRejected,
 				Reason:  ReasonHubRejected,
 				Message: fmt.Sprintf("hub %q has rejected this cluster since %s, longer than the grace period %s: %s",
-					in.ActiveHub, formatTime(rejectedSince), grace, strings.Join(signals, "; ")),
+					in.ActiveHub, text.Time(rejectedSince), grace, strings.Join(signals, "; ")),
 			}
 		}
 		rejectionDeadline = deadline
@@ -248,7 +250,7 @@ func Evaluate(in MonitorInput) Verdict {
 	case !rejectionDeadline.IsZero():
 		v.Reason = ReasonHubRejectionPending
 		v.Message = fmt.Sprintf("hub %q rejects this cluster since %s; failover in %s unless it accepts again: %s",
-			in.ActiveHub, formatTime(rejectedSince), rejectionDeadline.Sub(now).Round(time.Second), strings.Join(signals, "; "))
+			in.ActiveHub, text.Time(rejectedSince), rejectionDeadline.Sub(now).Round(time.Second), strings.Join(signals, "; "))
 	case lastRequestFailed(c):
 		v.Reason = ReasonHubUnreachable
 		v.Message = fmt.Sprintf("the latest requests to hub %q failed; failover in %s unless one succeeds: %s",
@@ -256,7 +258,7 @@ func Evaluate(in MonitorInput) Verdict {
 	case plannedBlocked:
 		v.Reason = ReasonPlannedSwitchRequested
 		v.Message = fmt.Sprintf("a planned switch to hub %q waits until %s because that hub failed recently",
-			in.PlannedTarget, formatTime(in.PlannedTargetBlockedUntil))
+			in.PlannedTarget, text.Time(in.PlannedTargetBlockedUntil))
 	case in.Acceptance.PendingAcceptance():
 		v.Reason = ReasonHubAcceptancePending
 		v.Message = fmt.Sprintf("hub %q has not accepted this cluster yet (hubAcceptsClient=false); waiting for the hub admin", in.ActiveHub)
@@ -291,7 +293,7 @@ func rejection(in MonitorInput, now time.Time) (time.Time, []string) {
 	forbiddenBeforeObserved := !in.Acceptance.Observed && in.Connectivity.LastResponseCode == http.StatusForbidden
 	if u := in.Connectivity.UnauthorizedSince; !u.IsZero() && !in.Acceptance.PendingAcceptance() && !forbiddenBeforeObserved {
 		earliest(u)
-		signals = append(signals, fmt.Sprintf("requests answered 401/403 since %s", formatTime(u)))
+		signals = append(signals, fmt.Sprintf("requests answered 401/403 since %s", text.Time(u)))
 	}
 	return since, signals
 }
@@ -313,15 +315,15 @@ func lastRequestFailed(c ConnectivitySnapshot) bool {
 func describeConnectivity(c ConnectivitySnapshot) string {
 	var parts []string
 	if c.LastSuccess.IsZero() {
-		parts = append(parts, fmt.Sprintf("no successful request since tracking began at %s", formatTime(c.TrackingSince)))
+		parts = append(parts, fmt.Sprintf("no successful request since tracking began at %s", text.Time(c.TrackingSince)))
 	} else {
-		parts = append(parts, fmt.Sprintf("last success at %s", formatTime(c.LastSuccess)))
+		parts = append(parts, fmt.Sprintf("last success at %s", text.Time(c.LastSuccess)))
 	}
 	if !c.LastResponse.IsZero() && c.LastResponseCode != 0 && c.LastResponse.After(c.LastSuccess) {
-		parts = append(parts, fmt.Sprintf("last answer at %s was HTTP %d", formatTime(c.LastResponse), c.LastResponseCode))
+		parts = append(parts, fmt.Sprintf("last answer at %s was HTTP %d", text.Time(c.LastResponse), c.LastResponseCode))
 	}
 	if c.LastError != "" {
-		parts = append(parts, fmt.Sprintf("last transport error at %s: %s", formatTime(c.LastErrorTime), c.LastError))
+		parts = append(parts, fmt.Sprintf("last transport error at %s: %s", text.Time(c.LastErrorTime), c.LastError))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -393,8 +395,4 @@ func withDetail(msg, detail string) string {
 		return msg
 	}
 	return msg + ": " + detail
-}
-
-func formatTime(t time.Time) string {
-	return t.UTC().Format(time.RFC3339)
 }

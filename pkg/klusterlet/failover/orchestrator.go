@@ -33,6 +33,7 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // OrchestratorOptions configures the Orchestrator. Fields without a stated default are required.
@@ -484,7 +485,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	}
 	r.switching.message = verdict.Message
 	r.lastFailover = &failoverv1alpha1.FailoverRecord{From: from, To: target, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(reason)),
-		Message: truncate(verdict.Message, maxStatusMessage), StartTime: apiTime(now)}
+		Message: text.Truncate(verdict.Message, maxStatusMessage), StartTime: apiTime(now)}
 	r.noViable = false
 	r.o.NoViableHubBackoff.Reset()
 	r.writeStatus(ctx, fc, spec, now)
@@ -649,10 +650,10 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 			h = &hubEntry{name: s.name}
 			r.hubs[s.name] = h
 		}
-		if existed && bytes.Equal(h.raw, s.raw) && h.source == s.desc && h.readErr == errString(s.readErr) {
+		if existed && bytes.Equal(h.raw, s.raw) && h.source == s.desc && h.readErr == text.Error(s.readErr) {
 			continue
 		}
-		h.source, h.raw, h.readErr = s.desc, s.raw, errString(s.readErr)
+		h.source, h.raw, h.readErr = s.desc, s.raw, text.Error(s.readErr)
 		previous := h.bootstrap
 		h.bootstrap, h.loadErr = nil, s.readErr
 		if s.readErr == nil {
@@ -711,7 +712,7 @@ func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.Fa
 			// Nothing to probe; the result is re-stated once per interval, not on every round (a status write
 			// per round would wake the loop again).
 			if !h.probed || !now.Before(due) {
-				r.recordProbe(h, ProbeResult{Result: ProbeInvalidKubeconfig, Message: errString(h.loadErr)}, now)
+				r.recordProbe(h, ProbeResult{Result: ProbeInvalidKubeconfig, Message: text.Error(h.loadErr)}, now)
 				due = now.Add(interval)
 			}
 			wait = minPositive(wait, due.Sub(now))
@@ -1043,7 +1044,7 @@ func (r *Orchestrator) finishSwitch(now time.Time) {
 	end := apiTime(now)
 	r.unrecordedFailovers++
 	r.lastFailover = &failoverv1alpha1.FailoverRecord{
-		From: s.from, To: s.to, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(s.reason)), Message: truncate(s.message, maxStatusMessage),
+		From: s.from, To: s.to, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(s.reason)), Message: text.Truncate(s.message, maxStatusMessage),
 		StartTime: apiTime(s.start), EndTime: &end, DurationMilliseconds: now.Sub(s.start).Milliseconds(),
 	}
 	r.o.Metrics.RecordFailover(s.from, s.to, s.reason, now)
@@ -1176,7 +1177,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 		if !h.failedAt.IsZero() && now.Before(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration)) {
 			hs.SkippedUntil = timePtr(h.failedAt.Add(spec.FailedHubSkipPeriod.Duration))
 		}
-		hs.Message = truncate(hs.Message, maxStatusMessage)
+		hs.Message = text.Truncate(hs.Message, maxStatusMessage)
 		hs.AddOns = addOnStatusFor(r.addOns[name])
 		hubs = append(hubs, hs)
 	}
@@ -1215,7 +1216,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	var invalid []string
 	for _, name := range r.order {
 		if h := r.hubs[name]; h.bootstrap == nil || h.loadErr != nil {
-			invalid = append(invalid, fmt.Sprintf("hub %s: %s", name, errString(h.loadErr)))
+			invalid = append(invalid, fmt.Sprintf("hub %s: %s", name, text.Error(h.loadErr)))
 		}
 	}
 	if r.degraded != "" {
@@ -1230,7 +1231,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	} else if len(invalid) > 0 {
 		// A hub that could not be failed over to needs attention before a disaster, not after.
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
-			Reason: ReasonBootstrapKubeconfigInvalid, Message: truncate(strings.Join(invalid, "; "), maxConditionMessage), ObservedGeneration: fc.Generation})
+			Reason: ReasonBootstrapKubeconfigInvalid, Message: text.Truncate(strings.Join(invalid, "; "), maxConditionMessage), ObservedGeneration: fc.Generation})
 	} else {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse,
 			Reason: ConditionReasonAsExpected, Message: "", ObservedGeneration: fc.Generation})
@@ -1269,7 +1270,7 @@ func ContestedCondition(message string, at, now time.Time, generation int64, exi
 		at = existing.LastTransitionTime.Time
 	}
 	c = metav1.Condition{Type: failoverv1alpha1.ConditionHubKubeconfigContested, Status: metav1.ConditionTrue,
-		Reason: hubsession.ReasonHubKubeconfigContested, Message: truncate(message, maxConditionMessage), ObservedGeneration: generation}
+		Reason: hubsession.ReasonHubKubeconfigContested, Message: text.Truncate(message, maxConditionMessage), ObservedGeneration: generation}
 	if !now.Before(at.Add(clientcert.DefaultContestQuietPeriod)) {
 		c.Status, c.Reason = metav1.ConditionFalse, ConditionReasonAsExpected
 		c.Message = fmt.Sprintf("not contested since %s", at.UTC().Format(time.RFC3339))
@@ -1303,7 +1304,7 @@ func addOnStatusFor(list []failoverv1alpha1.AddOnRegistrationStatus) []failoverv
 	out := make([]failoverv1alpha1.AddOnRegistrationStatus, 0, min(len(list), maxAddOnStatuses))
 	for _, a := range list[:min(len(list), maxAddOnStatuses)] {
 		c := *a.DeepCopy()
-		c.Message = truncate(c.Message, maxStatusMessage)
+		c.Message = text.Truncate(c.Message, maxStatusMessage)
 		out = append(out, c)
 	}
 	return out
@@ -1329,14 +1330,6 @@ const (
 	maxStatusMessage    = 1024
 	maxConditionMessage = 4096
 )
-
-// truncate cuts s to at most n bytes, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
-}
 
 func probeToAPI(p ProbeResultType) failoverv1alpha1.HubProbeResult {
 	switch p {
@@ -1378,13 +1371,6 @@ func minPositive(a, b time.Duration) time.Duration {
 		return a
 	}
 	return b
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 func orDefault(s, def string) string {

@@ -1,11 +1,9 @@
 package failover
 
 import (
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/json"
@@ -33,31 +31,6 @@ func TestActiveHubResult(t *testing.T) {
 		t.Run(tc.reason, func(t *testing.T) {
 			if got := activeHubResult(tc.reason); got != tc.want {
 				t.Errorf("activeHubResult(%q) = %q, want %q", tc.reason, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestTruncate(t *testing.T) {
-	cases := []struct {
-		name string
-		in   string
-		n    int
-		want string
-	}{
-		{name: "short", in: "abc", n: 5, want: "abc"},
-		{name: "exact", in: "abcde", n: 5, want: "abcde"},
-		{name: "long", in: "abcdefgh", n: 5, want: "ab..."},
-		{name: "status limit", in: strings.Repeat("x", 2000), n: maxStatusMessage, want: strings.Repeat("x", maxStatusMessage-3) + "..."},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := truncate(tc.in, tc.n)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("truncate (-want +got):\n%s", diff)
-			}
-			if len(got) > tc.n {
-				t.Errorf("truncate(%d) returned %d bytes", tc.n, len(got))
 			}
 		})
 	}

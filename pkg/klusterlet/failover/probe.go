@@ -20,6 +20,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/huberror"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // ProbeResultType is the outcome of a standby probe. The string values are stable: they appear in the
@@ -315,7 +316,7 @@ func clientCertificateValidity(config *rest.Config) string {
 	if err != nil || len(certs) == 0 {
 		return ""
 	}
-	return "; the client certificate is valid until " + formatTime(certs[0].NotAfter)
+	return "; the client certificate is valid until " + text.Time(certs[0].NotAfter)
 }
 
 // proxyURLFor returns the proxy client-go uses for config's server: config.Proxy, else the environment

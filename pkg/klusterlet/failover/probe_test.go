@@ -23,6 +23,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 const testToken = "bootstrap-token-for-tests"
@@ -247,7 +249,7 @@ func TestProbe(t *testing.T) {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), clientCert: expiredCert, clientKey: expiredKey})
 			},
 			wantResult:   ProbeUnauthorized,
-			wantContains: []string{"valid until " + formatTime(t0)},
+			wantContains: []string{"valid until " + text.Time(t0)},
 		},
 		{
 			name: "creating a SelfSubjectAccessReview forbidden: forbidden",

@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
-// maxHealthMessageLength bounds the error text copied into the condition message.
+// maxHealthMessageLength bounds, in bytes, a condition message that quotes the spoke API server's answer.
 const maxHealthMessageLength = 1024
 
 // availableReconciler sets ManagedClusterConditionAvailable from the spoke API server's
@@ -91,11 +92,11 @@ func (r *availableReconciler) checkSpokeHealth(ctx context.Context) metav1.Condi
 		Type:    clusterv1.ManagedClusterConditionAvailable,
 		Status:  metav1.ConditionFalse,
 		Reason:  ConditionReasonManagedClusterKubeAPIServerUnavailable,
-		Message: truncate(fmt.Sprintf("The spoke kube-apiserver is not healthy: GET %s returned status code %d: %s", path, statusCode, detail)),
+		Message: text.Truncate(fmt.Sprintf("The spoke kube-apiserver is not healthy: GET %s returned status code %d: %s", path, statusCode, detail), maxHealthMessageLength),
 	}
 	if statusCode == http.StatusUnauthorized {
 		condition.Reason = ConditionReasonManagedClusterSpokeCredentialsRejected
-		condition.Message = truncate(fmt.Sprintf("The spoke kube-apiserver rejected the agent's spoke credentials: GET %s returned status code %d: %s", path, statusCode, detail))
+		condition.Message = text.Truncate(fmt.Sprintf("The spoke kube-apiserver rejected the agent's spoke credentials: GET %s returned status code %d: %s", path, statusCode, detail), maxHealthMessageLength)
 	}
 	return condition
 }
@@ -104,15 +105,4 @@ func (r *availableReconciler) get(ctx context.Context, path string) (int, rest.R
 	statusCode := 0
 	result := r.discovery.RESTClient().Get().AbsPath(path).Do(ctx).StatusCode(&statusCode)
 	return statusCode, result
-}
-
-func truncate(message string) string {
-	if len(message) <= maxHealthMessageLength {
-		return message
-	}
-	cut := maxHealthMessageLength
-	for cut > 0 && !utf8.RuneStart(message[cut]) {
-		cut--
-	}
-	return message[:cut] + "..."
 }

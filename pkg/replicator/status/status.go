@@ -16,6 +16,7 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // Condition reasons.
@@ -71,20 +72,20 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		switch {
 		case h.ConfigError != "":
 			invalidHubs++
-			hs.LastError = truncate(h.ConfigError)
+			hs.LastError = text.Truncate(h.ConfigError, maxMessageLength)
 			notReady = append(notReady, fmt.Sprintf("%s: %s", h.Name, h.ConfigError))
 		case h.State == hubconn.StateReady:
 			ready++
 			hs.Reachable = true
 			hs.Synced = snap.CaughtUp[h.Name]
 			if h.Err != nil { // the last write failed
-				hs.LastError = truncate(h.Err.Error())
+				hs.LastError = text.Truncate(h.Err.Error(), maxMessageLength)
 			}
 		default:
 			hs.Reachable = h.State == hubconn.StateSyncing
 			reason := string(h.State)
 			if h.Err != nil {
-				hs.LastError = truncate(h.Err.Error())
+				hs.LastError = text.Truncate(h.Err.Error(), maxMessageLength)
 				reason = h.Err.Error()
 			}
 			notReady = append(notReady, fmt.Sprintf("%s: %s", h.Name, reason))
@@ -116,8 +117,8 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 	degraded := metav1.Condition{Type: replv1alpha1.ReplicationConditionDegraded, ObservedGeneration: rc.Generation}
 	switch {
 	case configErr != "":
-		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfiguration, truncate(configErr)
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidConfiguration, truncate(configErr)
+		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfiguration, text.Truncate(configErr, maxMessageLength)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidConfiguration, text.Truncate(configErr, maxMessageLength)
 		out.Hubs, out.Kinds, out.ReachableHubs, out.Clusters = nil, nil, 0, 0
 	case ready < 2:
 		reason := ReasonTooFewHubsReady
@@ -125,16 +126,16 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 			reason = ReasonInvalidConfiguration
 		}
 		msg := fmt.Sprintf("%d of %d hubs ready, nothing is replicated: %s", ready, len(hubs), strings.Join(notReady, "; "))
-		available.Status, available.Reason, available.Message = metav1.ConditionFalse, reason, truncate(msg)
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, truncate(msg)
+		available.Status, available.Reason, available.Message = metav1.ConditionFalse, reason, text.Truncate(msg, maxMessageLength)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, text.Truncate(msg, maxMessageLength)
 	case len(notReady) > 0:
 		reason := ReasonHubsUnavailable
 		if invalidHubs > 0 {
 			reason = ReasonInvalidConfiguration
 		}
 		msg := fmt.Sprintf("%d of %d hubs ready; not ready: %s", ready, len(hubs), strings.Join(notReady, "; "))
-		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reason, truncate(msg)
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, truncate(msg)
+		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reason, text.Truncate(msg, maxMessageLength)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, text.Truncate(msg, maxMessageLength)
 	default:
 		msg := fmt.Sprintf("all %d hubs ready", len(hubs))
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonReplicating, msg
@@ -158,17 +159,12 @@ func Write(ctx context.Context, client v1alpha1.ReplicationConfigInterface, rc *
 	return nil
 }
 
+// maxMessageLength bounds, in bytes, the status fields that carry a message or an error (status.hubs[].lastError
+// and the condition messages of the ReplicationConfig).
+const maxMessageLength = 1024
+
 // setCondition sets cond in conditions, keeping the transition time when the status is unchanged.
 func setCondition(conditions *[]metav1.Condition, cond metav1.Condition, now time.Time) {
 	cond.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
 	meta.SetStatusCondition(conditions, cond)
-}
-
-// truncate bounds s to the 1024 characters the status fields allow.
-func truncate(s string) string {
-	const limit = 1024
-	if len(s) <= limit {
-		return s
-	}
-	return s[:limit-3] + "..."
 }

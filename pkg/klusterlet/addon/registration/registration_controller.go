@@ -40,6 +40,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // Event reasons of the add-on registration controller (spoke events). They are user-visible API.
@@ -386,7 +387,7 @@ func (c *AddOnRegistrationController) reconcile(ctx context.Context, syncCtx fac
 			return 0, err
 		}
 		c.setState(cfg, failoverv1alpha1.AddOnRegistrationRegistered, fmt.Sprintf("certificate valid until %s, rotation due at %s",
-			a.NotAfter.UTC().Format(time.RFC3339), a.RotateAt.UTC().Format(time.RFC3339)), a.NotAfter)
+			text.Time(a.NotAfter), text.Time(a.RotateAt)), a.NotAfter)
 		return a.RotateAt.Sub(now), nil
 	}
 	if f := c.failures[cfg.Key()]; now.Before(f.retryAt) {
@@ -499,12 +500,12 @@ func (c *AddOnRegistrationController) follow(ctx context.Context, syncCtx factor
 	delete(c.lastWarns, "write/"+cfg.Key())
 	klog.FromContext(ctx).Info("Add-on credentials issued and stored", "csr", p.name, "secret", cfg.Key(), "notAfter", leaf.NotAfter)
 	syncCtx.Recorder().Eventf(ReasonAddOnCredentialsIssued, "Secret %s of add-on %s written with a certificate from hub %s (CSR %s, subject %q, valid until %s)",
-		cfg.Key(), cfg.AddOnName, c.o.HubName, p.name, leaf.Subject.CommonName, leaf.NotAfter.UTC().Format(time.RFC3339))
+		cfg.Key(), cfg.AddOnName, c.o.HubName, p.name, leaf.Subject.CommonName, text.Time(leaf.NotAfter))
 	c.setRotatedCondition(ctx, addOn, metav1.ConditionTrue, ReasonClientCertificateUpdated,
 		fmt.Sprintf("client certificate rotated starting from %v to %v", leaf.NotBefore, leaf.NotAfter))
 	deadline := clientcert.RotationDeadline(leaf, c.jitterFor(csr.Status.Certificate))
 	c.setState(cfg, failoverv1alpha1.AddOnRegistrationRegistered, fmt.Sprintf("certificate from CSR %s valid until %s, rotation due at %s",
-		p.name, leaf.NotAfter.UTC().Format(time.RFC3339), deadline.UTC().Format(time.RFC3339)), leaf.NotAfter)
+		p.name, text.Time(leaf.NotAfter), text.Time(deadline)), leaf.NotAfter)
 	return max(deadline.Sub(now), time.Second), nil
 }
 
@@ -512,8 +513,8 @@ func (c *AddOnRegistrationController) follow(ctx context.Context, syncCtx factor
 func (c *AddOnRegistrationController) fail(ctx context.Context, syncCtx factory.SyncContext, addOn *addonv1alpha1.ManagedClusterAddOn, p *pendingCSR, now time.Time, msg string) (time.Duration, error) {
 	delete(c.pending, p.config.Key())
 	retryAt := c.backOff(p.config, now)
-	syncCtx.Recorder().Warningf(ReasonAddOnCSRFailed, "add-on %s, Secret %s: %s; next CSR at %s", p.config.AddOnName, p.config.Key(), msg, retryAt.UTC().Format(time.RFC3339))
-	c.setState(p.config, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("%s; next CSR at %s", msg, retryAt.UTC().Format(time.RFC3339)), time.Time{})
+	syncCtx.Recorder().Warningf(ReasonAddOnCSRFailed, "add-on %s, Secret %s: %s; next CSR at %s", p.config.AddOnName, p.config.Key(), msg, text.Time(retryAt))
+	c.setState(p.config, failoverv1alpha1.AddOnRegistrationFailed, fmt.Sprintf("%s; next CSR at %s", msg, text.Time(retryAt)), time.Time{})
 	c.setRotatedCondition(ctx, addOn, metav1.ConditionFalse, ReasonClientCertificateUpdateFailed, "Failed to rotated client certificate "+msg)
 	return retryAt.Sub(now), nil
 }

@@ -13,6 +13,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // Keys of an add-on registration Secret, OCM's: KubeconfigKey (KubeClientSigner only), TLSCertKey, TLSKeyKey and
@@ -125,7 +126,7 @@ func Assess(data map[string][]byte, c Config, additional map[string][]byte, issu
 	case !clientcert.CertificateMatchesKey(data[TLSCertKey], data[TLSKeyKey]):
 		a.Reason, a.Message = ReasonCertificateInvalid, fmt.Sprintf("Secret %s: %s does not match %s", c.SecretName, TLSKeyKey, TLSCertKey)
 	case !now.Before(leaf.NotAfter):
-		a.Reason, a.Message = ReasonCertificateInvalid, fmt.Sprintf("Secret %s: %s expired at %s", c.SecretName, TLSCertKey, leaf.NotAfter.UTC().Format(time.RFC3339))
+		a.Reason, a.Message = ReasonCertificateInvalid, fmt.Sprintf("Secret %s: %s expired at %s", c.SecretName, TLSCertKey, text.Time(leaf.NotAfter))
 	case !SubjectMatches(leaf.Subject, c.Subject):
 		a.Reason, a.Message = ReasonSubjectChanged, fmt.Sprintf("Secret %s: certificate subject CN %q O %q, want CN %q O %q",
 			c.SecretName, leaf.Subject.CommonName, leaf.Subject.Organization, c.Subject.CommonName, c.Subject.Organization)
@@ -144,7 +145,7 @@ func Assess(data map[string][]byte, c Config, additional map[string][]byte, issu
 			a.Reason, a.Message = ReasonHubChanged, fmt.Sprintf("Secret %s holds credentials of hub %s, the active hub is %s", c.SecretName, issuingHub, hubName)
 		case !now.Before(a.RotateAt):
 			a.Reason, a.Message = ReasonRotationDue, fmt.Sprintf("Secret %s: certificate rotation due at %s (expires %s)", c.SecretName,
-				a.RotateAt.UTC().Format(time.RFC3339), leaf.NotAfter.UTC().Format(time.RFC3339))
+				text.Time(a.RotateAt), text.Time(leaf.NotAfter))
 		default:
 			a.Valid = true
 		}
