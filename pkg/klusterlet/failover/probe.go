@@ -226,28 +226,18 @@ func describeDenial(p Permission, status authorizationv1.SubjectAccessReviewStat
 	return s
 }
 
-// probeResultTypes maps every huberror.Kind to the standby probe result it gives: the one place where hub
-// request failures become probe results. A 401 is Unauthorized, a 403 Forbidden; every other failure, a
-// serving certificate or proxy problem included, means the hub gave no usable answer: Unreachable.
-var probeResultTypes = map[huberror.Kind]ProbeResultType{
-	huberror.None:               ProbeReady,
-	huberror.Unauthorized:       ProbeUnauthorized,
-	huberror.Forbidden:          ProbeForbidden,
-	huberror.HTTPStatus:         ProbeUnreachable,
-	huberror.CANotTrusted:       ProbeUnreachable,
-	huberror.WrongHost:          ProbeUnreachable,
-	huberror.CertificateInvalid: ProbeUnreachable,
-	huberror.ProxyFailed:        ProbeUnreachable,
-	huberror.Timeout:            ProbeUnreachable,
-	huberror.Unreachable:        ProbeUnreachable,
-	huberror.Other:              ProbeUnreachable,
-}
-
-// probeResultFor returns the probe result of a failure of kind k (probeResultTypes); Unreachable for a kind
-// it does not list.
+// probeResultFor returns the standby probe result of a hub request that failed with kind k: the one place
+// where hub request failures become probe results. No failure is Ready; a 401 is Unauthorized, a 403
+// Forbidden; every other failure, a serving certificate or proxy problem included, means the hub gave no usable
+// answer: Unreachable.
 func probeResultFor(k huberror.Kind) ProbeResultType {
-	if r, ok := probeResultTypes[k]; ok {
-		return r
+	switch k {
+	case huberror.None:
+		return ProbeReady
+	case huberror.Unauthorized:
+		return ProbeUnauthorized
+	case huberror.Forbidden:
+		return ProbeForbidden
 	}
 	return ProbeUnreachable
 }
