@@ -1,6 +1,7 @@
 package clientcert_test
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -61,6 +62,11 @@ func TestClassifyConnectionError(t *testing.T) {
 		{"401", unauthorized, withCA, clientcert.ReasonHubCredentialsRejected, "hub rejected the credentials: "},
 		{"403", forbidden, withCA, clientcert.ReasonHubForbidden, "hub denied the request: "},
 		{"other", errors.New("boom"), nil, clientcert.ReasonHubRequestFailed, "request to the hub failed: boom"},
+		{"proxy refused without a proxy-url (a proxy from the environment)", proxyRefused, withCA, clientcert.ReasonHubUnreachable,
+			`cannot reach the hub server "https://hub:6443" (bootstrap kubeconfig /etc/b.kubeconfig clusters["hub"].server): `},
+		{"timeout", urlErr(context.DeadlineExceeded), withCA, clientcert.ReasonHubUnreachable,
+			`cannot reach the hub server "https://hub:6443" (bootstrap kubeconfig /etc/b.kubeconfig clusters["hub"].server): `},
+		{"503", apierrors.NewServiceUnavailable("down"), withCA, clientcert.ReasonHubRequestFailed, "request to the hub failed: down"},
 		{"unknown authority without bootstrap", unknownAuthority, nil, clientcert.ReasonHubCANotTrusted,
 			`hub serving certificate not trusted: bootstrap kubeconfig (unknown) clusters[?] has no certificate-authority-data`},
 	}
