@@ -55,15 +55,7 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 		<-ctx.Done()
 		return
 	}
-	creating := managedcluster.NewManagedClusterCreatingController(managedcluster.CreatingOptions{
-		ClusterName:             s.config.ClusterName,
-		SpokeExternalServerURLs: s.config.SpokeExternalServerURLs,
-		SpokeCABundle:           s.config.SpokeCABundle,
-		Annotations:             s.config.ClusterAnnotations,
-		HubClusterClient:        clusterClient.ClusterV1(),
-		ResyncInterval:          s.config.ClusterHealthCheckPeriod,
-		Recorder:                s.config.Recorder,
-	})
+	creating := managedcluster.NewManagedClusterCreatingController(s.creatingOptions(clusterClient.ClusterV1()))
 	if forced != "" {
 		cc.RequestNewCertificate(forced)
 	}

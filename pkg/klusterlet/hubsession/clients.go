@@ -19,6 +19,7 @@ import (
 	clusterv1alpha1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1alpha1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
 // bootstrapCreateClient returns the ManagedCluster client the main controllers create their ManagedCluster with
@@ -88,6 +89,21 @@ func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformer
 		BootstrapBackoff:    s.config.BootstrapBackoff,
 		BackoffHub:          s.backoffKey(),
 		Recorder:            s.config.Recorder,
+	}
+}
+
+// creatingOptions configures a ManagedClusterCreatingController that creates and updates the session's
+// ManagedCluster with client: the bootstrap identity's while bootstrapping, the hub identity's with the main
+// controllers, which add their informer, create client and conflict tracker.
+func (s *Session) creatingOptions(client clusterv1client.ManagedClustersGetter) managedcluster.CreatingOptions {
+	return managedcluster.CreatingOptions{
+		ClusterName:             s.config.ClusterName,
+		SpokeExternalServerURLs: s.config.SpokeExternalServerURLs,
+		SpokeCABundle:           s.config.SpokeCABundle,
+		Annotations:             s.config.ClusterAnnotations,
+		HubClusterClient:        client,
+		ResyncInterval:          s.config.ClusterHealthCheckPeriod,
+		Recorder:                s.config.Recorder,
 	}
 }
 

@@ -109,18 +109,11 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		OnRenewed:          s.leaseRenewed,
 		Recorder:           s.config.Recorder,
 	})
-	creating := managedcluster.NewManagedClusterCreatingController(managedcluster.CreatingOptions{
-		ClusterName:             s.config.ClusterName,
-		SpokeExternalServerURLs: s.config.SpokeExternalServerURLs,
-		SpokeCABundle:           s.config.SpokeCABundle,
-		Annotations:             s.config.ClusterAnnotations,
-		HubClusterClient:        clusterClient.ClusterV1(),
-		HubClusterCreateClient:  bootstrapCreate,
-		HubClusterInformer:      mcInformer,
-		ConflictTracker:         s.conflicts,
-		ResyncInterval:          s.config.ClusterHealthCheckPeriod,
-		Recorder:                s.config.Recorder,
-	})
+	creatingOptions := s.creatingOptions(clusterClient.ClusterV1())
+	creatingOptions.HubClusterCreateClient = bootstrapCreate
+	creatingOptions.HubClusterInformer = mcInformer
+	creatingOptions.ConflictTracker = s.conflicts
+	creating := managedcluster.NewManagedClusterCreatingController(creatingOptions)
 	status := managedcluster.NewManagedClusterStatusController(managedcluster.StatusOptions{
 		ClusterName:                  s.config.ClusterName,
 		HubClusterClient:             clusterClient.ClusterV1(),
