@@ -85,10 +85,11 @@ const controllerName = "FailoverOrchestrator"
 // Secrets), session reports, finished probes and heartbeats, file changes and connectivity transitions only
 // record facts and enqueue the key (kick).
 //
-// Goroutines and what they touch: the worker (step) owns every field below except three, which other
-// goroutines write under their own guard: facts (session callbacks; its mutex), probes (probe goroutines; its
-// mutex), files (the file poll, a post-start hook; its mutex); beat.inFlight is an atomic cleared by the
-// heartbeat goroutine. tracker is safe for concurrent use.
+// Goroutines and what they touch: the worker (step) owns every field below but these, which other goroutines
+// write, each under its own guard: facts (the session callbacks; its mutex), probes (the probe goroutines; its
+// mutex), files (the file poll, a post-start hook; its mutex), beat.inFlight (an atomic the heartbeat goroutine
+// clears), and tracker and syncCtx's queue, which are safe for concurrent use. o, ctx and syncCtx are set
+// before Run's controller starts and not changed after.
 type Orchestrator struct {
 	o       OrchestratorOptions
 	tracker *HubConnectivityTracker
