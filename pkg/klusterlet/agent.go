@@ -201,17 +201,12 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	cancelRestore()
 
 	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
-		Namespace:                      o.ComponentNamespace,
-		FailoverConfigName:             o.FailoverConfigName,
-		PrimaryBootstrapKubeconfigFile: primaryFile,
-		PrimaryBootstrapSecretName:     primarySecret,
-		FileHubs:                       fileHubs,
-		HubConnectionTimeout:           time.Duration(o.HubConnectionTimeoutSeconds) * time.Second,
-		Session: hubsession.Options{
+		Config: hubsession.Config{
 			ClusterName:                  o.ClusterName,
 			AgentName:                    o.AgentName,
 			Namespace:                    o.ComponentNamespace,
 			SecretName:                   o.HubKubeconfigSecret,
+			SecretInformer:               secretInformer,
 			SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
 			SpokeCABundle:                spoke.CABundle,
 			ClusterAnnotations:           annotations,
@@ -223,7 +218,6 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			HubBurst:                     o.HubKubeAPIBurst,
 			AgentKubeClient:              spoke.AgentKube,
 			SpokeKubeClient:              spoke.Kube,
-			SpokeSecretInformer:          secretInformer,
 			SpokeClusterClient:           spoke.Cluster,
 			AddOns:                       !o.DisableAddOnManagement,
 			AddOnHostingKubeClient:       addOnHosting,
@@ -231,12 +225,14 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			Clock:                        clk,
 			Recorder:                     recorder,
 		},
-		SecretInformer:         secretInformer,
-		FailoverConfigInformer: fcInformer,
-		FailoverConfigClient:   fcClient,
-		Metrics:                o.Metrics,
-		Clock:                  clk,
-		Recorder:               recorder,
+		FailoverConfigName:             o.FailoverConfigName,
+		PrimaryBootstrapKubeconfigFile: primaryFile,
+		PrimaryBootstrapSecretName:     primarySecret,
+		FileHubs:                       fileHubs,
+		HubConnectionTimeout:           time.Duration(o.HubConnectionTimeoutSeconds) * time.Second,
+		FailoverConfigInformer:         fcInformer,
+		FailoverConfigClient:           fcClient,
+		Metrics:                        o.Metrics,
 	})
 	if err != nil {
 		return err

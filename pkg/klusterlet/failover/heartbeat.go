@@ -58,7 +58,7 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 		return interval
 	}
 	r.beat.inFlight.Store(true)
-	name, hub := r.o.Session.ClusterName, r.active
+	name, hub := r.o.ClusterName, r.active
 	go func() {
 		hctx, cancel := context.WithTimeout(ctx, interval)
 		defer cancel()
@@ -83,7 +83,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 	key := r.active + "/" + string(phase)
 	switch phase {
 	case hubsession.PhaseRegistered:
-		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.Session.SecretName)
+		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName)
 		if err != nil {
 			return nil
 		}

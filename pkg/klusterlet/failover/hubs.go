@@ -245,7 +245,7 @@ func (r *Orchestrator) readFiles() bool {
 func (r *Orchestrator) hubViews(now time.Time) []HubView {
 	var stored map[string][]byte
 	if r.active == "" {
-		if secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.Session.SecretName); err == nil {
+		if secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName); err == nil {
 			stored = secret.Data
 		}
 	}
@@ -255,7 +255,7 @@ func (r *Orchestrator) hubViews(now time.Time) []HubView {
 		v := HubView{Name: name, Usable: h.bootstrap != nil, Probed: h.probed, Probe: h.probe.Result,
 			FailedAt: h.failedAt, HealthySince: h.healthySince.Since()}
 		if stored != nil && h.bootstrap != nil {
-			v.HoldsCredentials = clientcert.CheckHubKubeconfig(stored, r.o.Session.ClusterName, r.o.Session.AgentName, h.bootstrap.Hub, now) == nil
+			v.HoldsCredentials = clientcert.CheckHubKubeconfig(stored, r.o.ClusterName, r.o.AgentName, h.bootstrap.Hub, now) == nil
 		}
 		out = append(out, v)
 	}

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
-	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
-	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -22,8 +20,12 @@ import (
 
 // OrchestratorOptions configures the Orchestrator. Fields without a stated default are required.
 type OrchestratorOptions struct {
-	// Namespace is the agent namespace: FailoverConfig, hub kubeconfig Secret and bootstrap Secrets live there.
-	Namespace string
+	// Config is the configuration of every hub session. The orchestrator works with its identity, Namespace (the
+	// agent namespace: FailoverConfig, hub kubeconfig Secret and bootstrap Secrets live there), SecretInformer
+	// (covering Namespace; started by the caller), Clock (drives every decision; default: real clock) and
+	// Recorder (the failover events, reasons in reasons.go) too. A nil BootstrapBackoff gets one shared by the
+	// sessions.
+	hubsession.Config
 	// FailoverConfigName is the FailoverConfig to read (--failover-config-name); it may be absent, then only the
 	// primary hub is used and no status is written.
 	FailoverConfigName string
@@ -44,11 +46,6 @@ type OrchestratorOptions struct {
 	HubConnectionTimeout time.Duration
 	// FilePollInterval is how often the bootstrap kubeconfig files are re-read (FC-01). Default 5s.
 	FilePollInterval time.Duration
-	// Session is the template of every hub session; the orchestrator sets its WrapTransport, OnPhase and
-	// OnManagedCluster.
-	Session hubsession.Options
-	// SecretInformer covers Namespace (shared with Session.SpokeSecretInformer); started by the caller.
-	SecretInformer corev1informers.SecretInformer
 	// FailoverConfigInformer covers Namespace; started by the caller. Nil when the FailoverConfig API is not
 	// served or not readable (the klusterlet operator installs neither its CRD nor RBAC for it): the agent then
 	// runs with the primary and FileHubs only, writes no status, and FailoverConfigClient may be nil too.
@@ -66,10 +63,6 @@ type OrchestratorOptions struct {
 	SessionStopTimeout time.Duration
 	// Metrics receives the failover metrics. Default: LegacyRegistryMetrics().
 	Metrics *Metrics
-	// Clock drives every decision. Default: real clock.
-	Clock clock.Clock
-	// Recorder receives the failover events (reasons in reasons.go).
-	Recorder events.Recorder
 }
 
 // controllerName names the orchestrator's controller (its work queue and logs).
@@ -153,9 +146,9 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()
 	}
-	if o.Session.BootstrapBackoff == nil {
+	if o.BootstrapBackoff == nil {
 		// One for every session of the process: the back-off must survive a switch and a new session.
-		o.Session.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
+		o.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
 	}
 	r := &Orchestrator{
 		o:             o,
@@ -189,7 +182,7 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 				obj = d.Obj
 			}
 			s, ok := obj.(*corev1.Secret)
-			return ok && s.Name != r.o.Session.SecretName
+			return ok && s.Name != r.o.SecretName
 		}, r.o.SecretInformer.Informer()).
 		WithPostStartHooks(r.pollFiles)
 	if r.o.FailoverConfigInformer != nil {

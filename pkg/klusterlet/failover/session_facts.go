@@ -26,8 +26,10 @@ type sessionFacts struct {
 
 // factsSnapshot is what the sessions reported, as of one instant.
 type factsSnapshot struct {
-	phase      hubsession.Phase
-	phaseMsg   string
+	phase    hubsession.Phase
+	phaseMsg string
+	// phaseSince is when phase began (a new message in the same phase is no new phase).
+	phaseSince time.Time
 	acceptance HubAcceptance
 	available  metav1.ConditionStatus
 	// addOns is, per hub, the add-on registration state its last session reported (status.hubs[].addOns).
@@ -46,19 +48,22 @@ func (f *sessionFacts) begin() int {
 	return f.generation
 }
 
-// reset forgets the phase and ManagedCluster of the previous session (a new one was built).
-func (f *sessionFacts) reset() {
+// reset forgets the phase and ManagedCluster of the previous session (a new one was built at now).
+func (f *sessionFacts) reset(now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cur.acceptance, f.cur.available, f.cur.phase, f.cur.phaseMsg = HubAcceptance{}, "", "", ""
+	f.cur.acceptance, f.cur.available, f.cur.phase, f.cur.phaseMsg, f.cur.phaseSince = HubAcceptance{}, "", "", "", now
 }
 
-// setPhase records the phase of session gen; false when gen is not the current session.
-func (f *sessionFacts) setPhase(gen int, p hubsession.Phase, msg string) bool {
+// setPhase records the phase of session gen, reported at now; false when gen is not the current session.
+func (f *sessionFacts) setPhase(gen int, p hubsession.Phase, msg string, now time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.generation != gen {
 		return false // a late call of a session that was already replaced
+	}
+	if f.cur.phase != p {
+		f.cur.phaseSince = now
 	}
 	f.cur.phase, f.cur.phaseMsg = p, msg
 	return true
@@ -114,7 +119,7 @@ func (f *sessionFacts) snapshot() factsSnapshot {
 // view gathers the View of one decision; facts is the session's snapshot (zero while no session runs).
 func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) View {
 	return View{
-		Spec: spec, ClusterName: r.o.Session.ClusterName, Hubs: r.hubViews(now),
+		Spec: spec, ClusterName: r.o.ClusterName, Hubs: r.hubViews(now),
 		Active: r.active, HasSession: r.run.session != nil, Memory: r.mem,
 		Phase: facts.phase, PhaseMessage: facts.phaseMsg, Acceptance: facts.acceptance, Available: facts.available,
 		RejectedSince: r.rejection.Since(), UnusableSince: r.credentials.Since(),

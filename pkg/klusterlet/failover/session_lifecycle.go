@@ -6,13 +6,12 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 )
 
-// The session lifecycle: building a hub session (its options and the callbacks that report to sessionFacts),
+// The session lifecycle: building a hub session (with a sessionObserver that reports to sessionFacts),
 // starting, restarting and stopping it, and switching to another hub. Decision goroutine only.
 
 // sessionHandle is the running session of the active hub; all nil when none runs.
@@ -28,39 +27,20 @@ type sessionHandle struct {
 func (r *Orchestrator) startSession(ctx context.Context, name, from string, now time.Time) bool {
 	h := r.hubs[name]
 	gen := r.facts.begin()
-	opts := r.o.Session
-	opts.WrapTransport = r.tracker.WrapTransport
-	opts.OnPhase = func(p hubsession.Phase, msg string) {
-		if r.facts.setPhase(gen, p, msg) {
-			r.kick()
-		}
-	}
-	opts.OnClientCertificate = r.o.Metrics.SetClientCertificateExpiry
-	opts.OnAddOns = func(list []failoverv1alpha1.AddOnRegistrationStatus) {
-		if r.facts.setAddOns(gen, name, list) {
-			r.o.Metrics.SetAddOnCertificateExpiry(list)
-			r.kick()
-		}
-	}
-	opts.OnContested = func(msg string) {
-		r.facts.setContested(msg, r.o.Clock.Now())
-		r.kick()
-	}
-	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
-		if r.facts.setManagedCluster(gen, mc) {
-			r.kick()
-		}
-	}
 	if h == nil || h.bootstrap == nil {
 		r.mem.Degraded = fmt.Sprintf("hub %s has no usable bootstrap kubeconfig", name)
 		return false
 	}
-	session, err := hubsession.New(opts, hubsession.Hub{Name: name, Bootstrap: h.bootstrap})
+	session, err := hubsession.New(r.o.Config, hubsession.Params{
+		Hub:           hubsession.Hub{Name: name, Bootstrap: h.bootstrap},
+		Observer:      &sessionObserver{r: r, gen: gen, hub: name},
+		WrapTransport: r.tracker.WrapTransport,
+	})
 	if err != nil {
 		r.mem.Degraded = err.Error()
 		return false
 	}
-	r.facts.reset()
+	r.facts.reset(now)
 	r.tracker.Reset(now)
 	r.rejection.Reset()
 	r.credentials.Reset()
@@ -150,7 +130,7 @@ func (r *Orchestrator) finishSwitch(sw *Switch, now time.Time) {
 	}
 	r.o.Metrics.RecordFailover(sw.From, sw.To, sw.Reason, now)
 	r.o.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
-		r.o.Session.ClusterName, sw.From, sw.To, now.Sub(sw.Start).Seconds(), sw.Reason)
+		r.o.ClusterName, sw.From, sw.To, now.Sub(sw.Start).Seconds(), sw.Reason)
 }
 
 // reasonForRecord maps a Trigger (or "Failback") to the API's FailoverReason.

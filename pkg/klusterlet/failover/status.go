@@ -161,7 +161,7 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 // statusView gathers the StatusView of this round.
 func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) StatusView {
 	v := StatusView{
-		Now: now, Generation: fc.Generation, ClusterName: r.o.Session.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
+		Now: now, Generation: fc.Generation, ClusterName: r.o.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
 		Active: r.active, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
 		State: r.state, Switch: r.mem.Switch, Degraded: r.mem.Degraded,
 		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,
