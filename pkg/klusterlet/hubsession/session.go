@@ -33,6 +33,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/footprint"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
@@ -357,6 +358,8 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 	var wg sync.WaitGroup
 	csrInformers.Start(ctx.Done())
 	spoke.start(ctx)
+	managedcluster.AwaitSynced(ctx, syncBound, csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
+		spoke.secrets.Informer().HasSynced)
 	run(ctx, &wg, cc, creating)
 	defer func() {
 		cancel()
@@ -517,6 +520,15 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	clusterInformers.Start(ctx.Done())
 	csrInformers.Start(ctx.Done())
 	spoke.start(ctx)
+	go func() {
+		// What this phase's first Node list decoded is garbage once the informer holds its compacted copies.
+		if managedcluster.AwaitSynced(ctx, time.Minute, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced) {
+			footprint.Release()
+		}
+	}()
+	managedcluster.AwaitSynced(ctx, syncBound, mcInformer.Informer().HasSynced,
+		csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
+		spoke.secrets.Informer().HasSynced, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced)
 	run(ctx, &wg, rotation, leaseController, creating, status)
 	if s.o.AddOns {
 		s.runAddOns(ctx, &wg, cfg, kubeClient, csrInformers.Certificates().V1().CertificateSigningRequests())
@@ -770,9 +782,9 @@ type spokeInformers struct {
 
 func (s *Session) newSpokeInformers() *spokeInformers {
 	si := &spokeInformers{
-		namespaced: informers.NewSharedInformerFactoryWithOptions(s.o.AgentKubeClient, 0, informers.WithNamespace(s.o.Namespace)),
-		cluster:    informers.NewSharedInformerFactory(s.o.SpokeKubeClient, 0),
-		claimsF:    clusterinformers.NewSharedInformerFactory(s.o.SpokeClusterClient, 0),
+		namespaced: managedcluster.NewNamespacedInformerFactory(s.o.AgentKubeClient, s.o.Namespace, 0),
+		cluster:    managedcluster.NewSpokeInformerFactory(s.o.SpokeKubeClient, 0),
+		claimsF:    managedcluster.NewClaimInformerFactory(s.o.SpokeClusterClient, 0),
 	}
 	si.secrets = si.namespaced.Core().V1().Secrets()
 	si.nodes = si.cluster.Core().V1().Nodes()
@@ -798,6 +810,11 @@ func csrInformerFactory(client kubernetes.Interface, clusterName string) informe
 		o.LabelSelector = selector
 	}))
 }
+
+// syncBound bounds the wait for a phase's informers before its controllers start (managedcluster.AwaitSynced):
+// a start on synced informers saves the controllers' 100 ms re-check; one that is not synced by then (the hub
+// does not authorise the list yet) is left to the controllers' own wait.
+const syncBound = time.Second
 
 func run(ctx context.Context, wg *sync.WaitGroup, controllers ...factory.Controller) {
 	for _, c := range controllers {
