@@ -52,9 +52,11 @@ type SpokeClients struct {
 }
 
 // RunFailoverAgent is the run function of `klusterlet-failover agent failover` (library-go controllercmd
-// StartFunc). It builds the spoke clients (NewSpokeClients with the command's client config) and calls
-// RunWithClients. It returns an error only for bad flags or unusable spoke clients; hub problems never end it.
+// StartFunc). It sets the agent's GC target (footprint.TuneGC), builds the spoke clients (NewSpokeClients with
+// the command's client config) and calls RunWithClients. It returns an error only for bad flags or unusable
+// spoke clients; hub problems never end it.
 func (o *FailoverAgentOptions) RunFailoverAgent(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
+	footprint.TuneGC()
 	clients, err := o.NewSpokeClients(controllerContext.KubeConfig)
 	if err != nil {
 		return err

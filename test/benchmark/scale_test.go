@@ -3,10 +3,7 @@
 package benchmark
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -212,26 +209,9 @@ rules:
 // countAgentRequests counts the requests in the audit log file of any agent identity (bootstrap or hub) received
 // in [from, to], once per audit ID, by requestName.
 func countAgentRequests(file string, from, to time.Time) (map[string]int, error) {
-	f, err := os.Open(file)
+	last, _, err := readAuditLog(file)
 	if err != nil {
-		return nil, fmt.Errorf("opening the audit log: %w", err)
-	}
-	defer f.Close()
-	last := map[string]*auditEvent{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var ev auditEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("parsing the audit log %s: %w", file, err)
-		}
-		if prev, seen := last[ev.AuditID]; !seen || prev.Stage == "ResponseStarted" {
-			e := ev
-			last[ev.AuditID] = &e
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the audit log %s: %w", file, err)
+		return nil, err
 	}
 	counts := map[string]int{}
 	for _, ev := range last {

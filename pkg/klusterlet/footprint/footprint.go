@@ -1,8 +1,5 @@
 //go:build linux
 
-// Package footprint returns to the operating system the memory the agent's start-up used once and never again
-// (docs/benchmarks-analysis.md, "where the memory goes"): the heap the start-up's decoding left as garbage, and
-// the pages of the binary that only package initialisation and command set-up read.
 package footprint
 
 import (

@@ -2,6 +2,7 @@ package managedcluster
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +43,15 @@ func CompactNode(obj any) (any, error) {
 	if !ok {
 		return StripManagedFields(obj)
 	}
+	compact := compactNode(node)
+	if reflect.DeepEqual(compact, node) {
+		return node, nil // already compact (listCompactNodes' items): no second copy
+	}
+	return compact, nil
+}
+
+// compactNode returns a new Node with only what CompactNode keeps of node.
+func compactNode(node *corev1.Node) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            node.Name,
@@ -53,7 +63,7 @@ func CompactNode(obj any) (any, error) {
 			Capacity:    node.Status.Capacity,
 			Allocatable: node.Status.Allocatable,
 		},
-	}, nil
+	}
 }
 
 // NewSpokeInformerFactory returns an informer factory on the managed cluster for its cluster-scoped objects
@@ -94,19 +104,21 @@ func newPagedNodeInformer(client kubernetes.Interface, resync time.Duration) cac
 		&corev1.Node{}, resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 }
 
-// listCompactNodes lists every Node in pages of nodeListPageSize and returns them compacted (CompactNode) in
+// listCompactNodes lists every Node in pages of nodeListPageSize and returns them compacted (compactNode) in
 // one list carrying the resourceVersion of the first page (the list's snapshot, which the informer's watch
 // starts from). A reflector's first list asks for resourceVersion "0" (any cached state), which the apiserver
 // answers whole, ignoring the limit; it is asked for as "" (the current state) instead, which the apiserver
-// pages. Other options pass through. The error of a failed page is returned; the informer retries the list.
-func listCompactNodes(ctx context.Context, client kubernetes.Interface, options metav1.ListOptions) (*corev1.NodeList, error) {
+// pages. Other options pass through. The list is a metav1.List whose items hold the compacted *corev1.Node
+// objects: the reflector takes such items as they are, where it would copy each element of a NodeList's
+// []Node once more. The error of a failed page is returned; the informer retries the list.
+func listCompactNodes(ctx context.Context, client kubernetes.Interface, options metav1.ListOptions) (*metav1.List, error) {
 	if options.ResourceVersion == "0" {
 		options.ResourceVersion = ""
 		options.ResourceVersionMatch = ""
 	}
 	options.Limit = nodeListPageSize
 	options.Continue = ""
-	out := &corev1.NodeList{}
+	out := &metav1.List{}
 	for first := true; ; first = false {
 		page, err := client.CoreV1().Nodes().List(ctx, options)
 		if err != nil {
@@ -114,11 +126,14 @@ func listCompactNodes(ctx context.Context, client kubernetes.Interface, options 
 		}
 		if first {
 			out.ResourceVersion = page.ResourceVersion
-			out.Items = make([]corev1.Node, 0, len(page.Items))
+			size := len(page.Items)
+			if page.RemainingItemCount != nil && *page.RemainingItemCount > 0 {
+				size += int(*page.RemainingItemCount)
+			}
+			out.Items = make([]runtime.RawExtension, 0, size)
 		}
 		for i := range page.Items {
-			compact, _ := CompactNode(&page.Items[i])
-			out.Items = append(out.Items, *compact.(*corev1.Node))
+			out.Items = append(out.Items, runtime.RawExtension{Object: compactNode(&page.Items[i])})
 		}
 		if page.Continue == "" {
 			return out, nil
