@@ -350,6 +350,12 @@ func newBench(t *testing.T) *bench {
 		"BENCH_SCALE_TIMEOUT": b.scaleTimeout.String(),
 		"BENCH_SCALE_N":       envString("BENCH_SCALE_N", "10,50,200"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale"),
 	}
+	if env := os.Getenv("BENCH_OURS_ENV"); env != "" {
+		settings["BENCH_OURS_ENV"] = env // our agent ran with a changed environment: the report must say so
+	}
+	if profileOn() {
+		settings["BENCH_PROFILE"] = os.Getenv("BENCH_PROFILE")
+	}
 	versions := map[string]string{
 		"ours (klusterlet-failover version)":                            commandOutput(b.oursBinary, "version"),
 		"OCM registration agent + hub controller, kube-apiserver, etcd": filepath.Base(binDir) + " (hack/build-test-binaries.sh cache entry)",
