@@ -219,17 +219,12 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	cancelRestore()
 
 	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
-		Namespace:                      o.ComponentNamespace,
-		FailoverConfigName:             o.FailoverConfigName,
-		PrimaryBootstrapKubeconfigFile: primaryFile,
-		PrimaryBootstrapSecretName:     primarySecret,
-		FileHubs:                       fileHubs,
-		HubConnectionTimeout:           time.Duration(o.HubConnectionTimeoutSeconds) * time.Second,
-		Session: hubsession.Options{
+		Config: hubsession.Config{
 			ClusterName:                  o.ClusterName,
 			AgentName:                    o.AgentName,
 			Namespace:                    o.ComponentNamespace,
 			SecretName:                   o.HubKubeconfigSecret,
+			SecretInformer:               secretInformer,
 			SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
 			SpokeCABundle:                spoke.CABundle,
 			ClusterAnnotations:           annotations,
@@ -241,7 +236,6 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			HubBurst:                     o.HubKubeAPIBurst,
 			AgentKubeClient:              spoke.AgentKube,
 			SpokeKubeClient:              spoke.Kube,
-			SpokeSecretInformer:          secretInformer,
 			SpokeClusterClient:           spoke.Cluster,
 			AddOns:                       !o.DisableAddOnManagement,
 			AddOnHostingKubeClient:       addOnHosting,
@@ -249,12 +243,14 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			Clock:                        clk,
 			Recorder:                     recorder,
 		},
-		SecretInformer:         secretInformer,
-		FailoverConfigInformer: fcInformer,
-		FailoverConfigClient:   fcClient,
-		Metrics:                o.Metrics,
-		Clock:                  clk,
-		Recorder:               recorder,
+		FailoverConfigName:             o.FailoverConfigName,
+		PrimaryBootstrapKubeconfigFile: primaryFile,
+		PrimaryBootstrapSecretName:     primarySecret,
+		FileHubs:                       fileHubs,
+		HubConnectionTimeout:           time.Duration(o.HubConnectionTimeoutSeconds) * time.Second,
+		FailoverConfigInformer:         fcInformer,
+		FailoverConfigClient:           fcClient,
+		Metrics:                        o.Metrics,
 	})
 	if err != nil {
 		return err

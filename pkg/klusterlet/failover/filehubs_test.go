@@ -56,20 +56,16 @@ func newFileHubsOrchestrator(t *testing.T, ctx context.Context, fileHubs []strin
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	recorder := events.NewInMemoryRecorder("test", clk)
 	opts := OrchestratorOptions{
-		Namespace:                      fileHubsNamespace,
+		Config: hubsession.Config{
+			ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
+			SecretInformer: secrets, ClusterHealthCheckPeriod: time.Minute, AgentKubeClient: kube, SpokeKubeClient: kube,
+			SpokeClusterClient: clusterfake.NewSimpleClientset(), Clock: clk, Recorder: recorder,
+		},
 		FailoverConfigName:             "failover",
 		PrimaryBootstrapKubeconfigFile: write("primary"),
 		FileHubs:                       hubs,
 		HubConnectionTimeout:           timeout,
-		Session: hubsession.Options{
-			ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
-			ClusterHealthCheckPeriod: time.Minute, AgentKubeClient: kube, SpokeKubeClient: kube,
-			SpokeClusterClient: clusterfake.NewSimpleClientset(), SpokeSecretInformer: secrets, Clock: clk, Recorder: recorder,
-		},
-		SecretInformer: secrets,
-		Metrics:        NewMetrics(func(...metrics.Registerable) {}),
-		Clock:          clk,
-		Recorder:       recorder,
+		Metrics:                        NewMetrics(func(...metrics.Registerable) {}),
 	}
 	if fc != nil {
 		fo := failoverfake.NewSimpleClientset(fc)

@@ -12,20 +12,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	failoverclient "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
@@ -36,8 +33,12 @@ import (
 
 // OrchestratorOptions configures the Orchestrator. Fields without a stated default are required.
 type OrchestratorOptions struct {
-	// Namespace is the agent namespace: FailoverConfig, hub kubeconfig Secret and bootstrap Secrets live there.
-	Namespace string
+	// Config is the configuration of every hub session. The orchestrator works with its identity, Namespace (the
+	// agent namespace: FailoverConfig, hub kubeconfig Secret and bootstrap Secrets live there), SecretInformer
+	// (covering Namespace; started by the caller), Clock (drives every decision; default: real clock) and
+	// Recorder (the failover events, reasons in reasons.go) too. A nil BootstrapBackoff gets one shared by the
+	// sessions.
+	hubsession.Config
 	// FailoverConfigName is the FailoverConfig to read (--failover-config-name); it may be absent, then only the
 	// primary hub is used and no status is written.
 	FailoverConfigName string
@@ -58,11 +59,6 @@ type OrchestratorOptions struct {
 	HubConnectionTimeout time.Duration
 	// FilePollInterval is how often the bootstrap kubeconfig files are re-read (FC-01). Default 5s.
 	FilePollInterval time.Duration
-	// Session is the template of every hub session; the orchestrator sets its WrapTransport, OnPhase and
-	// OnManagedCluster.
-	Session hubsession.Options
-	// SecretInformer covers Namespace (shared with Session.SpokeSecretInformer); started by the caller.
-	SecretInformer corev1informers.SecretInformer
 	// FailoverConfigInformer covers Namespace; started by the caller. Nil when the FailoverConfig API is not
 	// served or not readable (the klusterlet operator installs neither its CRD nor RBAC for it): the agent then
 	// runs with the primary and FileHubs only, writes no status, and FailoverConfigClient may be nil too.
@@ -80,10 +76,6 @@ type OrchestratorOptions struct {
 	SessionStopTimeout time.Duration
 	// Metrics receives the failover metrics. Default: LegacyRegistryMetrics().
 	Metrics *Metrics
-	// Clock drives every decision. Default: real clock.
-	Clock clock.Clock
-	// Recorder receives the failover events (reasons in reasons.go).
-	Recorder events.Recorder
 }
 
 // hubEntry is one configured hub as the orchestrator knows it.
@@ -237,9 +229,9 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()
 	}
-	if o.Session.BootstrapBackoff == nil {
+	if o.BootstrapBackoff == nil {
 		// One for every session of the process: the back-off must survive a switch and a new session.
-		o.Session.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
+		o.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
 	}
 	r := &Orchestrator{
 		o:       o,
@@ -280,7 +272,7 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 				obj = d.Obj
 			}
 			s, ok := obj.(*corev1.Secret)
-			return ok && s.Name != r.o.Session.SecretName
+			return ok && s.Name != r.o.SecretName
 		},
 		Handler: kick,
 	}); err != nil {
@@ -464,7 +456,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	} else if planned {
 		r.o.Recorder.Eventf(ReasonPlannedSwitchRequested, "planned switch from %s to %s requested by FailoverConfig spec.switchTo", r.active, target)
 	}
-	r.o.Recorder.Eventf(ReasonFailoverStarted, "moving cluster %s from hub %s to hub %s: %s", r.o.Session.ClusterName, r.active, target, verdict.Message)
+	r.o.Recorder.Eventf(ReasonFailoverStarted, "moving cluster %s from hub %s to hub %s: %s", r.o.ClusterName, r.active, target, verdict.Message)
 	reason := string(verdict.Trigger)
 	if verdict.Reason == ReasonFailbackStarted {
 		reason = string(failoverv1alpha1.FailoverReasonFailback)
@@ -545,7 +537,7 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 	r.mu.Lock()
 	r.heartbeatInFlight = true
 	r.mu.Unlock()
-	name, hub := r.o.Session.ClusterName, r.active
+	name, hub := r.o.ClusterName, r.active
 	go func() {
 		hctx, cancel := context.WithTimeout(ctx, interval)
 		defer cancel()
@@ -572,7 +564,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1clien
 	key := r.active + "/" + string(phase)
 	switch phase {
 	case hubsession.PhaseRegistered:
-		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.Session.SecretName)
+		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName)
 		if err != nil {
 			return nil
 		}
@@ -862,13 +854,13 @@ func (r *Orchestrator) readFiles() bool {
 // initialHub picks the hub to start on: the hub the stored hub kubeconfig belongs to (the agent restarted
 // after a failover), else the first hub in order with a usable bootstrap kubeconfig.
 func (r *Orchestrator) initialHub(spec failoverv1alpha1.FailoverConfigSpec, now time.Time) string {
-	if secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.Session.SecretName); err == nil {
+	if secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName); err == nil {
 		for _, name := range r.order {
 			h := r.hubs[name]
 			if h.bootstrap == nil {
 				continue
 			}
-			if clientcert.CheckHubKubeconfig(secret.Data, r.o.Session.ClusterName, r.o.Session.AgentName, h.bootstrap.Hub, now) == nil {
+			if clientcert.CheckHubKubeconfig(secret.Data, r.o.ClusterName, r.o.AgentName, h.bootstrap.Hub, now) == nil {
 				return name
 			}
 		}
@@ -909,66 +901,15 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from, reason stri
 	r.generation++
 	gen := r.generation
 	r.mu.Unlock()
-	opts := r.o.Session
-	opts.WrapTransport = r.tracker.WrapTransport
-	opts.OnPhase = func(p hubsession.Phase, msg string) {
-		r.mu.Lock()
-		if r.generation != gen {
-			r.mu.Unlock()
-			return // a late call of a session that was already replaced
-		}
-		if r.phase != p {
-			r.phaseSince = r.o.Clock.Now()
-		}
-		r.phase, r.phaseMsg = p, msg
-		r.mu.Unlock()
-		r.kick()
-	}
-	opts.OnClientCertificate = r.o.Metrics.SetClientCertificateExpiry
-	opts.OnAddOns = func(list []failoverv1alpha1.AddOnRegistrationStatus) {
-		r.mu.Lock()
-		if r.generation != gen {
-			r.mu.Unlock()
-			return
-		}
-		r.addOns[name] = list
-		r.mu.Unlock()
-		r.o.Metrics.SetAddOnCertificateExpiry(list)
-		r.kick()
-	}
-	opts.OnContested = func(msg string) {
-		r.mu.Lock()
-		r.contested, r.contestedAt = msg, r.o.Clock.Now()
-		r.mu.Unlock()
-		r.kick()
-	}
-	opts.OnManagedCluster = func(mc *clusterv1.ManagedCluster) {
-		r.mu.Lock()
-		if r.generation != gen {
-			r.mu.Unlock()
-			return
-		}
-		if mc == nil {
-			r.acceptance = HubAcceptance{}
-			r.mcAvail = ""
-		} else {
-			r.acceptance = HubAcceptance{Observed: true, HubAcceptsClient: mc.Spec.HubAcceptsClient}
-			if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil {
-				r.acceptance.AcceptedCondition = c.Status
-			}
-			r.mcAvail = ""
-			if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {
-				r.mcAvail = c.Status
-			}
-		}
-		r.mu.Unlock()
-		r.kick()
-	}
 	if h == nil || h.bootstrap == nil {
 		r.setDegraded(fmt.Sprintf("hub %s has no usable bootstrap kubeconfig", name))
 		return false
 	}
-	session, err := hubsession.New(opts, hubsession.Hub{Name: name, Bootstrap: h.bootstrap})
+	session, err := hubsession.New(r.o.Config, hubsession.Params{
+		Hub:           hubsession.Hub{Name: name, Bootstrap: h.bootstrap},
+		Observer:      &sessionObserver{r: r, gen: gen, hub: name},
+		WrapTransport: r.tracker.WrapTransport,
+	})
 	if err != nil {
 		r.setDegraded(err.Error())
 		return false
@@ -1047,7 +988,7 @@ func (r *Orchestrator) finishSwitch(now time.Time) {
 	}
 	r.o.Metrics.RecordFailover(s.from, s.to, s.reason, now)
 	r.o.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
-		r.o.Session.ClusterName, s.from, s.to, now.Sub(s.start).Seconds(), s.reason)
+		r.o.ClusterName, s.from, s.to, now.Sub(s.start).Seconds(), s.reason)
 }
 
 // reasonForRecord maps a Trigger (or "Failback") to the API's FailoverReason.
@@ -1075,9 +1016,9 @@ func (r *Orchestrator) reportAcceptance(acc HubAcceptance) {
 	switch {
 	case acc.Rejected() && !prev.Rejected():
 		r.o.Recorder.Warningf(ReasonHubAcceptanceRevoked, "hub %s no longer accepts cluster %s (hubAcceptsClient=%t, HubAcceptedManagedCluster=%s)",
-			r.active, r.o.Session.ClusterName, acc.HubAcceptsClient, acc.AcceptedCondition)
+			r.active, r.o.ClusterName, acc.HubAcceptsClient, acc.AcceptedCondition)
 	case !acc.Rejected() && prev.Rejected():
-		r.o.Recorder.Eventf(ReasonHubAcceptanceRestored, "hub %s accepts cluster %s again", r.active, r.o.Session.ClusterName)
+		r.o.Recorder.Eventf(ReasonHubAcceptanceRestored, "hub %s accepts cluster %s again", r.active, r.o.ClusterName)
 	}
 }
 
@@ -1195,7 +1136,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	}
 	if phase == hubsession.PhaseRegistered && avail == metav1.ConditionTrue {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue,
-			Reason: ConditionReasonHubAvailable, Message: fmt.Sprintf("cluster %s is Available on hub %s", r.o.Session.ClusterName, r.active), ObservedGeneration: fc.Generation})
+			Reason: ConditionReasonHubAvailable, Message: fmt.Sprintf("cluster %s is Available on hub %s", r.o.ClusterName, r.active), ObservedGeneration: fc.Generation})
 	} else {
 		reason := ConditionReasonHubNotAvailable
 		if phase != "" {

@@ -1,108 +1,119 @@
 package hubsession
 
 import (
-	"crypto/x509"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/operator/events"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
-// TestBootstrapCreateClient: the main controllers re-create a ManagedCluster deleted on the hub with the
-// bootstrap identity (OCM's hub never lets the agent identity create one), unless the bootstrap certificate has
-// expired: scenario 3 never uses an expired bootstrap kubeconfig.
-func TestBootstrapCreateClient(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	cases := []struct {
-		name       string
-		notAfter   time.Time
-		certAuth   bool
-		wantClient bool
-	}{
-		{name: "valid bootstrap certificate", notAfter: now.Add(time.Hour), certAuth: true, wantClient: true},
-		{name: "expired bootstrap certificate", notAfter: now.Add(-time.Hour), certAuth: true, wantClient: false},
-		{name: "token bootstrap (no visible expiry)", wantClient: true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			b := &clientcert.BootstrapKubeconfig{Source: "test", RestConfig: &rest.Config{Host: "https://hub.example.com:6443", BearerToken: "t"}}
-			if tc.certAuth {
-				b.ClientCertificate = &x509.Certificate{NotAfter: tc.notAfter}
-			}
-			s := &Session{o: Options{Clock: clocktesting.NewFakeClock(now)}, hub: Hub{Name: "primary", Bootstrap: b}}
-			if got := s.bootstrapCreateClient(klog.Background()) != nil; got != tc.wantClient {
-				t.Errorf("bootstrap create client built = %t, want %t", got, tc.wantClient)
-			}
-		})
+func testConfig() Config {
+	kube := kubefake.NewSimpleClientset()
+	return Config{
+		ClusterName: "cluster1", AgentName: "agent1", Namespace: "agent-ns", SecretName: "hub-kubeconfig-secret",
+		SecretInformer:           informers.NewSharedInformerFactory(kube, 0).Core().V1().Secrets(),
+		AgentKubeClient:          kube,
+		SpokeKubeClient:          kube,
+		SpokeClusterClient:       clusterfake.NewSimpleClientset(),
+		ClusterHealthCheckPeriod: time.Minute,
+		Recorder:                 events.NewInMemoryRecorder("test", clock.RealClock{}),
 	}
 }
 
-// TestHubConfigRateLimits: hub clients get --hub-kube-api-qps/--hub-kube-api-burst; zero keeps the base's values,
-// and the base config is never changed.
-func TestHubConfigRateLimits(t *testing.T) {
-	cases := []struct {
-		name      string
-		qps       float32
-		burst     int
-		wantQPS   float32
-		wantBurst int
-	}{
-		{name: "flags set", qps: 50, burst: 100, wantQPS: 50, wantBurst: 100},
-		{name: "unset keeps the base", wantQPS: 7, wantBurst: 9},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			base := &rest.Config{Host: "https://hub.example.com:6443", QPS: 7, Burst: 9}
-			s := &Session{o: Options{HubQPS: tc.qps, HubBurst: tc.burst}}
-			got := s.hubConfig(base, "bootstrap")
-			if got.QPS != tc.wantQPS || got.Burst != tc.wantBurst {
-				t.Errorf("QPS/Burst = %v/%d, want %v/%d", got.QPS, got.Burst, tc.wantQPS, tc.wantBurst)
-			}
-			if base.QPS != 7 || base.Burst != 9 {
-				t.Errorf("the base config was changed: %v/%d", base.QPS, base.Burst)
-			}
-		})
-	}
+func testHub() Hub {
+	return Hub{Name: "primary", Bootstrap: &clientcert.BootstrapKubeconfig{Source: "test", RestConfig: &rest.Config{Host: "https://hub.example.com:6443"}}}
 }
 
-// TestTakeover walks the takeover rules over a sequence of Secret contents: each takeover of this process's
-// credentials is reported once; a deletion in between does not hide one; a Secret that was never ours is not one.
-func TestTakeover(t *testing.T) {
-	ourCert, theirCert, otherCert := []byte("ours"), []byte("theirs"), []byte("other")
-	type look struct {
-		cert       []byte
-		wrote      bool
-		wantReport bool
-	}
+// TestNewChecks: New names the first missing field; a valid Config gets its defaults and a session with a
+// nil Observer reports to NopObserver.
+func TestNewChecks(t *testing.T) {
 	cases := []struct {
-		name  string
-		ours  bool
-		looks []look
+		name    string
+		edit    func(*Config, *Params)
+		wantErr string
 	}{
-		{name: "foreign credentials at start are not a takeover", looks: []look{
-			{cert: theirCert}, {cert: otherCert}, {cert: ourCert, wrote: true}, {cert: theirCert, wantReport: true}}},
-		{name: "each takeover once", ours: true, looks: []look{
-			{cert: theirCert, wantReport: true}, {cert: theirCert}, {cert: otherCert},
-			{cert: ourCert, wrote: true}, {cert: otherCert, wantReport: true}}},
-		{name: "deleted, then created by another writer", ours: true, looks: []look{
-			{cert: nil}, {cert: theirCert, wantReport: true}}},
-		{name: "deleted and written again by this process", ours: true, looks: []look{
-			{cert: nil}, {cert: ourCert, wrote: true}, {cert: nil}}},
+		{name: "complete", edit: func(*Config, *Params) {}},
+		{name: "no hub name", edit: func(_ *Config, p *Params) { p.Hub.Name = "" }, wantErr: "hub name and bootstrap kubeconfig are required"},
+		{name: "no bootstrap kubeconfig", edit: func(_ *Config, p *Params) { p.Hub.Bootstrap = nil }, wantErr: "hub name and bootstrap kubeconfig are required"},
+		{name: "no namespace", edit: func(c *Config, _ *Params) { c.Namespace = "" }, wantErr: "namespace and secret name are required"},
+		{name: "no secret informer", edit: func(c *Config, _ *Params) { c.SecretInformer = nil }, wantErr: "spoke client and informers are required"},
+		{name: "no recorder", edit: func(c *Config, _ *Params) { c.Recorder = nil }, wantErr: "recorder is required"},
+		{name: "no health-check period", edit: func(c *Config, _ *Params) { c.ClusterHealthCheckPeriod = 0 }, wantErr: "health-check period must be > 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ours := tc.ours
-			for i, l := range tc.looks {
-				var report bool
-				report, ours = Takeover(ours, l.cert, l.wrote)
-				if report != l.wantReport {
-					t.Fatalf("look %d (%q, wrote %t): report %t, want %t", i, l.cert, l.wrote, report, l.wantReport)
+			c, p := testConfig(), Params{Hub: testHub()}
+			tc.edit(&c, &p)
+			s, err := New(c, p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("New error = %v, want one with %q", err, tc.wantErr)
 				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.config.Clock == nil || s.config.BootstrapBackoff == nil || s.conflicts == nil {
+				t.Errorf("defaults not filled in: clock %v, bootstrap back-off %v, conflict tracker %v", s.config.Clock, s.config.BootstrapBackoff, s.conflicts)
+			}
+			if _, ok := s.obs.(NopObserver); !ok {
+				t.Errorf("observer = %T, want NopObserver", s.obs)
 			}
 		})
+	}
+}
+
+// phaseRecorder is an Observer that keeps the phase reports.
+type phaseRecorder struct {
+	NopObserver
+	phases []string
+}
+
+func (r *phaseRecorder) PhaseChanged(p Phase, msg string) {
+	r.phases = append(r.phases, string(p)+": "+msg)
+}
+
+// TestSetPhaseReportsChanges: the observer hears a phase when it or its message changes, never a repeat; the
+// session's Phase returns the last one.
+func TestSetPhaseReportsChanges(t *testing.T) {
+	obs := &phaseRecorder{}
+	c := testConfig()
+	c.Clock = clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	s, err := New(c, Params{Hub: testHub(), Observer: obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		phase       Phase
+		msg         string
+		wantChanged bool
+	}{
+		{PhaseBootstrapping, "requesting", true},
+		{PhaseBootstrapping, "requesting", false},
+		{PhaseBootstrapping, "waiting for approval", true},
+		{PhaseRegistered, "registered", true},
+		{PhaseRegistered, "registered", false},
+	}
+	for i, st := range steps {
+		if got := s.setPhase(st.phase, st.msg); got != st.wantChanged {
+			t.Errorf("step %d: setPhase(%s, %q) = %t, want %t", i, st.phase, st.msg, got, st.wantChanged)
+		}
+	}
+	want := []string{"Bootstrapping: requesting", "Bootstrapping: waiting for approval", "Registered: registered"}
+	if strings.Join(obs.phases, "\n") != strings.Join(want, "\n") {
+		t.Errorf("observer heard %q, want %q", obs.phases, want)
+	}
+	if p, msg := s.Phase(); p != PhaseRegistered || msg != "registered" {
+		t.Errorf("Phase() = %s, %q, want Registered, \"registered\"", p, msg)
 	}
 }

@@ -1,0 +1,124 @@
+package hubsession
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+)
+
+// Hub is one hub the cluster can register with.
+type Hub struct {
+	// Name is "primary" for the hub of --bootstrap-kubeconfig, else the FailoverConfig alternate's name.
+	Name string
+	// Bootstrap is the hub's parsed bootstrap kubeconfig.
+	Bootstrap *clientcert.BootstrapKubeconfig
+}
+
+// Config is the configuration every session of a process shares: set once when the agent starts, never changed
+// afterwards. The failover orchestrator embeds it in its own options, so the agent namespace, the Secret informer,
+// the clock and the recorder are given once for both. Fields without a stated default are required.
+type Config struct {
+	// ClusterName and AgentName are the agent's identity (design §2); they never change within a process.
+	ClusterName, AgentName string
+	// Namespace is the agent namespace: the hub kubeconfig Secret (SecretName) lives there, and so do the
+	// FailoverConfig and the bootstrap Secrets the orchestrator reads.
+	Namespace string
+	// SecretName names the hub kubeconfig Secret in Namespace.
+	SecretName string
+	// SecretInformer covers Namespace on AgentKubeClient's cluster; the caller starts it and keeps it running
+	// across sessions. A session only adds (and removes again) an event handler to follow the hub kubeconfig
+	// Secret. The controllers of a session run on informers of their own (Secrets of Namespace, Nodes,
+	// ClusterClaims) that stop with them: library-go's factory never removes the handlers it adds, so shared
+	// informers would collect one set of handlers per session and per credential change.
+	SecretInformer corev1informers.SecretInformer
+	// SpokeExternalServerURLs and SpokeCABundle are published in ManagedCluster spec.managedClusterClientConfigs.
+	SpokeExternalServerURLs []string
+	SpokeCABundle           []byte
+	// ClusterAnnotations are set on the ManagedCluster when the agent creates it (OCM's --cluster-annotations,
+	// already filtered to the keys managedcluster.FilterClusterAnnotations keeps). May be nil.
+	ClusterAnnotations map[string]string
+	// ReservedClusterClaimSuffixes make claims with these name suffixes reserved (--reserved-cluster-claim-suffixes).
+	ReservedClusterClaimSuffixes []string
+	// ClusterHealthCheckPeriod is the status resync period (--cluster-healthcheck-period).
+	ClusterHealthCheckPeriod time.Duration
+	// MaxCustomClusterClaims caps custom claims in status (--max-custom-cluster-claims).
+	MaxCustomClusterClaims int
+	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
+	CSRExpirationSeconds *int32
+	// CSRRetryBackoff spaces failed CSR attempts of one controller; zero fields take clientcert's defaults.
+	CSRRetryBackoff clientcert.Backoff
+	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
+	// certificates the process wrote; one for every session of a process. Nil: one private to each session, with
+	// the defaults (the orchestrator fills in one shared by its sessions).
+	BootstrapBackoff *clientcert.BootstrapBackoff
+	// AgentKubeClient writes the hub kubeconfig Secret in Namespace of the cluster the agent runs in: the managed
+	// cluster, or in hosted mode (--spoke-kubeconfig) the cluster hosting the agent.
+	AgentKubeClient kubernetes.Interface
+	// SpokeKubeClient reads the managed cluster: health endpoints, version, Nodes, the kube-system namespace.
+	SpokeKubeClient kubernetes.Interface
+	// SpokeClusterClient reads the managed cluster's ClusterClaims.
+	SpokeClusterClient clusterclientset.Interface
+	// HubQPS and HubBurst, when > 0, rate-limit every hub client of a session (requests per second, burst);
+	// zero keeps client-go's defaults (5, 10).
+	HubQPS   float32
+	HubBurst int
+	// AddOns, when true, runs the add-on registration and lease health controllers with the main controllers
+	// (OCM's AddonManagement), so they restart on every hub switch.
+	AddOns bool
+	// AddOnHostingKubeClient is the cluster hosting the agent in hosted mode (--spoke-kubeconfig), where the
+	// Secrets and leases of hosted add-ons live; nil when the agent runs on the managed cluster.
+	AddOnHostingKubeClient kubernetes.Interface
+	// AddOnLeaseDurationSeconds and AddOnHealthResyncInterval tune add-on health (0: OCM's 60 s and 30 s).
+	AddOnLeaseDurationSeconds int
+	AddOnHealthResyncInterval time.Duration
+	// Clock drives the controllers and validity checks (and the orchestrator's decisions). Default: real clock.
+	Clock clock.Clock
+	// Recorder receives the events of the sessions and their controllers (and of the orchestrator).
+	Recorder events.Recorder
+}
+
+// Params are what one session gets besides Config; they differ between the sessions of a process.
+type Params struct {
+	// Hub is the hub to register with; its name and bootstrap kubeconfig are required.
+	Hub Hub
+	// Observer hears what the session reports (phase, ManagedCluster, client certificate, add-ons, contested
+	// Secret). Nil: NopObserver.
+	Observer Observer
+	// WrapTransport, if set, wraps the transport of every hub client of the session (the orchestrator's
+	// connectivity tracking).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+}
+
+// check returns an error naming the first missing field of c for a session on hub.
+func (c *Config) check(hub string) error {
+	switch {
+	case c.ClusterName == "" || c.AgentName == "" || c.Namespace == "" || c.SecretName == "":
+		return fmt.Errorf("hub session %s: cluster name, agent name, namespace and secret name are required", hub)
+	case c.AgentKubeClient == nil || c.SpokeKubeClient == nil || c.SpokeClusterClient == nil || c.SecretInformer == nil:
+		return fmt.Errorf("hub session %s: spoke client and informers are required", hub)
+	case c.Recorder == nil:
+		return fmt.Errorf("hub session %s: recorder is required", hub)
+	case c.ClusterHealthCheckPeriod <= 0:
+		return fmt.Errorf("hub session %s: cluster health-check period must be > 0", hub)
+	}
+	return nil
+}
+
+// withDefaults returns c with its defaults filled in: the real clock, a private bootstrap back-off.
+func (c Config) withDefaults() Config {
+	if c.Clock == nil {
+		c.Clock = clock.RealClock{}
+	}
+	if c.BootstrapBackoff == nil {
+		c.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: c.Clock})
+	}
+	return c
+}
