@@ -11,7 +11,7 @@ LDFLAGS := -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.git
            -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 INTEGRATION_TIMEOUT ?= 25m
 
-.PHONY: all build test test-unit test-integration test-binaries verify update demo bench bench-replication image clean
+.PHONY: all build test test-unit test-integration test-binaries verify update demo bench bench-profile bench-replication image clean
 
 all: build
 
@@ -42,6 +42,9 @@ demo: ## Two hubs, a spoke, the agent, OCM's work agent and the replicator; hub 
 
 bench: ## Side-by-side benchmarks with OCM's agent; writes docs/benchmarks.md.
 	hack/bench.sh
+
+bench-profile: ## Join and memory scenarios once each, with heap profiles and RSS by mapping (test/benchmark/profile_test.go).
+	BENCH_PROFILE=1 BENCH_SCENARIOS=$${BENCH_SCENARIOS:-join,memory} BENCH_REPS=$${BENCH_REPS:-1} BENCH_OUT_DIR=$${BENCH_OUT_DIR:-$(CURDIR)/_output/bench-profile} hack/bench.sh
 
 bench-replication: ## The hub-side replicator's benchmark alone; writes docs/benchmarks-replication.md.
 	hack/bench.sh replication

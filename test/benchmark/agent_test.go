@@ -60,6 +60,8 @@ type agentConfig struct {
 	hubConnectionTimeoutSeconds int
 	// restart restarts the process after it exits (a stand-in for the kubelet), until stop.
 	restart bool
+	// profile makes our agent serve its profiles on a loopback port (BENCH_PROFILE, profile_test.go).
+	profile bool
 }
 
 // agentProc is a running agent process, restarted on exit when configured so.
@@ -69,6 +71,8 @@ type agentProc struct {
 	args    []string
 	logPath string
 	started time.Time
+	// pprofAddr is the loopback address our agent serves its profiles on (BENCH_PROFILE), or "".
+	pprofAddr string
 
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -119,6 +123,13 @@ func (b *bench) startAgent(t testing.TB, cfg agentConfig) *agentProc {
 	case ours:
 		a.binary = b.oursBinary
 		a.args = append([]string{"agent", "failover", "--bootstrap-kubeconfig=" + files[0]}, common...)
+		if cfg.profile {
+			pprofPort, err := freePort()
+			if err != nil {
+				t.Fatalf("agent %s: %v", cfg.cluster, err)
+			}
+			a.pprofAddr = "127.0.0.1:" + strconv.Itoa(pprofPort)
+		}
 	case ocm:
 		a.binary = b.ocmBinary
 		a.args = append([]string{"agent"}, common...)
@@ -150,6 +161,12 @@ func (a *agentProc) spawn() error {
 	fmt.Fprintf(logFile, "### %s %s %s\n", time.Now().Format(time.RFC3339Nano), a.binary, strings.Join(a.args, " "))
 	cmd := exec.Command(a.binary, a.args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if a.cfg.kind == ours {
+		cmd.Env = append(os.Environ(), oursEnv()...)
+		if a.pprofAddr != "" {
+			cmd.Env = append(cmd.Env, "KF_DEBUG_PPROF_ADDR="+a.pprofAddr)
+		}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
@@ -204,6 +221,18 @@ func (a *agentProc) loop() {
 			return
 		}
 	}
+}
+
+// oursEnv returns the extra environment of our agent's processes: BENCH_OURS_ENV, comma-separated NAME=VALUE
+// pairs (e.g. GOGC=50 to measure a Go runtime setting on our agent alone); empty when unset.
+func oursEnv() []string {
+	var env []string
+	for _, kv := range strings.Split(os.Getenv("BENCH_OURS_ENV"), ",") {
+		if kv = strings.TrimSpace(kv); strings.Contains(kv, "=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // pid returns the process id of the current process.

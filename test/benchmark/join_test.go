@@ -37,7 +37,7 @@ func (b *bench) joinOnce(t *testing.T, hub *framework.Hub, spoke *framework.Spok
 	latencyID, cpuID, peakID, steadyID string) {
 	t.Helper()
 	a := b.startAgent(t, agentConfig{kind: kind, cluster: name, namespace: name, spoke: spoke,
-		bootstraps: [][]byte{hub.BootstrapKubeconfig()}})
+		bootstraps: [][]byte{hub.BootstrapKubeconfig()}, profile: profileOn()})
 	defer a.stop()
 	at, err := waitAvailable(b.ctx, hub, a, joinTimeout)
 	if err != nil {
@@ -74,6 +74,9 @@ func (b *bench) joinOnce(t *testing.T, hub *framework.Hub, spoke *framework.Spok
 	b.rep.add(peakID, kind, mib(m.PeakKiB))
 	b.rep.add(steadyID, kind, mib(m.RSSKiB))
 	t.Logf("%s; RSS peak %.1f MiB, steady %.1f MiB", line, mib(m.PeakKiB), mib(m.RSSKiB))
+	if profileOn() {
+		t.Logf("%s: %s", name, b.writeProfiles(b.ctx, a))
+	}
 }
 
 // runMemory measures join latency and RSS like runJoin, first on the spoke with b.nodes unrelated Nodes added,

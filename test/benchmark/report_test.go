@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,8 @@ type report struct {
 	Scenarios map[string]string `json:"scenarioMethods"`
 	Figures   []*figure         `json:"figures"`
 	Traffic   []breakdownRow    `json:"trafficBreakdown,omitempty"`
+	// ScaleRequests are the hub requests per agent while a scale batch joined, by request, one entry per N.
+	ScaleRequests []scaleBreakdown `json:"scaleRequestBreakdown,omitempty"`
 
 	mu sync.Mutex
 	// rerendered is set for a report loaded from benchmarks.json: its date, duration and load stay as measured.
@@ -246,6 +249,58 @@ func summarize(samples []float64) *stats {
 	return &stats{N: len(s), Median: med, Min: s[0], Max: s[len(s)-1], Samples: samples}
 }
 
+// scaleBreakdown is the per-request breakdown of one scale batch size: requests per agent (the batch's count
+// divided by N) from the first start to all Available; Ours and OCM of each row hold those per-agent counts.
+type scaleBreakdown struct {
+	N    int            `json:"n"`
+	Rows []breakdownRow `json:"rows"`
+}
+
+// setScaleRequests sets the breakdown of batch size n for one agent kind (rows of the other kind are kept).
+func (r *report) setScaleRequests(n int, kind agentKind, perAgent map[string]float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := sort.Search(len(r.ScaleRequests), func(i int) bool { return r.ScaleRequests[i].N >= n })
+	if i == len(r.ScaleRequests) || r.ScaleRequests[i].N != n {
+		r.ScaleRequests = append(r.ScaleRequests, scaleBreakdown{})
+		copy(r.ScaleRequests[i+1:], r.ScaleRequests[i:])
+		r.ScaleRequests[i] = scaleBreakdown{N: n}
+	}
+	sb := &r.ScaleRequests[i]
+	rows := map[string]breakdownRow{}
+	for _, row := range sb.Rows {
+		if kind == ours {
+			row.Ours = 0
+		} else {
+			row.OCM = 0
+		}
+		rows[row.Request] = row
+	}
+	for req, v := range perAgent {
+		row := rows[req]
+		row.Request = req
+		if kind == ours {
+			row.Ours = v
+		} else {
+			row.OCM = v
+		}
+		rows[req] = row
+	}
+	sb.Rows = sb.Rows[:0]
+	for _, row := range rows {
+		if row.Ours != 0 || row.OCM != 0 {
+			sb.Rows = append(sb.Rows, row)
+		}
+	}
+	sort.Slice(sb.Rows, func(a, c int) bool {
+		x, y := sb.Rows[a], sb.Rows[c]
+		if dx, dy := x.Ours-x.OCM, y.Ours-y.OCM; dx != dy {
+			return dx > dy
+		}
+		return x.Request < y.Request
+	})
+}
+
 // setTraffic replaces the hub-traffic breakdown table.
 func (r *report) setTraffic(rows []breakdownRow) {
 	r.mu.Lock()
@@ -323,7 +378,7 @@ func (r *report) markdown() string {
 	}
 	w("\n## Summary\n\n")
 	w("Median (min–max, n) per agent; ratio = median ours / median OCM (below 1 means ours is lower).\n\n")
-	w("| scenario | figure | ours | OCM | ours/OCM | target |\n|---|---|---|---|---|---|\n")
+	w("| scenario | figure | ours | OCM | ours/OCM | target | met |\n|---|---|---|---|---|---|---|\n")
 	for _, sc := range scenarioTitles {
 		for _, f := range r.Figures {
 			if f.Scenario != sc.id {
@@ -333,8 +388,8 @@ func (r *report) markdown() string {
 			if f.Ratio != nil {
 				ratio = fmt.Sprintf("%.2f", *f.Ratio)
 			}
-			w("| %s | %s | %s | %s | %s | %s |\n", sc.title, f.Title, cell(f.Ours, f.Unit, f.OursMissing),
-				cell(f.OCM, f.Unit, f.OCMMissing), ratio, f.Target)
+			w("| %s | %s | %s | %s | %s | %s | %s |\n", sc.title, f.Title, cell(f.Ours, f.Unit, f.OursMissing),
+				cell(f.OCM, f.Unit, f.OCMMissing), ratio, f.Target, ratioTargetMet(f))
 		}
 	}
 	w("\n")
@@ -380,6 +435,19 @@ func (r *report) markdown() string {
 				w("| %s | %.0f | %.0f |\n", row.Request, row.Ours, row.OCM)
 			}
 		}
+		if sc.id == scenarioScale {
+			for _, sb := range r.ScaleRequests {
+				w("\nHub requests per agent while %d agents joined (first start → all Available; hub audit log, both "+
+					"identities of each agent; sorted by how many more ours sent):\n\n", sb.N)
+				w("| request | ours | OCM | ours − OCM |\n|---|---|---|---|\n")
+				var to, tc float64
+				for _, row := range sb.Rows {
+					w("| %s | %.1f | %.1f | %+.1f |\n", row.Request, row.Ours, row.OCM, row.Ours-row.OCM)
+					to, tc = to+row.Ours, tc+row.OCM
+				}
+				w("| all | %.1f | %.1f | %+.1f |\n", to, tc, to-tc)
+			}
+		}
 		w("\n")
 	}
 	w("## Not measured or incomplete\n\n")
@@ -405,6 +473,26 @@ func (r *report) markdown() string {
 		w("Nothing: every figure was measured for both agents.\n")
 	}
 	return b.String()
+}
+
+// ratioTargetMet says whether a figure whose target is a bound on the ratio ("≤ 0.6× OCM's…") meets it: "yes",
+// "no", or "" for other targets and for figures without a ratio.
+func ratioTargetMet(f *figure) string {
+	if f.Ratio == nil || !strings.HasPrefix(f.Target, "≤ ") {
+		return ""
+	}
+	bound, rest, ok := strings.Cut(strings.TrimPrefix(f.Target, "≤ "), "×")
+	if !ok || !strings.HasPrefix(strings.TrimSpace(rest), "OCM") {
+		return ""
+	}
+	b, err := strconv.ParseFloat(bound, 64)
+	if err != nil {
+		return ""
+	}
+	if *f.Ratio <= b {
+		return "yes"
+	}
+	return "no"
 }
 
 func cell(s *stats, unit, missing string) string {

@@ -43,8 +43,10 @@ func (b *bench) runScaleBatches(t *testing.T, include func(n int) bool) {
 		"the time, divided by N; it includes the apiserver work the hub controller and kube-controller-manager do for "+
 		"the agents. All N agents, the spoke apiserver and the hub share the same 2 cores, so the time is bound by CPU; "+
 		"one run per N and kind (n=1). The two kinds alternate which goes first.%s A batch not all Available within %s "+
-		"(BENCH_SCALE_TIMEOUT) has no figure; the report says how many of its clusters were.", scaleIdleWindow, scalePollInterval,
-		b.scaleConcurrencyNote(), b.scaleTimeout)
+		"(BENCH_SCALE_TIMEOUT) has no figure; the report says how many of its clusters were. The hubs of batches of up to %d "+
+		"agents write an audit log of every request of an agent identity (bootstrap or hub; Metadata level, nothing else), "+
+		"counted per agent by verb and resource from the first start to all Available (tables below).", scaleIdleWindow, scalePollInterval,
+		b.scaleConcurrencyNote(), b.scaleTimeout, scaleAuditMaxN)
 	for i, n := range b.scaleNs {
 		if !include(n) {
 			continue
@@ -66,7 +68,11 @@ func (b *bench) runScaleBatches(t *testing.T, include func(n int) bool) {
 
 func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, n int) {
 	prefix := fmt.Sprintf("scale-%s-%d", kind, n)
-	hub := framework.StartHub(t, framework.HubOptions{Name: prefix, Signer: framework.SignerKCM, HubController: true})
+	opts := framework.HubOptions{Name: prefix, Signer: framework.SignerKCM, HubController: true}
+	if n <= scaleAuditMaxN {
+		opts.AuditPolicy = []byte(agentAuditPolicy)
+	}
+	hub := framework.StartHub(t, opts)
 	pid, err := apiserverPID(hub.DirectURL())
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +174,53 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 	b.notePerCluster(prefix, n, firstSeen)
 	t.Logf("%s: all %d Available after %.1f s; hub apiserver %.2f CPU s (%.3f per agent after idle %.3f/s)",
 		prefix, n, elapsed.Seconds(), cpu1-cpu0, perAgent, idleRate)
+	if path := hub.AuditLogPath(); path != "" {
+		counts, err := countAgentRequests(path, start, start.Add(elapsed))
+		if err != nil {
+			b.rep.note(scaleCPUID(n), "%s: requests not counted: %v", prefix, err)
+			return
+		}
+		perAgentCounts := map[string]float64{}
+		total := 0
+		for req, c := range counts {
+			perAgentCounts[req] = float64(c) / float64(n)
+			total += c
+		}
+		b.rep.setScaleRequests(n, kind, perAgentCounts)
+		t.Logf("%s: %d hub requests by the agents while joining (%.1f per agent)", prefix, total, float64(total)/float64(n))
+	}
+}
+
+// scaleAuditMaxN is the largest batch whose hub writes an audit log of the agents' requests (agentAuditPolicy):
+// the larger batches keep the hub as it was in earlier runs, so that their figures stay comparable.
+const scaleAuditMaxN = 50
+
+// agentAuditPolicy logs, at Metadata level, every request of an agent's bootstrap or hub identity, and nothing
+// else (the scale scenario counts the agents' requests by verb and resource).
+const agentAuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  userGroups: ["system:open-cluster-management:managed-clusters", "` + framework.BootstrapGroup + `"]
+- level: None
+`
+
+// countAgentRequests counts the requests in the audit log file of any agent identity (bootstrap or hub) received
+// in [from, to], once per audit ID, by requestName.
+func countAgentRequests(file string, from, to time.Time) (map[string]int, error) {
+	last, _, err := readAuditLog(file)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	for _, ev := range last {
+		if ev.RequestReceivedTimestamp.Before(from) || ev.RequestReceivedTimestamp.After(to) {
+			continue
+		}
+		counts[requestName(ev)]++
+	}
+	return counts, nil
 }
 
 // notePerCluster notes the distribution of the per-cluster times from the first start to Available.

@@ -279,32 +279,9 @@ type auditCounts struct {
 // countAudit counts, per agent (groups maps an agent's hub group to its kind), the requests received in
 // [from, to) in the audit log file, once per audit ID, and finds the writes that changed nothing.
 func countAudit(file string, from, to time.Time, groups map[string]agentKind) (*auditCounts, error) {
-	f, err := os.Open(file)
+	events, ids, err := readAuditLog(file)
 	if err != nil {
-		return nil, fmt.Errorf("opening the audit log: %w", err)
-	}
-	defer f.Close()
-	events := map[string]*auditEvent{}
-	var ids []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var ev auditEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("parsing the audit log %s: %w", file, err)
-		}
-		prev, seen := events[ev.AuditID]
-		if !seen {
-			ids = append(ids, ev.AuditID)
-		}
-		// Keep the last stage of each request: ResponseComplete (or Panic) after ResponseStarted.
-		if !seen || prev.Stage == "ResponseStarted" {
-			e := ev
-			events[ev.AuditID] = &e
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the audit log %s: %w", file, err)
+		return nil, err
 	}
 	// Writes in completion order, to know each object's resourceVersion before a write.
 	ordered := make([]*auditEvent, 0, len(ids))
@@ -367,6 +344,38 @@ func countAudit(file string, from, to time.Time, groups map[string]agentKind) (*
 		c.byRequest[requestName(ev)]++
 	}
 	return res, nil
+}
+
+// readAuditLog reads the audit log file: the last stage of every request by audit ID (ResponseComplete or Panic
+// after ResponseStarted), and the audit IDs in the order they first appear.
+func readAuditLog(file string) (map[string]*auditEvent, []string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the audit log: %w", err)
+	}
+	defer f.Close()
+	events := map[string]*auditEvent{}
+	var ids []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var ev auditEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return nil, nil, fmt.Errorf("parsing the audit log %s: %w", file, err)
+		}
+		prev, seen := events[ev.AuditID]
+		if !seen {
+			ids = append(ids, ev.AuditID)
+		}
+		if !seen || prev.Stage == "ResponseStarted" {
+			e := ev
+			events[ev.AuditID] = &e
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading the audit log %s: %w", file, err)
+	}
+	return events, ids, nil
 }
 
 func isWrite(verb string) bool {

@@ -12,11 +12,19 @@
 //     allow joining), with ProbeResultForError turning a failed request (classified by huberror.Classify)
 //     into a probe result and a short user-facing message.
 //   - Event and verdict reasons, and the Prometheus metrics of the failover feature (Metrics).
-//   - Orchestrator: runs one hub session (package hubsession) at a time, feeds Evaluate, SelectNext and
-//     ShouldFailBack, and switches hubs in-process; it also writes the FailoverConfig status.
+//   - Decide: one round of the Orchestrator's decisions as a pure function of its State (Selecting, Joining,
+//     Switching, Active, NoViableHub; transitions in State's doc comment) and a View of every fact it needs;
+//     it feeds Evaluate, SelectNext and ShouldFailBack and returns the next state, the actions and when to
+//     look again. BuildStatus is the FailoverConfig status as a pure function of a StatusView.
+//   - Orchestrator: the thin shell around Decide, a library-go factory controller with one worker and one
+//     queue key. It runs one hub session (package hubsession) at a time and switches hubs in-process. Its
+//     parts, by file: the hub registry (hubs.go), the standby prober (standby.go), the heartbeat of a quiet
+//     active hub (heartbeat.go), the session facts (session_facts.go), the session lifecycle
+//     (session_lifecycle.go) and the status (status.go).
 //
 // The decision functions start no goroutines and read no clock: time comes from explicit "now" arguments or an
-// injected k8s.io/utils/clock. The Orchestrator does start goroutines: Run, its decision loop (one goroutine
-// makes every decision), starts the hub session, one per standby probe, the heartbeat GET of a quiet active
-// hub, and the poll of the bootstrap kubeconfig files. Its decisions read time from its injected clock only.
+// injected k8s.io/utils/clock. The Orchestrator does start goroutines: its controller's worker (the one
+// goroutine that makes every decision), the hub session, one per standby probe, the heartbeat GET of a quiet
+// active hub, and the poll of the bootstrap kubeconfig files. Its decisions read time from its injected clock
+// only; its requeues (AddAfter) use the work queue's real clock.
 package failover

@@ -42,7 +42,7 @@ func TestNoViableHubWakesForProbes(t *testing.T) {
 		}
 		clk.Step(next)
 	}
-	if r.degraded == "" {
+	if r.mem.Degraded == "" {
 		t.Error("Degraded not set while no hub is viable")
 	}
 }

@@ -20,33 +20,34 @@ func TestSessionObserver(t *testing.T) {
 	defer cancel()
 	r, _ := newFileHubsOrchestrator(t, ctx, nil, nil, 0)
 	clk := r.o.Clock.(*clocktesting.FakeClock)
-	r.generation = 2
+	r.facts.generation = 2
 	active := &sessionObserver{r: r, gen: 2, hub: "primary"}
 	replaced := &sessionObserver{r: r, gen: 1, hub: "hub-b"}
 	woken := func() bool {
-		select {
-		case <-r.wake:
-			return true
-		default:
+		q := r.syncCtx.Queue()
+		if q.Len() == 0 {
 			return false
 		}
+		key, _ := q.Get()
+		q.Done(key)
+		return true
 	}
 	woken() // drain
 
 	replaced.PhaseChanged(hubsession.PhaseNoCredentials, "old")
 	replaced.ManagedClusterChanged(&clusterv1.ManagedCluster{Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
 	replaced.AddOnsChanged([]failoverv1alpha1.AddOnRegistrationStatus{{Name: "old"}})
-	if r.phase != "" || r.acceptance.Observed || len(r.addOns) != 0 || woken() {
-		t.Fatalf("a replaced session's reports changed the facts: phase %q, acceptance %+v, add-ons %v", r.phase, r.acceptance, r.addOns)
+	if r.facts.cur.phase != "" || r.facts.cur.acceptance.Observed || len(r.facts.cur.addOns) != 0 || woken() {
+		t.Fatalf("a replaced session's reports changed the facts: phase %q, acceptance %+v, add-ons %v", r.facts.cur.phase, r.facts.cur.acceptance, r.facts.cur.addOns)
 	}
 
 	start := clk.Now()
 	active.PhaseChanged(hubsession.PhaseBootstrapping, "requesting")
 	clk.Step(time.Minute)
 	active.PhaseChanged(hubsession.PhaseBootstrapping, "waiting for approval")
-	if r.phase != hubsession.PhaseBootstrapping || r.phaseMsg != "waiting for approval" || !r.phaseSince.Equal(start) || !woken() {
+	if r.facts.cur.phase != hubsession.PhaseBootstrapping || r.facts.cur.phaseMsg != "waiting for approval" || !r.facts.cur.phaseSince.Equal(start) || !woken() {
 		t.Errorf("phase %q %q since %s, want Bootstrapping \"waiting for approval\" since %s (a new message is not a new phase), and a wake-up",
-			r.phase, r.phaseMsg, r.phaseSince, start)
+			r.facts.cur.phase, r.facts.cur.phaseMsg, r.facts.cur.phaseSince, start)
 	}
 
 	active.ManagedClusterChanged(&clusterv1.ManagedCluster{
@@ -57,21 +58,21 @@ func TestSessionObserver(t *testing.T) {
 		}},
 	})
 	want := HubAcceptance{Observed: true, HubAcceptsClient: true, AcceptedCondition: metav1.ConditionTrue}
-	if r.acceptance != want || r.mcAvail != metav1.ConditionUnknown || !woken() {
-		t.Errorf("acceptance %+v, Available %q, want %+v, Unknown and a wake-up", r.acceptance, r.mcAvail, want)
+	if r.facts.cur.acceptance != want || r.facts.cur.available != metav1.ConditionUnknown || !woken() {
+		t.Errorf("acceptance %+v, Available %q, want %+v, Unknown and a wake-up", r.facts.cur.acceptance, r.facts.cur.available, want)
 	}
 	active.ManagedClusterChanged(nil)
-	if r.acceptance != (HubAcceptance{}) || r.mcAvail != "" || !woken() {
-		t.Errorf("after deletion: acceptance %+v, Available %q, want neither, and a wake-up", r.acceptance, r.mcAvail)
+	if r.facts.cur.acceptance != (HubAcceptance{}) || r.facts.cur.available != "" || !woken() {
+		t.Errorf("after deletion: acceptance %+v, Available %q, want neither, and a wake-up", r.facts.cur.acceptance, r.facts.cur.available)
 	}
 
 	active.AddOnsChanged([]failoverv1alpha1.AddOnRegistrationStatus{{Name: "work"}})
-	if got := r.addOns["primary"]; len(got) != 1 || got[0].Name != "work" || !woken() {
+	if got := r.facts.cur.addOns["primary"]; len(got) != 1 || got[0].Name != "work" || !woken() {
 		t.Errorf("add-ons of primary = %v, want [work], and a wake-up", got)
 	}
 
 	replaced.Contested("taken over")
-	if r.contested != "taken over" || !r.contestedAt.Equal(clk.Now()) || !woken() {
-		t.Errorf("contested %q at %s, want \"taken over\" at %s, and a wake-up", r.contested, r.contestedAt, clk.Now())
+	if r.facts.cur.contested != "taken over" || !r.facts.cur.contestedAt.Equal(clk.Now()) || !woken() {
+		t.Errorf("contested %q at %s, want \"taken over\" at %s, and a wake-up", r.facts.cur.contested, r.facts.cur.contestedAt, clk.Now())
 	}
 }

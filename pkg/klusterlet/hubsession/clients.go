@@ -3,6 +3,7 @@ package hubsession
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -120,9 +121,9 @@ type spokeInformers struct {
 
 func (s *Session) newSpokeInformers() *spokeInformers {
 	si := &spokeInformers{
-		namespaced: informers.NewSharedInformerFactoryWithOptions(s.config.AgentKubeClient, 0, informers.WithNamespace(s.config.Namespace)),
-		cluster:    informers.NewSharedInformerFactory(s.config.SpokeKubeClient, 0),
-		claimsF:    clusterinformers.NewSharedInformerFactory(s.config.SpokeClusterClient, 0),
+		namespaced: managedcluster.NewNamespacedInformerFactory(s.config.AgentKubeClient, s.config.Namespace, 0),
+		cluster:    managedcluster.NewSpokeInformerFactory(s.config.SpokeKubeClient, 0),
+		claimsF:    managedcluster.NewClaimInformerFactory(s.config.SpokeClusterClient, 0),
 	}
 	si.secrets = si.namespaced.Core().V1().Secrets()
 	si.nodes = si.cluster.Core().V1().Nodes()
@@ -148,6 +149,11 @@ func csrInformerFactory(client kubernetes.Interface, clusterName string) informe
 		o.LabelSelector = selector
 	}))
 }
+
+// syncBound bounds the wait for a phase's informers before its controllers start (managedcluster.AwaitSynced):
+// a start on synced informers saves the controllers' 100 ms re-check; one that is not synced by then (the hub
+// does not authorise the list yet) is left to the controllers' own wait.
+const syncBound = time.Second
 
 func run(ctx context.Context, wg *sync.WaitGroup, controllers ...factory.Controller) {
 	for _, c := range controllers {

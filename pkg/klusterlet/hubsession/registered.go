@@ -19,6 +19,7 @@ import (
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/footprint"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
@@ -136,6 +137,15 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	clusterInformers.Start(ctx.Done())
 	csrInformers.Start(ctx.Done())
 	spoke.start(ctx)
+	go func() {
+		// What this phase's first Node list decoded is garbage once the informer holds its compacted copies.
+		if managedcluster.AwaitSynced(ctx, time.Minute, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced) {
+			footprint.Release()
+		}
+	}()
+	managedcluster.AwaitSynced(ctx, syncBound, mcInformer.Informer().HasSynced,
+		csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
+		spoke.secrets.Informer().HasSynced, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced)
 	run(ctx, &wg, rotation, leaseController, creating, status)
 	if s.config.AddOns {
 		s.runAddOns(ctx, &wg, cfg, kubeClient, csrInformers.Certificates().V1().CertificateSigningRequests())

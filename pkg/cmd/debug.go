@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// DebugPprofEnv names the environment variable that turns on the profiling listener (StartDebugServer): a
+// loopback host:port such as 127.0.0.1:6060. It is for measurements (make bench-profile), not for production:
+// the listener has no authentication, which is why it only binds loopback addresses.
+const DebugPprofEnv = "KF_DEBUG_PPROF_ADDR"
+
+// StartDebugServer serves Go's profiles (/debug/pprof/: heap, allocs, goroutine, profile, …) on the loopback
+// address DebugPprofEnv names, in the background, when that variable is set; otherwise it does nothing. The
+// serving endpoint of controllercmd also has /debug/pprof, but behind the spoke's delegated authentication and
+// authorisation, which a benchmark's spoke identity does not get through. It returns an error, and serves
+// nothing, when the address is not a loopback host:port or cannot be bound.
+func StartDebugServer() error {
+	addr := os.Getenv(DebugPprofEnv)
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s=%q: %w", DebugPprofEnv, addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%s=%q: only a loopback address may serve the unauthenticated profiles", DebugPprofEnv, addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", DebugPprofEnv, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := server.Serve(l); err != nil {
+			klog.ErrorS(err, "Debug profiling listener stopped", "address", addr)
+		}
+	}()
+	return nil
+}

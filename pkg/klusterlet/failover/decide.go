@@ -1,0 +1,431 @@
+package failover
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// State is where the Orchestrator stands between two rounds. Decide moves it along these transitions (the
+// conditions are checked in this order within a round):
+//
+//	Selecting   --first usable hub (the stored hub kubeconfig's hub first, then spec.switchTo, then order)--> Joining
+//	Selecting   --no hub has a usable bootstrap kubeconfig, or its session cannot be built--> NoViableHub
+//	Joining     --Registered and the monitor says HubHealthy--> Active
+//	Switching   --target Registered and its ManagedCluster Available (FailoverSucceeded)--> Active
+//	Switching   --not Registered and Available within hubConnectionTimeout (FailoverFailed)--> leave the target
+//	Joining, Active, Switching, NoViableHub --Evaluate or ShouldFailBack says leave--> Switching (SelectNext found
+//	            a hub, or the planned/failback target), or NoViableHub (nowhere to go; the session stays)
+//	NoViableHub --a session is Registered and the monitor says HubHealthy--> Active
+//	NoViableHub --no session: as Selecting, but the state stays NoViableHub until a session is healthy
+//
+// A session that ends without a decision (its active hub removed from the configuration) leaves the state as it
+// was with no active hub; the next round then selects as from Selecting. A move that is still unfinished when
+// the agent enters NoViableHub (the target failed too and nowhere else is viable) stays recorded in
+// Memory.Switch, so a late registration on the target still completes it.
+type State string
+
+const (
+	// StateSelecting: no session runs and no lack of hubs has been reported; the next round starts one.
+	StateSelecting State = "Selecting"
+	// StateJoining: a session runs on the active hub (at start-up or after its bootstrap kubeconfig changed)
+	// and has not yet been Registered with a healthy verdict.
+	StateJoining State = "Joining"
+	// StateSwitching: the agent left a hub and its session on the target has not yet made the cluster
+	// Registered and Available there (Memory.Switch says from where, to where and why).
+	StateSwitching State = "Switching"
+	// StateActive: the session on the active hub has been Registered with a healthy verdict; the monitor
+	// watches it.
+	StateActive State = "Active"
+	// StateNoViableHub: the agent had to leave (or find) a hub and none was viable; Degraded says why. A session
+	// on the lost hub, if any, keeps running; attempts are spaced by the no-viable back-off.
+	StateNoViableHub State = "NoViableHub"
+)
+
+// Switch is a move to another hub in progress.
+type Switch struct {
+	// From and To are hub names; Reason is a Trigger or "Failback"; Message is the verdict that asked for it.
+	From, To, Reason, Message string
+	// Start is when the old session was left.
+	Start time.Time
+}
+
+// Memory is what a decision carries to the next round besides State.
+type Memory struct {
+	// Switch is the move in progress, nil when none.
+	Switch *Switch
+	// Degraded is the Degraded condition's message; "" when not degraded.
+	Degraded string
+	// ForcedBootstrap is set once the active session was asked to re-bootstrap after lasting 401s.
+	ForcedBootstrap bool
+	// LastVerdict is the monitor's verdict of the previous round (events are emitted on a change of reason).
+	LastVerdict Verdict
+	// LastAcceptance is the active hub's acceptance of the previous round (events on a transition, FC-12).
+	LastAcceptance HubAcceptance
+}
+
+// HubView is one configured hub as a decision sees it.
+type HubView struct {
+	// Name is "primary" or an alternate's name.
+	Name string
+	// Usable: the hub has a parsed bootstrap kubeconfig.
+	Usable bool
+	// HoldsCredentials: the stored hub kubeconfig Secret passes the checks for this hub (the agent restarted
+	// after a failover to it). Only consulted while no session runs.
+	HoldsCredentials bool
+	// Probed and Probe are the latest standby probe (Probe is meaningless while Probed is false).
+	Probed bool
+	Probe  ProbeResultType
+	// FailedAt is when leaving or bootstrapping on the hub last failed; zero if never.
+	FailedAt time.Time
+	// HealthySince is since when the hub's standby probe has been Ready without interruption; zero if not.
+	HealthySince time.Time
+}
+
+// View is every fact one decision needs, gathered by the Orchestrator at one instant.
+type View struct {
+	// Spec is the FailoverConfig spec with defaults (or the defaults without a FailoverConfig).
+	Spec failoverv1alpha1.FailoverConfigSpec
+	// ClusterName is the managed cluster's name, for messages.
+	ClusterName string
+	// Hubs are the configured hubs in order (primary, file hubs, FailoverConfig alternates).
+	Hubs []HubView
+	// Active is the hub whose session runs; "" when none.
+	Active string
+	// HasSession: a hub session object exists for Active (false after it could not be rebuilt).
+	HasSession bool
+	// Memory is the previous decision's memory.
+	Memory Memory
+
+	// Phase and PhaseMessage are the session's last reported phase; PhaseMessage explains it.
+	Phase        hubsession.Phase
+	PhaseMessage string
+	// Acceptance and Available are read from the active hub's ManagedCluster (Available: its
+	// ManagedClusterConditionAvailable status, "" when absent).
+	Acceptance HubAcceptance
+	Available  metav1.ConditionStatus
+	// RejectedSince and UnusableSince are since when Acceptance.Rejected() and "no credentials" have held.
+	RejectedSince, UnusableSince time.Time
+	// Connectivity is the active hub's HubConnectivityTracker snapshot.
+	Connectivity ConnectivitySnapshot
+	// TransportHint is appended to an unreachable/lost verdict's message: " (<reason>: <sentence>)" for a TLS
+	// or proxy fault of the last transport error, else "".
+	TransportHint string
+}
+
+// ActionKind names a side effect the Orchestrator carries out for a Decision.
+type ActionKind string
+
+const (
+	// ActEvent: emit an event (Warning, EventReason, Message).
+	ActEvent ActionKind = "Event"
+	// ActStartSession: start a session on Hub, no switch.
+	ActStartSession ActionKind = "StartSession"
+	// ActSwitch: stop the active session (its bootstrap is abandoned, not failed) and start one on Switch.To.
+	ActSwitch ActionKind = "Switch"
+	// ActFinishSwitch: record Switch as a completed failover (status, metrics, FailoverSucceeded event).
+	ActFinishSwitch ActionKind = "FinishSwitch"
+	// ActMarkFailed: Hub failed now; it is skipped for spec.failedHubSkipPeriod.
+	ActMarkFailed ActionKind = "MarkFailed"
+	// ActForceBootstrap: ask the active session to obtain a new certificate with the bootstrap identity.
+	ActForceBootstrap ActionKind = "ForceBootstrap"
+	// ActResetBackoff: the agent works again; reset the no-viable back-off.
+	ActResetBackoff ActionKind = "ResetBackoff"
+	// ActHeartbeat: the agent stays; keep the quiet active hub's connectivity known (Orchestrator.heartbeat).
+	ActHeartbeat ActionKind = "Heartbeat"
+	// ActNoViable: no hub is viable (Message); wait for the no-viable back-off, warn on entering NoViableHub.
+	ActNoViable ActionKind = "NoViable"
+)
+
+// Action is one side effect of a Decision; which fields are set depends on Kind.
+type Action struct {
+	Kind ActionKind
+	// Hub is the hub of ActStartSession and ActMarkFailed.
+	Hub string
+	// Switch is the move of ActSwitch and ActFinishSwitch.
+	Switch *Switch
+	// Warning, EventReason and Message describe ActEvent; Message is also ActForceBootstrap's and ActNoViable's.
+	Warning     bool
+	EventReason string
+	Message     string
+}
+
+// Decision is what Decide asks for.
+type Decision struct {
+	// Next is the state after the Actions have been carried out.
+	Next State
+	// Memory replaces View.Memory.
+	Memory Memory
+	// Actions are carried out in order.
+	Actions []Action
+	// RecheckAfter is when the decision could change without a new observation; 0 when nothing is pending
+	// (the standby probes, heartbeat and back-off add their own deadlines).
+	RecheckAfter time.Duration
+}
+
+// Decide is one round of failover decisions: a pure function of the state, the view and now. Without an active
+// hub it selects one to start on; with one it feeds Evaluate, ShouldFailBack and SelectNext and says whether to
+// stay, complete a move, or leave. See State for the transitions.
+func Decide(s State, v View, now time.Time) Decision {
+	d := Decision{Next: s, Memory: v.Memory}
+	if v.Active == "" {
+		return decideWithoutSession(d, v)
+	}
+	mem := &d.Memory
+	if mem.Switch != nil && v.Phase == hubsession.PhaseRegistered && v.Available == metav1.ConditionTrue {
+		d.add(Action{Kind: ActFinishSwitch, Switch: mem.Switch})
+		mem.Switch = nil
+		if d.Next == StateSwitching {
+			d.Next = StateActive
+		}
+	}
+	d.reportAcceptance(v)
+
+	noCreds := v.Phase == hubsession.PhaseNoCredentials
+	spec := v.Spec
+	in := MonitorInput{
+		Now:                  now,
+		ActiveHub:            v.Active,
+		ConnectionTimeout:    spec.HubConnectionTimeout.Duration,
+		RejectionGracePeriod: spec.HubRejectionGracePeriod.Duration,
+		Connectivity:         v.Connectivity,
+		Acceptance:           v.Acceptance,
+		RejectedSince:        v.RejectedSince,
+		Credentials: CredentialsState{
+			HubKubeconfigValid: !noCreds,
+			BootstrapUsable:    !noCreds,
+			UnusableSince:      v.UnusableSince,
+			Message:            v.PhaseMessage,
+		},
+	}
+	// A planned switch waits until the target's standby probe is Ready (API: spec.switchTo): a target without a
+	// usable bootstrap kubeconfig, or one that does not answer, is not switched to.
+	if target := spec.SwitchTo; target != "" && target != v.Active {
+		if h, ok := v.hub(target); ok && h.Usable && h.Probed && h.Probe == ProbeReady {
+			in.PlannedTarget = target
+			if !h.FailedAt.IsZero() {
+				in.PlannedTargetBlockedUntil = h.FailedAt.Add(spec.FailedHubSkipPeriod.Duration)
+			}
+		}
+	}
+	verdict := Evaluate(in)
+	if verdict.Reason == ReasonHubUnreachable || verdict.Reason == ReasonHubLost {
+		verdict.Message += v.TransportHint
+	}
+
+	// Failback is a planned switch the agent asks for itself.
+	var wait time.Duration
+	if verdict.Trigger == TriggerNone && mem.Switch == nil && v.Active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
+		if p, ok := v.hub(failoverv1alpha1.HubNamePrimary); ok {
+			back, after := ShouldFailBack(FailbackPolicy(spec.Failback.Policy), p.HealthySince, spec.Failback.HealthyFor.Duration, now)
+			if back && (p.FailedAt.IsZero() || !now.Before(p.FailedAt.Add(spec.FailedHubSkipPeriod.Duration))) {
+				verdict = Verdict{Trigger: TriggerPlannedSwitch, Reason: ReasonFailbackStarted,
+					Message: fmt.Sprintf("primary hub has been healthy for %s; failing back from %s", spec.Failback.HealthyFor.Duration, v.Active)}
+				in.PlannedTarget = failoverv1alpha1.HubNamePrimary
+			} else if after > 0 {
+				wait = minPositive(wait, after)
+			}
+		}
+	}
+	d.reportVerdict(v.Active, verdict)
+
+	// A switch that does not complete within the connection timeout failed: the target is skipped for a while.
+	if sw := mem.Switch; sw != nil && verdict.Trigger == TriggerNone {
+		deadline := sw.Start.Add(spec.HubConnectionTimeout.Duration)
+		if !now.Before(deadline) {
+			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", v.Active, spec.HubConnectionTimeout.Duration, v.PhaseMessage)
+			d.event(true, ReasonFailoverFailed, "failover from %s to %s failed: %s", sw.From, sw.To, msg)
+			verdict = Verdict{Trigger: TriggerHubLost, Reason: ReasonFailoverFailed, Message: msg}
+			// Reported once; leaving the target now marks it failed, and what follows is a new decision.
+			mem.Switch = nil
+		} else {
+			wait = minPositive(wait, deadline.Sub(now))
+		}
+	}
+
+	if verdict.Trigger == TriggerNone {
+		switch {
+		case v.Phase == hubsession.PhaseNoCredentials:
+			mem.Degraded = v.PhaseMessage
+		case v.Phase == hubsession.PhaseRegistered && verdict.Reason == ReasonHubHealthy:
+			// The active hub works: Degraded clears and NoViableHub ends.
+			mem.Degraded = ""
+			d.add(Action{Kind: ActResetBackoff})
+			d.Next = StateActive
+			if mem.Switch != nil {
+				d.Next = StateSwitching
+			}
+		}
+		d.add(Action{Kind: ActHeartbeat})
+		d.RecheckAfter = minPositive(wait, verdict.RecheckAfter)
+		return d
+	}
+	d.leave(v, verdict, in.PlannedTarget, wait, now)
+	return d
+}
+
+// decideWithoutSession picks the hub to start on: the hub the stored hub kubeconfig belongs to (the agent
+// restarted after a failover), else spec.switchTo when usable, else the first usable hub in order.
+func decideWithoutSession(d Decision, v View) Decision {
+	pick := ""
+	for _, h := range v.Hubs {
+		if h.Usable && h.HoldsCredentials {
+			pick = h.Name
+			break
+		}
+	}
+	if pick == "" && v.Spec.SwitchTo != "" {
+		if h, ok := v.hub(v.Spec.SwitchTo); ok && h.Usable {
+			pick = h.Name
+		}
+	}
+	for _, h := range v.Hubs {
+		if pick == "" && h.Usable {
+			pick = h.Name
+		}
+	}
+	if pick == "" {
+		msg := "no hub has a usable bootstrap kubeconfig"
+		d.add(Action{Kind: ActNoViable, Message: msg})
+		d.Memory.Degraded = msg
+		d.Next = StateNoViableHub
+		return d
+	}
+	d.add(Action{Kind: ActStartSession, Hub: pick})
+	d.Next = stateWithSession(d.Next, d.Memory.Switch)
+	return d
+}
+
+// stateWithSession is the state once a session runs without a new decision: NoViableHub stays until the session
+// is healthy, an unfinished move stays Switching, else Joining.
+func stateWithSession(s State, sw *Switch) State {
+	switch {
+	case s == StateNoViableHub:
+		return StateNoViableHub
+	case sw != nil:
+		return StateSwitching
+	}
+	return StateJoining
+}
+
+// leave decides where to go when verdict asks to leave the active hub: the planned target, else SelectNext
+// (the active hub marked failed first); with nowhere to go the agent stays and reports NoViableHub.
+func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait time.Duration, now time.Time) {
+	target := plannedTarget
+	planned := verdict.Trigger == TriggerPlannedSwitch
+	if !planned {
+		d.add(Action{Kind: ActMarkFailed, Hub: v.Active})
+		candidates := v.candidates(v.Active, now)
+		name, ok := SelectNext(candidates, v.Active, now)
+		if !ok && verdict.Trigger == TriggerHubRejected && v.HasSession && !d.Memory.ForcedBootstrap &&
+			v.Connectivity.LastResponseCode == http.StatusUnauthorized {
+			// The hub no longer recognises the client certificate (e.g. restored with another client CA) and there
+			// is nowhere else to go: obtain a new certificate with the bootstrap identity, once per session.
+			d.Memory.ForcedBootstrap = true
+			d.add(Action{Kind: ActForceBootstrap, Message: verdict.Message})
+			d.event(true, ReasonHubRejected, "hub %s answers 401 to the client certificate and no other hub is viable: requesting a new certificate with the bootstrap identity", v.Active)
+		}
+		if !ok {
+			msg := fmt.Sprintf("%s; no other hub is viable", verdict.Message)
+			d.add(Action{Kind: ActNoViable, Message: msg})
+			d.Memory.Degraded = msg
+			d.Next = StateNoViableHub
+			// The next round comes with the back-off, a skip period's end or the next standby probe, whichever is
+			// first: a standby that comes back is seen within a probe interval.
+			d.RecheckAfter = wait
+			if next, ok := NextSkipExpiry(candidates, now); ok {
+				d.RecheckAfter = minPositive(d.RecheckAfter, next.Sub(now))
+			}
+			return
+		}
+		target = name
+	}
+	if planned && verdict.Reason == ReasonFailbackStarted {
+		d.event(false, ReasonFailbackStarted, "%s", verdict.Message)
+	} else if planned {
+		d.event(false, ReasonPlannedSwitchRequested, "planned switch from %s to %s requested by FailoverConfig spec.switchTo", v.Active, target)
+	}
+	d.event(false, ReasonFailoverStarted, "moving cluster %s from hub %s to hub %s: %s", v.ClusterName, v.Active, target, verdict.Message)
+	reason := string(verdict.Trigger)
+	if verdict.Reason == ReasonFailbackStarted {
+		reason = string(failoverv1alpha1.FailoverReasonFailback)
+	}
+	sw := &Switch{From: v.Active, To: target, Reason: reason, Message: verdict.Message, Start: now}
+	d.add(Action{Kind: ActSwitch, Switch: sw})
+	d.Memory.Switch = sw
+	d.Next = StateSwitching
+	d.RecheckAfter = minPositive(wait, time.Second)
+}
+
+// reportAcceptance emits an event on each acceptance transition of the active hub (FC-12).
+func (d *Decision) reportAcceptance(v View) {
+	prev, acc := d.Memory.LastAcceptance, v.Acceptance
+	d.Memory.LastAcceptance = acc
+	if !acc.Observed || !prev.Observed {
+		return
+	}
+	switch {
+	case acc.Rejected() && !prev.Rejected():
+		d.event(true, ReasonHubAcceptanceRevoked, "hub %s no longer accepts cluster %s (hubAcceptsClient=%t, HubAcceptedManagedCluster=%s)",
+			v.Active, v.ClusterName, acc.HubAcceptsClient, acc.AcceptedCondition)
+	case !acc.Rejected() && prev.Rejected():
+		d.event(false, ReasonHubAcceptanceRestored, "hub %s accepts cluster %s again", v.Active, v.ClusterName)
+	}
+}
+
+// reportVerdict emits an event when the monitor's reason changes (hub unreachable, rejection pending, healthy).
+func (d *Decision) reportVerdict(active string, v Verdict) {
+	prev := d.Memory.LastVerdict
+	d.Memory.LastVerdict = v
+	if v.Trigger != TriggerNone || v.Reason == prev.Reason {
+		return
+	}
+	switch v.Reason {
+	case ReasonHubHealthy:
+		if prev.Reason != "" {
+			d.event(false, ReasonHubRecovered, "hub %s: %s", active, v.Message)
+		}
+	case ReasonHubAcceptancePending:
+		d.event(false, v.Reason, "hub %s: %s", active, v.Message)
+	default:
+		d.event(true, v.Reason, "hub %s: %s", active, v.Message)
+	}
+}
+
+func (d *Decision) add(a Action) { d.Actions = append(d.Actions, a) }
+
+func (d *Decision) event(warning bool, reason, format string, args ...any) {
+	d.add(Action{Kind: ActEvent, Warning: warning, EventReason: reason, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v View) hub(name string) (HubView, bool) {
+	for _, h := range v.Hubs {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return HubView{}, false
+}
+
+// candidates are the hubs as SelectNext sees them, with failed (if set) marked failed at now.
+func (v View) candidates(failed string, now time.Time) []HubCandidate {
+	out := make([]HubCandidate, 0, len(v.Hubs))
+	for _, h := range v.Hubs {
+		c := HubCandidate{Name: h.Name, FailedAt: h.FailedAt, SkipPeriod: v.Spec.FailedHubSkipPeriod.Duration}
+		if h.Name == failed {
+			c.FailedAt = now
+		}
+		if !h.Usable {
+			c.Probe = ProbeInvalidKubeconfig
+		} else if h.Probed {
+			c.Probe = h.Probe
+		}
+		out = append(out, c)
+	}
+	return out
+}

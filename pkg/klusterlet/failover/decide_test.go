@@ -1,0 +1,334 @@
+package failover
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+var decideNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// decideView is a view of two hubs, primary and hub-b, both usable and Ready, with no session.
+func decideView(mutate ...func(*View)) View {
+	v := View{
+		Spec:        failoverv1alpha1.WithDefaults(failoverv1alpha1.FailoverConfigSpec{}),
+		ClusterName: "cluster1",
+		Hubs: []HubView{
+			{Name: "primary", Usable: true, Probed: true, Probe: ProbeReady},
+			{Name: "hub-b", Usable: true, Probed: true, Probe: ProbeReady},
+		},
+	}
+	for _, m := range mutate {
+		m(&v)
+	}
+	return v
+}
+
+// onHub makes hub the active one, registered on a hub that answers and accepts the cluster.
+func onHub(hub string) func(*View) {
+	return func(v *View) {
+		v.Active, v.HasSession = hub, true
+		v.Phase, v.PhaseMessage = hubsession.PhaseRegistered, "registered"
+		v.Acceptance = HubAcceptance{Observed: true, HubAcceptsClient: true, AcceptedCondition: metav1.ConditionTrue}
+		v.Available = metav1.ConditionTrue
+		v.Connectivity = ConnectivitySnapshot{TrackingSince: decideNow.Add(-time.Hour), LastSuccess: decideNow.Add(-time.Second),
+			LastResponse: decideNow.Add(-time.Second), LastResponseCode: 200}
+		v.Memory.LastVerdict = Verdict{Reason: ReasonHubHealthy}
+		v.Memory.LastAcceptance = v.Acceptance
+	}
+}
+
+// lost makes the active hub silent for longer than the connection timeout.
+func lost(v *View) {
+	v.Connectivity = ConnectivitySnapshot{TrackingSince: decideNow.Add(-time.Hour), LastSuccess: decideNow.Add(-10 * time.Minute),
+		LastError: "dial tcp: connection refused", LastErrorTime: decideNow.Add(-time.Second)}
+}
+
+func hubAt(v *View, name string) *HubView {
+	for i := range v.Hubs {
+		if v.Hubs[i].Name == name {
+			return &v.Hubs[i]
+		}
+	}
+	panic("no hub " + name)
+}
+
+// actionList renders actions compactly: "Kind[ detail]", events as "Event:Reason" or "Warning:Reason".
+func actionList(actions []Action) []string {
+	var out []string
+	for _, a := range actions {
+		switch a.Kind {
+		case ActEvent:
+			kind := "Event"
+			if a.Warning {
+				kind = "Warning"
+			}
+			out = append(out, kind+":"+a.EventReason)
+		case ActStartSession, ActMarkFailed:
+			out = append(out, fmt.Sprintf("%s %s", a.Kind, a.Hub))
+		case ActSwitch, ActFinishSwitch:
+			out = append(out, fmt.Sprintf("%s %s->%s %s", a.Kind, a.Switch.From, a.Switch.To, a.Switch.Reason))
+		default:
+			out = append(out, string(a.Kind))
+		}
+	}
+	return out
+}
+
+// TestDecide walks every transition of State (see its doc comment) and the events and actions of each.
+func TestDecide(t *testing.T) {
+	switching := func(from, to string, start time.Time) func(*View) {
+		return func(v *View) {
+			v.Memory.Switch = &Switch{From: from, To: to, Reason: string(TriggerHubLost), Message: "hub lost", Start: start}
+		}
+	}
+	joining := func(v *View) {
+		v.Phase, v.PhaseMessage = hubsession.PhaseBootstrapping, "waiting for the CSR"
+		v.Available = ""
+		v.Memory.LastVerdict = Verdict{}
+	}
+	cases := []struct {
+		name         string
+		state        State
+		view         View
+		wantNext     State
+		wantActions  []string
+		wantDegraded string
+		// wantRecheck, when set, is the expected RecheckAfter.
+		wantRecheck time.Duration
+		// check, when set, checks more of the decision.
+		check func(t *testing.T, d Decision)
+	}{
+		{
+			name: "Selecting: first usable hub in order", state: StateSelecting,
+			view:     decideView(func(v *View) { hubAt(v, "primary").Usable = false }),
+			wantNext: StateJoining, wantActions: []string{"StartSession hub-b"},
+		},
+		{
+			name: "Selecting: the hub the stored hub kubeconfig belongs to comes first", state: StateSelecting,
+			view:     decideView(func(v *View) { hubAt(v, "hub-b").HoldsCredentials = true; v.Spec.SwitchTo = "primary" }),
+			wantNext: StateJoining, wantActions: []string{"StartSession hub-b"},
+		},
+		{
+			name: "Selecting: spec.switchTo before the order", state: StateSelecting,
+			view:     decideView(func(v *View) { v.Spec.SwitchTo = "hub-b" }),
+			wantNext: StateJoining, wantActions: []string{"StartSession hub-b"},
+		},
+		{
+			name: "Selecting: no usable hub is NoViableHub", state: StateSelecting,
+			view: decideView(func(v *View) {
+				hubAt(v, "primary").Usable = false
+				hubAt(v, "hub-b").Usable = false
+			}),
+			wantNext: StateNoViableHub, wantActions: []string{"NoViable"}, wantDegraded: "no hub has a usable bootstrap kubeconfig",
+		},
+		{
+			name: "NoViableHub without a session: starts one but stays NoViableHub", state: StateNoViableHub,
+			view:     decideView(func(v *View) { v.Memory.Degraded = "no hub has a usable bootstrap kubeconfig" }),
+			wantNext: StateNoViableHub, wantActions: []string{"StartSession primary"}, wantDegraded: "no hub has a usable bootstrap kubeconfig",
+		},
+		{
+			name: "Joining: bootstrapping stays Joining", state: StateJoining,
+			view:     decideView(onHub("primary"), joining),
+			wantNext: StateJoining, wantActions: []string{"Heartbeat"},
+		},
+		{
+			name: "Joining -> Active: Registered and healthy clears Degraded", state: StateJoining,
+			view:     decideView(onHub("primary"), func(v *View) { v.Memory.Degraded = "FailoverConfig is invalid" }),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
+		},
+		{
+			name: "Active: healthy stays, rechecks at the connection timeout", state: StateActive,
+			view:     decideView(onHub("primary")),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantRecheck: 5*time.Minute - time.Second,
+		},
+		{
+			name: "Active: unreachable is reported, stays until the timeout", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Connectivity.LastError, v.Connectivity.LastErrorTime = "connection refused", decideNow
+			}),
+			wantNext: StateActive, wantActions: []string{"Warning:HubUnreachable", "Heartbeat"},
+		},
+		{
+			name: "Active: acceptance revoked is reported, rejection pending", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Acceptance.HubAcceptsClient = false
+				v.RejectedSince = decideNow
+			}),
+			wantNext: StateActive, wantActions: []string{"Warning:HubAcceptanceRevoked", "Warning:HubRejectionPending", "Heartbeat"},
+		},
+		{
+			name: "Active -> Switching: hub lost, next hub selected", state: StateActive,
+			view:     decideView(onHub("primary"), lost, func(v *View) { v.TransportHint = " (HubCANotTrusted: x)" }),
+			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubLost"},
+			wantRecheck: time.Second,
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.Switch == nil || d.Memory.Switch.To != "hub-b" || !d.Memory.Switch.Start.Equal(decideNow) {
+					t.Errorf("Memory.Switch = %+v, want the move to hub-b started now", d.Memory.Switch)
+				}
+				if !strings.HasSuffix(d.Memory.Switch.Message, " (HubCANotTrusted: x)") {
+					t.Errorf("switch message %q lacks the transport hint", d.Memory.Switch.Message)
+				}
+			},
+		},
+		{
+			name: "Active -> NoViableHub: hub lost, the other hub's probe failed; the session stays", state: StateActive,
+			view:     decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").Probe = ProbeUnreachable }),
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable"},
+			check: func(t *testing.T, d Decision) {
+				if !strings.HasSuffix(d.Memory.Degraded, "; no other hub is viable") {
+					t.Errorf("Degraded %q", d.Memory.Degraded)
+				}
+				// The lost hub itself is skipped now; the skip period's end is the next deadline.
+				if want := failoverv1alpha1.DefaultFailedHubSkipPeriod; d.RecheckAfter != want {
+					t.Errorf("RecheckAfter = %s, want the skip period %s", d.RecheckAfter, want)
+				}
+			},
+		},
+		{
+			name: "Active -> NoViableHub: only hub answers 401, a new certificate is requested once", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Hubs = v.Hubs[:1]
+				v.Connectivity.UnauthorizedSince = decideNow.Add(-10 * time.Minute)
+				v.Connectivity.LastUnauthorized, v.Connectivity.LastResponseCode = decideNow, 401
+			}),
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "ForceBootstrap", "Warning:HubRejected", "NoViable"},
+			check: func(t *testing.T, d Decision) {
+				if !d.Memory.ForcedBootstrap {
+					t.Error("ForcedBootstrap not remembered")
+				}
+			},
+		},
+		{
+			name: "Active: a forced bootstrap is not asked twice", state: StateNoViableHub,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Hubs = v.Hubs[:1]
+				v.Memory.ForcedBootstrap = true
+				v.Connectivity.UnauthorizedSince = decideNow.Add(-10 * time.Minute)
+				v.Connectivity.LastUnauthorized, v.Connectivity.LastResponseCode = decideNow, 401
+			}),
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable"},
+			check: func(t *testing.T, d Decision) {
+				if !strings.Contains(d.Memory.Degraded, "has rejected this cluster") || !d.Memory.ForcedBootstrap {
+					t.Errorf("Degraded %q, ForcedBootstrap %t", d.Memory.Degraded, d.Memory.ForcedBootstrap)
+				}
+			},
+		},
+		{
+			name: "Active -> Switching: planned switch to a Ready hub", state: StateActive,
+			view:     decideView(onHub("primary"), func(v *View) { v.Spec.SwitchTo = "hub-b" }),
+			wantNext: StateSwitching, wantActions: []string{"Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+		},
+		{
+			name: "Active: planned switch to a hub whose probe failed waits", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				hubAt(v, "hub-b").Probe = ProbeUnreachable
+			}),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
+		},
+		{
+			name: "Active -> Switching: failback to a primary healthy for healthyFor", state: StateActive,
+			view: decideView(onHub("hub-b"), func(v *View) {
+				v.Spec.Failback = &failoverv1alpha1.FailbackSpec{Policy: failoverv1alpha1.FailbackPolicyPrimary, HealthyFor: &metav1.Duration{Duration: time.Minute}}
+				hubAt(v, "primary").HealthySince = decideNow.Add(-time.Minute)
+			}),
+			wantNext: StateSwitching, wantActions: []string{"Event:FailbackStarted", "Event:FailoverStarted", "Switch hub-b->primary Failback"},
+		},
+		{
+			name: "Active: failback waits for healthyFor", state: StateActive,
+			view: decideView(onHub("hub-b"), func(v *View) {
+				v.Spec.Failback = &failoverv1alpha1.FailbackSpec{Policy: failoverv1alpha1.FailbackPolicyPrimary, HealthyFor: &metav1.Duration{Duration: time.Minute}}
+				hubAt(v, "primary").HealthySince = decideNow.Add(-20 * time.Second)
+			}),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantRecheck: 40 * time.Second,
+		},
+		{
+			name: "Switching: joining the target, rechecks at the switch deadline", state: StateSwitching,
+			view:     decideView(onHub("hub-b"), joining, switching("primary", "hub-b", decideNow.Add(-time.Minute))),
+			wantNext: StateSwitching, wantActions: []string{"Heartbeat"}, wantRecheck: 4 * time.Minute,
+		},
+		{
+			name: "Switching -> Active: target Registered and Available", state: StateSwitching,
+			view:     decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute))),
+			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubLost", "ResetBackoff", "Heartbeat"},
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.Switch != nil {
+					t.Errorf("switch %+v still recorded", d.Memory.Switch)
+				}
+			},
+		},
+		{
+			name: "Switching -> Active: the move completes even while the latest request failed", state: StateSwitching,
+			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
+				v.Connectivity.LastError, v.Connectivity.LastErrorTime = "connection refused", decideNow
+			}),
+			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubLost", "Warning:HubUnreachable", "Heartbeat"},
+		},
+		{
+			name: "Switching: Registered but not Available stays Switching", state: StateSwitching,
+			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
+				v.Available = metav1.ConditionUnknown
+			}),
+			wantNext: StateSwitching, wantActions: []string{"ResetBackoff", "Heartbeat"},
+		},
+		{
+			name: "Switching -> Switching: target not registered within the timeout fails, the next hub is tried", state: StateSwitching,
+			view: decideView(onHub("hub-b"), joining, switching("primary", "hub-b", decideNow.Add(-6*time.Minute)), func(v *View) {
+				v.Connectivity.TrackingSince = decideNow.Add(-time.Minute)
+			}),
+			wantNext:    StateSwitching,
+			wantActions: []string{"Warning:FailoverFailed", "MarkFailed hub-b", "Event:FailoverStarted", "Switch hub-b->primary HubLost"},
+		},
+		{
+			name: "NoViableHub: the session's hub is healthy again", state: StateNoViableHub,
+			view:     decideView(onHub("primary"), func(v *View) { v.Memory.Degraded = "hub lost; no other hub is viable" }),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
+		},
+		{
+			name: "NoViableHub: a move left unfinished completes but NoViableHub stays until healthy", state: StateNoViableHub,
+			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
+				v.Memory.Degraded = "hub lost; no other hub is viable"
+				v.Connectivity.LastError, v.Connectivity.LastErrorTime = "connection refused", decideNow
+			}),
+			wantNext: StateNoViableHub, wantActions: []string{"FinishSwitch primary->hub-b HubLost", "Warning:HubUnreachable", "Heartbeat"},
+			wantDegraded: "hub lost; no other hub is viable",
+		},
+		{
+			name: "NoViableHub: a viable hub again is switched to", state: StateNoViableHub,
+			view: decideView(onHub("primary"), lost, func(v *View) {
+				v.Memory.Degraded = "hub lost; no other hub is viable"
+				v.Memory.LastVerdict = Verdict{Trigger: TriggerHubLost, Reason: ReasonHubLost}
+			}),
+			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubLost"},
+			wantDegraded: "hub lost; no other hub is viable",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.state, tc.view, decideNow)
+			if d.Next != tc.wantNext {
+				t.Errorf("Next = %s, want %s", d.Next, tc.wantNext)
+			}
+			if diff := cmp.Diff(tc.wantActions, actionList(d.Actions)); diff != "" {
+				t.Errorf("actions (-want +got):\n%s", diff)
+			}
+			if d.Memory.Degraded != tc.wantDegraded && tc.check == nil {
+				t.Errorf("Degraded = %q, want %q", d.Memory.Degraded, tc.wantDegraded)
+			}
+			if tc.wantRecheck != 0 && d.RecheckAfter != tc.wantRecheck {
+				t.Errorf("RecheckAfter = %s, want %s", d.RecheckAfter, tc.wantRecheck)
+			}
+			if tc.check != nil {
+				tc.check(t, d)
+			}
+		})
+	}
+}

@@ -1,0 +1,116 @@
+package failover
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// heartbeatState is the heartbeat of the active hub. inFlight is set by the decision goroutine when it starts a
+// heartbeat GET and cleared by that GET's goroutine when it returns; key and client are the decision
+// goroutine's alone.
+type heartbeatState struct {
+	inFlight atomic.Bool
+	key      string
+	client   clusterv1client.ManagedClusterInterface
+}
+
+// heartbeat keeps the hub monitor informed about a quiet active hub. The monitor judges the hub by the agent's
+// own requests, but a registered agent may send none for minutes (the lease is renewed once per
+// leaseDurationSeconds, status only when it changed), so a hubConnectionTimeout shorter than that would declare
+// a healthy hub lost. When no request has been answered for a third of the timeout, heartbeat GETs the cluster's
+// own ManagedCluster through the connectivity tracker, with the credentials of the session's phase: the hub
+// kubeconfig Secret once registered, the bootstrap kubeconfig while bootstrapping; none without credentials.
+// A 401/403 answer counts as such (the rejection rule judges it), a success ends a 401/403 run. At most one
+// heartbeat is in flight. It returns when the next one may be due.
+func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, timeout time.Duration, now time.Time) time.Duration {
+	if timeout <= 0 {
+		timeout = DefaultHubConnectionTimeout
+	}
+	interval := max(timeout/3, time.Second)
+	inFlight := r.beat.inFlight.Load()
+	c := r.tracker.Snapshot()
+	last := c.TrackingSince
+	for _, t := range []time.Time{c.LastSuccess, c.LastUnauthorized} {
+		if t.After(last) {
+			last = t
+		}
+	}
+	if due := last.Add(interval); now.Before(due) {
+		return due.Sub(now)
+	}
+	if inFlight {
+		return interval
+	}
+	client := r.heartbeatClientFor(phase)
+	if client == nil {
+		return interval
+	}
+	r.beat.inFlight.Store(true)
+	name, hub := r.o.ClusterName, r.active
+	go func() {
+		hctx, cancel := context.WithTimeout(ctx, interval)
+		defer cancel()
+		if _, err := client.Get(hctx, name, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).V(4).Info("Hub heartbeat failed", "hub", hub, "err", err)
+		}
+		r.beat.inFlight.Store(false)
+		r.kick()
+	}()
+	return interval
+}
+
+// heartbeatClientFor returns a ManagedCluster client of the active hub for the credentials of phase, wrapped
+// by the connectivity tracker, or nil when there are none. The client is kept while the hub and credentials
+// stay the same, so heartbeats reuse connections.
+func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1client.ManagedClusterInterface {
+	h, ok := r.hubs[r.active]
+	if !ok || h.bootstrap == nil {
+		return nil
+	}
+	var base *rest.Config
+	key := r.active + "/" + string(phase)
+	switch phase {
+	case hubsession.PhaseRegistered:
+		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName)
+		if err != nil {
+			return nil
+		}
+		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
+			return nil
+		}
+		if slices.Contains(h.bootstrap.Hub.Diff(clientcert.HubInfo{Server: base.Host}), "server") {
+			// Another writer's credentials for another hub: they say nothing about the active hub.
+			return nil
+		}
+		key += "/" + string(secret.Data[clientcert.TLSCertSecretKey])
+	case hubsession.PhaseBootstrapping:
+		base = h.bootstrap.RestConfig
+		key += "/" + h.bootstrap.Source + "/" + string(h.raw)
+	default:
+		return nil
+	}
+	if key == r.beat.key && r.beat.client != nil {
+		return r.beat.client
+	}
+	cfg := rest.CopyConfig(base)
+	cfg.UserAgent = "klusterlet-failover-heartbeat"
+	cfg.Wrap(r.tracker.WrapTransport)
+	client, err := clusterclientset.NewForConfig(cfg)
+	if err != nil {
+		return nil
+	}
+	r.beat.key, r.beat.client = key, client.ClusterV1().ManagedClusters()
+	return r.beat.client
+}

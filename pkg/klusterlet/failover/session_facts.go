@@ -1,0 +1,150 @@
+package failover
+
+import (
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// sessionFacts are what the hub sessions report, written from their goroutines (the session callbacks) and
+// read by the decision goroutine once per round (snapshot); mu guards every field. generation counts sessions:
+// the reports of a session that was already replaced are dropped.
+type sessionFacts struct {
+	mu         sync.Mutex
+	generation int
+	cur        factsSnapshot
+}
+
+// factsSnapshot is what the sessions reported, as of one instant.
+type factsSnapshot struct {
+	phase    hubsession.Phase
+	phaseMsg string
+	// phaseSince is when phase began (a new message in the same phase is no new phase).
+	phaseSince time.Time
+	acceptance HubAcceptance
+	available  metav1.ConditionStatus
+	// addOns is, per hub, the add-on registration state its last session reported (status.hubs[].addOns).
+	addOns map[string][]failoverv1alpha1.AddOnRegistrationStatus
+	// contested and contestedAt are the last report of the hub kubeconfig Secret taken over by another writer
+	// (kept across sessions).
+	contested   string
+	contestedAt time.Time
+}
+
+// begin starts a new generation (a session is about to be built) and returns it.
+func (f *sessionFacts) begin() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.generation++
+	return f.generation
+}
+
+// reset forgets the phase and ManagedCluster of the previous session (a new one was built at now).
+func (f *sessionFacts) reset(now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cur.acceptance, f.cur.available, f.cur.phase, f.cur.phaseMsg, f.cur.phaseSince = HubAcceptance{}, "", "", "", now
+}
+
+// setPhase records the phase of session gen, reported at now; false when gen is not the current session.
+func (f *sessionFacts) setPhase(gen int, p hubsession.Phase, msg string, now time.Time) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.generation != gen {
+		return false // a late call of a session that was already replaced
+	}
+	if f.cur.phase != p {
+		f.cur.phaseSince = now
+	}
+	f.cur.phase, f.cur.phaseMsg = p, msg
+	return true
+}
+
+// setManagedCluster records acceptance and availability from session gen's ManagedCluster (nil: not on the hub).
+func (f *sessionFacts) setManagedCluster(gen int, mc *clusterv1.ManagedCluster) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.generation != gen {
+		return false
+	}
+	f.cur.acceptance, f.cur.available = HubAcceptance{}, ""
+	if mc == nil {
+		return true
+	}
+	f.cur.acceptance = HubAcceptance{Observed: true, HubAcceptsClient: mc.Spec.HubAcceptsClient}
+	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil {
+		f.cur.acceptance.AcceptedCondition = c.Status
+	}
+	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {
+		f.cur.available = c.Status
+	}
+	return true
+}
+
+// setAddOns records hub's add-on registration states reported by session gen.
+func (f *sessionFacts) setAddOns(gen int, hub string, list []failoverv1alpha1.AddOnRegistrationStatus) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.generation != gen {
+		return false
+	}
+	f.cur.addOns[hub] = list
+	return true
+}
+
+// setContested records a takeover of the hub kubeconfig Secret (from any session) at at.
+func (f *sessionFacts) setContested(msg string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cur.contested, f.cur.contestedAt = msg, at
+}
+
+func (f *sessionFacts) snapshot() factsSnapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.cur
+	c.addOns = maps.Clone(f.cur.addOns)
+	return c
+}
+
+// view gathers the View of one decision; facts is the session's snapshot (zero while no session runs).
+func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) View {
+	return View{
+		Spec: spec, ClusterName: r.o.ClusterName, Hubs: r.hubViews(now),
+		Active: r.active, HasSession: r.run.session != nil, Memory: r.mem,
+		Phase: facts.phase, PhaseMessage: facts.phaseMsg, Acceptance: facts.acceptance, Available: facts.available,
+		RejectedSince: r.rejection.Since(), UnusableSince: r.credentials.Since(),
+		Connectivity: r.tracker.Snapshot(), TransportHint: r.explainTransportError(now),
+	}
+}
+
+// observe feeds the since-when trackers of the active hub's rejection and missing credentials.
+func (r *Orchestrator) observe(facts factsSnapshot, now time.Time) {
+	r.rejection.Observe(facts.acceptance.Rejected(), now)
+	r.credentials.Observe(facts.phase == hubsession.PhaseNoCredentials, now)
+}
+
+// explainTransportError returns " (<reason>: <sentence>)", the sentence naming the kubeconfig field at fault,
+// when the active hub's last transport error is a TLS or proxy problem (e.g. FC-03: the hub serves a
+// certificate from a CA the bootstrap kubeconfig does not trust), and "" otherwise.
+func (r *Orchestrator) explainTransportError(now time.Time) string {
+	h, ok := r.hubs[r.active]
+	if !ok {
+		return ""
+	}
+	p := clientcert.ClassifyConnectionError(r.tracker.LastTransportError(), h.bootstrap, now)
+	switch p.Reason {
+	case clientcert.ReasonHubCANotTrusted, clientcert.ReasonHubServingCertificateInvalid, clientcert.ReasonHubProxyFailed:
+		return fmt.Sprintf(" (%s: %s)", p.Reason, p.Message)
+	}
+	return ""
+}

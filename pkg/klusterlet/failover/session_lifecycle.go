@@ -1,0 +1,150 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
+)
+
+// The session lifecycle: building a hub session (with a sessionObserver that reports to sessionFacts),
+// starting, restarting and stopping it, and switching to another hub. Decision goroutine only.
+
+// sessionHandle is the running session of the active hub; all nil when none runs.
+type sessionHandle struct {
+	session *hubsession.Session
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// startSession starts a session on hub name and makes it the active hub; from is the hub left for it, "" when
+// this is no switch. It returns false, leaving the active hub unchanged and Degraded set to the reason, when the
+// session cannot be built.
+func (r *Orchestrator) startSession(ctx context.Context, name, from string, now time.Time) bool {
+	h := r.hubs[name]
+	gen := r.facts.begin()
+	if h == nil || h.bootstrap == nil {
+		r.mem.Degraded = fmt.Sprintf("hub %s has no usable bootstrap kubeconfig", name)
+		return false
+	}
+	session, err := hubsession.New(r.o.Config, hubsession.Params{
+		Hub:           hubsession.Hub{Name: name, Bootstrap: h.bootstrap},
+		Observer:      &sessionObserver{r: r, gen: gen, hub: name},
+		WrapTransport: r.tracker.WrapTransport,
+	})
+	if err != nil {
+		r.mem.Degraded = err.Error()
+		return false
+	}
+	r.facts.reset(now)
+	r.tracker.Reset(now)
+	r.rejection.Reset()
+	r.credentials.Reset()
+	r.mem.LastAcceptance = HubAcceptance{}
+	r.mem.ForcedBootstrap = false
+	// Failback asks for a primary healthy for healthyFor since it was left, not since some earlier time.
+	for _, n := range []string{from, name} {
+		if e, ok := r.hubs[n]; ok && n != "" {
+			e.healthySince.Reset()
+		}
+	}
+	r.active = name
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	r.run = sessionHandle{session: session, cancel: cancel, done: done}
+	go func() {
+		defer close(done)
+		if err := session.Run(sctx); err != nil {
+			klog.FromContext(ctx).Error(err, "Hub session ended", "hub", name)
+		}
+	}()
+	r.o.Metrics.SetActiveHub(name)
+	klog.FromContext(ctx).Info("Hub session started", "hub", name, "server", h.bootstrap.Hub.Server)
+	return true
+}
+
+// switchTo leaves the active hub for sw.To: a bootstrap cut short by leaving the hub did not fail there (a
+// later switch back starts at once), the old session is stopped and the new one started. It returns false, with
+// no active hub, when the new session cannot be built.
+func (r *Orchestrator) switchTo(ctx context.Context, sw *Switch, now time.Time) bool {
+	klog.FromContext(ctx).Info("Switching hub", "from", sw.From, "to", sw.To, "reason", sw.Reason, "message", sw.Message)
+	if r.run.session != nil {
+		r.run.session.AbandonBootstrap()
+	}
+	r.stopSession()
+	if !r.startSession(ctx, sw.To, sw.From, now) {
+		r.active = ""
+		return false
+	}
+	r.lastFailover = &failoverv1alpha1.FailoverRecord{From: sw.From, To: sw.To, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(sw.Reason)),
+		Message: text.Truncate(sw.Message, maxStatusMessage), StartTime: apiTime(sw.Start)}
+	r.o.NoViableHubBackoff.Reset()
+	return true
+}
+
+// restartActive restarts the session on the active hub with its new bootstrap kubeconfig.
+func (r *Orchestrator) restartActive(ctx context.Context, now time.Time) {
+	name := r.active
+	r.stopSession()
+	h := r.hubs[name]
+	if h == nil || h.bootstrap == nil {
+		r.active = ""
+		return
+	}
+	if r.state == StateActive {
+		r.state = StateJoining
+	}
+	r.startSession(ctx, name, "", now)
+}
+
+// stopSession cancels the active session and waits for it to return, at most SessionStopTimeout: what may
+// still run after that is the teardown of its hub informers (see OrchestratorOptions.SessionStopTimeout).
+func (r *Orchestrator) stopSession() {
+	if r.run.cancel == nil {
+		return
+	}
+	r.run.cancel()
+	timer := r.o.Clock.NewTimer(r.o.SessionStopTimeout)
+	defer timer.Stop()
+	select {
+	case <-r.run.done:
+	case <-timer.C():
+		klog.Background().Info("Hub session still shutting down its informers; not waiting for it",
+			"hub", r.run.session.Hub().Name, "timeout", r.o.SessionStopTimeout)
+	}
+	r.run = sessionHandle{}
+}
+
+// finishSwitch records the completed move sw: status.lastFailover and failoverCount, the failovers metric and
+// the FailoverSucceeded event.
+func (r *Orchestrator) finishSwitch(sw *Switch, now time.Time) {
+	end := apiTime(now)
+	r.unrecordedFailovers++
+	r.lastFailover = &failoverv1alpha1.FailoverRecord{
+		From: sw.From, To: sw.To, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(sw.Reason)), Message: text.Truncate(sw.Message, maxStatusMessage),
+		StartTime: apiTime(sw.Start), EndTime: &end, DurationMilliseconds: now.Sub(sw.Start).Milliseconds(),
+	}
+	r.o.Metrics.RecordFailover(sw.From, sw.To, sw.Reason, now)
+	r.o.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
+		r.o.ClusterName, sw.From, sw.To, now.Sub(sw.Start).Seconds(), sw.Reason)
+}
+
+// reasonForRecord maps a Trigger (or "Failback") to the API's FailoverReason.
+func reasonForRecord(trigger string) string {
+	switch Trigger(trigger) {
+	case TriggerHubLost:
+		return string(failoverv1alpha1.FailoverReasonHubConnectionLost)
+	case TriggerHubRejected:
+		return string(failoverv1alpha1.FailoverReasonHubRejected)
+	case TriggerNoCredentials:
+		return string(failoverv1alpha1.FailoverReasonCredentialsInvalid)
+	case TriggerPlannedSwitch:
+		return string(failoverv1alpha1.FailoverReasonPlannedSwitch)
+	}
+	return trigger
+}

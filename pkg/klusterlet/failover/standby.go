@@ -1,0 +1,117 @@
+package failover
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
+)
+
+// The standby prober: every hub but the active one is probed once per spec.probeInterval (ProbeRESTConfig, each
+// probe in a goroutine of its own); the decision goroutine starts probes and applies their outcomes.
+
+// probeOutcome is a finished standby probe, handed from the probe goroutine to the decision goroutine.
+type probeOutcome struct {
+	name      string
+	bootstrap *clientcert.BootstrapKubeconfig
+	result    ProbeResult
+	at        time.Time
+}
+
+// probeInbox holds the finished probes not yet applied: probe goroutines append, the decision goroutine takes
+// them; mu guards list.
+type probeInbox struct {
+	mu   sync.Mutex
+	list []probeOutcome
+}
+
+// startProbes starts the standby probe of every hub but the active one that is due, each in its own goroutine
+// (a hub without a usable bootstrap kubeconfig is recorded InvalidKubeconfig without a request), and returns the
+// time until the next one is due.
+func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) time.Duration {
+	interval := spec.ProbeInterval.Duration
+	wait := interval
+	for _, name := range r.order {
+		h := r.hubs[name]
+		if name == r.active {
+			continue
+		}
+		due := h.probeTime.Add(interval)
+		if h.bootstrap == nil {
+			// Nothing to probe; the result is re-stated once per interval, not on every round (a status write
+			// per round would enqueue another round).
+			if !h.probed || !now.Before(due) {
+				r.recordProbe(h, ProbeResult{Result: ProbeInvalidKubeconfig, Message: text.Error(h.loadErr)}, now)
+				due = now.Add(interval)
+			}
+			wait = minPositive(wait, due.Sub(now))
+			continue
+		}
+		if h.probed && now.Before(due) {
+			wait = minPositive(wait, due.Sub(now))
+			continue
+		}
+		if h.probeInFlight {
+			continue
+		}
+		h.probeInFlight = true
+		go r.runProbe(ctx, h.name, h.bootstrap)
+	}
+	return wait
+}
+
+// runProbe probes one hub in its own goroutine and hands the outcome to the decision goroutine.
+func (r *Orchestrator) runProbe(ctx context.Context, name string, b *clientcert.BootstrapKubeconfig) {
+	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout)
+	res.Message = b.Source + ": " + res.Message
+	r.probes.mu.Lock()
+	r.probes.list = append(r.probes.list, probeOutcome{name: name, bootstrap: b, result: res, at: r.o.Clock.Now()})
+	r.probes.mu.Unlock()
+	r.kick()
+}
+
+// applyProbes records the probe outcomes that arrived since the last round.
+func (r *Orchestrator) applyProbes() {
+	r.probes.mu.Lock()
+	outcomes := r.probes.list
+	r.probes.list = nil
+	r.probes.mu.Unlock()
+	for _, p := range outcomes {
+		h, ok := r.hubs[p.name]
+		if !ok {
+			continue // the hub went away while it was probed
+		}
+		h.probeInFlight = false
+		if p.name == r.active {
+			continue // became the active hub while it was probed: its session, not a probe, says how it is doing
+		}
+		if h.bootstrap != p.bootstrap {
+			continue // the hub's bootstrap kubeconfig changed while it was probed: the next round probes it anew
+		}
+		r.recordProbe(h, p.result, p.at)
+	}
+}
+
+// recordProbe stores a probe result and emits an event on a change of result.
+func (r *Orchestrator) recordProbe(h *hubEntry, res ProbeResult, now time.Time) {
+	changed := !h.probed || h.probe.Result != res.Result
+	h.probed = true
+	h.probeTime = now
+	if changed {
+		h.probeChange = now
+		if res.Result == ProbeReady {
+			r.o.Recorder.Eventf(ReasonStandbyProbeSucceeded, "standby hub %s is ready: bootstrap kubeconfig works and may create CSRs and ManagedClusters", h.name)
+		} else {
+			r.o.Recorder.Warningf(ReasonStandbyProbeFailed, "standby hub %s: %s: %s", h.name, res.Result, res.Message)
+		}
+	}
+	if res.Result == ProbeReady {
+		h.probeSuccess = now
+	}
+	h.healthySince.Observe(res.Result == ProbeReady, now)
+	h.probe = res
+	r.o.Metrics.SetStandbyProbeResult(h.name, res.Result)
+}

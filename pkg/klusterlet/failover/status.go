@@ -1,0 +1,297 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
+)
+
+// StatusView is every fact the FailoverConfig status is built from (BuildStatus).
+type StatusView struct {
+	// Now is the time of the round; Generation is the FailoverConfig's metadata.generation.
+	Now        time.Time
+	Generation int64
+	// ClusterName is the managed cluster's name, for messages.
+	ClusterName string
+	// FailedHubSkipPeriod is spec.failedHubSkipPeriod (with its default).
+	FailedHubSkipPeriod time.Duration
+	// Hubs are the configured hubs in order.
+	Hubs []HubStatusView
+	// Active is the active hub, "" when none; ActiveServer is its bootstrap kubeconfig's server URL.
+	Active, ActiveServer string
+	// Verdict is the hub monitor's latest verdict about the active hub.
+	Verdict Verdict
+	// Phase, PhaseMessage and Available are the active session's facts (see View).
+	Phase        hubsession.Phase
+	PhaseMessage string
+	Available    metav1.ConditionStatus
+	// State, Switch and Degraded are the orchestrator's state and memory after the round.
+	State    State
+	Switch   *Switch
+	Degraded string
+	// UnrecordedFailovers is the number of completed moves not yet in status.failoverCount; LastFailover is the
+	// latest move (EndTime nil while in progress), nil if none in this process.
+	UnrecordedFailovers int32
+	LastFailover        *failoverv1alpha1.FailoverRecord
+	// Contested and ContestedAt are the last takeover of the hub kubeconfig Secret (zero time: none).
+	Contested   string
+	ContestedAt time.Time
+}
+
+// HubStatusView is one hub as the status shows it.
+type HubStatusView struct {
+	Name string
+	// Server is the server URL of the hub's bootstrap kubeconfig, "" without one; Usable says it parsed.
+	Server string
+	Usable bool
+	// LoadError is why the bootstrap kubeconfig could not be read or parsed, "" when it could.
+	LoadError string
+	// Probed, Probe and the times are the latest standby probe, when the result last changed, and the last Ready.
+	Probed                               bool
+	Probe                                ProbeResult
+	ProbeTime, ProbeChange, ProbeSuccess time.Time
+	// FailedAt is when leaving or bootstrapping on the hub last failed; zero if never.
+	FailedAt time.Time
+	// AddOns is the add-on registration state its last session reported.
+	AddOns []failoverv1alpha1.AddOnRegistrationStatus
+}
+
+// BuildStatus returns current (the FailoverConfig's status as read) updated with v: the hubs, the active hub,
+// the failover count and record, and the Available, Progressing, Degraded and HubKubeconfigContested conditions.
+// It is a pure function; current is not modified.
+func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *failoverv1alpha1.FailoverConfigStatus {
+	gen := v.Generation
+	hubs := make([]failoverv1alpha1.HubStatus, 0, len(v.Hubs))
+	var invalid []string
+	for _, h := range v.Hubs {
+		hs := failoverv1alpha1.HubStatus{Name: h.Name, Server: h.Server}
+		switch {
+		case h.Name == v.Active:
+			// The active hub is not probed; the hub monitor's verdict says how it is doing.
+			hs.ProbeResult = activeHubResult(v.Verdict.Reason)
+			hs.Message = "active hub: " + v.PhaseMessage
+			if hs.ProbeResult != failoverv1alpha1.HubProbeReady {
+				hs.Message = "active hub: " + v.Verdict.Message
+			}
+		case h.Probed:
+			hs.ProbeResult = probeToAPI(h.Probe.Result)
+			hs.Message = h.Probe.Message
+			hs.LastProbeTime = timePtr(h.ProbeTime)
+			hs.LastTransitionTime = timePtr(h.ProbeChange)
+			hs.LastSuccessTime = timePtr(h.ProbeSuccess)
+		default:
+			hs.ProbeResult = failoverv1alpha1.HubProbeUnknown
+		}
+		if !h.FailedAt.IsZero() && v.Now.Before(h.FailedAt.Add(v.FailedHubSkipPeriod)) {
+			hs.SkippedUntil = timePtr(h.FailedAt.Add(v.FailedHubSkipPeriod))
+		}
+		hs.Message = text.Truncate(hs.Message, maxStatusMessage)
+		hs.AddOns = addOnStatusFor(h.AddOns)
+		hubs = append(hubs, hs)
+		if !h.Usable || h.LoadError != "" {
+			invalid = append(invalid, fmt.Sprintf("hub %s: %s", h.Name, h.LoadError))
+		}
+	}
+
+	status := current.DeepCopy()
+	status.ObservedGeneration = gen
+	status.ActiveHub = v.Active
+	status.ActiveHubServer = v.ActiveServer
+	status.Hubs = hubs
+	status.FailoverCount += v.UnrecordedFailovers
+	if v.LastFailover != nil {
+		status.LastFailover = v.LastFailover.DeepCopy()
+	}
+	set := func(c metav1.Condition) {
+		c.ObservedGeneration = gen
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+	if v.Phase == hubsession.PhaseRegistered && v.Available == metav1.ConditionTrue {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue,
+			Reason: ConditionReasonHubAvailable, Message: fmt.Sprintf("cluster %s is Available on hub %s", v.ClusterName, v.Active)})
+	} else {
+		reason := ConditionReasonHubNotAvailable
+		if v.Phase != "" {
+			reason = string(v.Phase)
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionFalse,
+			Reason: reason, Message: fmt.Sprintf("hub %s: %s", v.Active, orDefault(v.PhaseMessage, "waiting for the cluster to become Available"))})
+	}
+	if sw := v.Switch; sw != nil {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue,
+			Reason: ConditionReasonSwitching, Message: fmt.Sprintf("moving from hub %s to hub %s: %s", sw.From, sw.To, sw.Message)})
+	} else {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse,
+			Reason: ConditionReasonStable, Message: fmt.Sprintf("on hub %s", v.Active)})
+	}
+	switch {
+	case v.Degraded != "":
+		reason := ConditionReasonDegraded
+		if v.State == StateNoViableHub {
+			reason = ReasonNoViableHub
+		} else if v.Phase == hubsession.PhaseNoCredentials {
+			reason = ReasonNoValidCredentials
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: v.Degraded})
+	case len(invalid) > 0:
+		// A hub that could not be failed over to needs attention before a disaster, not after.
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
+			Reason: ReasonBootstrapKubeconfigInvalid, Message: text.Truncate(strings.Join(invalid, "; "), maxConditionMessage)})
+	default:
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ConditionReasonAsExpected})
+	}
+	if c, ok := ContestedCondition(v.Contested, v.ContestedAt, v.Now, gen,
+		meta.FindStatusCondition(status.Conditions, failoverv1alpha1.ConditionHubKubeconfigContested)); ok {
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+	return status
+}
+
+// statusView gathers the StatusView of this round.
+func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) StatusView {
+	v := StatusView{
+		Now: now, Generation: fc.Generation, ClusterName: r.o.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
+		Active: r.active, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
+		State: r.state, Switch: r.mem.Switch, Degraded: r.mem.Degraded,
+		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,
+		Contested: facts.contested, ContestedAt: facts.contestedAt,
+	}
+	for _, name := range r.order {
+		h := r.hubs[name]
+		hv := HubStatusView{Name: name, Usable: h.bootstrap != nil, LoadError: text.Error(h.loadErr), Probed: h.probed, Probe: h.probe,
+			ProbeTime: h.probeTime, ProbeChange: h.probeChange, ProbeSuccess: h.probeSuccess, FailedAt: h.failedAt, AddOns: facts.addOns[name]}
+		if h.bootstrap != nil {
+			hv.Server = h.bootstrap.Hub.Server
+		}
+		v.Hubs = append(v.Hubs, hv)
+	}
+	if h, ok := r.hubs[r.active]; ok && h.bootstrap != nil {
+		v.ActiveServer = h.bootstrap.Hub.Server
+	}
+	return v
+}
+
+// writeStatus updates the FailoverConfig status when it changed; a failed write is retried a second later.
+func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) {
+	if fc == nil {
+		return
+	}
+	status := BuildStatus(&fc.Status, r.statusView(fc, spec, facts, now))
+	if equality.Semantic.DeepEqual(status, &fc.Status) {
+		return
+	}
+	updated := fc.DeepCopy()
+	updated.Status = *status
+	if _, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "klusterlet-failover"}); err != nil {
+		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).Error(err, "Updating FailoverConfig status", "failoverConfig", klog.KObj(fc))
+		}
+		r.kickAfter(time.Second)
+		return
+	}
+	// The count is in the object now; a stale cached object cannot write the old count back, since its
+	// resourceVersion conflicts.
+	r.unrecordedFailovers = 0
+}
+
+// ContestedCondition returns the FailoverConfig condition HubKubeconfigContested for the last takeover of the hub
+// kubeconfig Secret this process saw (message from the session, at its time): True with the message for an hour
+// (clientcert.DefaultContestQuietPeriod) after it, then False. Without a takeover in this process (at is zero),
+// existing (the condition in the status, nil if absent) is kept, except that a True one older than the hour
+// (written before a restart) becomes False; ok is false when there is nothing to set.
+func ContestedCondition(message string, at, now time.Time, generation int64, existing *metav1.Condition) (c metav1.Condition, ok bool) {
+	if at.IsZero() {
+		if existing == nil || existing.Status != metav1.ConditionTrue || now.Before(existing.LastTransitionTime.Add(clientcert.DefaultContestQuietPeriod)) {
+			return metav1.Condition{}, false
+		}
+		at = existing.LastTransitionTime.Time
+	}
+	c = metav1.Condition{Type: failoverv1alpha1.ConditionHubKubeconfigContested, Status: metav1.ConditionTrue,
+		Reason: hubsession.ReasonHubKubeconfigContested, Message: text.Truncate(message, maxConditionMessage), ObservedGeneration: generation}
+	if !now.Before(at.Add(clientcert.DefaultContestQuietPeriod)) {
+		c.Status, c.Reason = metav1.ConditionFalse, ConditionReasonAsExpected
+		c.Message = fmt.Sprintf("not contested since %s", at.UTC().Format(time.RFC3339))
+	}
+	return c, true
+}
+
+// maxAddOnStatuses is the CRD's cap on status.hubs[].addOns.
+const maxAddOnStatuses = 64
+
+// addOnStatusFor copies a hub's add-on registration states for the status, within the CRD's limits (64 entries,
+// messages of maxStatusMessage).
+func addOnStatusFor(list []failoverv1alpha1.AddOnRegistrationStatus) []failoverv1alpha1.AddOnRegistrationStatus {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]failoverv1alpha1.AddOnRegistrationStatus, 0, min(len(list), maxAddOnStatuses))
+	for _, a := range list[:min(len(list), maxAddOnStatuses)] {
+		c := *a.DeepCopy()
+		c.Message = text.Truncate(c.Message, maxStatusMessage)
+		out = append(out, c)
+	}
+	return out
+}
+
+// activeHubResult maps the hub monitor's latest verdict reason about the active hub to a HubProbeResult.
+func activeHubResult(verdictReason string) failoverv1alpha1.HubProbeResult {
+	switch verdictReason {
+	case ReasonHubUnreachable, ReasonHubLost, ReasonFailoverFailed:
+		return failoverv1alpha1.HubProbeUnreachable
+	case ReasonHubRejectionPending, ReasonHubRejected:
+		return failoverv1alpha1.HubProbeRejected
+	case ReasonCredentialsUnusablePending, ReasonNoValidCredentials:
+		return failoverv1alpha1.HubProbeUnauthorized
+	}
+	return failoverv1alpha1.HubProbeReady
+}
+
+// Lengths messages are cut to: the CRD's maxLength of status.hubs[].message and status.lastFailover.message,
+// and a condition message (metav1.Condition allows 32768). A longer value would make the API server reject the
+// whole status update.
+const (
+	maxStatusMessage    = 1024
+	maxConditionMessage = 4096
+)
+
+func probeToAPI(p ProbeResultType) failoverv1alpha1.HubProbeResult {
+	switch p {
+	case ProbeReady:
+		return failoverv1alpha1.HubProbeReady
+	case ProbeUnreachable:
+		return failoverv1alpha1.HubProbeUnreachable
+	case ProbeUnauthorized:
+		return failoverv1alpha1.HubProbeUnauthorized
+	case ProbeForbidden:
+		return failoverv1alpha1.HubProbeForbidden
+	case ProbeInvalidKubeconfig:
+		return failoverv1alpha1.HubProbeInvalidKubeconfig
+	}
+	return failoverv1alpha1.HubProbeUnknown
+}
+
+func timePtr(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := apiTime(t)
+	return &mt
+}
+
+// apiTime returns t at the whole-second precision a metav1.Time keeps on the wire, so that a status built
+// in memory compares equal to the same status read back, and unchanged status is not written again.
+func apiTime(t time.Time) metav1.Time {
+	return metav1.NewTime(t).Rfc3339Copy()
+}

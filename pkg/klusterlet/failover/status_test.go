@@ -1,0 +1,100 @@
+package failover
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// TestBuildStatus: the status content for the orchestrator's states: hubs, active hub, count and conditions.
+func TestBuildStatus(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	hubs := []HubStatusView{
+		{Name: "primary", Server: "https://a", Usable: true, FailedAt: now.Add(-time.Minute)},
+		{Name: "hub-b", Server: "https://b", Usable: true, Probed: true, Probe: ProbeResult{Result: ProbeReady, Message: "ok"},
+			ProbeTime: now, ProbeChange: now.Add(-time.Hour), ProbeSuccess: now},
+		{Name: "hub-c", LoadError: "secret ns/c: not found"},
+	}
+	type cond struct {
+		status metav1.ConditionStatus
+		reason string
+	}
+	cases := []struct {
+		name                           string
+		view                           StatusView
+		wantAvailable, wantProgressing cond
+		wantDegraded                   cond
+		wantActiveResult               failoverv1alpha1.HubProbeResult
+		wantCount                      int32
+	}{
+		{
+			name: "Active and healthy; an unusable hub makes Degraded BootstrapKubeconfigInvalid",
+			view: StatusView{Active: "primary", ActiveServer: "https://a", State: StateActive, Phase: hubsession.PhaseRegistered,
+				Available: metav1.ConditionTrue, Verdict: Verdict{Reason: ReasonHubHealthy}, UnrecordedFailovers: 2},
+			wantAvailable: cond{metav1.ConditionTrue, ConditionReasonHubAvailable}, wantProgressing: cond{metav1.ConditionFalse, ConditionReasonStable},
+			wantDegraded: cond{metav1.ConditionTrue, ReasonBootstrapKubeconfigInvalid}, wantActiveResult: failoverv1alpha1.HubProbeReady, wantCount: 3,
+		},
+		{
+			name: "Switching: Progressing True, Available False with the phase",
+			view: StatusView{Active: "primary", State: StateSwitching, Phase: hubsession.PhaseBootstrapping, PhaseMessage: "waiting for the CSR",
+				Switch: &Switch{From: "hub-b", To: "primary", Message: "hub lost"}, Verdict: Verdict{Reason: ReasonHubHealthy}},
+			wantAvailable: cond{metav1.ConditionFalse, string(hubsession.PhaseBootstrapping)}, wantProgressing: cond{metav1.ConditionTrue, ConditionReasonSwitching},
+			wantDegraded: cond{metav1.ConditionTrue, ReasonBootstrapKubeconfigInvalid}, wantActiveResult: failoverv1alpha1.HubProbeReady, wantCount: 1,
+		},
+		{
+			name: "NoViableHub: Degraded NoViableHub, the lost hub Unreachable",
+			view: StatusView{Active: "primary", State: StateNoViableHub, Phase: hubsession.PhaseRegistered, Degraded: "hub lost; no other hub is viable",
+				Verdict: Verdict{Trigger: TriggerHubLost, Reason: ReasonHubLost, Message: "gone"}},
+			wantAvailable: cond{metav1.ConditionFalse, string(hubsession.PhaseRegistered)}, wantProgressing: cond{metav1.ConditionFalse, ConditionReasonStable},
+			wantDegraded: cond{metav1.ConditionTrue, ReasonNoViableHub}, wantActiveResult: failoverv1alpha1.HubProbeUnreachable, wantCount: 1,
+		},
+		{
+			name: "no credentials: Degraded NoValidCredentials",
+			view: StatusView{Active: "primary", State: StateActive, Phase: hubsession.PhaseNoCredentials, Degraded: "no credentials",
+				Verdict: Verdict{Reason: ReasonCredentialsUnusablePending}},
+			wantAvailable: cond{metav1.ConditionFalse, string(hubsession.PhaseNoCredentials)}, wantProgressing: cond{metav1.ConditionFalse, ConditionReasonStable},
+			wantDegraded: cond{metav1.ConditionTrue, ReasonNoValidCredentials}, wantActiveResult: failoverv1alpha1.HubProbeUnauthorized, wantCount: 1,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			current := &failoverv1alpha1.FailoverConfigStatus{FailoverCount: 1}
+			tc.view.Now, tc.view.Generation, tc.view.ClusterName, tc.view.FailedHubSkipPeriod = now, 4, "cluster1", 10*time.Minute
+			tc.view.Hubs = hubs
+			got := BuildStatus(current, tc.view)
+			if current.FailoverCount != 1 || len(current.Conditions) != 0 {
+				t.Errorf("BuildStatus modified its input: %+v", current)
+			}
+			for typ, want := range map[string]cond{failoverv1alpha1.ConditionAvailable: tc.wantAvailable,
+				failoverv1alpha1.ConditionProgressing: tc.wantProgressing, failoverv1alpha1.ConditionDegraded: tc.wantDegraded} {
+				c := meta.FindStatusCondition(got.Conditions, typ)
+				if c == nil || c.Status != want.status || c.Reason != want.reason || c.ObservedGeneration != 4 {
+					t.Errorf("condition %s = %+v, want %s/%s at generation 4", typ, c, want.status, want.reason)
+				}
+			}
+			if got.ActiveHub != "primary" || got.ObservedGeneration != 4 || got.FailoverCount != tc.wantCount {
+				t.Errorf("activeHub %q, observedGeneration %d, failoverCount %d; want primary, 4, %d", got.ActiveHub, got.ObservedGeneration, got.FailoverCount, tc.wantCount)
+			}
+			if len(got.Hubs) != 3 {
+				t.Fatalf("%d hubs, want 3", len(got.Hubs))
+			}
+			if r := got.Hubs[0].ProbeResult; r != tc.wantActiveResult {
+				t.Errorf("active hub's result %s, want %s", r, tc.wantActiveResult)
+			}
+			if s := got.Hubs[0].SkippedUntil; s == nil || !s.Time.Equal(now.Add(9*time.Minute)) {
+				t.Errorf("primary skippedUntil %v, want %s", s, now.Add(9*time.Minute))
+			}
+			if b := got.Hubs[1]; b.ProbeResult != failoverv1alpha1.HubProbeReady || b.LastTransitionTime == nil || !b.LastTransitionTime.Time.Equal(now.Add(-time.Hour)) {
+				t.Errorf("standby hub-b %+v, want Ready since an hour", b)
+			}
+			if c := got.Hubs[2]; c.ProbeResult != failoverv1alpha1.HubProbeUnknown || c.Server != "" {
+				t.Errorf("unusable hub-c %+v, want Unknown without server", c)
+			}
+		})
+	}
+}
