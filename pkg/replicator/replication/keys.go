@@ -1,0 +1,72 @@
+package replication
+
+import (
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+)
+
+// isCluster reports whether name is a managed cluster on any ready hub.
+func (c *Controller) isCluster(name string) bool {
+	c.mu.Lock()
+	_, known := c.sources[name]
+	c.mu.Unlock()
+	if known {
+		return true
+	}
+	for _, h := range c.opts.Hubs {
+		if h.Ready() && h.Get(replv1alpha1.KindManagedCluster, "", name) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// knownClusters returns the names of the ManagedClusters on every ready hub and of the clusters with a source.
+func (c *Controller) knownClusters() []string {
+	names := sets.New[string]()
+	c.mu.Lock()
+	for cluster := range c.sources {
+		names.Insert(cluster)
+	}
+	c.mu.Unlock()
+	for _, h := range c.opts.Hubs {
+		for _, mc := range h.List(replv1alpha1.KindManagedCluster, "") {
+			names.Insert(mc.Name)
+		}
+	}
+	return sets.List(names)
+}
+
+// allKeys returns the keys of every mirrored object on every hub.
+func (c *Controller) allKeys() []Key {
+	keys := sets.New[Key]()
+	for _, h := range c.opts.Hubs {
+		for name := range c.kinds {
+			for _, obj := range h.List(name, "") {
+				keys.Insert(Key{Kind: name, Namespace: obj.Namespace, Name: obj.Name})
+			}
+		}
+	}
+	return keys.UnsortedList()
+}
+
+// clusterKeys returns the keys of cluster's ManagedCluster and of every mirrored object in its namespace, on
+// every hub.
+func (c *Controller) clusterKeys(cluster string) []Key {
+	keys := sets.New[Key]()
+	if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok {
+		keys.Insert(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+	}
+	for _, h := range c.opts.Hubs {
+		for name, k := range c.kinds {
+			if !k.Namespaced {
+				continue
+			}
+			for _, obj := range h.List(name, cluster) {
+				keys.Insert(Key{Kind: name, Namespace: obj.Namespace, Name: obj.Name})
+			}
+		}
+	}
+	return keys.UnsortedList()
+}

@@ -1,0 +1,309 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// catchUpGrace bounds how long a cluster's direction waits for a hub that just became ready to be caught up
+// before it flips to that hub (see syncDirection).
+const catchUpGrace = time.Minute
+
+// syncDirection recomputes the source of cluster. When it changes, or when the cluster starts to be selected,
+// every object of the cluster is enqueued. A flip to a hub that became ready less than catchUpGrace ago and is
+// not caught up yet waits while the previous source is still ready: the returning hub first receives what
+// changed on the previous source (a quick failback must not make its stale originals the source).
+func (c *Controller) syncDirection(cluster string) error {
+	now := c.opts.Clock.Now()
+	views := make([]direction.HubView, 0, len(c.opts.Hubs))
+	c.mu.Lock()
+	prev := c.sources[cluster]
+	renewed := map[string]bool{}
+	for hub, clusters := range c.renewed {
+		renewed[hub] = clusters.Has(cluster)
+	}
+	c.mu.Unlock()
+	allReady, anyHas := true, false
+	for _, h := range c.opts.Hubs {
+		v := hubView(h, cluster, renewed[h.Name()])
+		allReady = allReady && v.Reachable
+		anyHas = anyHas || v.HasCluster
+		views = append(views, v)
+	}
+	if allReady && !anyHas {
+		// The cluster is gone from every hub.
+		c.mu.Lock()
+		delete(c.sources, cluster)
+		delete(c.selected, cluster)
+		for _, clusters := range c.renewed {
+			clusters.Delete(cluster)
+		}
+		c.mu.Unlock()
+		return nil
+	}
+	next := direction.DecideSource(prev, views, now)
+	c.logger.V(4).Info("Direction", "cluster", cluster, "previous", prev.Hub, "source", next.Hub, "rule", next.Reason, "views", views)
+	if next.Hub == "" {
+		return nil
+	}
+	if prev.Hub != "" && next.Hub != prev.Hub && c.byName[prev.Hub].Ready() {
+		if state, _, since := c.byName[next.Hub].State(); state == hubconn.StateReady && !c.caughtUp(next.Hub) && now.Sub(since) < catchUpGrace {
+			c.logger.Info("Cluster moved to a hub that is not caught up yet: keeping the previous source meanwhile",
+				"cluster", cluster, "from", prev.Hub, "to", next.Hub)
+			c.queue.AddAfter(Key{Name: cluster}, time.Second)
+			return nil
+		}
+	}
+	selected := c.selectedOn(c.byName[next.Hub], cluster)
+	c.mu.Lock()
+	c.sources[cluster] = next
+	wasSelected := c.selected[cluster]
+	c.selected[cluster] = selected
+	c.mu.Unlock()
+	if next.Hub == prev.Hub {
+		if selected && !wasSelected && prev.Hub != "" {
+			c.logger.Info("Cluster selected: replicating its state", "cluster", cluster, "source", next.Hub)
+			for _, key := range c.clusterKeys(cluster) {
+				c.queue.Add(key)
+			}
+		}
+		return nil
+	}
+	metrics.SourceChanges.WithLabelValues(next.Hub).Inc()
+	if prev.Hub == "" {
+		c.logger.V(2).Info("Cluster source found", "cluster", cluster, "hub", next.Hub, "rule", next.Reason)
+	} else {
+		c.opts.Recorder.Eventf(ReasonClusterSourceChanged, "managed cluster %s is now on hub %s (was %s): its state is copied from %s to the other hubs",
+			cluster, next.Hub, prev.Hub, next.Hub)
+		c.logger.Info("Cluster source changed", "cluster", cluster, "from", prev.Hub, "to", next.Hub, "rule", next.Reason)
+	}
+	for _, key := range c.clusterKeys(cluster) {
+		c.queue.Add(key)
+	}
+	return nil
+}
+
+// selectedOn reports whether cluster's ManagedCluster on hub h matches the cluster selector.
+func (c *Controller) selectedOn(h *hubconn.Hub, cluster string) bool {
+	if h == nil {
+		return false
+	}
+	mc := h.Get(replv1alpha1.KindManagedCluster, "", cluster)
+	return mc != nil && c.opts.ClusterSelector.Matches(labels.Set(mc.GetLabels()))
+}
+
+// caughtUp reports whether hub has no out-of-step object left since it became ready.
+func (c *Controller) caughtUp(hub string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dirty[hub] == nil
+}
+
+// hubView builds the direction view of cluster on hub h.
+func hubView(h *hubconn.Hub, cluster string, renewed bool) direction.HubView {
+	v := direction.HubView{Hub: h.Name(), Reachable: h.Ready(), LeaseDuration: direction.DefaultLeaseDuration}
+	if !v.Reachable {
+		return v
+	}
+	if mc := h.Get(replv1alpha1.KindManagedCluster, "", cluster); mc != nil {
+		v.HasCluster = true
+		v.IsCopy = mirror.IsCopy(mc)
+		if seconds, found, _ := unstructured.NestedInt64(mc.Object, "spec", "leaseDurationSeconds"); found && seconds > 0 {
+			v.LeaseDuration = time.Duration(seconds) * time.Second
+		}
+		annotations := mc.GetAnnotations()
+		v.RecordedHub = annotations[mirror.AnnotationClusterHub]
+		if t, err := time.Parse(time.RFC3339, annotations[mirror.AnnotationClusterHubSince]); err == nil {
+			v.RecordedSince = t
+		}
+	}
+	if renewTime, created, ok := h.Lease(cluster); ok {
+		v.HasLease = true
+		v.RenewTime = renewTime
+		v.AgentRenewed = renewed || renewTime.Sub(created) > direction.CreationSlack
+	}
+	return v
+}
+
+// syncObject brings every ready target hub's object of key in step with the source hub's.
+func (c *Controller) syncObject(ctx context.Context, key Key) error {
+	k, ok := c.kinds[key.Kind]
+	if !ok {
+		return nil
+	}
+	source, extra, outcome := c.sourceOf(k, key)
+	switch outcome {
+	case sourceWait:
+		// The source is not known or not ready yet: the key is enqueued again when that changes, and stays
+		// out of step on the hubs that wait for it.
+		c.logger.V(4).Info("No source to replicate from yet", "object", key.String())
+		return nil
+	case sourceNone:
+		// Nothing is replicated for this key (its cluster is not selected).
+		c.forget(key)
+		return nil
+	}
+	src := source.Get(k.Name, key.Namespace, key.Name)
+	if src == nil && !source.Serves(k.Name) {
+		// The source stopped being ready between the check and the read: an empty cache is no delete.
+		return nil
+	}
+	if mirror.Excluded(k, src) {
+		c.forget(key)
+		return nil
+	}
+
+	c.mu.Lock()
+	if src != nil {
+		c.objects[k.Name].Insert(key)
+	} else {
+		c.objects[k.Name].Delete(key)
+	}
+	seen, hasSeen := c.firstSeen[key]
+	c.mu.Unlock()
+
+	var errs []error
+	if k.Name == replv1alpha1.KindManagedCluster && src != nil {
+		if cleaned := mirror.SourceCleanup(src); cleaned != nil {
+			err := c.update(ctx, source, k, cleaned)
+			source.ReportError(err)
+			if err != nil {
+				metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+				errs = append(errs, fmt.Errorf("removing the cluster-hub annotations on source hub %s: %w", source.Name(), err))
+			}
+		}
+	}
+	// The source holds originals: neither copies nor conflicts are counted there for this key.
+	c.setCopy(source.Name(), key, false)
+	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
+	compared := []string{source.Name()}
+	for _, target := range c.opts.Hubs {
+		if target == source || !target.Serves(k.Name) {
+			continue
+		}
+		if err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		compared = append(compared, target.Name())
+	}
+	c.clearDirty(key, compared)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s: %w", key, errors.Join(errs...))
+	}
+	c.mu.Lock()
+	if c.firstSeen[key] == seen {
+		delete(c.firstSeen, key)
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// sourceOutcome says whether a key can be replicated now.
+type sourceOutcome int
+
+const (
+	// sourceOK: the source hub is ready and serves the kind.
+	sourceOK sourceOutcome = iota
+	// sourceWait: the source is not known, not ready, or (for hub-wide objects) the first reachable hub is
+	// still listing: replicate later.
+	sourceWait
+	// sourceNone: nothing is replicated for the key (its cluster is not selected).
+	sourceNone
+)
+
+// sourceOf returns the source hub of key and the extra annotations of its copies, or why there is none.
+// Hub-wide objects come from the first hub in spec order that answers; while that hub is still listing after
+// it came back, nothing flows (no other hub becomes the source for that moment).
+func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]string, sourceOutcome) {
+	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
+	if !perCluster {
+		for _, h := range c.opts.Hubs {
+			state, _, _ := h.State()
+			switch {
+			case state == hubconn.StateUnreachable:
+				continue
+			case state == hubconn.StateSyncing:
+				return nil, nil, sourceWait
+			case h.Serves(k.Name):
+				return h, nil, sourceOK
+			}
+		}
+		return nil, nil, sourceWait
+	}
+	c.mu.Lock()
+	src := c.sources[cluster]
+	c.mu.Unlock()
+	if src.Hub == "" {
+		return nil, nil, sourceWait
+	}
+	source := c.byName[src.Hub]
+	if source == nil || !source.Serves(k.Name) {
+		return nil, nil, sourceWait
+	}
+	mc := source.Get(replv1alpha1.KindManagedCluster, "", cluster)
+	if mc == nil {
+		// The cluster is gone from its source: only the ManagedCluster itself (its delete) is mirrored.
+		if k.Name != replv1alpha1.KindManagedCluster {
+			return nil, nil, sourceWait
+		}
+	} else if !c.opts.ClusterSelector.Matches(labels.Set(mc.GetLabels())) {
+		return nil, nil, sourceNone
+	}
+	var extra map[string]string
+	if k.Name == replv1alpha1.KindManagedCluster {
+		extra = map[string]string{
+			mirror.AnnotationClusterHub:      src.Hub,
+			mirror.AnnotationClusterHubSince: src.Since.UTC().Format(time.RFC3339),
+		}
+	}
+	return source, extra, sourceOK
+}
+
+// syncTarget applies mirror.Decide for one target hub.
+func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
+	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) error {
+	tgt := target.Get(k.Name, key.Namespace, key.Name)
+	d := mirror.Decide(k, src, tgt, source.Name(), target.Name(), extra)
+	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
+		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
+	c.recordConflict(k, key, target.Name(), d.Conflict)
+
+	var err error
+	switch d.Action {
+	case mirror.ActionNone:
+		c.setCopy(target.Name(), key, tgt != nil && mirror.IsCopy(tgt) && d.Conflict == mirror.ConflictNone)
+		return nil
+	case mirror.ActionCreate:
+		err = c.create(ctx, target, k, d.Object)
+	case mirror.ActionUpdate:
+		err = c.update(ctx, target, k, d.Object)
+	case mirror.ActionDelete:
+		err = c.delete(ctx, target, k, tgt)
+	}
+	target.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
+		return fmt.Errorf("%s on hub %s: %w", d.Action, target.Name(), err)
+	}
+	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), target.Name(), string(d.Action)).Inc()
+	if hasSeen {
+		metrics.ReplicationLag.WithLabelValues(string(k.Name), target.Name()).Observe(c.opts.Clock.Since(seen).Seconds())
+	}
+	c.setCopy(target.Name(), key, d.Action != mirror.ActionDelete)
+	if d.Adopted {
+		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package replication
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
+	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
+	_, err := client.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) && k.Namespaced {
+		// The namespace is missing on the target (a cluster namespace the hub has not made yet, or a
+		// user namespace): create it, then the copy.
+		ns := &unstructured.Unstructured{Object: map[string]any{}}
+		ns.SetAPIVersion("v1")
+		ns.SetKind("Namespace")
+		ns.SetName(obj.GetNamespace())
+		if _, nsErr := h.Client().Resource(mirror.NamespaceGVR).Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager}); nsErr != nil && !apierrors.IsAlreadyExists(nsErr) {
+			return fmt.Errorf("creating namespace %s: %w", obj.GetNamespace(), nsErr)
+		}
+		_, err = client.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
+	}
+	return err
+}
+
+func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
+	_, err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager})
+	return err
+}
+
+func (c *Controller) delete(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
+	uid := types.UID(obj.GetUID())
+	rv := obj.GetResourceVersion()
+	err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Delete(ctx, obj.GetName(),
+		metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// recordConflict keeps the conflict state of key on hub, with an event and a metric when a conflict appears
+// or changes reason.
+func (c *Controller) recordConflict(k mirror.Kind, key Key, hub string, conflict mirror.Conflict) {
+	c.mu.Lock()
+	prev, had := c.conflicts[hub][key]
+	if conflict == mirror.ConflictNone {
+		delete(c.conflicts[hub], key)
+	} else {
+		c.conflicts[hub][key] = conflict
+	}
+	c.mu.Unlock()
+	if conflict == mirror.ConflictNone || (had && prev == conflict) {
+		return
+	}
+	metrics.Conflicts.WithLabelValues(string(k.Name), hub, string(conflict)).Inc()
+	switch conflict {
+	case mirror.ConflictForeignObject:
+		c.opts.Recorder.Warningf(ReasonReplicationConflict, "%s on hub %s was not made by the replicator: left alone, not replicated there", key, hub)
+	case mirror.ConflictCopyModified:
+		c.opts.Recorder.Warningf(ReasonReplicationConflict, "%s on hub %s was changed there since the replicator wrote it: overwritten from the source hub", key, hub)
+	}
+}
+
+func (c *Controller) setCopy(hub string, key Key, isCopy bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if isCopy {
+		c.copies[hub].Insert(key)
+	} else {
+		c.copies[hub].Delete(key)
+	}
+}
+
+func (c *Controller) markCaughtUp(hub string) {
+	c.mu.Lock()
+	already := c.dirty[hub] == nil
+	c.dirty[hub] = nil
+	c.mu.Unlock()
+	if !already {
+		c.opts.Recorder.Eventf(ReasonHubCaughtUp, "hub %s is caught up", hub)
+	}
+}
