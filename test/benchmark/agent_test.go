@@ -60,7 +60,8 @@ type agentConfig struct {
 	hubConnectionTimeoutSeconds int
 	// restart restarts the process after it exits (a stand-in for the kubelet), until stop.
 	restart bool
-	// profile makes our agent serve its profiles on a loopback port (BENCH_PROFILE, profile_test.go).
+	// profile makes our agent serve its profiles on a loopback port and samples either agent's first process's
+	// resident set from its exec (BENCH_PROFILE, profile_test.go).
 	profile bool
 }
 
@@ -73,6 +74,8 @@ type agentProc struct {
 	started time.Time
 	// pprofAddr is the loopback address our agent serves its profiles on (BENCH_PROFILE), or "".
 	pprofAddr string
+	// rss samples the first process's resident set (BENCH_PROFILE, timeline_test.go), or nil.
+	rss *rssSampler
 
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -168,6 +171,7 @@ func (a *agentProc) spawn() error {
 		}
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	execAt := time.Now()
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return fmt.Errorf("starting %s: %w", a.binary, err)
@@ -175,6 +179,9 @@ func (a *agentProc) spawn() error {
 	exited := make(chan struct{})
 	a.mu.Lock()
 	a.cmd, a.exited = cmd, exited
+	if a.cfg.profile && a.rss == nil {
+		a.rss = startRSSSampler(cmd.Process.Pid, execAt, exited)
+	}
 	if a.stopping { // stop ran while this process was being started: it must not outlive stop
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
