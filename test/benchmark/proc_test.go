@@ -24,9 +24,12 @@ type memory struct {
 	RSSKiB int64
 	// PeakKiB is VmHWM, the largest resident set since the process started.
 	PeakKiB int64
+	// AnonKiB and FileKiB are RssAnon and RssFile, the anonymous (Go heap, stacks, runtime) and file-backed
+	// (the binary's pages) parts of RSSKiB; 0 on kernels before 4.5.
+	AnonKiB, FileKiB int64
 }
 
-// readMemory reads VmRSS and VmHWM of pid.
+// readMemory reads VmRSS, VmHWM, RssAnon and RssFile of pid.
 func readMemory(pid int) (memory, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -48,6 +51,10 @@ func readMemory(pid int) (memory, error) {
 			m.RSSKiB = v
 		case "VmHWM:":
 			m.PeakKiB = v
+		case "RssAnon:":
+			m.AnonKiB = v
+		case "RssFile:":
+			m.FileKiB = v
 		}
 	}
 	if m.RSSKiB == 0 || m.PeakKiB == 0 {

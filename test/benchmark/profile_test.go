@@ -24,10 +24,10 @@ import (
 //	                        pages (text, rodata, data), anonymous memory (Go heap, stacks, runtime), the rest
 //	<cluster>.heap.pb.gz    ours: a heap profile (/debug/pprof/heap?gc=1, after a GC), for `go tool pprof`
 //	<cluster>.heap.txt      ours: `go tool pprof -top` of it by in-use bytes, and the runtime's MemStats
-//	<cluster>.rss-timeline.txt  both agents: VmRSS and VmHWM of /proc/<pid>/status sampled every 5 ms from the
-//	                        exec of the first process through the join and the steady wait: a row (ms since exec,
-//	                        KiB) whenever VmRSS moved >= 256 KiB, then the maximum with its time since exec and its
-//	                        wall time (UTC, to match the klog times of the agent's log; timeline_test.go)
+//	<cluster>.rss-timeline.txt  both agents: VmRSS, VmHWM, RssAnon and RssFile of /proc/<pid>/status sampled every
+//	                        5 ms from the exec of the first process through the join and the steady wait: a row (ms
+//	                        since exec, KiB) whenever VmRSS moved >= 256 KiB, then the maximum with its time since
+//	                        exec and its wall time (UTC, to match the klog times of the agent's log; timeline_test.go)
 //
 // Our agent serves the profiles on a loopback port through KF_DEBUG_PPROF_ADDR (pkg/cmd StartDebugServer).
 

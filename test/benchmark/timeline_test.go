@@ -46,20 +46,22 @@ func (tl *rssTimeline) add(s rssSample) {
 }
 
 // render returns the timeline as text: a header naming the process and the wall time of its exec (to match the
-// klog times of its log), one row per kept sample (elapsed ms, VmRSS KiB, VmHWM KiB), the last sample, and the
+// klog times of its log), one row per kept sample (elapsed ms; VmRSS, VmHWM, RssAnon, RssFile in KiB), the last
+// sample, and the
 // maximum. VmHWM at the last sample above the maximum VmRSS means the peak fell between two samples.
 func (tl *rssTimeline) render(title string, exec time.Time) string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "# %s\n# exec at %s; /proc/<pid>/status every %s, a row when VmRSS moved >= %d KiB\n",
 		title, exec.UTC().Format("15:04:05.000000"), timelineInterval, timelineStepKiB)
-	out.WriteString("# elapsed_ms  VmRSS_KiB  VmHWM_KiB\n")
+	out.WriteString("# elapsed_ms  VmRSS_KiB  VmHWM_KiB  RssAnon_KiB  RssFile_KiB\n")
 	for _, r := range tl.rows {
-		fmt.Fprintf(&out, "%10d %10d %10d\n", r.elapsed.Milliseconds(), r.mem.RSSKiB, r.mem.PeakKiB)
+		fmt.Fprintf(&out, "%10d %10d %10d %12d %12d\n", r.elapsed.Milliseconds(), r.mem.RSSKiB, r.mem.PeakKiB, r.mem.AnonKiB, r.mem.FileKiB)
 	}
 	fmt.Fprintf(&out, "last: %d ms VmRSS %d KiB VmHWM %d KiB (%d samples)\n",
 		tl.last.elapsed.Milliseconds(), tl.last.mem.RSSKiB, tl.last.mem.PeakKiB, tl.samples)
-	fmt.Fprintf(&out, "max: VmRSS %d KiB (%.1f MiB) at %d ms (wall %s)\n", tl.max.mem.RSSKiB, mib(tl.max.mem.RSSKiB),
-		tl.max.elapsed.Milliseconds(), exec.Add(tl.max.elapsed).UTC().Format("15:04:05.000"))
+	fmt.Fprintf(&out, "max: VmRSS %d KiB (%.1f MiB; RssAnon %d, RssFile %d) at %d ms (wall %s)\n", tl.max.mem.RSSKiB,
+		mib(tl.max.mem.RSSKiB), tl.max.mem.AnonKiB, tl.max.mem.FileKiB, tl.max.elapsed.Milliseconds(),
+		exec.Add(tl.max.elapsed).UTC().Format("15:04:05.000"))
 	return out.String()
 }
 

@@ -30,7 +30,7 @@ func TestRSSTimelineKeepsStepsAndMax(t *testing.T) {
 		t.Fatalf("max %d KiB at %s, want 1400 KiB at 15ms", tl.max.mem.RSSKiB, tl.max.elapsed)
 	}
 	text := tl.render("test", time.Date(2026, 12, 1, 21, 0, 0, 0, time.UTC))
-	for _, want := range []string{"max: VmRSS 1400 KiB (1.4 MiB) at 15 ms (wall 21:00:00.015)", "last: 25 ms VmRSS 900 KiB VmHWM 1400 KiB (6 samples)", "        10       1300       1300\n"} {
+	for _, want := range []string{"max: VmRSS 1400 KiB (1.4 MiB; RssAnon 0, RssFile 0) at 15 ms (wall 21:00:00.015)", "last: 25 ms VmRSS 900 KiB VmHWM 1400 KiB (6 samples)", "        10       1300       1300            0            0\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("render lacks %q:\n%s", want, text)
 		}
