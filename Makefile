@@ -43,7 +43,7 @@ demo: ## Two hubs, a spoke, the agent, OCM's work agent and the replicator; hub 
 bench: ## Side-by-side benchmarks with OCM's agent; writes docs/benchmarks.md.
 	hack/bench.sh
 
-bench-profile: ## Join and memory scenarios once each, with heap profiles and RSS by mapping (test/benchmark/profile_test.go).
+bench-profile: ## Join and memory scenarios once each, from a cold page cache, with heap profiles, RSS by mapping and RSS timelines (test/benchmark/profile_test.go).
 	BENCH_PROFILE=1 BENCH_SCENARIOS=$${BENCH_SCENARIOS:-join,memory} BENCH_REPS=$${BENCH_REPS:-1} BENCH_OUT_DIR=$${BENCH_OUT_DIR:-$(CURDIR)/_output/bench-profile} hack/bench.sh
 
 bench-replication: ## The hub-side replicator's benchmark alone; writes docs/benchmarks-replication.md.

@@ -146,6 +146,14 @@ func (b *bench) startAgent(t testing.TB, cfg agentConfig) *agentProc {
 				"--hub-connection-timeout-seconds="+strconv.Itoa(cfg.hubConnectionTimeoutSeconds))
 		}
 	}
+	if cfg.profile {
+		// Every start from a cold page cache, the same for both agents (evictPageCache).
+		for _, bin := range []string{b.oursBinary, b.ocmBinary} {
+			if err := evictPageCache(bin); err != nil {
+				t.Logf("agent %s: %v", cfg.cluster, err)
+			}
+		}
+	}
 	a.started = time.Now()
 	if err := a.spawn(); err != nil {
 		t.Fatalf("agent %s: %v", cfg.cluster, err)
