@@ -169,7 +169,9 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		logger.Info("Ignoring --cluster-annotations keys without the required prefix", "prefix", managedcluster.ClusterAnnotationsKeyPrefix, "keys", ignored)
 	}
 	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", primaryFile, "alternateBootstrapKubeconfigs", len(fileHubs))
-	// controllercmd's set-up (serving certificate, delegated authentication) is done: its pages go back too.
+	// controllercmd's set-up (serving certificate, delegated authentication) is done: its pages go back too, and
+	// from here on the code that runs touches its pages again at once (footprint.StartupTrim).
+	footprint.StopStartupTrim()
 	footprint.Release()
 
 	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only. Each hub
