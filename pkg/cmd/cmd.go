@@ -145,7 +145,7 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 				return err
 			}
 		}
-		return nil
+		return useGeneratedServingCert(c.Flags())
 	}
 	return cmd
 }

@@ -44,9 +44,11 @@ func NewReplicatorCommand() *cobra.Command {
 			return err
 		}
 		if !cmdConfig.DisableLeaderElection {
-			return validateLeaderElection(cmdConfig.LeaseDuration.Duration, cmdConfig.RenewDeadline.Duration, cmdConfig.RetryPeriod.Duration)
+			if err := validateLeaderElection(cmdConfig.LeaseDuration.Duration, cmdConfig.RenewDeadline.Duration, cmdConfig.RetryPeriod.Duration); err != nil {
+				return err
+			}
 		}
-		return nil
+		return useGeneratedServingCert(c.Flags())
 	}
 	return cmd
 }

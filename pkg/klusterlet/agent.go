@@ -270,7 +270,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		synced = append(synced, fcInformer.Informer().HasSynced)
 	}
 	// The mirror controller and the orchestrator wait for these too, but re-check only every 100 ms.
-	managedcluster.AwaitSynced(ctx, time.Second, synced...)
+	managedcluster.AwaitSynced(ctx, clk, time.Second, synced...)
 	// The start-up (package init, controllercmd, the first reads) is behind us: give back what it used once.
 	logger.V(2).Info("Released the start-up's memory", "binaryBytes", footprint.Release())
 	go mirror.Run(ctx, 1)

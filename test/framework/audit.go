@@ -1,9 +1,15 @@
 package framework
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 )
 
 // apiserverFlag is one extra --name=value flag for a control plane's kube-apiserver.
@@ -41,3 +47,39 @@ func auditFlags(t testing.TB, component string, policy []byte) ([]apiserverFlag,
 // Event), or "" when HubOptions.AuditPolicy was empty. The file lives until the test ends; events of a stopped and
 // restarted apiserver are appended to it.
 func (h *Hub) AuditLogPath() string { return h.auditLogPath }
+
+// AuditEvents returns, in log order, the final stage (ResponseComplete, or ResponseStarted for a watch still open)
+// of every request of user in the hub's audit log (AuditLogPath). It fails when the hub has no audit log or a line
+// is not an audit.k8s.io/v1 Event.
+func (h *Hub) AuditEvents(user string) ([]auditv1.Event, error) {
+	if h.auditLogPath == "" {
+		return nil, fmt.Errorf("hub %s: no audit log (HubOptions.AuditPolicy is empty)", h.Name)
+	}
+	data, err := os.ReadFile(h.auditLogPath)
+	if err != nil {
+		return nil, fmt.Errorf("hub %s: reading the audit log: %w", h.Name, err)
+	}
+	index := map[types.UID]int{}
+	var out []auditv1.Event
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev auditv1.Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			return nil, fmt.Errorf("hub %s: audit log %s line %d: %w", h.Name, h.auditLogPath, n+1, err)
+		}
+		if ev.User.Username != user {
+			continue
+		}
+		if i, ok := index[ev.AuditID]; ok {
+			if out[i].Stage != auditv1.StageResponseComplete {
+				out[i] = ev
+			}
+			continue
+		}
+		index[ev.AuditID] = len(out)
+		out = append(out, ev)
+	}
+	return out, nil
+}

@@ -62,7 +62,7 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 	var wg sync.WaitGroup
 	csrInformers.Start(ctx.Done())
 	spoke.start(ctx)
-	managedcluster.AwaitSynced(ctx, syncBound, csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
+	managedcluster.AwaitSynced(ctx, s.config.Clock, syncBound, csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
 		spoke.secrets.Informer().HasSynced)
 	run(ctx, &wg, cc, creating)
 	defer func() {

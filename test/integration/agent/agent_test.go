@@ -11,7 +11,8 @@ import (
 
 // suite holds the fixtures shared by the subtests of TestAgent.
 type suite struct {
-	// hub runs kube-controller-manager as signer and OCM's hub registration controller (auto-approval).
+	// hub runs kube-controller-manager as signer and OCM's hub registration controller (auto-approval); its
+	// audit log has the lists of ManagedClusters and CSRs (listAuditPolicy).
 	hub *framework.Hub
 	// ca is hub's client CA, to issue expired or mismatching certificates.
 	ca *util.ClientCA
@@ -53,7 +54,8 @@ func TestAgent(t *testing.T) {
 	t.Run("ocm hub", func(t *testing.T) {
 		t.Parallel()
 		s := &suite{spokeB: spokeB, firstJoin: make(chan struct{})}
-		s.hub = framework.StartHub(t, framework.HubOptions{Name: "ocm", Signer: framework.SignerKCM, HubController: true})
+		s.hub = framework.StartHub(t, framework.HubOptions{Name: "ocm", Signer: framework.SignerKCM, HubController: true,
+			AuditPolicy: []byte(listAuditPolicy)})
 		s.ca = util.HubClientCA(t, s.hub)
 		s.spokeA = framework.StartSpoke(t)
 
@@ -72,5 +74,6 @@ func TestAgent(t *testing.T) {
 		t.Run("FC-16 status churn", s.afterFirstJoin(testStatusChurn))
 		t.Run("FC-13 hosted spoke credentials", s.afterFirstJoin(testHostedSpokeCredentials))
 		t.Run("generated names survive a restart before the first certificate", s.afterFirstJoin(testGeneratedNamesSurviveRestart))
+		t.Run("hub informers wait for the hub's acceptance", s.afterFirstJoin(testInformersWaitForAcceptance))
 	})
 }

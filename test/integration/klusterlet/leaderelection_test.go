@@ -7,6 +7,9 @@ package klusterlet_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -193,8 +196,10 @@ func TestLeaderElection(t *testing.T) {
 	spoke := framework.StartSpoke(t)
 	util.EnsureAgentNamespace(t, spoke)
 
-	first := registrationAgent(t, spoke, "agent-hub-a", hubA.BootstrapKubeconfig())
+	listen := "127.0.0.1:" + strconv.Itoa(framework.FreeLoopbackPort(t))
+	first := registrationAgentWith(t, spoke, "agent-hub-a", hubA.BootstrapKubeconfig(), clusterName, "--listen="+listen)
 	util.WaitForClusterAvailable(t, hubA, clusterName, joinTimeout)
+	checkServesWithGeneratedCert(t, listen)
 	leaderA := holder(t, spoke)
 	if leaderA == "" {
 		t.Fatalf("the agent is Available on hub A without holding Lease %s/%s", util.AgentNamespace, lockName)
@@ -332,5 +337,29 @@ func TestMigrationFromOCMAgent(t *testing.T) {
 	}
 	if done, err := ours.Exited(); done {
 		t.Fatalf("our agent exited (%v):\n%s", err, ours.LogTail(40))
+	}
+}
+
+// checkServesWithGeneratedCert checks that the agent listening on addr answers /healthz over TLS with the
+// ECDSA certificate it generates when the command line gives none (controllercmd's own would be RSA).
+func checkServesWithGeneratedCert(t *testing.T, addr string) {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // a self-signed certificate nothing can verify
+	}}
+	resp, err := client.Get("https://" + addr + "/healthz")
+	if err != nil {
+		t.Fatalf("GET https://%s/healthz: %v", addr, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET https://%s/healthz: HTTP %d, want 200", addr, resp.StatusCode)
+	}
+	if resp.TLS == nil || len(resp.TLS.PeerCertificates) == 0 {
+		t.Fatalf("GET https://%s/healthz: no serving certificate", addr)
+	}
+	if leaf := resp.TLS.PeerCertificates[0]; leaf.PublicKeyAlgorithm != x509.ECDSA || !slices.Contains(leaf.DNSNames, "localhost") {
+		t.Errorf("serving certificate %q: key %s, DNS names %v; want the generated ECDSA certificate for localhost",
+			leaf.Subject.CommonName, leaf.PublicKeyAlgorithm, leaf.DNSNames)
 	}
 }
