@@ -10,7 +10,7 @@
 #
 # make bench-profile: the join and memory scenarios once (BENCH_PROFILE=1; report in _output/bench-profile), with each
 # agent's RSS by mapping and RSS timeline (VmRSS every 5 ms from exec) and our agent's heap profile next to its log,
-# each agent started from a cold page cache of both binaries (test/benchmark/profile_test.go).
+# each agent started from a cold page cache of both binaries, as in make bench (test/benchmark/profile_test.go).
 #
 # make bench-replication (hack/bench.sh replication): only the hub-side replicator's scenario — 1,000 clusters × 10
 # ManifestWorks on hub A, one standby hub B, the replicator binary between them: initial sync time, replication lag

@@ -37,7 +37,7 @@ func (b *bench) joinOnce(t *testing.T, hub *framework.Hub, spoke *framework.Spok
 	latencyID, cpuID, peakID, steadyID string) {
 	t.Helper()
 	a := b.startAgent(t, agentConfig{kind: kind, cluster: name, namespace: name, spoke: spoke,
-		bootstraps: [][]byte{hub.BootstrapKubeconfig()}, profile: profileOn()})
+		bootstraps: [][]byte{hub.BootstrapKubeconfig()}, coldStart: true, profile: profileOn()})
 	defer a.stop()
 	at, err := waitAvailable(b.ctx, hub, a, joinTimeout)
 	if err != nil {
@@ -95,7 +95,9 @@ func (b *bench) runMemory(t *testing.T, hub *framework.Hub, spoke *framework.Spo
 	secrets := b.populate(t, spoke, b.secrets, 0)
 	b.rep.method(scenarioMemory, "RSS is read from /proc/<pid>/status of the agent process: peak = VmHWM, steady = VmRSS, "+
 		"both %s after the cluster became Available (Go's heap is not returned to the OS at once, so steady RSS "+
-		"is an upper bound of the live set). Small spoke: the spoke of scenario 1 (nothing but the agents' namespaces). "+
+		"is an upper bound of the live set). Every agent of these scenarios starts from a cold page cache of both "+
+		"binaries (synced, then fadvise DONTNEED): how a binary got into the page cache decides how much of it each "+
+		"page fault maps, and the harness builds ours just before the run. Small spoke: the spoke of scenario 1 (nothing but the agents' namespaces). "+
 		"Spoke with Nodes: the same spoke after adding, through the API with %d concurrent writers, %s. Large spoke: "+
 		"then adding %s. The difference between the last two shows what unrelated Secrets cost. %d repetitions per "+
 		"agent on each spoke, order swapped every repetition.",

@@ -30,9 +30,10 @@ import (
 //	                        exec and its wall time (UTC, to match the klog times of the agent's log; timeline_test.go)
 //
 // Our agent serves the profiles on a loopback port through KF_DEBUG_PPROF_ADDR (pkg/cmd StartDebugServer).
-// Before each agent start both binaries' page cache is dropped (evictPageCache in timeline_test.go): the
-// binary's file-backed resident pages, most of the peak, depend on how the file got into the page cache, and
-// a rebuilt binary (written by the linker) or one read whole would otherwise not compare with one faulted in.
+// Before each agent start of the join and memory scenarios, in every mode, both binaries' page cache is dropped
+// (evictPageCache in timeline_test.go): the binary's file-backed resident pages, most of the peak, depend on how
+// the file got into the page cache, and a rebuilt binary (written by the linker) or one read whole would
+// otherwise not compare with one faulted in.
 
 // profileOn reports whether BENCH_PROFILE is set.
 func profileOn() bool { return os.Getenv("BENCH_PROFILE") != "" }

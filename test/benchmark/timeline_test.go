@@ -123,10 +123,10 @@ func (s *rssSampler) stopAndWrite(path, title string) error {
 const posixFadvDontNeed = 4
 
 // evictPageCache asks the kernel to drop the page cache of file (fadvise POSIX_FADV_DONTNEED), so that the next
-// exec of it reads it back through its own page faults. BENCH_PROFILE does it before every agent start: how
-// the binary's pages got into the page cache decides how many of them each page fault maps (the kernel maps a
-// large folio of a file as a whole, and sequential reads and writes make larger folios than the faults of an
-// exec do). `klusterlet-failover version`, which runs only package initialisation, peaked at 48 MiB after the
+// exec of it reads it back through its own page faults. The join and memory scenarios do it before every agent
+// start (agentConfig.coldStart): how the binary's pages got into the page cache decides how many of them each
+// page fault maps (the kernel maps a large folio of a file as a whole, and sequential reads and writes make
+// larger folios than the faults of an exec do). `klusterlet-failover version`, which runs only package initialisation, peaked at 48 MiB after the
 // eviction and at 71 MiB after `cat` of the file on the same kernel (6.18, ext4). Pages that a running process
 // maps stay, and so do dirty ones: the file is synced first (a binary the linker just wrote is dirty).
 func evictPageCache(file string) error {

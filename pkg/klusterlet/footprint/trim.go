@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // StartupTrim bounds the binary's resident pages while the process starts. Package initialisation and the
@@ -31,7 +33,7 @@ func StartupTrim(window, interval time.Duration, step int64) {
 	if !ok {
 		return
 	}
-	go startupTrim(base, window, interval, step, nil)
+	go startupTrim(clock.RealClock{}, trimStop, base, window, interval, step, nil)
 }
 
 var (
@@ -44,19 +46,19 @@ var (
 // StartupTrim never ran.
 func StopStartupTrim() { trimStopOnce.Do(func() { close(trimStop) }) }
 
-// startupTrim is StartupTrim's loop from the file-backed resident bytes base; dropped, when not nil, is called
-// with the bytes of every drop.
-func startupTrim(base int64, window, interval time.Duration, step int64, dropped func(int64)) {
+// startupTrim is StartupTrim's loop on clk from the file-backed resident bytes base, until window passed or stop
+// is closed; dropped, when not nil, is called with the bytes of every drop.
+func startupTrim(clk clock.WithTicker, stop <-chan struct{}, base int64, window, interval time.Duration, step int64, dropped func(int64)) {
 	pageSize := int64(os.Getpagesize())
-	deadline := time.Now().Add(window)
+	deadline := clk.Now().Add(window)
 	var ranges []mapping
-	tick := time.NewTicker(interval)
+	tick := clk.NewTicker(interval)
 	defer tick.Stop()
-	for time.Now().Before(deadline) {
+	for clk.Now().Before(deadline) {
 		select {
-		case <-trimStop:
+		case <-stop:
 			return
-		case <-tick.C:
+		case <-tick.C():
 		}
 		now, ok := fileResident(pageSize)
 		if !ok {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // TestParseStatmShared: the third field of a statm line is the resident shared pages; short or non-numeric
@@ -53,32 +55,60 @@ func TestFileResidentReadsThisProcess(t *testing.T) {
 	}
 }
 
+// runTrim runs startupTrim on a fake clock, stepping it by interval until the loop returns, and returns the
+// drops it reported and the fake time that passed.
+func runTrim(t *testing.T, stop <-chan struct{}, window, interval time.Duration) (drops int, bytes int64, took time.Duration) {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	start := clk.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		startupTrim(clk, stop, 0, window, interval, 0, func(n int64) { drops++; bytes += n })
+	}()
+	safety := time.After(30 * time.Second)
+	for {
+		select {
+		case <-done:
+			return drops, bytes, clk.Since(start)
+		case <-safety:
+			t.Fatalf("startupTrim did not return; fake time passed %s of a %s window", clk.Since(start), window)
+		case <-time.After(100 * time.Microsecond):
+			if clk.HasWaiters() {
+				clk.Step(interval)
+			}
+		}
+	}
+}
+
 // TestStartupTrimDropsAndKeepsRunning: with a step of 0 the trimmer drops the test binary's read-only pages at
-// every reading until the window ends; the code and read-only data still work afterwards.
+// its readings until the window has passed on its clock; the code and read-only data still work afterwards.
 func TestStartupTrimDropsAndKeepsRunning(t *testing.T) {
-	var drops int
-	var bytes int64
-	start := time.Now()
-	startupTrim(0, 50*time.Millisecond, time.Millisecond, 0, func(n int64) { drops++; bytes += n })
+	drops, bytes, took := runTrim(t, make(chan struct{}), 50*time.Millisecond, time.Millisecond)
 	if drops == 0 || bytes <= 0 {
 		t.Fatalf("%d drops of %d bytes, want at least one of more than 0", drops, bytes)
 	}
-	if took := time.Since(start); took < 50*time.Millisecond {
-		t.Errorf("returned after %s, before its window of 50ms", took)
+	if took < 50*time.Millisecond {
+		t.Errorf("returned after %s of its clock, before its window of 50ms", took)
 	}
 	if s := strings.Repeat("ab", 3); s != "ababab" {
 		t.Errorf("after the drops: %q", s)
 	}
 }
 
-// TestStopStartupTrimEndsTheLoop: after StopStartupTrim (twice: it is idempotent) the loop returns at its next
-// reading, long before its window. It closes the package's stop channel, so it runs last in this file.
+// TestStopStartupTrimEndsTheLoop: once its stop channel is closed the loop returns at its next select, and
+// StopStartupTrim (which closes the package's channel) may be called more than once.
 func TestStopStartupTrimEndsTheLoop(t *testing.T) {
+	stopped := make(chan struct{})
+	close(stopped)
+	if _, _, took := runTrim(t, stopped, 10*time.Second, time.Millisecond); took >= 10*time.Second {
+		t.Errorf("after stop: returned after %s of its clock, want long before its 10s window", took)
+	}
 	StopStartupTrim()
 	StopStartupTrim()
-	start := time.Now()
-	startupTrim(0, 10*time.Second, time.Millisecond, 0, nil)
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("returned after %s, want at once", took)
+	select {
+	case <-trimStop:
+	default:
+		t.Error("StopStartupTrim did not close the stop channel")
 	}
 }
