@@ -158,7 +158,7 @@ const syncBound = time.Second
 // hubAccessBound bounds the wait for the hub's permission before a registered phase starts its hub informers
 // (managedcluster.AwaitHubAccess): long enough for a loaded hub to accept the cluster and write its RBAC, short
 // enough that a hub that has not accepted it (the informers cannot sync either way) is left to client-go's
-// retries after a few seconds. At most about 25 reviews.
+// retries after a few seconds. At most 26 reviews.
 const hubAccessBound = 10 * time.Second
 
 func run(ctx context.Context, wg *sync.WaitGroup, controllers ...factory.Controller) {

@@ -92,25 +92,27 @@ func AwaitHubAccess(ctx context.Context, clk clock.Clock, bound time.Duration, c
 	return fmt.Errorf("after %s: %w", bound, last)
 }
 
-// pollBounded calls done at once, then again after each delay next returns (on clk, and never past the bound),
-// until done reports true, ctx ends or bound passes; it reports whether done reported true. The last call of done
-// falls at the bound.
+// pollBounded calls done at once, then again after each delay next returns (on clk), until done reports true, ctx
+// ends or the delays add up to bound; it reports whether done reported true. The last delay is cut to end at the
+// bound, where done gets its last call. The bound counts the waits only, not the time done takes, so that a clock
+// whose Now is shifted while it waits (a skewed test clock) cannot stretch or cut it.
 func pollBounded(ctx context.Context, clk clock.Clock, bound time.Duration, next func() time.Duration, done func() bool) bool {
-	end := clk.Now().Add(bound)
+	var waited time.Duration
 	for {
 		if done() {
 			return true
 		}
-		remaining := end.Sub(clk.Now())
-		if remaining <= 0 {
+		if waited >= bound {
 			return false
 		}
-		wait := clk.NewTimer(min(next(), remaining))
+		d := min(next(), bound-waited)
+		wait := clk.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			wait.Stop()
 			return false
 		case <-wait.C():
+			waited += d
 		}
 	}
 }
