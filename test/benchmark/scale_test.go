@@ -4,6 +4,8 @@ package benchmark
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -42,11 +44,13 @@ func (b *bench) runScaleBatches(t *testing.T, include func(n int) bool) {
 		"Available. The CPU figure is the kube-apiserver process's utime+stime over that time, minus the idle rate × "+
 		"the time, divided by N; it includes the apiserver work the hub controller and kube-controller-manager do for "+
 		"the agents. All N agents, the spoke apiserver and the hub share the same 2 cores, so the time is bound by CPU; "+
-		"one run per N and kind (n=1). The two kinds alternate which goes first.%s A batch not all Available within %s "+
+		"one run per N and kind (n=1). The two kinds alternate which goes first.%s An agent process that exits is "+
+		"restarted after %s, as a kubelet would (sooner than one: this favours whichever agent exits); the report "+
+		"says how many did. A batch not all Available within %s "+
 		"(BENCH_SCALE_TIMEOUT) has no figure; the report says how many of its clusters were. The hubs of batches of up to %d "+
 		"agents write an audit log of every request of an agent identity (bootstrap or hub; Metadata level, nothing else), "+
 		"counted per agent by verb and resource from the first start to all Available (tables below).", scaleIdleWindow, scalePollInterval,
-		b.scaleConcurrencyNote(), b.scaleTimeout, scaleAuditMaxN)
+		b.scaleConcurrencyNote(), restartDelay, b.scaleTimeout, scaleAuditMaxN)
 	for i, n := range b.scaleNs {
 		if !include(n) {
 			continue
@@ -109,7 +113,7 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 	agents := make([]*agentProc, n)
 	for i, name := range names {
 		agents[i] = b.startAgent(t, agentConfig{kind: kind, cluster: name, namespace: name, spoke: spoke,
-			bootstraps: [][]byte{hub.BootstrapKubeconfig()}})
+			bootstraps: [][]byte{hub.BootstrapKubeconfig()}, restart: true})
 	}
 	defer stopAll(agents)
 	want := map[string]bool{}
@@ -135,11 +139,6 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 		}
 		if b.ctx.Err() != nil {
 			t.Fatal("interrupted")
-		}
-		for _, a := range agents {
-			if err := a.dead(); err != nil {
-				t.Fatal(err)
-			}
 		}
 		list, err := hub.Cluster.ClusterV1().ManagedClusters().List(b.ctx, metav1.ListOptions{})
 		if err != nil {
@@ -172,6 +171,7 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 	b.rep.note(scaleCPUID(n), "%s: hub kube-apiserver %.2f CPU s in %.1f s, idle rate %.3f CPU s/s subtracted",
 		prefix, cpu1-cpu0, elapsed.Seconds(), idleRate)
 	b.notePerCluster(prefix, n, firstSeen)
+	b.noteRestarts(scaleTimeID(n), prefix, agents)
 	t.Logf("%s: all %d Available after %.1f s; hub apiserver %.2f CPU s (%.3f per agent after idle %.3f/s)",
 		prefix, n, elapsed.Seconds(), cpu1-cpu0, perAgent, idleRate)
 	if path := hub.AuditLogPath(); path != "" {
@@ -224,6 +224,46 @@ func countAgentRequests(file string, from, to time.Time) (map[string]int, error)
 }
 
 // notePerCluster notes the distribution of the per-cluster times from the first start to Available.
+// noteRestarts notes under figure id how many of agents exited during the batch and were restarted (by the stand-in
+// for the kubelet, after restartDelay), with what the first of them logged last.
+func (b *bench) noteRestarts(id, prefix string, agents []*agentProc) {
+	exited := 0
+	var first *agentProc
+	for _, a := range agents {
+		if a.restarts() > 0 {
+			exited++
+			if first == nil {
+				first = a
+			}
+		}
+	}
+	if exited == 0 {
+		b.rep.note(id, "%s: no agent process exited", prefix)
+		return
+	}
+	b.rep.note(id, "%s: %d agent processes exited and were restarted after %s (first: %s%s)", prefix, exited,
+		restartDelay, first.cfg.cluster, lastFatal(first.logPath))
+}
+
+// lastFatal returns the last fatal line (klog's F prefix) of the agent log at path as ", which logged: …", or its
+// last error lines as lastErrors gives them when it has none.
+func lastFatal(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if line := lines[i]; strings.HasPrefix(line, "F") && len(line) > 1 && line[1] >= '0' && line[1] <= '9' {
+			if len(line) > 300 {
+				line = line[:300] + "…"
+			}
+			return ", which logged: " + line
+		}
+	}
+	return lastErrors(path)
+}
+
 func (b *bench) notePerCluster(prefix string, n int, firstSeen map[string]float64) {
 	perCluster := make([]float64, 0, len(firstSeen))
 	slow := 0
