@@ -361,9 +361,9 @@ func newBench(t *testing.T) *bench {
 		"OCM registration agent + hub controller, kube-apiserver, etcd": filepath.Base(binDir) + " (hack/build-test-binaries.sh cache entry)",
 	}
 	b.rep = newReport(outDir, envString("BENCH_COMMAND", "make bench"), settings, versions)
-	b.rep.globalNote("Measured on a shared 2-core machine while other engineers ran integration tests: absolute times and CPU " +
-		"seconds carry a lot of noise; both agents ran in the same run, alternating (the order swaps every repetition), so " +
-		"the ratios matter more than the absolute numbers.")
+	b.rep.globalNote("Measured on a 2-core machine that other work may share (its load average at the start and the end is " +
+		"above): absolute times and CPU seconds carry noise; both agents ran in the same run, alternating (the order " +
+		"swaps every repetition), so the ratios matter more than the absolute numbers.")
 	b.rep.globalNote("Both agents are processes started from their binaries against real kube-apiservers, etcd, "+
 		"kube-controller-manager (CSR signing) and OCM's hub registration controller with auto-approval (test/framework). "+
 		"Times are taken by polling the hub every %s, which is their resolution. Our agent gets its own namespace per "+

@@ -19,7 +19,7 @@ const (
 	timelineMax = 3 * time.Minute
 )
 
-// rssSample is one reading of the timeline: the time since the process's exec and its VmRSS and VmHWM in KiB.
+// rssSample is one reading of the timeline: the time since the process's exec and its memory figures in KiB.
 type rssSample struct {
 	elapsed time.Duration
 	mem     memory
@@ -48,8 +48,8 @@ func (tl *rssTimeline) add(s rssSample) {
 
 // render returns the timeline as text: a header naming the process and the wall time of its exec (to match the
 // klog times of its log), one row per kept sample (elapsed ms; VmRSS, VmHWM, RssAnon, RssFile in KiB), the last
-// sample, and the
-// maximum. VmHWM at the last sample above the maximum VmRSS means the peak fell between two samples.
+// sample, and the maximum. VmHWM at the last sample above the maximum VmRSS means the peak fell between two
+// samples.
 func (tl *rssTimeline) render(title string, exec time.Time) string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "# %s\n# exec at %s; /proc/<pid>/status every %s, a row when VmRSS moved >= %d KiB\n",
