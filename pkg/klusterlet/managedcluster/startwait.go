@@ -60,7 +60,7 @@ func AwaitHubAccess(ctx context.Context, clk clock.Clock, bound time.Duration, c
 			Verb: "list", Group: clusterv1.GroupName, Resource: "managedclusters", Name: clusterName,
 		}},
 	}
-	last := fmt.Errorf("no SelfSubjectAccessReview answered within %s", bound)
+	var last error // what the latest review answered; done runs at least once
 	delay := accessPollFirst
 	next := func() time.Duration {
 		d := delay
