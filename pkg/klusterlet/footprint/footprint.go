@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Release gives back what the start-up left behind, and returns how many bytes of the binary's read-only
@@ -31,12 +30,7 @@ func Release() (binaryBytes int64) {
 	if err != nil {
 		return 0
 	}
-	for _, r := range ranges {
-		if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, r.start, r.end-r.start, syscall.MADV_DONTNEED); errno == 0 {
-			binaryBytes += int64(r.end - r.start)
-		}
-	}
-	return binaryBytes
+	return dropMappings(ranges)
 }
 
 // mapping is an address range [start, end) of the process.
