@@ -216,7 +216,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	backoffStore := clientcert.NewLeaseBootstrapBackoffStore(spoke.AgentKube.CoordinationV1(), o.ComponentNamespace, clientcert.BootstrapBackoffLeaseName)
 	restoreCtx, cancelRestore := context.WithTimeout(ctx, 10*time.Second)
 	if err := bootstrapBackoff.Restore(restoreCtx, backoffStore); err != nil {
-		logger.Info("Could not restore the bootstrap CSR back-off; starting from the hubs' recent CSRs", "err", err)
+		logger.Info("Could not restore the bootstrap CSR back-off; starting without a record (the first bootstrap CSR to each hub is not delayed)", "err", err)
 	}
 	cancelRestore()
 

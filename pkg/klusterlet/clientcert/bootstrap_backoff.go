@@ -4,11 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/pem"
-	"strings"
 	"sync"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -27,11 +25,6 @@ const (
 	// back-off from being reset, and how long a hub's record lasts without a CSR or takeover. It is longer than
 	// the cap, so that two writers taking turns never reset each other's back-off.
 	DefaultContestQuietPeriod = time.Hour
-	// DefaultRestartAllowance is how many bootstrap CSRs for the cluster from the last hour a hub may already hold
-	// before a new process counts the surplus as failures (a process restarted in a loop).
-	DefaultRestartAllowance = 3
-	// restartWindow is how far back Seed looks for bootstrap CSRs on the hub.
-	restartWindow = time.Hour
 	// maxWrittenCertificates bounds the certificates BootstrapBackoff remembers as written by this process.
 	maxWrittenCertificates = 16
 )
@@ -55,16 +48,17 @@ const (
 //  6. A record with no CSR and no takeover for QuietPeriod is forgotten: a hub left alone for an hour (a standby)
 //     is fresh again when the cluster fails over to it.
 //  7. Restarts do not reset it: the records are saved to a BootstrapBackoffStore (Persist) and restored at start
-//     (Restore). Without a stored record, a new process seeds the failures from the hub (Seed): the bootstrap
-//     CSRs for the cluster created in the last hour beyond RestartAllowance.
+//     (Restore). Without a stored record for a hub, the first bootstrap CSR to it is not delayed (rule 1): the
+//     CSRs the hub already holds for the cluster are not evidence against this process (a re-install, an earlier
+//     agent or an operator's retries leave them), and two writers of one Secret share the namespace's store, so
+//     a fight between them always has a record.
 //
 // Rotation CSRs (sent with the hub identity while the stored certificate is valid) are not subject to it.
 type BootstrapBackoff struct {
-	curve            backoff.Backoff
-	quietPeriod      time.Duration
-	provingPeriod    time.Duration
-	restartAllowance int
-	clock            clock.PassiveClock
+	curve         backoff.Backoff
+	quietPeriod   time.Duration
+	provingPeriod time.Duration
+	clock         clock.PassiveClock
 
 	mu      sync.Mutex
 	hubs    map[string]*bootstrapRecord
@@ -82,8 +76,6 @@ type BootstrapBackoffOptions struct {
 	QuietPeriod time.Duration
 	// ProvingPeriod is how long credentials must be in use to reset the back-off (rules 2 and 5); 0 means Curve.Max.
 	ProvingPeriod time.Duration
-	// RestartAllowance is rule 6's allowance; 0 means 3, negative means none.
-	RestartAllowance int
 	// Clock supplies now; default the real clock.
 	Clock clock.PassiveClock
 }
@@ -95,12 +87,11 @@ type bootstrapRecord struct {
 	pending     bool      // the last bootstrap CSR's credentials have not been in use for the proving period
 	inUseSince  time.Time // the first InUse since the last CSR or takeover
 	contestedAt time.Time
-	seeded      bool
 }
 
 // BootstrapRecord is the persisted form of one hub's back-off (see BootstrapBackoffStore); times in RFC 3339.
 type BootstrapRecord struct {
-	// Failures is the count of rules 2, 3 and 7 since the last reset.
+	// Failures is the count of rules 2 and 3 since the last reset.
 	Failures int `json:"failures"`
 	// Last is the time of the last bootstrap CSR or takeover.
 	Last metav1.Time `json:"last"`
@@ -124,7 +115,7 @@ type BootstrapBackoffStore interface {
 
 // BootstrapBackoffState is a snapshot of one hub's back-off, for status and events.
 type BootstrapBackoffState struct {
-	// Failures is the count of rules 2, 3 and 7 since the last reset, plus one while a bootstrap is pending.
+	// Failures is the count of rules 2 and 3 since the last reset, plus one while a bootstrap is pending.
 	Failures int
 	// NotBefore is when the next bootstrap CSR may be created; zero when it may be created now.
 	NotBefore time.Time
@@ -141,14 +132,11 @@ func NewBootstrapBackoff(o BootstrapBackoffOptions) *BootstrapBackoff {
 	if o.ProvingPeriod <= 0 {
 		o.ProvingPeriod = o.Curve.Max
 	}
-	if o.RestartAllowance == 0 {
-		o.RestartAllowance = DefaultRestartAllowance
-	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
-	return &BootstrapBackoff{curve: o.Curve, quietPeriod: o.QuietPeriod, provingPeriod: o.ProvingPeriod, restartAllowance: max(o.RestartAllowance, 0),
-		clock: o.Clock, hubs: map[string]*bootstrapRecord{}, dirty: map[string]bool{}, changed: make(chan struct{}, 1)}
+	return &BootstrapBackoff{curve: o.Curve, quietPeriod: o.QuietPeriod, provingPeriod: o.ProvingPeriod, clock: o.Clock,
+		hubs: map[string]*bootstrapRecord{}, dirty: map[string]bool{}, changed: make(chan struct{}, 1)}
 }
 
 // Restore loads the records of store into b, for the hubs b has no state of yet (call it at start, before
@@ -361,42 +349,6 @@ func (b *BootstrapBackoff) forgetIfQuiet(hub string, r *bootstrapRecord, now tim
 	b.markDirty(hub)
 }
 
-// Seed applies rule 7 once per hub and process: csrs are the hub's CSRs for the cluster; those created in the
-// last hour by another identity than the cluster's agents (bootstrap CSRs; rotation CSRs are sent by
-// system:open-cluster-management:<cluster>:<agent>) beyond the allowance become failures, counted from the
-// newest. It reports whether it changed the state.
-func (b *BootstrapBackoff) Seed(hub, clusterName string, csrs []*certificatesv1.CertificateSigningRequest) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	r := b.record(hub)
-	if r.seeded {
-		return false
-	}
-	r.seeded = true
-	now := b.clock.Now()
-	agentPrefix := SubjectPrefix + clusterName + ":"
-	var n int
-	var newest time.Time
-	for _, csr := range csrs {
-		created := csr.CreationTimestamp.Time
-		if now.Sub(created) > restartWindow || strings.HasPrefix(csr.Spec.Username, agentPrefix) {
-			continue
-		}
-		n++
-		if created.After(newest) {
-			newest = created
-		}
-	}
-	if surplus := n - b.restartAllowance; surplus > r.failures {
-		// The newest of them counts as pending: its credentials have not been seen in use.
-		r.failures, r.pending = surplus-1, true
-		r.last = maxTime(r.last, newest)
-		b.markDirty(hub)
-		return true
-	}
-	return false
-}
-
 // RecordWritten remembers certPEM as a client certificate this process wrote into (or started its main
 // controllers with from) the hub kubeconfig Secret.
 func (b *BootstrapBackoff) RecordWritten(certPEM []byte) {
@@ -449,13 +401,6 @@ func certFingerprint(certPEM []byte) ([sha256.Size]byte, bool) {
 		return [sha256.Size]byte{}, false
 	}
 	return sha256.Sum256(block.Bytes), true
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // CredentialsOwner describes whose credentials a hub kubeconfig Secret holds, for messages: the cluster and agent

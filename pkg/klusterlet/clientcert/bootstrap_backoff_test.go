@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -115,63 +114,6 @@ func TestBootstrapBackoff(t *testing.T) {
 	}
 }
 
-// TestBootstrapBackoffSeed: a new process counts the hub's bootstrap CSRs of the last hour beyond the allowance
-// (3) as failures; rotation CSRs (sent by the cluster's agent identity) and older ones do not count; only the
-// first Seed per hub applies.
-func TestBootstrapBackoffSeed(t *testing.T) {
-	csr := func(age time.Duration, username string) *certificatesv1.CertificateSigningRequest {
-		return &certificatesv1.CertificateSigningRequest{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("csr-%s-%s", age, username), CreationTimestamp: metav1.NewTime(testNow.Add(-age))},
-			Spec:       certificatesv1.CertificateSigningRequestSpec{Username: username},
-		}
-	}
-	const bootstrapUser = "system:serviceaccount:open-cluster-management:bootstrap"
-	agentUser := clientcert.CommonName(testCluster, "abcde")
-	cases := []struct {
-		name         string
-		csrs         []*certificatesv1.CertificateSigningRequest
-		wantFailures int
-		wantWait     time.Duration
-	}{
-		{name: "no CSRs", wantFailures: 0},
-		{name: "within the allowance", csrs: []*certificatesv1.CertificateSigningRequest{
-			csr(time.Minute, bootstrapUser), csr(2*time.Minute, bootstrapUser), csr(3*time.Minute, bootstrapUser)}},
-		{name: "two beyond the allowance, newest a minute ago", csrs: []*certificatesv1.CertificateSigningRequest{
-			csr(time.Minute, bootstrapUser), csr(2*time.Minute, bootstrapUser), csr(3*time.Minute, bootstrapUser),
-			csr(4*time.Minute, bootstrapUser), csr(5*time.Minute, bootstrapUser)},
-			wantFailures: 2, wantWait: 0},
-		{name: "three beyond, newest 10 seconds ago", csrs: []*certificatesv1.CertificateSigningRequest{
-			csr(10*time.Second, bootstrapUser), csr(20*time.Second, bootstrapUser), csr(30*time.Second, bootstrapUser),
-			csr(40*time.Second, bootstrapUser), csr(50*time.Second, bootstrapUser), csr(60*time.Second, bootstrapUser)},
-			wantFailures: 3, wantWait: 2*time.Minute - 10*time.Second},
-		{name: "rotation CSRs and CSRs older than an hour do not count", csrs: []*certificatesv1.CertificateSigningRequest{
-			csr(time.Minute, agentUser), csr(2*time.Minute, agentUser), csr(3*time.Minute, agentUser), csr(4*time.Minute, agentUser),
-			csr(61*time.Minute, bootstrapUser), csr(62*time.Minute, bootstrapUser), csr(63*time.Minute, bootstrapUser),
-			csr(64*time.Minute, bootstrapUser), csr(5*time.Minute, bootstrapUser)}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			clk := clocktesting.NewFakePassiveClock(testNow)
-			b := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
-			changed := b.Seed("hub-a", testCluster, tc.csrs)
-			st := b.State("hub-a")
-			wait := time.Duration(0)
-			if !st.NotBefore.IsZero() {
-				wait = st.NotBefore.Sub(testNow)
-			}
-			if st.Failures != tc.wantFailures || wait != tc.wantWait || changed != (tc.wantFailures > 0) {
-				t.Errorf("after Seed: failures %d, wait %s, changed %t; want %d, %s, %t", st.Failures, wait, changed,
-					tc.wantFailures, tc.wantWait, tc.wantFailures > 0)
-			}
-			many := []*certificatesv1.CertificateSigningRequest{csr(time.Second, bootstrapUser), csr(time.Second, bootstrapUser),
-				csr(time.Second, bootstrapUser), csr(time.Second, bootstrapUser), csr(time.Second, bootstrapUser), csr(time.Second, bootstrapUser)}
-			if b.Seed("hub-a", testCluster, many) {
-				t.Error("a second Seed for the same hub changed the state")
-			}
-		})
-	}
-}
-
 // TestBootstrapBackoffWritten: RecordWritten remembers certificates by content (the last 16), Wrote recognises
 // them and nothing else.
 func TestBootstrapBackoffWritten(t *testing.T) {
@@ -219,7 +161,6 @@ func TestBootstrapBackoffBoundsCSRsPerHour(t *testing.T) {
 				return clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
 			}
 			b := newBackoff()
-			var hubCSRs []*certificatesv1.CertificateSigningRequest
 			perHour := make([]int, 3)
 			lastRestart := testNow
 			for now := testNow; now.Before(testNow.Add(3 * time.Hour)); now = now.Add(time.Second) {
@@ -230,16 +171,12 @@ func TestBootstrapBackoffBoundsCSRsPerHour(t *testing.T) {
 					if err := b.Restore(context.Background(), store); err != nil {
 						t.Fatal(err)
 					}
-					b.Seed("hub-a", testCluster, hubCSRs)
 				}
 				if st := b.State("hub-a"); !st.NotBefore.IsZero() {
 					continue
 				}
 				// A bootstrap: CSR, credentials in use 5 s later, undone 10 s after that.
 				b.CSRCreated("hub-a")
-				hubCSRs = append(hubCSRs, &certificatesv1.CertificateSigningRequest{
-					ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now)},
-					Spec:       certificatesv1.CertificateSigningRequestSpec{Username: "system:serviceaccount:ocm:bootstrap"}})
 				perHour[now.Sub(testNow)/time.Hour]++
 				clk.SetTime(now.Add(5 * time.Second))
 				b.InUse("hub-a")

@@ -105,10 +105,6 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx factory.SyncContext, logger klog.Logger,
 	now time.Time, reason InvalidReason, why string, newCredentials bool) error {
 	if newCredentials && c.opts.BootstrapBackoff != nil {
-		if c.seedBootstrapBackoff() {
-			logger.Info("The hub holds many recent bootstrap CSRs for this cluster; backing off as after as many failures",
-				"hub", c.opts.BackoffHub)
-		}
 		if st := c.opts.BootstrapBackoff.State(c.opts.BackoffHub); !st.NotBefore.IsZero() {
 			msg := fmt.Sprintf("next CSR for %s not before %s: %d bootstrap(s) in a row failed or were undone (%s)",
 				c.opts.BackoffHub, text.Time(st.NotBefore), st.Failures, why)
@@ -165,16 +161,6 @@ func (c *ClientCertForHubController) createCSR(ctx context.Context, syncCtx fact
 	c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, CSRName: created.Name,
 		Message: fmt.Sprintf("waiting for approval of CSR %s on the hub", created.Name)})
 	return nil
-}
-
-// seedBootstrapBackoff seeds the hub's BootstrapBackoff from the CSRs of the cluster in the informer (once per
-// hub and process); it reports whether that grew the back-off.
-func (c *ClientCertForHubController) seedBootstrapBackoff() bool {
-	csrs, err := c.csrLister.List(labelsForCluster(c.opts.ClusterName))
-	if err != nil {
-		return false
-	}
-	return c.opts.BootstrapBackoff.Seed(c.opts.BackoffHub, c.opts.ClusterName, csrs)
 }
 
 // findCreatedCSR looks in the informer for a CSR carrying the in-flight request (a create that timed out but

@@ -719,3 +719,60 @@ func TestSyncRotationOnlyLeavesInvalidSecret(t *testing.T) {
 		t.Errorf("status %+v, want CredentialsInvalid/MissingKey", st)
 	}
 }
+
+// TestSyncFirstBootstrapIgnoresLeftoverCSRs: a first start (no Secret, no back-off record) sends its bootstrap CSR
+// at once, however many recent CSRs for the cluster the hub already holds (pending, denied, approved but never
+// issued; from this agent name and from others): they are not this process's failures.
+func TestSyncFirstBootstrapIgnoresLeftoverCSRs(t *testing.T) {
+	clk := clocktesting.NewFakeClock(testNow)
+	bootstrapBackoff := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+	h := newHarness(t, clientcert.HubInfo{}, nil, func(o *clientcert.ControllerOptions) {
+		o.BootstrapBackoff, o.BackoffHub, o.Clock = bootstrapBackoff, "hub-a", clk
+	})
+	h.clock = clk
+	const leftovers = 10
+	for i := range leftovers {
+		agent := fmt.Sprintf("old-agent-%d", i%3)
+		if i%4 == 0 {
+			agent = testAgent
+		}
+		keyPEM, err := clientcert.NewPrivateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		csr, err := clientcert.NewCSR(testCluster, agent, keyPEM, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		csr.Name = fmt.Sprintf("%sleftover-%d", csr.GenerateName, i)
+		csr.CreationTimestamp = metav1.NewTime(testNow.Add(-time.Duration(i+1) * time.Minute))
+		csr.Spec.Username = "system:serviceaccount:open-cluster-management:bootstrap"
+		switch i % 3 {
+		case 1:
+			csr = clientcerttesting.Deny(csr)
+		case 2:
+			csr = clientcerttesting.Approve(csr, nil) // approved, never issued
+		}
+		if err := h.hub.Tracker().Add(csr); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.csrStore.Add(csr); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	h.mustSync()
+	if n := h.csrCreates(); n != 1 {
+		t.Fatalf("first sync with %d leftover CSRs on the hub created %d CSRs, want 1", leftovers, n)
+	}
+	if st := h.c.Status(); st.Phase != clientcert.PhaseWaitingForApproval {
+		t.Errorf("status %+v, want %s", st, clientcert.PhaseWaitingForApproval)
+	}
+	if diff := cmp.Diff([]string{clientcert.ReasonCSRCreated}, h.eventReasons()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if st := bootstrapBackoff.State("hub-a"); st.Failures != 1 || !st.NotBefore.Equal(testNow.Add(clientcert.DefaultBootstrapBackoffBase)) {
+		t.Errorf("back-off after the first CSR %+v, want only that CSR pending (1, next not before %s)", st,
+			testNow.Add(clientcert.DefaultBootstrapBackoffBase))
+	}
+}

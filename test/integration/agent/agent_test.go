@@ -75,5 +75,6 @@ func TestAgent(t *testing.T) {
 		t.Run("FC-13 hosted spoke credentials", s.afterFirstJoin(testHostedSpokeCredentials))
 		t.Run("generated names survive a restart before the first certificate", s.afterFirstJoin(testGeneratedNamesSurviveRestart))
 		t.Run("hub informers wait for the hub's acceptance", s.afterFirstJoin(testInformersWaitForAcceptance))
+		t.Run("first start with leftover CSRs on the hub", s.afterFirstJoin(testLeftoverCSRs))
 	})
 }
