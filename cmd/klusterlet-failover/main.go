@@ -9,16 +9,10 @@ import (
 	"os"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/cmd"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/footprint"
-	// Bounds the binary's resident pages from the start of package initialisation (footprint.StartupTrim).
-	_ "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/footprint/startup"
 )
 
 func main() {
 	cmd.PreferListForInformers()
-	// Package initialisation (API schemes, protobuf and OpenAPI registries) read code and tables that nothing
-	// reads again: give their pages back before the command's own start-up adds its own.
-	footprint.Release()
 	if err := cmd.StartDebugServer(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -19,7 +19,6 @@ import (
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/footprint"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
@@ -143,12 +142,6 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		}
 		clusterInformers.Start(ctx.Done())
 		csrInformers.Start(ctx.Done())
-	}()
-	go func() {
-		// What this phase's first Node list decoded is garbage once the informer holds its compacted copies.
-		if managedcluster.AwaitSynced(ctx, s.config.Clock, time.Minute, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced) {
-			footprint.Release()
-		}
 	}()
 	managedcluster.AwaitSynced(ctx, s.config.Clock, syncBound, mcInformer.Informer().HasSynced,
 		csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
