@@ -49,8 +49,10 @@ const (
 
 // Switch is a move to another hub in progress.
 type Switch struct {
-	// From and To are hub names; Reason is a Trigger or "Failback"; Message is the verdict that asked for it.
-	From, To, Reason, Message string
+	// From and To are hub names; Message is the verdict that asked for it.
+	From, To, Message string
+	// Reason is the verdict's Trigger, or FailoverReasonFailback for a switch back under the failback policy.
+	Reason failoverv1alpha1.FailoverReason
 	// Start is when the old session was left.
 	Start time.Time
 }
@@ -80,7 +82,7 @@ type HubView struct {
 	HoldsCredentials bool
 	// Probed and Probe are the latest standby probe (Probe is meaningless while Probed is false).
 	Probed bool
-	Probe  ProbeResultType
+	Probe  failoverv1alpha1.HubProbeResult
 	// FailedAt is when leaving or bootstrapping on the hub last failed; zero if never.
 	FailedAt time.Time
 	// HealthySince is since when the hub's standby probe has been Ready without interruption; zero if not.
@@ -206,7 +208,7 @@ func Decide(s State, v View, now time.Time) Decision {
 	// A planned switch waits until the target's standby probe is Ready (API: spec.switchTo): a target without a
 	// usable bootstrap kubeconfig, or one that does not answer, is not switched to.
 	if target := spec.SwitchTo; target != "" && target != v.Active {
-		if h, ok := v.hub(target); ok && h.Usable && h.Probed && h.Probe == ProbeReady {
+		if h, ok := v.hub(target); ok && h.Usable && h.Probed && h.Probe == failoverv1alpha1.HubProbeReady {
 			in.PlannedTarget = target
 			if !h.FailedAt.IsZero() {
 				in.PlannedTargetBlockedUntil = h.FailedAt.Add(spec.FailedHubSkipPeriod.Duration)
@@ -220,11 +222,11 @@ func Decide(s State, v View, now time.Time) Decision {
 
 	// Failback is a planned switch the agent asks for itself.
 	var wait time.Duration
-	if verdict.Trigger == TriggerNone && mem.Switch == nil && v.Active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
+	if verdict.Trigger == NoFailover && mem.Switch == nil && v.Active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
 		if p, ok := v.hub(failoverv1alpha1.HubNamePrimary); ok {
-			back, after := ShouldFailBack(FailbackPolicy(spec.Failback.Policy), p.HealthySince, spec.Failback.HealthyFor.Duration, now)
+			back, after := ShouldFailBack(spec.Failback.Policy, p.HealthySince, spec.Failback.HealthyFor.Duration, now)
 			if back && (p.FailedAt.IsZero() || !now.Before(p.FailedAt.Add(spec.FailedHubSkipPeriod.Duration))) {
-				verdict = Verdict{Trigger: TriggerPlannedSwitch, Reason: ReasonFailbackStarted,
+				verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonPlannedSwitch, Reason: ReasonFailbackStarted,
 					Message: fmt.Sprintf("primary hub has been healthy for %s; failing back from %s", spec.Failback.HealthyFor.Duration, v.Active)}
 				in.PlannedTarget = failoverv1alpha1.HubNamePrimary
 			} else if after > 0 {
@@ -235,12 +237,12 @@ func Decide(s State, v View, now time.Time) Decision {
 	d.reportVerdict(v.Active, verdict)
 
 	// A switch that does not complete within the connection timeout failed: the target is skipped for a while.
-	if sw := mem.Switch; sw != nil && verdict.Trigger == TriggerNone {
+	if sw := mem.Switch; sw != nil && verdict.Trigger == NoFailover {
 		deadline := sw.Start.Add(spec.HubConnectionTimeout.Duration)
 		if !now.Before(deadline) {
 			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", v.Active, spec.HubConnectionTimeout.Duration, v.PhaseMessage)
 			d.event(true, ReasonFailoverFailed, "failover from %s to %s failed: %s", sw.From, sw.To, msg)
-			verdict = Verdict{Trigger: TriggerHubLost, Reason: ReasonFailoverFailed, Message: msg}
+			verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonFailoverFailed, Message: msg}
 			// Reported once; leaving the target now marks it failed, and what follows is a new decision.
 			mem.Switch = nil
 		} else {
@@ -248,7 +250,7 @@ func Decide(s State, v View, now time.Time) Decision {
 		}
 	}
 
-	if verdict.Trigger == TriggerNone {
+	if verdict.Trigger == NoFailover {
 		switch {
 		case v.Phase == hubsession.PhaseNoCredentials:
 			mem.Degraded = v.PhaseMessage
@@ -317,12 +319,12 @@ func stateWithSession(s State, sw *Switch) State {
 // (the active hub marked failed first); with nowhere to go the agent stays and reports NoViableHub.
 func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait time.Duration, now time.Time) {
 	target := plannedTarget
-	planned := verdict.Trigger == TriggerPlannedSwitch
+	planned := verdict.Trigger == failoverv1alpha1.FailoverReasonPlannedSwitch
 	if !planned {
 		d.add(Action{Kind: ActMarkFailed, Hub: v.Active})
 		candidates := v.candidates(v.Active, now)
 		name, ok := SelectNext(candidates, v.Active, now)
-		if !ok && verdict.Trigger == TriggerHubRejected && v.HasSession && !d.Memory.ForcedBootstrap &&
+		if !ok && verdict.Trigger == failoverv1alpha1.FailoverReasonHubRejected && v.HasSession && !d.Memory.ForcedBootstrap &&
 			v.Connectivity.LastResponseCode == http.StatusUnauthorized {
 			// The hub no longer recognises the client certificate (e.g. restored with another client CA) and there
 			// is nowhere else to go: obtain a new certificate with the bootstrap identity, once per session.
@@ -351,9 +353,9 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 		d.event(false, ReasonPlannedSwitchRequested, "planned switch from %s to %s requested by FailoverConfig spec.switchTo", v.Active, target)
 	}
 	d.event(false, ReasonFailoverStarted, "moving cluster %s from hub %s to hub %s: %s", v.ClusterName, v.Active, target, verdict.Message)
-	reason := string(verdict.Trigger)
+	reason := verdict.Trigger
 	if verdict.Reason == ReasonFailbackStarted {
-		reason = string(failoverv1alpha1.FailoverReasonFailback)
+		reason = failoverv1alpha1.FailoverReasonFailback
 	}
 	sw := &Switch{From: v.Active, To: target, Reason: reason, Message: verdict.Message, Start: now}
 	d.add(Action{Kind: ActSwitch, Switch: sw})
@@ -382,7 +384,7 @@ func (d *Decision) reportAcceptance(v View) {
 func (d *Decision) reportVerdict(active string, v Verdict) {
 	prev := d.Memory.LastVerdict
 	d.Memory.LastVerdict = v
-	if v.Trigger != TriggerNone || v.Reason == prev.Reason {
+	if v.Trigger != NoFailover || v.Reason == prev.Reason {
 		return
 	}
 	switch v.Reason {
@@ -421,7 +423,7 @@ func (v View) candidates(failed string, now time.Time) []HubCandidate {
 			c.FailedAt = now
 		}
 		if !h.Usable {
-			c.Probe = ProbeInvalidKubeconfig
+			c.Probe = failoverv1alpha1.HubProbeInvalidKubeconfig
 		} else if h.Probed {
 			c.Probe = h.Probe
 		}

@@ -21,8 +21,8 @@ func decideView(mutate ...func(*View)) View {
 		Spec:        failoverv1alpha1.WithDefaults(failoverv1alpha1.FailoverConfigSpec{}),
 		ClusterName: "cluster1",
 		Hubs: []HubView{
-			{Name: "primary", Usable: true, Probed: true, Probe: ProbeReady},
-			{Name: "hub-b", Usable: true, Probed: true, Probe: ProbeReady},
+			{Name: "primary", Usable: true, Probed: true, Probe: failoverv1alpha1.HubProbeReady},
+			{Name: "hub-b", Usable: true, Probed: true, Probe: failoverv1alpha1.HubProbeReady},
 		},
 	}
 	for _, m := range mutate {
@@ -86,7 +86,7 @@ func actionList(actions []Action) []string {
 func TestDecide(t *testing.T) {
 	switching := func(from, to string, start time.Time) func(*View) {
 		return func(v *View) {
-			v.Memory.Switch = &Switch{From: from, To: to, Reason: string(TriggerHubLost), Message: "hub lost", Start: start}
+			v.Memory.Switch = &Switch{From: from, To: to, Reason: failoverv1alpha1.FailoverReasonHubConnectionLost, Message: "hub lost", Start: start}
 		}
 	}
 	joining := func(v *View) {
@@ -167,7 +167,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "Active -> Switching: hub lost, next hub selected", state: StateActive,
 			view:     decideView(onHub("primary"), lost, func(v *View) { v.TransportHint = " (HubCANotTrusted: x)" }),
-			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubLost"},
+			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
 			wantRecheck: time.Second,
 			check: func(t *testing.T, d Decision) {
 				if d.Memory.Switch == nil || d.Memory.Switch.To != "hub-b" || !d.Memory.Switch.Start.Equal(decideNow) {
@@ -180,7 +180,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "Active -> NoViableHub: hub lost, the other hub's probe failed; the session stays", state: StateActive,
-			view:     decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").Probe = ProbeUnreachable }),
+			view:     decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").Probe = failoverv1alpha1.HubProbeUnreachable }),
 			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable"},
 			check: func(t *testing.T, d Decision) {
 				if !strings.HasSuffix(d.Memory.Degraded, "; no other hub is viable") {
@@ -230,7 +230,7 @@ func TestDecide(t *testing.T) {
 			name: "Active: planned switch to a hub whose probe failed waits", state: StateActive,
 			view: decideView(onHub("primary"), func(v *View) {
 				v.Spec.SwitchTo = "hub-b"
-				hubAt(v, "hub-b").Probe = ProbeUnreachable
+				hubAt(v, "hub-b").Probe = failoverv1alpha1.HubProbeUnreachable
 			}),
 			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
 		},
@@ -258,7 +258,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "Switching -> Active: target Registered and Available", state: StateSwitching,
 			view:     decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute))),
-			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubLost", "ResetBackoff", "Heartbeat"},
+			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "ResetBackoff", "Heartbeat"},
 			check: func(t *testing.T, d Decision) {
 				if d.Memory.Switch != nil {
 					t.Errorf("switch %+v still recorded", d.Memory.Switch)
@@ -270,7 +270,7 @@ func TestDecide(t *testing.T) {
 			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
 				v.Connectivity.LastError, v.Connectivity.LastErrorTime = "connection refused", decideNow
 			}),
-			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubLost", "Warning:HubUnreachable", "Heartbeat"},
+			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "Warning:HubUnreachable", "Heartbeat"},
 		},
 		{
 			name: "Switching: Registered but not Available stays Switching", state: StateSwitching,
@@ -285,7 +285,7 @@ func TestDecide(t *testing.T) {
 				v.Connectivity.TrackingSince = decideNow.Add(-time.Minute)
 			}),
 			wantNext:    StateSwitching,
-			wantActions: []string{"Warning:FailoverFailed", "MarkFailed hub-b", "Event:FailoverStarted", "Switch hub-b->primary HubLost"},
+			wantActions: []string{"Warning:FailoverFailed", "MarkFailed hub-b", "Event:FailoverStarted", "Switch hub-b->primary HubConnectionLost"},
 		},
 		{
 			name: "NoViableHub: the session's hub is healthy again", state: StateNoViableHub,
@@ -298,16 +298,16 @@ func TestDecide(t *testing.T) {
 				v.Memory.Degraded = "hub lost; no other hub is viable"
 				v.Connectivity.LastError, v.Connectivity.LastErrorTime = "connection refused", decideNow
 			}),
-			wantNext: StateNoViableHub, wantActions: []string{"FinishSwitch primary->hub-b HubLost", "Warning:HubUnreachable", "Heartbeat"},
+			wantNext: StateNoViableHub, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "Warning:HubUnreachable", "Heartbeat"},
 			wantDegraded: "hub lost; no other hub is viable",
 		},
 		{
 			name: "NoViableHub: a viable hub again is switched to", state: StateNoViableHub,
 			view: decideView(onHub("primary"), lost, func(v *View) {
 				v.Memory.Degraded = "hub lost; no other hub is viable"
-				v.Memory.LastVerdict = Verdict{Trigger: TriggerHubLost, Reason: ReasonHubLost}
+				v.Memory.LastVerdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost}
 			}),
-			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubLost"},
+			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
 			wantDegraded: "hub lost; no other hub is viable",
 		},
 	}

@@ -15,10 +15,10 @@ import (
 const (
 	// MetricActiveHub is a gauge vector labelled "hub": 1 for the active hub, 0 for the others seen before.
 	MetricActiveHub = "klusterlet_failover_active_hub"
-	// MetricFailoversTotal is a counter vector labelled "from", "to", "reason" (a Trigger value or
-	// FailoverReasonFailback): completed switches between hubs.
+	// MetricFailoversTotal is a counter vector labelled "from", "to", "reason" (the API's FailoverReason, as in
+	// status.lastFailover.reason): completed switches between hubs.
 	MetricFailoversTotal = "klusterlet_failover_failovers_total"
-	// MetricStandbyProbeResult is a gauge vector labelled "hub", "result" (a ProbeResultType): 1 for the latest
+	// MetricStandbyProbeResult is a gauge vector labelled "hub", "result" (a HubProbeResult): 1 for the latest
 	// result of the hub's standby probe, 0 for the other results.
 	MetricStandbyProbeResult = "klusterlet_failover_standby_probe_result"
 	// MetricLastFailoverTimestampSeconds is a gauge: Unix time in seconds of the last completed switch.
@@ -31,10 +31,6 @@ const (
 	// expires. Registrations that are not registered on the active hub have no series.
 	MetricAddOnCertificateExpirationTimestampSeconds = "klusterlet_failover_addon_certificate_expiration_timestamp_seconds"
 )
-
-// FailoverReasonFailback is the "reason" label of a switch back to the primary under the failback policy;
-// the other switches use their Trigger value.
-const FailoverReasonFailback = "Failback"
 
 // Metrics holds the Prometheus metrics of the failover feature. Use LegacyRegistryMetrics in the agent and
 // NewMetrics with a test registry in tests. Methods are safe for concurrent use.
@@ -123,15 +119,15 @@ func (m *Metrics) SetActiveHub(hub string) {
 }
 
 // RecordFailover counts one completed switch from one hub to another and sets the last-failover timestamp to
-// completedAt. reason is a Trigger value or FailoverReasonFailback.
-func (m *Metrics) RecordFailover(from, to, reason string, completedAt time.Time) {
-	m.failovers.WithLabelValues(from, to, reason).Inc()
+// completedAt, for reason.
+func (m *Metrics) RecordFailover(from, to string, reason failoverv1alpha1.FailoverReason, completedAt time.Time) {
+	m.failovers.WithLabelValues(from, to, string(reason)).Inc()
 	m.lastFailover.Set(unixSeconds(completedAt))
 }
 
 // SetStandbyProbeResult records hub's latest probe result: 1 for result, 0 for the other ProbeResultTypes.
-func (m *Metrics) SetStandbyProbeResult(hub string, result ProbeResultType) {
-	for _, r := range ProbeResultTypes() {
+func (m *Metrics) SetStandbyProbeResult(hub string, result failoverv1alpha1.HubProbeResult) {
+	for _, r := range StandbyProbeResults() {
 		v := 0.0
 		if r == result {
 			v = 1
@@ -174,7 +170,7 @@ func (m *Metrics) ForgetHub(hub string) {
 	defer m.lock.Unlock()
 	m.activeHub.DeleteLabelValues(hub)
 	delete(m.activeHubSeries, hub)
-	for _, r := range ProbeResultTypes() {
+	for _, r := range StandbyProbeResults() {
 		m.probeResult.DeleteLabelValues(hub, string(r))
 	}
 }

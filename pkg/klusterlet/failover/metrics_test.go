@@ -38,7 +38,7 @@ klusterlet_failover_active_hub{hub="primary"} 0
 			record: func(m *Metrics) {
 				m.SetActiveHub("hub-c")
 				m.SetActiveHub("primary")
-				m.SetStandbyProbeResult("hub-c", ProbeReady)
+				m.SetStandbyProbeResult("hub-c", failoverv1alpha1.HubProbeReady)
 				m.ForgetHub("hub-c")
 				m.SetActiveHub("primary")
 			},
@@ -52,16 +52,16 @@ klusterlet_failover_active_hub{hub="primary"} 1
 		{
 			name: "failovers are counted by from, to and reason, and the last one is timestamped",
 			record: func(m *Metrics) {
-				m.RecordFailover("primary", "hub-b", string(TriggerHubLost), t0)
-				m.RecordFailover("hub-b", "primary", FailoverReasonFailback, t0.Add(time.Hour))
-				m.RecordFailover("primary", "hub-b", string(TriggerHubLost), t0.Add(2*time.Hour+500*time.Millisecond))
+				m.RecordFailover("primary", "hub-b", failoverv1alpha1.FailoverReasonHubConnectionLost, t0)
+				m.RecordFailover("hub-b", "primary", failoverv1alpha1.FailoverReasonFailback, t0.Add(time.Hour))
+				m.RecordFailover("primary", "hub-b", failoverv1alpha1.FailoverReasonHubConnectionLost, t0.Add(2*time.Hour+500*time.Millisecond))
 			},
 			metrics: []string{MetricFailoversTotal, MetricLastFailoverTimestampSeconds},
 			want: `
 # HELP klusterlet_failover_failovers_total [ALPHA] Number of completed switches between hubs, by source hub, target hub and reason.
 # TYPE klusterlet_failover_failovers_total counter
 klusterlet_failover_failovers_total{from="hub-b",reason="Failback",to="primary"} 1
-klusterlet_failover_failovers_total{from="primary",reason="HubLost",to="hub-b"} 2
+klusterlet_failover_failovers_total{from="primary",reason="HubConnectionLost",to="hub-b"} 2
 # HELP klusterlet_failover_last_failover_timestamp_seconds [ALPHA] Unix time in seconds of the last completed switch between hubs.
 # TYPE klusterlet_failover_last_failover_timestamp_seconds gauge
 klusterlet_failover_last_failover_timestamp_seconds 1.7673302455e+09
@@ -70,8 +70,8 @@ klusterlet_failover_last_failover_timestamp_seconds 1.7673302455e+09
 		{
 			name: "the probe result is a state set: 1 for the latest result, 0 for the others",
 			record: func(m *Metrics) {
-				m.SetStandbyProbeResult("hub-b", ProbeReady)
-				m.SetStandbyProbeResult("hub-b", ProbeForbidden)
+				m.SetStandbyProbeResult("hub-b", failoverv1alpha1.HubProbeReady)
+				m.SetStandbyProbeResult("hub-b", failoverv1alpha1.HubProbeForbidden)
 			},
 			metrics: []string{MetricStandbyProbeResult},
 			want: `
@@ -80,6 +80,7 @@ klusterlet_failover_last_failover_timestamp_seconds 1.7673302455e+09
 klusterlet_failover_standby_probe_result{hub="hub-b",result="Forbidden"} 1
 klusterlet_failover_standby_probe_result{hub="hub-b",result="InvalidKubeconfig"} 0
 klusterlet_failover_standby_probe_result{hub="hub-b",result="Ready"} 0
+klusterlet_failover_standby_probe_result{hub="hub-b",result="ServerUntrusted"} 0
 klusterlet_failover_standby_probe_result{hub="hub-b",result="Unauthorized"} 0
 klusterlet_failover_standby_probe_result{hub="hub-b",result="Unreachable"} 0
 `,

@@ -9,26 +9,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
-// Trigger names why the agent should leave its active hub. The string values are stable: they are used as the
-// "reason" label of the failovers metric and may appear in status.
-type Trigger string
-
-const (
-	// TriggerNone: stay on the active hub.
-	TriggerNone Trigger = "None"
-	// TriggerHubLost: no request to the active hub succeeded for the connection timeout (design §6 a).
-	TriggerHubLost Trigger = "HubLost"
-	// TriggerHubRejected: the active hub has rejected the cluster for the rejection grace period (design §6 b).
-	TriggerHubRejected Trigger = "HubRejected"
-	// TriggerNoCredentials: neither the hub kubeconfig nor the bootstrap kubeconfig of the active hub is usable
-	// (design §3 scenario 4, §6 c).
-	TriggerNoCredentials Trigger = "NoCredentials"
-	// TriggerPlannedSwitch: the FailoverConfig asks for another hub than the active one (design §6 d).
-	TriggerPlannedSwitch Trigger = "PlannedSwitch"
-)
+// NoFailover is the Verdict.Trigger of a verdict that keeps the active hub. Every other Trigger is the API's
+// FailoverReason of the move it asks for (HubConnectionLost, HubRejected, CredentialsInvalid, PlannedSwitch): the
+// same value is the "reason" label of the failovers metric and status.lastFailover.reason.
+const NoFailover failoverv1alpha1.FailoverReason = ""
 
 const (
 	// DefaultHubConnectionTimeout replaces a non-positive MonitorInput.ConnectionTimeout (design §6 example).
@@ -51,9 +39,6 @@ type MonitorInput struct {
 	// RejectionGracePeriod is how long a rejection must last before it triggers. Non-positive means
 	// DefaultRejectionGracePeriod.
 	RejectionGracePeriod time.Duration
-	// CredentialsGracePeriod is how long no credentials may be usable before TriggerNoCredentials; zero (or
-	// negative) triggers at once, as scenario 4 asks.
-	CredentialsGracePeriod time.Duration
 
 	// Connectivity is the active hub's HubConnectivityTracker snapshot.
 	Connectivity ConnectivitySnapshot
@@ -122,31 +107,31 @@ type CredentialsState struct {
 
 // Verdict is the hub monitor's decision.
 type Verdict struct {
-	// Trigger is what the agent should do; TriggerNone means stay.
-	Trigger Trigger
+	// Trigger is what the agent should do; NoFailover means stay.
+	Trigger failoverv1alpha1.FailoverReason
 	// Reason is an UpperCamelCase constant from reasons.go, suitable for an event or condition reason. For
-	// TriggerNone it tells what, if anything, is pending (ReasonHubHealthy, ReasonHubUnreachable, ...).
+	// NoFailover it tells what, if anything, is pending (ReasonHubHealthy, ReasonHubUnreachable, ...).
 	Reason string
 	// Message is a sentence for users naming the hub, the durations and the evidence.
 	Message string
-	// RecheckAfter is, for TriggerNone, the time after which the verdict could change without any new
+	// RecheckAfter is, for NoFailover, the time after which the verdict could change without any new
 	// observation (the earliest pending deadline), so the caller requeues exactly then. It is 0 when Trigger
-	// is not TriggerNone: act now.
+	// is not NoFailover: act now.
 	RecheckAfter time.Duration
 }
 
 // Evaluate decides whether the agent should leave its active hub. It is a pure function of in.
 //
 // Rules, checked in this order (the first that fires wins):
-//  1. TriggerPlannedSwitch when PlannedTarget is set, differs from ActiveHub and is not blocked.
-//  2. TriggerNoCredentials when neither credential is usable since at least CredentialsGracePeriod.
-//  3. TriggerHubRejected when a rejection has lasted at least RejectionGracePeriod. Rejection is any of
+//  1. PlannedSwitch when PlannedTarget is set, differs from ActiveHub and is not blocked.
+//  2. CredentialsInvalid when neither credential is usable (at once: design §3 scenario 4).
+//  3. HubRejected when a rejection has lasted at least RejectionGracePeriod. Rejection is any of
 //     hubAcceptsClient=false / HubAcceptedManagedCluster=False (see HubAcceptance.Rejected, timed by
 //     RejectedSince) and an ongoing run of 401/403 answers (Connectivity.UnauthorizedSince, ignored while
 //     acceptance is pending); its start is the earliest start among the ongoing signals. A rejection that ends
 //     before the grace period (a quick false→true flip, FC-12) never triggers, because RejectionTracker and
 //     the tracker reset on acceptance and on success.
-//  4. TriggerHubLost when the hub has not answered for at least ConnectionTimeout, counted from the latest of
+//  4. HubConnectionLost when the hub has not answered for at least ConnectionTimeout, counted from the latest of
 //     Connectivity.TrackingSince, LastSuccess and LastUnauthorized (a zero snapshot counts from Now). A 401/403
 //     answer is not a success, but it proves the hub is reachable: a hub that refuses the cluster is judged by
 //     rule 3 and its grace period, so a short timeout (e.g. 30 s) cannot turn a quick accept flip (FC-12) into
@@ -164,7 +149,6 @@ func Evaluate(in MonitorInput) Verdict {
 	if grace <= 0 {
 		grace = DefaultRejectionGracePeriod
 	}
-	credentialsGrace := max(in.CredentialsGracePeriod, 0)
 
 	var p pendingSet
 
@@ -176,7 +160,7 @@ func Evaluate(in MonitorInput) Verdict {
 			p.add(in.PlannedTargetBlockedUntil.Sub(now))
 		} else {
 			return Verdict{
-				Trigger: TriggerPlannedSwitch,
+				Trigger: failoverv1alpha1.FailoverReasonPlannedSwitch,
 				Reason:  ReasonPlannedSwitchRequested,
 				Message: fmt.Sprintf("a planned switch from hub %q to hub %q is requested", in.ActiveHub, in.PlannedTarget),
 			}
@@ -184,20 +168,14 @@ func Evaluate(in MonitorInput) Verdict {
 	}
 
 	// 2. Credentials.
-	var credentialsDeadline time.Time
 	if !in.Credentials.HubKubeconfigValid && !in.Credentials.BootstrapUsable {
 		since := startOrNow(in.Credentials.UnusableSince, now)
-		deadline := since.Add(credentialsGrace)
-		if !now.Before(deadline) {
-			return Verdict{
-				Trigger: TriggerNoCredentials,
-				Reason:  ReasonNoValidCredentials,
-				Message: withDetail(fmt.Sprintf("neither the hub kubeconfig nor the bootstrap kubeconfig of hub %q is usable (since %s)",
-					in.ActiveHub, text.Time(since)), in.Credentials.Message),
-			}
+		return Verdict{
+			Trigger: failoverv1alpha1.FailoverReasonCredentialsInvalid,
+			Reason:  ReasonNoValidCredentials,
+			Message: withDetail(fmt.Sprintf("neither the hub kubeconfig nor the bootstrap kubeconfig of hub %q is usable (since %s)",
+				in.ActiveHub, text.Time(since)), in.Credentials.Message),
 		}
-		credentialsDeadline = deadline
-		p.add(deadline.Sub(now))
 	}
 
 	// 3. Rejection.
@@ -207,7 +185,7 @@ func Evaluate(in MonitorInput) Verdict {
 		deadline := rejectedSince.Add(grace)
 		if !now.Before(deadline) {
 			return Verdict{
-				Trigger: TriggerHubRejected,
+				Trigger: failoverv1alpha1.FailoverReasonHubRejected,
 				Reason:  ReasonHubRejected,
 				Message: fmt.Sprintf("hub %q has rejected this cluster since %s, longer than the grace period %s: %s",
 					in.ActiveHub, text.Time(rejectedSince), grace, strings.Join(signals, "; ")),
@@ -233,7 +211,7 @@ func Evaluate(in MonitorInput) Verdict {
 	lostAt := base.Add(timeout)
 	if !now.Before(lostAt) {
 		return Verdict{
-			Trigger: TriggerHubLost,
+			Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost,
 			Reason:  ReasonHubLost,
 			Message: fmt.Sprintf("hub %q has not answered for %s (timeout %s): %s",
 				in.ActiveHub, now.Sub(base).Round(time.Second), timeout, describeConnectivity(c)),
@@ -241,12 +219,8 @@ func Evaluate(in MonitorInput) Verdict {
 	}
 	p.add(lostAt.Sub(now))
 
-	v := Verdict{Trigger: TriggerNone, RecheckAfter: p.min}
+	v := Verdict{Trigger: NoFailover, RecheckAfter: p.min}
 	switch {
-	case !credentialsDeadline.IsZero():
-		v.Reason = ReasonCredentialsUnusablePending
-		v.Message = withDetail(fmt.Sprintf("no usable credentials for hub %q; failover in %s unless they recover",
-			in.ActiveHub, credentialsDeadline.Sub(now).Round(time.Second)), in.Credentials.Message)
 	case !rejectionDeadline.IsZero():
 		v.Reason = ReasonHubRejectionPending
 		v.Message = fmt.Sprintf("hub %q rejects this cluster since %s; failover in %s unless it accepts again: %s",

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // healthyInput is an active hub "primary" that answered 10 s ago and accepts the cluster; now is t0+1h.
@@ -39,7 +41,7 @@ func TestEvaluate(t *testing.T) {
 	}{
 		{
 			name:        "healthy hub: recheck when the connection timeout could expire",
-			want:        Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
+			want:        Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
 			wantMessage: []string{`hub "primary"`},
 		},
 		{
@@ -50,7 +52,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastError = `Get "https://hub-a:6443/api": dial tcp: connect: connection refused`
 				in.Connectivity.LastErrorTime = in.Now.Add(-time.Second)
 			},
-			want:        Verdict{Trigger: TriggerHubLost, Reason: ReasonHubLost},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost},
 			wantMessage: []string{`hub "primary"`, "5m0s", "connection refused", "last success at"},
 		},
 		{
@@ -60,7 +62,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastError = "connection refused"
 				in.Connectivity.LastErrorTime = in.Now.Add(-time.Second)
 			},
-			want:        Verdict{Trigger: TriggerNone, Reason: ReasonHubUnreachable, RecheckAfter: time.Second},
+			want:        Verdict{Trigger: NoFailover, Reason: ReasonHubUnreachable, RecheckAfter: time.Second},
 			wantMessage: []string{"failover in 1s", "connection refused"},
 		},
 		{
@@ -70,7 +72,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastResponse = in.Now.Add(-time.Second)
 				in.Connectivity.LastResponseCode = 503
 			},
-			want:        Verdict{Trigger: TriggerHubLost, Reason: ReasonHubLost},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost},
 			wantMessage: []string{"HTTP 503"},
 		},
 		{
@@ -79,7 +81,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastResponse = in.Now.Add(-time.Second)
 				in.Connectivity.LastResponseCode = 500
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubUnreachable, RecheckAfter: 5*time.Minute - 10*time.Second},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubUnreachable, RecheckAfter: 5*time.Minute - 10*time.Second},
 		},
 		{
 			name: "a transport error followed by a 401/403 answer is not reported as unreachable",
@@ -90,14 +92,14 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.UnauthorizedSince = in.Now.Add(-time.Second)
 				in.Connectivity.LastUnauthorized = in.Now.Add(-time.Second)
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubAcceptancePending, RecheckAfter: 5*time.Minute - time.Second},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubAcceptancePending, RecheckAfter: 5*time.Minute - time.Second},
 		},
 		{
 			name: "never succeeded since tracking began a timeout ago: lost",
 			modify: func(in *MonitorInput) {
 				in.Connectivity = ConnectivitySnapshot{TrackingSince: in.Now.Add(-5 * time.Minute)}
 			},
-			want:        Verdict{Trigger: TriggerHubLost, Reason: ReasonHubLost},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost},
 			wantMessage: []string{"no successful request since tracking began"},
 		},
 		{
@@ -105,14 +107,14 @@ func TestEvaluate(t *testing.T) {
 			modify: func(in *MonitorInput) {
 				in.Connectivity = ConnectivitySnapshot{TrackingSince: in.Now.Add(-time.Minute)}
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 4 * time.Minute},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 4 * time.Minute},
 		},
 		{
 			name: "a zero snapshot counts from now",
 			modify: func(in *MonitorInput) {
 				in.Connectivity = ConnectivitySnapshot{}
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 5 * time.Minute},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 5 * time.Minute},
 		},
 		{
 			name: "a zero timeout means the default, never an instant failover",
@@ -120,7 +122,7 @@ func TestEvaluate(t *testing.T) {
 				in.ConnectionTimeout = 0
 				in.Connectivity.LastSuccess = in.Now.Add(-4 * time.Minute)
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: DefaultHubConnectionTimeout - 4*time.Minute},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: DefaultHubConnectionTimeout - 4*time.Minute},
 		},
 		{
 			name: "hubAcceptsClient=false shorter than the grace period: pending, recheck when it ends",
@@ -129,7 +131,7 @@ func TestEvaluate(t *testing.T) {
 				in.Acceptance.HubAcceptsClient = false
 				in.RejectedSince = in.Now.Add(-5*time.Minute + time.Second)
 			},
-			want:        Verdict{Trigger: TriggerNone, Reason: ReasonHubRejectionPending, RecheckAfter: time.Second},
+			want:        Verdict{Trigger: NoFailover, Reason: ReasonHubRejectionPending, RecheckAfter: time.Second},
 			wantMessage: []string{"hubAcceptsClient is false", "failover in 1s"},
 		},
 		{
@@ -138,7 +140,7 @@ func TestEvaluate(t *testing.T) {
 				in.Acceptance.HubAcceptsClient = false
 				in.RejectedSince = in.Now.Add(-5 * time.Minute)
 			},
-			want:        Verdict{Trigger: TriggerHubRejected, Reason: ReasonHubRejected},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubRejected, Reason: ReasonHubRejected},
 			wantMessage: []string{`hub "primary"`, "hubAcceptsClient is false", "grace period 5m0s"},
 		},
 		{
@@ -147,7 +149,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastSuccess = in.Now
 				in.Acceptance.AcceptedCondition = metav1.ConditionFalse
 			},
-			want:        Verdict{Trigger: TriggerNone, Reason: ReasonHubRejectionPending, RecheckAfter: 5 * time.Minute},
+			want:        Verdict{Trigger: NoFailover, Reason: ReasonHubRejectionPending, RecheckAfter: 5 * time.Minute},
 			wantMessage: []string{"HubAcceptedManagedCluster is False"},
 		},
 		{
@@ -156,7 +158,7 @@ func TestEvaluate(t *testing.T) {
 				in.Acceptance = HubAcceptance{Observed: true, HubAcceptsClient: false, AcceptedCondition: metav1.ConditionFalse}
 				in.RejectedSince = in.Now.Add(-10 * time.Minute)
 			},
-			want:        Verdict{Trigger: TriggerHubRejected, Reason: ReasonHubRejected},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubRejected, Reason: ReasonHubRejected},
 			wantMessage: []string{"hubAcceptsClient is false", "HubAcceptedManagedCluster is False"},
 		},
 		{
@@ -166,7 +168,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.UnauthorizedSince = in.Now.Add(-5*time.Minute - time.Second)
 				in.Connectivity.LastUnauthorized = in.Now.Add(-time.Second)
 			},
-			want:        Verdict{Trigger: TriggerHubRejected, Reason: ReasonHubRejected},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubRejected, Reason: ReasonHubRejected},
 			wantMessage: []string{"401/403"},
 		},
 		{
@@ -177,7 +179,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.UnauthorizedSince = in.Now.Add(-2 * time.Minute)
 				in.Connectivity.LastUnauthorized = in.Now.Add(-5 * time.Second)
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubRejectionPending, RecheckAfter: 25 * time.Second},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubRejectionPending, RecheckAfter: 25 * time.Second},
 		},
 		{
 			name: "the rejection starts at the earliest ongoing signal",
@@ -187,7 +189,7 @@ func TestEvaluate(t *testing.T) {
 				in.RejectedSince = in.Now.Add(-time.Minute)
 				in.Connectivity.UnauthorizedSince = in.Now.Add(-3 * time.Minute)
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubRejectionPending, RecheckAfter: 2 * time.Minute},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubRejectionPending, RecheckAfter: 2 * time.Minute},
 		},
 		{
 			name: "never accepted (no HubAcceptedManagedCluster condition): pending acceptance, 403s ignored",
@@ -198,7 +200,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.UnauthorizedSince = in.Now.Add(-30 * time.Minute)
 				in.Connectivity.LastUnauthorized = in.Now
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubAcceptancePending, RecheckAfter: 5 * time.Minute},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubAcceptancePending, RecheckAfter: 5 * time.Minute},
 		},
 		{
 			name: "403 before the ManagedCluster was ever read (approved, not yet accepted): not a rejection",
@@ -209,7 +211,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastResponse = in.Now
 				in.Connectivity.LastResponseCode = http.StatusForbidden
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 5 * time.Minute},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 5 * time.Minute},
 		},
 		{
 			name: "401 before the ManagedCluster was ever read: a rejection once the grace period is over",
@@ -220,7 +222,7 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastResponse = in.Now
 				in.Connectivity.LastResponseCode = http.StatusUnauthorized
 			},
-			want: Verdict{Trigger: TriggerHubRejected, Reason: ReasonHubRejected},
+			want: Verdict{Trigger: failoverv1alpha1.FailoverReasonHubRejected, Reason: ReasonHubRejected},
 		},
 		{
 			name: "an unobserved ManagedCluster is not a rejection",
@@ -228,38 +230,29 @@ func TestEvaluate(t *testing.T) {
 				in.Acceptance = HubAcceptance{}
 				in.RejectedSince = in.Now.Add(-time.Hour)
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
 		},
 		{
-			name: "no usable credentials and no grace period: at once (scenario 4)",
+			name: "no usable credentials: at once (scenario 4)",
 			modify: func(in *MonitorInput) {
 				in.Credentials = CredentialsState{Message: "bootstrap kubeconfig: client certificate expired"}
 			},
-			want:        Verdict{Trigger: TriggerNoCredentials, Reason: ReasonNoValidCredentials},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonCredentialsInvalid, Reason: ReasonNoValidCredentials},
 			wantMessage: []string{`hub "primary"`, "client certificate expired"},
-		},
-		{
-			name: "no usable credentials within the grace period: pending",
-			modify: func(in *MonitorInput) {
-				in.CredentialsGracePeriod = 2 * time.Minute
-				in.Credentials = CredentialsState{UnusableSince: in.Now.Add(-time.Minute), Message: "hub kubeconfig missing"}
-			},
-			want:        Verdict{Trigger: TriggerNone, Reason: ReasonCredentialsUnusablePending, RecheckAfter: time.Minute},
-			wantMessage: []string{"hub kubeconfig missing"},
 		},
 		{
 			name: "invalid hub kubeconfig with a usable bootstrap is the join flow's business, not a failover",
 			modify: func(in *MonitorInput) {
 				in.Credentials.HubKubeconfigValid = false
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
 		},
 		{
 			name: "planned switch to another hub",
 			modify: func(in *MonitorInput) {
 				in.PlannedTarget = "hub-b"
 			},
-			want:        Verdict{Trigger: TriggerPlannedSwitch, Reason: ReasonPlannedSwitchRequested},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonPlannedSwitch, Reason: ReasonPlannedSwitchRequested},
 			wantMessage: []string{`"primary"`, `"hub-b"`},
 		},
 		{
@@ -267,7 +260,7 @@ func TestEvaluate(t *testing.T) {
 			modify: func(in *MonitorInput) {
 				in.PlannedTarget = "primary"
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
 		},
 		{
 			name: "planned switch to a hub that failed recently waits for its skip period",
@@ -275,7 +268,7 @@ func TestEvaluate(t *testing.T) {
 				in.PlannedTarget = "hub-b"
 				in.PlannedTargetBlockedUntil = in.Now.Add(30 * time.Second)
 			},
-			want:        Verdict{Trigger: TriggerNone, Reason: ReasonPlannedSwitchRequested, RecheckAfter: 30 * time.Second},
+			want:        Verdict{Trigger: NoFailover, Reason: ReasonPlannedSwitchRequested, RecheckAfter: 30 * time.Second},
 			wantMessage: []string{`"hub-b"`, "failed recently"},
 		},
 		{
@@ -287,7 +280,7 @@ func TestEvaluate(t *testing.T) {
 				in.RejectedSince = in.Now.Add(-time.Hour)
 				in.Connectivity.LastSuccess = in.Now.Add(-time.Hour)
 			},
-			want: Verdict{Trigger: TriggerPlannedSwitch, Reason: ReasonPlannedSwitchRequested},
+			want: Verdict{Trigger: failoverv1alpha1.FailoverReasonPlannedSwitch, Reason: ReasonPlannedSwitchRequested},
 		},
 		{
 			name: "no credentials wins over rejection and loss",
@@ -297,7 +290,7 @@ func TestEvaluate(t *testing.T) {
 				in.RejectedSince = in.Now.Add(-time.Hour)
 				in.Connectivity.LastSuccess = in.Now.Add(-time.Hour)
 			},
-			want: Verdict{Trigger: TriggerNoCredentials, Reason: ReasonNoValidCredentials},
+			want: Verdict{Trigger: failoverv1alpha1.FailoverReasonCredentialsInvalid, Reason: ReasonNoValidCredentials},
 		},
 		{
 			name: "rejection wins over loss",
@@ -306,7 +299,7 @@ func TestEvaluate(t *testing.T) {
 				in.RejectedSince = in.Now.Add(-time.Hour)
 				in.Connectivity.LastSuccess = in.Now.Add(-time.Hour)
 			},
-			want: Verdict{Trigger: TriggerHubRejected, Reason: ReasonHubRejected},
+			want: Verdict{Trigger: failoverv1alpha1.FailoverReasonHubRejected, Reason: ReasonHubRejected},
 		},
 		{
 			name: "the earliest pending deadline sets the recheck",
@@ -315,7 +308,7 @@ func TestEvaluate(t *testing.T) {
 				in.Acceptance.HubAcceptsClient = false
 				in.RejectedSince = in.Now.Add(-3 * time.Minute) // rejected in 2m
 			},
-			want: Verdict{Trigger: TriggerNone, Reason: ReasonHubRejectionPending, RecheckAfter: time.Minute},
+			want: Verdict{Trigger: NoFailover, Reason: ReasonHubRejectionPending, RecheckAfter: time.Minute},
 		},
 	}
 	for _, tc := range cases {
@@ -376,7 +369,7 @@ func TestEvaluateQuickAcceptFlipsDoNotTrigger(t *testing.T) {
 				RejectedSince:        tracker.Since(),
 				Credentials:          CredentialsState{HubKubeconfigValid: true, BootstrapUsable: true},
 			})
-			if last.Trigger != TriggerNone {
+			if last.Trigger != NoFailover {
 				return last
 			}
 		}
@@ -384,10 +377,10 @@ func TestEvaluateQuickAcceptFlipsDoNotTrigger(t *testing.T) {
 	}
 
 	for i := range 5 {
-		if v := step(true, time.Minute); v.Trigger != TriggerNone {
+		if v := step(true, time.Minute); v.Trigger != NoFailover {
 			t.Fatalf("flip %d, accepted: unexpected %+v", i, v)
 		}
-		if v := step(false, 2*time.Minute); v.Trigger != TriggerNone || v.Reason != ReasonHubRejectionPending {
+		if v := step(false, 2*time.Minute); v.Trigger != NoFailover || v.Reason != ReasonHubRejectionPending {
 			t.Fatalf("flip %d, denied for 2m: got %+v, want a pending rejection", i, v)
 		}
 	}
@@ -397,7 +390,7 @@ func TestEvaluateQuickAcceptFlipsDoNotTrigger(t *testing.T) {
 	if transitions != 10 {
 		t.Errorf("transitions = %d, want 10 (one per flip edge)", transitions)
 	}
-	if v := step(false, 6*time.Minute); v.Trigger != TriggerHubRejected {
+	if v := step(false, 6*time.Minute); v.Trigger != failoverv1alpha1.FailoverReasonHubRejected {
 		t.Errorf("denied for longer than the grace period: got %+v, want HubRejected", v)
 	}
 }

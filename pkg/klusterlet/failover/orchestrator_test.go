@@ -24,7 +24,6 @@ func TestActiveHubResult(t *testing.T) {
 		{reason: ReasonFailoverFailed, want: failoverv1alpha1.HubProbeUnreachable},
 		{reason: ReasonHubRejectionPending, want: failoverv1alpha1.HubProbeRejected},
 		{reason: ReasonHubRejected, want: failoverv1alpha1.HubProbeRejected},
-		{reason: ReasonCredentialsUnusablePending, want: failoverv1alpha1.HubProbeUnauthorized},
 		{reason: ReasonNoValidCredentials, want: failoverv1alpha1.HubProbeUnauthorized},
 	}
 	for _, tc := range cases {

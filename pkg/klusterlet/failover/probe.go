@@ -16,41 +16,26 @@ import (
 	"k8s.io/client-go/discovery"
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/huberror"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
-// ProbeResultType is the outcome of a standby probe. The string values are stable: they appear in the
-// FailoverConfig status and as the "result" label of the standby probe metric.
-type ProbeResultType string
-
-const (
-	// ProbeReady: the kubeconfig parses, the server answers, and the identity may join (see
-	// RequiredBootstrapPermissions).
-	ProbeReady ProbeResultType = "Ready"
-	// ProbeInvalidKubeconfig: the kubeconfig is empty, does not parse, or its TLS material is unusable.
-	ProbeInvalidKubeconfig ProbeResultType = "InvalidKubeconfig"
-	// ProbeUnreachable: no usable answer: connection refused, timeout, DNS, proxy, untrusted or invalid
-	// serving certificate, or an unexpected HTTP status.
-	ProbeUnreachable ProbeResultType = "Unreachable"
-	// ProbeUnauthorized: the hub answered 401: it does not accept the kubeconfig's credentials.
-	ProbeUnauthorized ProbeResultType = "Unauthorized"
-	// ProbeForbidden: the identity is authenticated but lacks a permission needed to join.
-	ProbeForbidden ProbeResultType = "Forbidden"
-)
-
-// ProbeResultTypes lists every ProbeResultType, in a fixed order.
-func ProbeResultTypes() []ProbeResultType {
-	return []ProbeResultType{ProbeReady, ProbeInvalidKubeconfig, ProbeUnreachable, ProbeUnauthorized, ProbeForbidden}
+// StandbyProbeResults lists, in a fixed order, every HubProbeResult a standby probe produces (ProbeRESTConfig,
+// ProbeResultForError, or an unparsable bootstrap kubeconfig): the "result" label values of the standby probe
+// metric. Rejected and Unknown are the active hub's results only (activeHubResult).
+func StandbyProbeResults() []failoverv1alpha1.HubProbeResult {
+	return []failoverv1alpha1.HubProbeResult{failoverv1alpha1.HubProbeReady, failoverv1alpha1.HubProbeInvalidKubeconfig,
+		failoverv1alpha1.HubProbeUnreachable, failoverv1alpha1.HubProbeServerUntrusted, failoverv1alpha1.HubProbeUnauthorized,
+		failoverv1alpha1.HubProbeForbidden}
 }
 
 // ProbeResult is the outcome of one probe.
 type ProbeResult struct {
 	// Result is the outcome.
-	Result ProbeResultType
+	Result failoverv1alpha1.HubProbeResult
 	// Message is a short sentence for users (status, events); it never contains key material.
 	Message string
 	// Server is the hub API server URL from the kubeconfig, when it could be read.
@@ -83,55 +68,13 @@ func RequiredBootstrapPermissions() []Permission {
 	}
 }
 
-// Probe checks whether a hub could be joined with a bootstrap kubeconfig: it parses kubeconfig (clientcmd,
-// the current context), then runs ProbeRESTConfig. source names where the kubeconfig came from (e.g.
-// `secret "open-cluster-management-agent/hub-b-bootstrap"`) and prefixes every message. timeout bounds the
-// whole probe. Probe never returns an error: every failure is a ProbeResult.
-func Probe(ctx context.Context, kubeconfig []byte, source string, timeout time.Duration) ProbeResult {
-	result := probeKubeconfig(ctx, kubeconfig, timeout)
-	if source != "" {
-		result.Message = source + ": " + result.Message
-	}
-	return result
-}
-
-func probeKubeconfig(ctx context.Context, kubeconfig []byte, timeout time.Duration) ProbeResult {
-	if len(strings.TrimSpace(string(kubeconfig))) == 0 {
-		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: "the kubeconfig is empty"}
-	}
-	config, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
-	if err != nil {
-		return ProbeResult{
-			Result:  ProbeInvalidKubeconfig,
-			Message: fmt.Sprintf("the kubeconfig is invalid: %v", err),
-			Server:  serverOf(kubeconfig),
-		}
-	}
-	return ProbeRESTConfig(ctx, config, timeout)
-}
-
-// serverOf returns the server of the kubeconfig's current context, best effort.
-func serverOf(kubeconfig []byte) string {
-	c, err := clientcmd.Load(kubeconfig)
-	if err != nil {
-		return ""
-	}
-	kctx, ok := c.Contexts[c.CurrentContext]
-	if !ok {
-		return ""
-	}
-	if cluster, ok := c.Clusters[kctx.Cluster]; ok {
-		return cluster.Server
-	}
-	return ""
-}
-
-// ProbeRESTConfig is the network part of Probe, with the identity of config:
-//  1. GET /version through the discovery REST client. 401 → ProbeUnauthorized (anonymous access may be
+// ProbeRESTConfig checks whether a hub could be joined with the identity of config (a standby's bootstrap
+// kubeconfig). It never returns an error: every failure is a ProbeResult.
+//  1. GET /version through the discovery REST client. 401 → HubProbeUnauthorized (anonymous access may be
 //     disabled, and a rejected client certificate or token also yields 401); 403 is accepted (the server
 //     answered; RBAC may hide /version); any other failure → ProbeResultForError.
 //  2. One SelfSubjectAccessReview (authorization.k8s.io/v1) per RequiredBootstrapPermissions entry. All allowed
-//     → ProbeReady; otherwise ProbeForbidden naming every missing permission.
+//     → HubProbeReady; otherwise HubProbeForbidden naming every missing permission.
 //
 // config is not modified; the probe uses JSON, a client timeout of timeout (non-positive: 30 s) and its own
 // connection, closed afterwards.
@@ -150,18 +93,18 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 
 	httpClient, err := rest.HTTPClientFor(config)
 	if err != nil {
-		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: server}
+		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: server}
 	}
 	// Every probe opens a fresh connection: a kept-alive one would hide a changed serving certificate (FC-03),
 	// and transports that client-go cannot cache (e.g. with a proxy) would otherwise keep idle connections.
 	defer utilnet.CloseIdleConnectionsFor(httpClient.Transport)
 	discoveryClient, err := discovery.NewDiscoveryClientForConfigAndClient(config, httpClient)
 	if err != nil {
-		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
+		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
 	}
 	authorizationClient, err := authorizationv1client.NewForConfigAndClient(config, httpClient)
 	if err != nil {
-		return ProbeResult{Result: ProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
+		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
 	}
 
 	serverVersion := ""
@@ -197,7 +140,7 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 	}
 	if len(missing) > 0 {
 		return ProbeResult{
-			Result:  ProbeForbidden,
+			Result:  failoverv1alpha1.HubProbeForbidden,
 			Message: "the identity may not " + strings.Join(missing, ", "),
 			Server:  server,
 		}
@@ -207,7 +150,7 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 	if serverVersion != "" {
 		msg = fmt.Sprintf("the server (Kubernetes %s) answers and the identity may create CertificateSigningRequests and ManagedClusters", serverVersion)
 	}
-	return ProbeResult{Result: ProbeReady, Message: msg, Server: server}
+	return ProbeResult{Result: failoverv1alpha1.HubProbeReady, Message: msg, Server: server}
 }
 
 // describeDenial names a denied permission with the authorizer's reason when there is one.
@@ -228,18 +171,21 @@ func describeDenial(p Permission, status authorizationv1.SubjectAccessReviewStat
 
 // probeResultFor returns the standby probe result of a hub request that failed with kind k: the one place
 // where hub request failures become probe results. No failure is Ready; a 401 is Unauthorized, a 403
-// Forbidden; every other failure, a serving certificate or proxy problem included, means the hub gave no usable
-// answer: Unreachable.
-func probeResultFor(k huberror.Kind) ProbeResultType {
+// Forbidden; a serving certificate the kubeconfig cannot trust (not signed by its CA, not valid for the server
+// name, expired or otherwise invalid) is ServerUntrusted; every other failure, a proxy problem included, means
+// the hub gave no usable answer: Unreachable.
+func probeResultFor(k huberror.Kind) failoverv1alpha1.HubProbeResult {
 	switch k {
 	case huberror.None:
-		return ProbeReady
+		return failoverv1alpha1.HubProbeReady
 	case huberror.Unauthorized:
-		return ProbeUnauthorized
+		return failoverv1alpha1.HubProbeUnauthorized
 	case huberror.Forbidden:
-		return ProbeForbidden
+		return failoverv1alpha1.HubProbeForbidden
+	case huberror.CANotTrusted, huberror.WrongHost, huberror.CertificateInvalid:
+		return failoverv1alpha1.HubProbeServerUntrusted
 	}
-	return ProbeUnreachable
+	return failoverv1alpha1.HubProbeUnreachable
 }
 
 // ProbeResultForError turns an error of a request to a hub made with config into a ProbeResult with a short
@@ -258,7 +204,7 @@ func probeResultFor(k huberror.Kind) ProbeResultType {
 //   - every message but the HTTP and proxy ones mentions the proxy when config's server is reached through one
 //     (config.Proxy or the environment).
 //
-// Each message ends with the error. A nil err gives ProbeReady with an empty message.
+// Each message ends with the error. A nil err gives HubProbeReady with an empty message.
 func ProbeResultForError(config *rest.Config, err error) ProbeResult {
 	class := huberror.Classify(err)
 	result := ProbeResult{Result: probeResultFor(class.Kind), Server: config.Host}

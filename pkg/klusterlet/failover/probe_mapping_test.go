@@ -16,24 +16,25 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/huberror"
 )
 
 // TestProbeResultFor pins the one mapping from a classified hub failure to a standby probe result.
 func TestProbeResultFor(t *testing.T) {
-	want := map[huberror.Kind]ProbeResultType{
-		huberror.None:               ProbeReady,
-		huberror.Unauthorized:       ProbeUnauthorized,
-		huberror.Forbidden:          ProbeForbidden,
-		huberror.HTTPStatus:         ProbeUnreachable,
-		huberror.CANotTrusted:       ProbeUnreachable,
-		huberror.WrongHost:          ProbeUnreachable,
-		huberror.CertificateInvalid: ProbeUnreachable,
-		huberror.ProxyFailed:        ProbeUnreachable,
-		huberror.Timeout:            ProbeUnreachable,
-		huberror.Unreachable:        ProbeUnreachable,
-		huberror.Other:              ProbeUnreachable,
-		huberror.Kind("NotAKind"):   ProbeUnreachable,
+	want := map[huberror.Kind]failoverv1alpha1.HubProbeResult{
+		huberror.None:               failoverv1alpha1.HubProbeReady,
+		huberror.Unauthorized:       failoverv1alpha1.HubProbeUnauthorized,
+		huberror.Forbidden:          failoverv1alpha1.HubProbeForbidden,
+		huberror.HTTPStatus:         failoverv1alpha1.HubProbeUnreachable,
+		huberror.CANotTrusted:       failoverv1alpha1.HubProbeServerUntrusted,
+		huberror.WrongHost:          failoverv1alpha1.HubProbeServerUntrusted,
+		huberror.CertificateInvalid: failoverv1alpha1.HubProbeServerUntrusted,
+		huberror.ProxyFailed:        failoverv1alpha1.HubProbeUnreachable,
+		huberror.Timeout:            failoverv1alpha1.HubProbeUnreachable,
+		huberror.Unreachable:        failoverv1alpha1.HubProbeUnreachable,
+		huberror.Other:              failoverv1alpha1.HubProbeUnreachable,
+		huberror.Kind("NotAKind"):   failoverv1alpha1.HubProbeUnreachable,
 	}
 	for _, k := range append(huberror.Kinds(), huberror.None) {
 		if _, ok := want[k]; !ok {
@@ -58,26 +59,26 @@ func TestProbeResultForError(t *testing.T) {
 		name       string
 		config     *rest.Config
 		err        error
-		wantResult ProbeResultType
+		wantResult failoverv1alpha1.HubProbeResult
 		wantPrefix string
 		wantSuffix string
 	}{
-		{"nil", direct, nil, ProbeReady, "", ""},
-		{"401", direct, apierrors.NewUnauthorized("Unauthorized"), ProbeUnauthorized, "the hub rejected the credentials (HTTP 401 Unauthorized)", ")"},
-		{"403", proxied, apierrors.NewForbidden(schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}, "", errors.New("no")), ProbeForbidden, "the hub forbids the request (HTTP 403 Forbidden): ", "no"},
-		{"503", proxied, apierrors.NewServiceUnavailable("down"), ProbeUnreachable, "the hub answered HTTP 503: ", "down"},
-		{"unknown authority", direct, urlErr(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), ProbeUnreachable,
+		{"nil", direct, nil, failoverv1alpha1.HubProbeReady, "", ""},
+		{"401", direct, apierrors.NewUnauthorized("Unauthorized"), failoverv1alpha1.HubProbeUnauthorized, "the hub rejected the credentials (HTTP 401 Unauthorized)", ")"},
+		{"403", proxied, apierrors.NewForbidden(schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}, "", errors.New("no")), failoverv1alpha1.HubProbeForbidden, "the hub forbids the request (HTTP 403 Forbidden): ", "no"},
+		{"503", proxied, apierrors.NewServiceUnavailable("down"), failoverv1alpha1.HubProbeUnreachable, "the hub answered HTTP 503: ", "down"},
+		{"unknown authority", direct, urlErr(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), failoverv1alpha1.HubProbeServerUntrusted,
 			"hub serving certificate not trusted by the kubeconfig's certificate authority: ", "unknown authority"},
-		{"host name", direct, urlErr(x509.HostnameError{Certificate: &x509.Certificate{}, Host: "hub"}), ProbeUnreachable,
+		{"host name", direct, urlErr(x509.HostnameError{Certificate: &x509.Certificate{}, Host: "hub"}), failoverv1alpha1.HubProbeServerUntrusted,
 			"hub serving certificate is not valid for the server name: ", ""},
-		{"expired", direct, urlErr(x509.CertificateInvalidError{Reason: x509.Expired}), ProbeUnreachable,
+		{"expired", direct, urlErr(x509.CertificateInvalidError{Reason: x509.Expired}), failoverv1alpha1.HubProbeServerUntrusted,
 			"hub serving certificate is invalid: ", ""},
-		{"proxy", proxied, urlErr(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: refused}), ProbeUnreachable,
+		{"proxy", proxied, urlErr(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: refused}), failoverv1alpha1.HubProbeUnreachable,
 			"cannot connect to the proxy http://u:xxxxx@proxy:3128: ", "connection refused"},
-		{"timeout", direct, urlErr(context.DeadlineExceeded), ProbeUnreachable, "the hub did not answer in time: ", "deadline exceeded"},
-		{"refused through a proxy", proxied, urlErr(refused), ProbeUnreachable, "the hub is unreachable: ",
+		{"timeout", direct, urlErr(context.DeadlineExceeded), failoverv1alpha1.HubProbeUnreachable, "the hub did not answer in time: ", "deadline exceeded"},
+		{"refused through a proxy", proxied, urlErr(refused), failoverv1alpha1.HubProbeUnreachable, "the hub is unreachable: ",
 			"connection refused (through the proxy http://u:xxxxx@proxy:3128)"},
-		{"other", direct, errors.New("boom"), ProbeUnreachable, "the hub is unreachable: boom", "boom"},
+		{"other", direct, errors.New("boom"), failoverv1alpha1.HubProbeUnreachable, "the hub is unreachable: boom", "boom"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
@@ -162,8 +163,7 @@ func clientCertificate(t *testing.T, notAfter time.Time) (certPEM, keyPEM []byte
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 }
 
-func TestProbe(t *testing.T) {
-	const source = `secret "open-cluster-management-agent/hub-b-bootstrap"`
+func TestProbeRESTConfig(t *testing.T) {
 	// Every httptest TLS server serves the same certificate, so another hub's CA is a fresh self-signed one.
 	otherCA, _, err := certutil.GenerateSelfSignedCertKey("other-hub", nil, nil)
 	if err != nil {
@@ -179,7 +179,7 @@ func TestProbe(t *testing.T) {
 		// kubeconfig builds the kubeconfig for the started hub server.
 		kubeconfig   func(srv *httptest.Server) []byte
 		timeout      time.Duration
-		wantResult   ProbeResultType
+		wantResult   failoverv1alpha1.HubProbeResult
 		wantServer   func(srv *httptest.Server) string
 		wantContains []string
 		wantAbsent   []string
@@ -191,9 +191,9 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			wantResult:   ProbeReady,
+			wantResult:   failoverv1alpha1.HubProbeReady,
 			wantServer:   func(srv *httptest.Server) string { return srv.URL },
-			wantContains: []string{source, "v1.34.3"},
+			wantContains: []string{"v1.34.3"},
 			wantReviews: []string{
 				"create certificatesigningrequests.certificates.k8s.io",
 				"create managedclusters.cluster.open-cluster-management.io",
@@ -206,7 +206,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			wantResult:   ProbeForbidden,
+			wantResult:   failoverv1alpha1.HubProbeForbidden,
 			wantContains: []string{"may not create managedclusters.cluster.open-cluster-management.io (no RBAC policy matched)"},
 			wantAbsent:   []string{"certificatesigningrequests", "get managedclusters"},
 		},
@@ -220,7 +220,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			wantResult: ProbeForbidden,
+			wantResult: failoverv1alpha1.HubProbeForbidden,
 			wantContains: []string{"create certificatesigningrequests.certificates.k8s.io",
 				"create managedclusters.cluster.open-cluster-management.io", "get managedclusters.cluster.open-cluster-management.io"},
 		},
@@ -230,7 +230,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			wantResult: ProbeReady,
+			wantResult: failoverv1alpha1.HubProbeReady,
 			wantAbsent: []string{"Kubernetes v"},
 		},
 		{
@@ -239,7 +239,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: "revoked"})
 			},
-			wantResult:   ProbeUnauthorized,
+			wantResult:   failoverv1alpha1.HubProbeUnauthorized,
 			wantContains: []string{"401"},
 		},
 		{
@@ -248,7 +248,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), clientCert: expiredCert, clientKey: expiredKey})
 			},
-			wantResult:   ProbeUnauthorized,
+			wantResult:   failoverv1alpha1.HubProbeUnauthorized,
 			wantContains: []string{"valid until " + text.Time(t0)},
 		},
 		{
@@ -257,7 +257,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			wantResult:   ProbeForbidden,
+			wantResult:   failoverv1alpha1.HubProbeForbidden,
 			wantContains: []string{"SelfSubjectAccessReview", "403"},
 		},
 		{
@@ -266,7 +266,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			wantResult:   ProbeUnreachable,
+			wantResult:   failoverv1alpha1.HubProbeUnreachable,
 			wantContains: []string{"HTTP 503"},
 		},
 		{
@@ -275,7 +275,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: otherCA, token: testToken})
 			},
-			wantResult:   ProbeUnreachable,
+			wantResult:   failoverv1alpha1.HubProbeServerUntrusted,
 			wantContains: []string{"hub serving certificate not trusted"},
 		},
 		{
@@ -284,7 +284,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: strings.Replace(srv.URL, "127.0.0.1", "localhost", 1), ca: caOf(srv), token: testToken})
 			},
-			wantResult:   ProbeUnreachable,
+			wantResult:   failoverv1alpha1.HubProbeServerUntrusted,
 			wantContains: []string{"not valid for the server name"},
 		},
 		{
@@ -292,7 +292,7 @@ func TestProbe(t *testing.T) {
 			kubeconfig: func(*httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: deadURL, token: testToken})
 			},
-			wantResult:   ProbeUnreachable,
+			wantResult:   failoverv1alpha1.HubProbeUnreachable,
 			wantServer:   func(*httptest.Server) string { return deadURL },
 			wantContains: []string{"unreachable", "connection refused"},
 		},
@@ -303,7 +303,7 @@ func TestProbe(t *testing.T) {
 				proxy := strings.Replace(deadProxy, "http://", "http://user:s3cret@", 1)
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken, proxyURL: proxy})
 			},
-			wantResult:   ProbeUnreachable,
+			wantResult:   failoverv1alpha1.HubProbeUnreachable,
 			wantContains: []string{"cannot connect to the proxy " + strings.Replace(deadProxy, "http://", "http://user:xxxxx@", 1)},
 			wantAbsent:   []string{"s3cret"},
 		},
@@ -314,29 +314,8 @@ func TestProbe(t *testing.T) {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
 			timeout:      200 * time.Millisecond,
-			wantResult:   ProbeUnreachable,
+			wantResult:   failoverv1alpha1.HubProbeUnreachable,
 			wantContains: []string{"did not answer in time"},
-		},
-		{
-			name:         "empty kubeconfig",
-			kubeconfig:   func(*httptest.Server) []byte { return nil },
-			wantResult:   ProbeInvalidKubeconfig,
-			wantContains: []string{source + ": the kubeconfig is empty"},
-		},
-		{
-			name:         "kubeconfig that does not parse",
-			kubeconfig:   func(*httptest.Server) []byte { return []byte("apiVersion: v1\nclusters: {{{") },
-			wantResult:   ProbeInvalidKubeconfig,
-			wantContains: []string{source + ": the kubeconfig is invalid"},
-		},
-		{
-			name: "certificate authority file that does not exist (FC-15)",
-			kubeconfig: func(*httptest.Server) []byte {
-				return kubeconfig(t, kubeconfigOptions{server: "https://hub.example.com:6443", caFile: "/nonexistent/ca.crt", token: testToken})
-			},
-			wantResult:   ProbeInvalidKubeconfig,
-			wantServer:   func(*httptest.Server) string { return "https://hub.example.com:6443" },
-			wantContains: []string{"/nonexistent/ca.crt"},
 		},
 	}
 	for _, tc := range cases {
@@ -349,7 +328,11 @@ func TestProbe(t *testing.T) {
 			if timeout == 0 {
 				timeout = 10 * time.Second
 			}
-			got := Probe(t.Context(), tc.kubeconfig(srv), source, timeout)
+			config, err := clientcmd.RESTConfigFromKubeConfig(tc.kubeconfig(srv))
+			if err != nil {
+				t.Fatalf("test kubeconfig: %v", err)
+			}
+			got := ProbeRESTConfig(t.Context(), config, timeout)
 			t.Logf("%s: %s", got.Result, got.Message)
 
 			if got.Result != tc.wantResult {
@@ -359,9 +342,6 @@ func TestProbe(t *testing.T) {
 				if want := tc.wantServer(srv); got.Server != want {
 					t.Errorf("Server = %q, want %q", got.Server, want)
 				}
-			}
-			if !strings.HasPrefix(got.Message, source+": ") {
-				t.Errorf("Message %q does not start with the source", got.Message)
 			}
 			for _, s := range tc.wantContains {
 				if !strings.Contains(got.Message, s) {
@@ -400,9 +380,12 @@ func TestProbeUsesAFreshConnectionEachTime(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 
-	config := kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+	config, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 2 {
-		if got := Probe(t.Context(), config, "", 10*time.Second); got.Result != ProbeReady {
+		if got := ProbeRESTConfig(t.Context(), config, 10*time.Second); got.Result != failoverv1alpha1.HubProbeReady {
 			t.Fatalf("probe %d: %+v", i, got)
 		}
 	}

@@ -16,26 +16,26 @@ const (
 	// it and the primary has been healthy long enough.
 	ReasonFailbackStarted = "FailbackStarted"
 	// ReasonPlannedSwitchRequested (Normal): the FailoverConfig asks for a switch to a named hub that is not the
-	// active one. Also the Verdict.Reason of TriggerPlannedSwitch.
+	// active one. Also the Verdict.Reason of PlannedSwitch.
 	ReasonPlannedSwitchRequested = "PlannedSwitchRequested"
 	// ReasonNoViableHub (Warning): no configured hub can be used now; the agent reports Degraded, backs off and
 	// keeps trying.
 	ReasonNoViableHub = "NoViableHub"
 
 	// ReasonHubLost (Warning): no request to the active hub succeeded for the hub connection timeout. Also the
-	// Verdict.Reason of TriggerHubLost.
+	// Verdict.Reason of HubConnectionLost.
 	ReasonHubLost = "HubLost"
 	// ReasonHubUnreachable (Warning): the latest request to the active hub failed but the connection timeout has
-	// not elapsed yet (Verdict.Reason of a TriggerNone verdict while the countdown runs).
+	// not elapsed yet (Verdict.Reason of a NoFailover verdict while the countdown runs).
 	ReasonHubUnreachable = "HubUnreachable"
 	// ReasonHubRecovered (Normal): the active hub answers successfully again after being unreachable or lost.
 	ReasonHubRecovered = "HubRecovered"
 	// ReasonHubRejected (Warning): the active hub has rejected the cluster (hubAcceptsClient=false,
 	// HubAcceptedManagedCluster=False, or 401/403 answers) for at least the rejection grace period. Also the
-	// Verdict.Reason of TriggerHubRejected.
+	// Verdict.Reason of HubRejected.
 	ReasonHubRejected = "HubRejected"
 	// ReasonHubRejectionPending (Warning): the active hub rejects the cluster but the grace period has not
-	// elapsed (Verdict.Reason of a TriggerNone verdict); a quick false→true flip ends here (FC-12).
+	// elapsed (Verdict.Reason of a NoFailover verdict); a quick false→true flip ends here (FC-12).
 	ReasonHubRejectionPending = "HubRejectionPending"
 	// ReasonHubAcceptanceRevoked (Warning): the hub stopped accepting the cluster (transition observed).
 	ReasonHubAcceptanceRevoked = "HubAcceptanceRevoked"
@@ -44,15 +44,12 @@ const (
 	// ReasonHubAcceptancePending: the ManagedCluster was never accepted on this hub (hubAcceptsClient=false and
 	// no HubAcceptedManagedCluster condition); this waits for the hub admin and is not a rejection.
 	ReasonHubAcceptancePending = "HubAcceptancePending"
-	// ReasonHubHealthy: nothing is pending on the active hub (Verdict.Reason of a quiet TriggerNone verdict).
+	// ReasonHubHealthy: nothing is pending on the active hub (Verdict.Reason of a quiet NoFailover verdict).
 	ReasonHubHealthy = "HubHealthy"
 
 	// ReasonNoValidCredentials (Warning): neither the hub kubeconfig nor the bootstrap kubeconfig of the active
-	// hub is usable (design §3 scenario 4). Also the Verdict.Reason of TriggerNoCredentials.
+	// hub is usable (design §3 scenario 4). Also the Verdict.Reason of CredentialsInvalid.
 	ReasonNoValidCredentials = "NoValidCredentials"
-	// ReasonCredentialsUnusablePending (Warning): no credentials are usable but the credentials grace period has
-	// not elapsed (Verdict.Reason of a TriggerNone verdict).
-	ReasonCredentialsUnusablePending = "CredentialsUnusablePending"
 	// ReasonBootstrapKubeconfigInvalid: the bootstrap kubeconfig of a configured hub is missing or does not
 	// parse, so the cluster could not move to that hub. Reason of the FailoverConfig Degraded condition.
 	ReasonBootstrapKubeconfigInvalid = "BootstrapKubeconfigInvalid"

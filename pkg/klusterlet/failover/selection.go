@@ -2,6 +2,8 @@ package failover
 
 import (
 	"time"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // HubCandidate is one configured hub as hub selection sees it.
@@ -14,7 +16,7 @@ type HubCandidate struct {
 	// once (no hub-hopping). The caller may grow it for repeated failures.
 	SkipPeriod time.Duration
 	// Probe is the result of the hub's latest standby probe; "" when never probed.
-	Probe ProbeResultType
+	Probe failoverv1alpha1.HubProbeResult
 }
 
 // skippedUntil returns when the hub stops being skipped; zero or past means not skipped.
@@ -49,7 +51,7 @@ func SelectNext(hubs []HubCandidate, active string, now time.Time) (name string,
 			continue
 		}
 		switch h.Probe {
-		case ProbeReady:
+		case failoverv1alpha1.HubProbeReady:
 			return h.Name, true
 		case "":
 			if unprobed == "" {
@@ -76,24 +78,13 @@ func NextSkipExpiry(hubs []HubCandidate, now time.Time) (time.Time, bool) {
 	return next, !next.IsZero()
 }
 
-// FailbackPolicy says whether the agent returns to the primary hub after a failover.
-type FailbackPolicy string
-
-const (
-	// FailbackNone: stay on the hub the agent failed over to.
-	FailbackNone FailbackPolicy = "None"
-	// FailbackToPrimary: return to the primary hub once it has been healthy (standby probe Ready without
-	// interruption) for the configured time.
-	FailbackToPrimary FailbackPolicy = "Primary"
-)
-
 // ShouldFailBack reports whether the agent, running on an alternate hub, should switch back to the primary.
 // primaryHealthySince is since when the primary has been healthy without interruption (e.g. a
-// RejectionTracker observing probe == ProbeReady), zero when it is not healthy; healthyFor is the required
+// RejectionTracker observing probe == HubProbeReady), zero when it is not healthy; healthyFor is the required
 // duration (non-positive: at once). The caller checks that the active hub is not the primary. recheckAfter is
 // the time until the answer could become true without a new observation, 0 when nothing is pending.
-func ShouldFailBack(policy FailbackPolicy, primaryHealthySince time.Time, healthyFor time.Duration, now time.Time) (failBack bool, recheckAfter time.Duration) {
-	if policy != FailbackToPrimary || primaryHealthySince.IsZero() {
+func ShouldFailBack(policy failoverv1alpha1.FailbackPolicy, primaryHealthySince time.Time, healthyFor time.Duration, now time.Time) (failBack bool, recheckAfter time.Duration) {
+	if policy != failoverv1alpha1.FailbackPolicyPrimary || primaryHealthySince.IsZero() {
 		return false, 0
 	}
 	at := primaryHealthySince.Add(max(healthyFor, 0))

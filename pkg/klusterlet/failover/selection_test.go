@@ -3,11 +3,13 @@ package failover
 import (
 	"testing"
 	"time"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 func TestSelectNext(t *testing.T) {
 	now := t0.Add(time.Hour)
-	failedRecently := func(name string, probe ProbeResultType) HubCandidate {
+	failedRecently := func(name string, probe failoverv1alpha1.HubProbeResult) HubCandidate {
 		return HubCandidate{Name: name, FailedAt: now.Add(-time.Minute), SkipPeriod: 5 * time.Minute, Probe: probe}
 	}
 	cases := []struct {
@@ -19,56 +21,56 @@ func TestSelectNext(t *testing.T) {
 	}{
 		{
 			name:   "first ready alternate in list order",
-			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeReady}, {Name: "hub-c", Probe: ProbeReady}},
+			hubs:   []HubCandidate{{Name: "primary", Probe: failoverv1alpha1.HubProbeReady}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeReady}, {Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady}},
 			active: "primary",
 			want:   "hub-b", wantOK: true,
 		},
 		{
 			name:   "the primary comes first when an alternate is active",
-			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeReady}, {Name: "hub-c", Probe: ProbeReady}},
+			hubs:   []HubCandidate{{Name: "primary", Probe: failoverv1alpha1.HubProbeReady}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeReady}, {Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady}},
 			active: "hub-c",
 			want:   "primary", wantOK: true,
 		},
 		{
 			name:   "a hub whose probe failed is not viable",
-			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: ProbeUnreachable}, {Name: "hub-c", Probe: ProbeReady}},
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeUnreachable}, {Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady}},
 			active: "primary",
 			want:   "hub-c", wantOK: true,
 		},
 		{
 			name:   "a probed-ready hub beats an earlier never-probed hub",
-			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b"}, {Name: "hub-c", Probe: ProbeReady}},
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b"}, {Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady}},
 			active: "primary",
 			want:   "hub-c", wantOK: true,
 		},
 		{
 			name:   "a never-probed hub is used when no hub is proven ready",
-			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: ProbeForbidden}, {Name: "hub-c"}, {Name: "hub-d"}},
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeForbidden}, {Name: "hub-c"}, {Name: "hub-d"}},
 			active: "primary",
 			want:   "hub-c", wantOK: true,
 		},
 		{
 			name:   "a hub that failed recently is skipped",
-			hubs:   []HubCandidate{{Name: "primary"}, failedRecently("hub-b", ProbeReady), {Name: "hub-c", Probe: ProbeReady}},
+			hubs:   []HubCandidate{{Name: "primary"}, failedRecently("hub-b", failoverv1alpha1.HubProbeReady), {Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady}},
 			active: "primary",
 			want:   "hub-c", wantOK: true,
 		},
 		{
 			name: "a failed hub is viable again once its skip period is over",
 			hubs: []HubCandidate{{Name: "primary"},
-				{Name: "hub-b", FailedAt: now.Add(-5 * time.Minute), SkipPeriod: 5 * time.Minute, Probe: ProbeReady}},
+				{Name: "hub-b", FailedAt: now.Add(-5 * time.Minute), SkipPeriod: 5 * time.Minute, Probe: failoverv1alpha1.HubProbeReady}},
 			active: "primary",
 			want:   "hub-b", wantOK: true,
 		},
 		{
 			name:   "no viable hub",
-			hubs:   []HubCandidate{{Name: "primary"}, failedRecently("hub-b", ProbeReady), {Name: "hub-c", Probe: ProbeUnauthorized}},
+			hubs:   []HubCandidate{{Name: "primary"}, failedRecently("hub-b", failoverv1alpha1.HubProbeReady), {Name: "hub-c", Probe: failoverv1alpha1.HubProbeUnauthorized}},
 			active: "primary",
 			wantOK: false,
 		},
 		{
 			name:   "the active hub is not chosen while others exist, even if none is viable",
-			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeInvalidKubeconfig}},
+			hubs:   []HubCandidate{{Name: "primary", Probe: failoverv1alpha1.HubProbeReady}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeInvalidKubeconfig}},
 			active: "primary",
 			wantOK: false,
 		},
@@ -86,7 +88,7 @@ func TestSelectNext(t *testing.T) {
 		},
 		{
 			name:   "no active hub yet: the first viable hub",
-			hubs:   []HubCandidate{{Name: "primary", Probe: ProbeReady}, {Name: "hub-b", Probe: ProbeReady}},
+			hubs:   []HubCandidate{{Name: "primary", Probe: failoverv1alpha1.HubProbeReady}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeReady}},
 			active: "",
 			want:   "primary", wantOK: true,
 		},
@@ -139,21 +141,21 @@ func TestShouldFailBack(t *testing.T) {
 	now := t0.Add(time.Hour)
 	cases := []struct {
 		name         string
-		policy       FailbackPolicy
+		policy       failoverv1alpha1.FailbackPolicy
 		healthySince time.Time
 		healthyFor   time.Duration
 		want         bool
 		wantRecheck  time.Duration
 	}{
-		{name: "policy none", policy: FailbackNone, healthySince: now.Add(-time.Hour), healthyFor: time.Minute},
+		{name: "policy none", policy: failoverv1alpha1.FailbackPolicyNone, healthySince: now.Add(-time.Hour), healthyFor: time.Minute},
 		{name: "unknown policy", policy: "Sometimes", healthySince: now.Add(-time.Hour), healthyFor: time.Minute},
-		{name: "primary not healthy", policy: FailbackToPrimary, healthyFor: time.Minute},
+		{name: "primary not healthy", policy: failoverv1alpha1.FailbackPolicyPrimary, healthyFor: time.Minute},
 		{
-			name: "healthy, not long enough", policy: FailbackToPrimary,
+			name: "healthy, not long enough", policy: failoverv1alpha1.FailbackPolicyPrimary,
 			healthySince: now.Add(-4 * time.Minute), healthyFor: 5 * time.Minute, wantRecheck: time.Minute,
 		},
-		{name: "healthy exactly long enough", policy: FailbackToPrimary, healthySince: now.Add(-5 * time.Minute), healthyFor: 5 * time.Minute, want: true},
-		{name: "no required duration", policy: FailbackToPrimary, healthySince: now, want: true},
+		{name: "healthy exactly long enough", policy: failoverv1alpha1.FailbackPolicyPrimary, healthySince: now.Add(-5 * time.Minute), healthyFor: 5 * time.Minute, want: true},
+		{name: "no required duration", policy: failoverv1alpha1.FailbackPolicyPrimary, healthySince: now, want: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

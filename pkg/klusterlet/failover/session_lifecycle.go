@@ -81,7 +81,7 @@ func (r *Orchestrator) switchTo(ctx context.Context, sw *Switch, now time.Time) 
 		r.active = ""
 		return false
 	}
-	r.lastFailover = &failoverv1alpha1.FailoverRecord{From: sw.From, To: sw.To, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(sw.Reason)),
+	r.lastFailover = &failoverv1alpha1.FailoverRecord{From: sw.From, To: sw.To, Reason: sw.Reason,
 		Message: text.Truncate(sw.Message, maxStatusMessage), StartTime: apiTime(sw.Start)}
 	r.o.NoViableHubBackoff.Reset()
 	return true
@@ -126,25 +126,10 @@ func (r *Orchestrator) finishSwitch(sw *Switch, now time.Time) {
 	end := apiTime(now)
 	r.unrecordedFailovers++
 	r.lastFailover = &failoverv1alpha1.FailoverRecord{
-		From: sw.From, To: sw.To, Reason: failoverv1alpha1.FailoverReason(reasonForRecord(sw.Reason)), Message: text.Truncate(sw.Message, maxStatusMessage),
+		From: sw.From, To: sw.To, Reason: sw.Reason, Message: text.Truncate(sw.Message, maxStatusMessage),
 		StartTime: apiTime(sw.Start), EndTime: &end, DurationMilliseconds: now.Sub(sw.Start).Milliseconds(),
 	}
 	r.o.Metrics.RecordFailover(sw.From, sw.To, sw.Reason, now)
 	r.o.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
 		r.o.ClusterName, sw.From, sw.To, now.Sub(sw.Start).Seconds(), sw.Reason)
-}
-
-// reasonForRecord maps a Trigger (or "Failback") to the API's FailoverReason.
-func reasonForRecord(trigger string) string {
-	switch Trigger(trigger) {
-	case TriggerHubLost:
-		return string(failoverv1alpha1.FailoverReasonHubConnectionLost)
-	case TriggerHubRejected:
-		return string(failoverv1alpha1.FailoverReasonHubRejected)
-	case TriggerNoCredentials:
-		return string(failoverv1alpha1.FailoverReasonCredentialsInvalid)
-	case TriggerPlannedSwitch:
-		return string(failoverv1alpha1.FailoverReasonPlannedSwitch)
-	}
-	return trigger
 }

@@ -44,7 +44,7 @@ func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.Fa
 			// Nothing to probe; the result is re-stated once per interval, not on every round (a status write
 			// per round would enqueue another round).
 			if !h.probed || !now.Before(due) {
-				r.recordProbe(h, ProbeResult{Result: ProbeInvalidKubeconfig, Message: text.Error(h.loadErr)}, now)
+				r.recordProbe(h, ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: text.Error(h.loadErr)}, now)
 				due = now.Add(interval)
 			}
 			wait = minPositive(wait, due.Sub(now))
@@ -102,16 +102,16 @@ func (r *Orchestrator) recordProbe(h *hubEntry, res ProbeResult, now time.Time) 
 	h.probeTime = now
 	if changed {
 		h.probeChange = now
-		if res.Result == ProbeReady {
+		if res.Result == failoverv1alpha1.HubProbeReady {
 			r.o.Recorder.Eventf(ReasonStandbyProbeSucceeded, "standby hub %s is ready: bootstrap kubeconfig works and may create CSRs and ManagedClusters", h.name)
 		} else {
 			r.o.Recorder.Warningf(ReasonStandbyProbeFailed, "standby hub %s: %s: %s", h.name, res.Result, res.Message)
 		}
 	}
-	if res.Result == ProbeReady {
+	if res.Result == failoverv1alpha1.HubProbeReady {
 		h.probeSuccess = now
 	}
-	h.healthySince.Observe(res.Result == ProbeReady, now)
+	h.healthySince.Observe(res.Result == failoverv1alpha1.HubProbeReady, now)
 	h.probe = res
 	r.o.Metrics.SetStandbyProbeResult(h.name, res.Result)
 }

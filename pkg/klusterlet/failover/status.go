@@ -86,7 +86,7 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 				hs.Message = "active hub: " + v.Verdict.Message
 			}
 		case h.Probed:
-			hs.ProbeResult = probeToAPI(h.Probe.Result)
+			hs.ProbeResult = h.Probe.Result
 			hs.Message = h.Probe.Message
 			hs.LastProbeTime = timePtr(h.ProbeTime)
 			hs.LastTransitionTime = timePtr(h.ProbeChange)
@@ -252,7 +252,7 @@ func activeHubResult(verdictReason string) failoverv1alpha1.HubProbeResult {
 		return failoverv1alpha1.HubProbeUnreachable
 	case ReasonHubRejectionPending, ReasonHubRejected:
 		return failoverv1alpha1.HubProbeRejected
-	case ReasonCredentialsUnusablePending, ReasonNoValidCredentials:
+	case ReasonNoValidCredentials:
 		return failoverv1alpha1.HubProbeUnauthorized
 	}
 	return failoverv1alpha1.HubProbeReady
@@ -265,22 +265,6 @@ const (
 	maxStatusMessage    = 1024
 	maxConditionMessage = 4096
 )
-
-func probeToAPI(p ProbeResultType) failoverv1alpha1.HubProbeResult {
-	switch p {
-	case ProbeReady:
-		return failoverv1alpha1.HubProbeReady
-	case ProbeUnreachable:
-		return failoverv1alpha1.HubProbeUnreachable
-	case ProbeUnauthorized:
-		return failoverv1alpha1.HubProbeUnauthorized
-	case ProbeForbidden:
-		return failoverv1alpha1.HubProbeForbidden
-	case ProbeInvalidKubeconfig:
-		return failoverv1alpha1.HubProbeInvalidKubeconfig
-	}
-	return failoverv1alpha1.HubProbeUnknown
-}
 
 func timePtr(t time.Time) *metav1.Time {
 	if t.IsZero() {

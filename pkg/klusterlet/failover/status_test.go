@@ -16,7 +16,7 @@ func TestBuildStatus(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	hubs := []HubStatusView{
 		{Name: "primary", Server: "https://a", Usable: true, FailedAt: now.Add(-time.Minute)},
-		{Name: "hub-b", Server: "https://b", Usable: true, Probed: true, Probe: ProbeResult{Result: ProbeReady, Message: "ok"},
+		{Name: "hub-b", Server: "https://b", Usable: true, Probed: true, Probe: ProbeResult{Result: failoverv1alpha1.HubProbeReady, Message: "ok"},
 			ProbeTime: now, ProbeChange: now.Add(-time.Hour), ProbeSuccess: now},
 		{Name: "hub-c", LoadError: "secret ns/c: not found"},
 	}
@@ -49,14 +49,14 @@ func TestBuildStatus(t *testing.T) {
 		{
 			name: "NoViableHub: Degraded NoViableHub, the lost hub Unreachable",
 			view: StatusView{Active: "primary", State: StateNoViableHub, Phase: hubsession.PhaseRegistered, Degraded: "hub lost; no other hub is viable",
-				Verdict: Verdict{Trigger: TriggerHubLost, Reason: ReasonHubLost, Message: "gone"}},
+				Verdict: Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost, Message: "gone"}},
 			wantAvailable: cond{metav1.ConditionFalse, string(hubsession.PhaseRegistered)}, wantProgressing: cond{metav1.ConditionFalse, ConditionReasonStable},
 			wantDegraded: cond{metav1.ConditionTrue, ReasonNoViableHub}, wantActiveResult: failoverv1alpha1.HubProbeUnreachable, wantCount: 1,
 		},
 		{
 			name: "no credentials: Degraded NoValidCredentials",
 			view: StatusView{Active: "primary", State: StateActive, Phase: hubsession.PhaseNoCredentials, Degraded: "no credentials",
-				Verdict: Verdict{Reason: ReasonCredentialsUnusablePending}},
+				Verdict: Verdict{Reason: ReasonNoValidCredentials}},
 			wantAvailable: cond{metav1.ConditionFalse, string(hubsession.PhaseNoCredentials)}, wantProgressing: cond{metav1.ConditionFalse, ConditionReasonStable},
 			wantDegraded: cond{metav1.ConditionTrue, ReasonNoValidCredentials}, wantActiveResult: failoverv1alpha1.HubProbeUnauthorized, wantCount: 1,
 		},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
@@ -20,6 +21,9 @@ const (
 	// brokenHub is an alternate whose bootstrap Secret holds garbage.
 	brokenHub       = "hub-broken"
 	brokenHubSecret = "hub-broken-bootstrap"
+	// untrustedHub is an alternate whose bootstrap kubeconfig names hub B's server with hub A's serving CA.
+	untrustedHub       = "hub-untrusted"
+	untrustedHubSecret = "hub-untrusted-bootstrap"
 	// customClaim is a custom ClusterClaim created on the spoke before the agent starts.
 	customClaim      = "region.example.com"
 	customClaimValue = "eu-west-7"
@@ -28,17 +32,31 @@ const (
 // TestFailoverWhenHubAStops stops hub A's kube-apiserver: the cluster becomes Available on hub B within
 // hubConnectionTimeout (30s) + failoverSlack, with the same cluster and agent name and its claims, the Secret
 // holds hub B's credentials, and the FailoverConfig status and events record the failover. Before that, the
-// standby probes report hub B Ready and an alternate with a garbage Secret InvalidKubeconfig. After hub A comes
+// standby probes report hub B Ready, an alternate with a garbage Secret InvalidKubeconfig and one whose CA does
+// not sign its server's certificate ServerUntrusted. After hub A comes
 // back, failback policy None keeps the cluster on hub B.
 func TestFailoverWhenHubAStops(t *testing.T) {
 	t.Parallel()
 	s := spec(connectionTimeout)
-	s.AlternateHubs = []failoverv1alpha1.AlternateHub{{Name: brokenHub, BootstrapKubeconfigSecretRef: brokenHubSecret}}
+	s.AlternateHubs = []failoverv1alpha1.AlternateHub{{Name: brokenHub, BootstrapKubeconfigSecretRef: brokenHubSecret},
+		{Name: untrustedHub, BootstrapKubeconfigSecretRef: untrustedHubSecret}}
 	b := newBed(t, bedOptions{
 		spec: s,
 		beforeAgent: func(b *bed) {
 			util.CreateClusterClaim(t, b.spoke, customClaim, customClaimValue)
 			util.ApplyBootstrapSecret(t, b.spoke, brokenHubSecret, []byte("this is not a kubeconfig"))
+			untrusted, err := clientcmd.Load(b.hubB.BootstrapKubeconfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range untrusted.Clusters {
+				c.CertificateAuthorityData = b.hubA.CAData()
+			}
+			data, err := clientcmd.Write(*untrusted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			util.ApplyBootstrapSecret(t, b.spoke, untrustedHubSecret, data)
 		},
 	})
 	before := b.expectSecretFor(t, b.hubA)
@@ -47,6 +65,8 @@ func TestFailoverWhenHubAStops(t *testing.T) {
 	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-b probe Ready", probeIs(hubB, failoverv1alpha1.HubProbeReady, ""))
 	fc := util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-broken probe InvalidKubeconfig",
 		probeIs(brokenHub, failoverv1alpha1.HubProbeInvalidKubeconfig, brokenHubSecret))
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-untrusted probe ServerUntrusted",
+		probeIs(untrustedHub, failoverv1alpha1.HubProbeServerUntrusted, "not trusted"))
 	if h := util.HubProbe(fc, hubB); h.Server != b.hubB.URL() || h.LastProbeTime == nil || h.LastSuccessTime == nil {
 		t.Errorf("status.hubs[%s] = %+v, want server %s and probe/success times", hubB, *h, b.hubB.URL())
 	}

@@ -215,9 +215,11 @@ const (
 	// HubProbeReady: the kubeconfig parses, the server answers and the agent may create CSRs and
 	// ManagedClusters (SelfSubjectAccessReview) — a failover to this hub would be expected to work.
 	HubProbeReady HubProbeResult = "Ready"
-	// HubProbeUnreachable: the server did not answer (connection refused, timeout, DNS or proxy error).
+	// HubProbeUnreachable: the server gave no usable answer (connection refused, timeout, DNS or proxy error,
+	// an unexpected HTTP status).
 	HubProbeUnreachable HubProbeResult = "Unreachable"
-	// HubProbeServerUntrusted: the server's certificate is not signed by the kubeconfig's CA.
+	// HubProbeServerUntrusted: the server's serving certificate is not trusted with the kubeconfig's CA: not
+	// signed by it, not valid for the server name, or expired.
 	HubProbeServerUntrusted HubProbeResult = "ServerUntrusted"
 	// HubProbeUnauthorized: the server answered 401; the credentials are invalid or expired.
 	HubProbeUnauthorized HubProbeResult = "Unauthorized"
