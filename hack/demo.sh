@@ -6,8 +6,11 @@
 #
 # The terminal shows the timeline only and ends with
 #   failover: primary -> hub-b in N.N s (timeout T s); workloads kept 2/2, same UIDs; replication lag p99 X s (max of N objects)
-# go test's whole output (demo.out), the timeline (timeline.txt) and every process's log go to the log folder.
-# DEMO_NONINTERACTIVE=1 skips the pause at the start. DEMO_HUB_CONNECTION_TIMEOUT_SECONDS (default 30).
+# Before that, one progress line while it compiles (the agent, the demo, the test-bed binaries the cache lacks);
+# each compile's output goes to build/ in the log folder. go test's whole output (demo.out), the timeline
+# (timeline.txt) and every process's log go to the log folder too.
+# DEMO_NONINTERACTIVE=1 skips the pause between compiling and starting the hubs. KF_BUILD_PARALLEL=0 compiles one
+# thing after the other (see hack/lib/go-build.sh). DEMO_HUB_CONNECTION_TIMEOUT_SECONDS (default 30).
 # DEMO_SWITCH_BACK=1 adds a planned switch back to hub-a at the end (slower: see test/demo/demo_test.go).
 # DEMO_LOG_DIR overrides the log folder. Ports are chosen free by the kernel. Exits non-zero if any step fails;
 # stops everything it started.
