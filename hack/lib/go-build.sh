@@ -67,8 +67,8 @@ progress_done() {
 # fmt_secs N: 75 -> 1m15s.
 fmt_secs() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
-# progress_line PREFIX T0 NAME...: "PREFIX 3m12s: agent done, demo 104/388, kube 1200/2400 linking, ocm listing"
-# (packages compiled / packages to compile; "linking" once every package is compiled).
+# progress_line PREFIX T0 NAME...: "PREFIX 3m12s: agent done, demo 104/388, kube linking, ocm listing" (packages
+# compiled / packages to compile; "linking" once every package is compiled).
 progress_line() {
   local prefix="$1" t0="$2" line sep=":" part name st total done n
   shift 2
@@ -85,7 +85,7 @@ progress_line() {
       done=$(progress_done "${name}")
       (( done > total )) && done=${total}
       part="${name} ${done}/${total}"
-      (( done == total )) && part+=" linking"
+      (( done == total )) && part="${name} linking"
     elif n=$(grep -c '^go: downloading ' "${st}.out" 2>/dev/null) && (( n > 0 )); then
       part="${name} listing, ${n} modules downloaded"
     else
@@ -124,7 +124,9 @@ progress_watch() {
     # shellcheck disable=SC2086 # names is a list of words.
     line="$(progress_line "${prefix}" "${t0}" ${names})"
     if [[ -t "${fd}" ]]; then
-      # Cut to the terminal's width: a wrapped line could not be rewritten in place.
+      # Within the terminal's width (a wrapped line could not be rewritten in place): without the prefix when the
+      # line is too long, then cut.
+      (( ${#line} < cols )) || line="${line#"${prefix} "}"
       printf '\r%s\033[K' "${line:0:$((cols - 1))}" >&"${fd}"
       (( alive )) || printf '\n' >&"${fd}"
     elif (( ! alive || $(date +%s) - last >= ${PROGRESS_LOG_EVERY:-20} )); then
