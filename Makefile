@@ -10,20 +10,28 @@ LDFLAGS := -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.git
            -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.gitCommit=$(COMMIT) \
            -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 INTEGRATION_TIMEOUT ?= 25m
+# One set of Go settings for every compile of this module: make build, make demo (hack/demo.sh), make test and the
+# agent binary the suites build (test/framework/agentbinary.go inherits them). Go's build cache keys each package
+# on them, so a package compiled by one target is reused by the others. -trimpath also makes the cache
+# independent of where the clone lives (a fresh clone reuses it); CGO_ENABLED=0 matches the agent's static build.
+export CGO_ENABLED := 0
+export GOFLAGS := $(strip $(filter-out -trimpath,$(shell $(GO) env GOFLAGS)) -trimpath)
+# Extra flags for make build (hack/demo.sh passes -v to count the packages it compiles).
+GO_BUILD_FLAGS ?=
 
 .PHONY: all build test test-unit test-integration test-binaries verify update demo bench bench-profile bench-replication image clean
 
 all: build
 
 build: ## Build the agent binary into _output/bin.
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/klusterlet-failover ./cmd/klusterlet-failover
+	$(GO) build $(GO_BUILD_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/klusterlet-failover ./cmd/klusterlet-failover
 
 test: test-unit test-integration ## Unit tests, then the integration suites on real control planes.
 
 test-unit: ## Unit tests (fake clients, fake clocks).
 	$(GO) test -count=1 ./cmd/... ./pkg/... ./manifests/... ./test/framework/...
 
-test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, etcd and OCM's registration from source (cached).
+test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, etcd and OCM's registration, work, registration-operator and addon from source (cached).
 	hack/build-test-binaries.sh
 
 # Integration packages run one at a time (-p 1): each starts several apiservers and the machine has 2 cores.

@@ -24,7 +24,10 @@ func addonManagerCRDFiles() []string {
 // startAddonManager runs OCM's hub add-on manager with the admin kubeconfig and waits until its /healthz answers.
 func (h *Hub) startAddonManager() {
 	h.t.Helper()
-	binDir, _ := BinariesDir() // checked by startControlPlane
+	binDir, err := BinariesDir(BinaryAddon)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
 	h.startHubProcess("addon-manager", filepath.Join(binDir, BinaryAddon), "manager")
 }
 

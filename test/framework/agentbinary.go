@@ -15,8 +15,9 @@ import (
 var agentBinaryOnce = sync.OnceValues(buildAgentBinary)
 
 // AgentBinary returns the path of a klusterlet-failover binary built from this repository's
-// ./cmd/klusterlet-failover (with the caller's GOFLAGS, so CI's -trimpath reuses the build cache), building it
-// once per test binary into a temporary directory. It fails t with the build output when the build fails.
+// ./cmd/klusterlet-failover (with the caller's GOFLAGS and CGO_ENABLED=0: under make, the Makefile's settings, so
+// the packages make build compiled are reused from the build cache), building it once per test binary into a
+// temporary directory. It fails t with the build output when the build fails.
 func AgentBinary(t testing.TB) string {
 	t.Helper()
 	path, err := agentBinaryOnce()

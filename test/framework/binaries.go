@@ -11,7 +11,8 @@ import (
 	"sync"
 )
 
-// Names of the binaries the test bed runs; hack/build-test-binaries.sh builds all of them into one directory.
+// Names of the binaries the test bed runs; hack/build-test-binaries.sh builds them (all, or those named) into one
+// directory.
 const (
 	// BinaryKubeAPIServer is kube-apiserver from k8s.io/kubernetes.
 	BinaryKubeAPIServer = "kube-apiserver"
@@ -34,36 +35,58 @@ const (
 	// its `klusterlet` subcommand is the klusterlet operator.
 	BinaryRegistrationOperator = "registration-operator"
 
-	// EnvKubebuilderAssets names a directory holding all the binaries; it wins over the build cache when complete.
+	// EnvKubebuilderAssets names a directory holding the binaries; it wins over the build cache when it holds those
+	// a caller asks for.
 	EnvKubebuilderAssets = "KUBEBUILDER_ASSETS"
 
 	// buildScript is the script, relative to the repository root, that builds and locates the binaries.
 	buildScript = "hack/build-test-binaries.sh"
 )
 
-// requiredBinaries returns the names BinariesDir requires in its directory.
-func requiredBinaries() []string {
+// allBinaries returns the name of every binary the test bed runs.
+func allBinaries() []string {
 	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryEtcd, BinaryRegistration,
 		BinaryWork, BinaryRegistrationOperator, BinaryAddon}
 }
 
-// binariesDirOnce memoizes BinariesDir: the script checksums about 400 MB of binaries on every call.
-var binariesDirOnce = sync.OnceValues(findBinariesDir)
+// binariesDirs memoizes BinariesDir per set of names: the script checksums the binaries (up to about 400 MB) on
+// every call.
+var (
+	binariesDirsMu sync.Mutex
+	binariesDirs   = map[string]binariesDirResult{}
+)
 
-// BinariesDir returns the absolute directory holding kube-apiserver, kube-controller-manager, kubectl, etcd,
-// registration, work and registration-operator. It is $KUBEBUILDER_ASSETS when that directory holds all seven as
-// executable files; otherwise the
-// directory printed by `hack/build-test-binaries.sh --check` (a complete, checksum-verified cache entry). The
-// error names every missing binary and tells how to build them; it never builds anything itself. The result is
-// computed once per test binary.
-func BinariesDir() (string, error) {
-	return binariesDirOnce()
+type binariesDirResult struct {
+	dir string
+	err error
 }
 
-func findBinariesDir() (string, error) {
+// BinariesDir returns the absolute directory holding the named test-bed binaries (every one, kube-apiserver,
+// kube-controller-manager, kubectl, etcd, registration, work, registration-operator and addon, when names is
+// empty). It is $KUBEBUILDER_ASSETS when that directory holds them as executable files; otherwise the directory
+// printed by `hack/build-test-binaries.sh --check <names>` (a cache entry holding them, checksums verified). make
+// demo builds only the binaries the demo runs, so a caller names those it starts. The error names every missing
+// binary and tells how to build them; it never builds anything itself. The result is computed once per set of
+// names and test binary.
+func BinariesDir(names ...string) (string, error) {
+	if len(names) == 0 {
+		names = allBinaries()
+	}
+	key := strings.Join(names, " ")
+	binariesDirsMu.Lock()
+	defer binariesDirsMu.Unlock()
+	r, ok := binariesDirs[key]
+	if !ok {
+		r.dir, r.err = findBinariesDir(names)
+		binariesDirs[key] = r
+	}
+	return r.dir, r.err
+}
+
+func findBinariesDir(names []string) (string, error) {
 	var problems []string
 	if dir := os.Getenv(EnvKubebuilderAssets); dir != "" {
-		missing := missingBinaries(dir)
+		missing := missingBinaries(dir, names)
 		if len(missing) == 0 {
 			return filepath.Abs(dir)
 		}
@@ -77,27 +100,27 @@ func findBinariesDir() (string, error) {
 	}
 	script := filepath.Join(root, buildScript)
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(script, "--check")
+	cmd := exec.Command(script, append([]string{"--check"}, names...)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		problems = append(problems, fmt.Sprintf("%s --check found no complete cache entry (%v%s)",
-			buildScript, err, trimmedSuffix(stderr.String())))
-		return "", fmt.Errorf("test binaries not found: %s; build them with `%s` (a cold build takes 5-10 minutes on 2 idle cores, much longer under load) "+
+		problems = append(problems, fmt.Sprintf("%s --check found no cache entry holding %s (%v%s)",
+			buildScript, strings.Join(names, ", "), err, trimmedSuffix(stderr.String())))
+		return "", fmt.Errorf("test binaries not found: %s; build them with `%s` (a cold build of all of them takes about 20 minutes on 2 cores) "+
 			"and run the tests with %s=$(%s)", strings.Join(problems, "; "), script, EnvKubebuilderAssets, script)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	dir := strings.TrimSpace(lines[len(lines)-1])
-	if missing := missingBinaries(dir); len(missing) > 0 {
+	if missing := missingBinaries(dir, names); len(missing) > 0 {
 		return "", fmt.Errorf("test binaries not found: %s --check reported %q, which lacks %s",
 			buildScript, dir, strings.Join(missing, ", "))
 	}
 	return dir, nil
 }
 
-// missingBinaries lists the required binaries that are not executable regular files in dir.
-func missingBinaries(dir string) []string {
+// missingBinaries lists the names that are not executable regular files in dir.
+func missingBinaries(dir string, names []string) []string {
 	var missing []string
-	for _, name := range requiredBinaries() {
+	for _, name := range names {
 		info, err := os.Stat(filepath.Join(dir, name))
 		if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
 			missing = append(missing, name)

@@ -60,7 +60,7 @@ func startControlPlane(t testing.TB, component, authzMode string, crds []*apiext
 	startTimeout time.Duration, extraFlags ...apiserverFlag) *controlPlane {
 	t.Helper()
 	silenceControllerRuntimeLog()
-	binDir, err := BinariesDir()
+	binDir, err := BinariesDir(BinaryKubeAPIServer, BinaryEtcd)
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
@@ -103,8 +103,9 @@ func startControlPlane(t testing.TB, component, authzMode string, crds []*apiext
 	}
 	cp.env = &envtest.Environment{
 		ControlPlane: envtest.ControlPlane{
-			APIServer:   apiServer,
-			Etcd:        &envtest.Etcd{Path: filepath.Join(binDir, BinaryEtcd), Out: etcdLog, Err: etcdLog},
+			APIServer: apiServer,
+			Etcd:      &envtest.Etcd{Path: filepath.Join(binDir, BinaryEtcd), Out: etcdLog, Err: etcdLog},
+			// kubectl only runs through envtest's KubeCtl, which nothing here calls: make demo's directory lacks it.
 			KubectlPath: filepath.Join(binDir, BinaryKubectl),
 		},
 		BinaryAssetsDirectory:    binDir,

@@ -31,6 +31,7 @@
 // test fails, the last lines of each process log are printed; set
 // KF_TEST_LOG_DIR to keep the full logs in that directory after the test.
 //
-// Binaries come from BinariesDir: KUBEBUILDER_ASSETS when it holds all of them,
-// else the cache entry reported by `hack/build-test-binaries.sh --check`.
+// Binaries come from BinariesDir, asked for the ones each function starts:
+// KUBEBUILDER_ASSETS when it holds them, else the cache entry reported by
+// `hack/build-test-binaries.sh --check <names>`.
 package framework

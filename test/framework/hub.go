@@ -437,7 +437,10 @@ func (h *Hub) writeControllersKubeconfig() string {
 // client CA and waits for its /healthz.
 func (h *Hub) startKubeControllerManager() {
 	h.t.Helper()
-	binDir, _ := BinariesDir() // checked by startControlPlane
+	binDir, err := BinariesDir(BinaryKubeControllerManager)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
 	port, err := freeLoopbackPort()
 	if err != nil {
 		h.t.Fatalf("hub %s: kube-controller-manager: %v", h.Name, err)
@@ -484,7 +487,10 @@ func (h *Hub) startHubController() {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.StartTimeout)
 	defer cancel()
-	binDir, _ := BinariesDir() // checked by startControlPlane
+	binDir, err := BinariesDir(BinaryRegistration)
+	if err != nil {
+		h.t.Fatalf("hub %s: %v", h.Name, err)
+	}
 	p := h.startHubProcess("registration-controller", filepath.Join(binDir, BinaryRegistration),
 		"controller",
 		"--feature-gates=ManagedClusterAutoApproval=true",

@@ -74,7 +74,7 @@ func StartKlusterletOperator(t testing.TB, spoke *Spoke) *KlusterletOperator {
 	t.Helper()
 	start := time.Now()
 	const name = "klusterlet-operator"
-	binDir, err := BinariesDir()
+	binDir, err := BinariesDir(BinaryRegistrationOperator)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -161,7 +161,7 @@ func StartWorkAgent(t testing.TB, spoke *Spoke, opts WorkAgentOptions) *WorkAgen
 	if _, err := os.Stat(kubeconfigFile); err != nil {
 		t.Fatalf("%s: the hub kubeconfig: %v", name, err)
 	}
-	binDir, err := BinariesDir()
+	binDir, err := BinariesDir(BinaryWork)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
