@@ -105,7 +105,7 @@ func findBinariesDir(names []string) (string, error) {
 	if err := cmd.Run(); err != nil {
 		problems = append(problems, fmt.Sprintf("%s --check found no cache entry holding %s (%v%s)",
 			buildScript, strings.Join(names, ", "), err, trimmedSuffix(stderr.String())))
-		return "", fmt.Errorf("test binaries not found: %s; build them with `%s` (a cold build of all of them takes about 20 minutes on 2 cores) "+
+		return "", fmt.Errorf("test binaries not found: %s; build them with `%s` (a cold build of all of them took 32 minutes on a busy 2-core machine) "+
 			"and run the tests with %s=$(%s)", strings.Join(problems, "; "), script, EnvKubebuilderAssets, script)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
