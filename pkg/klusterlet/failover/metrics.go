@@ -125,7 +125,7 @@ func (m *Metrics) RecordFailover(from, to string, reason failoverv1alpha1.Failov
 	m.lastFailover.Set(unixSeconds(completedAt))
 }
 
-// SetStandbyProbeResult records hub's latest probe result: 1 for result, 0 for the other ProbeResultTypes.
+// SetStandbyProbeResult records hub's latest probe result: 1 for result, 0 for the other StandbyProbeResults.
 func (m *Metrics) SetStandbyProbeResult(hub string, result failoverv1alpha1.HubProbeResult) {
 	for _, r := range StandbyProbeResults() {
 		v := 0.0
