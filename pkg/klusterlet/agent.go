@@ -403,11 +403,9 @@ func (o *FailoverAgentOptions) Complete(coreV1Client corev1client.CoreV1Interfac
 // (docs/benchmarks-analysis.md).
 const AgentGCPercent = 50
 
-// setAgentGCPercent sets AgentGCPercent when the environment does not set GOGC, and reports whether it did.
-func setAgentGCPercent() bool {
-	if _, set := os.LookupEnv("GOGC"); set {
-		return false
+// setAgentGCPercent sets AgentGCPercent when the environment does not set GOGC.
+func setAgentGCPercent() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(AgentGCPercent)
 	}
-	debug.SetGCPercent(AgentGCPercent)
-	return true
 }
