@@ -1,5 +1,6 @@
 // Package cmd builds the cobra command tree of klusterlet-failover. It only wires: flags and run functions
-// live in pkg/klusterlet.
+// live in pkg/klusterlet (OCM's `registration agent` command line in pkg/klusterlet/registrationagent) and
+// pkg/replicator.
 package cmd
 
 import (
@@ -17,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/registrationagent"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
 
@@ -93,7 +95,7 @@ func NewFailoverAgentCommand() *cobra.Command {
 // is OCM's, registration-agent, so its leader election lock (Lease registration-agent-lock in the agent
 // namespace) is the one OCM's agent takes: during a switch between the two images only one of them runs.
 func NewRegistrationAgentCommand() *cobra.Command {
-	o := klusterlet.NewOCMAgentOptions()
+	o := registrationagent.NewOptions()
 	cmd := newAgentCommand("registration-agent", o.FailoverAgentOptions, o.AddFlags, func(c *cobra.Command) error {
 		if err := o.ValidateOCMFlags(); err != nil {
 			return err

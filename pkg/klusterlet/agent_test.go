@@ -2,20 +2,27 @@ package klusterlet
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	"k8s.io/utils/clock"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
 
+	failoverfake "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -143,5 +150,54 @@ func TestSpokeClientRateLimits(t *testing.T) {
 	}
 	if base.QPS != 0 || base.Burst != 0 {
 		t.Errorf("the command's config was changed: %v/%d", base.QPS, base.Burst)
+	}
+}
+
+// TestCheckFailoverConfigAPI: 404 and 403 are definite (the agent runs without FailoverConfig), success is, and
+// any other error is retried rather than taken for "present" (an informer on an absent API never syncs).
+func TestCheckFailoverConfigAPI(t *testing.T) {
+	gr := schema.GroupResource{Group: "failover.open-cluster-management.io", Resource: "failoverconfigs"}
+	cases := []struct {
+		name    string
+		answers []error // one per LIST, the last repeated
+		want    string  // "" for nil
+		lists   int
+	}{
+		{name: "served", answers: []error{nil}, lists: 1},
+		{name: "not served", answers: []error{apierrors.NewNotFound(gr, "")}, want: "is not served", lists: 1},
+		{name: "forbidden", answers: []error{apierrors.NewForbidden(gr, "", errors.New("no RBAC"))}, want: "may not list FailoverConfigs", lists: 1},
+		{name: "apiserver not ready, then not served", answers: []error{apierrors.NewServiceUnavailable("starting"), errors.New("connection refused"), apierrors.NewNotFound(gr, "")},
+			want: "is not served", lists: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			client := failoverfake.NewSimpleClientset()
+			lists := 0
+			client.PrependReactor("list", "failoverconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
+				err := tc.answers[min(lists, len(tc.answers)-1)]
+				lists++
+				if err != nil {
+					return true, nil, err
+				}
+				return false, nil, nil
+			})
+			err := CheckFailoverConfigAPI(context.Background(), client, "ns", time.Millisecond)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("CheckFailoverConfigAPI() = %v, want %q", err, tc.want)
+			}
+			if lists != tc.lists {
+				t.Errorf("%d LISTs, want %d", lists, tc.lists)
+			}
+		})
+	}
+	// A cancelled context ends the retries.
+	client := failoverfake.NewSimpleClientset()
+	client.PrependReactor("list", "failoverconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := CheckFailoverConfigAPI(ctx, client, "ns", 5*time.Millisecond); err == nil {
+		t.Error("CheckFailoverConfigAPI returned nil on a context that ended with the API unknown")
 	}
 }

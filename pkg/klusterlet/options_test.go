@@ -133,3 +133,44 @@ func TestFlagDefaults(t *testing.T) {
 		t.Errorf("repeated --spoke-external-server-urls gave %d URLs, want 2", got)
 	}
 }
+
+// TestHubFilesErrors: --bootstrap-kubeconfigs entries must be named by their directory as DNS-1123 labels,
+// uniquely, and exclude --bootstrap-kubeconfig.
+func TestHubFilesErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		mod  func(o *FailoverAgentOptions)
+		want string
+	}{
+		{name: "both flags", mod: func(o *FailoverAgentOptions) {
+			o.BootstrapKubeconfig = "/b/kubeconfig"
+			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/c/kubeconfig"}
+		}, want: `--bootstrap-kubeconfig "/b/kubeconfig": must be empty when --bootstrap-kubeconfigs lists the hubs`},
+		{name: "not a label", mod: func(o *FailoverAgentOptions) {
+			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/spoke/Hub_B/kubeconfig"}
+		}, want: `--bootstrap-kubeconfigs "/spoke/Hub_B/kubeconfig": the hub is named after the file's directory, and "Hub_B" is not a DNS-1123 label`},
+		{name: "primary", mod: func(o *FailoverAgentOptions) {
+			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/spoke/primary/kubeconfig"}
+		}, want: `"primary" is already the name of another hub`},
+		{name: "duplicate", mod: func(o *FailoverAgentOptions) {
+			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/x/b/kubeconfig", "/y/b/kubeconfig"}
+		}, want: `--bootstrap-kubeconfigs "/y/b/kubeconfig": the hub is named after the file's directory, and "b" is already the name of another hub`},
+		{name: "empty entry", mod: func(o *FailoverAgentOptions) {
+			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", ""}
+		}, want: `--bootstrap-kubeconfigs "": entry 2 must name a bootstrap kubeconfig file`},
+		{name: "timeout below the minimum", mod: func(o *FailoverAgentOptions) {
+			o.BootstrapKubeconfig = "/b/kubeconfig"
+			o.HubConnectionTimeoutSeconds = 5
+		}, want: "--hub-connection-timeout-seconds 5: must be 0 (the default, 300) or at least 10"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewFailoverAgentOptions()
+			tc.mod(o)
+			err := o.ValidateFlags()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ValidateFlags() = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

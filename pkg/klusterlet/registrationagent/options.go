@@ -1,4 +1,4 @@
-package klusterlet
+package registrationagent
 
 import (
 	"errors"
@@ -10,12 +10,14 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/component-base/featuregate"
 	ocmfeature "open-cluster-management.io/api/feature"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 )
 
 const (
-	// DefaultOCMHubConnectionTimeoutSeconds is OCM's default of --hub-connection-timeout-seconds (10 minutes),
+	// DefaultHubConnectionTimeoutSeconds is OCM's default of --hub-connection-timeout-seconds (10 minutes),
 	// which `registration agent` keeps.
-	DefaultOCMHubConnectionTimeoutSeconds = 600
+	DefaultHubConnectionTimeoutSeconds = 600
 
 	// registrationAuthCSR is the one --registration-auth this agent implements: client certificates through
 	// CSRs. OCM's other values are "awsirsa" and "grpc" (open-cluster-management.io/api operator/v1).
@@ -24,13 +26,13 @@ const (
 	addonAuthCSR = "csr"
 )
 
-// OCMAgentOptions are the options of `registration agent`, the command line of OCM's registration agent
+// Options are the options of `registration agent`, the command line of OCM's registration agent
 // (open-cluster-management.io/ocm v1.2.0, `registration agent`) as the klusterlet operator renders it: every
 // flag its klusterlet-registration-deployment.yaml template can emit, with OCM's meaning, on top of the
-// failover agent's own flags. Create it with NewOCMAgentOptions; call ValidateOCMFlags, then run the embedded
+// failover agent's own flags. Create it with NewOptions; call ValidateOCMFlags, then run the embedded
 // FailoverAgentOptions.
-type OCMAgentOptions struct {
-	*FailoverAgentOptions
+type Options struct {
+	*klusterlet.FailoverAgentOptions
 
 	// HubKubeconfigFile is OCM's --hub-kubeconfig; this agent always uses <--hub-kubeconfig-dir>/kubeconfig, so
 	// only that value (or empty) is accepted.
@@ -52,15 +54,15 @@ type OCMAgentOptions struct {
 	AddonTokenExpirationSeconds int64
 }
 
-// NewOCMAgentOptions returns the options of `registration agent` with OCM's defaults where they differ from
+// NewOptions returns the options of `registration agent` with OCM's defaults where they differ from
 // the failover agent's (--hub-connection-timeout-seconds 600). It does no I/O.
-func NewOCMAgentOptions() *OCMAgentOptions {
-	o := &OCMAgentOptions{
-		FailoverAgentOptions:            NewFailoverAgentOptions(),
+func NewOptions() *Options {
+	o := &Options{
+		FailoverAgentOptions:            klusterlet.NewFailoverAgentOptions(),
 		FeatureGates:                    featuregate.NewFeatureGate(),
 		AddonKubeClientRegistrationAuth: addonAuthCSR,
 	}
-	o.HubConnectionTimeoutSeconds = DefaultOCMHubConnectionTimeoutSeconds
+	o.HubConnectionTimeoutSeconds = DefaultHubConnectionTimeoutSeconds
 	// The gates are OCM's own list; Add fails only on a duplicate, which a fresh gate cannot have.
 	if err := o.FeatureGates.Add(ocmfeature.DefaultSpokeRegistrationFeatureGates); err != nil {
 		panic(fmt.Sprintf("OCM's registration feature gates: %v", err))
@@ -71,7 +73,7 @@ func NewOCMAgentOptions() *OCMAgentOptions {
 // AddFlags registers the failover agent's flags and OCM's on fs: --spoke-cluster-name and --agent-id (OCM's
 // names for --cluster-name and --agent-name), --hub-kubeconfig, --feature-gates, --registration-auth and the
 // awsirsa/grpc/add-on flags.
-func (o *OCMAgentOptions) AddFlags(fs *pflag.FlagSet) {
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.FailoverAgentOptions.AddFlags(fs)
 	fs.StringVar(&o.ClusterName, "spoke-cluster-name", o.ClusterName, "Name of the spoke cluster (OCM's name of --cluster-name).")
 	fs.StringVar(&o.AgentName, "agent-id", o.AgentName, "ID of the agent (OCM's name of --agent-name).")
@@ -95,7 +97,7 @@ func (o *OCMAgentOptions) AddFlags(fs *pflag.FlagSet) {
 // "" or "csr", --addon-kubeclient-registration-auth "" or "csr", --hub-kubeconfig empty or
 // <--hub-kubeconfig-dir>/kubeconfig, and, with the MultipleHubs gate on, at least two --bootstrap-kubeconfigs
 // (OCM's rule). The error lists every violation, each naming the flag, the value and what is supported.
-func (o *OCMAgentOptions) ValidateOCMFlags() error {
+func (o *Options) ValidateOCMFlags() error {
 	var errs []error
 	switch o.RegistrationAuth {
 	case "", registrationAuthCSR:
@@ -124,7 +126,7 @@ func (o *OCMAgentOptions) ValidateOCMFlags() error {
 // --bootstrap-kubeconfigs is the hub list and --bootstrap-kubeconfig is ignored; with it off,
 // --bootstrap-kubeconfigs is ignored. It returns what it ignored, for a log line ("" when nothing). Call it after
 // parsing and before ValidateFlags.
-func (o *OCMAgentOptions) CompleteOCMFlags() string {
+func (o *Options) CompleteOCMFlags() string {
 	if !o.FeatureGates.Enabled(ocmfeature.AddonManagement) {
 		o.DisableAddOnManagement = true
 	}
@@ -146,7 +148,7 @@ func (o *OCMAgentOptions) CompleteOCMFlags() string {
 
 // IgnoredFeatureGates returns, sorted, the feature gates given on the command line that this agent accepts
 // but does not act on ("Name=true"); MultipleHubs and AddonManagement are acted on and never listed. fs is the parsed flag set.
-func (o *OCMAgentOptions) IgnoredFeatureGates(fs *pflag.FlagSet) []string {
+func (o *Options) IgnoredFeatureGates(fs *pflag.FlagSet) []string {
 	f := fs.Lookup("feature-gates")
 	if f == nil || !f.Changed {
 		return nil

@@ -1,28 +1,20 @@
-package klusterlet
+package registrationagent
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	clienttesting "k8s.io/client-go/testing"
-
-	failoverfake "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 )
 
 // parseOCM parses args (without the leading "/registration agent") as `registration agent` would.
-func parseOCM(t *testing.T, args ...string) (*OCMAgentOptions, *pflag.FlagSet, error) {
+func parseOCM(t *testing.T, args ...string) (*Options, *pflag.FlagSet, error) {
 	t.Helper()
-	o := NewOCMAgentOptions()
+	o := NewOptions()
 	fs := pflag.NewFlagSet("agent", pflag.ContinueOnError)
 	o.AddFlags(fs)
 	return o, fs, fs.Parse(args)
@@ -69,7 +61,7 @@ func TestOCMFlagsDefaultMode(t *testing.T) {
 	want.URLs, want.Suffixes = []string{"https://spoke.example:6443"}, []string{".example.com", ".example.org"}
 	want.Expiration = 86400
 	want.Annotations = map[string]string{"agent.open-cluster-management.io/owner": "team-a", "other": "x"}
-	want.QPS, want.Burst, want.Claims, want.Timeout = 20, 40, 5, DefaultOCMHubConnectionTimeoutSeconds
+	want.QPS, want.Burst, want.Claims, want.Timeout = 20, 40, 5, DefaultHubConnectionTimeoutSeconds
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
@@ -186,47 +178,6 @@ func TestOCMFlagsRefused(t *testing.T) {
 	}
 }
 
-// TestHubFilesErrors: --bootstrap-kubeconfigs entries must be named by their directory as DNS-1123 labels,
-// uniquely, and exclude --bootstrap-kubeconfig.
-func TestHubFilesErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		mod  func(o *FailoverAgentOptions)
-		want string
-	}{
-		{name: "both flags", mod: func(o *FailoverAgentOptions) {
-			o.BootstrapKubeconfig = "/b/kubeconfig"
-			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/c/kubeconfig"}
-		}, want: `--bootstrap-kubeconfig "/b/kubeconfig": must be empty when --bootstrap-kubeconfigs lists the hubs`},
-		{name: "not a label", mod: func(o *FailoverAgentOptions) {
-			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/spoke/Hub_B/kubeconfig"}
-		}, want: `--bootstrap-kubeconfigs "/spoke/Hub_B/kubeconfig": the hub is named after the file's directory, and "Hub_B" is not a DNS-1123 label`},
-		{name: "primary", mod: func(o *FailoverAgentOptions) {
-			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/spoke/primary/kubeconfig"}
-		}, want: `"primary" is already the name of another hub`},
-		{name: "duplicate", mod: func(o *FailoverAgentOptions) {
-			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", "/x/b/kubeconfig", "/y/b/kubeconfig"}
-		}, want: `--bootstrap-kubeconfigs "/y/b/kubeconfig": the hub is named after the file's directory, and "b" is already the name of another hub`},
-		{name: "empty entry", mod: func(o *FailoverAgentOptions) {
-			o.BootstrapKubeconfigs = []string{"/a/kubeconfig", ""}
-		}, want: `--bootstrap-kubeconfigs "": entry 2 must name a bootstrap kubeconfig file`},
-		{name: "timeout below the minimum", mod: func(o *FailoverAgentOptions) {
-			o.BootstrapKubeconfig = "/b/kubeconfig"
-			o.HubConnectionTimeoutSeconds = 5
-		}, want: "--hub-connection-timeout-seconds 5: must be 0 (the default, 300) or at least 10"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			o := NewFailoverAgentOptions()
-			tc.mod(o)
-			err := o.ValidateFlags()
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ValidateFlags() = %v, want an error containing %q", err, tc.want)
-			}
-		})
-	}
-}
-
 // TestCompleteOCMFlags: OCM's rule for the two bootstrap flags follows the MultipleHubs gate.
 func TestCompleteOCMFlags(t *testing.T) {
 	both := []string{"--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig",
@@ -250,54 +201,5 @@ func TestCompleteOCMFlags(t *testing.T) {
 	}
 	if o.BootstrapKubeconfig != "/spoke/bootstrap/kubeconfig" || o.BootstrapKubeconfigs != nil || o.ValidateFlags() != nil {
 		t.Errorf("gate off: bootstrap %q, list %v; want --bootstrap-kubeconfig alone", o.BootstrapKubeconfig, o.BootstrapKubeconfigs)
-	}
-}
-
-// TestCheckFailoverConfigAPI: 404 and 403 are definite (the agent runs without FailoverConfig), success is, and
-// any other error is retried rather than taken for "present" (an informer on an absent API never syncs).
-func TestCheckFailoverConfigAPI(t *testing.T) {
-	gr := schema.GroupResource{Group: "failover.open-cluster-management.io", Resource: "failoverconfigs"}
-	cases := []struct {
-		name    string
-		answers []error // one per LIST, the last repeated
-		want    string  // "" for nil
-		lists   int
-	}{
-		{name: "served", answers: []error{nil}, lists: 1},
-		{name: "not served", answers: []error{apierrors.NewNotFound(gr, "")}, want: "is not served", lists: 1},
-		{name: "forbidden", answers: []error{apierrors.NewForbidden(gr, "", errors.New("no RBAC"))}, want: "may not list FailoverConfigs", lists: 1},
-		{name: "apiserver not ready, then not served", answers: []error{apierrors.NewServiceUnavailable("starting"), errors.New("connection refused"), apierrors.NewNotFound(gr, "")},
-			want: "is not served", lists: 3},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			client := failoverfake.NewSimpleClientset()
-			lists := 0
-			client.PrependReactor("list", "failoverconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
-				err := tc.answers[min(lists, len(tc.answers)-1)]
-				lists++
-				if err != nil {
-					return true, nil, err
-				}
-				return false, nil, nil
-			})
-			err := CheckFailoverConfigAPI(context.Background(), client, "ns", time.Millisecond)
-			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-				t.Errorf("CheckFailoverConfigAPI() = %v, want %q", err, tc.want)
-			}
-			if lists != tc.lists {
-				t.Errorf("%d LISTs, want %d", lists, tc.lists)
-			}
-		})
-	}
-	// A cancelled context ends the retries.
-	client := failoverfake.NewSimpleClientset()
-	client.PrependReactor("list", "failoverconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, errors.New("connection refused")
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if err := CheckFailoverConfigAPI(ctx, client, "ns", 5*time.Millisecond); err == nil {
-		t.Error("CheckFailoverConfigAPI returned nil on a context that ended with the API unknown")
 	}
 }
