@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/clientgofeatures"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/cmd"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/profiling"
 )
 
 func main() {
-	cmd.PreferListForInformers()
-	if err := cmd.StartDebugServer(); err != nil {
+	clientgofeatures.PreferListForInformers()
+	if err := profiling.StartServer(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

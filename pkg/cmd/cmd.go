@@ -19,6 +19,7 @@ import (
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/registrationagent"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/servingcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
 
@@ -147,7 +148,7 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 				return err
 			}
 		}
-		return useGeneratedServingCert(c.Flags())
+		return servingcert.UseGenerated(c.Flags())
 	}
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/servingcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
 
@@ -48,7 +49,7 @@ func NewReplicatorCommand() *cobra.Command {
 				return err
 			}
 		}
-		return useGeneratedServingCert(c.Flags())
+		return servingcert.UseGenerated(c.Flags())
 	}
 	return cmd
 }

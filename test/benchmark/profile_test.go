@@ -29,7 +29,7 @@ import (
 //	                        since exec, KiB) whenever VmRSS moved >= 256 KiB, then the maximum with its time since
 //	                        exec and its wall time (UTC, to match the klog times of the agent's log; timeline_test.go)
 //
-// Our agent serves the profiles on a loopback port through KF_DEBUG_PPROF_ADDR (pkg/cmd StartDebugServer).
+// Our agent serves the profiles on a loopback port through KF_DEBUG_PPROF_ADDR (pkg/profiling StartServer).
 // Before each agent start of the join and memory scenarios, in every mode, both binaries' page cache is dropped
 // (evictPageCache in timeline_test.go): the binary's file-backed resident pages, most of the peak, depend on how
 // the file got into the page cache, and a rebuilt binary (written by the linker) or one read whole would

@@ -1,4 +1,5 @@
-package cmd
+// Package clientgofeatures sets client-go's feature gates for the process (PreferListForInformers).
+package clientgofeatures
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package cmd
+package servingcert
 
 import (
 	"context"
@@ -20,15 +20,15 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
 
-// TestUseGeneratedServingCert: without --config, controllercmd reads the generated configuration and serves with
+// TestUseGenerated: without --config, controllercmd reads the generated configuration and serves with
 // its ECDSA certificate (it does not fall back to generating its own); the key file is 0600 and matches the
 // certificate.
-func TestUseGeneratedServingCert(t *testing.T) {
+func TestUseGenerated(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	cmdConfig := controllercmd.NewControllerCommandConfig("test", version.Get(), nil, clock.RealClock{})
 	cmd := cmdConfig.NewCommandWithContext(context.Background())
-	if err := useGeneratedServingCert(cmd.Flags()); err != nil {
+	if err := UseGenerated(cmd.Flags()); err != nil {
 		t.Fatal(err)
 	}
 	configFile := cmd.Flags().Lookup("config").Value.String()
@@ -69,9 +69,9 @@ func TestUseGeneratedServingCert(t *testing.T) {
 	}
 }
 
-// TestUseGeneratedServingCertKeepsTheUsersConfig: a --config given on the command line, or a flag set without
+// TestUseGeneratedKeepsTheUsersConfig: a --config given on the command line, or a flag set without
 // --config, is left alone and nothing is written.
-func TestUseGeneratedServingCertKeepsTheUsersConfig(t *testing.T) {
+func TestUseGeneratedKeepsTheUsersConfig(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	flags := pflag.NewFlagSet("test", pflag.ContinueOnError)
@@ -79,13 +79,13 @@ func TestUseGeneratedServingCertKeepsTheUsersConfig(t *testing.T) {
 	if err := flags.Set("config", "/etc/agent/config.yaml"); err != nil {
 		t.Fatal(err)
 	}
-	if err := useGeneratedServingCert(flags); err != nil {
+	if err := UseGenerated(flags); err != nil {
 		t.Fatal(err)
 	}
 	if got := flags.Lookup("config").Value.String(); got != "/etc/agent/config.yaml" {
 		t.Errorf("--config = %q, want the user's", got)
 	}
-	if err := useGeneratedServingCert(pflag.NewFlagSet("none", pflag.ContinueOnError)); err != nil {
+	if err := UseGenerated(pflag.NewFlagSet("none", pflag.ContinueOnError)); err != nil {
 		t.Errorf("flag set without --config: %v", err)
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {

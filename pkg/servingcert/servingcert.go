@@ -1,4 +1,7 @@
-package cmd
+// Package servingcert gives library-go's controllercmd a serving certificate for /healthz, /readyz, /livez and
+// /metrics when the command line configures none: an ECDSA P-256 self-signed certificate written to a temporary
+// directory and named by a generated --config (UseGenerated).
+package servingcert
 
 import (
 	"crypto/ecdsa"
@@ -27,14 +30,15 @@ const serviceServingCertDir = "/var/run/secrets/serving-cert"
 // self-signed), so it only needs to outlive the process.
 const servingCertValidity = 365 * 24 * time.Hour
 
-// useGeneratedServingCert makes controllercmd serve /healthz and /metrics with an ECDSA P-256 self-signed
+// UseGenerated makes controllercmd serve /healthz and /metrics with an ECDSA P-256 self-signed
 // certificate when the command line gives no serving certificate: no --config, and no certificate mounted in
 // /var/run/secrets/serving-cert. controllercmd would otherwise generate a self-signed CA and a serving
 // certificate with two RSA 2048 keys, which takes 100-300 ms of the agent's start on a loaded machine. It
 // writes tls.crt, tls.key (mode 0600) and config.json (a GenericOperatorConfig, operator.openshift.io/v1alpha1,
 // naming the two as servingInfo.certFile and keyFile) into a new directory under os.TempDir, and sets --config
-// to config.json. Errors name the file that could not be written; a flag set without --config is left alone.
-func useGeneratedServingCert(flags *pflag.FlagSet) error {
+// to config.json. flags is the command's parsed flag set; call it from PreRunE, before controllercmd reads
+// --config. Errors name the file that could not be written; a flag set without --config is left alone.
+func UseGenerated(flags *pflag.FlagSet) error {
 	config := flags.Lookup("config")
 	if config == nil || config.Changed {
 		return nil

@@ -1,4 +1,6 @@
-package cmd
+// Package profiling serves Go's profiles (/debug/pprof/) on a loopback address for measurements (make
+// bench-profile), outside controllercmd's authenticated serving endpoint (StartServer).
+package profiling
 
 import (
 	"fmt"
@@ -11,31 +13,31 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// DebugPprofEnv names the environment variable that turns on the profiling listener (StartDebugServer): a
+// AddrEnv names the environment variable that turns on the profiling listener (StartServer): a
 // loopback host:port such as 127.0.0.1:6060. It is for measurements (make bench-profile), not for production:
 // the listener has no authentication, which is why it only binds loopback addresses.
-const DebugPprofEnv = "KF_DEBUG_PPROF_ADDR"
+const AddrEnv = "KF_DEBUG_PPROF_ADDR"
 
-// StartDebugServer serves Go's profiles (/debug/pprof/: heap, allocs, goroutine, profile, …) on the loopback
-// address DebugPprofEnv names, in the background, when that variable is set; otherwise it does nothing. The
+// StartServer serves Go's profiles (/debug/pprof/: heap, allocs, goroutine, profile, …) on the loopback
+// address AddrEnv names, in the background, when that variable is set; otherwise it does nothing. The
 // serving endpoint of controllercmd also has /debug/pprof, but behind the spoke's delegated authentication and
 // authorisation, which a benchmark's spoke identity does not get through. It returns an error, and serves
 // nothing, when the address is not a loopback host:port or cannot be bound.
-func StartDebugServer() error {
-	addr := os.Getenv(DebugPprofEnv)
+func StartServer() error {
+	addr := os.Getenv(AddrEnv)
 	if addr == "" {
 		return nil
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("%s=%q: %w", DebugPprofEnv, addr, err)
+		return fmt.Errorf("%s=%q: %w", AddrEnv, addr, err)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("%s=%q: only a loopback address may serve the unauthenticated profiles", DebugPprofEnv, addr)
+		return fmt.Errorf("%s=%q: only a loopback address may serve the unauthenticated profiles", AddrEnv, addr)
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("%s: %w", DebugPprofEnv, err)
+		return fmt.Errorf("%s: %w", AddrEnv, err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

@@ -1,4 +1,4 @@
-package cmd
+package profiling
 
 import (
 	"net"
@@ -7,16 +7,16 @@ import (
 	"testing"
 )
 
-// TestStartDebugServer: unset serves nothing; a non-loopback address is refused; a loopback one serves the
+// TestStartServer: unset serves nothing; a non-loopback address is refused; a loopback one serves the
 // profile index.
-func TestStartDebugServer(t *testing.T) {
-	t.Setenv(DebugPprofEnv, "")
-	if err := StartDebugServer(); err != nil {
+func TestStartServer(t *testing.T) {
+	t.Setenv(AddrEnv, "")
+	if err := StartServer(); err != nil {
 		t.Errorf("unset: %v", err)
 	}
 	for _, addr := range []string{"0.0.0.0:6060", "10.1.2.3:6060", ":6060", "no-port"} {
-		t.Setenv(DebugPprofEnv, addr)
-		if err := StartDebugServer(); err == nil {
+		t.Setenv(AddrEnv, addr)
+		if err := StartServer(); err == nil {
 			t.Errorf("%s: served, want it refused", addr)
 		}
 	}
@@ -27,8 +27,8 @@ func TestStartDebugServer(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	t.Setenv(DebugPprofEnv, addr)
-	if err := StartDebugServer(); err != nil {
+	t.Setenv(AddrEnv, addr)
+	if err := StartServer(); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
