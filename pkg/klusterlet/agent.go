@@ -29,8 +29,10 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/informers"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/spokeclient"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/startwait"
 )
 
 // SpokeClients are the spoke-side clients the agent runs with. RunWithClients takes them so that tests can
@@ -171,10 +173,10 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", primaryFile, "alternateBootstrapKubeconfigs", len(fileHubs))
 	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only. Each hub
 	// session runs its controllers on informers of its own (Nodes, ClusterClaims, Secrets) that stop with it.
-	// Cached without managedFields, which nothing reads (managedcluster.StripManagedFields).
-	nsInformers := managedcluster.NewNamespacedInformerFactory(spoke.AgentKube, o.ComponentNamespace, 10*time.Minute)
+	// Cached without managedFields, which nothing reads (informers.StripManagedFields).
+	nsInformers := informers.NewNamespacedFactory(spoke.AgentKube, o.ComponentNamespace, 10*time.Minute)
 	failoverInformers := failoverinformers.NewSharedInformerFactoryWithOptions(spoke.AgentFailover, 10*time.Minute,
-		failoverinformers.WithNamespace(o.ComponentNamespace), failoverinformers.WithTransform(managedcluster.StripManagedFields))
+		failoverinformers.WithNamespace(o.ComponentNamespace), failoverinformers.WithTransform(informers.StripManagedFields))
 	secretInformer := nsInformers.Core().V1().Secrets()
 	// Register the informers before Start.
 	secretInformer.Informer()
@@ -265,7 +267,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		synced = append(synced, fcInformer.Informer().HasSynced)
 	}
 	// The mirror controller and the orchestrator wait for these too, but re-check only every 100 ms.
-	managedcluster.AwaitSynced(ctx, clk, time.Second, synced...)
+	startwait.AwaitSynced(ctx, clk, time.Second, synced...)
 	go mirror.Run(ctx, 1)
 	go func() {
 		if err := orchestrator.Run(ctx); err != nil {

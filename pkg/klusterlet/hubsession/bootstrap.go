@@ -13,6 +13,7 @@ import (
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/startwait"
 )
 
 // runBootstrap runs the temporary ClientCertForHubController and ManagedClusterCreatingController with the
@@ -62,7 +63,7 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 	var wg sync.WaitGroup
 	csrInformers.Start(ctx.Done())
 	spoke.start(ctx)
-	managedcluster.AwaitSynced(ctx, s.config.Clock, syncBound, csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
+	startwait.AwaitSynced(ctx, s.config.Clock, syncBound, csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
 		spoke.secrets.Informer().HasSynced)
 	run(ctx, &wg, cc, creating)
 	defer func() {

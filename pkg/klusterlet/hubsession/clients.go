@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
+	kubeinformers "k8s.io/client-go/informers"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -20,6 +20,7 @@ import (
 	clusterv1alpha1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1alpha1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/informers"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
@@ -73,7 +74,7 @@ func (s *Session) secretData() map[string][]byte {
 
 // clientCertOptions configures a ClientCertForHubController that sends CSRs with kubeClient's identity: the
 // bootstrap identity for the first join, the hub identity for rotation.
-func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformers informers.SharedInformerFactory, spoke *spokeInformers) clientcert.ControllerOptions {
+func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformers kubeinformers.SharedInformerFactory, spoke *spokeInformers) clientcert.ControllerOptions {
 	return clientcert.ControllerOptions{
 		ClusterName:         s.config.ClusterName,
 		AgentName:           s.config.AgentName,
@@ -111,8 +112,8 @@ func (s *Session) creatingOptions(client clusterv1client.ManagedClustersGetter) 
 // spokeInformers are the spoke informers of one phase of a session; they stop with it, and so do the event
 // handlers library-go's factory adds to them.
 type spokeInformers struct {
-	namespaced informers.SharedInformerFactory
-	cluster    informers.SharedInformerFactory
+	namespaced kubeinformers.SharedInformerFactory
+	cluster    kubeinformers.SharedInformerFactory
 	claimsF    clusterinformers.SharedInformerFactory
 	secrets    corev1informers.SecretInformer
 	nodes      corev1informers.NodeInformer
@@ -121,9 +122,9 @@ type spokeInformers struct {
 
 func (s *Session) newSpokeInformers() *spokeInformers {
 	si := &spokeInformers{
-		namespaced: managedcluster.NewNamespacedInformerFactory(s.config.AgentKubeClient, s.config.Namespace, 0),
-		cluster:    managedcluster.NewSpokeInformerFactory(s.config.SpokeKubeClient, 0),
-		claimsF:    managedcluster.NewClaimInformerFactory(s.config.SpokeClusterClient, 0),
+		namespaced: informers.NewNamespacedFactory(s.config.AgentKubeClient, s.config.Namespace, 0),
+		cluster:    informers.NewSpokeFactory(s.config.SpokeKubeClient, 0),
+		claimsF:    informers.NewClaimFactory(s.config.SpokeClusterClient, 0),
 	}
 	si.secrets = si.namespaced.Core().V1().Secrets()
 	si.nodes = si.cluster.Core().V1().Nodes()
@@ -143,20 +144,20 @@ func (si *spokeInformers) shutdown() {
 	si.claimsF.Shutdown()
 }
 
-func csrInformerFactory(client kubernetes.Interface, clusterName string) informers.SharedInformerFactory {
+func csrInformerFactory(client kubernetes.Interface, clusterName string) kubeinformers.SharedInformerFactory {
 	selector := labels.SelectorFromSet(labels.Set{clientcert.ClusterNameLabel: clusterName}).String()
-	return informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+	return kubeinformers.NewSharedInformerFactoryWithOptions(client, 0, kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.LabelSelector = selector
 	}))
 }
 
-// syncBound bounds the wait for a phase's informers before its controllers start (managedcluster.AwaitSynced):
+// syncBound bounds the wait for a phase's informers before its controllers start (startwait.AwaitSynced):
 // a start on synced informers saves the controllers' 100 ms re-check; one that is not synced by then (the hub
 // does not authorise the list yet) is left to the controllers' own wait.
 const syncBound = time.Second
 
 // hubAccessBound bounds the wait for the hub's permission before a registered phase starts its hub informers
-// (managedcluster.AwaitHubAccess): long enough for a loaded hub to accept the cluster and write its RBAC, short
+// (startwait.AwaitHubAccess): long enough for a loaded hub to accept the cluster and write its RBAC, short
 // enough that a hub that has not accepted it (the informers cannot sync either way) is left to client-go's
 // retries after a few seconds. At most 26 reviews.
 const hubAccessBound = 10 * time.Second

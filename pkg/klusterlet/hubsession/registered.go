@@ -19,8 +19,10 @@ import (
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/informers"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/startwait"
 )
 
 // ensureManagedClusterTimeout bounds the GET (and create) of the ManagedCluster with the bootstrap identity before
@@ -72,7 +74,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 			logger.Info("Created the absent ManagedCluster with the bootstrap identity")
 		}
 	}
-	clusterInformers := managedcluster.NewHubManagedClusterInformerFactory(clusterClient, s.config.ClusterName, 0)
+	clusterInformers := informers.NewHubManagedClusterFactory(clusterClient, s.config.ClusterName, 0)
 	mcInformer := clusterInformers.Cluster().V1().ManagedClusters()
 	csrInformers := csrInformerFactory(kubeClient, s.config.ClusterName)
 	spoke := s.newSpokeInformers()
@@ -136,14 +138,14 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	spoke.start(ctx)
 	go func() {
 		// A list the hub refuses costs about a second before client-go's reflector tries again: start the hub
-		// informers once the hub has given this identity its rights (managedcluster.AwaitHubAccess).
-		if err := managedcluster.AwaitHubAccess(ctx, s.config.Clock, hubAccessBound, kubeClient.AuthorizationV1(), s.config.ClusterName); err != nil {
+		// informers once the hub has given this identity its rights (startwait.AwaitHubAccess).
+		if err := startwait.AwaitHubAccess(ctx, s.config.Clock, hubAccessBound, kubeClient.AuthorizationV1(), s.config.ClusterName); err != nil {
 			logger.V(2).Info("Starting the hub informers without the hub's permission confirmed", "err", err)
 		}
 		clusterInformers.Start(ctx.Done())
 		csrInformers.Start(ctx.Done())
 	}()
-	managedcluster.AwaitSynced(ctx, s.config.Clock, syncBound, mcInformer.Informer().HasSynced,
+	startwait.AwaitSynced(ctx, s.config.Clock, syncBound, mcInformer.Informer().HasSynced,
 		csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
 		spoke.secrets.Informer().HasSynced, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced)
 	run(ctx, &wg, rotation, leaseController, creating, status)

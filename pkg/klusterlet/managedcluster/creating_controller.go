@@ -66,7 +66,7 @@ type CreatingOptions struct {
 	// identity's client here so that a ManagedCluster deleted on the hub is re-created.
 	HubClusterCreateClient clusterv1client.ManagedClustersGetter
 	// HubClusterInformer, when set, is a ManagedCluster informer scoped with
-	// fieldSelector=metadata.name=<cluster> (NewHubManagedClusterInformerFactory): its
+	// fieldSelector=metadata.name=<cluster> (informers.NewHubManagedClusterFactory): its
 	// events trigger a sync (so a deletion on the hub leads to a re-create at once) and its
 	// lister replaces the GET. Leave nil with the bootstrap identity, which may only create
 	// and get ManagedClusters; the controller then GETs on each resync.

@@ -13,6 +13,6 @@
 //     FC-06) between the status controller, the lease controller and the failover wiring.
 //
 // All hub ManagedCluster informers given to these controllers must be scoped with the
-// field selector metadata.name=<cluster> (see NewHubManagedClusterInformerFactory):
+// field selector metadata.name=<cluster> (see informers.NewHubManagedClusterFactory):
 // the hub only lets an agent list and watch its own ManagedCluster.
 package managedcluster

@@ -102,7 +102,7 @@ type StatusOptions struct {
 	// HubClusterClient patches managedclusters/status on the hub (clientset.ClusterV1()). Required.
 	HubClusterClient clusterv1client.ManagedClustersGetter
 	// HubClusterInformer is the hub ManagedCluster informer scoped with
-	// fieldSelector=metadata.name=<cluster> (NewHubManagedClusterInformerFactory). Required.
+	// fieldSelector=metadata.name=<cluster> (informers.NewHubManagedClusterFactory). Required.
 	HubClusterInformer clusterv1informer.ManagedClusterInformer
 	// HubLeaseClient reads the hub Lease <cluster>/managed-cluster-lease to judge whether a
 	// conflicting registration is kept fresh (FC-06) and to measure clock skew (FC-10).

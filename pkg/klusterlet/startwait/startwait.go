@@ -1,4 +1,8 @@
-package managedcluster
+// Package startwait holds the bounded waits the agent makes before it starts controllers, on an injected clock:
+// AwaitSynced (the informers a set of controllers reads have synced) and AwaitHubAccess (the hub lets the agent
+// identity list its ManagedCluster). Both give up at a bound, so that what cannot be waited for holds nothing
+// back for longer. Users: the agent's wiring (pkg/klusterlet) and each hub session (hubsession).
+package startwait
 
 import (
 	"context"

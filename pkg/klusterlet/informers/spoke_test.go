@@ -1,10 +1,9 @@
-package managedcluster
+package informers
 
 import (
 	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -12,13 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
-	corev1listers "k8s.io/client-go/listers/core/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/clock"
 
 	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 )
 
@@ -73,7 +69,7 @@ func TestCompactNodeKeepsWhatTheStatusReads(t *testing.T) {
 // TestCompactNodeOtherObjects: an object that is not a Node only loses its managedFields; a tombstone passes.
 func TestCompactNodeOtherObjects(t *testing.T) {
 	claim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: "id.k8s.io", ManagedFields: testManagedFields,
-		Labels: map[string]string{LabelSpokeOnly: ""}}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "v"}}
+		Labels: map[string]string{"open-cluster-management.io/spoke-only": ""}}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "v"}}
 	out, err := CompactNode(claim)
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +108,7 @@ func TestStripManagedFieldsKeepsSecretData(t *testing.T) {
 }
 
 // TestSpokeInformerFactoriesCacheCompactObjects: the informers of the factories the hub sessions use hold
-// compacted Nodes, Secrets with their data and no managedFields, and ClusterClaims without managedFields; and the
-// status controller's sums over the compacted Nodes equal those over the full ones.
+// compacted Nodes, Secrets with their data and no managedFields, and ClusterClaims without managedFields.
 func TestSpokeInformerFactoriesCacheCompactObjects(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -124,9 +119,9 @@ func TestSpokeInformerFactoriesCacheCompactObjects(t *testing.T) {
 	claims := clusterfake.NewSimpleClientset(&clusterv1alpha1.ClusterClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "c", ManagedFields: testManagedFields}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "v"}})
 
-	spokeF := NewSpokeInformerFactory(kube, 0)
-	nsF := NewNamespacedInformerFactory(kube, "ns", 0)
-	claimF := NewClaimInformerFactory(claims, 0)
+	spokeF := NewSpokeFactory(kube, 0)
+	nsF := NewNamespacedFactory(kube, "ns", 0)
+	claimF := NewClaimFactory(claims, 0)
 	nodeInformer := spokeF.Core().V1().Nodes()
 	secretInformer := nsF.Core().V1().Secrets()
 	claimInformer := claimF.Cluster().V1alpha1().ClusterClaims()
@@ -135,26 +130,22 @@ func TestSpokeInformerFactoriesCacheCompactObjects(t *testing.T) {
 	spokeF.Start(ctx.Done())
 	nsF.Start(ctx.Done())
 	claimF.Start(ctx.Done())
-	if !AwaitSynced(ctx, clock.RealClock{}, 10*time.Second, synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		t.Fatal("informers not synced")
 	}
 
-	cached, err := nodeInformer.Lister().Get("n1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cached.Labels != nil || cached.Status.Conditions != nil || cached.Status.Images != nil || cached.ManagedFields != nil {
-		t.Errorf("cached Node = %+v, want it compacted", cached)
-	}
-	full := (&resourceReconciler{nodeLister: fakeNodeLister(t, nodes)})
-	compact := (&resourceReconciler{nodeLister: nodeInformer.Lister()})
-	wantCap, wantAlloc, _ := full.sumNodeResources()
-	gotCap, gotAlloc, err := compact.sumNodeResources()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !equalResources(gotCap, wantCap) || !equalResources(gotAlloc, wantAlloc) {
-		t.Errorf("sums over cached Nodes = %v / %v, want %v / %v", gotCap, gotAlloc, wantCap, wantAlloc)
+	for _, n := range nodes {
+		cached, err := nodeInformer.Lister().Get(n.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cached.Labels != nil || cached.Status.Conditions != nil || cached.Status.Images != nil || cached.ManagedFields != nil {
+			t.Errorf("cached Node = %+v, want it compacted", cached)
+		}
+		if cached.Spec.Unschedulable != n.Spec.Unschedulable || !reflect.DeepEqual(cached.Status.Capacity, n.Status.Capacity) ||
+			!reflect.DeepEqual(cached.Status.Allocatable, n.Status.Allocatable) {
+			t.Errorf("cached Node %s = %+v, want its unschedulable, capacity and allocatable", n.Name, cached)
+		}
 	}
 
 	s, err := secretInformer.Lister().Secrets("ns").Get("s")
@@ -171,31 +162,6 @@ func TestSpokeInformerFactoriesCacheCompactObjects(t *testing.T) {
 	if c.ManagedFields != nil || c.Spec.Value != "v" {
 		t.Errorf("cached ClusterClaim = %+v, want its value and no managedFields", c)
 	}
-}
-
-// equalResources compares two resource lists by quantity value.
-func equalResources(a, b clusterv1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for name, qa := range a {
-		qb, ok := b[name]
-		if !ok || qa.Cmp(qb) != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// fakeNodeLister serves nodes, uncompacted, from an indexer.
-func fakeNodeLister(t *testing.T, nodes []*corev1.Node) corev1listers.NodeLister {
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	for _, n := range nodes {
-		if err := indexer.Add(n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return corev1listers.NewNodeLister(indexer)
 }
 
 // TestListCompactNodesPages: the Node informer's list asks for pages of nodeListPageSize (resourceVersion "0"

@@ -1,4 +1,4 @@
-package managedcluster
+package informers
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 )
 
+const testCluster = "cluster1"
+
 // TestHubManagedClusterInformerIsScoped: list and watch of the ManagedCluster informer
 // carry fieldSelector=metadata.name=<cluster>, the only list the hub RBAC allows.
 func TestHubManagedClusterInformerIsScoped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client := clusterfake.NewSimpleClientset()
-	factory := NewHubManagedClusterInformerFactory(client, testCluster, 0)
+	factory := NewHubManagedClusterFactory(client, testCluster, 0)
 	factory.Cluster().V1().ManagedClusters().Informer()
 	factory.Start(ctx.Done())
 	for informerType, synced := range factory.WaitForCacheSync(ctx.Done()) {
@@ -23,7 +25,12 @@ func TestHubManagedClusterInformerIsScoped(t *testing.T) {
 			t.Fatalf("informer %v not synced", informerType)
 		}
 	}
-	lists := actionsOf(client.Actions(), "list")
+	var lists []clienttesting.Action
+	for _, action := range client.Actions() {
+		if action.GetVerb() == "list" {
+			lists = append(lists, action)
+		}
+	}
 	if len(lists) == 0 {
 		t.Fatal("no list call")
 	}

@@ -1,4 +1,4 @@
-package managedcluster
+package informers
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/informers"
+	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -32,9 +32,9 @@ func StripManagedFields(obj any) (any, error) {
 }
 
 // CompactNode is the transform of the spoke Node informer: a Node is replaced by a Node that holds only what
-// the status controller reads from it (resource_reconcile.go sums status.capacity and status.allocatable and
-// skips the allocatable of spec.unschedulable Nodes) plus the identity the cache needs (name, UID,
-// resourceVersion). Labels, annotations, conditions, images, addresses, node info and managedFields are
+// the status controller reads from it (managedcluster's resource reconciler sums status.capacity and
+// status.allocatable and skips the allocatable of spec.unschedulable Nodes) plus the identity the cache needs
+// (name, UID, resourceVersion). Labels, annotations, conditions, images, addresses, node info and managedFields are
 // dropped: on a real Node they are most of its size (the image list alone is often several KiB). Any other
 // object goes through StripManagedFields. It is idempotent (client-go may transform an object it already
 // transformed) and never returns an error.
@@ -66,14 +66,14 @@ func compactNode(node *corev1.Node) *corev1.Node {
 	}
 }
 
-// NewSpokeInformerFactory returns an informer factory on the managed cluster for its cluster-scoped objects
+// NewSpokeFactory returns an informer factory on the managed cluster for its cluster-scoped objects
 // (Nodes) whose informers cache compacted objects: Nodes through CompactNode, anything else without
 // managedFields. Its Node informer also lists page by page and compacts every page before it reads the next
 // (listCompactNodes), so that the full Nodes of a large cluster are never all in memory at once. defaultResync
 // is the informer resync period (0 disables it). Use it only for informers whose objects are read, never
 // written back.
-func NewSpokeInformerFactory(client kubernetes.Interface, defaultResync time.Duration) informers.SharedInformerFactory {
-	f := informers.NewSharedInformerFactoryWithOptions(client, defaultResync, informers.WithTransform(CompactNode))
+func NewSpokeFactory(client kubernetes.Interface, defaultResync time.Duration) kubeinformers.SharedInformerFactory {
+	f := kubeinformers.NewSharedInformerFactoryWithOptions(client, defaultResync, kubeinformers.WithTransform(CompactNode))
 	// Registered first, so that f.Core().V1().Nodes() returns this informer.
 	f.InformerFor(&corev1.Node{}, newPagedNodeInformer)
 	return f
@@ -82,7 +82,7 @@ func NewSpokeInformerFactory(client kubernetes.Interface, defaultResync time.Dur
 // nodeListPageSize is how many Nodes one list request of the Node informer asks for.
 const nodeListPageSize = 500
 
-// newPagedNodeInformer is the Node informer of NewSpokeInformerFactory: client-go's, with listCompactNodes as
+// newPagedNodeInformer is the Node informer of NewSpokeFactory: client-go's, with listCompactNodes as
 // its list.
 func newPagedNodeInformer(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 	list := func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
@@ -143,18 +143,18 @@ func listCompactNodes(ctx context.Context, client kubernetes.Interface, options 
 	}
 }
 
-// NewNamespacedInformerFactory returns an informer factory on the agent namespace (Secrets and the like) whose
+// NewNamespacedFactory returns an informer factory on the agent namespace (Secrets and the like) whose
 // informers cache objects without managedFields (StripManagedFields); everything else of them is kept, Secret
 // data included. defaultResync is the informer resync period (0 disables it).
-func NewNamespacedInformerFactory(client kubernetes.Interface, namespace string, defaultResync time.Duration) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(client, defaultResync, informers.WithNamespace(namespace),
-		informers.WithTransform(StripManagedFields))
+func NewNamespacedFactory(client kubernetes.Interface, namespace string, defaultResync time.Duration) kubeinformers.SharedInformerFactory {
+	return kubeinformers.NewSharedInformerFactoryWithOptions(client, defaultResync, kubeinformers.WithNamespace(namespace),
+		kubeinformers.WithTransform(StripManagedFields))
 }
 
-// NewClaimInformerFactory returns an informer factory on the managed cluster's ClusterClaims whose informers
+// NewClaimFactory returns an informer factory on the managed cluster's ClusterClaims whose informers
 // cache them without managedFields (StripManagedFields). defaultResync is the informer resync period (0
 // disables it).
-func NewClaimInformerFactory(client clusterclientset.Interface, defaultResync time.Duration) clusterinformers.SharedInformerFactory {
+func NewClaimFactory(client clusterclientset.Interface, defaultResync time.Duration) clusterinformers.SharedInformerFactory {
 	return clusterinformers.NewSharedInformerFactoryWithOptions(client, defaultResync, clusterinformers.WithTransform(StripManagedFields))
 }
 
