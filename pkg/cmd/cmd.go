@@ -132,7 +132,7 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 		if ns := c.Flags().Lookup("namespace"); ns != nil && ns.Changed {
 			o.ComponentNamespace = ns.Value.String()
 		} else {
-			o.CompleteNamespace()
+			o.Complete()
 			if err := c.Flags().Set("namespace", o.ComponentNamespace); err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package klusterlet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -141,16 +139,23 @@ func protobuf(config *rest.Config) *rest.Config {
 }
 
 // RunWithClients runs the agent with the given spoke clients until ctx is cancelled (design §3): it completes
-// and validates the options, mirrors the hub kubeconfig Secret into --hub-kubeconfig-dir, resolves the identity,
-// and hands over to the failover orchestrator, which runs one hub session at a time. It blocks until ctx ends
-// and returns nil then; it returns an error at once for invalid options (one message naming every flag at fault).
+// and validates the options, resolves the identity (resolveIdentity, which first mirrors the hub kubeconfig
+// Secret into --hub-kubeconfig-dir) and records it in o, and hands over to the failover orchestrator, which runs
+// one hub session at a time. It blocks until ctx ends and returns nil then; it returns an error at once for
+// invalid options (one message naming every flag at fault) or an unreadable hub kubeconfig Secret.
 func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeClients, recorder events.Recorder, clk clock.Clock) error {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	if err := o.Complete(spoke.AgentKube.CoreV1(), ctx, recorder); err != nil {
+	o.Complete()
+	if err := o.ValidateFlags(); err != nil {
+		return err // before any I/O: a bad flag never reaches the spoke or a hub
+	}
+	clusterName, agentName, err := o.resolveIdentity(ctx, spoke.AgentKube.CoreV1(), recorder)
+	if err != nil {
 		return err
 	}
+	o.ClusterName, o.AgentName = clusterName, agentName
 	if err := o.Validate(); err != nil {
 		return err
 	}
@@ -314,88 +319,6 @@ func CheckFailoverConfigAPI(ctx context.Context, client failoverclientset.Interf
 		return err
 	}
 	return result
-}
-
-// Event reasons of Complete (Normal, on the spoke).
-const (
-	// ReasonClusterNameGenerated: no --cluster-name was given and none was stored, so one was generated.
-	ReasonClusterNameGenerated = "ClusterNameGenerated"
-	// ReasonAgentNameGenerated: no --agent-name was given and none was stored, so one was generated.
-	ReasonAgentNameGenerated = "AgentNameGenerated"
-)
-
-// Complete fills in the values the flags left empty, in this order:
-//   - ComponentNamespace: the service-account namespace file, else DefaultComponentNamespace (CompleteNamespace);
-//   - then, if a flag breaks a rule, it returns ValidateFlags' error and does no I/O (a bad flag never reaches the
-//     spoke or a hub);
-//   - the cluster and agent names (design §2): the flags, else the `cluster-name` / `agent-name` keys of the hub
-//     kubeconfig Secret (or the CN of its certificate), else the files in --hub-kubeconfig-dir, else generated
-//     names, each generated name announced with a ClusterNameGenerated / AgentNameGenerated event on recorder.
-//
-// It first mirrors an existing Secret into the directory (design §3 step 1); when the Secret does not hold both
-// names yet, it writes the chosen names to the directory's cluster-name and agent-name files so that a restart
-// before the first certificate keeps them. coreV1Client reads the agent namespace's Secret on the cluster the agent
-// runs in. A failed read of the Secret (other than NotFound) is returned. Call Validate afterwards.
-func (o *FailoverAgentOptions) Complete(coreV1Client corev1client.CoreV1Interface, ctx context.Context, recorder events.Recorder) error {
-	o.CompleteNamespace()
-	if err := o.ValidateFlags(); err != nil {
-		return err
-	}
-	secret, err := coreV1Client.Secrets(o.ComponentNamespace).Get(ctx, o.HubKubeconfigSecret, metav1.GetOptions{})
-	var data map[string][]byte
-	switch {
-	case err == nil:
-		data = secret.Data
-		if _, err := clientcert.MirrorToDir(data, o.HubKubeconfigDir); err != nil {
-			// The mirror controller retries; the Secret itself is the source of truth.
-			klog.FromContext(ctx).Error(err, "Mirroring the hub kubeconfig secret", "dir", o.HubKubeconfigDir)
-		}
-	case apierrors.IsNotFound(err):
-	default:
-		return fmt.Errorf("read hub kubeconfig secret %s/%s: %w", o.ComponentNamespace, o.HubKubeconfigSecret, err)
-	}
-	storedCluster, storedAgent := clientcert.IdentityFromSecretData(data)
-	if storedCluster == "" || storedAgent == "" {
-		dirCluster, dirAgent, err := clientcert.IdentityFromDir(o.HubKubeconfigDir)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			klog.FromContext(ctx).Error(err, "Reading the stored identity", "dir", o.HubKubeconfigDir)
-		}
-		if storedCluster == "" {
-			storedCluster = dirCluster
-		}
-		if storedAgent == "" {
-			storedAgent = dirAgent
-		}
-	}
-	if o.ClusterName == "" {
-		o.ClusterName = storedCluster
-	}
-	if o.ClusterName == "" {
-		o.ClusterName = clientcert.GenerateClusterName()
-		recorder.Eventf(ReasonClusterNameGenerated, "cluster name %q generated: no --cluster-name, and none stored in Secret %s/%s or directory %s",
-			o.ClusterName, o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir)
-	}
-	if o.AgentName == "" {
-		o.AgentName = storedAgent
-	}
-	if o.AgentName == "" {
-		o.AgentName = clientcert.GenerateAgentName()
-		recorder.Eventf(ReasonAgentNameGenerated, "agent name %q generated: no --agent-name, and none stored in Secret %s/%s or directory %s",
-			o.AgentName, o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir)
-	}
-	if len(data[clientcert.ClusterNameSecretKey]) == 0 || len(data[clientcert.AgentNameSecretKey]) == 0 {
-		// Until the first certificate is issued the Secret does not exist (it is written whole, never half), so
-		// the names go to the directory at once: an agent restarted while its first CSR waits for approval comes
-		// back with the same names instead of new generated ones (the directory outlives container restarts).
-		if _, err := clientcert.MirrorToDir(map[string][]byte{
-			clientcert.ClusterNameSecretKey: []byte(o.ClusterName),
-			clientcert.AgentNameSecretKey:   []byte(o.AgentName),
-		}, o.HubKubeconfigDir); err != nil {
-			klog.FromContext(ctx).Error(err, "Storing the cluster and agent names; a restart before the first certificate may choose new ones",
-				"dir", o.HubKubeconfigDir)
-		}
-	}
-	return nil
 }
 
 // AgentGCPercent is the agent's garbage collection target (debug.SetGCPercent) unless GOGC is set: the heap may

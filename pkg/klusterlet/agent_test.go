@@ -26,9 +26,9 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
-// TestCompleteIdentity: Complete resolves the names from the flags, the Secret, the directory or generates them
-// (with one event per generated name, none after a restart), and stores them in the directory.
-func TestCompleteIdentity(t *testing.T) {
+// TestResolveIdentity: resolveIdentity chooses the names from the flags, the Secret, the directory or generates
+// them (with one event per generated name, none after a restart), and stores them in the directory.
+func TestResolveIdentity(t *testing.T) {
 	const ns = "open-cluster-management-agent"
 	secret := func(cluster, agent string) *corev1.Secret {
 		return &corev1.Secret{
@@ -87,9 +87,11 @@ func TestCompleteIdentity(t *testing.T) {
 				o := NewFailoverAgentOptions()
 				o.ComponentNamespace, o.HubKubeconfigDir, o.BootstrapKubeconfig = ns, dir, "/bootstrap/kubeconfig"
 				o.ClusterName, o.AgentName = tc.flagCluster, tc.flagAgent
-				if err := o.Complete(client.CoreV1(), context.Background(), recorder); err != nil {
-					t.Fatalf("Complete: %v", err)
+				cluster, agent, err := o.resolveIdentity(context.Background(), client.CoreV1(), recorder)
+				if err != nil {
+					t.Fatalf("resolveIdentity: %v", err)
 				}
+				o.ClusterName, o.AgentName = cluster, agent
 				return o
 			}
 			first := run()

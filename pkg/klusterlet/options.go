@@ -38,12 +38,12 @@ const (
 	serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 )
 
-// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags) and the values Complete derives
-// (the agent namespace, the cluster and agent names), checked by ValidateFlags before any I/O and by Validate
-// after Complete. Create it with NewFailoverAgentOptions.
+// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags) and the value Complete derives
+// (the agent namespace), checked by ValidateFlags before any I/O; RunWithClients records the resolved cluster and
+// agent names in it and checks them with Validate. Create it with NewFailoverAgentOptions.
 type FailoverAgentOptions struct {
 	// ComponentNamespace is where the agent's Secrets, events and FailoverConfig live: --namespace, else
-	// CompleteNamespace reads it from the service-account namespace file, else DefaultComponentNamespace.
+	// Complete reads it from the service-account namespace file, else DefaultComponentNamespace.
 	ComponentNamespace string
 	// ClusterName is the ManagedCluster name on every hub; empty means stored, else generated (design §2).
 	ClusterName string
@@ -168,9 +168,10 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 		"Do not register the cluster's add-ons with the hub (their hub kubeconfig Secrets) nor report their lease-based health.")
 }
 
-// CompleteNamespace fills ComponentNamespace from the service-account namespace file when it is empty,
-// else uses DefaultComponentNamespace.
-func (o *FailoverAgentOptions) CompleteNamespace() {
+// Complete fills in what the flags left empty and can be derived without the cluster: ComponentNamespace, from
+// the service-account namespace file, else DefaultComponentNamespace. The cluster and agent names are resolved
+// by RunWithClients (they need the stored identity). Call ValidateFlags afterwards.
+func (o *FailoverAgentOptions) Complete() {
 	if o.ComponentNamespace != "" {
 		return
 	}
