@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	kubeinformers "k8s.io/client-go/informers"
+	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -140,30 +144,75 @@ func protobuf(config *rest.Config) *rest.Config {
 
 // RunWithClients runs the agent with the given spoke clients until ctx is cancelled (design §3): it completes
 // and validates the options, resolves the identity (resolveIdentity, which first mirrors the hub kubeconfig
-// Secret into --hub-kubeconfig-dir) and records it in o, and hands over to the failover orchestrator, which runs
-// one hub session at a time. It blocks until ctx ends and returns nil then; it returns an error at once for
-// invalid options (one message naming every flag at fault) or an unreadable hub kubeconfig Secret.
+// Secret into --hub-kubeconfig-dir) and records it in o, builds the agent namespace's informers, restores the
+// bootstrap CSR back-off, and hands over to the failover orchestrator, which runs one hub session at a time. It
+// blocks until ctx ends and returns nil then; it returns an error at once for invalid options (one message
+// naming every flag at fault) or an unreadable hub kubeconfig Secret.
 func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeClients, recorder events.Recorder, clk clock.Clock) error {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	o.Complete()
-	if err := o.ValidateFlags(); err != nil {
-		return err // before any I/O: a bad flag never reaches the spoke or a hub
-	}
-	clusterName, agentName, err := o.resolveIdentity(ctx, spoke.AgentKube.CoreV1(), recorder)
-	if err != nil {
-		return err
-	}
-	o.ClusterName, o.AgentName = clusterName, agentName
-	if err := o.Validate(); err != nil {
+	if err := o.completeWithIdentity(ctx, spoke.AgentKube.CoreV1(), recorder); err != nil {
 		return err
 	}
 	logger := klog.FromContext(ctx).WithValues("cluster", o.ClusterName, "agent", o.AgentName, "namespace", o.ComponentNamespace)
 	ctx = klog.NewContext(ctx, logger)
-	primaryFile, fileHubs, err := o.HubFiles()
+	hubs, err := o.hubList()
 	if err != nil {
 		return err // ValidateFlags checked it; kept for callers that skipped it
+	}
+	annotations, ignored := managedcluster.FilterClusterAnnotations(o.ClusterAnnotations)
+	if len(ignored) > 0 {
+		logger.Info("Ignoring --cluster-annotations keys without the required prefix", "prefix", managedcluster.ClusterAnnotationsKeyPrefix, "keys", ignored)
+	}
+	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", hubs.primaryFile, "alternateBootstrapKubeconfigs", len(hubs.fileHubs))
+	namespaceInformers := o.newAgentInformers(ctx, spoke.AgentFailover, spoke.AgentKube, recorder, 1+len(hubs.fileHubs))
+	if namespaceInformers == nil {
+		return nil // ctx ended before the FailoverConfig API answered
+	}
+	mirror := clientcert.NewHubKubeconfigSecretMirrorController(o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir,
+		namespaceInformers.secrets, 10*time.Minute, recorder)
+	bootstrapBackoff, backoffStore := o.restoreBootstrapBackoff(ctx, spoke.AgentKube, clk)
+	orchestrator, err := failover.NewOrchestrator(o.orchestratorOptions(spoke, hubs, annotations, namespaceInformers, bootstrapBackoff, clk, recorder))
+	if err != nil {
+		return err
+	}
+	runUntilDone(ctx, clk, namespaceInformers, mirror, orchestrator, func(ctx context.Context) {
+		bootstrapBackoff.Persist(ctx, backoffStore, 0)
+	})
+	return nil
+}
+
+// completeWithIdentity is the first step of RunWithClients: Complete, ValidateFlags (an error is returned before
+// any I/O), resolveIdentity through secrets (its error is returned), the resolved names recorded in o, and
+// Validate.
+func (o *FailoverAgentOptions) completeWithIdentity(ctx context.Context, secrets corev1client.SecretsGetter, recorder events.Recorder) error {
+	o.Complete()
+	if err := o.ValidateFlags(); err != nil {
+		return err
+	}
+	clusterName, agentName, err := o.resolveIdentity(ctx, secrets, recorder)
+	if err != nil {
+		return err
+	}
+	o.ClusterName, o.AgentName = clusterName, agentName
+	return o.Validate()
+}
+
+// hubs are the hubs the flags name: the primary's bootstrap kubeconfig file and Secret, and the alternate hubs
+// given as files.
+type hubs struct {
+	primaryFile   string
+	primarySecret string
+	fileHubs      []failover.FileHub
+}
+
+// hubList returns the hubs of the flags: those of HubFiles, and the primary's bootstrap Secret
+// (--bootstrap-kubeconfig-secret) unless --bootstrap-kubeconfigs lists the hubs. It returns HubFiles' error.
+func (o *FailoverAgentOptions) hubList() (hubs, error) {
+	primaryFile, fileHubs, err := o.HubFiles()
+	if err != nil {
+		return hubs{}, err
 	}
 	primarySecret := o.BootstrapKubeconfigSecret
 	if len(o.BootstrapKubeconfigs) > 0 {
@@ -171,39 +220,81 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		// not replace the first of them.
 		primarySecret = ""
 	}
-	annotations, ignored := managedcluster.FilterClusterAnnotations(o.ClusterAnnotations)
-	if len(ignored) > 0 {
-		logger.Info("Ignoring --cluster-annotations keys without the required prefix", "prefix", managedcluster.ClusterAnnotationsKeyPrefix, "keys", ignored)
+	return hubs{primaryFile: primaryFile, primarySecret: primarySecret, fileHubs: fileHubs}, nil
+}
+
+// agentInformers are the informers of the agent namespace that outlive every hub session: its Secrets and,
+// when the API is usable, its FailoverConfigs (failoverConfigs and failoverConfigClient nil otherwise). Each
+// hub session runs its controllers on informers of its own (Nodes, ClusterClaims, Secrets) that stop with it.
+type agentInformers struct {
+	namespaced           kubeinformers.SharedInformerFactory
+	failover             failoverinformers.SharedInformerFactory
+	secrets              corev1informers.SecretInformer
+	failoverConfigs      failoverinformerv1alpha1.FailoverConfigInformer
+	failoverConfigClient failoverclientv1alpha1.FailoverConfigsGetter
+}
+
+// newAgentInformers builds and registers the agent namespace's informers (ComponentNamespace, resync 10 min,
+// cached without managedFields, which nothing reads: informers.StripManagedFields). With --failover-config-name
+// set it first checks the FailoverConfig API (CheckFailoverConfigAPI, retried every 2 s); when that API is not
+// usable it emits FailoverConfigUnavailable on recorder, naming hubCount, the number of flag hubs the agent runs
+// on, and leaves the FailoverConfig informer out. It returns nil when ctx ends before the check has an answer.
+// The informers are not started.
+func (o *FailoverAgentOptions) newAgentInformers(ctx context.Context, failoverClient failoverclientset.Interface, kubeClient kubernetes.Interface,
+	recorder events.Recorder, hubCount int) *agentInformers {
+	ai := &agentInformers{
+		namespaced: informers.NewNamespacedFactory(kubeClient, o.ComponentNamespace, 10*time.Minute),
+		failover: failoverinformers.NewSharedInformerFactoryWithOptions(failoverClient, 10*time.Minute,
+			failoverinformers.WithNamespace(o.ComponentNamespace), failoverinformers.WithTransform(informers.StripManagedFields)),
 	}
-	logger.Info("Starting klusterlet-failover agent", "bootstrapKubeconfig", primaryFile, "alternateBootstrapKubeconfigs", len(fileHubs))
-	// Informers scoped to what the agent needs: Secrets and FailoverConfigs of its own namespace only. Each hub
-	// session runs its controllers on informers of its own (Nodes, ClusterClaims, Secrets) that stop with it.
-	// Cached without managedFields, which nothing reads (informers.StripManagedFields).
-	nsInformers := informers.NewNamespacedFactory(spoke.AgentKube, o.ComponentNamespace, 10*time.Minute)
-	failoverInformers := failoverinformers.NewSharedInformerFactoryWithOptions(spoke.AgentFailover, 10*time.Minute,
-		failoverinformers.WithNamespace(o.ComponentNamespace), failoverinformers.WithTransform(informers.StripManagedFields))
-	secretInformer := nsInformers.Core().V1().Secrets()
+	ai.secrets = ai.namespaced.Core().V1().Secrets()
 	// Register the informers before Start.
-	secretInformer.Informer()
-	var fcInformer failoverinformerv1alpha1.FailoverConfigInformer
-	var fcClient failoverclientv1alpha1.FailoverConfigsGetter
-	if o.FailoverConfigName != "" {
-		if err := CheckFailoverConfigAPI(ctx, spoke.AgentFailover, o.ComponentNamespace, 2*time.Second); ctx.Err() != nil {
-			return nil
-		} else if err != nil {
-			// The klusterlet operator installs neither the CRD nor RBAC for it: run on the flag hubs alone.
-			recorder.Warningf(ReasonFailoverConfigUnavailable, "FailoverConfig %s/%s is not used: %v; the hubs are the bootstrap kubeconfig files (%d), and installing the FailoverConfig CRD and RBAC takes effect at the next restart",
-				o.ComponentNamespace, o.FailoverConfigName, err, 1+len(fileHubs))
-		} else {
-			fcInformer = failoverInformers.Failover().V1alpha1().FailoverConfigs()
-			fcInformer.Informer()
-			fcClient = spoke.AgentFailover.FailoverV1alpha1()
-		}
+	ai.secrets.Informer()
+	if o.FailoverConfigName == "" {
+		return ai
 	}
+	if err := CheckFailoverConfigAPI(ctx, failoverClient, o.ComponentNamespace, 2*time.Second); ctx.Err() != nil {
+		return nil
+	} else if err != nil {
+		// The klusterlet operator installs neither the CRD nor RBAC for it: run on the flag hubs alone.
+		recorder.Warningf(ReasonFailoverConfigUnavailable, "FailoverConfig %s/%s is not used: %v; the hubs are the bootstrap kubeconfig files (%d), and installing the FailoverConfig CRD and RBAC takes effect at the next restart",
+			o.ComponentNamespace, o.FailoverConfigName, err, hubCount)
+		return ai
+	}
+	ai.failoverConfigs = ai.failover.Failover().V1alpha1().FailoverConfigs()
+	ai.failoverConfigs.Informer()
+	ai.failoverConfigClient = failoverClient.FailoverV1alpha1()
+	return ai
+}
 
-	mirror := clientcert.NewHubKubeconfigSecretMirrorController(o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir,
-		secretInformer, 10*time.Minute, recorder)
+// synced returns the HasSynced of every registered informer.
+func (ai *agentInformers) synced() []cache.InformerSynced {
+	synced := []cache.InformerSynced{ai.secrets.Informer().HasSynced}
+	if ai.failoverConfigs != nil {
+		synced = append(synced, ai.failoverConfigs.Informer().HasSynced)
+	}
+	return synced
+}
 
+// restoreBootstrapBackoff returns the bootstrap CSR back-off, which outlives the process, and its store: the
+// Lease clientcert.BootstrapBackoffLeaseName in ComponentNamespace, through kubeClient. The back-off is restored
+// from the Lease within 10 s; when that fails it is logged and the back-off starts without a record.
+func (o *FailoverAgentOptions) restoreBootstrapBackoff(ctx context.Context, kubeClient kubernetes.Interface, clk clock.Clock) (*clientcert.BootstrapBackoff, clientcert.BootstrapBackoffStore) {
+	bootstrapBackoff := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
+	store := clientcert.NewLeaseBootstrapBackoffStore(kubeClient.CoordinationV1(), o.ComponentNamespace, clientcert.BootstrapBackoffLeaseName)
+	restoreCtx, cancelRestore := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelRestore()
+	if err := bootstrapBackoff.Restore(restoreCtx, store); err != nil {
+		klog.FromContext(ctx).Info("Could not restore the bootstrap CSR back-off; starting without a record (the first bootstrap CSR to each hub is not delayed)", "err", err)
+	}
+	return bootstrapBackoff, store
+}
+
+// orchestratorOptions returns the failover orchestrator's options: the hub sessions' configuration from the
+// flags, the resolved identity, the spoke clients and the agent informers, the hubs of the flags, annotations
+// (already filtered by managedcluster.FilterClusterAnnotations), the shared bootstrap back-off, clk and recorder.
+func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs hubs, annotations map[string]string, ai *agentInformers,
+	bootstrapBackoff *clientcert.BootstrapBackoff, clk clock.Clock, recorder events.Recorder) failover.OrchestratorOptions {
 	var addOnHosting kubernetes.Interface
 	if o.SpokeKubeconfig != "" {
 		addOnHosting = spoke.AgentKube
@@ -213,22 +304,13 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 		e := o.ClientCertExpirationSeconds
 		expiration = &e
 	}
-	// The bootstrap CSR back-off outlives the process: restored from, and saved to, a Lease in the namespace.
-	bootstrapBackoff := clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: clk})
-	backoffStore := clientcert.NewLeaseBootstrapBackoffStore(spoke.AgentKube.CoordinationV1(), o.ComponentNamespace, clientcert.BootstrapBackoffLeaseName)
-	restoreCtx, cancelRestore := context.WithTimeout(ctx, 10*time.Second)
-	if err := bootstrapBackoff.Restore(restoreCtx, backoffStore); err != nil {
-		logger.Info("Could not restore the bootstrap CSR back-off; starting without a record (the first bootstrap CSR to each hub is not delayed)", "err", err)
-	}
-	cancelRestore()
-
-	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
+	return failover.OrchestratorOptions{
 		Config: hubsession.Config{
 			ClusterName:                  o.ClusterName,
 			AgentName:                    o.AgentName,
 			Namespace:                    o.ComponentNamespace,
 			SecretName:                   o.HubKubeconfigSecret,
-			SecretInformer:               secretInformer,
+			SecretInformer:               ai.secrets,
 			SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
 			SpokeCABundle:                spoke.CABundle,
 			ClusterAnnotations:           annotations,
@@ -248,43 +330,42 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 			Recorder:                     recorder,
 		},
 		FailoverConfigName:             o.FailoverConfigName,
-		PrimaryBootstrapKubeconfigFile: primaryFile,
-		PrimaryBootstrapSecretName:     primarySecret,
-		FileHubs:                       fileHubs,
+		PrimaryBootstrapKubeconfigFile: hubs.primaryFile,
+		PrimaryBootstrapSecretName:     hubs.primarySecret,
+		FileHubs:                       hubs.fileHubs,
 		HubConnectionTimeout:           time.Duration(o.HubConnectionTimeoutSeconds) * time.Second,
-		FailoverConfigInformer:         fcInformer,
-		FailoverConfigClient:           fcClient,
+		FailoverConfigInformer:         ai.failoverConfigs,
+		FailoverConfigClient:           ai.failoverConfigClient,
 		Metrics:                        o.Metrics,
-	})
-	if err != nil {
-		return err
 	}
+}
 
+// runUntilDone is the last step of RunWithClients. In this order it starts persist on its own goroutine, starts
+// the agent informers, waits (at most 1 s on clk) for them to sync, runs the mirror controller and the
+// orchestrator, and blocks until ctx ends: library-go treats an early return of the StartFunc as a crash. Then
+// it shuts the informers down and waits for persist to return (the back-off's last save is bounded by 5 s). An
+// error of the orchestrator is logged.
+func runUntilDone(ctx context.Context, clk clock.Clock, ai *agentInformers, mirror factory.Controller, orchestrator *failover.Orchestrator,
+	persist func(context.Context)) {
 	persisted := make(chan struct{})
 	go func() {
 		defer close(persisted)
-		bootstrapBackoff.Persist(ctx, backoffStore, 0)
+		persist(ctx)
 	}()
-	nsInformers.Start(ctx.Done())
-	failoverInformers.Start(ctx.Done())
-	synced := []cache.InformerSynced{secretInformer.Informer().HasSynced}
-	if fcInformer != nil {
-		synced = append(synced, fcInformer.Informer().HasSynced)
-	}
+	ai.namespaced.Start(ctx.Done())
+	ai.failover.Start(ctx.Done())
 	// The mirror controller and the orchestrator wait for these too, but re-check only every 100 ms.
-	startwait.AwaitSynced(ctx, clk, time.Second, synced...)
+	startwait.AwaitSynced(ctx, clk, time.Second, ai.synced()...)
 	go mirror.Run(ctx, 1)
 	go func() {
 		if err := orchestrator.Run(ctx); err != nil {
-			logger.Error(err, "Failover orchestrator stopped")
+			klog.FromContext(ctx).Error(err, "Failover orchestrator stopped")
 		}
 	}()
-	// library-go treats an early return of the StartFunc as a crash: block until the command is stopped.
 	<-ctx.Done()
-	nsInformers.Shutdown()
-	failoverInformers.Shutdown()
-	<-persisted // its last save is bounded by 5 s
-	return nil
+	ai.namespaced.Shutdown()
+	ai.failover.Shutdown()
+	<-persisted
 }
 
 // ReasonFailoverConfigUnavailable (Warning, once at start): the FailoverConfig API is not served on the cluster
