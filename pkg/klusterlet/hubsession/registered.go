@@ -9,12 +9,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openshift/library-go/pkg/controller/factory"
+	kubeinformers "k8s.io/client-go/informers"
 	certificatesv1informers "k8s.io/client-go/informers/certificates/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
+	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
+	clusterv1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
@@ -30,56 +35,114 @@ import (
 const ensureManagedClusterTimeout = 10 * time.Second
 
 // runMain runs the main controllers from the hub kubeconfig in data until ctx ends, the Secret's credentials
-// change (rotation, re-bootstrap) or the certificate expires.
+// change (rotation, re-bootstrap) or the certificate expires. Hub clients or controllers that cannot be built
+// put the session in PhaseNoCredentials until the Secret changes.
 func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <-chan struct{}) {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	restConfig, err := clientcert.RestConfigFromSecretData(data)
+	hub, err := s.newHubClients(data)
 	if err != nil {
 		// CheckHubKubeconfig passed, so this is not expected; wait for the Secret to change.
-		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub kubeconfig secret %s/%s: %v", s.config.Namespace, s.config.SecretName, err))
-		waitChanged(ctx, changed)
-		return
-	}
-	cfg := s.hubConfig(restConfig, "")
-	kubeClient, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		s.setPhase(PhaseNoCredentials, err.Error())
-		waitChanged(ctx, changed)
-		return
-	}
-	clusterClient, err := clusterclientset.NewForConfig(cfg)
-	if err != nil {
 		s.setPhase(PhaseNoCredentials, err.Error())
 		waitChanged(ctx, changed)
 		return
 	}
 	bootstrapCreate := s.bootstrapCreateClient(logger)
 	if bootstrapCreate != nil {
-		// A ManagedCluster absent from the hub (its create was cut short when the certificate came first, or it was
-		// deleted while the agent was down) must be created before the main controllers start: without it the hub
-		// grants the agent identity nothing and their ManagedCluster informer would never sync.
-		// Bounded: a slow hub must not hold back the main controllers (the creating controller retries anyway).
-		ensureCtx, cancelEnsure := context.WithTimeout(ctx, ensureManagedClusterTimeout)
-		created, err := managedcluster.EnsureManagedCluster(ensureCtx, bootstrapCreate, s.config.ClusterName, s.config.SpokeExternalServerURLs, s.config.SpokeCABundle, s.config.ClusterAnnotations)
-		cancelEnsure()
-		switch {
-		case err != nil:
-			logger.Info("Could not make sure the ManagedCluster exists with the bootstrap identity; the creating controller retries", "err", err)
-		case created:
-			s.config.Recorder.Eventf(managedcluster.ReasonManagedClusterCreated, "ManagedCluster %q created on hub %s before the main controllers start",
-				s.config.ClusterName, s.hub.Name)
-			logger.Info("Created the absent ManagedCluster with the bootstrap identity")
-		}
+		s.ensureManagedCluster(ctx, bootstrapCreate)
 	}
-	clusterInformers := informers.NewHubManagedClusterFactory(clusterClient, s.config.ClusterName, 0)
-	mcInformer := clusterInformers.Cluster().V1().ManagedClusters()
-	csrInformers := csrInformerFactory(kubeClient, s.config.ClusterName)
-	spoke := s.newSpokeInformers()
+	mainPhase, err := s.newMainControllers(hub, bootstrapCreate)
+	if err != nil {
+		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
+		waitChanged(ctx, changed)
+		return
+	}
+	var wg sync.WaitGroup
+	s.startMain(ctx, &wg, hub, mainPhase)
+	defer func() {
+		cancel()
+		wg.Wait()
+		mainPhase.shutdown()
+	}()
+	s.setPhase(PhaseRegistered, fmt.Sprintf("registered with hub %s as cluster %s (agent %s)", s.hub.Name, s.config.ClusterName, s.config.AgentName))
+	s.config.Recorder.Eventf(ReasonHubControllersStarted, "hub %s (%s): lease, status and certificate rotation controllers started for cluster %s",
+		s.hub.Name, s.hub.Bootstrap.Hub.Server, s.config.ClusterName)
+	logger.Info("Main controllers started")
+	s.awaitMainEnd(ctx, data, changed)
+}
 
-	_, _ = mcInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+// hubClients are the hub clients of the main phase, all with the hub identity of the Secret.
+type hubClients struct {
+	// config is the rest config they are built from (Session.hubConfig of the Secret's kubeconfig).
+	config  *rest.Config
+	kube    kubernetes.Interface
+	cluster clusterclientset.Interface
+}
+
+// newHubClients builds the main phase's hub clients from the hub kubeconfig Secret's data. The error names the
+// Secret when its kubeconfig does not load; otherwise it is client-go's.
+func (s *Session) newHubClients(data map[string][]byte) (hubClients, error) {
+	restConfig, err := clientcert.RestConfigFromSecretData(data)
+	if err != nil {
+		return hubClients{}, fmt.Errorf("hub kubeconfig secret %s/%s: %w", s.config.Namespace, s.config.SecretName, err)
+	}
+	cfg := s.hubConfig(restConfig, "")
+	kubeClient, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return hubClients{}, err
+	}
+	clusterClient, err := clusterclientset.NewForConfig(cfg)
+	if err != nil {
+		return hubClients{}, err
+	}
+	return hubClients{config: cfg, kube: kubeClient, cluster: clusterClient}, nil
+}
+
+// ensureManagedCluster makes sure, with the bootstrap identity's client bootstrapCreate, that the ManagedCluster
+// exists on the hub before the main controllers start: one absent from the hub (its create was cut short when
+// the certificate came first, or it was deleted while the agent was down) must be created first, since without
+// it the hub grants the agent identity nothing and their ManagedCluster informer would never sync. It is
+// bounded by ensureManagedClusterTimeout, so that a slow hub does not hold back the main controllers (the
+// creating controller retries anyway); a failure is logged, a creation announced with ManagedClusterCreated.
+func (s *Session) ensureManagedCluster(ctx context.Context, bootstrapCreate clusterv1client.ManagedClustersGetter) {
+	logger := klog.FromContext(ctx)
+	ensureCtx, cancelEnsure := context.WithTimeout(ctx, ensureManagedClusterTimeout)
+	created, err := managedcluster.EnsureManagedCluster(ensureCtx, bootstrapCreate, s.config.ClusterName, s.config.SpokeExternalServerURLs, s.config.SpokeCABundle, s.config.ClusterAnnotations)
+	cancelEnsure()
+	switch {
+	case err != nil:
+		logger.Info("Could not make sure the ManagedCluster exists with the bootstrap identity; the creating controller retries", "err", err)
+	case created:
+		s.config.Recorder.Eventf(managedcluster.ReasonManagedClusterCreated, "ManagedCluster %q created on hub %s before the main controllers start",
+			s.config.ClusterName, s.hub.Name)
+		logger.Info("Created the absent ManagedCluster with the bootstrap identity")
+	}
+}
+
+// mainControllers are the main phase's informers and controllers; its informers stop with it (shutdown).
+type mainControllers struct {
+	clusterInformers clusterinformers.SharedInformerFactory
+	csrInformers     kubeinformers.SharedInformerFactory
+	spoke            *spokeInformers
+	managedClusters  clusterv1informer.ManagedClusterInformer
+	// controllers are, in the order they start: certificate rotation, lease, creating and status.
+	controllers []factory.Controller
+}
+
+// newMainControllers builds the main phase's informers and controllers on hub: the ManagedCluster informer
+// (reported to the Observer), the CSR and spoke informers, and the certificate rotation, lease, creating and
+// status controllers. bootstrapCreate, when not nil, is the client the creating controller creates an absent
+// ManagedCluster with. It returns the rotation controller's construction error.
+func (s *Session) newMainControllers(hub hubClients, bootstrapCreate clusterv1client.ManagedClustersGetter) (*mainControllers, error) {
+	m := &mainControllers{
+		clusterInformers: informers.NewHubManagedClusterFactory(hub.cluster, s.config.ClusterName, 0),
+		csrInformers:     csrInformerFactory(hub.kube, s.config.ClusterName),
+		spoke:            s.newSpokeInformers(),
+	}
+	m.managedClusters = m.clusterInformers.Cluster().V1().ManagedClusters()
+	_, _ = m.managedClusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj interface{}) {
 			if mc, ok := obj.(*clusterv1.ManagedCluster); ok {
 				s.obs.ManagedClusterChanged(mc)
@@ -93,39 +156,37 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		DeleteFunc: func(interface{}) { s.obs.ManagedClusterChanged(nil) },
 	})
 
-	rotationOptions := s.clientCertOptions(kubeClient, csrInformers, spoke)
+	rotationOptions := s.clientCertOptions(hub.kube, m.csrInformers, m.spoke)
 	// New credentials are the bootstrap phase's business: this controller leaves with the old ones.
 	rotationOptions.RotationOnly = true
 	rotation, err := clientcert.NewClientCertForHubController(rotationOptions)
 	if err != nil {
-		s.setPhase(PhaseNoCredentials, fmt.Sprintf("hub %s: %v", s.hub.Name, err))
-		waitChanged(ctx, changed)
-		return
+		return nil, err
 	}
 	leaseController := lease.NewLeaseController(lease.Options{
 		ClusterName:        s.config.ClusterName,
-		HubLeaseClient:     kubeClient.CoordinationV1(),
-		HubClusterInformer: mcInformer,
+		HubLeaseClient:     hub.kube.CoordinationV1(),
+		HubClusterInformer: m.managedClusters,
 		ConflictChecker:    s.conflicts,
 		Clock:              s.config.Clock,
 		OnRenewed:          s.leaseRenewed,
 		Recorder:           s.config.Recorder,
 	})
-	creatingOptions := s.creatingOptions(clusterClient.ClusterV1())
+	creatingOptions := s.creatingOptions(hub.cluster.ClusterV1())
 	creatingOptions.HubClusterCreateClient = bootstrapCreate
-	creatingOptions.HubClusterInformer = mcInformer
+	creatingOptions.HubClusterInformer = m.managedClusters
 	creatingOptions.ConflictTracker = s.conflicts
 	creating := managedcluster.NewManagedClusterCreatingController(creatingOptions)
 	status := managedcluster.NewManagedClusterStatusController(managedcluster.StatusOptions{
 		ClusterName:                  s.config.ClusterName,
-		HubClusterClient:             clusterClient.ClusterV1(),
-		HubClusterInformer:           mcInformer,
-		HubLeaseClient:               kubeClient.CoordinationV1(),
+		HubClusterClient:             hub.cluster.ClusterV1(),
+		HubClusterInformer:           m.managedClusters,
+		HubLeaseClient:               hub.kube.CoordinationV1(),
 		OwnLeaseRenewTime:            leaseController.LastRenewTime,
 		SpokeDiscoveryClient:         s.config.SpokeKubeClient.Discovery(),
 		SpokeNamespaceClient:         s.config.SpokeKubeClient.CoreV1(),
-		NodeInformer:                 spoke.nodes,
-		ClaimInformer:                spoke.claims,
+		NodeInformer:                 m.spoke.nodes,
+		ClaimInformer:                m.spoke.claims,
 		MaxCustomClusterClaims:       s.config.MaxCustomClusterClaims,
 		ReservedClusterClaimSuffixes: s.config.ReservedClusterClaimSuffixes,
 		ClusterHealthCheckPeriod:     s.config.ClusterHealthCheckPeriod,
@@ -133,38 +194,50 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		Clock:                        s.config.Clock,
 		Recorder:                     s.config.Recorder,
 	})
+	m.controllers = []factory.Controller{rotation, leaseController, creating, status}
+	return m, nil
+}
 
-	var wg sync.WaitGroup
-	spoke.start(ctx)
+// csrs returns the main phase's CSR informer (the cluster's CSRs on the hub).
+func (m *mainControllers) csrs() certificatesv1informers.CertificateSigningRequestInformer {
+	return m.csrInformers.Certificates().V1().CertificateSigningRequests()
+}
+
+// shutdown stops the main phase's informers; call it once its controllers have returned.
+func (m *mainControllers) shutdown() {
+	m.clusterInformers.Shutdown()
+	m.csrInformers.Shutdown()
+	m.spoke.shutdown()
+}
+
+// startMain starts the main phase on wg, in this order: the spoke informers; on a goroutine of its own, the hub
+// informers once the hub has given this identity its rights (startwait.AwaitHubAccess, at most hubAccessBound:
+// a list the hub refuses costs about a second before client-go's reflector tries again); after waiting at most
+// syncBound for every informer to sync, the controllers; and, with Config.AddOns, the add-on controllers with
+// hub's identity. Everything stops with ctx.
+func (s *Session) startMain(ctx context.Context, wg *sync.WaitGroup, hub hubClients, m *mainControllers) {
+	m.spoke.start(ctx)
 	go func() {
-		// A list the hub refuses costs about a second before client-go's reflector tries again: start the hub
-		// informers once the hub has given this identity its rights (startwait.AwaitHubAccess).
-		if err := startwait.AwaitHubAccess(ctx, s.config.Clock, hubAccessBound, kubeClient.AuthorizationV1(), s.config.ClusterName); err != nil {
-			logger.V(2).Info("Starting the hub informers without the hub's permission confirmed", "err", err)
+		if err := startwait.AwaitHubAccess(ctx, s.config.Clock, hubAccessBound, hub.kube.AuthorizationV1(), s.config.ClusterName); err != nil {
+			klog.FromContext(ctx).V(2).Info("Starting the hub informers without the hub's permission confirmed", "err", err)
 		}
-		clusterInformers.Start(ctx.Done())
-		csrInformers.Start(ctx.Done())
+		m.clusterInformers.Start(ctx.Done())
+		m.csrInformers.Start(ctx.Done())
 	}()
-	startwait.AwaitSynced(ctx, s.config.Clock, syncBound, mcInformer.Informer().HasSynced,
-		csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
-		spoke.secrets.Informer().HasSynced, spoke.nodes.Informer().HasSynced, spoke.claims.Informer().HasSynced)
-	run(ctx, &wg, rotation, leaseController, creating, status)
+	startwait.AwaitSynced(ctx, s.config.Clock, syncBound, m.managedClusters.Informer().HasSynced, m.csrs().Informer().HasSynced,
+		m.spoke.secrets.Informer().HasSynced, m.spoke.nodes.Informer().HasSynced, m.spoke.claims.Informer().HasSynced)
+	run(ctx, wg, m.controllers...)
 	if s.config.AddOns {
-		s.runAddOns(ctx, &wg, cfg, kubeClient, csrInformers.Certificates().V1().CertificateSigningRequests())
+		s.runAddOns(ctx, wg, hub.config, hub.kube, m.csrs())
 	}
-	defer func() {
-		cancel()
-		wg.Wait()
-		clusterInformers.Shutdown()
-		csrInformers.Shutdown()
-		spoke.shutdown()
-	}()
-	s.setPhase(PhaseRegistered, fmt.Sprintf("registered with hub %s as cluster %s (agent %s)", s.hub.Name, s.config.ClusterName, s.config.AgentName))
-	s.config.Recorder.Eventf(ReasonHubControllersStarted, "hub %s (%s): lease, status and certificate rotation controllers started for cluster %s",
-		s.hub.Name, s.hub.Bootstrap.Hub.Server, s.config.ClusterName)
-	logger.Info("Main controllers started")
+}
 
-	// The certificate's expiry ends the main controllers: the outer loop then re-bootstraps (FC-08).
+// awaitMainEnd reports the client certificate of data to the Observer and returns when the main phase ends:
+// ctx ends, the certificate expires (on the session's clock; the outer loop then re-bootstraps, FC-08), the
+// Secret's credentials are no longer those of data, or a new certificate is forced (ForceBootstrap). changed
+// signals Secret events.
+func (s *Session) awaitMainEnd(ctx context.Context, data map[string][]byte, changed <-chan struct{}) {
+	logger := klog.FromContext(ctx)
 	notAfter := certNotAfter(data[clientcert.TLSCertSecretKey], s.config.Clock.Now())
 	s.obs.ClientCertificate(notAfter)
 	expiry := s.config.Clock.NewTimer(notAfter.Sub(s.config.Clock.Now()) + time.Second)
