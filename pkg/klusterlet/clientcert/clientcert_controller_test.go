@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,12 +22,12 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	clientcerttesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/internal/synctesting"
 )
 
 const (
@@ -34,24 +35,6 @@ const (
 	secretName     = "hub-kubeconfig-secret"
 	backoffBase    = 30 * time.Second
 )
-
-// recordingQueue records AddAfter calls; nothing else of the queue is used by sync.
-type recordingQueue struct {
-	workqueue.RateLimitingInterface
-	addAfter []time.Duration
-}
-
-func (q *recordingQueue) AddAfter(_ any, d time.Duration) { q.addAfter = append(q.addAfter, d) }
-
-// fakeSyncContext is a factory.SyncContext whose queue records AddAfter.
-type fakeSyncContext struct {
-	queue    *recordingQueue
-	recorder events.Recorder
-}
-
-func (f *fakeSyncContext) Queue() workqueue.RateLimitingInterface { return f.queue }
-func (f *fakeSyncContext) QueueKey() string                       { return "key" }
-func (f *fakeSyncContext) Recorder() events.Recorder              { return f.recorder }
 
 type harness struct {
 	t           *testing.T
@@ -61,7 +44,7 @@ type harness struct {
 	csrStore    cache.Store
 	clock       *clocktesting.FakeClock
 	recorder    events.InMemoryRecorder
-	syncCtx     *fakeSyncContext
+	syncCtx     *synctesting.SyncContext
 	hubInfo     clientcert.HubInfo
 	clientCA    *clientcerttesting.CA
 	jitterCalls int
@@ -101,7 +84,7 @@ func newHarness(t *testing.T, hub clientcert.HubInfo, secret *corev1.Secret, mut
 		}
 	}
 	h.recorder = events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(testNow))
-	h.syncCtx = &fakeSyncContext{queue: &recordingQueue{}, recorder: h.recorder}
+	h.syncCtx = synctesting.New(factory.DefaultQueueKey, h.recorder)
 	opts := clientcert.ControllerOptions{
 		ClusterName:         testCluster,
 		AgentName:           testAgent,
@@ -243,7 +226,7 @@ func TestSyncValidSecretDoesNothing(t *testing.T) {
 		t.Errorf("valid Secret caused actions: hub %v spoke %v", h.hub.Actions(), h.spoke.Actions())
 	}
 	// Lifetime 100h, jitter 0: due when 20h remain, i.e. 79h from now.
-	if diff := cmp.Diff([]time.Duration{79 * time.Hour, 79 * time.Hour}, h.syncCtx.queue.addAfter); diff != "" {
+	if diff := cmp.Diff([]time.Duration{79 * time.Hour, 79 * time.Hour}, h.syncCtx.Delays()); diff != "" {
 		t.Errorf("requeue (-want +got):\n%s", diff)
 	}
 	if h.jitterCalls != 1 {
@@ -419,7 +402,7 @@ func TestSyncDeniedCSRBacksOff(t *testing.T) {
 			if n := h.csrCreates(); n != 1 {
 				t.Fatalf("%d CSR creates during back-off, want 1", n)
 			}
-			if got := h.syncCtx.queue.addAfter[len(h.syncCtx.queue.addAfter)-1]; got != time.Second {
+			if got := h.syncCtx.Delays()[len(h.syncCtx.Delays())-1]; got != time.Second {
 				t.Errorf("requeue after %v, want 1s", got)
 			}
 			// After it: exactly one new CSR with a new key.
@@ -597,7 +580,7 @@ func TestSyncNotYetValidCertificateWaits(t *testing.T) {
 	if n := h.csrCreates(); n != 0 {
 		t.Errorf("%d CSRs for a certificate valid in 10 minutes", n)
 	}
-	if diff := cmp.Diff([]time.Duration{10 * time.Minute}, h.syncCtx.queue.addAfter); diff != "" {
+	if diff := cmp.Diff([]time.Duration{10 * time.Minute}, h.syncCtx.Delays()); diff != "" {
 		t.Errorf("requeue (-want +got):\n%s", diff)
 	}
 	if st := h.c.Status(); st.Phase != clientcert.PhaseWaitingForValidity {
@@ -673,7 +656,7 @@ func TestSyncBootstrapBackoff(t *testing.T) {
 	if diff := cmp.Diff([]string{clientcert.ReasonCSRBackoff}, h.eventReasons()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	if got := h.syncCtx.queue.addAfter[len(h.syncCtx.queue.addAfter)-1]; got != 30*time.Second {
+	if got := h.syncCtx.Delays()[len(h.syncCtx.Delays())-1]; got != 30*time.Second {
 		t.Errorf("requeue after %s, want 30s", got)
 	}
 

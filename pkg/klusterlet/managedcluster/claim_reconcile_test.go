@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"k8s.io/klog/v2"
 
 	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
@@ -97,7 +98,8 @@ func TestClaimReconcile(t *testing.T) {
 				}
 			}
 			r := &claimReconciler{claimLister: informer.Lister(), maxCustom: tc.max, reservedSuffixes: tc.suffixes}
-			syncCtx := newTestSyncContext("key")
+			recorder := newTestRecorder()
+			syncCtx := factory.NewSyncContext("test", recorder)
 			cluster := newManagedCluster()
 			if _, err := r.reconcile(context.Background(), &statusSyncContext{syncCtx: syncCtx, logger: klog.Background()}, cluster); err != nil {
 				t.Fatal(err)
@@ -105,7 +107,7 @@ func TestClaimReconcile(t *testing.T) {
 			if diff := cmp.Diff(tc.expectedClaims, cluster.Status.ClusterClaims); diff != "" {
 				t.Errorf("claims (-want +got):\n%s", diff)
 			}
-			events := syncCtx.recorder.Events()
+			events := recorder.Events()
 			switch {
 			case tc.expectedEvent == "" && len(events) != 0:
 				t.Errorf("unexpected events %v", events)
@@ -145,7 +147,7 @@ func TestStatusClaimsFC14(t *testing.T) {
 	}
 	truncations := func() []string {
 		var messages []string
-		for _, event := range f.syncCtx.recorder.Events() {
+		for _, event := range f.recorder.Events() {
 			if event.Reason == ReasonClusterClaimsTruncated {
 				messages = append(messages, event.Message[:strings.Index(event.Message, " dropped")])
 			}

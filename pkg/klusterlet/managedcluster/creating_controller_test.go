@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -172,10 +173,11 @@ func TestCreatingControllerSync(t *testing.T) {
 			if tc.reactor != nil {
 				client.PrependReactor(tc.reactorVerb, "managedclusters", tc.reactor)
 			}
-			syncCtx := newTestSyncContext("key")
+			recorder := newTestRecorder()
+			syncCtx := factory.NewSyncContext("test", recorder)
 			opts := CreatingOptions{
 				ClusterName: testCluster, SpokeExternalServerURLs: tc.urls, SpokeCABundle: testCABundle,
-				HubClusterClient: client.ClusterV1(), ResyncInterval: 10 * time.Minute, Recorder: syncCtx.recorder,
+				HubClusterClient: client.ClusterV1(), ResyncInterval: 10 * time.Minute, Recorder: recorder,
 			}
 			if tc.tracker != nil {
 				opts.ConflictTracker = tc.tracker()
@@ -203,7 +205,7 @@ func TestCreatingControllerSync(t *testing.T) {
 			if diff := cmp.Diff(tc.expectedVerbs, verbs); diff != "" {
 				t.Errorf("hub calls (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.expectedEvents, eventReasons(syncCtx.recorder)); diff != "" {
+			if diff := cmp.Diff(tc.expectedEvents, eventReasons(recorder)); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 			if tc.validate != nil {
@@ -222,11 +224,12 @@ func TestCreatingControllerRecreatesDeletedCluster(t *testing.T) {
 	if err := informer.Informer().GetStore().Add(existing); err != nil {
 		t.Fatal(err)
 	}
-	syncCtx := newTestSyncContext("key")
+	recorder := newTestRecorder()
+	syncCtx := factory.NewSyncContext("test", recorder)
 	controller := NewManagedClusterCreatingController(CreatingOptions{
 		ClusterName: testCluster, SpokeExternalServerURLs: testURLs, SpokeCABundle: testCABundle,
 		HubClusterClient: client.ClusterV1(), HubClusterInformer: informer, ResyncInterval: 10 * time.Minute,
-		Recorder: syncCtx.recorder,
+		Recorder: recorder,
 	})
 	if err := controller.Sync(context.Background(), syncCtx); err != nil {
 		t.Fatalf("sync: %v", err)
@@ -251,7 +254,7 @@ func TestCreatingControllerRecreatesDeletedCluster(t *testing.T) {
 	if diff := cmp.Diff(expectedClientConfigs(), recreated.Spec.ManagedClusterClientConfigs); diff != "" {
 		t.Errorf("client configs (-want +got):\n%s", diff)
 	}
-	events := syncCtx.recorder.Events()
+	events := recorder.Events()
 	if len(events) != 1 || events[0].Reason != ReasonManagedClusterCreated || !strings.Contains(events[0].Message, "re-created") {
 		t.Errorf("want one %s event saying re-created, got %v", ReasonManagedClusterCreated, events)
 	}
@@ -269,11 +272,12 @@ func TestCreatingControllerCreatesWithCreateClient(t *testing.T) {
 	})
 	bootstrapIdentity := clusterfake.NewSimpleClientset()
 	informer := clusterinformers.NewSharedInformerFactory(hubIdentity, 0).Cluster().V1().ManagedClusters()
-	syncCtx := newTestSyncContext("key")
+	recorder := newTestRecorder()
+	syncCtx := factory.NewSyncContext("test", recorder)
 	controller := NewManagedClusterCreatingController(CreatingOptions{
 		ClusterName: testCluster, SpokeExternalServerURLs: testURLs, SpokeCABundle: testCABundle,
 		HubClusterClient: hubIdentity.ClusterV1(), HubClusterCreateClient: bootstrapIdentity.ClusterV1(),
-		HubClusterInformer: informer, ResyncInterval: 10 * time.Minute, Recorder: syncCtx.recorder,
+		HubClusterInformer: informer, ResyncInterval: 10 * time.Minute, Recorder: recorder,
 	})
 	if err := controller.Sync(context.Background(), syncCtx); err != nil {
 		t.Fatalf("sync: %v", err)
@@ -288,7 +292,7 @@ func TestCreatingControllerCreatesWithCreateClient(t *testing.T) {
 	if diff := cmp.Diff(expectedClientConfigs(), created.Spec.ManagedClusterClientConfigs); diff != "" {
 		t.Errorf("client configs (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{ReasonManagedClusterCreated}, eventReasons(syncCtx.recorder)); diff != "" {
+	if diff := cmp.Diff([]string{ReasonManagedClusterCreated}, eventReasons(recorder)); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -8,13 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -24,42 +22,9 @@ const testCluster = "cluster1"
 
 var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// testSyncContext is a SyncContext with a chosen queue key whose queue records AddAfter.
-type testSyncContext struct {
-	key      string
-	queue    *recordingQueue
-	recorder events.InMemoryRecorder
-}
-
-func newTestSyncContext(key string) *testSyncContext {
-	recorder := events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(testNow))
-	return &testSyncContext{
-		key:      key,
-		queue:    &recordingQueue{RateLimitingInterface: factory.NewSyncContext("test", recorder).Queue()},
-		recorder: recorder,
-	}
-}
-
-func (c *testSyncContext) Queue() workqueue.RateLimitingInterface { return c.queue }
-func (c *testSyncContext) QueueKey() string                       { return c.key }
-func (c *testSyncContext) Recorder() events.Recorder              { return c.recorder }
-
-func (c *testSyncContext) withKey(key string) *testSyncContext {
-	copied := *c
-	copied.key = key
-	return &copied
-}
-
-type recordingQueue struct {
-	workqueue.RateLimitingInterface
-	lock     sync.Mutex
-	addAfter []string
-}
-
-func (q *recordingQueue) AddAfter(item interface{}, duration time.Duration) {
-	q.lock.Lock()
-	defer q.lock.Unlock()
-	q.addAfter = append(q.addAfter, item.(string)+" after "+duration.String())
+// newTestRecorder returns an in-memory recorder on a clock fixed at testNow.
+func newTestRecorder() events.InMemoryRecorder {
+	return events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(testNow))
 }
 
 func eventReasons(recorder events.InMemoryRecorder) []string {

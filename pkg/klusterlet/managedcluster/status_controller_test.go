@@ -19,6 +19,8 @@ import (
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/internal/synctesting"
 )
 
 var quantityComparer = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
@@ -293,7 +295,7 @@ func TestStatusAvailable(t *testing.T) {
 			if n := len(f.statusPatches()); n != tc.expectedPatches {
 				t.Errorf("status patches = %d, want %d", n, tc.expectedPatches)
 			}
-			if diff := cmp.Diff(tc.expectedRetries, f.syncCtx.queue.addAfter); diff != "" {
+			if diff := cmp.Diff(tc.expectedRetries, retries(f.syncCtx)); diff != "" {
 				t.Errorf("re-checks (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.expectedPaths, f.server.requestedPaths()); diff != "" {
@@ -346,9 +348,9 @@ func TestStatusClockSkew(t *testing.T) {
 	if n := len(f.statusPatches()); n != 0 {
 		t.Fatalf("status patches while ClockSynced=False = %d, want 0", n)
 	}
-	events := f.syncCtx.recorder.Events()
+	events := f.recorder.Events()
 	if len(events) != 1 || events[0].Reason != ReasonClockSkewDetected {
-		t.Fatalf("events = %v, want one %s", eventReasons(f.syncCtx.recorder), ReasonClockSkewDetected)
+		t.Fatalf("events = %v, want one %s", eventReasons(f.recorder), ReasonClockSkewDetected)
 	}
 	for _, part := range []string{"The clock of hub and agent is out of sync", "25s ahead"} {
 		if !strings.Contains(events[0].Message, part) {
@@ -421,11 +423,20 @@ func TestStatusAvailableRetriedAfterFailedWrite(t *testing.T) {
 		failed = true
 		return true, nil, apierrors.NewConflict(clusterv1.Resource("managedclusters"), testCluster, errors.New("the object has been modified"))
 	})
-	if err := f.controller.sync(context.Background(), f.syncCtx.withKey("key")); err == nil {
+	if err := f.controller.sync(context.Background(), f.syncCtx.WithKey("key")); err == nil {
 		t.Fatal("the first sync must report the failed status write")
 	}
 	f.sync(hubEventKey)
 	if c := meta.FindStatusCondition(f.hubCluster().Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c == nil || c.Status != metav1.ConditionTrue {
 		t.Fatalf("Available after the retried write = %+v, want True", c)
 	}
+}
+
+// retries returns the requeues of sc as "<key> after <delay>", in order; nil when there were none.
+func retries(sc *synctesting.SyncContext) []string {
+	var out []string
+	for _, r := range sc.Requeues() {
+		out = append(out, r.Key+" after "+r.After.String())
+	}
+	return out
 }

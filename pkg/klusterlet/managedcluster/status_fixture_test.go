@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,8 @@ import (
 	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/internal/synctesting"
 )
 
 // statusFixture wires a status controller to fake hub and spoke clients, informer stores,
@@ -35,7 +38,8 @@ type statusFixture struct {
 	tracker       *ConflictTracker
 	server        *spokeServer
 	controller    *managedClusterStatusController
-	syncCtx       *testSyncContext
+	recorder      events.InMemoryRecorder
+	syncCtx       *synctesting.SyncContext
 }
 
 type fixtureConfig struct {
@@ -58,8 +62,9 @@ func newStatusFixture(t *testing.T, config fixtureConfig) *statusFixture {
 		clock:         clocktesting.NewFakeClock(testNow),
 		tracker:       NewConflictTracker(),
 		server:        config.server,
-		syncCtx:       newTestSyncContext("key"),
+		recorder:      newTestRecorder(),
 	}
+	f.syncCtx = synctesting.New("key", f.recorder)
 	if f.server == nil {
 		f.server = healthy(t)
 	}
@@ -108,7 +113,7 @@ func (f *statusFixture) add(err error) {
 // sync runs one sync with the given queue key ("key" is the periodic resync).
 func (f *statusFixture) sync(key string) {
 	f.t.Helper()
-	if err := f.controller.sync(context.Background(), f.syncCtx.withKey(key)); err != nil {
+	if err := f.controller.sync(context.Background(), f.syncCtx.WithKey(key)); err != nil {
 		f.t.Fatalf("sync(%q): %v", key, err)
 	}
 }
@@ -161,7 +166,7 @@ func (f *statusFixture) statusPatches() []map[string]any {
 }
 
 func (f *statusFixture) events() []string {
-	return eventReasons(f.syncCtx.recorder)
+	return eventReasons(f.recorder)
 }
 
 func newNode(name string, unschedulable bool, capacity, allocatable corev1.ResourceList) *corev1.Node {

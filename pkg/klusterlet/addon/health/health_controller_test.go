@@ -19,7 +19,7 @@ import (
 	addonfake "open-cluster-management.io/api/client/addon/clientset/versioned/fake"
 	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
 
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/addontesting"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/internal/synctesting"
 )
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -81,13 +81,13 @@ func newHarness(t *testing.T, addOn *addonv1alpha1.ManagedClusterAddOn, spokeObj
 	return h
 }
 
-func (h *harness) sync(t *testing.T, key string) *addontesting.RecordingQueue {
+func (h *harness) sync(t *testing.T, key string) *synctesting.SyncContext {
 	t.Helper()
-	sc := addontesting.NewSyncContext(key, h.recorder)
+	sc := synctesting.New(key, h.recorder)
 	if err := h.c.sync(context.Background(), sc); err != nil {
 		t.Fatalf("sync %s: %v", key, err)
 	}
-	return sc.Q
+	return sc
 }
 
 // refresh copies the hub's add-on into the informer (as a watch would).
@@ -125,7 +125,7 @@ func TestAvailableFollowsLease(t *testing.T) {
 	if c := meta.FindStatusCondition(a.Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonManagedClusterAddOnLeaseUpdated {
 		t.Fatalf("Available = %+v, want True/%s", c, ReasonManagedClusterAddOnLeaseUpdated)
 	}
-	if got := q.After["hello"]; got != 5*time.Minute+time.Second {
+	if got := q.After("hello"); got != 5*time.Minute+time.Second {
 		t.Errorf("requeue after %v, want 5m1s", got)
 	}
 	h.hub.ClearActions()
@@ -168,7 +168,7 @@ func TestSkipsAndSources(t *testing.T) {
 	if c := meta.FindStatusCondition(h.refresh(t).Status.Conditions, "Available"); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("hosted add-on Available = %+v, want False from the hosting cluster's stale lease", c)
 	}
-	if q := h.sync(t, factory.DefaultQueueKey); len(q.Added) != 1 || q.Added[0] != "hello" || q.After[factory.DefaultQueueKey] != DefaultResyncInterval {
-		t.Errorf("default key queued %v and after %v, want [hello] and itself after 30s", q.Added, q.After)
+	if q := h.sync(t, factory.DefaultQueueKey); len(q.Added()) != 1 || q.Added()[0] != "hello" || q.After(factory.DefaultQueueKey) != DefaultResyncInterval {
+		t.Errorf("default key queued %v and after %v, want [hello] and itself after 30s", q.Added(), q.Requeues())
 	}
 }

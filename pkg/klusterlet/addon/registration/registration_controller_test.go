@@ -32,10 +32,10 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon/addontesting"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	clientcerttesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/internal/synctesting"
 )
 
 const (
@@ -131,15 +131,15 @@ func newHarnessWith(t *testing.T, addOns []*addonv1alpha1.ManagedClusterAddOn, s
 	return h
 }
 
-// sync runs one sync of key and returns the queue it used.
-func (h *harness) sync(key string) (*addontesting.RecordingQueue, error) {
+// sync runs one sync of key and returns its sync context (what it queued, the events).
+func (h *harness) sync(key string) (*synctesting.SyncContext, error) {
 	h.t.Helper()
-	sc := addontesting.NewSyncContext(key, h.recorder)
+	sc := synctesting.New(key, h.recorder)
 	err := h.c.sync(context.Background(), sc)
-	return sc.Q, err
+	return sc, err
 }
 
-func (h *harness) mustSync(key string) *addontesting.RecordingQueue {
+func (h *harness) mustSync(key string) *synctesting.SyncContext {
 	h.t.Helper()
 	q, err := h.sync(key)
 	if err != nil {
@@ -307,7 +307,7 @@ func TestKubeClientRegistrationIssuesSecret(t *testing.T) {
 	// Rotation is scheduled at 20–25 % remaining (jitter 0.5: 22.5 %) of the 61-minute lifetime.
 	lifetime := 61 * time.Minute
 	want := time.Hour - time.Duration(float64(lifetime)*0.225)
-	if got := q.After["hello"]; got < want-time.Second || got > want+time.Second {
+	if got := q.After("hello"); got < want-time.Second || got > want+time.Second {
 		t.Errorf("requeue after %v, want about %v", got, want)
 	}
 	addOn, _ := h.hubAddOn.AddonV1alpha1().ManagedClusterAddOns(testCluster).Get(context.Background(), "hello", metav1.GetOptions{})
@@ -441,7 +441,7 @@ func TestDeniedCSRBacksOff(t *testing.T) {
 	if !slices.Contains(h.reasons(), ReasonAddOnCSRFailed) {
 		t.Errorf("events %v lack %s", h.reasons(), ReasonAddOnCSRFailed)
 	}
-	if got := q.After["hello"]; got != 30*time.Second {
+	if got := q.After("hello"); got != 30*time.Second {
 		t.Errorf("requeue after %v, want the 30s back-off", got)
 	}
 	h.clock.Step(10 * time.Second)
@@ -616,7 +616,7 @@ func TestMissingInstallNamespace(t *testing.T) {
 	h.mustSync("hello")
 	h.approveAll(time.Hour)
 	q := h.mustSync("hello")
-	if got := q.After["hello"]; got != namespaceRecheck {
+	if got := q.After("hello"); got != namespaceRecheck {
 		t.Errorf("requeue after %v, want %v", got, namespaceRecheck)
 	}
 	missing = false
@@ -646,7 +646,7 @@ func TestRewrittenSubjectBacksOff(t *testing.T) {
 	if h.secret(h.spoke, testNS, "hello-hub-kubeconfig") != nil {
 		t.Error("a certificate with a rewritten subject was stored")
 	}
-	if got := q.After["hello"]; got != 30*time.Second {
+	if got := q.After("hello"); got != 30*time.Second {
 		t.Errorf("requeue after %v, want the 30s back-off", got)
 	}
 	for range 3 {
