@@ -199,9 +199,9 @@ func (o *FailoverAgentOptions) completeWithIdentity(ctx context.Context, secrets
 	return o.Validate()
 }
 
-// hubs are the hubs the flags name: the primary's bootstrap kubeconfig file and Secret, and the alternate hubs
-// given as files.
-type hubs struct {
+// flagHubs are the hubs the flags name: the primary's bootstrap kubeconfig file and Secret, and the alternate
+// hubs given as files.
+type flagHubs struct {
 	primaryFile   string
 	primarySecret string
 	fileHubs      []failover.FileHub
@@ -209,10 +209,10 @@ type hubs struct {
 
 // hubList returns the hubs of the flags: those of HubFiles, and the primary's bootstrap Secret
 // (--bootstrap-kubeconfig-secret) unless --bootstrap-kubeconfigs lists the hubs. It returns HubFiles' error.
-func (o *FailoverAgentOptions) hubList() (hubs, error) {
+func (o *FailoverAgentOptions) hubList() (flagHubs, error) {
 	primaryFile, fileHubs, err := o.HubFiles()
 	if err != nil {
-		return hubs{}, err
+		return flagHubs{}, err
 	}
 	primarySecret := o.BootstrapKubeconfigSecret
 	if len(o.BootstrapKubeconfigs) > 0 {
@@ -220,7 +220,7 @@ func (o *FailoverAgentOptions) hubList() (hubs, error) {
 		// not replace the first of them.
 		primarySecret = ""
 	}
-	return hubs{primaryFile: primaryFile, primarySecret: primarySecret, fileHubs: fileHubs}, nil
+	return flagHubs{primaryFile: primaryFile, primarySecret: primarySecret, fileHubs: fileHubs}, nil
 }
 
 // agentInformers are the informers of the agent namespace that outlive every hub session: its Secrets and,
@@ -293,7 +293,7 @@ func (o *FailoverAgentOptions) restoreBootstrapBackoff(ctx context.Context, kube
 // orchestratorOptions returns the failover orchestrator's options: the hub sessions' configuration from the
 // flags, the resolved identity, the spoke clients and the agent informers, the hubs of the flags, annotations
 // (already filtered by managedcluster.FilterClusterAnnotations), the shared bootstrap back-off, clk and recorder.
-func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs hubs, annotations map[string]string, ai *agentInformers,
+func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs flagHubs, annotations map[string]string, ai *agentInformers,
 	bootstrapBackoff *clientcert.BootstrapBackoff, clk clock.Clock, recorder events.Recorder) failover.OrchestratorOptions {
 	var addOnHosting kubernetes.Interface
 	if o.SpokeKubeconfig != "" {
