@@ -215,31 +215,45 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	}
 	cancelRestore()
 
+	sessionConfig := hubsession.Config{
+		ClusterName:                  o.ClusterName,
+		AgentName:                    o.AgentName,
+		Namespace:                    o.ComponentNamespace,
+		SecretName:                   o.HubKubeconfigSecret,
+		SecretInformer:               secretInformer,
+		SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
+		SpokeCABundle:                spoke.CABundle,
+		ClusterAnnotations:           annotations,
+		ReservedClusterClaimSuffixes: o.ReservedClusterClaimSuffixes,
+		ClusterHealthCheckPeriod:     o.ClusterHealthCheckPeriod,
+		MaxCustomClusterClaims:       o.MaxCustomClusterClaims,
+		CSRExpirationSeconds:         expiration,
+		HubQPS:                       o.HubKubeAPIQPS,
+		HubBurst:                     o.HubKubeAPIBurst,
+		AgentKubeClient:              spoke.AgentKube,
+		SpokeKubeClient:              spoke.Kube,
+		SpokeClusterClient:           spoke.Cluster,
+		AddOns:                       !o.DisableAddOnManagement,
+		AddOnHostingKubeClient:       addOnHosting,
+		BootstrapBackoff:             bootstrapBackoff,
+		Clock:                        clk,
+		Recorder:                     recorder,
+	}
 	orchestrator, err := failover.NewOrchestrator(failover.OrchestratorOptions{
-		Config: hubsession.Config{
-			ClusterName:                  o.ClusterName,
-			AgentName:                    o.AgentName,
-			Namespace:                    o.ComponentNamespace,
-			SecretName:                   o.HubKubeconfigSecret,
-			SecretInformer:               secretInformer,
-			SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
-			SpokeCABundle:                spoke.CABundle,
-			ClusterAnnotations:           annotations,
-			ReservedClusterClaimSuffixes: o.ReservedClusterClaimSuffixes,
-			ClusterHealthCheckPeriod:     o.ClusterHealthCheckPeriod,
-			MaxCustomClusterClaims:       o.MaxCustomClusterClaims,
-			CSRExpirationSeconds:         expiration,
-			HubQPS:                       o.HubKubeAPIQPS,
-			HubBurst:                     o.HubKubeAPIBurst,
-			AgentKubeClient:              spoke.AgentKube,
-			SpokeKubeClient:              spoke.Kube,
-			SpokeClusterClient:           spoke.Cluster,
-			AddOns:                       !o.DisableAddOnManagement,
-			AddOnHostingKubeClient:       addOnHosting,
-			BootstrapBackoff:             bootstrapBackoff,
-			Clock:                        clk,
-			Recorder:                     recorder,
+		ClusterName:    o.ClusterName,
+		AgentName:      o.AgentName,
+		Namespace:      o.ComponentNamespace,
+		SecretName:     o.HubKubeconfigSecret,
+		SecretInformer: secretInformer,
+		NewSession: func(p hubsession.Params) (failover.Session, error) {
+			s, err := hubsession.New(sessionConfig, p)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
 		},
+		Clock:                          clk,
+		Recorder:                       recorder,
 		FailoverConfigName:             o.FailoverConfigName,
 		PrimaryBootstrapKubeconfigFile: primaryFile,
 		PrimaryBootstrapSecretName:     primarySecret,

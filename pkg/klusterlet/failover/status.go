@@ -121,6 +121,9 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 	if v.Phase == hubsession.PhaseRegistered && v.Available == metav1.ConditionTrue {
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue,
 			Reason: ConditionReasonHubAvailable, Message: fmt.Sprintf("cluster %s is Available on hub %s", v.ClusterName, v.Active)})
+	} else if v.Active == "" {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionFalse,
+			Reason: ConditionReasonHubNotAvailable, Message: "no hub session runs"})
 	} else {
 		reason := ConditionReasonHubNotAvailable
 		if v.Phase != "" {
@@ -133,8 +136,11 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue,
 			Reason: ConditionReasonSwitching, Message: fmt.Sprintf("moving from hub %s to hub %s: %s", sw.From, sw.To, sw.Message)})
 	} else {
-		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse,
-			Reason: ConditionReasonStable, Message: fmt.Sprintf("on hub %s", v.Active)})
+		msg := "on hub " + v.Active
+		if v.Active == "" {
+			msg = "no hub session runs"
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse, Reason: ConditionReasonStable, Message: msg})
 	}
 	switch {
 	case v.Degraded != "":
@@ -163,21 +169,21 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) StatusView {
 	v := StatusView{
 		Now: now, Generation: fc.Generation, ClusterName: r.o.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
-		Active: r.active, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
-		State: r.state, Switch: r.mem.Switch, Degraded: r.mem.Degraded,
+		Active: r.run.hub, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
+		State: r.state, Switch: r.mem.Switch, Degraded: r.degraded,
 		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,
 		Contested: facts.contested, ContestedAt: facts.contestedAt,
 	}
 	for _, name := range r.order {
 		h := r.hubs[name]
-		hv := HubStatusView{Name: name, Usable: h.bootstrap != nil, LoadError: text.Error(h.loadErr), Probed: h.probed, Probe: h.probe,
+		hv := HubStatusView{Name: name, Usable: h.bootstrap != nil && h.sessionErr == "", LoadError: orDefault(text.Error(h.loadErr), h.sessionErr), Probed: h.probed, Probe: h.probe,
 			ProbeTime: h.probeTime, ProbeChange: h.probeChange, ProbeSuccess: h.probeSuccess, FailedAt: h.failedAt, AddOns: facts.addOns[name]}
 		if h.bootstrap != nil {
 			hv.Server = h.bootstrap.Hub.Server
 		}
 		v.Hubs = append(v.Hubs, hv)
 	}
-	if h, ok := r.hubs[r.active]; ok && h.bootstrap != nil {
+	if h, ok := r.hubs[r.run.hub]; ok && h.bootstrap != nil {
 		v.ActiveServer = h.bootstrap.Hub.Server
 	}
 	return v
