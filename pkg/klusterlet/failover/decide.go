@@ -15,7 +15,8 @@ import (
 // State is where the Orchestrator stands between two rounds. Decide moves it along these transitions (the
 // conditions are checked in this order within a round):
 //
-//	any         --the active hub was removed from the configuration--> its session stops; as without a session
+//	any         --no session runs (after a start, restart or switch that could not be built), or the active hub
+//	            was removed from the configuration (its session stops)--> as Selecting
 //	Joining, Active, NoViableHub --the active hub's bootstrap kubeconfig changed--> the session restarts on it
 //	            (FC-02/FC-03); Active becomes Joining
 //	Selecting   --first startable hub (the stored hub kubeconfig's hub first, then spec.switchTo, then order)--> Joining
@@ -35,11 +36,12 @@ import (
 type State string
 
 const (
-	// StateSelecting: no session runs and no lack of hubs has been reported; the next round starts one.
+	// StateSelecting: the state before the first round, which starts a session (or enters NoViableHub).
 	StateSelecting State = "Selecting"
-	// StateJoining: a session runs on the active hub (at start-up, after its bootstrap kubeconfig changed, or
-	// as the target of a move) and has not yet been Registered with a healthy verdict, or a move to it has not
-	// completed.
+	// StateJoining: a session was started on the active hub (at start-up, after its bootstrap kubeconfig
+	// changed, or as the target of a move) and has not yet been Registered with a healthy verdict, or a move to
+	// it has not completed. In the round after a session could not be built, no session runs: Decide then
+	// selects as from Selecting.
 	StateJoining State = "Joining"
 	// StateActive: the session on the active hub has been Registered with a healthy verdict; the monitor
 	// watches it.
@@ -81,10 +83,12 @@ type HubView struct {
 	// Usable: the hub has a parsed bootstrap kubeconfig.
 	Usable bool
 	// SessionError is why the last session on the hub could not be built, "" if it could (or none was tried
-	// since the bootstrap kubeconfig last changed). A hub with one is not started.
+	// since the bootstrap kubeconfig last changed). A hub with one is neither started nor moved to: the
+	// errors of a session builder come from the configuration, so they last until it changes.
 	SessionError string
 	// HoldsCredentials: the stored hub kubeconfig Secret passes the checks for this hub (the agent restarted
-	// after a failover to it). Only consulted while no session runs.
+	// after a failover to it). Only worked out, and consulted, when a hub is to be selected (no session runs,
+	// or the active hub was removed).
 	HoldsCredentials bool
 	// Probed and Probe are the latest standby probe (Probe is meaningless while Probed is false).
 	Probed bool
@@ -247,7 +251,7 @@ func decide(s State, v View, now time.Time) Decision {
 	// A planned switch waits until the target's standby probe is Ready (API: spec.switchTo): a target without a
 	// usable bootstrap kubeconfig, or one that does not answer, is not switched to.
 	if target := spec.SwitchTo; target != "" && target != v.Active {
-		if h, ok := v.hub(target); ok && h.Usable && h.Probed && h.Probe == failoverv1alpha1.HubProbeReady {
+		if h, ok := v.hub(target); ok && h.startable() && h.Probed && h.Probe == failoverv1alpha1.HubProbeReady {
 			in.PlannedTarget = target
 			if !h.FailedAt.IsZero() {
 				in.PlannedTargetBlockedUntil = h.FailedAt.Add(spec.FailedHubSkipPeriod.Duration)
@@ -262,7 +266,7 @@ func decide(s State, v View, now time.Time) Decision {
 	// Failback is a planned switch the agent asks for itself.
 	var wait time.Duration
 	if verdict.Trigger == NoFailover && mem.Switch == nil && v.Active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
-		if p, ok := v.hub(failoverv1alpha1.HubNamePrimary); ok {
+		if p, ok := v.hub(failoverv1alpha1.HubNamePrimary); ok && p.startable() {
 			back, after := ShouldFailBack(spec.Failback.Policy, p.HealthySince, spec.Failback.HealthyFor.Duration, now)
 			if back && (p.FailedAt.IsZero() || !now.Before(p.FailedAt.Add(spec.FailedHubSkipPeriod.Duration))) {
 				verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonPlannedSwitch, Reason: ReasonFailbackStarted,
@@ -315,22 +319,21 @@ func decide(s State, v View, now time.Time) Decision {
 // hub is startable with a usable bootstrap kubeconfig and no SessionError. A move in progress to a hub that is
 // not picked failed: FailoverFailed, and the target counts as failed.
 func decideWithoutSession(d Decision, v View) Decision {
-	startable := func(h HubView) bool { return h.Usable && h.SessionError == "" }
 	pick := ""
 	for _, h := range v.Hubs {
-		if startable(h) && h.HoldsCredentials {
+		if h.startable() && h.HoldsCredentials {
 			pick = h.Name
 			break
 		}
 	}
 	if pick == "" && v.Spec.SwitchTo != "" {
-		if h, ok := v.hub(v.Spec.SwitchTo); ok && startable(h) {
+		if h, ok := v.hub(v.Spec.SwitchTo); ok && h.startable() {
 			pick = h.Name
 		}
 	}
 	var problems []string
 	for _, h := range v.Hubs {
-		if pick == "" && startable(h) {
+		if pick == "" && h.startable() {
 			pick = h.Name
 		}
 		if h.Usable && h.SessionError != "" {
@@ -338,16 +341,22 @@ func decideWithoutSession(d Decision, v View) Decision {
 		}
 	}
 	if sw := d.Memory.Switch; sw != nil && sw.To != pick {
-		msg := fmt.Sprintf("no session can be started on hub %s", sw.To)
-		if h, ok := v.hub(sw.To); ok && h.SessionError != "" {
-			msg += ": " + h.SessionError
+		msg := fmt.Sprintf("hub %s was removed from the configuration", sw.To)
+		if h, ok := v.hub(sw.To); ok {
+			msg = fmt.Sprintf("no session can be started on hub %s", sw.To)
+			if h.SessionError != "" {
+				msg += ": " + h.SessionError
+			}
 		}
 		d.event(true, ReasonFailoverFailed, "failover from %s to %s failed: %s", sw.From, sw.To, msg)
 		d.add(Action{Kind: ActMarkFailed, Hub: sw.To})
 		d.Memory.Switch = nil
 	}
 	if pick == "" {
-		msg := joinMessages(append([]string{"no hub has a usable bootstrap kubeconfig"}, problems...)...)
+		msg := "no hub has a usable bootstrap kubeconfig"
+		if len(problems) > 0 {
+			msg = "no session can be started on any hub with a usable bootstrap kubeconfig: " + strings.Join(problems, "; ")
+		}
 		d.add(Action{Kind: ActNoViable, Message: msg, Warning: d.Next != StateNoViableHub})
 		d.Memory.Degraded = msg
 		d.Next = StateNoViableHub
@@ -472,6 +481,9 @@ func (d *Decision) event(warning bool, reason, format string, args ...any) {
 	d.add(Action{Kind: ActEvent, Warning: warning, EventReason: reason, Message: fmt.Sprintf(format, args...)})
 }
 
+// startable: a session may be started on the hub (a usable bootstrap kubeconfig, no SessionError).
+func (h HubView) startable() bool { return h.Usable && h.SessionError == "" }
+
 func (v View) hub(name string) (HubView, bool) {
 	for _, h := range v.Hubs {
 		if h.Name == name {
@@ -489,7 +501,7 @@ func (v View) candidates(failed string, now time.Time) []HubCandidate {
 		if h.Name == failed {
 			c.FailedAt = now
 		}
-		if !h.Usable {
+		if !h.startable() {
 			c.Probe = failoverv1alpha1.HubProbeInvalidKubeconfig
 		} else if h.Probed {
 			c.Probe = h.Probe

@@ -156,7 +156,7 @@ func TestDecide(t *testing.T) {
 				hubAt(v, "hub-b").Usable = false
 			}),
 			wantNext: StateNoViableHub, wantActions: []string{"NoViable(entered)"},
-			wantDegraded: "no hub has a usable bootstrap kubeconfig; hub primary: x",
+			wantDegraded: "no session can be started on any hub with a usable bootstrap kubeconfig: hub primary: x",
 		},
 		{
 			name: "Joining without a session: a move whose target cannot be started failed; back to the hub of the stored credentials", state: StateJoining,
@@ -256,7 +256,7 @@ func TestDecide(t *testing.T) {
 			wantNext: StateActive, wantActions: []string{"Warning:HubAcceptanceRevoked", "Warning:HubRejectionPending", "Heartbeat"},
 		},
 		{
-			name: "Active -> Switching: hub lost, next hub selected", state: StateActive,
+			name: "Active -> Joining: hub lost, next hub selected", state: StateActive,
 			view:     decideView(onHub("primary"), lost, func(v *View) { v.TransportHint = " (HubCANotTrusted: x)" }),
 			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
 			wantRecheck: time.Second,
@@ -313,9 +313,19 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name: "Active -> Switching: planned switch to a Ready hub", state: StateActive,
+			name: "Active -> Joining: planned switch to a Ready hub", state: StateActive,
 			view:     decideView(onHub("primary"), func(v *View) { v.Spec.SwitchTo = "hub-b" }),
 			wantNext: StateJoining, wantActions: []string{"Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+		},
+		{
+			name: "Active: no move to a hub whose session cannot be built", state: StateActive,
+			view: decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").SessionError = "x" }),
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable(entered)"},
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.Switch != nil {
+					t.Errorf("move %+v to a hub whose session cannot be built", d.Memory.Switch)
+				}
+			},
 		},
 		{
 			name: "Active: planned switch to a hub whose probe failed waits", state: StateActive,
@@ -326,7 +336,7 @@ func TestDecide(t *testing.T) {
 			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
 		},
 		{
-			name: "Active -> Switching: failback to a primary healthy for healthyFor", state: StateActive,
+			name: "Active -> Joining: failback to a primary healthy for healthyFor", state: StateActive,
 			view: decideView(onHub("hub-b"), func(v *View) {
 				v.Spec.Failback = &failoverv1alpha1.FailbackSpec{Policy: failoverv1alpha1.FailbackPolicyPrimary, HealthyFor: &metav1.Duration{Duration: time.Minute}}
 				hubAt(v, "primary").HealthySince = decideNow.Add(-time.Minute)
@@ -342,12 +352,12 @@ func TestDecide(t *testing.T) {
 			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantRecheck: 40 * time.Second,
 		},
 		{
-			name: "Switching: joining the target, rechecks at the switch deadline", state: StateJoining,
+			name: "moving: joining the target, rechecks at the switch deadline", state: StateJoining,
 			view:     decideView(onHub("hub-b"), joining, switching("primary", "hub-b", decideNow.Add(-time.Minute))),
 			wantNext: StateJoining, wantActions: []string{"Heartbeat"}, wantRecheck: 4 * time.Minute,
 		},
 		{
-			name: "Switching -> Active: target Registered and Available", state: StateJoining,
+			name: "moving -> Active: target Registered and Available", state: StateJoining,
 			view:     decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute))),
 			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "ResetBackoff", "Heartbeat"},
 			check: func(t *testing.T, d Decision) {
@@ -357,21 +367,21 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name: "Switching: the move completes even while the latest request failed; Active once healthy", state: StateJoining,
+			name: "moving: the move completes even while the latest request failed; Active once healthy", state: StateJoining,
 			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
 				v.Connectivity.LastError, v.Connectivity.LastErrorTime = "connection refused", decideNow
 			}),
 			wantNext: StateJoining, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "Warning:HubUnreachable", "Heartbeat"},
 		},
 		{
-			name: "Switching: Registered but not Available stays Switching", state: StateJoining,
+			name: "moving: Registered but not Available stays Joining with the move", state: StateJoining,
 			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
 				v.Available = metav1.ConditionUnknown
 			}),
 			wantNext: StateJoining, wantActions: []string{"ResetBackoff", "Heartbeat"},
 		},
 		{
-			name: "Switching -> Switching: target not registered within the timeout fails, the next hub is tried", state: StateJoining,
+			name: "moving: target not registered within the timeout fails, the next hub is tried", state: StateJoining,
 			view: decideView(onHub("hub-b"), joining, switching("primary", "hub-b", decideNow.Add(-6*time.Minute)), func(v *View) {
 				v.Connectivity.TrackingSince = decideNow.Add(-time.Minute)
 			}),

@@ -260,7 +260,9 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	// Probes start once the active hub is chosen: the hub about to become active is not probed (its session
 	// would repeat the same requests at once).
 	wait = minPositive(wait, r.startProbes(ctx, spec, now))
-	r.writeStatus(ctx, fc, spec, facts, now)
+	// The status shows the session as it is after the actions (a new session starts with no phase), and the
+	// add-on states every session reported.
+	r.writeStatus(ctx, fc, spec, r.facts.snapshot(), now)
 	return wait
 }
 

@@ -45,7 +45,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, now 
 		if h != nil {
 			h.sessionErr = err.Error()
 		}
-		klog.FromContext(ctx).Error(err, "Hub session could not be built", "hub", name)
+		r.o.Recorder.Warningf(ReasonHubSessionFailed, "no session can be started on hub %s: %v; the hub is skipped until its bootstrap kubeconfig changes", name, err)
 		r.kick()
 		return false
 	}

@@ -3,6 +3,7 @@ package failover
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -89,6 +90,17 @@ func (s *fakeSession) hasEnded() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ended
+}
+
+func (s *fakeSession) wasAbandoned() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.abandoned
+}
+
+// bootstrapping reports the session bootstrapping: the heartbeat then uses the hub's bootstrap kubeconfig.
+func (s *fakeSession) bootstrapping() {
+	s.params.Observer.PhaseChanged(hubsession.PhaseBootstrapping, "waiting for the CSR")
 }
 
 // registered reports the session Registered on its hub, which accepts the cluster and has it Available.
@@ -275,9 +287,37 @@ func TestShellInvalidFailoverConfigIsDegradedWhileHealthy(t *testing.T) {
 	}
 }
 
-// TestShellFailoverAndBack: the active hub is lost, the agent switches to hub-b (the old session stopped, its
+// TestShellHeartbeatThenHubLoss: a quiet hub that answers the heartbeat stays active past the connection
+// timeout; once it stops answering, the agent leaves it for hub-b.
+func TestShellHeartbeatThenHubLoss(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.r.step(s.ctx)
+	first := s.session(0)
+	first.bootstrapping()
+	s.stepUntil("hub-b probed Ready", s.probedReady("hub-b"))
+	interval := failoverv1alpha1.DefaultHubConnectionTimeout / 3
+	for i := 0; i < 4; i++ {
+		s.clock.Step(interval)
+		s.stepUntil(fmt.Sprintf("heartbeat %d answered", i+1), func() bool { return s.r.tracker.Snapshot().LastSuccess.Equal(s.clock.Now()) })
+	}
+	if s.r.run.hub != "primary" || s.events(ReasonFailoverStarted) != 0 {
+		t.Fatalf("after %s of heartbeats: active %q, %d FailoverStarted events; want primary kept", 4*interval, s.r.run.hub, s.events(ReasonFailoverStarted))
+	}
+
+	s.hubs["primary"].setDown(true)
+	s.clock.Step(interval)
+	s.stepUntil("heartbeat failed", func() bool { return s.r.tracker.Snapshot().LastErrorTime.Equal(s.clock.Now()) })
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout)
+	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
+	if !first.hasEnded() || !first.wasAbandoned() {
+		t.Errorf("the primary's session: ended %t, bootstrap abandoned %t; want both", first.hasEnded(), first.wasAbandoned())
+	}
+}
+
+// TestShellFailover: the active hub is lost, the agent switches to hub-b (the old session stopped, its
 // bootstrap abandoned), the move completes when the cluster is Available there, and the status records it.
-func TestShellFailoverAndBack(t *testing.T) {
+// Then hub-b is removed from the FailoverConfig: its session stops and the agent starts on the primary again.
+func TestShellFailover(t *testing.T) {
 	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
 	first := s.join()
 
@@ -287,8 +327,8 @@ func TestShellFailoverAndBack(t *testing.T) {
 	if s.r.state != StateJoining || s.r.mem.Switch == nil || s.r.mem.Switch.From != "primary" || s.r.mem.Switch.To != "hub-b" {
 		t.Fatalf("state %s, switch %+v; want Joining with the move primary -> hub-b", s.r.state, s.r.mem.Switch)
 	}
-	if !first.hasEnded() || !first.abandoned {
-		t.Errorf("the primary's session: ended %t, bootstrap abandoned %t; want both", first.hasEnded(), first.abandoned)
+	if !first.hasEnded() || !first.wasAbandoned() {
+		t.Errorf("the primary's session: ended %t, bootstrap abandoned %t; want both", first.hasEnded(), first.wasAbandoned())
 	}
 	second := s.session(1)
 	if second.params.Hub.Name != "hub-b" {
@@ -307,6 +347,28 @@ func TestShellFailoverAndBack(t *testing.T) {
 	}
 	if n := s.events(ReasonFailoverSucceeded); n != 1 {
 		t.Errorf("%d %s events, want 1", n, ReasonFailoverSucceeded)
+	}
+
+	fc, err := s.fo.FailoverV1alpha1().FailoverConfigs(fileHubsNamespace).Get(s.ctx, "failover", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.Spec.AlternateHubs = nil
+	if _, err := s.fo.FailoverV1alpha1().FailoverConfigs(fileHubsNamespace).Update(s.ctx, fc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// No round runs until the informer has the change: the fake clientset's status update would write the
+	// whole object back.
+	deadline := time.Now().Add(10 * time.Second)
+	for fc := s.r.failoverConfig(); fc == nil || len(fc.Spec.AlternateHubs) > 0; fc = s.r.failoverConfig() {
+		if time.Now().After(deadline) {
+			t.Fatal("the informer did not see the FailoverConfig change")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.stepUntil("back on the primary", func() bool { return s.r.run.hub == "primary" })
+	if !second.hasEnded() || len(s.r.order) != 1 {
+		t.Errorf("hub-b's session ended %t, hubs %v; want it stopped and only the primary configured", second.hasEnded(), s.r.order)
 	}
 }
 
@@ -336,8 +398,8 @@ func TestShellRestartsOnBootstrapChange(t *testing.T) {
 }
 
 // TestShellTargetSessionCannotBeBuilt: when no session can be built on the target of a move, the move fails
-// (FailoverFailed, the target skipped) and the agent goes back to the hub its stored credentials belong to —
-// here the primary, the first startable hub.
+// (HubSessionFailed, FailoverFailed, the target skipped) and the agent starts on the first startable hub again,
+// the primary.
 func TestShellTargetSessionCannotBeBuilt(t *testing.T) {
 	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
 	s.join()
@@ -348,6 +410,9 @@ func TestShellTargetSessionCannotBeBuilt(t *testing.T) {
 	s.hubs["primary"].setDown(true)
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
 	s.stepUntil("the failed move is decided on", func() bool { return s.events(ReasonFailoverFailed) > 0 })
+	if n := s.events(ReasonHubSessionFailed); n != 1 {
+		t.Errorf("%d %s events, want 1", n, ReasonHubSessionFailed)
+	}
 	if s.r.run.hub != "primary" || s.r.mem.Switch != nil {
 		t.Errorf("active %q, switch %+v; want back on primary with no move", s.r.run.hub, s.r.mem.Switch)
 	}

@@ -150,7 +150,12 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 		} else if v.Phase == hubsession.PhaseNoCredentials {
 			reason = ReasonNoValidCredentials
 		}
-		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: v.Degraded})
+		msg := v.Degraded
+		if len(invalid) > 0 {
+			// Hubs that could not be failed over to are named too: they need attention before a disaster.
+			msg += "; " + strings.Join(invalid, "; ")
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: text.Truncate(msg, maxConditionMessage)})
 	case len(invalid) > 0:
 		// A hub that could not be failed over to needs attention before a disaster, not after.
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
@@ -167,6 +172,10 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 
 // statusView gathers the StatusView of this round.
 func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) StatusView {
+	if r.run.session == nil {
+		// The phase of a session that ended says nothing any more.
+		facts.phase, facts.phaseMsg, facts.available = "", "", ""
+	}
 	v := StatusView{
 		Now: now, Generation: fc.Generation, ClusterName: r.o.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
 		Active: r.run.hub, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
@@ -176,7 +185,7 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 	}
 	for _, name := range r.order {
 		h := r.hubs[name]
-		hv := HubStatusView{Name: name, Usable: h.bootstrap != nil && h.sessionErr == "", LoadError: orDefault(text.Error(h.loadErr), h.sessionErr), Probed: h.probed, Probe: h.probe,
+		hv := HubStatusView{Name: name, Usable: h.bootstrap != nil, LoadError: text.Error(h.loadErr), Probed: h.probed, Probe: h.probe,
 			ProbeTime: h.probeTime, ProbeChange: h.probeChange, ProbeSuccess: h.probeSuccess, FailedAt: h.failedAt, AddOns: facts.addOns[name]}
 		if h.bootstrap != nil {
 			hv.Server = h.bootstrap.Hub.Server
