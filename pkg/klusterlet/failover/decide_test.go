@@ -319,7 +319,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "Active: no move to a hub whose session cannot be built", state: StateActive,
-			view: decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").SessionError = "x" }),
+			view:     decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").SessionError = "x" }),
 			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable(entered)"},
 			check: func(t *testing.T, d Decision) {
 				if d.Memory.Switch != nil {
