@@ -290,9 +290,10 @@ func (o *FailoverAgentOptions) restoreBootstrapBackoff(ctx context.Context, kube
 	return bootstrapBackoff, store
 }
 
-// orchestratorOptions returns the failover orchestrator's options: the hub sessions' configuration from the
-// flags, the resolved identity, the spoke clients and the agent informers, the hubs of the flags, annotations
-// (already filtered by managedcluster.FilterClusterAnnotations), the shared bootstrap back-off, clk and recorder.
+// orchestratorOptions returns the failover orchestrator's options, with the builder of its hub sessions
+// (hubsession.New on the one hubsession.Config of every session of the process), from the flags, the resolved
+// identity, the spoke clients and the agent informers, the hubs of the flags, annotations (already filtered by
+// managedcluster.FilterClusterAnnotations), the shared bootstrap back-off, clk and recorder.
 func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs flagHubs, annotations map[string]string, ai *agentInformers,
 	bootstrapBackoff *clientcert.BootstrapBackoff, clk clock.Clock, recorder events.Recorder) failover.OrchestratorOptions {
 	var addOnHosting kubernetes.Interface
@@ -304,31 +305,45 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		e := o.ClientCertExpirationSeconds
 		expiration = &e
 	}
+	sessionConfig := hubsession.Config{
+		ClusterName:                  o.ClusterName,
+		AgentName:                    o.AgentName,
+		Namespace:                    o.ComponentNamespace,
+		SecretName:                   o.HubKubeconfigSecret,
+		SecretInformer:               ai.secrets,
+		SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
+		SpokeCABundle:                spoke.CABundle,
+		ClusterAnnotations:           annotations,
+		ReservedClusterClaimSuffixes: o.ReservedClusterClaimSuffixes,
+		ClusterHealthCheckPeriod:     o.ClusterHealthCheckPeriod,
+		MaxCustomClusterClaims:       o.MaxCustomClusterClaims,
+		CSRExpirationSeconds:         expiration,
+		HubQPS:                       o.HubKubeAPIQPS,
+		HubBurst:                     o.HubKubeAPIBurst,
+		AgentKubeClient:              spoke.AgentKube,
+		SpokeKubeClient:              spoke.Kube,
+		SpokeClusterClient:           spoke.Cluster,
+		AddOns:                       !o.DisableAddOnManagement,
+		AddOnHostingKubeClient:       addOnHosting,
+		BootstrapBackoff:             bootstrapBackoff,
+		Clock:                        clk,
+		Recorder:                     recorder,
+	}
 	return failover.OrchestratorOptions{
-		Config: hubsession.Config{
-			ClusterName:                  o.ClusterName,
-			AgentName:                    o.AgentName,
-			Namespace:                    o.ComponentNamespace,
-			SecretName:                   o.HubKubeconfigSecret,
-			SecretInformer:               ai.secrets,
-			SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
-			SpokeCABundle:                spoke.CABundle,
-			ClusterAnnotations:           annotations,
-			ReservedClusterClaimSuffixes: o.ReservedClusterClaimSuffixes,
-			ClusterHealthCheckPeriod:     o.ClusterHealthCheckPeriod,
-			MaxCustomClusterClaims:       o.MaxCustomClusterClaims,
-			CSRExpirationSeconds:         expiration,
-			HubQPS:                       o.HubKubeAPIQPS,
-			HubBurst:                     o.HubKubeAPIBurst,
-			AgentKubeClient:              spoke.AgentKube,
-			SpokeKubeClient:              spoke.Kube,
-			SpokeClusterClient:           spoke.Cluster,
-			AddOns:                       !o.DisableAddOnManagement,
-			AddOnHostingKubeClient:       addOnHosting,
-			BootstrapBackoff:             bootstrapBackoff,
-			Clock:                        clk,
-			Recorder:                     recorder,
+		ClusterName:    o.ClusterName,
+		AgentName:      o.AgentName,
+		Namespace:      o.ComponentNamespace,
+		SecretName:     o.HubKubeconfigSecret,
+		SecretInformer: ai.secrets,
+		NewSession: func(p hubsession.Params) (failover.Session, error) {
+			s, err := hubsession.New(sessionConfig, p)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
 		},
+		Clock:                          clk,
+		Recorder:                       recorder,
 		FailoverConfigName:             o.FailoverConfigName,
 		PrimaryBootstrapKubeconfigFile: hubs.primaryFile,
 		PrimaryBootstrapSecretName:     hubs.primarySecret,

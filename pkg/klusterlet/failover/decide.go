@@ -3,6 +3,7 @@ package failover
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,31 +15,34 @@ import (
 // State is where the Orchestrator stands between two rounds. Decide moves it along these transitions (the
 // conditions are checked in this order within a round):
 //
-//	Selecting   --first usable hub (the stored hub kubeconfig's hub first, then spec.switchTo, then order)--> Joining
-//	Selecting   --no hub has a usable bootstrap kubeconfig, or its session cannot be built--> NoViableHub
-//	Joining     --Registered and the monitor says HubHealthy--> Active
-//	Switching   --target Registered and its ManagedCluster Available (FailoverSucceeded)--> Active
-//	Switching   --not Registered and Available within hubConnectionTimeout (FailoverFailed)--> leave the target
-//	Joining, Active, Switching, NoViableHub --Evaluate or ShouldFailBack says leave--> Switching (SelectNext found
-//	            a hub, or the planned/failback target), or NoViableHub (nowhere to go; the session stays)
-//	NoViableHub --a session is Registered and the monitor says HubHealthy--> Active
+//	any         --no session runs (after a start, restart or switch that could not be built), or the active hub
+//	            was removed from the configuration (its session stops)--> as Selecting
+//	Joining, Active, NoViableHub --the active hub's bootstrap kubeconfig changed--> the session restarts on it
+//	            (FC-02/FC-03); Active becomes Joining
+//	Selecting   --first startable hub (the stored hub kubeconfig's hub first, then spec.switchTo, then order)--> Joining
+//	Selecting   --no hub has a usable bootstrap kubeconfig, or no session can be built on one--> NoViableHub
+//	Joining     --Registered and the monitor says HubHealthy, no move in progress--> Active
+//	Joining, Active, NoViableHub --Evaluate or ShouldFailBack says leave--> Joining with a move in progress
+//	            (Memory.Switch: SelectNext found a hub, or the planned/failback target), or NoViableHub (nowhere
+//	            to go; the session stays)
+//	NoViableHub --a session is Registered and the monitor says HubHealthy--> Active (Joining while a move is in progress)
 //	NoViableHub --no session: as Selecting, but the state stays NoViableHub until a session is healthy
 //
-// A session that ends without a decision (its active hub removed from the configuration) leaves the state as it
-// was with no active hub; the next round then selects as from Selecting. A move that is still unfinished when
-// the agent enters NoViableHub (the target failed too and nowhere else is viable) stays recorded in
-// Memory.Switch, so a late registration on the target still completes it.
+// A move (Memory.Switch) completes once the target is Registered and its ManagedCluster Available
+// (FailoverSucceeded), and fails when that has not happened within hubConnectionTimeout, or when no session
+// can be started on the target (FailoverFailed): the target is then left as a failed hub. A move that is still
+// unfinished when the agent enters NoViableHub (the target failed too and nowhere else is viable) stays
+// recorded, so a late registration on the target still completes it.
 type State string
 
 const (
-	// StateSelecting: no session runs and no lack of hubs has been reported; the next round starts one.
+	// StateSelecting: the state before the first round, which starts a session (or enters NoViableHub).
 	StateSelecting State = "Selecting"
-	// StateJoining: a session runs on the active hub (at start-up or after its bootstrap kubeconfig changed)
-	// and has not yet been Registered with a healthy verdict.
+	// StateJoining: a session was started on the active hub (at start-up, after its bootstrap kubeconfig
+	// changed, or as the target of a move) and has not yet been Registered with a healthy verdict, or a move to
+	// it has not completed. In the round after a session could not be built, no session runs: Decide then
+	// selects as from Selecting.
 	StateJoining State = "Joining"
-	// StateSwitching: the agent left a hub and its session on the target has not yet made the cluster
-	// Registered and Available there (Memory.Switch says from where, to where and why).
-	StateSwitching State = "Switching"
 	// StateActive: the session on the active hub has been Registered with a healthy verdict; the monitor
 	// watches it.
 	StateActive State = "Active"
@@ -61,7 +65,8 @@ type Switch struct {
 type Memory struct {
 	// Switch is the move in progress, nil when none.
 	Switch *Switch
-	// Degraded is the Degraded condition's message; "" when not degraded.
+	// Degraded is why failing over does not work (no viable hub, no usable credentials), "" when it works; the
+	// Degraded condition's message is Decision.Degraded.
 	Degraded string
 	// ForcedBootstrap is set once the active session was asked to re-bootstrap after lasting 401s.
 	ForcedBootstrap bool
@@ -77,8 +82,13 @@ type HubView struct {
 	Name string
 	// Usable: the hub has a parsed bootstrap kubeconfig.
 	Usable bool
+	// SessionError is why the last session on the hub could not be built, "" if it could (or none was tried
+	// since the bootstrap kubeconfig last changed). A hub with one is neither started nor moved to: the
+	// errors of a session builder come from the configuration, so they last until it changes.
+	SessionError string
 	// HoldsCredentials: the stored hub kubeconfig Secret passes the checks for this hub (the agent restarted
-	// after a failover to it). Only consulted while no session runs.
+	// after a failover to it). Only worked out, and consulted, when a hub is to be selected (no session runs,
+	// or the active hub was removed).
 	HoldsCredentials bool
 	// Probed and Probe are the latest standby probe (Probe is meaningless while Probed is false).
 	Probed bool
@@ -93,14 +103,17 @@ type HubView struct {
 type View struct {
 	// Spec is the FailoverConfig spec with defaults (or the defaults without a FailoverConfig).
 	Spec failoverv1alpha1.FailoverConfigSpec
+	// ConfigError is why the FailoverConfig is invalid (the valid part of Spec is used), "" when it is valid or
+	// absent.
+	ConfigError string
 	// ClusterName is the managed cluster's name, for messages.
 	ClusterName string
 	// Hubs are the configured hubs in order (primary, file hubs, FailoverConfig alternates).
 	Hubs []HubView
 	// Active is the hub whose session runs; "" when none.
 	Active string
-	// HasSession: a hub session object exists for Active (false after it could not be rebuilt).
-	HasSession bool
+	// ActiveBootstrapChanged: Active's bootstrap kubeconfig is no longer the one its session was built with.
+	ActiveBootstrapChanged bool
 	// Memory is the previous decision's memory.
 	Memory Memory
 
@@ -128,6 +141,10 @@ const (
 	ActEvent ActionKind = "Event"
 	// ActStartSession: start a session on Hub, no switch.
 	ActStartSession ActionKind = "StartSession"
+	// ActRestartSession: stop the session on Hub, the active hub, and start a new one there (no switch).
+	ActRestartSession ActionKind = "RestartSession"
+	// ActStopSession: stop the session on Hub, the active hub; no session runs afterwards.
+	ActStopSession ActionKind = "StopSession"
 	// ActSwitch: stop the active session (its bootstrap is abandoned, not failed) and start one on Switch.To.
 	ActSwitch ActionKind = "Switch"
 	// ActFinishSwitch: record Switch as a completed failover (status, metrics, FailoverSucceeded event).
@@ -140,18 +157,20 @@ const (
 	ActResetBackoff ActionKind = "ResetBackoff"
 	// ActHeartbeat: the agent stays; keep the quiet active hub's connectivity known (Orchestrator.heartbeat).
 	ActHeartbeat ActionKind = "Heartbeat"
-	// ActNoViable: no hub is viable (Message); wait for the no-viable back-off, warn on entering NoViableHub.
+	// ActNoViable: no hub is viable (Message); wait for the no-viable back-off, and warn when Warning says
+	// NoViableHub was just entered.
 	ActNoViable ActionKind = "NoViable"
 )
 
 // Action is one side effect of a Decision; which fields are set depends on Kind.
 type Action struct {
 	Kind ActionKind
-	// Hub is the hub of ActStartSession and ActMarkFailed.
+	// Hub is the hub of ActStartSession, ActRestartSession, ActStopSession and ActMarkFailed.
 	Hub string
 	// Switch is the move of ActSwitch and ActFinishSwitch.
 	Switch *Switch
-	// Warning, EventReason and Message describe ActEvent; Message is also ActForceBootstrap's and ActNoViable's.
+	// Warning, EventReason and Message describe ActEvent; Message is also ActForceBootstrap's and ActNoViable's,
+	// Warning ActNoViable's.
 	Warning     bool
 	EventReason string
 	Message     string
@@ -163,6 +182,9 @@ type Decision struct {
 	Next State
 	// Memory replaces View.Memory.
 	Memory Memory
+	// Degraded is the Degraded condition's message: View.ConfigError and Memory.Degraded, joined by "; " ("" when
+	// neither is set).
+	Degraded string
 	// Actions are carried out in order.
 	Actions []Action
 	// RecheckAfter is when the decision could change without a new observation; 0 when nothing is pending
@@ -170,11 +192,35 @@ type Decision struct {
 	RecheckAfter time.Duration
 }
 
-// Decide is one round of failover decisions: a pure function of the state, the view and now. Without an active
-// hub it selects one to start on; with one it feeds Evaluate, ShouldFailBack and SelectNext and says whether to
-// stay, complete a move, or leave. See State for the transitions.
+// Decide is one round of failover decisions: a pure function of the state, the view and now, and the only
+// writer of State and Memory. Without an active hub it selects one to start on; with one it feeds Evaluate,
+// ShouldFailBack and SelectNext and says whether to stay, complete a move, or leave. See State for the
+// transitions.
 func Decide(s State, v View, now time.Time) Decision {
+	d := decide(s, v, now)
+	d.Degraded = joinMessages(v.ConfigError, d.Memory.Degraded)
+	return d
+}
+
+func decide(s State, v View, now time.Time) Decision {
 	d := Decision{Next: s, Memory: v.Memory}
+	if v.Active != "" {
+		if _, ok := v.hub(v.Active); !ok {
+			// The active hub was removed from the configuration: its session ends without a decision.
+			d.add(Action{Kind: ActStopSession, Hub: v.Active})
+			return decideWithoutSession(d, v)
+		}
+		if v.ActiveBootstrapChanged {
+			// FC-02/FC-03: the active hub's bootstrap kubeconfig changed: rejoin with the same identity.
+			d.add(Action{Kind: ActRestartSession, Hub: v.Active})
+			d.sessionStarts()
+			if d.Next == StateActive {
+				d.Next = StateJoining
+			}
+			d.RecheckAfter = time.Second
+			return d
+		}
+	}
 	if v.Active == "" {
 		return decideWithoutSession(d, v)
 	}
@@ -182,9 +228,6 @@ func Decide(s State, v View, now time.Time) Decision {
 	if mem.Switch != nil && v.Phase == hubsession.PhaseRegistered && v.Available == metav1.ConditionTrue {
 		d.add(Action{Kind: ActFinishSwitch, Switch: mem.Switch})
 		mem.Switch = nil
-		if d.Next == StateSwitching {
-			d.Next = StateActive
-		}
 	}
 	d.reportAcceptance(v)
 
@@ -208,7 +251,7 @@ func Decide(s State, v View, now time.Time) Decision {
 	// A planned switch waits until the target's standby probe is Ready (API: spec.switchTo): a target without a
 	// usable bootstrap kubeconfig, or one that does not answer, is not switched to.
 	if target := spec.SwitchTo; target != "" && target != v.Active {
-		if h, ok := v.hub(target); ok && h.Usable && h.Probed && h.Probe == failoverv1alpha1.HubProbeReady {
+		if h, ok := v.hub(target); ok && h.startable() && h.Probed && h.Probe == failoverv1alpha1.HubProbeReady {
 			in.PlannedTarget = target
 			if !h.FailedAt.IsZero() {
 				in.PlannedTargetBlockedUntil = h.FailedAt.Add(spec.FailedHubSkipPeriod.Duration)
@@ -223,7 +266,7 @@ func Decide(s State, v View, now time.Time) Decision {
 	// Failback is a planned switch the agent asks for itself.
 	var wait time.Duration
 	if verdict.Trigger == NoFailover && mem.Switch == nil && v.Active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
-		if p, ok := v.hub(failoverv1alpha1.HubNamePrimary); ok {
+		if p, ok := v.hub(failoverv1alpha1.HubNamePrimary); ok && p.startable() {
 			back, after := ShouldFailBack(spec.Failback.Policy, p.HealthySince, spec.Failback.HealthyFor.Duration, now)
 			if back && (p.FailedAt.IsZero() || !now.Before(p.FailedAt.Add(spec.FailedHubSkipPeriod.Duration))) {
 				verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonPlannedSwitch, Reason: ReasonFailbackStarted,
@@ -260,7 +303,7 @@ func Decide(s State, v View, now time.Time) Decision {
 			d.add(Action{Kind: ActResetBackoff})
 			d.Next = StateActive
 			if mem.Switch != nil {
-				d.Next = StateSwitching
+				d.Next = StateJoining
 			}
 		}
 		d.add(Action{Kind: ActHeartbeat})
@@ -272,47 +315,68 @@ func Decide(s State, v View, now time.Time) Decision {
 }
 
 // decideWithoutSession picks the hub to start on: the hub the stored hub kubeconfig belongs to (the agent
-// restarted after a failover), else spec.switchTo when usable, else the first usable hub in order.
+// restarted after a failover), else spec.switchTo when startable, else the first startable hub in order. A
+// hub is startable with a usable bootstrap kubeconfig and no SessionError. A move in progress to a hub that is
+// not picked failed: FailoverFailed, and the target counts as failed.
 func decideWithoutSession(d Decision, v View) Decision {
 	pick := ""
 	for _, h := range v.Hubs {
-		if h.Usable && h.HoldsCredentials {
+		if h.startable() && h.HoldsCredentials {
 			pick = h.Name
 			break
 		}
 	}
 	if pick == "" && v.Spec.SwitchTo != "" {
-		if h, ok := v.hub(v.Spec.SwitchTo); ok && h.Usable {
+		if h, ok := v.hub(v.Spec.SwitchTo); ok && h.startable() {
 			pick = h.Name
 		}
 	}
+	var problems []string
 	for _, h := range v.Hubs {
-		if pick == "" && h.Usable {
+		if pick == "" && h.startable() {
 			pick = h.Name
 		}
+		if h.Usable && h.SessionError != "" {
+			problems = append(problems, fmt.Sprintf("hub %s: %s", h.Name, h.SessionError))
+		}
+	}
+	if sw := d.Memory.Switch; sw != nil && sw.To != pick {
+		msg := fmt.Sprintf("hub %s was removed from the configuration", sw.To)
+		if h, ok := v.hub(sw.To); ok {
+			msg = fmt.Sprintf("no session can be started on hub %s", sw.To)
+			if h.SessionError != "" {
+				msg += ": " + h.SessionError
+			}
+		}
+		d.event(true, ReasonFailoverFailed, "failover from %s to %s failed: %s", sw.From, sw.To, msg)
+		d.add(Action{Kind: ActMarkFailed, Hub: sw.To})
+		d.Memory.Switch = nil
 	}
 	if pick == "" {
 		msg := "no hub has a usable bootstrap kubeconfig"
-		d.add(Action{Kind: ActNoViable, Message: msg})
+		if len(problems) > 0 {
+			msg = "no session can be started on any hub with a usable bootstrap kubeconfig: " + strings.Join(problems, "; ")
+		}
+		d.add(Action{Kind: ActNoViable, Message: msg, Warning: d.Next != StateNoViableHub})
 		d.Memory.Degraded = msg
 		d.Next = StateNoViableHub
 		return d
 	}
 	d.add(Action{Kind: ActStartSession, Hub: pick})
-	d.Next = stateWithSession(d.Next, d.Memory.Switch)
+	d.sessionStarts()
+	if d.Next != StateNoViableHub {
+		// NoViableHub stays until the session is healthy.
+		d.Next = StateJoining
+	}
+	d.RecheckAfter = time.Second
 	return d
 }
 
-// stateWithSession is the state once a session runs without a new decision: NoViableHub stays until the session
-// is healthy, an unfinished move stays Switching, else Joining.
-func stateWithSession(s State, sw *Switch) State {
-	switch {
-	case s == StateNoViableHub:
-		return StateNoViableHub
-	case sw != nil:
-		return StateSwitching
-	}
-	return StateJoining
+// sessionStarts forgets what belonged to the previous session: the acceptance last seen and the forced
+// bootstrap, which is asked for at most once per session.
+func (d *Decision) sessionStarts() {
+	d.Memory.LastAcceptance = HubAcceptance{}
+	d.Memory.ForcedBootstrap = false
 }
 
 // leave decides where to go when verdict asks to leave the active hub: the planned target, else SelectNext
@@ -324,7 +388,7 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 		d.add(Action{Kind: ActMarkFailed, Hub: v.Active})
 		candidates := v.candidates(v.Active, now)
 		name, ok := SelectNext(candidates, v.Active, now)
-		if !ok && verdict.Trigger == failoverv1alpha1.FailoverReasonHubRejected && v.HasSession && !d.Memory.ForcedBootstrap &&
+		if !ok && verdict.Trigger == failoverv1alpha1.FailoverReasonHubRejected && !d.Memory.ForcedBootstrap &&
 			v.Connectivity.LastResponseCode == http.StatusUnauthorized {
 			// The hub no longer recognises the client certificate (e.g. restored with another client CA) and there
 			// is nowhere else to go: obtain a new certificate with the bootstrap identity, once per session.
@@ -334,7 +398,7 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 		}
 		if !ok {
 			msg := fmt.Sprintf("%s; no other hub is viable", verdict.Message)
-			d.add(Action{Kind: ActNoViable, Message: msg})
+			d.add(Action{Kind: ActNoViable, Message: msg, Warning: d.Next != StateNoViableHub})
 			d.Memory.Degraded = msg
 			d.Next = StateNoViableHub
 			// The next round comes with the back-off, a skip period's end or the next standby probe, whichever is
@@ -360,7 +424,8 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 	sw := &Switch{From: v.Active, To: target, Reason: reason, Message: verdict.Message, Start: now}
 	d.add(Action{Kind: ActSwitch, Switch: sw})
 	d.Memory.Switch = sw
-	d.Next = StateSwitching
+	d.sessionStarts()
+	d.Next = StateJoining
 	d.RecheckAfter = minPositive(wait, time.Second)
 }
 
@@ -401,9 +466,23 @@ func (d *Decision) reportVerdict(active string, v Verdict) {
 
 func (d *Decision) add(a Action) { d.Actions = append(d.Actions, a) }
 
+// joinMessages joins the non-empty messages with "; ".
+func joinMessages(msgs ...string) string {
+	var out []string
+	for _, m := range msgs {
+		if m != "" {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 func (d *Decision) event(warning bool, reason, format string, args ...any) {
 	d.add(Action{Kind: ActEvent, Warning: warning, EventReason: reason, Message: fmt.Sprintf(format, args...)})
 }
+
+// startable: a session may be started on the hub (a usable bootstrap kubeconfig, no SessionError).
+func (h HubView) startable() bool { return h.Usable && h.SessionError == "" }
 
 func (v View) hub(name string) (HubView, bool) {
 	for _, h := range v.Hubs {
@@ -422,7 +501,7 @@ func (v View) candidates(failed string, now time.Time) []HubCandidate {
 		if h.Name == failed {
 			c.FailedAt = now
 		}
-		if !h.Usable {
+		if !h.startable() {
 			c.Probe = failoverv1alpha1.HubProbeInvalidKubeconfig
 		} else if h.Probed {
 			c.Probe = h.Probe

@@ -34,7 +34,7 @@ func decideView(mutate ...func(*View)) View {
 // onHub makes hub the active one, registered on a hub that answers and accepts the cluster.
 func onHub(hub string) func(*View) {
 	return func(v *View) {
-		v.Active, v.HasSession = hub, true
+		v.Active = hub
 		v.Phase, v.PhaseMessage = hubsession.PhaseRegistered, "registered"
 		v.Acceptance = HubAcceptance{Observed: true, HubAcceptsClient: true, AcceptedCondition: metav1.ConditionTrue}
 		v.Available = metav1.ConditionTrue
@@ -71,8 +71,14 @@ func actionList(actions []Action) []string {
 				kind = "Warning"
 			}
 			out = append(out, kind+":"+a.EventReason)
-		case ActStartSession, ActMarkFailed:
+		case ActStartSession, ActRestartSession, ActStopSession, ActMarkFailed:
 			out = append(out, fmt.Sprintf("%s %s", a.Kind, a.Hub))
+		case ActNoViable:
+			if a.Warning {
+				out = append(out, "NoViable(entered)")
+			} else {
+				out = append(out, "NoViable")
+			}
 		case ActSwitch, ActFinishSwitch:
 			out = append(out, fmt.Sprintf("%s %s->%s %s", a.Kind, a.Switch.From, a.Switch.To, a.Switch.Reason))
 		default:
@@ -127,7 +133,69 @@ func TestDecide(t *testing.T) {
 				hubAt(v, "primary").Usable = false
 				hubAt(v, "hub-b").Usable = false
 			}),
+			wantNext: StateNoViableHub, wantActions: []string{"NoViable(entered)"}, wantDegraded: "no hub has a usable bootstrap kubeconfig",
+		},
+		{
+			name: "NoViableHub: still no usable hub, no second warning", state: StateNoViableHub,
+			view: decideView(func(v *View) {
+				hubAt(v, "primary").Usable = false
+				hubAt(v, "hub-b").Usable = false
+				v.Memory.Degraded = "no hub has a usable bootstrap kubeconfig"
+			}),
 			wantNext: StateNoViableHub, wantActions: []string{"NoViable"}, wantDegraded: "no hub has a usable bootstrap kubeconfig",
+		},
+		{
+			name: "Selecting: a hub whose session cannot be built is not started", state: StateSelecting,
+			view:     decideView(func(v *View) { hubAt(v, "primary").SessionError = "spoke client is required" }),
+			wantNext: StateJoining, wantActions: []string{"StartSession hub-b"}, wantRecheck: time.Second,
+		},
+		{
+			name: "Selecting: no session can be built anywhere is NoViableHub, with the reasons", state: StateSelecting,
+			view: decideView(func(v *View) {
+				hubAt(v, "primary").SessionError = "x"
+				hubAt(v, "hub-b").Usable = false
+			}),
+			wantNext: StateNoViableHub, wantActions: []string{"NoViable(entered)"},
+			wantDegraded: "no session can be started on any hub with a usable bootstrap kubeconfig: hub primary: x",
+		},
+		{
+			name: "Joining without a session: a move whose target cannot be started failed; back to the hub of the stored credentials", state: StateJoining,
+			view: decideView(switching("primary", "hub-b", decideNow.Add(-time.Second)), func(v *View) {
+				hubAt(v, "hub-b").SessionError = "x"
+				hubAt(v, "primary").HoldsCredentials = true
+			}),
+			wantNext: StateJoining, wantActions: []string{"Warning:FailoverFailed", "MarkFailed hub-b", "StartSession primary"},
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.Switch != nil {
+					t.Errorf("failed move %+v still recorded", d.Memory.Switch)
+				}
+			},
+		},
+		{
+			name: "Active: the active hub was removed: its session stops, the next hub starts", state: StateActive,
+			view:     decideView(onHub("hub-c")),
+			wantNext: StateJoining, wantActions: []string{"StopSession hub-c", "StartSession primary"},
+		},
+		{
+			name: "Active -> Joining: the active hub's bootstrap kubeconfig changed: the session restarts", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.ActiveBootstrapChanged = true
+				v.Memory.ForcedBootstrap = true
+			}),
+			wantNext: StateJoining, wantActions: []string{"RestartSession primary"}, wantRecheck: time.Second,
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.ForcedBootstrap || d.Memory.LastAcceptance.Observed {
+					t.Errorf("memory of the old session kept: %+v", d.Memory)
+				}
+			},
+		},
+		{
+			name: "NoViableHub: a restart on the active hub keeps NoViableHub", state: StateNoViableHub,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.ActiveBootstrapChanged = true
+				v.Memory.Degraded = "hub lost; no other hub is viable"
+			}),
+			wantNext: StateNoViableHub, wantActions: []string{"RestartSession primary"}, wantDegraded: "hub lost; no other hub is viable",
 		},
 		{
 			name: "NoViableHub without a session: starts one but stays NoViableHub", state: StateNoViableHub,
@@ -141,8 +209,31 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "Joining -> Active: Registered and healthy clears Degraded", state: StateJoining,
-			view:     decideView(onHub("primary"), func(v *View) { v.Memory.Degraded = "FailoverConfig is invalid" }),
+			view:     decideView(onHub("primary"), func(v *View) { v.Memory.Degraded = "hub lost; no other hub is viable" }),
 			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
+		},
+		{
+			name: "Active: an invalid FailoverConfig stays Degraded while the hub is healthy", state: StateActive,
+			view:     decideView(onHub("primary"), func(v *View) { v.ConfigError = "FailoverConfig ns/failover is invalid: x" }),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantDegraded: "FailoverConfig ns/failover is invalid: x",
+			check: func(t *testing.T, d Decision) {
+				if d.Degraded != "FailoverConfig ns/failover is invalid: x" || d.Memory.Degraded != "" {
+					t.Errorf("Degraded %q, Memory.Degraded %q; want the FailoverConfig error in the condition only", d.Degraded, d.Memory.Degraded)
+				}
+			},
+		},
+		{
+			name: "NoViableHub with an invalid FailoverConfig: both in Degraded", state: StateActive,
+			view: decideView(onHub("primary"), lost, func(v *View) {
+				v.Hubs = v.Hubs[:1]
+				v.ConfigError = "FailoverConfig ns/failover is invalid: x"
+			}),
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable(entered)"},
+			check: func(t *testing.T, d Decision) {
+				if !strings.HasPrefix(d.Degraded, "FailoverConfig ns/failover is invalid: x; ") || !strings.HasSuffix(d.Degraded, "no other hub is viable") {
+					t.Errorf("Degraded %q", d.Degraded)
+				}
+			},
 		},
 		{
 			name: "Active: healthy stays, rechecks at the connection timeout", state: StateActive,
@@ -165,9 +256,9 @@ func TestDecide(t *testing.T) {
 			wantNext: StateActive, wantActions: []string{"Warning:HubAcceptanceRevoked", "Warning:HubRejectionPending", "Heartbeat"},
 		},
 		{
-			name: "Active -> Switching: hub lost, next hub selected", state: StateActive,
+			name: "Active -> Joining: hub lost, next hub selected", state: StateActive,
 			view:     decideView(onHub("primary"), lost, func(v *View) { v.TransportHint = " (HubCANotTrusted: x)" }),
-			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
 			wantRecheck: time.Second,
 			check: func(t *testing.T, d Decision) {
 				if d.Memory.Switch == nil || d.Memory.Switch.To != "hub-b" || !d.Memory.Switch.Start.Equal(decideNow) {
@@ -181,7 +272,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "Active -> NoViableHub: hub lost, the other hub's probe failed; the session stays", state: StateActive,
 			view:     decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").Probe = failoverv1alpha1.HubProbeUnreachable }),
-			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable"},
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable(entered)"},
 			check: func(t *testing.T, d Decision) {
 				if !strings.HasSuffix(d.Memory.Degraded, "; no other hub is viable") {
 					t.Errorf("Degraded %q", d.Memory.Degraded)
@@ -199,7 +290,7 @@ func TestDecide(t *testing.T) {
 				v.Connectivity.UnauthorizedSince = decideNow.Add(-10 * time.Minute)
 				v.Connectivity.LastUnauthorized, v.Connectivity.LastResponseCode = decideNow, 401
 			}),
-			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "ForceBootstrap", "Warning:HubRejected", "NoViable"},
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "ForceBootstrap", "Warning:HubRejected", "NoViable(entered)"},
 			check: func(t *testing.T, d Decision) {
 				if !d.Memory.ForcedBootstrap {
 					t.Error("ForcedBootstrap not remembered")
@@ -222,9 +313,19 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name: "Active -> Switching: planned switch to a Ready hub", state: StateActive,
+			name: "Active -> Joining: planned switch to a Ready hub", state: StateActive,
 			view:     decideView(onHub("primary"), func(v *View) { v.Spec.SwitchTo = "hub-b" }),
-			wantNext: StateSwitching, wantActions: []string{"Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+			wantNext: StateJoining, wantActions: []string{"Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+		},
+		{
+			name: "Active: no move to a hub whose session cannot be built", state: StateActive,
+			view:     decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").SessionError = "x" }),
+			wantNext: StateNoViableHub, wantActions: []string{"MarkFailed primary", "NoViable(entered)"},
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.Switch != nil {
+					t.Errorf("move %+v to a hub whose session cannot be built", d.Memory.Switch)
+				}
+			},
 		},
 		{
 			name: "Active: planned switch to a hub whose probe failed waits", state: StateActive,
@@ -235,12 +336,12 @@ func TestDecide(t *testing.T) {
 			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
 		},
 		{
-			name: "Active -> Switching: failback to a primary healthy for healthyFor", state: StateActive,
+			name: "Active -> Joining: failback to a primary healthy for healthyFor", state: StateActive,
 			view: decideView(onHub("hub-b"), func(v *View) {
 				v.Spec.Failback = &failoverv1alpha1.FailbackSpec{Policy: failoverv1alpha1.FailbackPolicyPrimary, HealthyFor: &metav1.Duration{Duration: time.Minute}}
 				hubAt(v, "primary").HealthySince = decideNow.Add(-time.Minute)
 			}),
-			wantNext: StateSwitching, wantActions: []string{"Event:FailbackStarted", "Event:FailoverStarted", "Switch hub-b->primary Failback"},
+			wantNext: StateJoining, wantActions: []string{"Event:FailbackStarted", "Event:FailoverStarted", "Switch hub-b->primary Failback"},
 		},
 		{
 			name: "Active: failback waits for healthyFor", state: StateActive,
@@ -251,12 +352,12 @@ func TestDecide(t *testing.T) {
 			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantRecheck: 40 * time.Second,
 		},
 		{
-			name: "Switching: joining the target, rechecks at the switch deadline", state: StateSwitching,
+			name: "moving: joining the target, rechecks at the switch deadline", state: StateJoining,
 			view:     decideView(onHub("hub-b"), joining, switching("primary", "hub-b", decideNow.Add(-time.Minute))),
-			wantNext: StateSwitching, wantActions: []string{"Heartbeat"}, wantRecheck: 4 * time.Minute,
+			wantNext: StateJoining, wantActions: []string{"Heartbeat"}, wantRecheck: 4 * time.Minute,
 		},
 		{
-			name: "Switching -> Active: target Registered and Available", state: StateSwitching,
+			name: "moving -> Active: target Registered and Available", state: StateJoining,
 			view:     decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute))),
 			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "ResetBackoff", "Heartbeat"},
 			check: func(t *testing.T, d Decision) {
@@ -266,25 +367,25 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name: "Switching -> Active: the move completes even while the latest request failed", state: StateSwitching,
+			name: "moving: the move completes even while the latest request failed; Active once healthy", state: StateJoining,
 			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
 				v.Connectivity.LastError, v.Connectivity.LastErrorTime = "connection refused", decideNow
 			}),
-			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "Warning:HubUnreachable", "Heartbeat"},
+			wantNext: StateJoining, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "Warning:HubUnreachable", "Heartbeat"},
 		},
 		{
-			name: "Switching: Registered but not Available stays Switching", state: StateSwitching,
+			name: "moving: Registered but not Available stays Joining with the move", state: StateJoining,
 			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-time.Minute)), func(v *View) {
 				v.Available = metav1.ConditionUnknown
 			}),
-			wantNext: StateSwitching, wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantNext: StateJoining, wantActions: []string{"ResetBackoff", "Heartbeat"},
 		},
 		{
-			name: "Switching -> Switching: target not registered within the timeout fails, the next hub is tried", state: StateSwitching,
+			name: "moving: target not registered within the timeout fails, the next hub is tried", state: StateJoining,
 			view: decideView(onHub("hub-b"), joining, switching("primary", "hub-b", decideNow.Add(-6*time.Minute)), func(v *View) {
 				v.Connectivity.TrackingSince = decideNow.Add(-time.Minute)
 			}),
-			wantNext:    StateSwitching,
+			wantNext:    StateJoining,
 			wantActions: []string{"Warning:FailoverFailed", "MarkFailed hub-b", "Event:FailoverStarted", "Switch hub-b->primary HubConnectionLost"},
 		},
 		{
@@ -307,7 +408,7 @@ func TestDecide(t *testing.T) {
 				v.Memory.Degraded = "hub lost; no other hub is viable"
 				v.Memory.LastVerdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost}
 			}),
-			wantNext: StateSwitching, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
 			wantDegraded: "hub lost; no other hub is viable",
 		},
 	}
@@ -320,8 +421,8 @@ func TestDecide(t *testing.T) {
 			if diff := cmp.Diff(tc.wantActions, actionList(d.Actions)); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
-			if d.Memory.Degraded != tc.wantDegraded && tc.check == nil {
-				t.Errorf("Degraded = %q, want %q", d.Memory.Degraded, tc.wantDegraded)
+			if d.Degraded != tc.wantDegraded && tc.check == nil {
+				t.Errorf("Degraded = %q, want %q", d.Degraded, tc.wantDegraded)
 			}
 			if tc.wantRecheck != 0 && d.RecheckAfter != tc.wantRecheck {
 				t.Errorf("RecheckAfter = %s, want %s", d.RecheckAfter, tc.wantRecheck)

@@ -8,16 +8,18 @@
 //     requeues precisely instead of polling. RejectionTracker keeps "since when" for boolean signals.
 //   - SelectNext, NextSkipExpiry, ShouldFailBack: which hub to move to, when a skipped hub may be tried again,
 //     and when to return to the primary (the wait while no hub is viable is a backoff.Timer).
-//   - Probe: the standby probe of a hub's bootstrap kubeconfig (parses, server answers, SelfSubjectAccessReviews
+//   - ProbeRESTConfig: the standby probe of a hub's bootstrap kubeconfig (parses, server answers, SelfSubjectAccessReviews
 //     allow joining), with ProbeResultForError turning a failed request (classified by huberror.Classify)
 //     into a probe result and a short user-facing message.
 //   - Event and verdict reasons, and the Prometheus metrics of the failover feature (Metrics).
 //   - Decide: one round of the Orchestrator's decisions as a pure function of its State (Selecting, Joining,
-//     Switching, Active, NoViableHub; transitions in State's doc comment) and a View of every fact it needs;
-//     it feeds Evaluate, SelectNext and ShouldFailBack and returns the next state, the actions and when to
-//     look again. BuildStatus is the FailoverConfig status as a pure function of a StatusView.
+//     Active, NoViableHub; transitions in State's doc comment) and a View of every fact it needs; it feeds
+//     Evaluate, SelectNext and ShouldFailBack and returns the next state and memory, the actions and when to
+//     look again. It is the only writer of the state. BuildStatus is the FailoverConfig status as a pure
+//     function of a StatusView.
 //   - Orchestrator: the thin shell around Decide, a library-go factory controller with one worker and one
-//     queue key. It runs one hub session (package hubsession) at a time and switches hubs in-process. Its
+//     queue key. It runs one hub session at a time, built by the SessionBuilder the agent's wiring gives it
+//     (hubsession.New), carries out Decide's actions and switches hubs in-process. Its
 //     parts, by file: the hub registry (hubs.go), the standby prober (standby.go), the heartbeat of a quiet
 //     active hub (heartbeat.go), the session facts (session_facts.go), the session lifecycle
 //     (session_lifecycle.go) and the status (status.go).

@@ -2,6 +2,7 @@ package failover
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
-	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	failoverfake "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
@@ -56,10 +56,11 @@ func newFileHubsOrchestrator(t *testing.T, ctx context.Context, fileHubs []strin
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	recorder := events.NewInMemoryRecorder("test", clk)
 	opts := OrchestratorOptions{
-		Config: hubsession.Config{
-			ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
-			SecretInformer: secrets, ClusterHealthCheckPeriod: time.Minute, AgentKubeClient: kube, SpokeKubeClient: kube,
-			SpokeClusterClient: clusterfake.NewSimpleClientset(), Clock: clk, Recorder: recorder,
+		ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
+		SecretInformer: secrets, Clock: clk, Recorder: recorder,
+		NewSession: func(p hubsession.Params) (Session, error) {
+			t.Errorf("a session was built on hub %s, which has no usable bootstrap kubeconfig", p.Hub.Name)
+			return nil, errors.New("no session in this test")
 		},
 		FailoverConfigName:             "failover",
 		PrimaryBootstrapKubeconfigFile: write("primary"),

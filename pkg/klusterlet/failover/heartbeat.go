@@ -58,7 +58,7 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 		return interval
 	}
 	r.beat.inFlight.Store(true)
-	name, hub := r.o.ClusterName, r.active
+	name, hub := r.o.ClusterName, r.run.hub
 	go func() {
 		hctx, cancel := context.WithTimeout(ctx, interval)
 		defer cancel()
@@ -75,12 +75,12 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 // by the connectivity tracker, or nil when there are none. The client is kept while the hub and credentials
 // stay the same, so heartbeats reuse connections.
 func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) clusterv1client.ManagedClusterInterface {
-	h, ok := r.hubs[r.active]
+	h, ok := r.hubs[r.run.hub]
 	if !ok || h.bootstrap == nil {
 		return nil
 	}
 	var base *rest.Config
-	key := r.active + "/" + string(phase)
+	key := r.run.hub + "/" + string(phase)
 	switch phase {
 	case hubsession.PhaseRegistered:
 		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName)

@@ -32,6 +32,9 @@ type hubEntry struct {
 	bootstrap *clientcert.BootstrapKubeconfig
 	// loadErr is readErr or the parse error of raw.
 	loadErr error
+	// sessionErr is why the last session on this hub could not be built, "" if it could; kept until the
+	// bootstrap kubeconfig changes.
+	sessionErr string
 
 	failedAt      time.Time
 	probe         ProbeResult
@@ -73,9 +76,11 @@ type fileReads struct {
 	m  map[string]fileRead
 }
 
-// reconcileHubs loads the configured hubs (primary file or Secret, alternates' Secrets) and restarts the
-// active session when its bootstrap kubeconfig changed; a removed active hub leaves no active hub.
-func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) {
+// reconcileHubs loads the configured hubs (primary file or Secret, alternates' Secrets) into the registry. An
+// active hub whose bootstrap kubeconfig changed, or that was removed, is decided on by Decide (the View's
+// ActiveBootstrapChanged, and Hubs without the active hub); an unusable replacement of the active hub's
+// bootstrap kubeconfig keeps the previous one.
+func (r *Orchestrator) reconcileHubs(spec failoverv1alpha1.FailoverConfigSpec) {
 	sources := []hubSource{r.primarySource()}
 	named := map[string]bool{failoverv1alpha1.HubNamePrimary: true}
 	shadowed := map[string]bool{}
@@ -132,21 +137,18 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 		}
 		h.probed = false
 		h.failedAt = time.Time{}
+		h.sessionErr = ""
 		if existed {
 			msg := fmt.Sprintf("bootstrap kubeconfig of hub %s (%s) changed", s.name, s.desc)
 			if h.loadErr != nil {
 				msg += ": " + h.loadErr.Error()
 			}
 			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "%s", msg)
-			switch {
-			case s.name == r.active && h.loadErr != nil && previous != nil:
+			if s.name == r.run.hub && h.loadErr != nil && previous != nil {
 				// An unusable replacement must not tear down a working registration (scenario 3 never needs
 				// the bootstrap): the session keeps the last good bootstrap kubeconfig, Degraded names the error.
 				h.bootstrap = previous
 				r.o.Recorder.Warningf(ReasonBootstrapKubeconfigInvalid, "bootstrap kubeconfig of the active hub %s is unusable (%v); the agent stays registered and keeps the previous one until it is fixed", s.name, h.loadErr)
-			case s.name == r.active:
-				// FC-02/FC-03: the active hub's bootstrap changed: rejoin with the same identity.
-				r.restartActive(ctx, now)
 			}
 		}
 	}
@@ -155,10 +157,6 @@ func (r *Orchestrator) reconcileHubs(ctx context.Context, spec failoverv1alpha1.
 			delete(r.hubs, name)
 			r.o.Metrics.ForgetHub(name)
 			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "hub %s was removed from FailoverConfig %s/%s", name, r.o.Namespace, r.o.FailoverConfigName)
-			if name == r.active {
-				r.stopSession()
-				r.active = ""
-			}
 		}
 	}
 }
@@ -241,11 +239,11 @@ func (r *Orchestrator) readFiles() bool {
 	return changed
 }
 
-// hubViews is the registry as Decide sees it. HoldsCredentials is only worked out while no session runs: it
-// reads and checks the stored hub kubeconfig Secret.
+// hubViews is the registry as Decide sees it. HoldsCredentials is only worked out while no session runs or the
+// active hub was removed (Decide then selects a hub): it reads and checks the stored hub kubeconfig Secret.
 func (r *Orchestrator) hubViews(now time.Time) []HubView {
 	var stored map[string][]byte
-	if r.active == "" {
+	if _, ok := r.hubs[r.run.hub]; r.run.session == nil || !ok {
 		if secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName); err == nil {
 			stored = secret.Data
 		}
@@ -253,7 +251,7 @@ func (r *Orchestrator) hubViews(now time.Time) []HubView {
 	out := make([]HubView, 0, len(r.order))
 	for _, name := range r.order {
 		h := r.hubs[name]
-		v := HubView{Name: name, Usable: h.bootstrap != nil, Probed: h.probed, Probe: h.probe.Result,
+		v := HubView{Name: name, Usable: h.bootstrap != nil, SessionError: h.sessionErr, Probed: h.probed, Probe: h.probe.Result,
 			FailedAt: h.failedAt, HealthySince: h.healthySince.Since()}
 		if stored != nil && h.bootstrap != nil {
 			v.HoldsCredentials = clientcert.CheckHubKubeconfig(stored, r.o.ClusterName, r.o.AgentName, h.bootstrap.Hub, now) == nil

@@ -33,8 +33,8 @@ func TestNoViableHubWakesForProbes(t *testing.T) {
 
 	for round := 0; round < 3; round++ {
 		next := r.step(ctx)
-		if r.active != "" {
-			t.Fatalf("round %d: hub %s became active without a usable bootstrap kubeconfig", round, r.active)
+		if r.run.hub != "" {
+			t.Fatalf("round %d: hub %s became active without a usable bootstrap kubeconfig", round, r.run.hub)
 		}
 		if next <= 0 || next > probeInterval {
 			t.Fatalf("round %d: next round in %s, want within the probe interval %s (the back-off is %s)",
@@ -42,7 +42,7 @@ func TestNoViableHubWakesForProbes(t *testing.T) {
 		}
 		clk.Step(next)
 	}
-	if r.mem.Degraded == "" {
+	if r.degraded == "" {
 		t.Error("Degraded not set while no hub is viable")
 	}
 }

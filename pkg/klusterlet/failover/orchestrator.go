@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
+	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -15,18 +17,42 @@ import (
 	failoverclient "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
 	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 )
 
+// Session is one hub session as the orchestrator drives it; *hubsession.Session implements it.
+type Session interface {
+	// Run registers with the session's hub until ctx is cancelled.
+	Run(ctx context.Context) error
+	// ForceBootstrap asks for a new client certificate with the bootstrap identity; reason goes into the CSR
+	// event.
+	ForceBootstrap(reason string)
+	// AbandonBootstrap records that a bootstrap in progress ends because the agent leaves the hub, not because
+	// it failed there.
+	AbandonBootstrap()
+}
+
+// SessionBuilder builds the session of one hub: p names the hub and carries the orchestrator's observer and
+// transport wrapper. The agent's wiring builds it from the configuration every session shares (hubsession.New
+// with a hubsession.Config). It returns an error when the session cannot be built.
+type SessionBuilder func(p hubsession.Params) (Session, error)
+
 // OrchestratorOptions configures the Orchestrator. Fields without a stated default are required.
 type OrchestratorOptions struct {
-	// Config is the configuration of every hub session. The orchestrator works with its identity, Namespace (the
-	// agent namespace: FailoverConfig, hub kubeconfig Secret and bootstrap Secrets live there), SecretInformer
-	// (covering Namespace; started by the caller), Clock (drives every decision; default: real clock) and
-	// Recorder (the failover events, reasons in reasons.go) too. A nil BootstrapBackoff gets one shared by the
-	// sessions.
-	hubsession.Config
+	// ClusterName and AgentName are the agent's identity (design §2): in messages, and to tell whether the
+	// stored hub kubeconfig Secret holds this agent's credentials for a hub.
+	ClusterName, AgentName string
+	// Namespace is the agent namespace: the FailoverConfig, the hub kubeconfig Secret (SecretName) and the
+	// bootstrap Secrets live there.
+	Namespace, SecretName string
+	// SecretInformer covers Namespace; the caller starts it.
+	SecretInformer corev1informers.SecretInformer
+	// NewSession builds the session of a hub.
+	NewSession SessionBuilder
+	// Clock drives every decision. Default: the real clock.
+	Clock clock.Clock
+	// Recorder receives the failover events (reasons in reasons.go).
+	Recorder events.Recorder
 	// FailoverConfigName is the FailoverConfig to read (--failover-config-name); it may be absent, then only the
 	// primary hub is used and no status is written.
 	FailoverConfigName string
@@ -96,17 +122,18 @@ type Orchestrator struct {
 	files  fileReads
 	beat   heartbeatState
 
-	// Decision state: State and Memory carried between rounds (see Decide).
-	state State
-	mem   Memory
+	// The last Decision's state, memory and Degraded message: Decide writes them, apply takes them on.
+	state    State
+	mem      Memory
+	degraded string
 	// Hub registry (hubs.go) and the active hub's session.
 	hubs  map[string]*hubEntry
 	order []string
 	// duplicateHubs are the FailoverConfig alternates shadowed by a file hub of the same name in the last round
 	// (reported when they became shadowed).
 	duplicateHubs map[string]bool
-	active        string
-	run           sessionHandle
+	// run is the session of the active hub (run.hub), if any.
+	run sessionHandle
 	// rejection and credentials track since when the active hub rejects the cluster, and has had no usable
 	// credentials.
 	rejection   RejectionTracker
@@ -122,8 +149,10 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	switch {
 	case o.Namespace == "" || o.PrimaryBootstrapKubeconfigFile == "":
 		return nil, fmt.Errorf("failover orchestrator: namespace and primary bootstrap kubeconfig file are required")
-	case o.SecretInformer == nil:
-		return nil, fmt.Errorf("failover orchestrator: the secret informer is required")
+	case o.ClusterName == "" || o.AgentName == "" || o.SecretName == "":
+		return nil, fmt.Errorf("failover orchestrator: cluster name, agent name and hub kubeconfig secret name are required")
+	case o.SecretInformer == nil || o.NewSession == nil:
+		return nil, fmt.Errorf("failover orchestrator: the secret informer and the session builder are required")
 	case o.FailoverConfigInformer != nil && o.FailoverConfigClient == nil:
 		return nil, fmt.Errorf("failover orchestrator: the FailoverConfig client is required with the FailoverConfig informer")
 	case o.Recorder == nil:
@@ -146,10 +175,6 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	}
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()
-	}
-	if o.BootstrapBackoff == nil {
-		// One for every session of the process: the back-off must survive a switch and a new session.
-		o.BootstrapBackoff = clientcert.NewBootstrapBackoff(clientcert.BootstrapBackoffOptions{Clock: o.Clock})
 	}
 	r := &Orchestrator{
 		o:             o,
@@ -209,65 +234,45 @@ func (r *Orchestrator) sync(_ context.Context, syncCtx factory.SyncContext) erro
 	return nil
 }
 
-// step makes one round of decisions and returns when the next round is due without any new event.
+// step makes one round: it gathers the View, lets Decide choose once, carries out the Decision, starts the
+// standby probes that are due and writes the status. It returns when the next round is due without any new event.
 func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	now := r.o.Clock.Now()
 	fc := r.failoverConfig()
-	spec := r.specWithoutFailoverConfig()
+	spec, configErr := r.specWithoutFailoverConfig(), ""
 	if fc != nil {
 		spec = failoverv1alpha1.WithDefaults(fc.Spec)
 		if errs := failoverv1alpha1.ValidateFailoverConfig(fc); len(errs) > 0 {
 			// The CRD schema rejects most of this; what gets through is reported and the valid part used.
-			r.mem.Degraded = fmt.Sprintf("FailoverConfig %s/%s is invalid: %v", fc.Namespace, fc.Name, errs.ToAggregate())
+			configErr = fmt.Sprintf("FailoverConfig %s/%s is invalid: %v", fc.Namespace, fc.Name, errs.ToAggregate())
 		}
 	}
-	r.reconcileHubs(ctx, spec, now)
+	r.reconcileHubs(spec)
 	r.applyProbes()
 
-	var out outcome
-	if r.active == "" {
-		out = r.apply(ctx, Decide(r.state, r.view(spec, factsSnapshot{}, now), now), factsSnapshot{}, spec, now)
+	var facts factsSnapshot
+	if r.run.session != nil {
+		facts = r.facts.snapshot()
+		r.observe(facts, now)
 	}
+	d := Decide(r.state, r.view(spec, facts, configErr, now), now)
+	wait := minPositive(d.RecheckAfter, r.apply(ctx, d, facts, spec, now))
 	// Probes start once the active hub is chosen: the hub about to become active is not probed (its session
 	// would repeat the same requests at once).
-	wait := r.startProbes(ctx, spec, now)
-	if r.active == "" {
-		// The standby probes go on at their interval while the back-off runs.
-		return minPositive(wait, r.noViableHub(now, out))
-	}
-
-	facts := r.facts.snapshot()
-	r.observe(facts, now)
-	d := Decide(r.state, r.view(spec, facts, now), now)
-	out = r.apply(ctx, d, facts, spec, now)
-	wait = minPositive(wait, d.RecheckAfter)
-	switch {
-	case out.retryAfter > 0:
-		r.writeStatus(ctx, fc, spec, facts, now)
-		return out.retryAfter
-	case out.noViable != "":
-		wait = minPositive(wait, r.noViableHub(now, out))
-	}
-	r.writeStatus(ctx, fc, spec, facts, now)
-	return minPositive(wait, out.heartbeat)
+	wait = minPositive(wait, r.startProbes(ctx, spec, now))
+	// The status shows the session as it is after the actions (a new session starts with no phase), and the
+	// add-on states every session reported.
+	r.writeStatus(ctx, fc, spec, r.facts.snapshot(), now)
+	return wait
 }
 
-// outcome is what carrying out a Decision left for the rest of the round.
-type outcome struct {
-	// noViable is the message of NoViableHub ("" if not); enteredNoViable is set when the round began in
-	// another state.
-	noViable        string
-	enteredNoViable bool
-	// heartbeat is when the next heartbeat may be due; retryAfter, when set, replaces the round's deadline
-	// (the new session of a switch could not be built).
-	heartbeat, retryAfter time.Duration
-}
-
-// apply carries out d's actions in order and takes on its state and memory.
-func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapshot, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) outcome {
-	prev := r.state
-	r.state, r.mem = d.Next, d.Memory
-	out := outcome{enteredNoViable: prev != StateNoViableHub}
+// apply takes on d's state and memory and carries out its actions in order. It returns when the shell's own
+// timers want the next round (the heartbeat, the no-viable back-off), 0 for no such deadline. What an action
+// finds (a session that cannot be built) is recorded on the hub and decided on in the next round, enqueued at
+// once.
+func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapshot, spec failoverv1alpha1.FailoverConfigSpec, now time.Time) time.Duration {
+	r.state, r.mem, r.degraded = d.Next, d.Memory, d.Degraded
+	var wait time.Duration
 	for _, a := range d.Actions {
 		switch a.Kind {
 		case ActEvent:
@@ -277,20 +282,14 @@ func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapsho
 				r.o.Recorder.Eventf(a.EventReason, "%s", a.Message)
 			}
 		case ActStartSession:
-			if !r.startSession(ctx, a.Hub, "", now) {
-				r.state = prev
-				out.noViable = r.mem.Degraded // why the session could not be built
-			}
+			r.startSession(ctx, a.Hub, "", now)
+		case ActRestartSession:
+			r.stopSession()
+			r.startSession(ctx, a.Hub, "", now)
+		case ActStopSession:
+			r.stopSession()
 		case ActSwitch:
-			if !r.switchTo(ctx, a.Switch, now) {
-				// Not expected (targets have a parsed bootstrap kubeconfig); start over from the hub order.
-				r.mem.Switch = nil
-				r.state = StateSelecting
-				if prev == StateNoViableHub {
-					r.state = StateNoViableHub
-				}
-				out.retryAfter = r.o.NoViableHubBackoff.Next()
-			}
+			r.switchTo(ctx, a.Switch, now)
 		case ActFinishSwitch:
 			r.finishSwitch(a.Switch, now)
 		case ActMarkFailed:
@@ -304,26 +303,24 @@ func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapsho
 		case ActResetBackoff:
 			r.o.NoViableHubBackoff.Reset()
 		case ActHeartbeat:
-			out.heartbeat = r.heartbeat(ctx, facts.phase, spec.HubConnectionTimeout.Duration, now)
+			wait = minPositive(wait, r.heartbeat(ctx, facts.phase, spec.HubConnectionTimeout.Duration, now))
 		case ActNoViable:
-			out.noViable = a.Message
+			wait = minPositive(wait, r.noViableBackoff(a))
 		}
 	}
-	return out
+	return wait
 }
 
-// noViableHub enters (or stays in) NoViableHub for out.noViable and returns the time until the next attempt
-// (the no-viable back-off); entering warns once.
-func (r *Orchestrator) noViableHub(now time.Time, out outcome) time.Duration {
+// noViableBackoff returns the time until the next attempt after a NoViable action (the no-viable back-off,
+// advanced when it has run out) and warns when a.Warning says NoViableHub was just entered.
+func (r *Orchestrator) noViableBackoff(a Action) time.Duration {
 	d := r.o.NoViableHubBackoff.Remaining()
 	if d == 0 {
 		d = r.o.NoViableHubBackoff.Next()
 	}
-	if out.enteredNoViable {
-		r.o.Recorder.Warningf(ReasonNoViableHub, "%s; retrying in %s", out.noViable, d.Round(time.Second))
+	if a.Warning {
+		r.o.Recorder.Warningf(ReasonNoViableHub, "%s; retrying in %s", a.Message, d.Round(time.Second))
 	}
-	r.state = StateNoViableHub
-	r.mem.Degraded = out.noViable
 	return d
 }
 

@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -16,6 +17,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,9 +32,12 @@ import (
 
 const testToken = "bootstrap-token-for-tests"
 
-// fakeHub is a minimal hub API server: GET /version and POST of SelfSubjectAccessReviews, bearer-token
-// authentication (401 otherwise, as with anonymous access disabled).
+// fakeHub is a minimal hub API server: GET /version, POST of SelfSubjectAccessReviews and GET of a
+// ManagedCluster (the heartbeat), bearer-token authentication (401 otherwise, as with anonymous access
+// disabled).
 type fakeHub struct {
+	// down makes the hub drop every connection without an answer, as a hub that is gone.
+	down atomic.Bool
 	// denied lists Permission.String() values the identity does not have.
 	denied map[string]bool
 	// versionStatus, when set, is the status of GET /version.
@@ -47,6 +52,12 @@ type fakeHub struct {
 }
 
 func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.down.Load() {
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			_ = c.Close()
+		}
+		return
+	}
 	if h.block {
 		<-r.Context().Done()
 		return
@@ -86,6 +97,10 @@ func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(&review)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/apis/cluster.open-cluster-management.io/v1/managedclusters/"):
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster","metadata":{"name":%q}}`,
+			strings.TrimPrefix(r.URL.Path, "/apis/cluster.open-cluster-management.io/v1/managedclusters/"))
 	default:
 		writeStatus(w, http.StatusNotFound, "not found")
 	}

@@ -65,6 +65,9 @@ const (
 	// ReasonStandbyProbeFailed (Warning): a hub's standby probe stopped being Ready or changed failure kind; the
 	// message is ProbeResult.Message.
 	ReasonStandbyProbeFailed = "StandbyProbeFailed"
+	// ReasonHubSessionFailed (Warning): no hub session could be built on a hub (the message says why); the hub
+	// is not started until its bootstrap kubeconfig changes.
+	ReasonHubSessionFailed = "HubSessionFailed"
 )
 
 // Reasons of the FailoverConfig status conditions that are not also event reasons.

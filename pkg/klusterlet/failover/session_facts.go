@@ -116,11 +116,16 @@ func (f *sessionFacts) snapshot() factsSnapshot {
 	return c
 }
 
-// view gathers the View of one decision; facts is the session's snapshot (zero while no session runs).
-func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) View {
+// view gathers the View of one decision; facts is the session's snapshot (zero while no session runs) and
+// configErr why the FailoverConfig is invalid ("" when it is valid or absent).
+func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, configErr string, now time.Time) View {
+	changed := false
+	if h, ok := r.hubs[r.run.hub]; ok && r.run.session != nil {
+		changed = h.bootstrap != r.run.bootstrap
+	}
 	return View{
-		Spec: spec, ClusterName: r.o.ClusterName, Hubs: r.hubViews(now),
-		Active: r.active, HasSession: r.run.session != nil, Memory: r.mem,
+		Spec: spec, ConfigError: configErr, ClusterName: r.o.ClusterName, Hubs: r.hubViews(now),
+		Active: r.run.hub, ActiveBootstrapChanged: changed, Memory: r.mem,
 		Phase: facts.phase, PhaseMessage: facts.phaseMsg, Acceptance: facts.acceptance, Available: facts.available,
 		RejectedSince: r.rejection.Since(), UnusableSince: r.credentials.Since(),
 		Connectivity: r.tracker.Snapshot(), TransportHint: r.explainTransportError(now),
@@ -137,7 +142,7 @@ func (r *Orchestrator) observe(facts factsSnapshot, now time.Time) {
 // when the active hub's last transport error is a TLS or proxy problem (e.g. FC-03: the hub serves a
 // certificate from a CA the bootstrap kubeconfig does not trust), and "" otherwise.
 func (r *Orchestrator) explainTransportError(now time.Time) string {
-	h, ok := r.hubs[r.active]
+	h, ok := r.hubs[r.run.hub]
 	if !ok {
 		return ""
 	}

@@ -8,55 +8,60 @@ import (
 	"k8s.io/klog/v2"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
 // The session lifecycle: building a hub session (with a sessionObserver that reports to sessionFacts),
-// starting, restarting and stopping it, and switching to another hub. Decision goroutine only.
+// starting and stopping it, and switching to another hub, as a Decision's actions ask. Decision goroutine only.
 
-// sessionHandle is the running session of the active hub; all nil when none runs.
+// sessionHandle is the running session of the active hub; the zero value when none runs.
 type sessionHandle struct {
-	session *hubsession.Session
-	cancel  context.CancelFunc
-	done    chan struct{}
+	// hub is the active hub; bootstrap is the bootstrap kubeconfig the session was built with.
+	hub       string
+	bootstrap *clientcert.BootstrapKubeconfig
+	session   Session
+	cancel    context.CancelFunc
+	done      chan struct{}
 }
 
-// startSession starts a session on hub name and makes it the active hub; from is the hub left for it, "" when
-// this is no switch. It returns false, leaving the active hub unchanged and Degraded set to the reason, when the
-// session cannot be built.
+// startSession starts a session on hub name, which becomes the active hub; from is the hub left for it, "" when
+// this is no switch. When the session cannot be built, no session runs: the error is recorded on the hub (the
+// next round sees it in HubView.SessionError and chooses again, enqueued at once) and startSession returns false.
 func (r *Orchestrator) startSession(ctx context.Context, name, from string, now time.Time) bool {
 	h := r.hubs[name]
 	gen := r.facts.begin()
-	if h == nil || h.bootstrap == nil {
-		r.mem.Degraded = fmt.Sprintf("hub %s has no usable bootstrap kubeconfig", name)
-		return false
+	var session Session
+	err := fmt.Errorf("hub %s has no usable bootstrap kubeconfig", name)
+	if h != nil && h.bootstrap != nil {
+		session, err = r.o.NewSession(hubsession.Params{
+			Hub:           hubsession.Hub{Name: name, Bootstrap: h.bootstrap},
+			Observer:      &sessionObserver{r: r, gen: gen, hub: name},
+			WrapTransport: r.tracker.WrapTransport,
+		})
 	}
-	session, err := hubsession.New(r.o.Config, hubsession.Params{
-		Hub:           hubsession.Hub{Name: name, Bootstrap: h.bootstrap},
-		Observer:      &sessionObserver{r: r, gen: gen, hub: name},
-		WrapTransport: r.tracker.WrapTransport,
-	})
 	if err != nil {
-		r.mem.Degraded = err.Error()
+		if h != nil {
+			h.sessionErr = err.Error()
+		}
+		r.o.Recorder.Warningf(ReasonHubSessionFailed, "no session can be started on hub %s: %v; the hub is skipped until its bootstrap kubeconfig changes", name, err)
+		r.kick()
 		return false
 	}
 	r.facts.reset(now)
 	r.tracker.Reset(now)
 	r.rejection.Reset()
 	r.credentials.Reset()
-	r.mem.LastAcceptance = HubAcceptance{}
-	r.mem.ForcedBootstrap = false
 	// Failback asks for a primary healthy for healthyFor since it was left, not since some earlier time.
 	for _, n := range []string{from, name} {
 		if e, ok := r.hubs[n]; ok && n != "" {
 			e.healthySince.Reset()
 		}
 	}
-	r.active = name
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	r.run = sessionHandle{session: session, cancel: cancel, done: done}
+	r.run = sessionHandle{hub: name, bootstrap: h.bootstrap, session: session, cancel: cancel, done: done}
 	go func() {
 		defer close(done)
 		if err := session.Run(sctx); err != nil {
@@ -69,37 +74,20 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, now 
 }
 
 // switchTo leaves the active hub for sw.To: a bootstrap cut short by leaving the hub did not fail there (a
-// later switch back starts at once), the old session is stopped and the new one started. It returns false, with
-// no active hub, when the new session cannot be built.
-func (r *Orchestrator) switchTo(ctx context.Context, sw *Switch, now time.Time) bool {
+// later switch back starts at once), the old session is stopped and the new one started. When the new session
+// cannot be built no session runs (see startSession).
+func (r *Orchestrator) switchTo(ctx context.Context, sw *Switch, now time.Time) {
 	klog.FromContext(ctx).Info("Switching hub", "from", sw.From, "to", sw.To, "reason", sw.Reason, "message", sw.Message)
 	if r.run.session != nil {
 		r.run.session.AbandonBootstrap()
 	}
 	r.stopSession()
 	if !r.startSession(ctx, sw.To, sw.From, now) {
-		r.active = ""
-		return false
+		return
 	}
 	r.lastFailover = &failoverv1alpha1.FailoverRecord{From: sw.From, To: sw.To, Reason: sw.Reason,
 		Message: text.Truncate(sw.Message, maxStatusMessage), StartTime: apiTime(sw.Start)}
 	r.o.NoViableHubBackoff.Reset()
-	return true
-}
-
-// restartActive restarts the session on the active hub with its new bootstrap kubeconfig.
-func (r *Orchestrator) restartActive(ctx context.Context, now time.Time) {
-	name := r.active
-	r.stopSession()
-	h := r.hubs[name]
-	if h == nil || h.bootstrap == nil {
-		r.active = ""
-		return
-	}
-	if r.state == StateActive {
-		r.state = StateJoining
-	}
-	r.startSession(ctx, name, "", now)
 }
 
 // stopSession cancels the active session and waits for it to return, at most SessionStopTimeout: what may
@@ -115,7 +103,7 @@ func (r *Orchestrator) stopSession() {
 	case <-r.run.done:
 	case <-timer.C():
 		klog.Background().Info("Hub session still shutting down its informers; not waiting for it",
-			"hub", r.run.session.Hub().Name, "timeout", r.o.SessionStopTimeout)
+			"hub", r.run.hub, "timeout", r.o.SessionStopTimeout)
 	}
 	r.run = sessionHandle{}
 }

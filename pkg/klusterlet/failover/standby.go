@@ -36,7 +36,7 @@ func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.Fa
 	wait := interval
 	for _, name := range r.order {
 		h := r.hubs[name]
-		if name == r.active {
+		if name == r.run.hub {
 			continue
 		}
 		due := h.probeTime.Add(interval)
@@ -85,7 +85,7 @@ func (r *Orchestrator) applyProbes() {
 			continue // the hub went away while it was probed
 		}
 		h.probeInFlight = false
-		if p.name == r.active {
+		if p.name == r.run.hub {
 			continue // became the active hub while it was probed: its session, not a probe, says how it is doing
 		}
 		if h.bootstrap != p.bootstrap {

@@ -121,6 +121,9 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 	if v.Phase == hubsession.PhaseRegistered && v.Available == metav1.ConditionTrue {
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue,
 			Reason: ConditionReasonHubAvailable, Message: fmt.Sprintf("cluster %s is Available on hub %s", v.ClusterName, v.Active)})
+	} else if v.Active == "" {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionAvailable, Status: metav1.ConditionFalse,
+			Reason: ConditionReasonHubNotAvailable, Message: "no hub session runs"})
 	} else {
 		reason := ConditionReasonHubNotAvailable
 		if v.Phase != "" {
@@ -133,8 +136,11 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue,
 			Reason: ConditionReasonSwitching, Message: fmt.Sprintf("moving from hub %s to hub %s: %s", sw.From, sw.To, sw.Message)})
 	} else {
-		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse,
-			Reason: ConditionReasonStable, Message: fmt.Sprintf("on hub %s", v.Active)})
+		msg := "on hub " + v.Active
+		if v.Active == "" {
+			msg = "no hub session runs"
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionFalse, Reason: ConditionReasonStable, Message: msg})
 	}
 	switch {
 	case v.Degraded != "":
@@ -144,7 +150,12 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 		} else if v.Phase == hubsession.PhaseNoCredentials {
 			reason = ReasonNoValidCredentials
 		}
-		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: v.Degraded})
+		msg := v.Degraded
+		if len(invalid) > 0 {
+			// Hubs that could not be failed over to are named too: they need attention before a disaster.
+			msg += "; " + strings.Join(invalid, "; ")
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: text.Truncate(msg, maxConditionMessage)})
 	case len(invalid) > 0:
 		// A hub that could not be failed over to needs attention before a disaster, not after.
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
@@ -161,10 +172,14 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 
 // statusView gathers the StatusView of this round.
 func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) StatusView {
+	if r.run.session == nil {
+		// The phase of a session that ended says nothing any more.
+		facts.phase, facts.phaseMsg, facts.available = "", "", ""
+	}
 	v := StatusView{
 		Now: now, Generation: fc.Generation, ClusterName: r.o.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
-		Active: r.active, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
-		State: r.state, Switch: r.mem.Switch, Degraded: r.mem.Degraded,
+		Active: r.run.hub, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
+		State: r.state, Switch: r.mem.Switch, Degraded: r.degraded,
 		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,
 		Contested: facts.contested, ContestedAt: facts.contestedAt,
 	}
@@ -177,7 +192,7 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 		}
 		v.Hubs = append(v.Hubs, hv)
 	}
-	if h, ok := r.hubs[r.active]; ok && h.bootstrap != nil {
+	if h, ok := r.hubs[r.run.hub]; ok && h.bootstrap != nil {
 		v.ActiveServer = h.bootstrap.Hub.Server
 	}
 	return v

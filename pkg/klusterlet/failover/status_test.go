@@ -41,7 +41,7 @@ func TestBuildStatus(t *testing.T) {
 		},
 		{
 			name: "Switching: Progressing True, Available False with the phase",
-			view: StatusView{Active: "primary", State: StateSwitching, Phase: hubsession.PhaseBootstrapping, PhaseMessage: "waiting for the CSR",
+			view: StatusView{Active: "primary", State: StateJoining, Phase: hubsession.PhaseBootstrapping, PhaseMessage: "waiting for the CSR",
 				Switch: &Switch{From: "hub-b", To: "primary", Message: "hub lost"}, Verdict: Verdict{Reason: ReasonHubHealthy}},
 			wantAvailable: cond{metav1.ConditionFalse, string(hubsession.PhaseBootstrapping)}, wantProgressing: cond{metav1.ConditionTrue, ConditionReasonSwitching},
 			wantDegraded: cond{metav1.ConditionTrue, ReasonBootstrapKubeconfigInvalid}, wantActiveResult: failoverv1alpha1.HubProbeReady, wantCount: 1,

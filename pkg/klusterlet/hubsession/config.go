@@ -24,8 +24,8 @@ type Hub struct {
 }
 
 // Config is the configuration every session of a process shares: set once when the agent starts, never changed
-// afterwards. The failover orchestrator embeds it in its own options, so the agent namespace, the Secret informer,
-// the clock and the recorder are given once for both. Fields without a stated default are required.
+// afterwards: the agent's wiring builds it once and hands the orchestrator a failover.SessionBuilder that calls New
+// with it. Fields without a stated default are required.
 type Config struct {
 	// ClusterName and AgentName are the agent's identity (design §2); they never change within a process.
 	ClusterName, AgentName string
@@ -58,7 +58,7 @@ type Config struct {
 	CSRRetryBackoff backoff.Backoff
 	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
 	// certificates the process wrote; one for every session of a process. Nil: one private to each session, with
-	// the defaults (the orchestrator fills in one shared by its sessions).
+	// the defaults (the agent's wiring passes one restored from its Lease).
 	BootstrapBackoff *clientcert.BootstrapBackoff
 	// AgentKubeClient writes the hub kubeconfig Secret in Namespace of the cluster the agent runs in: the managed
 	// cluster, or in hosted mode (--spoke-kubeconfig) the cluster hosting the agent.

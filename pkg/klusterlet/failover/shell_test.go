@@ -1,0 +1,457 @@
+package failover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/metrics"
+	clocktesting "k8s.io/utils/clock/testing"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverfake "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
+	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// The orchestrator's shell (step, apply, the session lifecycle and the status) on fake spoke clients, fake
+// sessions and hubs served by httptest: every hub answers the standby probe (/version and SelfSubjectAccessReviews,
+// all allowed) and the heartbeat, until it is closed.
+
+// shellHub is one hub of the shell tests: a fakeHub served over TLS.
+type shellHub struct {
+	*fakeHub
+	server *httptest.Server
+}
+
+func newShellHub(t *testing.T) *shellHub {
+	h := &fakeHub{}
+	return &shellHub{fakeHub: h, server: startHub(t, h)}
+}
+
+// setDown makes the hub drop every connection (true) or answer again (false).
+func (h *shellHub) setDown(down bool) {
+	h.down.Store(down)
+	h.server.CloseClientConnections()
+}
+
+// kubeconfig is a bootstrap kubeconfig for the hub with its token.
+func (h *shellHub) kubeconfig(t *testing.T) []byte {
+	return kubeconfig(t, kubeconfigOptions{server: h.server.URL, ca: caOf(h.server), token: testToken})
+}
+
+// fakeSession stands for a hub session: it runs until its context ends and reports what the test tells it to
+// through the orchestrator's observer.
+type fakeSession struct {
+	params hubsession.Params
+	mu     sync.Mutex
+	ended  bool
+	forced []string
+	// abandoned is set when the orchestrator said the bootstrap ends because it leaves the hub.
+	abandoned bool
+}
+
+func (s *fakeSession) Run(ctx context.Context) error {
+	<-ctx.Done()
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *fakeSession) ForceBootstrap(reason string) {
+	s.mu.Lock()
+	s.forced = append(s.forced, reason)
+	s.mu.Unlock()
+}
+
+func (s *fakeSession) AbandonBootstrap() {
+	s.mu.Lock()
+	s.abandoned = true
+	s.mu.Unlock()
+}
+
+func (s *fakeSession) hasEnded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+func (s *fakeSession) wasAbandoned() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.abandoned
+}
+
+// bootstrapping reports the session bootstrapping: the heartbeat then uses the hub's bootstrap kubeconfig.
+func (s *fakeSession) bootstrapping() {
+	s.params.Observer.PhaseChanged(hubsession.PhaseBootstrapping, "waiting for the CSR")
+}
+
+// registered reports the session Registered on its hub, which accepts the cluster and has it Available.
+func (s *fakeSession) registered() {
+	s.params.Observer.PhaseChanged(hubsession.PhaseRegistered, "registered on hub "+s.params.Hub.Name)
+	s.params.Observer.ManagedClusterChanged(&clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster1"},
+		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
+		Status: clusterv1.ManagedClusterStatus{Conditions: []metav1.Condition{
+			{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue},
+			{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue},
+		}},
+	})
+}
+
+// shell is an orchestrator with its fakes.
+type shell struct {
+	t        *testing.T
+	ctx      context.Context
+	r        *Orchestrator
+	clock    *clocktesting.FakeClock
+	recorder events.InMemoryRecorder
+	kube     *kubefake.Clientset
+	fo       *failoverfake.Clientset
+	hubs     map[string]*shellHub
+	primary  string // the primary's bootstrap kubeconfig file
+
+	mu       sync.Mutex
+	sessions []*fakeSession
+	// buildErr, when set for a hub, is what building its session returns.
+	buildErr map[string]error
+}
+
+// newShell builds an orchestrator whose primary (file) and hub-b (FailoverConfig alternate, Secret) are fake
+// hubs that answer; spec is the FailoverConfig's spec (its alternates are set here).
+func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := &shell{t: t, ctx: ctx, hubs: map[string]*shellHub{"primary": newShellHub(t), "hub-b": newShellHub(t)}, buildErr: map[string]error{}}
+	s.primary = filepath.Join(t.TempDir(), "bootstrap.kubeconfig")
+	if err := os.WriteFile(s.primary, s.hubs["primary"].kubeconfig(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.kube = kubefake.NewSimpleClientset(&corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: fileHubsNamespace},
+		Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: s.hubs["hub-b"].kubeconfig(t)},
+	})
+	spec.AlternateHubs = []failoverv1alpha1.AlternateHub{{Name: "hub-b", BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}}
+	fc := &failoverv1alpha1.FailoverConfig{ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: fileHubsNamespace, Generation: 1}, Spec: spec}
+	s.fo = failoverfake.NewSimpleClientset(fc)
+	kubeInformers := informers.NewSharedInformerFactoryWithOptions(s.kube, 0, informers.WithNamespace(fileHubsNamespace))
+	foInformers := failoverinformers.NewSharedInformerFactoryWithOptions(s.fo, 0, failoverinformers.WithNamespace(fileHubsNamespace))
+	secrets := kubeInformers.Core().V1().Secrets()
+	fcInformer := foInformers.Failover().V1alpha1().FailoverConfigs()
+	synced := []cache.InformerSynced{secrets.Informer().HasSynced, fcInformer.Informer().HasSynced}
+	kubeInformers.Start(ctx.Done())
+	foInformers.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		t.Fatal("informers did not sync")
+	}
+	s.clock = clocktesting.NewFakeClock(time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
+	s.recorder = events.NewInMemoryRecorder("test", s.clock)
+	r, err := NewOrchestrator(OrchestratorOptions{
+		ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
+		SecretInformer: secrets, NewSession: s.newSession, Clock: s.clock, Recorder: s.recorder,
+		FailoverConfigName: "failover", PrimaryBootstrapKubeconfigFile: s.primary,
+		FailoverConfigInformer: fcInformer, FailoverConfigClient: s.fo.FailoverV1alpha1(),
+		ProbeTimeout: time.Second, SessionStopTimeout: time.Second,
+		Metrics: NewMetrics(func(...metrics.Registerable) {}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.readFiles()
+	t.Cleanup(r.stopSession)
+	s.r = r
+	return s
+}
+
+func (s *shell) newSession(p hubsession.Params) (Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.buildErr[p.Hub.Name]; err != nil {
+		return nil, err
+	}
+	fs := &fakeSession{params: p}
+	s.sessions = append(s.sessions, fs)
+	return fs, nil
+}
+
+// session returns the i-th session built (0 is the first).
+func (s *shell) session(i int) *fakeSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.sessions) {
+		s.t.Fatalf("session %d was not built (%d were)", i, len(s.sessions))
+	}
+	return s.sessions[i]
+}
+
+// stepUntil runs rounds until cond holds (probes and heartbeats answer in their own goroutines, so a few rounds
+// may be needed), failing the test after 10 s of real time.
+func (s *shell) stepUntil(what string, cond func() bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.r.step(s.ctx)
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s: not reached; state %s, active %q, memory %+v", what, s.r.state, s.r.run.hub, s.r.mem)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// status is the FailoverConfig status as last written.
+func (s *shell) status() failoverv1alpha1.FailoverConfigStatus {
+	fc, err := s.fo.FailoverV1alpha1().FailoverConfigs(fileHubsNamespace).Get(s.ctx, "failover", metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return fc.Status
+}
+
+func (s *shell) events(reason string) int {
+	n := 0
+	for _, e := range s.recorder.Events() {
+		if e.Reason == reason {
+			n++
+		}
+	}
+	return n
+}
+
+// probed is true once every standby hub's probe says Ready.
+func (s *shell) probedReady(names ...string) func() bool {
+	return func() bool {
+		for _, n := range names {
+			if h := s.r.hubs[n]; h == nil || !h.probed || h.probe.Result != failoverv1alpha1.HubProbeReady {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// join starts the agent on the primary and makes it Active there with hub-b probed Ready.
+func (s *shell) join() *fakeSession {
+	s.t.Helper()
+	s.r.step(s.ctx)
+	if s.r.run.hub != "primary" || s.r.state != StateJoining {
+		s.t.Fatalf("first round: active %q state %s, want a session on primary, Joining", s.r.run.hub, s.r.state)
+	}
+	first := s.session(0)
+	if first.params.Hub.Name != "primary" || first.params.Observer == nil || first.params.WrapTransport == nil {
+		s.t.Fatalf("session built with %+v, want hub primary with the orchestrator's observer and transport wrapper", first.params)
+	}
+	first.registered()
+	s.stepUntil("Active on primary with hub-b Ready", func() bool { return s.r.state == StateActive && s.probedReady("hub-b")() })
+	return first
+}
+
+func condition(st failoverv1alpha1.FailoverConfigStatus, t string) *metav1.Condition {
+	return meta.FindStatusCondition(st.Conditions, t)
+}
+
+// TestShellInvalidFailoverConfigIsDegradedWhileHealthy: a FailoverConfig that the CRD schema let through but
+// that fails validation keeps Degraded True while the active hub is healthy (it used to be cleared by the
+// first healthy round).
+func TestShellInvalidFailoverConfigIsDegradedWhileHealthy(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{HubRejectionGracePeriod: &metav1.Duration{Duration: time.Second}})
+	s.join()
+	s.stepUntil("status written", func() bool { return condition(s.status(), failoverv1alpha1.ConditionAvailable) != nil })
+	st := s.status()
+	if c := condition(st, failoverv1alpha1.ConditionAvailable); c.Status != metav1.ConditionTrue {
+		t.Fatalf("Available %+v, want True on a healthy hub", c)
+	}
+	c := condition(st, failoverv1alpha1.ConditionDegraded)
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "spec.hubRejectionGracePeriod") {
+		t.Errorf("Degraded %+v, want True naming spec.hubRejectionGracePeriod", c)
+	}
+}
+
+// TestShellHeartbeatThenHubLoss: a quiet hub that answers the heartbeat stays active past the connection
+// timeout; once it stops answering, the agent leaves it for hub-b.
+func TestShellHeartbeatThenHubLoss(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.r.step(s.ctx)
+	first := s.session(0)
+	first.bootstrapping()
+	s.stepUntil("hub-b probed Ready", s.probedReady("hub-b"))
+	interval := failoverv1alpha1.DefaultHubConnectionTimeout / 3
+	for i := 0; i < 4; i++ {
+		s.clock.Step(interval)
+		s.stepUntil(fmt.Sprintf("heartbeat %d answered", i+1), func() bool { return s.r.tracker.Snapshot().LastSuccess.Equal(s.clock.Now()) })
+	}
+	if s.r.run.hub != "primary" || s.events(ReasonFailoverStarted) != 0 {
+		t.Fatalf("after %s of heartbeats: active %q, %d FailoverStarted events; want primary kept", 4*interval, s.r.run.hub, s.events(ReasonFailoverStarted))
+	}
+
+	s.hubs["primary"].setDown(true)
+	s.clock.Step(interval)
+	s.stepUntil("heartbeat failed", func() bool { return s.r.tracker.Snapshot().LastErrorTime.Equal(s.clock.Now()) })
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout)
+	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
+	if !first.hasEnded() || !first.wasAbandoned() {
+		t.Errorf("the primary's session: ended %t, bootstrap abandoned %t; want both", first.hasEnded(), first.wasAbandoned())
+	}
+}
+
+// TestShellFailover: the active hub is lost, the agent switches to hub-b (the old session stopped, its
+// bootstrap abandoned), the move completes when the cluster is Available there, and the status records it.
+// Then hub-b is removed from the FailoverConfig: its session stops and the agent starts on the primary again.
+func TestShellFailover(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	first := s.join()
+
+	s.hubs["primary"].setDown(true)
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
+	if s.r.state != StateJoining || s.r.mem.Switch == nil || s.r.mem.Switch.From != "primary" || s.r.mem.Switch.To != "hub-b" {
+		t.Fatalf("state %s, switch %+v; want Joining with the move primary -> hub-b", s.r.state, s.r.mem.Switch)
+	}
+	if !first.hasEnded() || !first.wasAbandoned() {
+		t.Errorf("the primary's session: ended %t, bootstrap abandoned %t; want both", first.hasEnded(), first.wasAbandoned())
+	}
+	second := s.session(1)
+	if second.params.Hub.Name != "hub-b" {
+		t.Fatalf("second session on %q, want hub-b", second.params.Hub.Name)
+	}
+	if s.r.hubs["primary"].failedAt.IsZero() {
+		t.Error("the lost primary is not marked failed")
+	}
+
+	second.registered()
+	s.stepUntil("move completed", func() bool { return s.r.mem.Switch == nil && s.r.state == StateActive })
+	st := s.status()
+	if st.ActiveHub != "hub-b" || st.FailoverCount != 1 || st.LastFailover == nil || st.LastFailover.EndTime == nil ||
+		st.LastFailover.Reason != failoverv1alpha1.FailoverReasonHubConnectionLost {
+		t.Errorf("status active %q, count %d, last %+v; want hub-b, 1, a finished HubConnectionLost move", st.ActiveHub, st.FailoverCount, st.LastFailover)
+	}
+	if n := s.events(ReasonFailoverSucceeded); n != 1 {
+		t.Errorf("%d %s events, want 1", n, ReasonFailoverSucceeded)
+	}
+
+	fc, err := s.fo.FailoverV1alpha1().FailoverConfigs(fileHubsNamespace).Get(s.ctx, "failover", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.Spec.AlternateHubs = nil
+	if _, err := s.fo.FailoverV1alpha1().FailoverConfigs(fileHubsNamespace).Update(s.ctx, fc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// No round runs until the informer has the change: the fake clientset's status update would write the
+	// whole object back.
+	deadline := time.Now().Add(10 * time.Second)
+	for fc := s.r.failoverConfig(); fc == nil || len(fc.Spec.AlternateHubs) > 0; fc = s.r.failoverConfig() {
+		if time.Now().After(deadline) {
+			t.Fatal("the informer did not see the FailoverConfig change")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.stepUntil("back on the primary", func() bool { return s.r.run.hub == "primary" })
+	if !second.hasEnded() || len(s.r.order) != 1 {
+		t.Errorf("hub-b's session ended %t, hubs %v; want it stopped and only the primary configured", second.hasEnded(), s.r.order)
+	}
+}
+
+// TestShellRestartsOnBootstrapChange: a new bootstrap kubeconfig for the active hub (FC-02) restarts its
+// session on the same hub; Active goes back to Joining.
+func TestShellRestartsOnBootstrapChange(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	first := s.join()
+	kubeconfig := append(s.hubs["primary"].kubeconfig(t), []byte("# rotated\n")...)
+	if err := os.WriteFile(s.primary, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !s.r.readFiles() {
+		t.Fatal("the file change was not seen")
+	}
+	s.r.step(s.ctx)
+	if !first.hasEnded() {
+		t.Error("the old session still runs")
+	}
+	second := s.session(1)
+	if second.params.Hub.Name != "primary" || s.r.run.hub != "primary" || s.r.state != StateJoining || s.r.mem.Switch != nil {
+		t.Errorf("after the change: session on %q, active %q, state %s, switch %+v; want a new session on primary, Joining, no move",
+			second.params.Hub.Name, s.r.run.hub, s.r.state, s.r.mem.Switch)
+	}
+	second.registered()
+	s.stepUntil("Active again", func() bool { return s.r.state == StateActive })
+}
+
+// TestShellTargetSessionCannotBeBuilt: when no session can be built on the target of a move, the move fails
+// (HubSessionFailed, FailoverFailed, the target skipped) and the agent starts on the first startable hub again,
+// the primary.
+func TestShellTargetSessionCannotBeBuilt(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.join()
+	s.mu.Lock()
+	s.buildErr["hub-b"] = errors.New("hub session hub-b: spoke client and informers are required")
+	s.mu.Unlock()
+
+	s.hubs["primary"].setDown(true)
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.stepUntil("the failed move is decided on", func() bool { return s.events(ReasonFailoverFailed) > 0 })
+	if n := s.events(ReasonHubSessionFailed); n != 1 {
+		t.Errorf("%d %s events, want 1", n, ReasonHubSessionFailed)
+	}
+	if s.r.run.hub != "primary" || s.r.mem.Switch != nil {
+		t.Errorf("active %q, switch %+v; want back on primary with no move", s.r.run.hub, s.r.mem.Switch)
+	}
+	if s.r.hubs["hub-b"].failedAt.IsZero() || s.r.hubs["hub-b"].sessionErr == "" {
+		t.Errorf("hub-b: failedAt %v, sessionErr %q; want it failed with the reason", s.r.hubs["hub-b"].failedAt, s.r.hubs["hub-b"].sessionErr)
+	}
+	st := s.status()
+	for _, h := range st.Hubs {
+		if h.Name == "hub-b" && h.SkippedUntil == nil {
+			t.Errorf("hub-b status %+v, want skipped", h)
+		}
+	}
+}
+
+// TestShellNoViableHubWarnsOnce: with both hubs lost the agent stays on the primary, reports NoViableHub once
+// and keeps its session.
+func TestShellNoViableHubWarnsOnce(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	first := s.join()
+	s.hubs["primary"].setDown(true)
+	s.hubs["hub-b"].setDown(true)
+	s.clock.Step(failoverv1alpha1.DefaultProbeInterval + time.Second)
+	s.stepUntil("hub-b probed unreachable", func() bool {
+		h := s.r.hubs["hub-b"]
+		return h.probed && h.probe.Result != failoverv1alpha1.HubProbeReady
+	})
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout)
+	s.stepUntil("NoViableHub", func() bool { return s.r.state == StateNoViableHub })
+	for i := 0; i < 3; i++ {
+		s.r.step(s.ctx)
+	}
+	if n := s.events(ReasonNoViableHub); n != 1 {
+		t.Errorf("%d %s warnings, want 1", n, ReasonNoViableHub)
+	}
+	if first.hasEnded() || s.r.run.hub != "primary" {
+		t.Errorf("session on the lost hub ended %t, active %q; want it kept on primary", first.hasEnded(), s.r.run.hub)
+	}
+	c := condition(s.status(), failoverv1alpha1.ConditionDegraded)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonNoViableHub {
+		t.Errorf("Degraded %+v, want True with reason %s", c, ReasonNoViableHub)
+	}
+}
