@@ -202,35 +202,85 @@ func Decide(s State, v View, now time.Time) Decision {
 	return d
 }
 
+// decide is Decide but for the Degraded message: it handles a removed active hub and a changed bootstrap
+// kubeconfig, and hands the rest to decideWithoutSession or decideOnHub.
 func decide(s State, v View, now time.Time) Decision {
 	d := Decision{Next: s, Memory: v.Memory}
-	if v.Active != "" {
-		if _, ok := v.hub(v.Active); !ok {
-			// The active hub was removed from the configuration: its session ends without a decision.
-			d.add(Action{Kind: ActStopSession, Hub: v.Active})
-			return decideWithoutSession(d, v)
-		}
-		if v.ActiveBootstrapChanged {
-			// FC-02/FC-03: the active hub's bootstrap kubeconfig changed: rejoin with the same identity.
-			d.add(Action{Kind: ActRestartSession, Hub: v.Active})
-			d.sessionStarts()
-			if d.Next == StateActive {
-				d.Next = StateJoining
-			}
-			d.RecheckAfter = time.Second
-			return d
-		}
-	}
 	if v.Active == "" {
 		return decideWithoutSession(d, v)
 	}
+	if _, ok := v.hub(v.Active); !ok {
+		// The active hub was removed from the configuration: its session ends without a decision.
+		d.add(Action{Kind: ActStopSession, Hub: v.Active})
+		return decideWithoutSession(d, v)
+	}
+	if v.ActiveBootstrapChanged {
+		// FC-02/FC-03: the active hub's bootstrap kubeconfig changed: rejoin with the same identity.
+		d.add(Action{Kind: ActRestartSession, Hub: v.Active})
+		d.sessionStarts()
+		if d.Next == StateActive {
+			d.Next = StateJoining
+		}
+		d.RecheckAfter = time.Second
+		return d
+	}
+	return decideOnHub(d, v, now)
+}
+
+// decideOnHub decides with a session on the active hub: it completes a move whose target is Registered and
+// Available, reports acceptance and verdict changes, fails a move that did not complete within the connection
+// timeout, and either stays (Degraded and the state follow the session's phase) or leaves.
+func decideOnHub(d Decision, v View, now time.Time) Decision {
 	mem := &d.Memory
 	if mem.Switch != nil && v.Phase == hubsession.PhaseRegistered && v.Available == metav1.ConditionTrue {
 		d.add(Action{Kind: ActFinishSwitch, Switch: mem.Switch})
 		mem.Switch = nil
 	}
 	d.reportAcceptance(v)
+	verdict, plannedTarget, wait := monitorVerdict(v, mem.Switch != nil, now)
+	d.reportVerdict(v.Active, verdict)
 
+	// A switch that does not complete within the connection timeout failed: the target is skipped for a while.
+	timeout := v.Spec.HubConnectionTimeout.Duration
+	if sw := mem.Switch; sw != nil && verdict.Trigger == NoFailover {
+		deadline := sw.Start.Add(timeout)
+		if !now.Before(deadline) {
+			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", v.Active, timeout, v.PhaseMessage)
+			d.event(true, ReasonFailoverFailed, "failover from %s to %s failed: %s", sw.From, sw.To, msg)
+			verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonFailoverFailed, Message: msg}
+			// Reported once; leaving the target now marks it failed, and what follows is a new decision.
+			mem.Switch = nil
+		} else {
+			wait = minPositive(wait, deadline.Sub(now))
+		}
+	}
+
+	if verdict.Trigger != NoFailover {
+		d.leave(v, verdict, plannedTarget, wait, now)
+		return d
+	}
+	switch {
+	case v.Phase == hubsession.PhaseNoCredentials:
+		mem.Degraded = v.PhaseMessage
+	case v.Phase == hubsession.PhaseRegistered && verdict.Reason == ReasonHubHealthy:
+		// The active hub works: Degraded clears and NoViableHub ends.
+		mem.Degraded = ""
+		d.add(Action{Kind: ActResetBackoff})
+		d.Next = StateActive
+		if mem.Switch != nil {
+			d.Next = StateJoining
+		}
+	}
+	d.add(Action{Kind: ActHeartbeat})
+	d.RecheckAfter = minPositive(wait, verdict.RecheckAfter)
+	return d
+}
+
+// monitorVerdict is the hub monitor's verdict about the active hub (Evaluate, with spec.switchTo as the planned
+// target once its standby probe is Ready), replaced by a failback when no move is in progress and
+// ShouldFailBack says so. It also returns the planned target, and how long until a failback could be due (0:
+// none pending).
+func monitorVerdict(v View, moving bool, now time.Time) (verdict Verdict, plannedTarget string, wait time.Duration) {
 	noCreds := v.Phase == hubsession.PhaseNoCredentials
 	spec := v.Spec
 	in := MonitorInput{
@@ -258,60 +308,25 @@ func decide(s State, v View, now time.Time) Decision {
 			}
 		}
 	}
-	verdict := Evaluate(in)
+	verdict = Evaluate(in)
 	if verdict.Reason == ReasonHubUnreachable || verdict.Reason == ReasonHubLost {
 		verdict.Message += v.TransportHint
 	}
 
 	// Failback is a planned switch the agent asks for itself.
-	var wait time.Duration
-	if verdict.Trigger == NoFailover && mem.Switch == nil && v.Active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
+	if verdict.Trigger == NoFailover && !moving && v.Active != failoverv1alpha1.HubNamePrimary && spec.SwitchTo == "" && spec.Failback != nil {
 		if p, ok := v.hub(failoverv1alpha1.HubNamePrimary); ok && p.startable() {
 			back, after := ShouldFailBack(spec.Failback.Policy, p.HealthySince, spec.Failback.HealthyFor.Duration, now)
 			if back && (p.FailedAt.IsZero() || !now.Before(p.FailedAt.Add(spec.FailedHubSkipPeriod.Duration))) {
 				verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonPlannedSwitch, Reason: ReasonFailbackStarted,
 					Message: fmt.Sprintf("primary hub has been healthy for %s; failing back from %s", spec.Failback.HealthyFor.Duration, v.Active)}
-				in.PlannedTarget = failoverv1alpha1.HubNamePrimary
+				return verdict, failoverv1alpha1.HubNamePrimary, 0
 			} else if after > 0 {
-				wait = minPositive(wait, after)
+				wait = after
 			}
 		}
 	}
-	d.reportVerdict(v.Active, verdict)
-
-	// A switch that does not complete within the connection timeout failed: the target is skipped for a while.
-	if sw := mem.Switch; sw != nil && verdict.Trigger == NoFailover {
-		deadline := sw.Start.Add(spec.HubConnectionTimeout.Duration)
-		if !now.Before(deadline) {
-			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", v.Active, spec.HubConnectionTimeout.Duration, v.PhaseMessage)
-			d.event(true, ReasonFailoverFailed, "failover from %s to %s failed: %s", sw.From, sw.To, msg)
-			verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonFailoverFailed, Message: msg}
-			// Reported once; leaving the target now marks it failed, and what follows is a new decision.
-			mem.Switch = nil
-		} else {
-			wait = minPositive(wait, deadline.Sub(now))
-		}
-	}
-
-	if verdict.Trigger == NoFailover {
-		switch {
-		case v.Phase == hubsession.PhaseNoCredentials:
-			mem.Degraded = v.PhaseMessage
-		case v.Phase == hubsession.PhaseRegistered && verdict.Reason == ReasonHubHealthy:
-			// The active hub works: Degraded clears and NoViableHub ends.
-			mem.Degraded = ""
-			d.add(Action{Kind: ActResetBackoff})
-			d.Next = StateActive
-			if mem.Switch != nil {
-				d.Next = StateJoining
-			}
-		}
-		d.add(Action{Kind: ActHeartbeat})
-		d.RecheckAfter = minPositive(wait, verdict.RecheckAfter)
-		return d
-	}
-	d.leave(v, verdict, in.PlannedTarget, wait, now)
-	return d
+	return verdict, in.PlannedTarget, wait
 }
 
 // decideWithoutSession picks the hub to start on: the hub the stored hub kubeconfig belongs to (the agent
