@@ -28,7 +28,6 @@ import (
 	failoverclientv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
 	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
 	failoverinformerv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions/failover/v1alpha1"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
@@ -297,19 +296,14 @@ func (o *FailoverAgentOptions) restoreBootstrapBackoff(ctx context.Context, kube
 // managedcluster.FilterClusterAnnotations), the shared bootstrap back-off, clk and recorder.
 func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs flagHubs, annotations map[string]string, ai *agentInformers,
 	bootstrapBackoff *clientcert.BootstrapBackoff, clk clock.Clock, recorder events.Recorder) failover.OrchestratorOptions {
+	var addOnHosting kubernetes.Interface
+	if o.SpokeKubeconfig != "" {
+		addOnHosting = spoke.AgentKube
+	}
 	var expiration *int32
 	if o.ClientCertExpirationSeconds > 0 {
 		e := o.ClientCertExpirationSeconds
 		expiration = &e
-	}
-	var addOns *addon.Options
-	if !o.DisableAddOnManagement {
-		addOns = &addon.Options{ClusterName: o.ClusterName, AgentName: o.AgentName, SpokeKubeClient: spoke.Kube,
-			ExpirationSeconds: expiration, Clock: clk, Recorder: recorder}
-		if o.SpokeKubeconfig != "" {
-			// Hosted mode: hosted add-ons' Secrets and leases live on the cluster hosting the agent.
-			addOns.HostingKubeClient = spoke.AgentKube
-		}
 	}
 	sessionConfig := hubsession.Config{
 		ClusterName:                  o.ClusterName,
@@ -329,7 +323,8 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		AgentKubeClient:              spoke.AgentKube,
 		SpokeKubeClient:              spoke.Kube,
 		SpokeClusterClient:           spoke.Cluster,
-		AddOns:                       addOns,
+		AddOns:                       !o.DisableAddOnManagement,
+		AddOnHostingKubeClient:       addOnHosting,
 		BootstrapBackoff:             bootstrapBackoff,
 		Clock:                        clk,
 		Recorder:                     recorder,

@@ -87,6 +87,7 @@ func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformer
 		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
 		ExpirationSeconds:   s.config.CSRExpirationSeconds,
 		Clock:               s.config.Clock,
+		RetryBackoff:        s.config.CSRRetryBackoff,
 		BootstrapBackoff:    s.config.BootstrapBackoff,
 		BackoffHub:          s.backoffKey(),
 		Recorder:            s.config.Recorder,

@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -54,6 +54,8 @@ type Config struct {
 	MaxCustomClusterClaims int
 	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
 	CSRExpirationSeconds *int32
+	// CSRRetryBackoff spaces failed CSR attempts of one controller; zero fields take backoff.Default (10s, 5m).
+	CSRRetryBackoff backoff.Backoff
 	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
 	// certificates the process wrote; one for every session of a process. Nil: one private to each session, with
 	// the defaults (the agent's wiring passes one restored from its Lease).
@@ -69,12 +71,15 @@ type Config struct {
 	// zero keeps client-go's defaults (5, 10).
 	HubQPS   float32
 	HubBurst int
-	// AddOns, when set, runs the add-on registration and lease health controllers with the main controllers
-	// (OCM's AddonManagement), so they restart on every hub switch. It holds what every session's add-on
-	// controllers share (identity, spoke and hosting clients, CSR expiration, clock, recorder), built by the
-	// agent's wiring; each session fills in its hub (HubName, Hub, HubConfig, HubKubeClient, HubCSRInformer) and
-	// OnStatus. Nil: no add-on controllers.
-	AddOns *addon.Options
+	// AddOns, when true, runs the add-on registration and lease health controllers with the main controllers
+	// (OCM's AddonManagement), so they restart on every hub switch.
+	AddOns bool
+	// AddOnHostingKubeClient is the cluster hosting the agent in hosted mode (--spoke-kubeconfig), where the
+	// Secrets and leases of hosted add-ons live; nil when the agent runs on the managed cluster.
+	AddOnHostingKubeClient kubernetes.Interface
+	// AddOnLeaseDurationSeconds and AddOnHealthResyncInterval tune add-on health (0: OCM's 60 s and 30 s).
+	AddOnLeaseDurationSeconds int
+	AddOnHealthResyncInterval time.Duration
 	// Clock drives the controllers and validity checks (and the orchestrator's decisions). Default: real clock.
 	Clock clock.Clock
 	// Recorder receives the events of the sessions and their controllers (and of the orchestrator).

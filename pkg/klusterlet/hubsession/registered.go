@@ -213,7 +213,7 @@ func (m *mainControllers) shutdown() {
 // startMain starts the main phase on wg, in this order: the spoke informers; on a goroutine of its own, the hub
 // informers once the hub has given this identity its rights (startwait.AwaitHubAccess, at most hubAccessBound:
 // a list the hub refuses costs about a second before client-go's reflector tries again); after waiting at most
-// syncBound for every informer to sync, the controllers; and, with Config.AddOns set, the add-on controllers with
+// syncBound for every informer to sync, the controllers; and, with Config.AddOns, the add-on controllers with
 // hub's identity. Everything stops with ctx.
 func (s *Session) startMain(ctx context.Context, wg *sync.WaitGroup, hub hubClients, m *mainControllers) {
 	m.spoke.start(ctx)
@@ -227,7 +227,7 @@ func (s *Session) startMain(ctx context.Context, wg *sync.WaitGroup, hub hubClie
 	startwait.AwaitSynced(ctx, s.config.Clock, syncBound, m.managedClusters.Informer().HasSynced, m.csrs().Informer().HasSynced,
 		m.spoke.secrets.Informer().HasSynced, m.spoke.nodes.Informer().HasSynced, m.spoke.claims.Informer().HasSynced)
 	run(ctx, wg, m.controllers...)
-	if s.config.AddOns != nil {
+	if s.config.AddOns {
 		s.runAddOns(ctx, wg, hub.config, hub.kube, m.csrs())
 	}
 }
@@ -265,18 +265,31 @@ func (s *Session) awaitMainEnd(ctx context.Context, data map[string][]byte, chan
 	}
 }
 
-// runAddOns starts the add-on controllers (package addon) on wg: Config.AddOns completed with this session's
-// hub, the hub identity of cfg, the session's CSR informer (add-on CSRs carry the cluster label too) and its
-// observer. They stop with ctx.
+// runAddOns starts the add-on controllers (package addon) on wg with the hub identity of cfg and the session's
+// CSR informer (add-on CSRs carry the cluster label too); they stop with ctx.
 func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.Config, kubeClient kubernetes.Interface,
 	csrs certificatesv1informers.CertificateSigningRequestInformer) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		o := *s.config.AddOns
-		o.HubName, o.Hub, o.HubConfig, o.HubKubeClient, o.HubCSRInformer = s.hub.Name, s.hub.Bootstrap.Hub, cfg, kubeClient, csrs
-		o.OnStatus = s.obs.AddOnsChanged
-		err := addon.Run(ctx, o)
+		err := addon.Run(ctx, addon.Options{
+			ClusterName:          s.config.ClusterName,
+			AgentName:            s.config.AgentName,
+			HubName:              s.hub.Name,
+			Hub:                  s.hub.Bootstrap.Hub,
+			HubConfig:            cfg,
+			HubKubeClient:        kubeClient,
+			HubCSRInformer:       csrs,
+			SpokeKubeClient:      s.config.SpokeKubeClient,
+			HostingKubeClient:    s.config.AddOnHostingKubeClient,
+			ExpirationSeconds:    s.config.CSRExpirationSeconds,
+			RetryBackoff:         s.config.CSRRetryBackoff,
+			LeaseDurationSeconds: s.config.AddOnLeaseDurationSeconds,
+			HealthResyncInterval: s.config.AddOnHealthResyncInterval,
+			OnStatus:             s.obs.AddOnsChanged,
+			Clock:                s.config.Clock,
+			Recorder:             s.config.Recorder,
+		})
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Add-on controllers not started")
 		}
