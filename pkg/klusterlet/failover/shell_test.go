@@ -61,7 +61,6 @@ type fakeSession struct {
 	params hubsession.Params
 	mu     sync.Mutex
 	ended  bool
-	forced []string
 	// abandoned is set when the orchestrator said the bootstrap ends because it leaves the hub.
 	abandoned bool
 }
@@ -74,11 +73,8 @@ func (s *fakeSession) Run(ctx context.Context) error {
 	return nil
 }
 
-func (s *fakeSession) ForceBootstrap(reason string) {
-	s.mu.Lock()
-	s.forced = append(s.forced, reason)
-	s.mu.Unlock()
-}
+// ForceBootstrap does nothing: no shell test reaches a forced bootstrap (TestDecide covers when it is asked for).
+func (s *fakeSession) ForceBootstrap(string) {}
 
 func (s *fakeSession) AbandonBootstrap() {
 	s.mu.Lock()
