@@ -329,7 +329,18 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		Clock:                        clk,
 		Recorder:                     recorder,
 	}
+	var standby failover.StandbyKeeper
+	if !o.DisableStandbyCredentials {
+		// Config is the sessions' own; NewStandbyCredentials checks it as hubsession.New does, and the flag
+		// rules already checked the Secret name's length.
+		if s, err := hubsession.NewStandbyCredentials(sessionConfig); err == nil {
+			standby = s
+		} else {
+			klog.Background().Error(err, "Standby credentials are off")
+		}
+	}
 	return failover.OrchestratorOptions{
+		Standby:        standby,
 		ClusterName:    o.ClusterName,
 		AgentName:      o.AgentName,
 		Namespace:      o.ComponentNamespace,

@@ -15,6 +15,7 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 )
 
 const (
@@ -108,6 +109,9 @@ type FailoverAgentOptions struct {
 	// DisableAddOnManagement turns off add-on registration and add-on lease health (--disable-addon-management;
 	// in `registration agent`, OCM's feature gate AddonManagement=false). Default: on, as in OCM.
 	DisableAddOnManagement bool
+	// DisableStandbyCredentials turns off hot standby credentials (--disable-standby-credentials): no CSR is
+	// sent to a standby hub before a switch to it, which then bootstraps there. Default: on.
+	DisableStandbyCredentials bool
 }
 
 // NewFailoverAgentOptions returns options with the documented defaults. It does no I/O.
@@ -166,6 +170,8 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 		"ClusterClaims whose names end with one of these suffixes are reserved: always exposed, not counted against --max-custom-cluster-claims.")
 	fs.BoolVar(&o.DisableAddOnManagement, "disable-addon-management", o.DisableAddOnManagement,
 		"Do not register the cluster's add-ons with the hub (their hub kubeconfig Secrets) nor report their lease-based health.")
+	fs.BoolVar(&o.DisableStandbyCredentials, "disable-standby-credentials", o.DisableStandbyCredentials,
+		"Do not keep a client certificate on the standby hubs (Secrets <hub-kubeconfig-secret>-<hub>); a switch then sends a CSR to the new hub and waits for its approval.")
 }
 
 // Complete fills in what the flags left empty and can be derived without the cluster: ComponentNamespace, from
@@ -211,6 +217,9 @@ func (o *FailoverAgentOptions) ValidateFlags() error {
 		errs = append(errs, errors.New(`--hub-kubeconfig-secret "": must name a Secret`))
 	} else if msgs := validation.IsDNS1123Subdomain(o.HubKubeconfigSecret); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("--hub-kubeconfig-secret %q: must be a DNS-1123 subdomain: %s", o.HubKubeconfigSecret, strings.Join(msgs, "; ")))
+	} else if limit := hubsession.MaxHubKubeconfigSecretName; !o.DisableStandbyCredentials && len(o.HubKubeconfigSecret) > limit {
+		errs = append(errs, fmt.Errorf("--hub-kubeconfig-secret %q: at most %d characters with standby credentials on, so that <name>-<hub> fits in a Secret name; or set --disable-standby-credentials",
+			o.HubKubeconfigSecret, limit))
 	}
 	if o.HubKubeconfigDir == "" {
 		errs = append(errs, errors.New(`--hub-kubeconfig-dir "": must name a directory`))

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -32,32 +33,43 @@ func (c *ClientCertForHubController) rebuildKubeconfig(ctx context.Context, sync
 	return nil
 }
 
-// writeSecret writes data over the live Secret in one Create or Update, keeping its labels, annotations, type
-// and keys not in data. created reports a Create.
+// writeSecret writes data over the live Secret in one Create or Update (WriteSecretData).
 func (c *ClientCertForHubController) writeSecret(ctx context.Context, data map[string][]byte) (created bool, err error) {
-	client := c.opts.SpokeSecrets.Secrets(c.opts.Namespace)
-	existing, err := c.getLiveSecret(ctx)
-	if err != nil {
-		return false, err
+	return WriteSecretData(ctx, c.opts.SpokeSecrets, c.opts.Namespace, c.opts.SecretName, data, nil)
+}
+
+// WriteSecretData writes data over the live Secret namespace/name in one Create or Update, keeping its labels,
+// annotations, type and keys not in data; a Secret it creates is Opaque with labels (may be nil). created
+// reports a Create. The Update carries the resourceVersion just read and a Create fails if another Secret was
+// created since, so a newer Secret is never overwritten: the error (wrapping the API's Conflict or
+// AlreadyExists) names the Secret, and the caller retries.
+func WriteSecretData(ctx context.Context, secrets corev1client.SecretsGetter, namespace, name string, data map[string][]byte,
+	labels map[string]string) (created bool, err error) {
+	client := secrets.Secrets(namespace)
+	existing, err := client.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		existing = nil
+	case err != nil:
+		return false, fmt.Errorf("get secret %s/%s: %w", namespace, name, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	// The Create or Update itself outlives the controller's context: the session stops the bootstrap controller
+	// The Create or Update itself outlives the caller's context: the session stops the bootstrap controller
 	// as soon as its informer sees the Secret, which can be before this goroutine has read the response, and the
 	// outcome and its events must not be lost then (a cancelled Create reports a failure for a Secret that
-	// landed). It cannot overwrite a newer Secret: the Update carries the resourceVersion read above and a Create
-	// fails if another one was created since.
+	// landed).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), secretWriteTimeout)
 	defer cancel()
 	if existing == nil {
 		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: c.opts.Namespace, Name: c.opts.SecretName},
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},
 			Type:       corev1.SecretTypeOpaque,
 			Data:       data,
 		}
 		if _, err := client.Create(ctx, secret, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
-			return false, fmt.Errorf("create secret %s/%s: %w", c.opts.Namespace, c.opts.SecretName, err)
+			return false, fmt.Errorf("create secret %s/%s: %w", namespace, name, err)
 		}
 		return true, nil
 	}
@@ -67,7 +79,7 @@ func (c *ClientCertForHubController) writeSecret(ctx context.Context, data map[s
 	maps.Copy(merged, data)
 	secret.Data = merged
 	if _, err := client.Update(ctx, secret, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
-		return false, fmt.Errorf("update secret %s/%s: %w", c.opts.Namespace, c.opts.SecretName, err)
+		return false, fmt.Errorf("update secret %s/%s: %w", namespace, name, err)
 	}
 	return false, nil
 }

@@ -90,6 +90,9 @@ type OrchestratorOptions struct {
 	SessionStopTimeout time.Duration
 	// Metrics receives the failover metrics. Default: LegacyRegistryMetrics().
 	Metrics *Metrics
+	// Standby keeps hot standby credentials on the standby hubs and hands them over when a session starts
+	// (*hubsession.StandbyCredentials). Nil: every standby is cold, a switch bootstraps on the new hub.
+	Standby StandbyKeeper
 }
 
 // controllerName names the orchestrator's controller (its work queue and logs).
@@ -142,6 +145,9 @@ type Orchestrator struct {
 	// added to status.failoverCount.
 	lastFailover        *failoverv1alpha1.FailoverRecord
 	unrecordedFailovers int32
+	// standbys are the running standby credential keepers (standbycreds.go), standbyReports what they reported.
+	standbys       map[string]*standbyRun
+	standbyReports standbyReports
 }
 
 // NewOrchestrator checks o, fills its defaults and returns the orchestrator.
@@ -177,15 +183,17 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		o.Metrics = LegacyRegistryMetrics()
 	}
 	r := &Orchestrator{
-		o:             o,
-		tracker:       NewHubConnectivityTracker(o.Clock),
-		syncCtx:       factory.NewSyncContext(controllerName, o.Recorder),
-		ctx:           context.Background(),
-		facts:         sessionFacts{cur: factsSnapshot{addOns: map[string][]failoverv1alpha1.AddOnRegistrationStatus{}}},
-		files:         fileReads{m: map[string]fileRead{}},
-		state:         StateSelecting,
-		hubs:          map[string]*hubEntry{},
-		duplicateHubs: map[string]bool{},
+		o:              o,
+		tracker:        NewHubConnectivityTracker(o.Clock),
+		syncCtx:        factory.NewSyncContext(controllerName, o.Recorder),
+		ctx:            context.Background(),
+		facts:          sessionFacts{cur: factsSnapshot{addOns: map[string][]failoverv1alpha1.AddOnRegistrationStatus{}}},
+		files:          fileReads{m: map[string]fileRead{}},
+		state:          StateSelecting,
+		hubs:           map[string]*hubEntry{},
+		duplicateHubs:  map[string]bool{},
+		standbys:       map[string]*standbyRun{},
+		standbyReports: standbyReports{m: map[string]hubsession.StandbyStatus{}, live: map[string]*standbyRun{}},
 	}
 	// A hub that stops (or starts again) answering is re-evaluated at once, so its events are timely.
 	r.tracker.SetOnTransition(r.kick)
@@ -220,6 +228,9 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 	// One worker: every decision is made in one goroutine.
 	f.ToController(controllerName, r.o.Recorder).Run(r.ctx, 1)
 	r.stopSession()
+	for name := range r.standbys {
+		r.stopStandby(name)
+	}
 	return nil
 }
 
@@ -260,6 +271,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	// Probes start once the active hub is chosen: the hub about to become active is not probed (its session
 	// would repeat the same requests at once).
 	wait = minPositive(wait, r.startProbes(ctx, spec, now))
+	r.reconcileStandbys(ctx)
 	// The status shows the session as it is after the actions (a new session starts with no phase), and the
 	// add-on states every session reported.
 	r.writeStatus(ctx, fc, spec, r.facts.snapshot(), now)

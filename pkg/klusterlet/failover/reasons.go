@@ -65,6 +65,16 @@ const (
 	// ReasonStandbyProbeFailed (Warning): a hub's standby probe stopped being Ready or changed failure kind; the
 	// message is ProbeResult.Message.
 	ReasonStandbyProbeFailed = "StandbyProbeFailed"
+	// ReasonStandbyCredentialsReady (Normal): a standby hub's credentials Secret holds a valid client certificate
+	// of that hub (emitted on the transition): a switch to it sends no CSR.
+	ReasonStandbyCredentialsReady = "StandbyCredentialsReady"
+	// ReasonStandbyCredentialsRefused (Warning): a standby hub denied or failed the CSR for its standby
+	// credentials, deleted it or issued an unusable certificate, or no client could be built for it; it stays a
+	// cold standby and the CSR is retried with the bootstrap back-off.
+	ReasonStandbyCredentialsRefused = "StandbyCredentialsRefused"
+	// ReasonStandbyCredentialsSwapFailed (Warning): the credentials could not be handed over at a session start
+	// (a Secret could not be read or written); the session bootstraps if the hub kubeconfig Secret is not valid.
+	ReasonStandbyCredentialsSwapFailed = "StandbyCredentialsSwapFailed"
 	// ReasonHubSessionFailed (Warning): no hub session could be built on a hub (the message says why); the hub
 	// is not started until its bootstrap kubeconfig changes.
 	ReasonHubSessionFailed = "HubSessionFailed"

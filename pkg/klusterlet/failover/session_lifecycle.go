@@ -31,6 +31,9 @@ type sessionHandle struct {
 // next round sees it in HubView.SessionError and chooses again, enqueued at once) and startSession returns false.
 func (r *Orchestrator) startSession(ctx context.Context, name, from string, now time.Time) bool {
 	h := r.hubs[name]
+	// The hub kubeconfig Secret gets the hub's standby credentials, and keeps those of the hub left, before the
+	// session reads it.
+	r.handOverCredentials(ctx, name, from)
 	gen := r.facts.begin()
 	var session Session
 	err := fmt.Errorf("hub %s has no usable bootstrap kubeconfig", name)

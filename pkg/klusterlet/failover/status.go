@@ -66,6 +66,8 @@ type HubStatusView struct {
 	FailedAt time.Time
 	// AddOns is the add-on registration state its last session reported.
 	AddOns []failoverv1alpha1.AddOnRegistrationStatus
+	// Standby is the last report of the hub's standby credentials keeper; nil when none runs.
+	Standby *hubsession.StandbyStatus
 }
 
 // BuildStatus returns current (the FailoverConfig's status as read) updated with v: the hubs, the active hub,
@@ -99,6 +101,10 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 		}
 		hs.Message = text.Truncate(hs.Message, maxStatusMessage)
 		hs.AddOns = addOnStatusFor(h.AddOns)
+		if st := h.Standby; st != nil && h.Name != v.Active {
+			hs.StandbyCredentials = &failoverv1alpha1.StandbyCredentialsStatus{State: st.State, Secret: st.Secret,
+				Message: text.Truncate(st.Message, maxStatusMessage), NotAfter: timePtr(st.NotAfter)}
+		}
 		hubs = append(hubs, hs)
 		if !h.Usable || h.LoadError != "" {
 			invalid = append(invalid, fmt.Sprintf("hub %s: %s", h.Name, h.LoadError))
@@ -189,6 +195,9 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 			ProbeTime: h.probeTime, ProbeChange: h.probeChange, ProbeSuccess: h.probeSuccess, FailedAt: h.failedAt, AddOns: facts.addOns[name]}
 		if h.bootstrap != nil {
 			hv.Server = h.bootstrap.Hub.Server
+		}
+		if st, ok := r.standbyReports.get(name); ok {
+			hv.Standby = &st
 		}
 		v.Hubs = append(v.Hubs, hv)
 	}

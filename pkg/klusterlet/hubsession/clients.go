@@ -2,6 +2,7 @@ package hubsession
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 
@@ -41,22 +42,28 @@ func (s *Session) bootstrapCreateClient(logger klog.Logger) clusterv1client.Mana
 }
 
 func (s *Session) hubConfig(base *rest.Config, suffix string) *rest.Config {
+	return hubRESTConfig(s.config, base, suffix, s.wrapTransport)
+}
+
+// hubRESTConfig is base with the agent's user agent ("klusterlet-failover-<suffix>"), c's hub rate limits and,
+// when wrap is set, a wrapped transport.
+func hubRESTConfig(c Config, base *rest.Config, suffix string, wrap func(http.RoundTripper) http.RoundTripper) *rest.Config {
 	cfg := rest.CopyConfig(base)
 	cfg.UserAgent = "klusterlet-failover"
 	if suffix != "" {
 		cfg.UserAgent += "-" + suffix
 	}
-	if s.config.HubQPS > 0 {
-		cfg.QPS = s.config.HubQPS
+	if c.HubQPS > 0 {
+		cfg.QPS = c.HubQPS
 	}
-	if s.config.HubBurst > 0 {
-		cfg.Burst = s.config.HubBurst
+	if c.HubBurst > 0 {
+		cfg.Burst = c.HubBurst
 	}
 	// No client-wide Timeout: it would also end every watch after that long and double the steady-state request
 	// count on the hub (measured by make bench). Calls are bounded by their contexts, a dead connection by
 	// client-go's TLS handshake timeout and HTTP/2 health pings.
-	if s.wrapTransport != nil {
-		cfg.Wrap(s.wrapTransport)
+	if wrap != nil {
+		cfg.Wrap(wrap)
 	}
 	return cfg
 }

@@ -341,6 +341,53 @@ type HubStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	AddOns []AddOnRegistrationStatus `json:"addOns,omitempty"`
+
+	// standbyCredentials is the client identity the agent keeps on this hub while it is a standby (hot
+	// standby credentials): a certificate issued by this hub through a CSR sent with its bootstrap kubeconfig,
+	// kept in the Secret "<hub kubeconfig secret>-<name>" of the agent namespace and written into the hub
+	// kubeconfig Secret only when the cluster switches to this hub. Absent for the active hub and for a standby
+	// whose probe has not been Ready yet.
+	// +optional
+	StandbyCredentials *StandbyCredentialsStatus `json:"standbyCredentials,omitempty"`
+}
+
+// StandbyCredentialsState is the state of the client identity the agent keeps on a standby hub.
+// +kubebuilder:validation:Enum=Ready;Pending;Refused
+type StandbyCredentialsState string
+
+const (
+	// StandbyCredentialsReady: the standby Secret holds a valid certificate of this hub for the cluster and agent:
+	// a switch to the hub sends no CSR (a hot standby).
+	StandbyCredentialsReady StandbyCredentialsState = "Ready"
+	// StandbyCredentialsPending: a CSR is waiting for approval or signing, could not be created yet, or waits for
+	// the hub's bootstrap back-off; a switch now would bootstrap on the hub (a cold standby until it is Ready).
+	StandbyCredentialsPending StandbyCredentialsState = "Pending"
+	// StandbyCredentialsRefused: the hub denied or failed the last CSR, deleted it, or issued an unusable
+	// certificate; the agent retries with the bootstrap back-off and the hub stays a cold standby meanwhile.
+	StandbyCredentialsRefused StandbyCredentialsState = "Refused"
+)
+
+// StandbyCredentialsStatus is the state of the client identity the agent keeps on a standby hub.
+type StandbyCredentialsStatus struct {
+	// state is Ready, Pending or Refused.
+	// +required
+	State StandbyCredentialsState `json:"state"`
+
+	// secret is the Secret, in the agent namespace, that holds the credentials.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Secret string `json:"secret"`
+
+	// message says why the state is what it is (the CSR's name, the hub's denial, the back-off's next attempt).
+	// Never holds key material.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// notAfter is the expiry of the stored certificate while the state is Ready.
+	// +optional
+	NotAfter *metav1.Time `json:"notAfter,omitempty"`
 }
 
 // AddOnRegistrationState is the state of one add-on registration on a hub.

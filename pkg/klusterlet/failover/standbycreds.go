@@ -1,0 +1,145 @@
+package failover
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// Hot standby credentials, as the orchestrator runs them: a keeper (StandbyKeeper.Keep) for every standby hub
+// whose probe has been Ready, stopped when the hub becomes active, changes its bootstrap kubeconfig or goes
+// away; and at every session start, the hand-over of credentials (StandbyKeeper.Swap). Decision goroutine only,
+// except standbyReports, which the keepers write.
+
+// StandbyKeeper keeps hot standby credentials on the standby hubs; *hubsession.StandbyCredentials implements
+// it.
+type StandbyKeeper interface {
+	// Keep keeps valid credentials of hub in its standby Secret until ctx ends, calling report on every change.
+	Keep(ctx context.Context, hub hubsession.Hub, report func(hubsession.StandbyStatus)) error
+	// Swap prepares the hub kubeconfig Secret for a session on to: it keeps from's credentials (nil: none) as
+	// from's standby credentials and writes to's standby credentials into it when they are valid and it is not.
+	// It reports whether it wrote to's credentials.
+	Swap(ctx context.Context, from *hubsession.Hub, to hubsession.Hub) (used bool, err error)
+}
+
+// standbySwapTimeout bounds the hand-over of credentials at a session start (a few reads and writes of Secrets
+// on the cluster the agent runs in).
+const standbySwapTimeout = 10 * time.Second
+
+// standbyRun is one running keeper.
+type standbyRun struct {
+	bootstrap *clientcert.BootstrapKubeconfig
+	cancel    context.CancelFunc
+}
+
+// standbyReports holds the running keepers' latest reports by hub; mu guards both maps. live is the keeper
+// whose reports count for a hub: a report of a keeper stopped since is dropped.
+type standbyReports struct {
+	mu   sync.Mutex
+	m    map[string]hubsession.StandbyStatus
+	live map[string]*standbyRun
+}
+
+func (s *standbyReports) get(hub string) (hubsession.StandbyStatus, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.m[hub]
+	return st, ok
+}
+
+// reconcileStandbys starts a keeper for every hub that is not active, has a usable bootstrap kubeconfig and a
+// Ready probe, and stops those of hubs that are active, changed their bootstrap kubeconfig or went away. A keeper
+// is not stopped because a later probe failed: its CSR controller retries with back-off on its own.
+func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
+	if r.o.Standby == nil {
+		return
+	}
+	for name, run := range r.standbys {
+		if h, ok := r.hubs[name]; !ok || name == r.run.hub || h.bootstrap != run.bootstrap {
+			r.stopStandby(name)
+		}
+	}
+	for _, name := range r.order {
+		h := r.hubs[name]
+		if _, running := r.standbys[name]; running || name == r.run.hub || r.run.hub == "" || h.bootstrap == nil ||
+			!h.probed || h.probe.Result != failoverv1alpha1.HubProbeReady {
+			continue
+		}
+		kctx, cancel := context.WithCancel(ctx)
+		run := &standbyRun{bootstrap: h.bootstrap, cancel: cancel}
+		r.standbys[name] = run
+		r.standbyReports.mu.Lock()
+		r.standbyReports.live[name] = run
+		r.standbyReports.mu.Unlock()
+		hub := hubsession.Hub{Name: name, Bootstrap: h.bootstrap}
+		go func() {
+			if err := r.o.Standby.Keep(kctx, hub, func(st hubsession.StandbyStatus) { r.standbyReported(name, run, st) }); err != nil {
+				r.o.Recorder.Warningf(ReasonStandbyCredentialsRefused, "standby hub %s: %v; it stays a cold standby", name, err)
+			}
+		}()
+	}
+}
+
+// stopStandby stops hub's keeper, if one runs, without waiting for its informers, and forgets its report.
+func (r *Orchestrator) stopStandby(hub string) {
+	if run, ok := r.standbys[hub]; ok {
+		run.cancel()
+		delete(r.standbys, hub)
+	}
+	r.standbyReports.mu.Lock()
+	delete(r.standbyReports.m, hub)
+	delete(r.standbyReports.live, hub)
+	r.standbyReports.mu.Unlock()
+}
+
+// standbyReported records a keeper's report (from its goroutine), emits an event when the state changes to Ready
+// or Refused, and enqueues a round for the status. A report of a keeper stopped meanwhile is dropped.
+func (r *Orchestrator) standbyReported(hub string, run *standbyRun, st hubsession.StandbyStatus) {
+	r.standbyReports.mu.Lock()
+	if r.standbyReports.live[hub] != run {
+		r.standbyReports.mu.Unlock()
+		return
+	}
+	prev, had := r.standbyReports.m[hub]
+	r.standbyReports.m[hub] = st
+	r.standbyReports.mu.Unlock()
+	if !had || prev.State != st.State {
+		switch st.State {
+		case failoverv1alpha1.StandbyCredentialsReady:
+			r.o.Recorder.Eventf(ReasonStandbyCredentialsReady, "standby hub %s: credentials ready in secret %s; a switch to it needs no CSR", hub, st.Secret)
+		case failoverv1alpha1.StandbyCredentialsRefused:
+			r.o.Recorder.Warningf(ReasonStandbyCredentialsRefused, "standby hub %s refuses a client certificate: %s; it stays a cold standby", hub, st.Message)
+		}
+	}
+	r.kick()
+}
+
+// handOverCredentials runs StandbyKeeper.Swap before a session starts on hub to (from: the hub left, "" when
+// none). A failure is reported and the session starts anyway: it bootstraps if it must.
+func (r *Orchestrator) handOverCredentials(ctx context.Context, to, from string) {
+	if r.o.Standby == nil {
+		return
+	}
+	h := r.hubs[to]
+	if h == nil || h.bootstrap == nil {
+		return
+	}
+	r.stopStandby(to)
+	var fromHub *hubsession.Hub
+	if f := r.hubs[from]; from != "" && f != nil && f.bootstrap != nil {
+		fromHub = &hubsession.Hub{Name: from, Bootstrap: f.bootstrap}
+	}
+	sctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
+	defer cancel()
+	used, err := r.o.Standby.Swap(sctx, fromHub, hubsession.Hub{Name: to, Bootstrap: h.bootstrap})
+	if err != nil {
+		r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "handing over credentials to hub %s: %v; the session on %s bootstraps if it must", to, err, to)
+	}
+	klog.FromContext(ctx).V(2).Info("Standby credentials handed over", "hub", to, "from", from, "used", used)
+}

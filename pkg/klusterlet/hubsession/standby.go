@@ -1,0 +1,253 @@
+package hubsession
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/informers"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/startwait"
+)
+
+// Hot standby credentials (design §6): while a hub is a standby, the agent keeps a client certificate of that hub
+// for its cluster and agent name in a Secret of its own (StandbySecretName), obtained through a CSR sent with
+// the hub's bootstrap kubeconfig and rotated like any other. A switch writes those credentials into the hub
+// kubeconfig Secret (Swap) and the session on the new hub starts its main controllers at once: no CSR and no
+// approval wait on the critical path. Nothing else is written on a standby: no lease, no ManagedCluster.
+
+// Event reasons of the standby credentials.
+const (
+	// ReasonStandbyCredentialsUsed (Normal): a switch wrote the standby credentials of the hub it moves to into the
+	// hub kubeconfig Secret; the session starts without a CSR.
+	ReasonStandbyCredentialsUsed = "StandbyCredentialsUsed"
+	// ReasonStandbyCredentialsSaved (Normal): a switch kept the still valid credentials of the hub it leaves as
+	// that hub's standby credentials.
+	ReasonStandbyCredentialsSaved = "StandbyCredentialsSaved"
+)
+
+// StandbyHubLabel is set on every standby credentials Secret the agent creates; its value is the hub's name.
+const StandbyHubLabel = "failover.open-cluster-management.io/standby-hub"
+
+// maxSecretNameLength is the longest Secret name the apiserver takes (a DNS-1123 subdomain).
+const maxSecretNameLength = 253
+
+// MaxHubKubeconfigSecretName is the longest hub kubeconfig Secret name that leaves room for every standby Secret
+// name: "<name>-<hub>" with a hub name of up to 63 characters (a DNS-1123 label) fits in 253.
+const MaxHubKubeconfigSecretName = maxSecretNameLength - 64
+
+// StandbySecretName returns the name of hub's standby credentials Secret: "<hubKubeconfigSecret>-<hub>", e.g.
+// "hub-kubeconfig-secret-hub-b". It holds the same five keys as the hub kubeconfig Secret.
+func StandbySecretName(hubKubeconfigSecret, hub string) string {
+	return hubKubeconfigSecret + "-" + hub
+}
+
+// StandbyStatus is the state of one standby hub's credentials, as StandbyCredentials.Keep reports it.
+type StandbyStatus struct {
+	// State is Ready (the Secret holds valid credentials for the hub), Pending or Refused.
+	State failoverv1alpha1.StandbyCredentialsState
+	// Secret is the standby Secret's name in the agent namespace.
+	Secret string
+	// Message is a sentence about the state, from the CSR controller (never key material).
+	Message string
+	// NotAfter is the stored certificate's expiry while State is Ready.
+	NotAfter time.Time
+}
+
+// StandbyCredentials keeps hot standby credentials for the hubs of one agent process and hands them over at a
+// switch. It shares the sessions' Config: the identity, the agent namespace and its clients, the bootstrap
+// back-off (every standby CSR counts there, so a standby that keeps refusing is asked at most as often as a
+// bootstrap would), the clock and the recorder.
+type StandbyCredentials struct {
+	config Config
+}
+
+// NewStandbyCredentials checks config as New does and returns the keeper. It returns an error naming the first
+// missing field, or the hub kubeconfig Secret name when "<name>-<hub>" could exceed 253 characters for a hub
+// name of 63.
+func NewStandbyCredentials(config Config) (*StandbyCredentials, error) {
+	if err := config.check("standby"); err != nil {
+		return nil, err
+	}
+	if len(config.SecretName) > MaxHubKubeconfigSecretName {
+		return nil, fmt.Errorf("hub kubeconfig secret name %q: at most %d characters, so that the standby Secrets (<name>-<hub>) fit in %d",
+			config.SecretName, MaxHubKubeconfigSecretName, maxSecretNameLength)
+	}
+	return &StandbyCredentials{config: config.withDefaults()}, nil
+}
+
+// SecretName returns hub's standby Secret name (StandbySecretName).
+func (c *StandbyCredentials) SecretName(hub string) string {
+	return StandbySecretName(c.config.SecretName, hub)
+}
+
+// Keep keeps valid credentials of hub in its standby Secret until ctx ends: a ClientCertForHubController with
+// the hub's bootstrap identity sends a CSR when the Secret is missing, invalid for this cluster, agent and hub, or
+// due for rotation, bounded by the bootstrap back-off. report is called from the controller's goroutine with
+// every status change. It returns nil when ctx ends, or at once an error when no hub client can be built.
+func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(StandbyStatus)) error {
+	if hub.Bootstrap == nil || hub.Name == "" {
+		return fmt.Errorf("standby credentials: hub name and bootstrap kubeconfig are required")
+	}
+	name := c.SecretName(hub.Name)
+	kubeClient, err := kubernetes.NewForConfig(hubRESTConfig(c.config, hub.Bootstrap.RestConfig, "standby", nil))
+	if err != nil {
+		return fmt.Errorf("standby credentials for hub %s: bootstrap kubeconfig %s: %w", hub.Name, hub.Bootstrap.Source, err)
+	}
+	csrInformers := csrInformerFactory(kubeClient, c.config.ClusterName)
+	// Only the standby Secret: a field selector keeps the other Secrets of the namespace out of the cache.
+	secretInformers := kubeinformers.NewSharedInformerFactoryWithOptions(c.config.AgentKubeClient, 0,
+		kubeinformers.WithNamespace(c.config.Namespace), kubeinformers.WithTransform(informers.StripManagedFields),
+		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		}))
+	secrets := secretInformers.Core().V1().Secrets()
+	lister := secrets.Lister()
+
+	var mu sync.Mutex
+	var last StandbyStatus
+	onStatus := func(st clientcert.Status) {
+		s := StandbyStatus{Secret: name, Message: st.Message}
+		now := c.config.Clock.Now()
+		// The Secret, not the controller's phase, says whether a switch would need a CSR: credentials due for
+		// rotation are still valid while the rotation's CSR waits.
+		if sec, err := lister.Secrets(c.config.Namespace).Get(name); err == nil &&
+			clientcert.CheckHubKubeconfig(sec.Data, c.config.ClusterName, c.config.AgentName, hub.Bootstrap.Hub, now) == nil {
+			s.State = failoverv1alpha1.StandbyCredentialsReady
+			if leaf, err := clientcert.ParseLeafCertificate(sec.Data[clientcert.TLSCertSecretKey]); err == nil {
+				s.NotAfter = leaf.NotAfter
+			}
+		} else if st.Phase == clientcert.PhaseBackingOff {
+			s.State = failoverv1alpha1.StandbyCredentialsRefused
+		} else {
+			s.State = failoverv1alpha1.StandbyCredentialsPending
+		}
+		if st.LastError != nil {
+			if p := clientcert.ClassifyConnectionError(st.LastError, hub.Bootstrap, now); p.Message != "" {
+				s.Message = p.Message
+			}
+		}
+		s.Message = fmt.Sprintf("hub %s: %s", hub.Name, s.Message)
+		mu.Lock()
+		changed := s != last
+		last = s
+		mu.Unlock()
+		if changed {
+			report(s)
+		}
+	}
+	cc, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
+		ClusterName:         c.config.ClusterName,
+		AgentName:           c.config.AgentName,
+		Namespace:           c.config.Namespace,
+		SecretName:          name,
+		Hub:                 hub.Bootstrap.Hub,
+		SpokeSecrets:        c.config.AgentKubeClient.CoreV1(),
+		SpokeSecretInformer: secrets,
+		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
+		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
+		ExpirationSeconds:   c.config.CSRExpirationSeconds,
+		Clock:               c.config.Clock,
+		RetryBackoff:        c.config.CSRRetryBackoff,
+		BootstrapBackoff:    c.config.BootstrapBackoff,
+		BackoffHub:          clientcert.BootstrapBackoffKey(c.config.ClusterName, hub.Bootstrap.Hub.Server),
+		Recorder:            c.config.Recorder,
+		OnStatusChange:      onStatus,
+	})
+	if err != nil {
+		return fmt.Errorf("standby credentials for hub %s: %w", hub.Name, err)
+	}
+	csrInformers.Start(ctx.Done())
+	secretInformers.Start(ctx.Done())
+	defer func() {
+		csrInformers.Shutdown()
+		secretInformers.Shutdown()
+	}()
+	startwait.AwaitSynced(ctx, c.config.Clock, syncBound, csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
+		secrets.Informer().HasSynced)
+	klog.FromContext(ctx).Info("Keeping standby credentials", "hub", hub.Name, "secret", klog.KRef(c.config.Namespace, name))
+	var wg sync.WaitGroup
+	run(ctx, &wg, cc)
+	wg.Wait()
+	return nil
+}
+
+// Swap prepares the hub kubeconfig Secret for a session on to, at a switch from the hub from (nil: the process
+// starts, or no session ran): first, credentials in the hub kubeconfig Secret valid for from are copied into
+// from's standby Secret, so that the hub left stays a hot standby; then, when the hub kubeconfig Secret is not
+// valid for to and to's standby Secret is, the standby credentials are written into it (the five keys; its
+// labels, annotations and other keys kept), and the session on to starts without a CSR. It reports whether the
+// second step wrote. Each step is tried even if the other failed; the error joins both steps' errors, each
+// naming its Secret. Writes use the live Secrets, not a cache, and are retried on conflict.
+func (c *StandbyCredentials) Swap(ctx context.Context, from *Hub, to Hub) (used bool, err error) {
+	ns, secrets := c.config.Namespace, c.config.AgentKubeClient.CoreV1()
+	now := c.config.Clock.Now()
+	read := func(name string) (map[string][]byte, error) {
+		s, err := secrets.Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get secret %s/%s: %w", ns, name, err)
+		}
+		return s.Data, nil
+	}
+	valid := func(data map[string][]byte, h Hub) bool {
+		return data != nil && h.Bootstrap != nil &&
+			clientcert.CheckHubKubeconfig(data, c.config.ClusterName, c.config.AgentName, h.Bootstrap.Hub, now) == nil
+	}
+	write := func(name string, data map[string][]byte, labels map[string]string) error {
+		creds := make(map[string][]byte, len(clientcert.SecretKeys()))
+		for _, k := range clientcert.SecretKeys() {
+			creds[k] = data[k]
+		}
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			_, err := clientcert.WriteSecretData(ctx, secrets, ns, name, creds, labels)
+			if apierrors.IsAlreadyExists(err) {
+				return apierrors.NewConflict(metav1.SchemeGroupVersion.WithResource("secrets").GroupResource(), name, err)
+			}
+			return err
+		})
+	}
+
+	var errs []error
+	current, err := read(c.config.SecretName)
+	if err != nil {
+		return false, err
+	}
+	if from != nil && valid(current, *from) {
+		name := c.SecretName(from.Name)
+		if err := write(name, current, map[string]string{StandbyHubLabel: from.Name}); err != nil {
+			errs = append(errs, fmt.Errorf("keeping the credentials of hub %s: %w", from.Name, err))
+		} else {
+			c.config.Recorder.Eventf(ReasonStandbyCredentialsSaved, "credentials of hub %s kept in secret %s/%s for a switch back", from.Name, ns, name)
+		}
+	}
+	if valid(current, to) {
+		return false, errors.Join(errs...)
+	}
+	name := c.SecretName(to.Name)
+	standby, err := read(name)
+	if err != nil || !valid(standby, to) {
+		return false, errors.Join(append(errs, err)...)
+	}
+	if err := write(c.config.SecretName, standby, nil); err != nil {
+		return false, errors.Join(append(errs, fmt.Errorf("using the standby credentials of hub %s: %w", to.Name, err))...)
+	}
+	// The session must see them as this process's own, not as a takeover.
+	c.config.BootstrapBackoff.RecordWritten(standby[clientcert.TLSCertSecretKey])
+	c.config.Recorder.Eventf(ReasonStandbyCredentialsUsed, "hub %s: standby credentials from secret %s/%s written to %s/%s; no CSR needed",
+		to.Name, ns, name, ns, c.config.SecretName)
+	return true, errors.Join(errs...)
+}

@@ -1,0 +1,194 @@
+package hubsession
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/clock"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	certtesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
+)
+
+func standbyTestHub(t *testing.T, name, server string) (Hub, *certtesting.CA) {
+	t.Helper()
+	ca, err := certtesting.NewCA(name + "-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := clientcert.HubInfo{Server: server, CAData: ca.CertPEM}
+	return Hub{Name: name, Bootstrap: &clientcert.BootstrapKubeconfig{Source: name, Hub: info, RestConfig: &rest.Config{Host: server}}}, ca
+}
+
+func credentials(t *testing.T, ca *certtesting.CA, h Hub, agent string) map[string][]byte {
+	t.Helper()
+	now := time.Now()
+	data, err := certtesting.NewHubKubeconfigSecretData(ca, h.Bootstrap.Hub, "cluster1", agent, now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestStandbySwap: at a session start, the credentials of the hub left are kept as its standby credentials, and
+// valid standby credentials of the new hub are written into the hub kubeconfig Secret, whose other keys, labels
+// and annotations are kept; invalid standby credentials, or a hub kubeconfig Secret already valid for the new
+// hub, are left alone.
+func TestStandbySwap(t *testing.T) {
+	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	credsA, credsB := credentials(t, caA, hubA, "agent1"), credentials(t, caB, hubB, "agent1")
+	otherAgentB := credentials(t, caB, hubB, "someone")
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	withExtra := func(data map[string][]byte) map[string][]byte {
+		out := map[string][]byte{"extra": []byte("kept")}
+		for k, v := range data {
+			out[k] = v
+		}
+		return out
+	}
+
+	cases := []struct {
+		name            string
+		from            *Hub
+		current         map[string][]byte // the hub kubeconfig Secret; nil: absent
+		standbyTo       map[string][]byte // hub-b's standby Secret; nil: absent
+		wantUsed        bool
+		wantMainCert    []byte // tls.crt of the hub kubeconfig Secret after the swap
+		wantStandbyFrom []byte // tls.crt of primary's standby Secret after the swap; nil: absent
+	}{
+		{name: "switch to a hot standby", from: &hubA, current: withExtra(credsA), standbyTo: credsB,
+			wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
+		{name: "switch to a cold standby keeps the hub left", from: &hubA, current: credsA,
+			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
+		{name: "standby credentials of another agent are not used", from: &hubA, current: credsA, standbyTo: otherAgentB,
+			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
+		{name: "hub kubeconfig Secret already valid for the new hub", from: nil, current: credsB, standbyTo: credentials(t, caB, hubB, "agent1"),
+			wantMainCert: credsB[clientcert.TLSCertSecretKey]},
+		{name: "first start with standby credentials and no hub kubeconfig Secret", from: nil, current: nil, standbyTo: credsB,
+			wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey]},
+		{name: "credentials of the hub left that are not valid for it are not kept", from: &hubA, current: otherAgentB, standbyTo: credsB,
+			wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey]},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []runtime.Object
+			if tc.current != nil {
+				s := certtesting.NewSecret(ns, main, tc.current)
+				s.Labels = map[string]string{"owner": "operator"}
+				s.Annotations = map[string]string{"note": "kept"}
+				objs = append(objs, s)
+			}
+			if tc.standbyTo != nil {
+				objs = append(objs, certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), tc.standbyTo))
+			}
+			kube := kubefake.NewSimpleClientset(objs...)
+			c := testConfig()
+			c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+			recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+			c.Recorder = recorder
+			sc, err := NewStandbyCredentials(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			used, err := sc.Swap(context.Background(), tc.from, hubB)
+			if err != nil {
+				t.Fatalf("Swap: %v", err)
+			}
+			if used != tc.wantUsed {
+				t.Errorf("used = %v, want %v", used, tc.wantUsed)
+			}
+			got, err := kube.CoreV1().Secrets(ns).Get(context.Background(), main, metav1.GetOptions{})
+			if err != nil {
+				t.Fatalf("hub kubeconfig Secret: %v", err)
+			}
+			if !bytes.Equal(got.Data[clientcert.TLSCertSecretKey], tc.wantMainCert) {
+				t.Errorf("hub kubeconfig Secret holds another certificate than wanted")
+			}
+			if tc.wantUsed {
+				if err := clientcert.CheckHubKubeconfig(got.Data, "cluster1", "agent1", hubB.Bootstrap.Hub, time.Now()); err != nil {
+					t.Errorf("hub kubeconfig Secret is not valid for hub-b: %v", err)
+				}
+				if !sc.config.BootstrapBackoff.Wrote(got.Data[clientcert.TLSCertSecretKey]) {
+					t.Errorf("the standby certificate written is not recorded as this process's")
+				}
+				if tc.current != nil && (got.Labels["owner"] != "operator" || got.Annotations["note"] != "kept") {
+					t.Errorf("labels %v / annotations %v of the hub kubeconfig Secret not kept", got.Labels, got.Annotations)
+				}
+				if _, ok := tc.current["extra"]; ok && string(got.Data["extra"]) != "kept" {
+					t.Errorf("unrelated key of the hub kubeconfig Secret not kept")
+				}
+			}
+			saved, err := kube.CoreV1().Secrets(ns).Get(context.Background(), StandbySecretName(main, "primary"), metav1.GetOptions{})
+			switch {
+			case tc.wantStandbyFrom == nil && !apierrors.IsNotFound(err):
+				t.Errorf("primary's standby Secret written (err %v), want none", err)
+			case tc.wantStandbyFrom != nil && err != nil:
+				t.Errorf("primary's standby Secret: %v", err)
+			case tc.wantStandbyFrom != nil:
+				if !bytes.Equal(saved.Data[clientcert.TLSCertSecretKey], tc.wantStandbyFrom) {
+					t.Errorf("primary's standby Secret holds another certificate")
+				}
+				if saved.Labels[StandbyHubLabel] != "primary" {
+					t.Errorf("primary's standby Secret labels = %v, want %s=primary", saved.Labels, StandbyHubLabel)
+				}
+				if _, ok := saved.Data["extra"]; ok {
+					t.Errorf("a key other than the five credentials keys was copied into the standby Secret")
+				}
+			}
+			var reasons []string
+			for _, e := range recorder.Events() {
+				reasons = append(reasons, e.Reason)
+			}
+			if used != strings.Contains(strings.Join(reasons, ","), ReasonStandbyCredentialsUsed) {
+				t.Errorf("events %v: want %s exactly when the standby credentials were used", reasons, ReasonStandbyCredentialsUsed)
+			}
+		})
+	}
+}
+
+// TestStandbySwapWriteFailure: a hub kubeconfig Secret that cannot be written is an error naming it; the
+// standby credentials are then not reported as used.
+func TestStandbySwapWriteFailure(t *testing.T) {
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), credentials(t, caB, hubB, "agent1")))
+	kube.PrependReactor("create", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("secrets"), main, nil)
+	})
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used, err := sc.Swap(context.Background(), nil, hubB)
+	if used || err == nil || !strings.Contains(err.Error(), "agent-ns/hub-kubeconfig-secret") {
+		t.Fatalf("Swap = %v, %v; want false and an error naming agent-ns/hub-kubeconfig-secret", used, err)
+	}
+}
+
+// TestNewStandbyCredentialsSecretNameLength: a hub kubeconfig Secret name that leaves no room for
+// "<name>-<hub>" is refused with the limit.
+func TestNewStandbyCredentialsSecretNameLength(t *testing.T) {
+	c := testConfig()
+	c.SecretName = strings.Repeat("s", MaxHubKubeconfigSecretName+1)
+	if _, err := NewStandbyCredentials(c); err == nil || !strings.Contains(err.Error(), "at most 189 characters") {
+		t.Fatalf("NewStandbyCredentials error = %v, want the 189-character limit", err)
+	}
+	c.SecretName = strings.Repeat("s", MaxHubKubeconfigSecretName)
+	if _, err := NewStandbyCredentials(c); err != nil {
+		t.Fatalf("NewStandbyCredentials with a %d-character name: %v", MaxHubKubeconfigSecretName, err)
+	}
+}
