@@ -112,6 +112,51 @@ func (s *fakeSession) registered() {
 	})
 }
 
+// fakeKeeper stands for the standby credentials keeper: Keep reports Ready at once and runs until its context
+// ends; Swap records its hubs.
+type fakeKeeper struct {
+	mu      sync.Mutex
+	running map[string]bool
+	report  map[string]func(hubsession.StandbyStatus)
+	swaps   []string
+}
+
+func (k *fakeKeeper) Keep(ctx context.Context, hub hubsession.Hub, report func(hubsession.StandbyStatus)) error {
+	k.mu.Lock()
+	k.running[hub.Name] = true
+	k.report[hub.Name] = report
+	k.mu.Unlock()
+	report(hubsession.StandbyStatus{State: failoverv1alpha1.StandbyCredentialsReady, Secret: "hub-kubeconfig-secret-" + hub.Name, Message: "valid"})
+	<-ctx.Done()
+	k.mu.Lock()
+	k.running[hub.Name] = false
+	k.mu.Unlock()
+	return nil
+}
+
+func (k *fakeKeeper) Swap(_ context.Context, from *hubsession.Hub, to hubsession.Hub) (bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	name := ""
+	if from != nil {
+		name = from.Name
+	}
+	k.swaps = append(k.swaps, name+"->"+to.Name)
+	return false, nil
+}
+
+func (k *fakeKeeper) isRunning(hub string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.running[hub]
+}
+
+func (k *fakeKeeper) swapped() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.swaps...)
+}
+
 // shell is an orchestrator with its fakes.
 type shell struct {
 	t        *testing.T
@@ -123,6 +168,7 @@ type shell struct {
 	fo       *failoverfake.Clientset
 	hubs     map[string]*shellHub
 	primary  string // the primary's bootstrap kubeconfig file
+	keeper   *fakeKeeper
 
 	mu       sync.Mutex
 	sessions []*fakeSession
@@ -136,7 +182,8 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s := &shell{t: t, ctx: ctx, hubs: map[string]*shellHub{"primary": newShellHub(t), "hub-b": newShellHub(t)}, buildErr: map[string]error{}}
+	s := &shell{t: t, ctx: ctx, hubs: map[string]*shellHub{"primary": newShellHub(t), "hub-b": newShellHub(t)}, buildErr: map[string]error{},
+		keeper: &fakeKeeper{running: map[string]bool{}, report: map[string]func(hubsession.StandbyStatus){}}}
 	s.primary = filepath.Join(t.TempDir(), "bootstrap.kubeconfig")
 	if err := os.WriteFile(s.primary, s.hubs["primary"].kubeconfig(t), 0o600); err != nil {
 		t.Fatal(err)
@@ -167,6 +214,7 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 		FailoverConfigInformer: fcInformer, FailoverConfigClient: s.fo.FailoverV1alpha1(),
 		ProbeTimeout: time.Second, SessionStopTimeout: time.Second,
 		Metrics: NewMetrics(func(...metrics.Registerable) {}),
+		Standby: s.keeper,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -449,5 +497,62 @@ func TestShellNoViableHubWarnsOnce(t *testing.T) {
 	c := condition(s.status(), failoverv1alpha1.ConditionDegraded)
 	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonNoViableHub {
 		t.Errorf("Degraded %+v, want True with reason %s", c, ReasonNoViableHub)
+	}
+}
+
+// TestShellStandbyCredentials: a keeper runs for the standby hub once its probe is Ready and its reports reach
+// the status and the events; every session start hands the credentials over (from the hub left), and the hub
+// that becomes active has its keeper stopped and no standbyCredentials in the status.
+func TestShellStandbyCredentials(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.join()
+	s.stepUntil("hub-b's keeper runs", func() bool { return s.keeper.isRunning("hub-b") })
+	if s.keeper.isRunning("primary") {
+		t.Error("a keeper runs for the active hub")
+	}
+	standbyOf := func(name string) *failoverv1alpha1.StandbyCredentialsStatus {
+		for _, h := range s.status().Hubs {
+			if h.Name == name {
+				return h.StandbyCredentials
+			}
+		}
+		return nil
+	}
+	s.stepUntil("hub-b Ready in the status", func() bool {
+		st := standbyOf("hub-b")
+		return st != nil && st.State == failoverv1alpha1.StandbyCredentialsReady && st.Secret == "hub-kubeconfig-secret-hub-b"
+	})
+	if n := s.events(ReasonStandbyCredentialsReady); n != 1 {
+		t.Errorf("%d %s events, want 1", n, ReasonStandbyCredentialsReady)
+	}
+	s.keeper.mu.Lock()
+	report := s.keeper.report["hub-b"]
+	s.keeper.mu.Unlock()
+	report(hubsession.StandbyStatus{State: failoverv1alpha1.StandbyCredentialsRefused, Secret: "hub-kubeconfig-secret-hub-b", Message: "CSR denied"})
+	s.stepUntil("hub-b Refused in the status", func() bool {
+		st := standbyOf("hub-b")
+		return st != nil && st.State == failoverv1alpha1.StandbyCredentialsRefused && st.Message == "CSR denied"
+	})
+	if n := s.events(ReasonStandbyCredentialsRefused); n != 1 {
+		t.Errorf("%d %s warnings, want 1", n, ReasonStandbyCredentialsRefused)
+	}
+
+	s.hubs["primary"].setDown(true)
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
+	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary,primary->hub-b"; got != want {
+		t.Errorf("hand-overs %q, want %q", got, want)
+	}
+	s.stepUntil("hub-b's keeper stopped", func() bool { return !s.keeper.isRunning("hub-b") })
+	if st := standbyOf("hub-b"); st != nil {
+		t.Errorf("the active hub-b has standbyCredentials %+v in the status", st)
+	}
+	// A report of the stopped keeper is dropped.
+	report(hubsession.StandbyStatus{State: failoverv1alpha1.StandbyCredentialsReady, Secret: "hub-kubeconfig-secret-hub-b"})
+	if _, ok := s.r.standbyReports.get("hub-b"); ok {
+		t.Error("a report of a stopped keeper was recorded")
+	}
+	if s.keeper.isRunning("primary") {
+		t.Error("a keeper runs for the lost primary, whose probe is not Ready")
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
@@ -27,12 +29,14 @@ const (
 // hubAcceptsClient true→false→true on hub A several times, each flip much shorter than hubRejectionGracePeriod,
 // with hub B configured: the cluster does not hop, the hub kubeconfig Secret is never deleted, every transition
 // is one event (HubAcceptanceRevoked / HubAcceptanceRestored), and the cluster is Available on hub A again.
-// Then spec.switchTo: hub-b moves the cluster to hub B with reason PlannedSwitch.
+// Then spec.switchTo: hub-b moves the cluster to hub B with reason PlannedSwitch. Standby credentials are off
+// (--disable-standby-credentials): hub B is a cold standby, sees no CSR before the switch, and the switch
+// bootstraps there.
 func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	t.Parallel()
 	s := spec(shortConnectionTimeout)
 	s.HubRejectionGracePeriod = &metav1.Duration{Duration: acceptGracePeriod}
-	b := newBed(t, bedOptions{spec: s})
+	b := newBed(t, bedOptions{spec: s, mutate: func(o *klusterlet.FailoverAgentOptions) { o.DisableStandbyCredentials = true }})
 	secret := util.HubKubeconfigSecret(t, b.spoke)
 	uid := secret.UID
 
@@ -87,9 +91,20 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	util.WaitForClusterAvailable(t, b.hubA, clusterName, statusTimeout)
 	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "primary Available", util.ActiveAndAvailable(primary))
 
+	// A cold standby: no CSR on hub B and no standby Secret before the switch.
+	if csrs := util.CSRNames(t, b.hubB, clusterName); len(csrs) != 0 {
+		t.Errorf("CSRs %v on hub B before the switch with standby credentials off", csrs)
+	}
+	if s := util.Secret(t, b.spoke, hubsession.StandbySecretName(klusterlet.DefaultHubKubeconfigSecret, hubB)); s != nil {
+		t.Errorf("standby Secret %s exists with standby credentials off", s.Name)
+	}
+
 	// Planned switch.
 	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = hubB })
 	util.WaitForClusterAvailable(t, b.hubB, clusterName, failoverSlack)
+	if csrs := util.CSRNames(t, b.hubB, clusterName); len(csrs) == 0 {
+		t.Errorf("no CSR on hub B after a switch to a cold standby: the switch did not bootstrap there")
+	}
 	fc := util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "planned switch primary -> hub-b",
 		lastFailoverIs(primary, hubB, failoverv1alpha1.FailoverReasonPlannedSwitch, 1))
 	if !util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, "True") {

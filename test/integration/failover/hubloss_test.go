@@ -12,7 +12,9 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
@@ -89,6 +91,22 @@ func TestFailoverWhenHubAStops(t *testing.T) {
 		})
 	b.expectEvents(t, failover.ReasonStandbyProbeSucceeded, failover.ReasonStandbyProbeFailed)
 
+	// Hot standby: while hub B is a standby it issues the agent a certificate, kept in hub B's own Secret; the
+	// hub kubeconfig Secret keeps hub A's credentials.
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout+failoverSlack, "hub-b standby credentials Ready", standbyCredentialsAre(hubB, failoverv1alpha1.StandbyCredentialsReady))
+	standbyB := util.Secret(t, b.spoke, hubsession.StandbySecretName(klusterlet.DefaultHubKubeconfigSecret, hubB))
+	if standbyB == nil {
+		t.Fatalf("no standby Secret for hub B")
+	}
+	if err := clientcert.CheckHubKubeconfig(standbyB.Data, clusterName, agentName, hubInfo(t, b.hubB), time.Now()); err != nil {
+		t.Fatalf("hub B's standby Secret is not valid for hub B: %v", err)
+	}
+	if standbyB.Labels[hubsession.StandbyHubLabel] != hubB {
+		t.Errorf("hub B's standby Secret labels %v, want %s=%s", standbyB.Labels, hubsession.StandbyHubLabel, hubB)
+	}
+	b.expectSecretFor(t, b.hubA)
+	csrsBefore := util.CSRNames(t, b.hubB, clusterName)
+
 	// Hub A is lost: its kube-apiserver stops (etcd, the hub controller and the proxy stay).
 	stopped := time.Now()
 	b.hubA.StopAPIServer()
@@ -107,6 +125,19 @@ func TestFailoverWhenHubAStops(t *testing.T) {
 	after := b.expectSecretFor(t, b.hubB)
 	if bytes.Equal(before[clientcert.TLSKeySecretKey], after[clientcert.TLSKeySecretKey]) {
 		t.Errorf("hub kubeconfig secret: the key for hub B is the key used with hub A; want a new key")
+	}
+	// The switch used the standby credentials: no CSR on hub B, and hub A's credentials are kept for a switch back.
+	if !bytes.Equal(after[clientcert.TLSCertSecretKey], standbyB.Data[clientcert.TLSCertSecretKey]) {
+		t.Errorf("hub kubeconfig secret after the switch does not hold hub B's standby certificate")
+	}
+	if got := util.CSRNames(t, b.hubB, clusterName); strings.Join(got, ",") != strings.Join(csrsBefore, ",") {
+		t.Errorf("CSRs of %s on hub B: %v before the switch, %v after; want no CSR on a switch to a hot standby", clusterName, csrsBefore, got)
+	}
+	t.Logf("MEASURED CSRs sent to hub B during the switch: %d", len(util.CSRNames(t, b.hubB, clusterName))-len(csrsBefore))
+	b.waitEvent(t, hubsession.ReasonStandbyCredentialsUsed)
+	if kept := util.Secret(t, b.spoke, hubsession.StandbySecretName(klusterlet.DefaultHubKubeconfigSecret, primary)); kept == nil ||
+		!bytes.Equal(kept.Data[clientcert.TLSCertSecretKey], before[clientcert.TLSCertSecretKey]) {
+		t.Errorf("hub A's credentials were not kept in its standby Secret")
 	}
 	csrs, err := b.hubB.Kube.CertificatesV1().CertificateSigningRequests().List(t.Context(), metav1.ListOptions{})
 	if err != nil {

@@ -76,6 +76,8 @@ type bedOptions struct {
 	hubA, hubB framework.HubOptions
 	// noHubB starts no hub B.
 	noHubB bool
+	// noHubBController runs hub B without OCM's hub controller: nobody approves CSRs or accepts clusters there.
+	noHubBController bool
 	// beforeAgent runs after the hubs and the spoke started, before the agent (claims, extra Secrets).
 	beforeAgent func(b *bed)
 	// mutate changes the agent options.
@@ -106,7 +108,7 @@ func newBed(t *testing.T, o bedOptions) *bed {
 			hb.Signer = framework.SignerInProcess
 		}
 		hb.Proxy = true
-		hb.HubController = true
+		hb.HubController = !o.noHubBController
 		b.hubB = framework.StartHub(t, hb)
 	}
 	b.spoke = framework.StartSpoke(t)
@@ -235,4 +237,25 @@ func probeIs(name string, result failoverv1alpha1.HubProbeResult, substr string)
 		}
 		return true, ""
 	}
+}
+
+// standbyCredentialsAre is a WaitForFailoverConfig condition: status.hubs[name].standbyCredentials.state is state.
+func standbyCredentialsAre(name string, state failoverv1alpha1.StandbyCredentialsState) func(*failoverv1alpha1.FailoverConfig) (bool, string) {
+	return func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		h := util.HubProbe(fc, name)
+		if h == nil || h.StandbyCredentials == nil {
+			return false, "no standbyCredentials for hub " + name
+		}
+		return h.StandbyCredentials.State == state, fmt.Sprintf("standbyCredentials of hub %s: %+v", name, *h.StandbyCredentials)
+	}
+}
+
+// hubInfo is the hub's server and CA as its bootstrap kubeconfig gives them (what credentials for it must name).
+func hubInfo(t *testing.T, hub *framework.Hub) clientcert.HubInfo {
+	t.Helper()
+	info, err := clientcert.HubInfoFromKubeconfig(hub.BootstrapKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
 }

@@ -3,6 +3,7 @@ package util
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -243,17 +244,39 @@ func WaitForClusterAvailable(t testing.TB, hub *framework.Hub, cluster string, t
 	return mc
 }
 
-// HubKubeconfigSecret returns the data of the agent's hub kubeconfig Secret on the spoke, nil when absent.
+// HubKubeconfigSecret returns the agent's hub kubeconfig Secret on the spoke, nil when absent.
 func HubKubeconfigSecret(t testing.TB, spoke *framework.Spoke) *corev1.Secret {
 	t.Helper()
-	s, err := spoke.Kube.CoreV1().Secrets(AgentNamespace).Get(context.Background(), klusterlet.DefaultHubKubeconfigSecret, metav1.GetOptions{})
+	return Secret(t, spoke, klusterlet.DefaultHubKubeconfigSecret)
+}
+
+// Secret returns the Secret name of the agent namespace on the spoke, nil when absent.
+func Secret(t testing.TB, spoke *framework.Spoke, name string) *corev1.Secret {
+	t.Helper()
+	s, err := spoke.Kube.CoreV1().Secrets(AgentNamespace).Get(context.Background(), name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		t.Fatalf("get hub kubeconfig secret: %v", err)
+		t.Fatalf("get secret %s/%s: %v", AgentNamespace, name, err)
 	}
 	return s
+}
+
+// CSRNames returns the sorted names of the CSRs of cluster (label open-cluster-management.io/cluster-name) on hub.
+func CSRNames(t testing.TB, hub *framework.Hub, cluster string) []string {
+	t.Helper()
+	list, err := hub.Kube.CertificatesV1().CertificateSigningRequests().List(context.Background(),
+		metav1.ListOptions{LabelSelector: clientcert.ClusterNameLabel + "=" + cluster})
+	if err != nil {
+		t.Fatalf("list CSRs of %s on hub %s: %v", cluster, hub.Name, err)
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, csr := range list.Items {
+		names = append(names, csr.Name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // KubeconfigServer returns the server of the current context of kubeconfig, "" when it does not parse.
