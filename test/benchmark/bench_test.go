@@ -382,6 +382,7 @@ func (b *bench) declareFigures() {
 	r.declare("join_latency_large", scenarioMemory, "join latency on the large spoke (Nodes + Secrets, see memory)", "s", "")
 	r.declare("failover_beyond_timeout", scenarioFailover, "failover: hub A stopped → Available on hub B, minus the timeout", "s", "≤ 5 s and below OCM's")
 	r.declare("failover_total", scenarioFailover, "failover: hub A stopped → Available on hub B", "s", "")
+	r.declare("failover_csrs", scenarioFailover, "CSRs sent to hub B from hub A's loss to Available on hub B", "CSRs", "0")
 	r.declare("traffic_requests", scenarioTraffic, "hub requests per cluster-hour (steady state)", "req/h", "≤ OCM's")
 	r.declare("traffic_writes", scenarioTraffic, "hub writes per cluster-hour (steady state)", "writes/h", "≤ OCM's, no no-op writes")
 	r.declare("traffic_noop_writes", scenarioTraffic, "hub writes that change nothing", "writes/h", "0")
