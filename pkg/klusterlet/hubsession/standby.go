@@ -187,8 +187,9 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 // starts, or no session ran): first, credentials in the hub kubeconfig Secret valid for from are copied into
 // from's standby Secret, so that the hub left stays a hot standby; then, when the hub kubeconfig Secret is not
 // valid for to and to's standby Secret is, the standby credentials are written into it (the five keys; its
-// labels, annotations and other keys kept), and the session on to starts without a CSR. It reports whether the
-// second step wrote. Each step is tried even if the other failed; the error joins both steps' errors, each
+// labels, annotations and other keys kept), and the session on to starts without a CSR; otherwise a standby CSR
+// still pending on to is marked abandoned in the bootstrap back-off, so the session's own CSR is not delayed. It
+// reports whether the second step wrote. Each step is tried even if the other failed; the error joins both steps' errors, each
 // naming its Secret. Writes use the live Secrets, not a cache, and are retried on conflict.
 func (c *StandbyCredentials) Swap(ctx context.Context, from *Hub, to Hub) (used bool, err error) {
 	ns, secrets := c.config.Namespace, c.config.AgentKubeClient.CoreV1()
@@ -240,6 +241,11 @@ func (c *StandbyCredentials) Swap(ctx context.Context, from *Hub, to Hub) (used 
 	name := c.SecretName(to.Name)
 	standby, err := read(name)
 	if err != nil || !valid(standby, to) {
+		// The session bootstraps: a standby CSR still pending there (its keeper stopped with the switch) must not
+		// make it wait for the back-off.
+		if to.Bootstrap != nil {
+			c.config.BootstrapBackoff.Abandoned(clientcert.BootstrapBackoffKey(c.config.ClusterName, to.Bootstrap.Hub.Server))
+		}
 		return false, errors.Join(append(errs, err)...)
 	}
 	if err := write(c.config.SecretName, standby, nil); err != nil {

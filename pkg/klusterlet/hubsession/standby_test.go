@@ -67,13 +67,14 @@ func TestStandbySwap(t *testing.T) {
 		wantUsed        bool
 		wantMainCert    []byte // tls.crt of the hub kubeconfig Secret after the swap
 		wantStandbyFrom []byte // tls.crt of primary's standby Secret after the swap; nil: absent
+		wantAbandoned   bool   // the pending standby CSR on hub-b no longer counts in its bootstrap back-off
 	}{
 		{name: "switch to a hot standby", from: &hubA, current: withExtra(credsA), standbyTo: credsB,
 			wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
 		{name: "switch to a cold standby keeps the hub left", from: &hubA, current: credsA,
-			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
+			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey], wantAbandoned: true},
 		{name: "standby credentials of another agent are not used", from: &hubA, current: credsA, standbyTo: otherAgentB,
-			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
+			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey], wantAbandoned: true},
 		{name: "hub kubeconfig Secret already valid for the new hub", from: nil, current: credsB, standbyTo: credentials(t, caB, hubB, "agent1"),
 			wantMainCert: credsB[clientcert.TLSCertSecretKey]},
 		{name: "first start with standby credentials and no hub kubeconfig Secret", from: nil, current: nil, standbyTo: credsB,
@@ -102,9 +103,14 @@ func TestStandbySwap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			key := clientcert.BootstrapBackoffKey("cluster1", hubB.Bootstrap.Hub.Server)
+			sc.config.BootstrapBackoff.CSRCreated(key) // a standby CSR pending on hub-b
 			used, err := sc.Swap(context.Background(), tc.from, hubB)
 			if err != nil {
 				t.Fatalf("Swap: %v", err)
+			}
+			if abandoned := sc.config.BootstrapBackoff.State(key).Failures == 0; abandoned != tc.wantAbandoned {
+				t.Errorf("pending standby CSR abandoned = %v, want %v", abandoned, tc.wantAbandoned)
 			}
 			if used != tc.wantUsed {
 				t.Errorf("used = %v, want %v", used, tc.wantUsed)
