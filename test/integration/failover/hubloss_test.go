@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
