@@ -82,6 +82,9 @@ type ControllerOptions struct {
 	// Hub is the active hub's server, proxy-url, CA and TLS options (from its bootstrap kubeconfig); it is written
 	// into the kubeconfig key and required of the stored one.
 	Hub HubInfo
+	// SecretLabels, if set, are the labels of the Secret when the controller creates it; an existing Secret keeps
+	// its own.
+	SecretLabels map[string]string
 	// SpokeSecrets writes (and, before deciding to create a CSR or to write, reads live) the Secret.
 	SpokeSecrets corev1client.SecretsGetter
 	// SpokeSecretInformer is a Secret informer covering Namespace (it may be namespace-scoped); only events for

@@ -35,7 +35,7 @@ func (c *ClientCertForHubController) rebuildKubeconfig(ctx context.Context, sync
 
 // writeSecret writes data over the live Secret in one Create or Update (WriteSecretData).
 func (c *ClientCertForHubController) writeSecret(ctx context.Context, data map[string][]byte) (created bool, err error) {
-	return WriteSecretData(ctx, c.opts.SpokeSecrets, c.opts.Namespace, c.opts.SecretName, data, nil)
+	return WriteSecretData(ctx, c.opts.SpokeSecrets, c.opts.Namespace, c.opts.SecretName, data, c.opts.SecretLabels)
 }
 
 // WriteSecretData writes data over the live Secret namespace/name in one Create or Update, keeping its labels,

@@ -152,6 +152,7 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 		AgentName:           c.config.AgentName,
 		Namespace:           c.config.Namespace,
 		SecretName:          name,
+		SecretLabels:        map[string]string{StandbyHubLabel: hub.Name},
 		Hub:                 hub.Bootstrap.Hub,
 		SpokeSecrets:        c.config.AgentKubeClient.CoreV1(),
 		SpokeSecretInformer: secrets,
