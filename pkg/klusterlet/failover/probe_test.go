@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -46,6 +47,9 @@ type fakeHub struct {
 	reviewStatus int
 	// block makes every request wait until its context ends.
 	block bool
+	// stallUpTo makes requests on the connections numbered up to it (connSeq counts accepted connections, from 1)
+	// wait until their context ends: connections to a peer that died, while new connections get answers.
+	stallUpTo, connSeq atomic.Int64
 
 	lock    sync.Mutex
 	reviews []string // Permission.String() of each review received
@@ -58,7 +62,7 @@ func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if h.block {
+	if seq, _ := r.Context().Value(connSeqKey{}).(int64); h.block || (seq > 0 && seq <= h.stallUpTo.Load()) {
 		<-r.Context().Done()
 		return
 	}
@@ -119,10 +123,18 @@ func startHub(t *testing.T, h *fakeHub) *httptest.Server {
 	srv := httptest.NewUnstartedServer(h)
 	// The x509 cases make the client abort handshakes; keep those server-side logs out of the test output.
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connSeqKey{}, h.connSeq.Add(1))
+	}
+	// client-go speaks HTTP/2 to hubs, on one connection per transport.
+	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// connSeqKey is the context key of a connection's number (fakeHub.connSeq).
+type connSeqKey struct{}
 
 func caOf(srv *httptest.Server) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})

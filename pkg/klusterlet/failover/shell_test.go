@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -554,5 +556,36 @@ func TestShellStandbyCredentials(t *testing.T) {
 	}
 	if s.keeper.isRunning("primary") {
 		t.Error("a keeper runs for the lost primary, whose probe is not Ready")
+	}
+}
+
+// TestShellHeartbeatOpensItsOwnConnection: the heartbeat does not ride on the connection the session's clients
+// keep (client-go shares one transport per TLS configuration). A client like the session's keeps a connection
+// to the primary, which then stalls, as a connection to a dead peer does; the heartbeat still gets its answer,
+// on a connection of its own.
+func TestShellHeartbeatOpensItsOwnConnection(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.r.step(s.ctx)
+	s.session(0).bootstrapping()
+	s.stepUntil("hub-b probed Ready", s.probedReady("hub-b"))
+
+	// The session's client: the bootstrap kubeconfig's configuration, client-go's shared transport.
+	primary := s.hubs["primary"]
+	sessionClient, err := rest.HTTPClientFor(rest.CopyConfig(s.r.hubs["primary"].bootstrap.RestConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := sessionClient.Get(primary.server.URL + "/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	primary.stallUpTo.Store(primary.connSeq.Load())
+
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout / 3)
+	s.stepUntil("heartbeat answered beside a stalled connection", func() bool { return s.r.tracker.Snapshot().LastSuccess.Equal(s.clock.Now()) })
+	if got := primary.connSeq.Load(); got <= primary.stallUpTo.Load() {
+		t.Errorf("the hub accepted %d connections, no new one for the heartbeat", got)
 	}
 }
