@@ -148,6 +148,8 @@ type Orchestrator struct {
 	// standbys are the running standby credential keepers (standbycreds.go), standbyReports what they reported.
 	standbys       map[string]*standbyRun
 	standbyReports standbyReports
+	// standbyHubs are the hubs configured in the last round, so that a removed one's standby Secret is deleted.
+	standbyHubs map[string]bool
 }
 
 // NewOrchestrator checks o, fills its defaults and returns the orchestrator.
@@ -193,6 +195,7 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		hubs:           map[string]*hubEntry{},
 		duplicateHubs:  map[string]bool{},
 		standbys:       map[string]*standbyRun{},
+		standbyHubs:    map[string]bool{},
 		standbyReports: standbyReports{m: map[string]hubsession.StandbyStatus{}, live: map[string]*standbyRun{}},
 	}
 	// A hub that stops (or starts again) answering is re-evaluated at once, so its events are timely.
@@ -294,10 +297,10 @@ func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapsho
 				r.o.Recorder.Eventf(a.EventReason, "%s", a.Message)
 			}
 		case ActStartSession:
-			r.startSession(ctx, a.Hub, "", now)
+			r.startSession(ctx, a.Hub, "", "", now)
 		case ActRestartSession:
 			r.stopSession()
-			r.startSession(ctx, a.Hub, "", now)
+			r.startSession(ctx, a.Hub, "", "", now)
 		case ActStopSession:
 			r.stopSession()
 		case ActSwitch:

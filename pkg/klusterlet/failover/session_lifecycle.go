@@ -26,14 +26,14 @@ type sessionHandle struct {
 	done      chan struct{}
 }
 
-// startSession starts a session on hub name, which becomes the active hub; from is the hub left for it, "" when
-// this is no switch. When the session cannot be built, no session runs: the error is recorded on the hub (the
+// startSession starts a session on hub name, which becomes the active hub; from is the hub left for it and
+// reason why, both "" when this is no switch. When the session cannot be built, no session runs: the error is recorded on the hub (the
 // next round sees it in HubView.SessionError and chooses again, enqueued at once) and startSession returns false.
-func (r *Orchestrator) startSession(ctx context.Context, name, from string, now time.Time) bool {
+func (r *Orchestrator) startSession(ctx context.Context, name, from string, reason failoverv1alpha1.FailoverReason, now time.Time) bool {
 	h := r.hubs[name]
 	// The hub kubeconfig Secret gets the hub's standby credentials, and keeps those of the hub left, before the
 	// session reads it.
-	r.handOverCredentials(ctx, name, from)
+	r.handOverCredentials(ctx, name, from, reason)
 	gen := r.facts.begin()
 	var session Session
 	err := fmt.Errorf("hub %s has no usable bootstrap kubeconfig", name)
@@ -85,7 +85,7 @@ func (r *Orchestrator) switchTo(ctx context.Context, sw *Switch, now time.Time) 
 		r.run.session.AbandonBootstrap()
 	}
 	r.stopSession()
-	if !r.startSession(ctx, sw.To, sw.From, now) {
+	if !r.startSession(ctx, sw.To, sw.From, sw.Reason, now) {
 		return
 	}
 	r.lastFailover = &failoverv1alpha1.FailoverRecord{From: sw.From, To: sw.To, Reason: sw.Reason,

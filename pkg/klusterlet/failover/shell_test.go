@@ -117,10 +117,11 @@ func (s *fakeSession) registered() {
 // fakeKeeper stands for the standby credentials keeper: Keep reports Ready at once and runs until its context
 // ends; Swap records its hubs.
 type fakeKeeper struct {
-	mu      sync.Mutex
-	running map[string]bool
-	report  map[string]func(hubsession.StandbyStatus)
-	swaps   []string
+	mu        sync.Mutex
+	running   map[string]bool
+	report    map[string]func(hubsession.StandbyStatus)
+	swaps     []string
+	forgotten []string
 }
 
 func (k *fakeKeeper) Keep(ctx context.Context, hub hubsession.Hub, report func(hubsession.StandbyStatus)) error {
@@ -136,15 +137,25 @@ func (k *fakeKeeper) Keep(ctx context.Context, hub hubsession.Hub, report func(h
 	return nil
 }
 
-func (k *fakeKeeper) Swap(_ context.Context, from *hubsession.Hub, to hubsession.Hub) (bool, error) {
+func (k *fakeKeeper) Swap(_ context.Context, h hubsession.Handover) (bool, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	name := ""
-	if from != nil {
-		name = from.Name
+	if h.From != nil {
+		name = h.From.Name
+		if h.DiscardFrom {
+			name += "(discarded)"
+		}
 	}
-	k.swaps = append(k.swaps, name+"->"+to.Name)
+	k.swaps = append(k.swaps, name+"->"+h.To.Name)
 	return false, nil
+}
+
+func (k *fakeKeeper) Forget(_ context.Context, hub string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.forgotten = append(k.forgotten, hub)
+	return nil
 }
 
 func (k *fakeKeeper) isRunning(hub string) bool {
@@ -416,6 +427,12 @@ func TestShellFailover(t *testing.T) {
 	if !second.hasEnded() || len(s.r.order) != 1 {
 		t.Errorf("hub-b's session ended %t, hubs %v; want it stopped and only the primary configured", second.hasEnded(), s.r.order)
 	}
+	s.keeper.mu.Lock()
+	forgotten := strings.Join(s.keeper.forgotten, ",")
+	s.keeper.mu.Unlock()
+	if forgotten != "hub-b" {
+		t.Errorf("standby credentials forgotten for %q, want hub-b (removed from the FailoverConfig)", forgotten)
+	}
 }
 
 // TestShellRestartsOnBootstrapChange: a new bootstrap kubeconfig for the active hub (FC-02) restarts its
@@ -556,6 +573,13 @@ func TestShellStandbyCredentials(t *testing.T) {
 	}
 	if s.keeper.isRunning("primary") {
 		t.Error("a keeper runs for the lost primary, whose probe is not Ready")
+	}
+	// The credentials of a hub left because it rejected them, or had none usable, are not kept.
+	for _, reason := range []failoverv1alpha1.FailoverReason{failoverv1alpha1.FailoverReasonHubRejected, failoverv1alpha1.FailoverReasonCredentialsInvalid} {
+		s.r.handOverCredentials(s.ctx, "primary", "hub-b", reason)
+		if got := s.keeper.swapped(); got[len(got)-1] != "hub-b(discarded)->primary" {
+			t.Errorf("hand-over after %s: %q, want hub-b's credentials discarded", reason, got[len(got)-1])
+		}
 	}
 }
 

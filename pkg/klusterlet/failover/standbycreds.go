@@ -22,10 +22,12 @@ import (
 type StandbyKeeper interface {
 	// Keep keeps valid credentials of hub in its standby Secret until ctx ends, calling report on every change.
 	Keep(ctx context.Context, hub hubsession.Hub, report func(hubsession.StandbyStatus)) error
-	// Swap prepares the hub kubeconfig Secret for a session on to: it keeps from's credentials (nil: none) as
-	// from's standby credentials and writes to's standby credentials into it when they are valid and it is not.
-	// It reports whether it wrote to's credentials.
-	Swap(ctx context.Context, from *hubsession.Hub, to hubsession.Hub) (used bool, err error)
+	// Swap prepares the hub kubeconfig Secret for a session on h.To: it keeps (or discards) the credentials of
+	// h.From as its standby credentials and writes To's standby credentials into it when they are valid and it
+	// holds none valid for To. It reports whether it wrote To's credentials.
+	Swap(ctx context.Context, h hubsession.Handover) (used bool, err error)
+	// Forget deletes the standby credentials of a hub removed from the configuration.
+	Forget(ctx context.Context, hub string) error
 }
 
 // standbySwapTimeout bounds the hand-over of credentials at a session start (a few reads and writes of Secrets
@@ -65,6 +67,18 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 			r.stopStandby(name)
 		}
 	}
+	// A hub removed from the configuration leaves no key material behind.
+	for name := range r.standbyHubs {
+		if _, ok := r.hubs[name]; !ok {
+			delete(r.standbyHubs, name)
+			if err := r.o.Standby.Forget(ctx, name); err != nil {
+				r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "hub %s was removed: %v", name, err)
+			}
+		}
+	}
+	for name := range r.hubs {
+		r.standbyHubs[name] = true
+	}
 	for _, name := range r.order {
 		h := r.hubs[name]
 		if _, running := r.standbys[name]; running || name == r.run.hub || r.run.hub == "" || h.bootstrap == nil ||
@@ -80,7 +94,9 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 		hub := hubsession.Hub{Name: name, Bootstrap: h.bootstrap}
 		go func() {
 			if err := r.o.Standby.Keep(kctx, hub, func(st hubsession.StandbyStatus) { r.standbyReported(name, run, st) }); err != nil {
-				r.o.Recorder.Warningf(ReasonStandbyCredentialsRefused, "standby hub %s: %v; it stays a cold standby", name, err)
+				// A configuration error: retried when the hub's bootstrap kubeconfig changes.
+				r.standbyReported(name, run, hubsession.StandbyStatus{State: failoverv1alpha1.StandbyCredentialsRefused,
+					Secret: hubsession.StandbySecretName(r.o.SecretName, name), Message: err.Error()})
 			}
 		}()
 	}
@@ -121,8 +137,10 @@ func (r *Orchestrator) standbyReported(hub string, run *standbyRun, st hubsessio
 }
 
 // handOverCredentials runs StandbyKeeper.Swap before a session starts on hub to (from: the hub left, "" when
-// none). A failure is reported and the session starts anyway: it bootstraps if it must.
-func (r *Orchestrator) handOverCredentials(ctx context.Context, to, from string) {
+// none; reason: why it was left, "" for none). The credentials of a hub left because it rejected them
+// (HubRejected) or because none were usable (CredentialsInvalid) are discarded, not kept for a switch back. A
+// failure is reported and the session starts anyway: it bootstraps if it must.
+func (r *Orchestrator) handOverCredentials(ctx context.Context, to, from string, reason failoverv1alpha1.FailoverReason) {
 	if r.o.Standby == nil {
 		return
 	}
@@ -137,7 +155,8 @@ func (r *Orchestrator) handOverCredentials(ctx context.Context, to, from string)
 	}
 	sctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
 	defer cancel()
-	used, err := r.o.Standby.Swap(sctx, fromHub, hubsession.Hub{Name: to, Bootstrap: h.bootstrap})
+	discard := reason == failoverv1alpha1.FailoverReasonHubRejected || reason == failoverv1alpha1.FailoverReasonCredentialsInvalid
+	used, err := r.o.Standby.Swap(sctx, hubsession.Handover{From: fromHub, DiscardFrom: discard, To: hubsession.Hub{Name: to, Bootstrap: h.bootstrap}})
 	if err != nil {
 		r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "handing over credentials to hub %s: %v; the session on %s bootstraps if it must", to, err, to)
 	}

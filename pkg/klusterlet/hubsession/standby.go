@@ -2,7 +2,6 @@ package hubsession
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -67,8 +66,9 @@ type StandbyStatus struct {
 
 // StandbyCredentials keeps hot standby credentials for the hubs of one agent process and hands them over at a
 // switch. It shares the sessions' Config: the identity, the agent namespace and its clients, the bootstrap
-// back-off (every standby CSR counts there, so a standby that keeps refusing is asked at most as often as a
-// bootstrap would), the clock and the recorder.
+// back-off (standby CSRs to a hub count in a record of their own there, standbyBackoffKey, so a standby that
+// keeps refusing is asked at most as often as a bootstrap would, and never delays a bootstrap), the clock and
+// the recorder.
 type StandbyCredentials struct {
 	config Config
 }
@@ -115,6 +115,7 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 	secrets := secretInformers.Core().V1().Secrets()
 	lister := secrets.Lister()
 
+	backoffKey := c.standbyBackoffKey(hub)
 	var mu sync.Mutex
 	var last StandbyStatus
 	onStatus := func(st clientcert.Status) {
@@ -125,6 +126,9 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 		if sec, err := lister.Secrets(c.config.Namespace).Get(name); err == nil &&
 			clientcert.CheckHubKubeconfig(sec.Data, c.config.ClusterName, c.config.AgentName, hub.Bootstrap.Hub, now) == nil {
 			s.State = failoverv1alpha1.StandbyCredentialsReady
+			// Issued and valid is what "in use" means for standby credentials: the CSRs that got them stop
+			// counting against the next one (a rotation) once they have been valid for the proving period.
+			c.config.BootstrapBackoff.InUse(backoffKey)
 			if leaf, err := clientcert.ParseLeafCertificate(sec.Data[clientcert.TLSCertSecretKey]); err == nil {
 				s.NotAfter = leaf.NotAfter
 			}
@@ -162,7 +166,7 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 		Clock:               c.config.Clock,
 		RetryBackoff:        c.config.CSRRetryBackoff,
 		BootstrapBackoff:    c.config.BootstrapBackoff,
-		BackoffHub:          clientcert.BootstrapBackoffKey(c.config.ClusterName, hub.Bootstrap.Hub.Server),
+		BackoffHub:          backoffKey,
 		Recorder:            c.config.Recorder,
 		OnStatusChange:      onStatus,
 	})
@@ -184,15 +188,37 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 	return nil
 }
 
-// Swap prepares the hub kubeconfig Secret for a session on to, at a switch from the hub from (nil: the process
-// starts, or no session ran): first, credentials in the hub kubeconfig Secret valid for from are copied into
-// from's standby Secret, so that the hub left stays a hot standby; then, when the hub kubeconfig Secret is not
-// valid for to and to's standby Secret is, the standby credentials are written into it (the five keys; its
-// labels, annotations and other keys kept), and the session on to starts without a CSR; otherwise a standby CSR
-// still pending on to is marked abandoned in the bootstrap back-off, so the session's own CSR is not delayed. It
-// reports whether the second step wrote. Each step is tried even if the other failed; the error joins both steps' errors, each
-// naming its Secret. Writes use the live Secrets, not a cache, and are retried on conflict.
-func (c *StandbyCredentials) Swap(ctx context.Context, from *Hub, to Hub) (used bool, err error) {
+// Forget deletes hub's standby Secret (a hub removed from the configuration): no key material is kept for a
+// hub the agent no longer uses. A Secret already gone is no error; other errors name the Secret.
+func (c *StandbyCredentials) Forget(ctx context.Context, hub string) error {
+	name := c.SecretName(hub)
+	err := c.config.AgentKubeClient.CoreV1().Secrets(c.config.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting standby secret %s/%s: %w", c.config.Namespace, name, err)
+	}
+	return nil
+}
+
+// Handover is what Swap does before a session starts.
+type Handover struct {
+	// From is the hub left; nil when there is none (the process starts, or no session ran).
+	From *Hub
+	// DiscardFrom says the credentials of From are not worth keeping (the hub rejected them, or they are not
+	// usable there): From's standby Secret is deleted instead, so that its keeper gets new ones.
+	DiscardFrom bool
+	// To is the hub the session starts on.
+	To Hub
+}
+
+// Swap prepares the hub kubeconfig Secret for a session on h.To. First, credentials in it valid for h.From are
+// copied into From's standby Secret, so that the hub left stays a hot standby (with DiscardFrom, From's standby
+// Secret is deleted instead); if that copy fails, nothing more is done, so no credentials are lost. Then, when
+// the hub kubeconfig Secret is not valid for To, holds no credentials of another cluster or agent (another
+// writer's, judged by the session's takeover rules), and To's standby Secret is valid, the standby credentials
+// are written into it (the five keys; its labels, annotations and other keys kept), and the session on To
+// starts without a CSR. It reports whether that write happened. Errors name the Secret and the step. Reads and
+// writes use the live Secrets, not a cache; writes are retried on conflict.
+func (c *StandbyCredentials) Swap(ctx context.Context, h Handover) (used bool, err error) {
 	ns, secrets := c.config.Namespace, c.config.AgentKubeClient.CoreV1()
 	now := c.config.Clock.Now()
 	read := func(name string) (map[string][]byte, error) {
@@ -205,9 +231,9 @@ func (c *StandbyCredentials) Swap(ctx context.Context, from *Hub, to Hub) (used 
 		}
 		return s.Data, nil
 	}
-	valid := func(data map[string][]byte, h Hub) bool {
-		return data != nil && h.Bootstrap != nil &&
-			clientcert.CheckHubKubeconfig(data, c.config.ClusterName, c.config.AgentName, h.Bootstrap.Hub, now) == nil
+	valid := func(data map[string][]byte, hub Hub) bool {
+		return data != nil && hub.Bootstrap != nil &&
+			clientcert.CheckHubKubeconfig(data, c.config.ClusterName, c.config.AgentName, hub.Bootstrap.Hub, now) == nil
 	}
 	write := func(name string, data map[string][]byte, labels map[string]string) error {
 		creds := make(map[string][]byte, len(clientcert.SecretKeys()))
@@ -223,38 +249,49 @@ func (c *StandbyCredentials) Swap(ctx context.Context, from *Hub, to Hub) (used 
 		})
 	}
 
-	var errs []error
 	current, err := read(c.config.SecretName)
 	if err != nil {
 		return false, err
 	}
-	if from != nil && valid(current, *from) {
+	if from := h.From; from != nil {
 		name := c.SecretName(from.Name)
-		if err := write(name, current, map[string]string{StandbyHubLabel: from.Name}); err != nil {
-			errs = append(errs, fmt.Errorf("keeping the credentials of hub %s: %w", from.Name, err))
-		} else {
+		switch {
+		case h.DiscardFrom:
+			if err := secrets.Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return false, fmt.Errorf("deleting the standby credentials of hub %s, secret %s/%s: %w", from.Name, ns, name, err)
+			}
+		case valid(current, *from):
+			if err := write(name, current, map[string]string{StandbyHubLabel: from.Name}); err != nil {
+				return false, fmt.Errorf("keeping the credentials of hub %s: %w", from.Name, err)
+			}
 			c.config.Recorder.Eventf(ReasonStandbyCredentialsSaved, "credentials of hub %s kept in secret %s/%s for a switch back", from.Name, ns, name)
 		}
 	}
-	if valid(current, to) {
-		return false, errors.Join(errs...)
+	if valid(current, h.To) {
+		return false, nil
 	}
-	name := c.SecretName(to.Name)
+	if owner := clientcert.OwnerOf(current); len(current[clientcert.TLSCertSecretKey]) > 0 &&
+		(owner.ClusterName != c.config.ClusterName || owner.AgentName != c.config.AgentName) {
+		// Another writer's credentials: the session's takeover rules and back-off decide when to replace them.
+		return false, nil
+	}
+	name := c.SecretName(h.To.Name)
 	standby, err := read(name)
-	if err != nil || !valid(standby, to) {
-		// The session bootstraps: a standby CSR still pending there (its keeper stopped with the switch) must not
-		// make it wait for the back-off.
-		if to.Bootstrap != nil {
-			c.config.BootstrapBackoff.Abandoned(clientcert.BootstrapBackoffKey(c.config.ClusterName, to.Bootstrap.Hub.Server))
-		}
-		return false, errors.Join(append(errs, err)...)
+	if err != nil || !valid(standby, h.To) {
+		return false, err
 	}
 	if err := write(c.config.SecretName, standby, nil); err != nil {
-		return false, errors.Join(append(errs, fmt.Errorf("using the standby credentials of hub %s: %w", to.Name, err))...)
+		return false, fmt.Errorf("using the standby credentials of hub %s: %w", h.To.Name, err)
 	}
 	// The session must see them as this process's own, not as a takeover.
 	c.config.BootstrapBackoff.RecordWritten(standby[clientcert.TLSCertSecretKey])
 	c.config.Recorder.Eventf(ReasonStandbyCredentialsUsed, "hub %s: standby credentials from secret %s/%s written to %s/%s; no CSR needed",
-		to.Name, ns, name, ns, c.config.SecretName)
-	return true, errors.Join(errs...)
+		h.To.Name, ns, name, ns, c.config.SecretName)
+	return true, nil
+}
+
+// standbyBackoffKey is the key of hub's standby CSRs in the bootstrap back-off: a record of its own, beside the
+// bootstrap key of that hub, so that standby CSRs never delay the bootstrap of a switch to a cold standby.
+func (c *StandbyCredentials) standbyBackoffKey(hub Hub) string {
+	return clientcert.BootstrapBackoffKey(c.config.ClusterName, hub.Bootstrap.Hub.Server) + "#standby"
 }

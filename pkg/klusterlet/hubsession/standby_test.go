@@ -62,25 +62,28 @@ func TestStandbySwap(t *testing.T) {
 	cases := []struct {
 		name            string
 		from            *Hub
+		discardFrom     bool
 		current         map[string][]byte // the hub kubeconfig Secret; nil: absent
 		standbyTo       map[string][]byte // hub-b's standby Secret; nil: absent
+		standbyFrom     map[string][]byte // primary's standby Secret before the swap; nil: absent
 		wantUsed        bool
 		wantMainCert    []byte // tls.crt of the hub kubeconfig Secret after the swap
 		wantStandbyFrom []byte // tls.crt of primary's standby Secret after the swap; nil: absent
-		wantAbandoned   bool   // the pending standby CSR on hub-b no longer counts in its bootstrap back-off
 	}{
 		{name: "switch to a hot standby", from: &hubA, current: withExtra(credsA), standbyTo: credsB,
 			wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
 		{name: "switch to a cold standby keeps the hub left", from: &hubA, current: credsA,
-			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey], wantAbandoned: true},
+			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
 		{name: "standby credentials of another agent are not used", from: &hubA, current: credsA, standbyTo: otherAgentB,
-			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey], wantAbandoned: true},
+			wantMainCert: credsA[clientcert.TLSCertSecretKey], wantStandbyFrom: credsA[clientcert.TLSCertSecretKey]},
 		{name: "hub kubeconfig Secret already valid for the new hub", from: nil, current: credsB, standbyTo: credentials(t, caB, hubB, "agent1"),
 			wantMainCert: credsB[clientcert.TLSCertSecretKey]},
 		{name: "first start with standby credentials and no hub kubeconfig Secret", from: nil, current: nil, standbyTo: credsB,
 			wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey]},
-		{name: "credentials of the hub left that are not valid for it are not kept", from: &hubA, current: otherAgentB, standbyTo: credsB,
-			wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey]},
+		{name: "another agent's credentials are left to the session's takeover rules", from: &hubA, current: otherAgentB, standbyTo: credsB,
+			wantMainCert: otherAgentB[clientcert.TLSCertSecretKey]},
+		{name: "credentials of a hub that rejected them are discarded, not kept", from: &hubA, discardFrom: true, current: credsA,
+			standbyFrom: credsA, standbyTo: credsB, wantUsed: true, wantMainCert: credsB[clientcert.TLSCertSecretKey]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +97,9 @@ func TestStandbySwap(t *testing.T) {
 			if tc.standbyTo != nil {
 				objs = append(objs, certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), tc.standbyTo))
 			}
+			if tc.standbyFrom != nil {
+				objs = append(objs, certtesting.NewSecret(ns, StandbySecretName(main, "primary"), tc.standbyFrom))
+			}
 			kube := kubefake.NewSimpleClientset(objs...)
 			c := testConfig()
 			c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
@@ -103,14 +109,9 @@ func TestStandbySwap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			key := clientcert.BootstrapBackoffKey("cluster1", hubB.Bootstrap.Hub.Server)
-			sc.config.BootstrapBackoff.CSRCreated(key) // a standby CSR pending on hub-b
-			used, err := sc.Swap(context.Background(), tc.from, hubB)
+			used, err := sc.Swap(context.Background(), Handover{From: tc.from, DiscardFrom: tc.discardFrom, To: hubB})
 			if err != nil {
 				t.Fatalf("Swap: %v", err)
-			}
-			if abandoned := sc.config.BootstrapBackoff.State(key).Failures == 0; abandoned != tc.wantAbandoned {
-				t.Errorf("pending standby CSR abandoned = %v, want %v", abandoned, tc.wantAbandoned)
 			}
 			if used != tc.wantUsed {
 				t.Errorf("used = %v, want %v", used, tc.wantUsed)
@@ -179,9 +180,57 @@ func TestStandbySwapWriteFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	used, err := sc.Swap(context.Background(), nil, hubB)
+	used, err := sc.Swap(context.Background(), Handover{To: hubB})
 	if used || err == nil || !strings.Contains(err.Error(), "agent-ns/hub-kubeconfig-secret") {
 		t.Fatalf("Swap = %v, %v; want false and an error naming agent-ns/hub-kubeconfig-secret", used, err)
+	}
+}
+
+// TestStandbySwapKeepsCredentialsWhenSavingFails: when the credentials of the hub left cannot be kept in its
+// standby Secret, the hub kubeconfig Secret is not overwritten either: they are not lost.
+func TestStandbySwapKeepsCredentialsWhenSavingFails(t *testing.T) {
+	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	credsA := credentials(t, caA, hubA, "agent1")
+	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, credsA),
+		certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), credentials(t, caB, hubB, "agent1")))
+	kube.PrependReactor("create", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(corev1.Resource("secrets"), StandbySecretName(main, "primary"), nil)
+	})
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used, err := sc.Swap(context.Background(), Handover{From: &hubA, To: hubB})
+	if used || err == nil || !strings.Contains(err.Error(), "keeping the credentials of hub primary") {
+		t.Fatalf("Swap = %v, %v; want false and an error about keeping primary's credentials", used, err)
+	}
+	got, err := kube.CoreV1().Secrets(ns).Get(context.Background(), main, metav1.GetOptions{})
+	if err != nil || !bytes.Equal(got.Data[clientcert.TLSCertSecretKey], credsA[clientcert.TLSCertSecretKey]) {
+		t.Fatalf("hub kubeconfig Secret (err %v) no longer holds primary's credentials", err)
+	}
+}
+
+// TestStandbyForget: Forget deletes a hub's standby Secret and accepts one already gone.
+func TestStandbyForget(t *testing.T) {
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), map[string][]byte{"tls.key": []byte("k")}))
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace = kube, ns
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := sc.Forget(context.Background(), "hub-b"); err != nil {
+			t.Fatalf("Forget #%d: %v", i+1, err)
+		}
+	}
+	if _, err := kube.CoreV1().Secrets(ns).Get(context.Background(), StandbySecretName(main, "hub-b"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("standby Secret still there (err %v)", err)
 	}
 }
 
