@@ -258,6 +258,15 @@ func TestKlusterletOperatorMultipleHubs(t *testing.T) {
 	applyConfigMapWork(t, ctx, hubA, cluster, "work-hub-a")
 	waitConfigMap(t, ctx, spoke, "work-hub-a")
 
+	// Hot standby, under the operator's RBAC: hub B issues the agent a certificate while it is a standby.
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "bootstrap-hub-b standby credentials Ready",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			h := util.HubProbe(fc, "bootstrap-hub-b")
+			return h != nil && h.StandbyCredentials != nil && h.StandbyCredentials.State == failoverv1alpha1.StandbyCredentialsReady,
+				util.DescribeFailoverStatus(fc)
+		})
+	csrsBefore := csrCount(t, hubB, cluster)
+
 	// Hub A is lost: the agent moves to hub B (the operator's second bootstrap kubeconfig, named after its
 	// Secret) after the FailoverConfig's timeout, and the work agent follows.
 	restarts := work.Restarts()
@@ -270,6 +279,9 @@ func TestKlusterletOperatorMultipleHubs(t *testing.T) {
 	util.WaitForClusterAvailable(t, hubB, cluster, failoverSlack)
 	t.Logf("measured: hub A stopped -> Available on hub B in %.1f s (FailoverConfig timeout %s, operator flag 180 s)",
 		time.Since(stopped).Seconds(), failoverConnectionTimeout)
+	if n := csrCount(t, hubB, cluster); n != csrsBefore {
+		t.Errorf("%d CSRs for %s on hub B after the switch, %d before: the switch to a hot standby sent a CSR", n, cluster, csrsBefore)
+	}
 	applyConfigMapWork(t, ctx, hubB, cluster, "work-hub-b")
 	waitConfigMap(t, ctx, spoke, "work-hub-b")
 	if work.Restarts() <= restarts {
