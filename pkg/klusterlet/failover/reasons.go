@@ -73,7 +73,8 @@ const (
 	// cold standby and the CSR is retried with the bootstrap back-off.
 	ReasonStandbyCredentialsRefused = "StandbyCredentialsRefused"
 	// ReasonStandbyCredentialsSwapFailed (Warning): the credentials could not be handed over at a session start
-	// (a Secret could not be read or written); the session bootstraps if the hub kubeconfig Secret is not valid.
+	// (a Secret could not be read or written; the session then bootstraps if the hub kubeconfig Secret is not
+	// valid), or the standby Secret of a hub removed from the configuration could not be deleted.
 	ReasonStandbyCredentialsSwapFailed = "StandbyCredentialsSwapFailed"
 	// ReasonHubSessionFailed (Warning): no hub session could be built on a hub (the message says why); the hub
 	// is not started until its bootstrap kubeconfig changes.

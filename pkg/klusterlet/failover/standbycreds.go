@@ -71,7 +71,10 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 	for name := range r.standbyHubs {
 		if _, ok := r.hubs[name]; !ok {
 			delete(r.standbyHubs, name)
-			if err := r.o.Standby.Forget(ctx, name); err != nil {
+			fctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
+			err := r.o.Standby.Forget(fctx, name)
+			cancel()
+			if err != nil {
 				r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "hub %s was removed: %v", name, err)
 			}
 		}
