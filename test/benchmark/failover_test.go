@@ -44,7 +44,9 @@ func (b *bench) runFailover(t *testing.T) {
 		"kube-controller-manager and the hub controller keep running); the time runs from the moment the apiserver "+
 		"is told to stop (SIGTERM; it answers new requests with 429 and exits within about 2-5 s) to the first poll that sees the cluster Joined+Available on hub-b, and the figure is that "+
 		"time minus the connection timeout (%s for both). Ours: --bootstrap-kubeconfig for hub-a and a FailoverConfig "+
-		"with alternate hub-b (bootstrap Secret), hubConnectionTimeout %s, probeInterval %s. OCM's: "+
+		"with alternate hub-b (bootstrap Secret), hubConnectionTimeout %s, probeInterval %s, hot standby credentials on "+
+		"(the default: hub-b issues the agent a certificate while it is a standby). The CSRs figure counts the CSRs "+
+		"of the cluster on hub-b created between hub-a's stop and Available on hub-b. OCM's: "+
 		"--bootstrap-kubeconfigs hub-a,hub-b --feature-gates=MultipleHubs=true --hub-connection-timeout-seconds=%d; "+
 		"OCM's agent switches hubs by exiting, so a loop restarts it %s after each exit (a stand-in for the kubelet, "+
 		"which would wait 10 s or more: this favours OCM). OCM's hub timeout controller checks every 60 s whether the "+
