@@ -3,7 +3,6 @@
 package benchmark
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
@@ -144,10 +142,7 @@ func (b *bench) failoverOnce(t *testing.T, hubA, hubB *framework.Hub, cfg agentC
 		t.Fatal("interrupted")
 	}
 	exitsBefore := a.restarts()
-	csrsBefore, err := clusterCSRs(b.ctx, hubB, cfg.cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
+	csrsBefore := len(util.CSRNames(t, hubB, cfg.cluster))
 	// The hub is lost from the moment its apiserver starts shutting down: from then on it answers new requests
 	// with 429 and closes connections.
 	lost := time.Now()
@@ -160,11 +155,7 @@ func (b *bench) failoverOnce(t *testing.T, hubA, hubB *framework.Hub, cfg agentC
 		return reason
 	}
 	took := at.Sub(lost)
-	csrsAfter, err := clusterCSRs(b.ctx, hubB, cfg.cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.rep.add("failover_csrs", kind, float64(csrsAfter-csrsBefore))
+	b.rep.add("failover_csrs", kind, float64(len(util.CSRNames(t, hubB, cfg.cluster))-csrsBefore))
 	b.rep.add("failover_total", kind, took.Seconds())
 	b.rep.add("failover_beyond_timeout", kind, (took - b.failoverTimeout).Seconds())
 	t.Logf("%s: %s agent Available on hub-b %.1f s after hub-a was stopped (timeout %s, %d process restarts)",
@@ -203,14 +194,4 @@ func lastErrors(path string) string {
 		errs = errs[len(errs)-3:]
 	}
 	return "; last errors in the agent log: " + strings.Join(errs, " | ")
-}
-
-// clusterCSRs counts the CSRs of cluster (label open-cluster-management.io/cluster-name) on hub. OCM's hub keeps
-// approved CSRs for an hour, longer than a repetition.
-func clusterCSRs(ctx context.Context, hub *framework.Hub, cluster string) (int, error) {
-	list, err := hub.Kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{LabelSelector: clientcert.ClusterNameLabel + "=" + cluster})
-	if err != nil {
-		return 0, fmt.Errorf("listing the CSRs of %s on hub %s: %w", cluster, hub.Name, err)
-	}
-	return len(list.Items), nil
 }

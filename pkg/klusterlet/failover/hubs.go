@@ -156,6 +156,7 @@ func (r *Orchestrator) reconcileHubs(spec failoverv1alpha1.FailoverConfigSpec) {
 		if !seen[name] {
 			delete(r.hubs, name)
 			r.o.Metrics.ForgetHub(name)
+			r.forgetStandby(r.ctx, name)
 			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "hub %s was removed from FailoverConfig %s/%s", name, r.o.Namespace, r.o.FailoverConfigName)
 		}
 	}

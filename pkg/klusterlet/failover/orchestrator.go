@@ -145,11 +145,8 @@ type Orchestrator struct {
 	// added to status.failoverCount.
 	lastFailover        *failoverv1alpha1.FailoverRecord
 	unrecordedFailovers int32
-	// standbys are the running standby credential keepers (standbycreds.go), standbyReports what they reported.
-	standbys       map[string]*standbyRun
-	standbyReports standbyReports
-	// standbyHubs are the hubs configured in the last round, so that a removed one's standby Secret is deleted.
-	standbyHubs map[string]bool
+	// standbys are the running standby credential keepers (standbycreds.go) with their reports.
+	standbys map[string]*standbyRun
 }
 
 // NewOrchestrator checks o, fills its defaults and returns the orchestrator.
@@ -185,18 +182,16 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		o.Metrics = LegacyRegistryMetrics()
 	}
 	r := &Orchestrator{
-		o:              o,
-		tracker:        NewHubConnectivityTracker(o.Clock),
-		syncCtx:        factory.NewSyncContext(controllerName, o.Recorder),
-		ctx:            context.Background(),
-		facts:          sessionFacts{cur: factsSnapshot{addOns: map[string][]failoverv1alpha1.AddOnRegistrationStatus{}}},
-		files:          fileReads{m: map[string]fileRead{}},
-		state:          StateSelecting,
-		hubs:           map[string]*hubEntry{},
-		duplicateHubs:  map[string]bool{},
-		standbys:       map[string]*standbyRun{},
-		standbyHubs:    map[string]bool{},
-		standbyReports: standbyReports{m: map[string]hubsession.StandbyStatus{}, live: map[string]*standbyRun{}},
+		o:             o,
+		tracker:       NewHubConnectivityTracker(o.Clock),
+		syncCtx:       factory.NewSyncContext(controllerName, o.Recorder),
+		ctx:           context.Background(),
+		facts:         sessionFacts{cur: factsSnapshot{addOns: map[string][]failoverv1alpha1.AddOnRegistrationStatus{}}},
+		files:         fileReads{m: map[string]fileRead{}},
+		state:         StateSelecting,
+		hubs:          map[string]*hubEntry{},
+		duplicateHubs: map[string]bool{},
+		standbys:      map[string]*standbyRun{},
 	}
 	// A hub that stops (or starts again) answering is re-evaluated at once, so its events are timely.
 	r.tracker.SetOnTransition(r.kick)

@@ -119,14 +119,18 @@ func (s *fakeSession) registered() {
 type fakeKeeper struct {
 	mu        sync.Mutex
 	running   map[string]bool
+	ctxs      map[string]context.Context
 	report    map[string]func(hubsession.StandbyStatus)
 	swaps     []string
 	forgotten []string
+	// stopped records, per hub handed over to, whether its keeper's context had ended at the hand-over.
+	stopped map[string]bool
 }
 
 func (k *fakeKeeper) Keep(ctx context.Context, hub hubsession.Hub, report func(hubsession.StandbyStatus)) error {
 	k.mu.Lock()
 	k.running[hub.Name] = true
+	k.ctxs[hub.Name] = ctx
 	k.report[hub.Name] = report
 	k.mu.Unlock()
 	report(hubsession.StandbyStatus{State: failoverv1alpha1.StandbyCredentialsReady, Secret: "hub-kubeconfig-secret-" + hub.Name, Message: "valid"})
@@ -148,7 +152,16 @@ func (k *fakeKeeper) Swap(_ context.Context, h hubsession.Handover) (bool, error
 		}
 	}
 	k.swaps = append(k.swaps, name+"->"+h.To.Name)
+	if ctx, ok := k.ctxs[h.To.Name]; ok {
+		k.stopped[h.To.Name] = ctx.Err() != nil
+	}
 	return false, nil
+}
+
+func (k *fakeKeeper) stoppedBeforeSwap(hub string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.stopped[hub]
 }
 
 func (k *fakeKeeper) Forget(_ context.Context, hub string) error {
@@ -196,7 +209,8 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	s := &shell{t: t, ctx: ctx, hubs: map[string]*shellHub{"primary": newShellHub(t), "hub-b": newShellHub(t)}, buildErr: map[string]error{},
-		keeper: &fakeKeeper{running: map[string]bool{}, report: map[string]func(hubsession.StandbyStatus){}}}
+		keeper: &fakeKeeper{running: map[string]bool{}, ctxs: map[string]context.Context{}, report: map[string]func(hubsession.StandbyStatus){},
+			stopped: map[string]bool{}}}
 	s.primary = filepath.Join(t.TempDir(), "bootstrap.kubeconfig")
 	if err := os.WriteFile(s.primary, s.hubs["primary"].kubeconfig(t), 0o600); err != nil {
 		t.Fatal(err)
@@ -566,10 +580,17 @@ func TestShellStandbyCredentials(t *testing.T) {
 	if st := standbyOf("hub-b"); st != nil {
 		t.Errorf("the active hub-b has standbyCredentials %+v in the status", st)
 	}
-	// A report of the stopped keeper is dropped.
+	if got := s.keeper.stoppedBeforeSwap("hub-b"); !got {
+		t.Error("hub-b's keeper still ran when its credentials were handed over")
+	}
+	// A report of the stopped keeper is dropped: no event, no status.
 	report(hubsession.StandbyStatus{State: failoverv1alpha1.StandbyCredentialsReady, Secret: "hub-kubeconfig-secret-hub-b"})
-	if _, ok := s.r.standbyReports.get("hub-b"); ok {
-		t.Error("a report of a stopped keeper was recorded")
+	s.r.step(s.ctx)
+	if n := s.events(ReasonStandbyCredentialsReady); n != 1 {
+		t.Errorf("%d %s events after a stopped keeper reported Ready, want still 1", n, ReasonStandbyCredentialsReady)
+	}
+	if st := standbyOf("hub-b"); st != nil {
+		t.Errorf("a stopped keeper's report reached the status: %+v", st)
 	}
 	if s.keeper.isRunning("primary") {
 		t.Error("a keeper runs for the lost primary, whose probe is not Ready")

@@ -15,7 +15,7 @@ import (
 // Hot standby credentials, as the orchestrator runs them: a keeper (StandbyKeeper.Keep) for every standby hub
 // whose probe has been Ready, stopped when the hub becomes active, changes its bootstrap kubeconfig or goes
 // away; and at every session start, the hand-over of credentials (StandbyKeeper.Swap). Decision goroutine only,
-// except standbyReports, which the keepers write.
+// except each standbyRun's report, which its keeper writes.
 
 // StandbyKeeper keeps hot standby credentials on the standby hubs; *hubsession.StandbyCredentials implements
 // it.
@@ -34,25 +34,22 @@ type StandbyKeeper interface {
 // on the cluster the agent runs in).
 const standbySwapTimeout = 10 * time.Second
 
-// standbyRun is one running keeper.
+// standbyRun is one running keeper. bootstrap and cancel are the decision goroutine's; mu guards status and
+// stopped, which the keeper's reports write: a keeper stopped (stopStandby) reports into nothing.
 type standbyRun struct {
 	bootstrap *clientcert.BootstrapKubeconfig
 	cancel    context.CancelFunc
+
+	mu      sync.Mutex
+	status  *hubsession.StandbyStatus
+	stopped bool
 }
 
-// standbyReports holds the running keepers' latest reports by hub; mu guards both maps. live is the keeper
-// whose reports count for a hub: a report of a keeper stopped since is dropped.
-type standbyReports struct {
-	mu   sync.Mutex
-	m    map[string]hubsession.StandbyStatus
-	live map[string]*standbyRun
-}
-
-func (s *standbyReports) get(hub string) (hubsession.StandbyStatus, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.m[hub]
-	return st, ok
+// report returns the keeper's latest report, nil before the first.
+func (run *standbyRun) report() *hubsession.StandbyStatus {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.status
 }
 
 // reconcileStandbys starts a keeper for every hub that is not active, has a usable bootstrap kubeconfig and a
@@ -67,21 +64,6 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 			r.stopStandby(name)
 		}
 	}
-	// A hub removed from the configuration leaves no key material behind.
-	for name := range r.standbyHubs {
-		if _, ok := r.hubs[name]; !ok {
-			delete(r.standbyHubs, name)
-			fctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
-			err := r.o.Standby.Forget(fctx, name)
-			cancel()
-			if err != nil {
-				r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "hub %s was removed: %v", name, err)
-			}
-		}
-	}
-	for name := range r.hubs {
-		r.standbyHubs[name] = true
-	}
 	for _, name := range r.order {
 		h := r.hubs[name]
 		if _, running := r.standbys[name]; running || name == r.run.hub || r.run.hub == "" || h.bootstrap == nil ||
@@ -91,9 +73,6 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 		kctx, cancel := context.WithCancel(ctx)
 		run := &standbyRun{bootstrap: h.bootstrap, cancel: cancel}
 		r.standbys[name] = run
-		r.standbyReports.mu.Lock()
-		r.standbyReports.live[name] = run
-		r.standbyReports.mu.Unlock()
 		hub := hubsession.Hub{Name: name, Bootstrap: h.bootstrap}
 		go func() {
 			if err := r.o.Standby.Keep(kctx, hub, func(st hubsession.StandbyStatus) { r.standbyReported(name, run, st) }); err != nil {
@@ -105,30 +84,45 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 	}
 }
 
-// stopStandby stops hub's keeper, if one runs, without waiting for its informers, and forgets its report.
+// stopStandby stops hub's keeper, if one runs, without waiting for its informers; its later reports are dropped.
 func (r *Orchestrator) stopStandby(hub string) {
-	if run, ok := r.standbys[hub]; ok {
-		run.cancel()
-		delete(r.standbys, hub)
+	run, ok := r.standbys[hub]
+	if !ok {
+		return
 	}
-	r.standbyReports.mu.Lock()
-	delete(r.standbyReports.m, hub)
-	delete(r.standbyReports.live, hub)
-	r.standbyReports.mu.Unlock()
+	run.cancel()
+	run.mu.Lock()
+	run.stopped = true
+	run.mu.Unlock()
+	delete(r.standbys, hub)
+}
+
+// forgetStandby stops the keeper of a hub removed from the configuration and deletes its standby Secret, so no
+// key material is left behind for it.
+func (r *Orchestrator) forgetStandby(ctx context.Context, hub string) {
+	if r.o.Standby == nil {
+		return
+	}
+	r.stopStandby(hub)
+	ctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
+	defer cancel()
+	if err := r.o.Standby.Forget(ctx, hub); err != nil {
+		r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "hub %s was removed: %v", hub, err)
+	}
 }
 
 // standbyReported records a keeper's report (from its goroutine), emits an event when the state changes to Ready
 // or Refused, and enqueues a round for the status. A report of a keeper stopped meanwhile is dropped.
 func (r *Orchestrator) standbyReported(hub string, run *standbyRun, st hubsession.StandbyStatus) {
-	r.standbyReports.mu.Lock()
-	if r.standbyReports.live[hub] != run {
-		r.standbyReports.mu.Unlock()
+	run.mu.Lock()
+	if run.stopped {
+		run.mu.Unlock()
 		return
 	}
-	prev, had := r.standbyReports.m[hub]
-	r.standbyReports.m[hub] = st
-	r.standbyReports.mu.Unlock()
-	if !had || prev.State != st.State {
+	prev := run.status
+	run.status = &st
+	run.mu.Unlock()
+	if prev == nil || prev.State != st.State {
 		switch st.State {
 		case failoverv1alpha1.StandbyCredentialsReady:
 			r.o.Recorder.Eventf(ReasonStandbyCredentialsReady, "standby hub %s: credentials ready in secret %s; a switch to it needs no CSR", hub, st.Secret)

@@ -196,8 +196,8 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 		if h.bootstrap != nil {
 			hv.Server = h.bootstrap.Hub.Server
 		}
-		if st, ok := r.standbyReports.get(name); ok {
-			hv.Standby = &st
+		if run, ok := r.standbys[name]; ok {
+			hv.Standby = run.report()
 		}
 		v.Hubs = append(v.Hubs, hv)
 	}

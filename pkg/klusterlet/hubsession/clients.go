@@ -82,22 +82,30 @@ func (s *Session) secretData() map[string][]byte {
 // clientCertOptions configures a ClientCertForHubController that sends CSRs with kubeClient's identity: the
 // bootstrap identity for the first join, the hub identity for rotation.
 func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformers kubeinformers.SharedInformerFactory, spoke *spokeInformers) clientcert.ControllerOptions {
+	return clientCertOptionsFor(s.config, s.hub, s.config.SecretName, s.backoffKey(), kubeClient, csrInformers, spoke.secrets)
+}
+
+// clientCertOptionsFor configures a ClientCertForHubController of c's identity on hub that keeps the Secret
+// secretName of c's namespace valid (followed through secrets) and sends CSRs with kubeClient's identity, spaced
+// by the bootstrap back-off record backoffKey.
+func clientCertOptionsFor(c Config, hub Hub, secretName, backoffKey string, kubeClient kubernetes.Interface,
+	csrInformers kubeinformers.SharedInformerFactory, secrets corev1informers.SecretInformer) clientcert.ControllerOptions {
 	return clientcert.ControllerOptions{
-		ClusterName:         s.config.ClusterName,
-		AgentName:           s.config.AgentName,
-		Namespace:           s.config.Namespace,
-		SecretName:          s.config.SecretName,
-		Hub:                 s.hub.Bootstrap.Hub,
-		SpokeSecrets:        s.config.AgentKubeClient.CoreV1(),
-		SpokeSecretInformer: spoke.secrets,
+		ClusterName:         c.ClusterName,
+		AgentName:           c.AgentName,
+		Namespace:           c.Namespace,
+		SecretName:          secretName,
+		Hub:                 hub.Bootstrap.Hub,
+		SpokeSecrets:        c.AgentKubeClient.CoreV1(),
+		SpokeSecretInformer: secrets,
 		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
 		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
-		ExpirationSeconds:   s.config.CSRExpirationSeconds,
-		Clock:               s.config.Clock,
-		RetryBackoff:        s.config.CSRRetryBackoff,
-		BootstrapBackoff:    s.config.BootstrapBackoff,
-		BackoffHub:          s.backoffKey(),
-		Recorder:            s.config.Recorder,
+		ExpirationSeconds:   c.CSRExpirationSeconds,
+		Clock:               c.Clock,
+		RetryBackoff:        c.CSRRetryBackoff,
+		BootstrapBackoff:    c.BootstrapBackoff,
+		BackoffHub:          backoffKey,
+		Recorder:            c.Recorder,
 	}
 }
 

@@ -3,7 +3,6 @@ package hubsession
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -116,7 +115,7 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 	lister := secrets.Lister()
 
 	backoffKey := c.standbyBackoffKey(hub)
-	var mu sync.Mutex
+	// onStatus runs on the controller's one sync goroutine (OnStatusChange), so last needs no lock.
 	var last StandbyStatus
 	onStatus := func(st clientcert.Status) {
 		s := StandbyStatus{Secret: name, Message: st.Message}
@@ -143,33 +142,15 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 			}
 		}
 		s.Message = fmt.Sprintf("hub %s: %s", hub.Name, s.Message)
-		mu.Lock()
-		changed := s != last
-		last = s
-		mu.Unlock()
-		if changed {
+		if s != last {
+			last = s
 			report(s)
 		}
 	}
-	cc, err := clientcert.NewClientCertForHubController(clientcert.ControllerOptions{
-		ClusterName:         c.config.ClusterName,
-		AgentName:           c.config.AgentName,
-		Namespace:           c.config.Namespace,
-		SecretName:          name,
-		SecretLabels:        map[string]string{StandbyHubLabel: hub.Name},
-		Hub:                 hub.Bootstrap.Hub,
-		SpokeSecrets:        c.config.AgentKubeClient.CoreV1(),
-		SpokeSecretInformer: secrets,
-		HubCSRs:             kubeClient.CertificatesV1().CertificateSigningRequests(),
-		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
-		ExpirationSeconds:   c.config.CSRExpirationSeconds,
-		Clock:               c.config.Clock,
-		RetryBackoff:        c.config.CSRRetryBackoff,
-		BootstrapBackoff:    c.config.BootstrapBackoff,
-		BackoffHub:          backoffKey,
-		Recorder:            c.config.Recorder,
-		OnStatusChange:      onStatus,
-	})
+	opts := clientCertOptionsFor(c.config, hub, name, backoffKey, kubeClient, csrInformers, secrets)
+	opts.SecretLabels = map[string]string{StandbyHubLabel: hub.Name}
+	opts.OnStatusChange = onStatus
+	cc, err := clientcert.NewClientCertForHubController(opts)
 	if err != nil {
 		return fmt.Errorf("standby credentials for hub %s: %w", hub.Name, err)
 	}
@@ -182,9 +163,7 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 	startwait.AwaitSynced(ctx, c.config.Clock, syncBound, csrInformers.Certificates().V1().CertificateSigningRequests().Informer().HasSynced,
 		secrets.Informer().HasSynced)
 	klog.FromContext(ctx).Info("Keeping standby credentials", "hub", hub.Name, "secret", klog.KRef(c.config.Namespace, name))
-	var wg sync.WaitGroup
-	run(ctx, &wg, cc)
-	wg.Wait()
+	cc.Run(ctx, 1)
 	return nil
 }
 
@@ -257,8 +236,8 @@ func (c *StandbyCredentials) Swap(ctx context.Context, h Handover) (used bool, e
 		name := c.SecretName(from.Name)
 		switch {
 		case h.DiscardFrom:
-			if err := secrets.Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return false, fmt.Errorf("deleting the standby credentials of hub %s, secret %s/%s: %w", from.Name, ns, name, err)
+			if err := c.Forget(ctx, from.Name); err != nil {
+				return false, fmt.Errorf("discarding the credentials of hub %s: %w", from.Name, err)
 			}
 		case valid(current, *from):
 			if err := write(name, current, map[string]string{StandbyHubLabel: from.Name}); err != nil {
