@@ -3,7 +3,9 @@
 SHELL := /usr/bin/env bash -o pipefail
 GO ?= go
 BIN_DIR ?= _output/bin
-IMAGE ?= klusterlet-failover:dev
+# make image: the tag recorded in the image tarball (a "localhost/" name keeps its name in containerd) and the tarball.
+IMAGE_REF ?= localhost/klusterlet-failover:dev
+IMAGE_TAR ?= _output/klusterlet-failover-image.tar
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.gitVersion=$(VERSION) \
@@ -29,7 +31,7 @@ build: ## Build the agent binary into _output/bin.
 test: test-unit test-integration ## Unit tests, then the integration suites on real control planes.
 
 test-unit: ## Unit tests (fake clients, fake clocks).
-	$(GO) test -count=1 ./cmd/... ./pkg/... ./manifests/... ./test/framework/...
+	$(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./test/framework/... ./test/images/...
 
 test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, etcd and OCM's registration, work, registration-operator and addon from source (cached).
 	hack/build-test-binaries.sh
@@ -57,8 +59,8 @@ bench-profile: ## Join and memory scenarios once each, from a cold page cache, w
 bench-replication: ## The hub-side replicator's benchmark alone; writes docs/benchmarks-replication.md.
 	hack/bench.sh replication
 
-image: ## Container image (needs a container engine).
-	docker build -t $(IMAGE) --build-arg VERSION=$(VERSION) .
+image: build ## Container image as an OCI/docker-archive tarball (no container engine needed); import with ctr images import.
+	$(GO) run ./hack/mkimage -binary $(BIN_DIR)/klusterlet-failover -tag $(IMAGE_REF) -o $(IMAGE_TAR)
 
 clean:
 	rm -rf _output

@@ -4,11 +4,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 fail=0
-unformatted="$(gofmt -l cmd pkg test hack manifests 2>/dev/null || true)"
+unformatted="$(gofmt -l cmd pkg internal test hack manifests 2>/dev/null || true)"
 if [[ -n "${unformatted}" ]]; then
   echo "verify: gofmt needed on:"; echo "${unformatted}"; fail=1
 fi
-go vet ./cmd/... ./pkg/... ./test/... ./manifests/... || { echo "verify: go vet failed"; fail=1; }
+go vet ./cmd/... ./pkg/... ./internal/... ./hack/mkimage/... ./test/... ./manifests/... || { echo "verify: go vet failed"; fail=1; }
 
 tmp="$(mktemp -d)"; trap 'rm -rf "${tmp}"' EXIT
 cp go.mod go.sum "${tmp}/"
