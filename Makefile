@@ -33,11 +33,12 @@ test: test-unit test-integration ## Unit tests, then the integration suites on r
 test-unit: ## Unit tests (fake clients, fake clocks).
 	$(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./test/framework/... ./test/images/...
 
-test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, etcd and OCM's registration, work, registration-operator and addon from source (cached).
+test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd and OCM's registration, work, registration-operator and addon from source (cached).
 	hack/build-test-binaries.sh
 
 # Integration packages run one at a time (-p 1): each starts several apiservers and the machine has 2 cores.
-test-integration: ## Integration suites on real apiservers, etcd, kube-controller-manager and OCM's hub controller.
+test-integration: ## Integration suites on real apiservers, etcd, kube-controller-manager and OCM's hub controller, and the node suite's kubelet (installs containerd, runc, CNI plugins and iptables from Debian when missing; root).
+	hack/install-node-deps.sh
 	assets="$$(hack/build-test-binaries.sh | tail -n1)" || exit 1; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 -p 1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
 

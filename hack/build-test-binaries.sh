@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries the test bed runs, from source, through the Go module proxy:
 #   kube-apiserver, kube-controller-manager, kubectl  (k8s.io/kubernetes, hack/tools/kube; "kube" below)
+#   kubelet, kube-proxy, kube-scheduler               (the same module: the node of the node suite)
 #   etcd                                              (go.etcd.io/etcd/server/v3, hack/tools/etcd)
 #   registration, work, registration-operator, addon  (open-cluster-management.io/ocm, hack/tools/ocm; "ocm")
 # into a cache outside the clone, keyed by the versions and the tool modules' go.sum, so that a fresh clone
@@ -25,7 +26,7 @@ TOOLS="${ROOT}/hack/tools"
 KUBE_VERSION="v1.34.3"
 ETCD_VERSION="v3.6.6"
 OCM_VERSION="v1.2.0"
-BINARIES=(kube-apiserver kube-controller-manager kubectl etcd registration work registration-operator addon)
+BINARIES=(kube-apiserver kube-controller-manager kubectl kubelet kube-proxy kube-scheduler etcd registration work registration-operator addon)
 # shellcheck source=hack/lib/go-build.sh
 source "${ROOT}/hack/lib/go-build.sh"
 
@@ -34,7 +35,7 @@ die() { echo "build-test-binaries: $*" >&2; exit 1; }
 # module_of NAME: the tool module (under hack/tools) that builds the binary NAME.
 module_of() {
   case "$1" in
-    kube-apiserver | kube-controller-manager | kubectl) echo kube ;;
+    kube-apiserver | kube-controller-manager | kubectl | kubelet | kube-proxy | kube-scheduler) echo kube ;;
     etcd) echo etcd ;;
     registration | work | registration-operator | addon) echo ocm ;;
     *) return 1 ;;

@@ -20,6 +20,11 @@ const (
 	BinaryKubeControllerManager = "kube-controller-manager"
 	// BinaryKubectl is kubectl from k8s.io/kubernetes.
 	BinaryKubectl = "kubectl"
+	// BinaryKubelet, BinaryKubeProxy and BinaryKubeScheduler are the node's kubelet, kube-proxy and
+	// kube-scheduler from k8s.io/kubernetes (StartNode).
+	BinaryKubelet       = "kubelet"
+	BinaryKubeProxy     = "kube-proxy"
+	BinaryKubeScheduler = "kube-scheduler"
 	// BinaryEtcd is etcd from go.etcd.io/etcd/server/v3.
 	BinaryEtcd = "etcd"
 	// BinaryRegistration is OCM's registration binary (open-cluster-management.io/ocm/cmd/registration);
@@ -45,7 +50,8 @@ const (
 
 // allBinaries returns the name of every binary the test bed runs.
 func allBinaries() []string {
-	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryEtcd, BinaryRegistration,
+	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryKubelet, BinaryKubeProxy,
+		BinaryKubeScheduler, BinaryEtcd, BinaryRegistration,
 		BinaryWork, BinaryRegistrationOperator, BinaryAddon}
 }
 
@@ -62,7 +68,8 @@ type binariesDirResult struct {
 }
 
 // BinariesDir returns the absolute directory holding the named test-bed binaries (every one, kube-apiserver,
-// kube-controller-manager, kubectl, etcd, registration, work, registration-operator and addon, when names is
+// kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd, registration, work,
+// registration-operator and addon, when names is
 // empty). It is $KUBEBUILDER_ASSETS when that directory holds them as executable files; otherwise the directory
 // printed by `hack/build-test-binaries.sh --check <names>` (a cache entry holding them, checksums verified). make
 // demo builds only the binaries the demo runs, so a caller names those it starts. The error names every missing

@@ -36,8 +36,8 @@ func TestFindBinariesDir(t *testing.T) {
 			assets: partial,
 			names:  allBinaries(),
 			wantErrPart: []string{
-				"KUBEBUILDER_ASSETS=" + partial + " lacks kube-apiserver, kube-controller-manager, kubectl, registration, work, registration-operator, addon",
-				"hack/build-test-binaries.sh --check found no cache entry holding kube-apiserver, kube-controller-manager, kubectl, etcd,",
+				"KUBEBUILDER_ASSETS=" + partial + " lacks kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, registration, work, registration-operator, addon",
+				"hack/build-test-binaries.sh --check found no cache entry holding kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd,",
 				"build them with",
 			},
 		},

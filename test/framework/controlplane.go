@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -51,14 +52,31 @@ type controlPlane struct {
 	apiserverStopped bool
 }
 
-// startControlPlane starts etcd and kube-apiserver for component (e.g. "hub-a", "spoke") with
-// --authorization-mode=authzMode and installs crds. Data, certificates and the client CA live in a
-// t.TempDir() directory, so the apiserver can restart on the same port with the same serving certificate. The
-// control plane stops in t.Cleanup; failures call t.Fatal naming component. extraFlags are added to
-// kube-apiserver's command line (e.g. the audit flags of HubOptions.AuditPolicy).
-func startControlPlane(t testing.TB, component, authzMode string, crds []*apiextensionsv1.CustomResourceDefinition,
-	startTimeout time.Duration, extraFlags ...apiserverFlag) *controlPlane {
+// controlPlaneOptions configures startControlPlane.
+type controlPlaneOptions struct {
+	// authzMode is kube-apiserver's --authorization-mode.
+	authzMode string
+	// crds are installed once the apiserver serves.
+	crds []*apiextensionsv1.CustomResourceDefinition
+	// startTimeout bounds the start of etcd and kube-apiserver.
+	startTimeout time.Duration
+	// flags are added to kube-apiserver's command line (e.g. the audit flags of HubOptions.AuditPolicy).
+	flags []apiserverFlag
+	// network, when set, makes the apiserver listen on the pod network's host address instead of 127.0.0.1, so
+	// that pods reach it.
+	network *PodNetwork
+	// node, with network, makes the apiserver the control plane of a node (see nodeAPIServerFlags): it serves
+	// the `kubernetes` Service in the network's service range, admits ServiceAccounts and authorizes kubelets.
+	node bool
+}
+
+// startControlPlane starts etcd and kube-apiserver for component (e.g. "hub-a", "spoke") and installs the CRDs
+// of opts. Data, certificates and the client CA live in a t.TempDir() directory, so the apiserver can restart on
+// the same port with the same serving certificate. The control plane stops in t.Cleanup; failures call t.Fatal
+// naming component.
+func startControlPlane(t testing.TB, component string, opts controlPlaneOptions) *controlPlane {
 	t.Helper()
+	authzMode, crds, startTimeout, extraFlags := opts.authzMode, opts.crds, opts.startTimeout, opts.flags
 	silenceControllerRuntimeLog()
 	binDir, err := BinariesDir(BinaryKubeAPIServer, BinaryEtcd)
 	if err != nil {
@@ -92,6 +110,26 @@ func startControlPlane(t testing.TB, component, authzMode string, crds []*apiext
 		Out:           apiserverLog,
 		Err:           apiserverLog,
 		SecureServing: envtest.SecureServing{Authn: cp.authn},
+	}
+	if opts.network != nil {
+		// envtest picks a loopback port unless both the address and the port are set.
+		port, err := freePort(opts.network.HostIP.String())
+		if err != nil {
+			t.Fatalf("%s: %v", component, err)
+		}
+		apiServer.SecureServing.Address, apiServer.SecureServing.Port = opts.network.HostIP.String(), strconv.Itoa(port)
+	}
+	if opts.node {
+		if opts.network == nil {
+			t.Fatalf("%s: a node's control plane needs a pod network", component)
+		}
+		flags, err := cp.nodeAPIServerFlags(opts.network, certDir, &apiServer.SecureServing)
+		if err != nil {
+			t.Fatalf("%s: %v", component, err)
+		}
+		extraFlags = append(extraFlags, flags...)
+		// envtest turns the ServiceAccount admission plugin off; pods need it for their token volume.
+		apiServer.Configure().Disable("disable-admission-plugins")
 	}
 	apiServer.Configure().
 		Set("authorization-mode", authzMode).
@@ -128,12 +166,13 @@ func startControlPlane(t testing.TB, component, authzMode string, crds []*apiext
 	return cp
 }
 
-// url returns the apiserver's https URL on 127.0.0.1.
+// url returns the apiserver's https URL on 127.0.0.1 (on the pod network's host address with
+// controlPlaneOptions.network).
 func (cp *controlPlane) url() string {
 	return cp.env.ControlPlane.APIServer.SecureServing.URL("https", "").String()
 }
 
-// hostPort returns the apiserver's 127.0.0.1:port.
+// hostPort returns the apiserver's host:port (see url).
 func (cp *controlPlane) hostPort() string {
 	return cp.env.ControlPlane.APIServer.SecureServing.HostPort()
 }

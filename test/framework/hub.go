@@ -95,6 +95,10 @@ type HubOptions struct {
 	Proxy bool
 	// StartTimeout bounds the start of each process. Default DefaultStartTimeout.
 	StartTimeout time.Duration
+	// Network, when set, makes the apiserver (and the proxy) listen on the pod network's host address instead of
+	// 127.0.0.1, so that pods (a klusterlet on a node of the test bed) reach the hub; the apiserver's serving
+	// certificate is valid for that address.
+	Network *PodNetwork
 	// AuditPolicy, when not empty, is an audit.k8s.io/v1 Policy (YAML or JSON) for the hub's kube-apiserver,
 	// which then logs the audited requests as JSON lines to Hub.AuditLogPath() (blocking log backend, no
 	// rotation). Used by test/benchmark to count an agent's requests per hub. Default: no audit log.
@@ -153,7 +157,8 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	}
 
 	auditArgs, auditLogPath := auditFlags(t, component, opts.AuditPolicy)
-	cp := startControlPlane(t, component, "Node,RBAC", crds, opts.StartTimeout, auditArgs...)
+	cp := startControlPlane(t, component, controlPlaneOptions{authzMode: "Node,RBAC", crds: crds,
+		startTimeout: opts.StartTimeout, flags: auditArgs, network: opts.Network})
 	apiserverUp := time.Since(start)
 	h := &Hub{Name: opts.Name, AdminConfig: cp.adminConfig, t: t, opts: opts, cp: cp, auditLogPath: auditLogPath}
 	if h.Kube, err = kubernetes.NewForConfig(cp.adminConfig); err != nil {
@@ -163,7 +168,7 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 		t.Fatalf("%s: %v", component, err)
 	}
 	if opts.Proxy {
-		h.Proxy = startProxy(t, cp.hostPort())
+		h.Proxy = startProxy(t, listenHost(opts.Network), cp.hostPort())
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), opts.StartTimeout)

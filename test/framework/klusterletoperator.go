@@ -57,12 +57,17 @@ func RegistrationDeploymentName(klusterlet string) string { return klusterlet + 
 func WorkDeploymentName(klusterlet string) string { return klusterlet + "-work-agent" }
 
 // KlusterletOperator is OCM's klusterlet operator (`registration-operator klusterlet`, v1.2.0) running against a
-// spoke. There is no kubelet: the Deployments it renders never get pods, and it may report the agents as
-// unavailable or the hub connection as degraded.
+// spoke: as a process (StartKlusterletOperator; there is no kubelet, the Deployments it renders never get pods,
+// and it may report the agents as unavailable or the hub connection as degraded) or as a pod on the spoke's node
+// (DeployKlusterletOperator; the agent Deployments get pods).
 type KlusterletOperator struct {
 	spoke   *Spoke
 	dynamic dynamic.Interface
-	proc    *process
+	// proc is the operator process; nil when it runs as a pod.
+	proc *process
+	// node and deployment are the node and the operator's Deployment when it runs as a pod.
+	node       *Node
+	deployment *appsv1.Deployment
 }
 
 // StartKlusterletOperator installs the Klusterlet CRD on the spoke when missing, creates namespace
@@ -117,8 +122,26 @@ func StartKlusterletOperator(t testing.TB, spoke *Spoke) *KlusterletOperator {
 	return &KlusterletOperator{spoke: spoke, dynamic: dyn, proc: p}
 }
 
-// LogPath returns the operator's log file.
-func (o *KlusterletOperator) LogPath() string { return o.proc.logPath }
+// LogPath returns the operator's log file; empty when it runs as a pod (see Spoke.PodLogs).
+func (o *KlusterletOperator) LogPath() string {
+	if o.proc == nil {
+		return ""
+	}
+	return o.proc.logPath
+}
+
+// operatorLogTail returns the last lines of the operator's log, from its file or through the kubelet.
+func (o *KlusterletOperator) operatorLogTail() string {
+	if o.proc != nil {
+		return fmt.Sprintf("log %s:\n%s", o.proc.logPath, tailFile(o.proc.logPath, logTailLines))
+	}
+	logs := o.spoke.PodLogs(context.Background(), o.deployment.Namespace, Selector(o.deployment), "", false)
+	lines := strings.Split(strings.TrimRight(logs, "\n"), "\n")
+	if len(lines) > logTailLines {
+		lines = lines[len(lines)-logTailLines:]
+	}
+	return "operator pod log:\n" + strings.Join(lines, "\n")
+}
 
 // NamedKubeconfig is a bootstrap kubeconfig stored as Secret Name (key "kubeconfig") in the agent namespace.
 type NamedKubeconfig struct {
@@ -289,8 +312,10 @@ func (o *KlusterletOperator) WaitForAgentDeployments(ctx context.Context, k *ope
 	var got AgentDeployments
 	var lastErr error
 	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if done, exitErr := o.proc.exited(); done {
-			return false, fmt.Errorf("klusterlet-operator exited: %v", exitErr)
+		if o.proc != nil { // a pod is the kubelet's to restart
+			if done, exitErr := o.proc.exited(); done {
+				return false, fmt.Errorf("klusterlet-operator exited: %v", exitErr)
+			}
 		}
 		reg, err := deployments.Get(ctx, RegistrationDeploymentName(k.Name), metav1.GetOptions{})
 		if err != nil {
@@ -318,9 +343,9 @@ func (o *KlusterletOperator) WaitForAgentDeployments(ctx context.Context, k *ope
 			}
 			conditions = strings.Join(parts, "; ")
 		}
-		return nil, fmt.Errorf("deployments %s and %s in %s (%v; last: %v); Klusterlet conditions: %s; log %s:\n%s",
+		return nil, fmt.Errorf("deployments %s and %s in %s (%v; last: %v); Klusterlet conditions: %s; %s",
 			RegistrationDeploymentName(k.Name), WorkDeploymentName(k.Name), namespace, err, lastErr, conditions,
-			o.proc.logPath, tailFile(o.proc.logPath, logTailLines))
+			o.operatorLogTail())
 	}
 	return &got, nil
 }

@@ -19,8 +19,9 @@ const (
 	proxyBlackhole                   // accept, forward nothing, answer nothing
 )
 
-// Proxy is a TCP proxy on a fixed 127.0.0.1 port in front of a hub's kube-apiserver. TLS passes through it
-// untouched (the apiserver's serving certificate is valid for 127.0.0.1), so kubeconfigs that name the proxy
+// Proxy is a TCP proxy on a fixed port of 127.0.0.1 (or of a pod network's host address) in front of a hub's
+// kube-apiserver. TLS passes through it untouched (the apiserver's serving certificate is valid for that
+// address), so kubeconfigs that name the proxy
 // work like kubeconfigs that name the apiserver, until the test cuts the proxy.
 //
 // Cut, Blackhole and Heal must be called from the test goroutine (they call t.Fatal on failure).
@@ -37,10 +38,10 @@ type Proxy struct {
 	wg       sync.WaitGroup
 }
 
-// startProxy listens on a free loopback port and forwards to target (host:port). It stops in t.Cleanup.
-func startProxy(t testing.TB, target string) *Proxy {
+// startProxy listens on a free port of host and forwards to target (host:port). It stops in t.Cleanup.
+func startProxy(t testing.TB, host, target string) *Proxy {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatalf("starting the TCP proxy in front of %s: %v", target, err)
 	}
@@ -51,7 +52,7 @@ func startProxy(t testing.TB, target string) *Proxy {
 	return p
 }
 
-// Addr returns the proxy's host:port on 127.0.0.1; it does not change across Cut and Heal.
+// Addr returns the proxy's host:port; it does not change across Cut and Heal.
 func (p *Proxy) Addr() string { return p.addr }
 
 // URL returns https://<Addr>.

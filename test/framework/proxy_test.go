@@ -36,7 +36,7 @@ func TestProxy(t *testing.T) {
 		}
 	}()
 
-	p := startProxy(t, echo.Addr().String())
+	p := startProxy(t, "127.0.0.1", echo.Addr().String())
 	// A round trip expected to fail gets a short deadline (a black hole only fails by timing out); one expected
 	// to succeed gets a long one, since a loaded machine may take more than a moment to schedule the proxy and
 	// the echo server.

@@ -31,6 +31,7 @@ type Spoke struct {
 	cp             *controlPlane
 	kubeconfig     []byte
 	kubeconfigFile string
+	network        *PodNetwork
 }
 
 // SpokeOptions configures StartSpoke. The zero value serves ClusterClaim only.
@@ -41,6 +42,11 @@ type SpokeOptions struct {
 	// KlusterletCRD also serves OCM's Klusterlet CRD (operator.open-cluster-management.io/v1).
 	// StartKlusterletOperator installs it when missing.
 	KlusterletCRD bool
+	// Network, when set, makes the spoke the control plane of a node (StartNode): its apiserver listens on the
+	// pod network's host address, serves the `kubernetes` Service from the network's service range with a serving
+	// certificate valid for it, admits ServiceAccounts (pods get token volumes) and authorizes kubelets
+	// (--authorization-mode=Node,RBAC, NodeRestriction).
+	Network *PodNetwork
 }
 
 // StartSpoke starts a spoke and stops it in t.Cleanup. opts is optional (at most one; the zero value without it).
@@ -71,8 +77,12 @@ func StartSpoke(t testing.TB, opts ...SpokeOptions) *Spoke {
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
-	cp := startControlPlane(t, component, "RBAC", crds, DefaultStartTimeout)
-	s := &Spoke{AdminConfig: cp.adminConfig, t: t, cp: cp}
+	cpOpts := controlPlaneOptions{authzMode: "RBAC", crds: crds, startTimeout: DefaultStartTimeout}
+	if o.Network != nil {
+		cpOpts.authzMode, cpOpts.network, cpOpts.node = "Node,RBAC", o.Network, true
+	}
+	cp := startControlPlane(t, component, cpOpts)
+	s := &Spoke{AdminConfig: cp.adminConfig, t: t, cp: cp, network: o.Network}
 	if s.Kube, err = kubernetes.NewForConfig(cp.adminConfig); err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
@@ -90,7 +100,8 @@ func StartSpoke(t testing.TB, opts ...SpokeOptions) *Spoke {
 	return s
 }
 
-// URL returns the apiserver's https://127.0.0.1:<port> URL.
+// URL returns the apiserver's https://127.0.0.1:<port> URL (the pod network's host address with
+// SpokeOptions.Network).
 func (s *Spoke) URL() string { return s.cp.url() }
 
 // CAData returns the PEM CA bundle that verifies the apiserver's serving certificate.

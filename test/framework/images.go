@@ -1,0 +1,124 @@
+package framework
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/klusterlet-failover/klusterlet-failover/internal/ociimage"
+)
+
+// Images the node suite imports into its containerd. Their tags are on localhost, so an accidental pull can only
+// ever try loopback, and not "latest", so that imagePullPolicy defaults to IfNotPresent.
+const (
+	// AgentImageRef is our image, built like `make image` builds it (ociimage.AgentSpec), with the default tag of
+	// make image.
+	AgentImageRef = "localhost/klusterlet-failover:dev"
+	// OCMRegistrationImageRef, OCMWorkImageRef and OCMOperatorImageRef are OCM v1.2.0's registration, work and
+	// registration-operator images, built the same way from the cached v1.2.0 binaries.
+	OCMRegistrationImageRef = "localhost/open-cluster-management/registration:v1.2.0"
+	OCMWorkImageRef         = "localhost/open-cluster-management/work:v1.2.0"
+	OCMOperatorImageRef     = "localhost/open-cluster-management/registration-operator:v1.2.0"
+	// PauseImageRef is the pod sandbox image (test/images/pause), containerd's sandbox_image.
+	PauseImageRef = "localhost/pause:kf"
+)
+
+// NodeImageSet holds the paths of the image tarballs NodeImages built.
+type NodeImageSet struct {
+	// Agent is AgentImageRef's tarball; Registration, Work and Operator are OCM's.
+	Agent, Registration, Work, Operator string
+}
+
+// All returns every tarball of the set, for StartNode.
+func (s NodeImageSet) All() []string { return []string{s.Agent, s.Registration, s.Work, s.Operator} }
+
+var (
+	nodeImagesOnce = sync.OnceValues(buildNodeImages)
+	pauseImageOnce = sync.OnceValues(buildPauseImage)
+)
+
+// NodeImages builds, once per test binary, the image tarballs of the node suite: ours from AgentBinary's build of
+// ./cmd/klusterlet-failover and OCM's registration, work and registration-operator from the binaries cache. It
+// fails t when a build fails.
+func NodeImages(t testing.TB) NodeImageSet {
+	t.Helper()
+	set, err := nodeImagesOnce()
+	if err != nil {
+		t.Fatalf("node images: %v", err)
+	}
+	return set
+}
+
+// PauseImage returns the path of the pause image's tarball, built once per test binary from test/images/pause.
+func PauseImage() (string, error) { return pauseImageOnce() }
+
+func buildNodeImages() (NodeImageSet, error) {
+	agent, err := agentBinaryOnce()
+	if err != nil {
+		return NodeImageSet{}, err
+	}
+	binDir, err := BinariesDir(BinaryRegistration, BinaryWork, BinaryRegistrationOperator)
+	if err != nil {
+		return NodeImageSet{}, err
+	}
+	dir, err := os.MkdirTemp("", "kf-images-")
+	if err != nil {
+		return NodeImageSet{}, err
+	}
+	write := func(ref, file string, spec ociimage.Spec) (string, error) {
+		img, err := ociimage.Build(spec)
+		if err != nil {
+			return "", fmt.Errorf("building image %s: %w", ref, err)
+		}
+		path := filepath.Join(dir, file+".tar")
+		if err := ociimage.WriteTarball(path, ref, img); err != nil {
+			return "", err
+		}
+		return path, nil
+	}
+	var set NodeImageSet
+	if set.Agent, err = write(AgentImageRef, "klusterlet-failover", ociimage.AgentSpec(agent)); err != nil {
+		return set, err
+	}
+	for _, c := range []struct {
+		out  *string
+		ref  string
+		name string
+	}{
+		{&set.Registration, OCMRegistrationImageRef, BinaryRegistration},
+		{&set.Work, OCMWorkImageRef, BinaryWork},
+		{&set.Operator, OCMOperatorImageRef, BinaryRegistrationOperator},
+	} {
+		if *c.out, err = write(c.ref, c.name, ociimage.OCMSpec(c.name, filepath.Join(binDir, c.name))); err != nil {
+			return set, err
+		}
+	}
+	return set, nil
+}
+
+func buildPauseImage() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "kf-pause-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "pause")
+	cmd := exec.Command("go", "build", "-o", bin, "./test/images/pause")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the pause binary (go build ./test/images/pause): %v\n%s", err, out)
+	}
+	img, err := ociimage.Build(ociimage.PauseSpec(bin))
+	if err != nil {
+		return "", fmt.Errorf("building image %s: %w", PauseImageRef, err)
+	}
+	path := filepath.Join(dir, "pause.tar")
+	return path, ociimage.WriteTarball(path, PauseImageRef, img)
+}
