@@ -33,6 +33,7 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/informers"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/secretvolume"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/spokeclient"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/startwait"
 )
@@ -172,12 +173,14 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	}
 	mirror := clientcert.NewHubKubeconfigSecretMirrorController(o.ComponentNamespace, o.HubKubeconfigSecret, o.HubKubeconfigDir,
 		namespaceInformers.secrets, 10*time.Minute, recorder)
+	refresh := secretvolume.NewRefreshController(o.ComponentNamespace, o.HubKubeconfigSecret, namespaceInformers.secrets,
+		spoke.AgentKube.CoreV1(), 10*time.Minute, recorder)
 	bootstrapBackoff, backoffStore := o.restoreBootstrapBackoff(ctx, spoke.AgentKube, clk)
 	orchestrator, err := failover.NewOrchestrator(o.orchestratorOptions(spoke, hubs, annotations, namespaceInformers, bootstrapBackoff, clk, recorder))
 	if err != nil {
 		return err
 	}
-	runUntilDone(ctx, clk, namespaceInformers, mirror, orchestrator, func(ctx context.Context) {
+	runUntilDone(ctx, clk, namespaceInformers, []factory.Controller{mirror, refresh}, orchestrator, func(ctx context.Context) {
 		bootstrapBackoff.Persist(ctx, backoffStore, 0)
 	})
 	return nil
@@ -367,11 +370,11 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 }
 
 // runUntilDone is the last step of RunWithClients. In this order it starts persist on its own goroutine, starts
-// the agent informers, waits (at most 1 s on clk) for them to sync, runs the mirror controller and the
-// orchestrator, and blocks until ctx ends: library-go treats an early return of the StartFunc as a crash. Then
-// it shuts the informers down and waits for persist to return (the back-off's last save is bounded by 5 s). An
+// the agent informers, waits (at most 1 s on clk) for them to sync, runs controllers (the Secret mirror and
+// the Secret volume refresh) and the orchestrator, and blocks until ctx ends: library-go treats an early
+// return of the StartFunc as a crash. Then it shuts the informers down and waits for persist to return (the back-off's last save is bounded by 5 s). An
 // error of the orchestrator is logged.
-func runUntilDone(ctx context.Context, clk clock.Clock, ai *agentInformers, mirror factory.Controller, orchestrator *failover.Orchestrator,
+func runUntilDone(ctx context.Context, clk clock.Clock, ai *agentInformers, controllers []factory.Controller, orchestrator *failover.Orchestrator,
 	persist func(context.Context)) {
 	persisted := make(chan struct{})
 	go func() {
@@ -382,7 +385,9 @@ func runUntilDone(ctx context.Context, clk clock.Clock, ai *agentInformers, mirr
 	ai.failover.Start(ctx.Done())
 	// The mirror controller and the orchestrator wait for these too, but re-check only every 100 ms.
 	startwait.AwaitSynced(ctx, clk, time.Second, ai.synced()...)
-	go mirror.Run(ctx, 1)
+	for _, c := range controllers {
+		go c.Run(ctx, 1)
+	}
 	go func() {
 		if err := orchestrator.Run(ctx); err != nil {
 			klog.FromContext(ctx).Error(err, "Failover orchestrator stopped")

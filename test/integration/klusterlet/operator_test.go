@@ -5,9 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,13 +16,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -70,56 +66,6 @@ func runRegistrationContainer(t *testing.T, ctx context.Context, spoke *framewor
 
 // applyOperatorFailoverRBAC applies manifests/klusterlet-operator/failoverconfig-rbac.yaml for namespace and
 // ServiceAccount sa (the manifest names the defaults).
-func applyOperatorFailoverRBAC(t *testing.T, ctx context.Context, spoke *framework.Spoke, namespace, sa string) {
-	t.Helper()
-	root, err := framework.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "manifests", "klusterlet-operator", "failoverconfig-rbac.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	decoder := yaml.NewYAMLOrJSONDecoder(strings.NewReader(string(data)), 4096)
-	for {
-		var raw runtime.RawExtension
-		if err := decoder.Decode(&raw); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("parsing the operator-mode RBAC manifest: %v", err)
-		}
-		if len(raw.Raw) == 0 {
-			continue
-		}
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal(raw.Raw, &meta); err != nil {
-			t.Fatal(err)
-		}
-		switch meta.Kind {
-		case "Role":
-			role := &rbacv1.Role{}
-			if err := yaml.Unmarshal(raw.Raw, role); err != nil {
-				t.Fatal(err)
-			}
-			role.Namespace = namespace
-			if _, err := spoke.Kube.RbacV1().Roles(namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		case "RoleBinding":
-			rb := &rbacv1.RoleBinding{}
-			if err := yaml.Unmarshal(raw.Raw, rb); err != nil {
-				t.Fatal(err)
-			}
-			rb.Namespace = namespace
-			rb.Subjects[0].Namespace, rb.Subjects[0].Name = namespace, sa
-			if _, err := spoke.Kube.RbacV1().RoleBindings(namespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			t.Fatalf("unexpected kind %q in the operator-mode RBAC manifest", meta.Kind)
-		}
-	}
-}
 
 // TestKlusterletOperatorDefaultMode: the stock klusterlet operator (v1.2.0) with our image as the registration
 // image and nothing else changed: our binary runs with the container's args under the operator's ServiceAccount
@@ -211,7 +157,7 @@ func TestKlusterletOperatorMultipleHubs(t *testing.T) {
 	// The FailoverConfig: no alternates (the operator's list is the hub list), a 30 s connection timeout that
 	// wins over the operator's 180 s.
 	util.InstallFailoverConfigCRD(t, spoke)
-	applyOperatorFailoverRBAC(t, ctx, spoke, lc.Namespace, lc.ServiceAccountName)
+	util.ApplyOperatorFailoverRBAC(t, ctx, spoke, lc.Namespace, lc.ServiceAccountName)
 	fc := &failoverv1alpha1.FailoverConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: lc.Namespace},
 		Spec: failoverv1alpha1.FailoverConfigSpec{

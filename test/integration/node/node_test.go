@@ -6,9 +6,7 @@ package node_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +117,3 @@ func applyConfigMapWork(t *testing.T, ctx context.Context, hub *framework.Hub, c
 		return err == nil || apierrors.IsAlreadyExists(err), err
 	}, "ManifestWork %s/%s created on hub %s", cluster, name, hub.Name)
 }
-
-var _ = fmt.Sprintf
-var _ = strings.Contains

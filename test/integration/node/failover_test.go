@@ -1,0 +1,258 @@
+package node_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/clock"
+	operatorv1 "open-cluster-management.io/api/operator/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/secretvolume"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+const (
+	// connectionTimeout is the FailoverConfig's hubConnectionTimeout; it wins over the operator's 180 s minimum.
+	connectionTimeout = 20 * time.Second
+	// evictionGracePeriod is the work agent's appliedManifestWorkEvictionGracePeriod (Klusterlet
+	// spec.workConfiguration): after it, a work agent that sees no ManifestWork for what it applied deletes it.
+	evictionGracePeriod = 30 * time.Second
+	failoverSlack       = 90 * time.Second
+)
+
+// TestMultipleHubsFailoverAsPods: a MultipleHubs Klusterlet (hub A, then hub B) installed by the operator pod, the
+// FailoverConfig and the one extra RBAC manifest applied, the replicator (a process) mirroring hub A to hub B.
+// Hub A's apiserver stops: our registration pod moves the cluster to hub B with hub B's hot standby credentials
+// and without a restart of its container; it annotates the pods that mount hub-kubeconfig-secret, so the kubelet
+// remounts the Secret in OCM's work agent pod at once; the work agent serves hub B's ManifestWorks, and after
+// the eviction grace period the ConfigMap it applied from hub A's ManifestWork has the same UID. Our container,
+// killed afterwards, is restarted by the kubelet and comes back on hub B with the same identity and no CSR.
+func TestMultipleHubsFailoverAsPods(t *testing.T) {
+	const cluster = "cluster-pods"
+	network := framework.StartPodNetwork(t)
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess, Network: network})
+	hubB := framework.StartHub(t, framework.HubOptions{Name: "hub-b", HubController: true, Signer: framework.SignerInProcess, Network: network})
+	spoke := framework.StartSpoke(t, framework.SpokeOptions{Network: network})
+	node := framework.StartNode(t, spoke, framework.NodeImages(t).All()...)
+	operator := framework.DeployKlusterletOperator(t, spoke, node, framework.KlusterletOperatorPodOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+
+	// The FailoverConfig and its RBAC before the agent starts (it reads the API once at start).
+	util.EnsureAgentNamespace(t, spoke)
+	util.InstallFailoverConfigCRD(t, spoke)
+	util.ApplyOperatorFailoverRBAC(t, ctx, spoke, framework.DefaultAgentNamespace, "klusterlet-registration-sa")
+	util.ApplyFailoverConfig(t, spoke, failoverv1alpha1.FailoverConfigSpec{
+		HubConnectionTimeout: &metav1.Duration{Duration: connectionTimeout},
+		ProbeInterval:        &metav1.Duration{Duration: 5 * time.Second},
+	})
+	k, err := operator.ApplyKlusterlet(ctx, framework.KlusterletOptions{
+		ClusterName: cluster, RegistrationImage: framework.AgentImageRef, WorkImage: framework.OCMWorkImageRef,
+		BootstrapKubeconfigs: []framework.NamedKubeconfig{
+			{Name: "bootstrap-hub-a", Kubeconfig: hubA.BootstrapKubeconfig()},
+			{Name: "bootstrap-hub-b", Kubeconfig: hubB.BootstrapKubeconfig()},
+		},
+		HubConnectionTimeoutSeconds: 180,
+		Customize: func(k *operatorv1.Klusterlet) {
+			k.Spec.WorkConfiguration = &operatorv1.WorkAgentConfiguration{
+				AppliedManifestWorkEvictionGracePeriod: &metav1.Duration{Duration: evictionGracePeriod},
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	util.WaitForClusterAvailable(t, hubA, cluster, joinTimeout)
+	deps, err := operator.WaitForAgentPods(ctx, k.Name, k.Spec.Namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Hub A's ManifestWork, applied by the work agent pod, and the replicator mirroring hub A to hub B.
+	applyConfigMapWork(t, ctx, hubA, cluster, "app")
+	uid := waitConfigMapData(t, ctx, spoke, "app", hubA.Name)
+	startReplicator(t, hubB, util.NamedHub{Name: "primary", Hub: hubA}, util.NamedHub{Name: "hub-b", Hub: hubB})
+	works := dynamic.NewForConfigOrDie(hubB.AdminConfig).Resource(schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"}).Namespace(cluster)
+	framework.Eventually(t, failoverSlack, util.PollInterval, func() (bool, error) {
+		_, err := works.Get(ctx, "app", metav1.GetOptions{})
+		return err == nil, err
+	}, "ManifestWork %s/app mirrored to hub B", cluster)
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "bootstrap-hub-b standby credentials Ready",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			h := util.HubProbe(fc, "bootstrap-hub-b")
+			return h != nil && h.StandbyCredentials != nil && h.StandbyCredentials.State == failoverv1alpha1.StandbyCredentialsReady,
+				util.DescribeFailoverStatus(fc)
+		})
+	regBefore := onlyPod(t, ctx, spoke, deps.Registration)
+	workBefore := onlyPod(t, ctx, spoke, deps.Work)
+
+	// Hub A is lost.
+	stopped := time.Now()
+	hubA.StopAPIServer()
+	util.WaitForFailoverConfig(t, spoke, connectionTimeout+failoverSlack, "active hub bootstrap-hub-b and Available",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			return fc.Status.ActiveHub == "bootstrap-hub-b" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
+		})
+	util.WaitForClusterAvailable(t, hubB, cluster, failoverSlack)
+	available := time.Since(stopped)
+	t.Logf("measured: hub A stopped -> Available on hub B in %.1f s (hubConnectionTimeout %s)", available.Seconds(), connectionTimeout)
+
+	// An edit on hub B reaches the spoke through the work agent pod, which follows the Secret volume.
+	updateConfigMapWork(t, ctx, hubB, cluster, "app", "edited-on-"+hubB.Name)
+	if got := waitConfigMapData(t, ctx, spoke, "app", "edited-on-"+hubB.Name); got != uid {
+		t.Errorf("ConfigMap default/app has UID %s after the switch, %s before: it was re-created", got, uid)
+	}
+	t.Logf("measured: hub A stopped -> the work agent pod applied hub B's edit in %.1f s (%.1f s after Available on hub B)",
+		time.Since(stopped).Seconds(), (time.Since(stopped) - available).Seconds())
+	util.WaitForEvent(t, spoke, secretvolume.ReasonSecretVolumesRefreshed, workBefore.Name, 30*time.Second)
+
+	regAfter := onlyPod(t, ctx, spoke, deps.Registration)
+	if regAfter.UID != regBefore.UID || restarts(regAfter) != restarts(regBefore) {
+		t.Errorf("our registration pod %s (restarts %d) became %s (restarts %d): the switch restarted it",
+			regBefore.Name, restarts(regBefore), regAfter.Name, restarts(regAfter))
+	}
+	workAfter := onlyPod(t, ctx, spoke, deps.Work)
+	t.Logf("measured: the work agent pod's container restarts: %d before the switch, %d after", restarts(workBefore), restarts(workAfter))
+
+	// The eviction grace period passes: the work agent on hub B keeps what hub A's ManifestWork applied.
+	time.Sleep(evictionGracePeriod + 10*time.Second)
+	cm, err := spoke.Kube.CoreV1().ConfigMaps("default").Get(ctx, "app", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ConfigMap default/app after the eviction grace period: %v", err)
+	}
+	if string(cm.UID) != uid {
+		t.Errorf("ConfigMap default/app UID %s after the eviction grace period, %s before the switch", cm.UID, uid)
+	}
+
+	// Our container is killed (a crash, an OOM kill) after the switch: the kubelet restarts it, and it comes
+	// back on hub B with the same identity, from the hub kubeconfig Secret, without a CSR.
+	identity := util.HubKubeconfigSecret(t, spoke)
+	csrs := csrCount(t, ctx, hubB, cluster)
+	killed := time.Now()
+	if _, err := node.KillContainer(ctx, regAfter.Namespace, regAfter.Name, regAfter.Spec.Containers[0].Name); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, failoverSlack, util.PollInterval, func() (bool, error) {
+		p := onlyPod(t, ctx, spoke, deps.Registration)
+		return restarts(p) == restarts(regAfter)+1 && p.Status.ContainerStatuses[0].Ready, nil
+	}, "our registration container restarted by the kubelet and Ready")
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "active hub bootstrap-hub-b and Available after the restart",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			return fc.Status.ActiveHub == "bootstrap-hub-b" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
+		})
+	t.Logf("measured: our container killed -> restarted, Ready and Available on hub B in %.1f s", time.Since(killed).Seconds())
+	if n := csrCount(t, ctx, hubB, cluster); n != csrs {
+		t.Errorf("%d CSRs for %s on hub B after our container's restart, %d before", n, cluster, csrs)
+	}
+	after := util.HubKubeconfigSecret(t, spoke)
+	if string(after.Data["agent-name"]) != string(identity.Data["agent-name"]) || string(after.Data["tls.crt"]) != string(identity.Data["tls.crt"]) {
+		t.Errorf("the restart changed the agent's identity: agent-name %q -> %q, certificate kept %v",
+			identity.Data["agent-name"], after.Data["agent-name"], string(after.Data["tls.crt"]) == string(identity.Data["tls.crt"]))
+	}
+}
+
+// csrCount returns the number of CSRs on hub labelled for cluster.
+func csrCount(t *testing.T, ctx context.Context, hub *framework.Hub, cluster string) int {
+	t.Helper()
+	list, err := hub.Kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
+		LabelSelector: "open-cluster-management.io/cluster-name=" + cluster,
+	})
+	if err != nil {
+		t.Fatalf("hub %s: listing CSRs: %v", hub.Name, err)
+	}
+	return len(list.Items)
+}
+
+// startReplicator runs the replicator in the test process, configured on host, for hubs, until the test ends.
+func startReplicator(t *testing.T, host *framework.Hub, hubs ...util.NamedHub) {
+	t.Helper()
+	const namespace, config = "open-cluster-management-failover", "replication"
+	util.InstallReplication(t, host, namespace, config, failoverv1alpha1.ReplicationConfigSpec{}, hubs...)
+	o := replicator.NewOptions()
+	o.Namespace = namespace
+	o.HubProbeInterval, o.StatusInterval = 2*time.Second, 2*time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := o.RunWithClients(ctx, host.Kube, versioned.NewForConfigOrDie(host.AdminConfig),
+			events.NewInMemoryRecorder("replicator", clock.RealClock{}), clock.RealClock{}); err != nil {
+			t.Errorf("replicator returned: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// updateConfigMapWork sets the "from" value of the ConfigMap in hub's ManifestWork cluster/name.
+func updateConfigMapWork(t *testing.T, ctx context.Context, hub *framework.Hub, cluster, name, value string) {
+	t.Helper()
+	c := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"}).Namespace(cluster)
+	framework.Eventually(t, workTimeout, util.PollInterval, func() (bool, error) {
+		u, err := c.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		manifests, _, _ := unstructured.NestedSlice(u.Object, "spec", "workload", "manifests")
+		if len(manifests) != 1 {
+			return false, nil
+		}
+		cm := manifests[0].(map[string]any)
+		if err := unstructured.SetNestedField(cm, value, "data", "from"); err != nil {
+			return false, err
+		}
+		if err := unstructured.SetNestedSlice(u.Object, manifests, "spec", "workload", "manifests"); err != nil {
+			return false, err
+		}
+		_, err = c.Update(ctx, u, metav1.UpdateOptions{})
+		return err == nil, err
+	}, "ManifestWork %s/%s updated on hub %s", cluster, name, hub.Name)
+}
+
+// waitConfigMapData waits until ConfigMap default/name on the spoke has data.from == value and returns its UID.
+func waitConfigMapData(t *testing.T, ctx context.Context, spoke *framework.Spoke, name, value string) string {
+	t.Helper()
+	var uid string
+	framework.Eventually(t, workTimeout, util.PollInterval, func() (bool, error) {
+		cm, err := spoke.Kube.CoreV1().ConfigMaps("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		uid = string(cm.UID)
+		return cm.Data["from"] == value, nil
+	}, "ConfigMap default/%s with from=%s on the spoke", name, value)
+	return uid
+}
+
+// onlyPod returns the one running pod of Deployment d.
+func onlyPod(t *testing.T, ctx context.Context, spoke *framework.Spoke, d *appsv1.Deployment) corev1.Pod {
+	t.Helper()
+	var pods []corev1.Pod
+	framework.Eventually(t, workTimeout, util.PollInterval, func() (bool, error) {
+		var err error
+		pods, err = spoke.Pods(ctx, d)
+		return err == nil && len(pods) == 1, err
+	}, "exactly one pod of Deployment %s/%s", d.Namespace, d.Name)
+	return pods[0]
+}
+
+// restarts returns the sum of the pod's container restart counts.
+func restarts(p corev1.Pod) int32 {
+	var n int32
+	for _, cs := range p.Status.ContainerStatuses {
+		n += cs.RestartCount
+	}
+	return n
+}
