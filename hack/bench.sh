@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: klusterlet-failover's agent binary and OCM's registration agent side by side on the real test bed
-# (test/benchmark, build tag `bench`): join latency, failover time, hub traffic, memory, simulated scale. Writes
+# (test/benchmark, build tag `bench`): join latency, failover time, hub traffic, memory, simulated scale, and memory
+# as a pod on a real node (the pods scenario: needs root, like the node suite). Writes
 # docs/benchmarks.md and docs/benchmarks.json (BENCH_OUT_DIR overrides the directory) and keeps every log under
 # _output/bench-logs/<timestamp> (BENCH_LOG_DIR overrides it). The BENCH_* variables documented in
 # test/benchmark/bench_test.go pass through (e.g. BENCH_SCENARIOS=join BENCH_REPS=1 for a quick run).
@@ -33,6 +34,10 @@ echo "bench: logs go to ${logs}"
 started=$(date +%s)
 make --no-print-directory build
 assets="$(hack/build-test-binaries.sh | tail -n1)"
+# The pods scenario runs a node (root; containerd, runc, CNI plugins and iptables from Debian).
+if [[ "${target}" == "make bench" && ",${BENCH_SCENARIOS:-pods}," == *,pods,* ]]; then
+  hack/install-node-deps.sh
+fi
 
 # The command line recorded in the report: the target plus the BENCH_* settings given to it.
 command="${target}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the node suite (test/integration/node) needs from Debian's packages, when it is missing:
 #   containerd (with ctr), runc, containernetworking-plugins (the CNI bridge, host-local, portmap and loopback
-#   plugins in /usr/lib/cni) and iptables.
+#   plugins in /usr/lib/cni), iptables and iproute2 (ip).
 # Nothing else on the machine is configured: the test bed runs its own containerd with its own socket, root and
 # CNI configuration, and never uses /etc/containerd or /etc/cni. Needs root (apt-get); prints what it installs.
 # Usage: hack/install-node-deps.sh [--check]   --check: exit 1 and name what is missing, install nothing.
@@ -13,6 +13,7 @@ have containerd || packages+=(containerd)
 have ctr || packages+=(containerd)
 have runc || packages+=(runc)
 have iptables || packages+=(iptables)
+have ip || packages+=(iproute2)
 for p in bridge host-local portmap loopback; do
   [[ -x "/usr/lib/cni/${p}" ]] || { packages+=(containernetworking-plugins); break; }
 done

@@ -54,7 +54,14 @@ func run(args []string, stdout io.Writer) error {
 	} else if !fi.Mode().IsRegular() {
 		return fmt.Errorf("-binary %q: not a regular file", *binary)
 	}
-	img, err := ociimage.Build(ociimage.AgentSpec(*binary))
+	spec := ociimage.AgentSpec(*binary)
+	// The image's architecture is the binary's (GOARCH=arm64 make image), not mkimage's own.
+	arch, err := ociimage.ELFArchitecture(*binary)
+	if err != nil {
+		return fmt.Errorf("-binary %q: %w", *binary, err)
+	}
+	spec.Architecture = arch
+	img, err := ociimage.Build(spec)
 	if err != nil {
 		return fmt.Errorf("-binary %q: %w", *binary, err)
 	}

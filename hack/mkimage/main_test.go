@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -13,8 +14,21 @@ import (
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
+	// A real ELF binary of this machine: the test binary itself.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(dir, "klusterlet-failover")
-	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "script")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "sub", "image.tar")
@@ -30,6 +44,7 @@ func TestRun(t *testing.T) {
 		{name: "directory as binary", args: []string{"-o", out, "-binary", dir}, want: "not a regular file"},
 		{name: "bad tag", args: []string{"-o", out, "-binary", bin, "-tag", "Bad Tag"}, want: `-tag "Bad Tag"`},
 		{name: "stray argument", args: []string{"-o", out, "-binary", bin, "extra"}, want: "unexpected arguments"},
+		{name: "not an ELF binary", args: []string{"-o", out, "-binary", script}, want: "not an ELF binary"},
 	}
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +76,13 @@ func TestRun(t *testing.T) {
 	digest, err := img.Digest()
 	if err != nil {
 		t.Fatal(err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.Architecture != runtime.GOARCH || cf.OS != "linux" {
+		t.Errorf("image platform %s/%s, want linux/%s (the binary's)", cf.OS, cf.Architecture, runtime.GOARCH)
 	}
 	if !strings.Contains(stdout.String(), "digest "+digest.String()) || !strings.Contains(stdout.String(), "wrote "+out) {
 		t.Errorf("stdout %q, want the digest %s and the path %s", stdout.String(), digest, out)

@@ -11,6 +11,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
@@ -81,6 +82,31 @@ type Spec struct {
 	WorkingDir string
 	// Labels are the config's labels.
 	Labels map[string]string
+	// Architecture is the config's architecture, a GOARCH value such as "amd64" or "arm64"; empty means
+	// runtime.GOARCH of the builder. ELFArchitecture reads it from a binary.
+	Architecture string
+}
+
+// elfArchitectures maps the ELF machines of Linux binaries to GOARCH names.
+var elfArchitectures = map[elf.Machine]string{
+	elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64", elf.EM_386: "386", elf.EM_ARM: "arm",
+	elf.EM_PPC64: "ppc64le", elf.EM_S390: "s390x", elf.EM_RISCV: "riscv64",
+}
+
+// ELFArchitecture returns the GOARCH name of the ELF binary at path (e.g. "amd64" for EM_X86_64). The error names
+// the path when it is not an ELF file or its machine is not one of amd64, arm64, 386, arm, ppc64le, s390x and
+// riscv64.
+func ELFArchitecture(path string) (string, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: not an ELF binary: %w", path, err)
+	}
+	defer f.Close()
+	arch, ok := elfArchitectures[f.Machine]
+	if !ok {
+		return "", fmt.Errorf("%s: ELF machine %s is not a supported architecture", path, f.Machine)
+	}
+	return arch, nil
 }
 
 // AgentSpec is the klusterlet-failover product image: binary at /klusterlet-failover (0755), Entrypoint
@@ -302,7 +328,7 @@ func writeEntry(tw *tar.Writer, p string, e *entry) error {
 // userRE matches a config User: "uid", "name", "uid:gid", "name:group".
 var userRE = regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_.-]*(:[A-Za-z0-9_.][A-Za-z0-9_.-]*)?$`)
 
-// Build builds a single-layer linux/runtime.GOARCH image from spec: empty.Image, plus the Layer of spec.Files,
+// Build builds a single-layer linux/<spec.Architecture> image (runtime.GOARCH when empty) from spec: empty.Image, plus the Layer of spec.Files,
 // with spec's Entrypoint, Cmd, User, Env, WorkingDir and Labels in the config, created at Epoch, one history entry.
 // The manifest and layer are of Docker media types (schema 2), which containerd and docker load both import.
 //
@@ -337,6 +363,9 @@ func Build(spec Spec) (v1.Image, error) {
 	cf.Created = v1.Time{Time: Epoch}
 	cf.OS = "linux"
 	cf.Architecture = runtime.GOARCH
+	if spec.Architecture != "" {
+		cf.Architecture = spec.Architecture
+	}
 	cf.Config = v1.Config{
 		Entrypoint: clone(spec.Entrypoint),
 		Cmd:        clone(spec.Cmd),

@@ -441,3 +441,31 @@ func TestBuildErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestArchitecture: Spec.Architecture sets the config's architecture; empty means the builder's; ELFArchitecture
+// reads it from a binary and refuses a file that is not ELF.
+func TestArchitecture(t *testing.T) {
+	dir := t.TempDir()
+	bin := writeFile(t, dir, "bin", "x")
+	for _, tc := range []struct{ arch, want string }{{"", runtime.GOARCH}, {"arm64", "arm64"}} {
+		spec := AgentSpec(bin)
+		spec.Architecture = tc.arch
+		cf, err := mustBuild(t, spec).ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cf.Architecture != tc.want {
+			t.Errorf("Architecture %q: config architecture %q, want %q", tc.arch, cf.Architecture, tc.want)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ELFArchitecture(self); err != nil || got != runtime.GOARCH {
+		t.Errorf("ELFArchitecture(test binary) = %q, %v; want %q", got, err, runtime.GOARCH)
+	}
+	if _, err := ELFArchitecture(bin); err == nil || !strings.Contains(err.Error(), "not an ELF binary") {
+		t.Errorf("ELFArchitecture(text file) error %v, want one saying it is not an ELF binary", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	goflag "flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,9 +15,12 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/cmd/leaselock"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/registrationagent"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/servingcert"
@@ -150,7 +154,50 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 		}
 		return servingcert.UseGenerated(c.Flags())
 	}
+	if run := cmd.Run; run != nil {
+		cmd.Run = func(c *cobra.Command, args []string) {
+			if !cmdConfig.DisableLeaderElection {
+				freeOwnStaleLease(c, componentName+"-lock", o.ComponentNamespace)
+			}
+			run(c, args)
+		}
+	}
 	return cmd
+}
+
+// freeOwnStaleLease frees the leader election Lease (namespace/lock, library-go's <component>-lock) when an
+// earlier container of this pod holds it (leaselock): after a crash the restarted container then leads at once
+// instead of waiting out the lease duration. It runs only in a pod whose hostname is its name (POD_NAME, set by
+// the operator's and this repository's Deployments, equals the hostname); failures are logged and the election
+// proceeds as usual.
+func freeOwnStaleLease(c *cobra.Command, lock, namespace string) {
+	host, err := os.Hostname()
+	if err != nil || os.Getenv("POD_NAME") != host {
+		return
+	}
+	kubeconfig := ""
+	if f := c.Flags().Lookup("kubeconfig"); f != nil {
+		kubeconfig = f.Value.String()
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		klog.Warningf("Not checking leader election Lease %s/%s for an earlier container of pod %s: %v", namespace, lock, host, err)
+		return
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		klog.Warningf("Not checking leader election Lease %s/%s for an earlier container of pod %s: %v", namespace, lock, host, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	freed, err := leaselock.ReleaseIfHeldByEarlierContainer(ctx, client.CoordinationV1(), namespace, lock, host)
+	switch {
+	case err != nil:
+		klog.Warningf("Leader election Lease: %v; waiting for it as usual", err)
+	case freed != "":
+		klog.Infof("Freed leader election Lease %s/%s held by %s, an earlier container of this pod", namespace, lock, freed)
+	}
 }
 
 // addLeaderElectionFlags registers --disable-leader-election (help text disableHelp) and the three

@@ -14,8 +14,8 @@
 //	BENCH_OUT_DIR            where benchmarks.{md,json} go (default <repo>/docs)
 //	BENCH_LOG_DIR            agent logs (default a temp dir); KF_TEST_LOG_DIR keeps the hubs' logs
 //	BENCH_COMMAND            the command line printed in the report (default "make bench")
-//	BENCH_SCENARIOS          comma-separated subset of join,memory,traffic,failover,scale,replication (default all but
-//	                         replication); replication alone (`make bench-replication`) leaves benchmarks.{md,json} untouched
+//	BENCH_SCENARIOS          comma-separated subset of join,memory,traffic,failover,scale,pods,replication (default
+//	                         all but replication; pods needs root and the node suite's packages); replication alone (`make bench-replication`) leaves benchmarks.{md,json} untouched
 //	BENCH_REPS               repetitions per agent for join, memory and failover (default 3)
 //	BENCH_STEADY_WAIT        wait after Available before reading the steady RSS (default 10s)
 //	BENCH_SCALE_TIMEOUT      bound of one scale batch; a batch not all Available by then is reported as such (default 7m)
@@ -121,7 +121,7 @@ func TestBenchmark(t *testing.T) {
 
 // agentScenariosEnabled reports whether any scenario comparing the two agents (and so docs/benchmarks.md) is on.
 func (b *bench) agentScenariosEnabled() bool {
-	for _, sc := range []string{scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale} {
+	for _, sc := range []string{scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods} {
 		if b.scenarios[sc] {
 			return true
 		}
@@ -165,6 +165,8 @@ func (b *bench) runAgentScenarios(t *testing.T) {
 		}
 		b.run(t, scenarioScale, b.runScale)
 	}
+	// Alone on the machine: the node's pods and their memory.
+	b.run(t, scenarioPods, b.runPods)
 	b.writeReport(t)
 }
 
@@ -309,9 +311,9 @@ func newBench(t *testing.T) *bench {
 		t.Fatal(err)
 	}
 	b.scenarios = map[string]bool{}
-	for _, sc := range strings.Split(envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale"), ",") {
+	for _, sc := range strings.Split(envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale,pods"), ",") {
 		switch sc = strings.TrimSpace(sc); sc {
-		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioReplication:
+		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioReplication:
 			b.scenarios[sc] = true
 		case "":
 		default:
@@ -348,7 +350,7 @@ func newBench(t *testing.T) *bench {
 		"BENCH_NODES": strconv.Itoa(b.nodes), "BENCH_TRAFFIC_WINDOW": b.trafficWindow.String(),
 		"BENCH_TRAFFIC_SETTLE": b.trafficSettle.String(), "BENCH_FAILOVER_TIMEOUT": b.failoverTimeout.String(),
 		"BENCH_SCALE_TIMEOUT": b.scaleTimeout.String(),
-		"BENCH_SCALE_N":       envString("BENCH_SCALE_N", "10,50,200"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale"),
+		"BENCH_SCALE_N":       envString("BENCH_SCALE_N", "10,50,200"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale,pods"),
 	}
 	if env := os.Getenv("BENCH_OURS_ENV"); env != "" {
 		settings["BENCH_OURS_ENV"] = env // our agent ran with a changed environment: the report must say so
@@ -391,6 +393,7 @@ func (b *bench) declareFigures() {
 	r.declareMeasuredBy("rss_steady_small", scenarioMemory, scenarioJoin, "steady RSS (VmRSS) after join, small spoke", "MiB", "≤ 0.6× OCM's")
 	r.declare("rss_peak_nodes", scenarioMemory, "peak RSS (VmHWM), spoke with Nodes", "MiB", "≤ 0.6× OCM's")
 	r.declare("rss_steady_nodes", scenarioMemory, "steady RSS (VmRSS) after join, spoke with Nodes", "MiB", "≤ 0.6× OCM's")
+	b.declarePodFigures()
 	r.declare("rss_peak_large", scenarioMemory, "peak RSS (VmHWM), large spoke", "MiB", "≤ 0.6× OCM's, flat in Secrets")
 	r.declare("rss_steady_large", scenarioMemory, "steady RSS (VmRSS) after join, large spoke", "MiB", "≤ 0.6× OCM's, flat in Secrets")
 	for _, n := range b.scaleNs {

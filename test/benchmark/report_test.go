@@ -349,6 +349,7 @@ var scenarioTitles = []struct{ id, title string }{
 	{scenarioTraffic, "3. Hub traffic in steady state"},
 	{scenarioMemory, "4. Memory"},
 	{scenarioScale, "5. Scale (simulated)"},
+	{scenarioPods, "6. Memory as a pod on a node"},
 }
 
 func (r *report) markdown() string {

@@ -38,7 +38,34 @@ func (s NodeImageSet) All() []string { return []string{s.Agent, s.Registration, 
 var (
 	nodeImagesOnce = sync.OnceValues(buildNodeImages)
 	pauseImageOnce = sync.OnceValues(buildPauseImage)
+
+	// imageDirsMu guards imageDirs, the temporary directories the image builds wrote.
+	imageDirsMu sync.Mutex
+	imageDirs   []string
 )
+
+// RemoveNodeImages removes the image tarballs NodeImages and PauseImage built (about 120 MB per test binary);
+// a suite's TestMain calls it after m.Run.
+func RemoveNodeImages() {
+	imageDirsMu.Lock()
+	defer imageDirsMu.Unlock()
+	for _, d := range imageDirs {
+		_ = os.RemoveAll(d)
+	}
+	imageDirs = nil
+}
+
+// imageDir creates a temporary directory for image tarballs and records it for RemoveNodeImages.
+func imageDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", err
+	}
+	imageDirsMu.Lock()
+	imageDirs = append(imageDirs, dir)
+	imageDirsMu.Unlock()
+	return dir, nil
+}
 
 // NodeImages builds, once per test binary, the image tarballs of the node suite: ours from AgentBinary's build of
 // ./cmd/klusterlet-failover and OCM's registration, work and registration-operator from the binaries cache. It
@@ -64,7 +91,7 @@ func buildNodeImages() (NodeImageSet, error) {
 	if err != nil {
 		return NodeImageSet{}, err
 	}
-	dir, err := os.MkdirTemp("", "kf-images-")
+	dir, err := imageDir("kf-images-")
 	if err != nil {
 		return NodeImageSet{}, err
 	}
@@ -104,7 +131,7 @@ func buildPauseImage() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", "kf-pause-")
+	dir, err := imageDir("kf-pause-")
 	if err != nil {
 		return "", err
 	}

@@ -41,8 +41,9 @@ const (
 	KubeconfigSecretKey = "kubeconfig"
 	// DefaultKlusterletName is KlusterletOptions.Name's default, the name OCM's docs and clusteradm use.
 	DefaultKlusterletName = "klusterlet"
-	// DefaultRegistrationImage and DefaultWorkImage are the images KlusterletOptions defaults to; nothing pulls
-	// them (there is no kubelet), they only appear in the rendered Deployments.
+	// DefaultRegistrationImage and DefaultWorkImage are the images KlusterletOptions defaults to for an operator
+	// run as a process (StartKlusterletOperator): nothing pulls them, they only appear in the rendered
+	// Deployments. On a node (DeployKlusterletOperator) ApplyKlusterlet takes only localhost/ images.
 	DefaultRegistrationImage = "quay.io/open-cluster-management/registration:v1.2.0"
 	DefaultWorkImage         = "quay.io/open-cluster-management/work:v1.2.0"
 )
@@ -196,6 +197,14 @@ func (o *KlusterletOperator) ApplyKlusterlet(ctx context.Context, opts Klusterle
 	}
 	if opts.WorkImage == "" {
 		opts.WorkImage = DefaultWorkImage
+	}
+	if o.node != nil {
+		// The node's containerd runs in the host's network namespace: an image it lacks must never be pulled.
+		for field, image := range map[string]string{"RegistrationImage": opts.RegistrationImage, "WorkImage": opts.WorkImage} {
+			if !strings.HasPrefix(image, "localhost/") {
+				return nil, fmt.Errorf("klusterlet: KlusterletOptions.%s %q: on a node only images imported into its containerd (localhost/..., see NodeImages) may be used", field, image)
+			}
+		}
 	}
 	if err := ensureNamespace(ctx, o.spoke, opts.Namespace); err != nil {
 		return nil, err

@@ -38,11 +38,15 @@ const ocmKlusterletDeployDir = "deploy/klusterlet/config"
 type KlusterletOperatorPodOptions struct {
 	// Replicas is the operator Deployment's replicas. Default 1, as OCM's kustomization sets.
 	Replicas int32
+	// AgentReplicas, when not 0, is the operator's --deployment-replicas: the replicas of the agent Deployments it
+	// renders (without it the operator renders 1 on a cluster with at most one control-plane node, else 3).
+	AgentReplicas int32
 }
 
 // DeployKlusterletOperator installs the klusterlet operator on spoke's node exactly as OCM v1.2.0's
 // deploy/klusterlet/config does (the resources of its kustomization, in order, with the image set to
-// OCMOperatorImageRef, the kustomization's only change besides the replicas), and waits until its Deployment is
+// OCMOperatorImageRef, the kustomization's only change besides the replicas; opts may add the operator's
+// --deployment-replicas), and waits until its Deployment is
 // Available. The operator then runs as a pod under the ServiceAccount and ClusterRole of OCM's manifests, and the
 // agent Deployments it renders get pods on the node. Failures call t.Fatal with the Deployment's state.
 func DeployKlusterletOperator(t testing.TB, spoke *Spoke, node *Node, opts KlusterletOperatorPodOptions) *KlusterletOperator {
@@ -222,8 +226,9 @@ func ocmModuleDir() (string, error) {
 	return dir, nil
 }
 
-// applyOCMManifest creates one object of OCM's klusterlet install on the spoke (an existing one is left as it is)
-// and returns it when it is the operator's Deployment.
+// applyOCMManifest creates one object of OCM's klusterlet install on the spoke and returns it when it is the
+// operator's Deployment. An existing CRD, ClusterRole, binding, Namespace or ServiceAccount is left as it is; an
+// existing Deployment is an error (the operator is installed once per spoke).
 func applyOCMManifest(ctx context.Context, spoke *Spoke, doc []byte, opts KlusterletOperatorPodOptions) (*appsv1.Deployment, error) {
 	var meta metav1.TypeMeta
 	if err := yaml.Unmarshal(doc, &meta); err != nil {
@@ -287,6 +292,10 @@ func applyOCMManifest(ctx context.Context, spoke *Spoke, doc []byte, opts Kluste
 		for i := range o.Spec.Template.Spec.Containers {
 			o.Spec.Template.Spec.Containers[i].Image = OCMOperatorImageRef
 			o.Spec.Template.Spec.Containers[i].ImagePullPolicy = corev1.PullIfNotPresent
+			if opts.AgentReplicas > 0 {
+				o.Spec.Template.Spec.Containers[i].Args = append(o.Spec.Template.Spec.Containers[i].Args,
+					fmt.Sprintf("--deployment-replicas=%d", opts.AgentReplicas))
+			}
 		}
 		created, err := spoke.Kube.AppsV1().Deployments(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		if err != nil {
@@ -346,7 +355,8 @@ func (o *KlusterletOperator) WaitForAgentPods(ctx context.Context, k string, nam
 	return &got, nil
 }
 
-// Pods returns the running pods of Deployment d (by its selector), oldest first.
+// Pods returns the pods of Deployment d (by its selector) that are not being deleted, in any phase, in the
+// order the API lists them.
 func (s *Spoke) Pods(ctx context.Context, d *appsv1.Deployment) ([]corev1.Pod, error) {
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {

@@ -11,11 +11,13 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -45,14 +49,15 @@ type Node struct {
 	// Name is NodeName.
 	Name string
 
-	t          testing.TB
-	spoke      *Spoke
-	network    *PodNetwork
-	dir        string
-	socket     string
-	logDir     string
-	binDir     string
-	procs      map[string]*process
+	t       testing.TB
+	spoke   *Spoke
+	network *PodNetwork
+	dir     string
+	socket  string
+	logDir  string
+	binDir  string
+	procs   map[string]*process
+	// cgroupsNew are the kubepods cgroups to remove at shutdown (none existed when the node started).
 	cgroupsNew []string
 }
 
@@ -176,9 +181,22 @@ func StartNode(t testing.TB, spoke *Spoke, images ...string) *Node {
 	if err != nil {
 		t.Fatalf("node: %v", err)
 	}
-	existing := kubepodsCgroups()
+	// Another kubelet would kill this node's pods (and this one its pods: both use the kubepods cgroup), and
+	// another kube-proxy's chains would be removed by this node's cleanup.
+	// Leftovers of a run that died are removed; a kubepods cgroup with processes is another kubelet's.
+	for _, dir := range kubepodsCgroups() {
+		if procs := cgroupProcesses(dir); len(procs) > 0 {
+			t.Fatalf("node: another kubelet runs on this machine (cgroup %s holds processes %v); the node suite needs the machine's kubelet slot to itself", dir, procs)
+		}
+		if err := removeCgroupTree(dir); err != nil {
+			t.Fatalf("node: removing the leftover cgroup %s: %v", dir, err)
+		}
+	}
+	if chains := kubeChainsPresent(); len(chains) > 0 {
+		t.Fatalf("node: another kube-proxy or kubelet runs on this machine, or a run died before its cleanup (iptables chains %v); the node suite needs them to itself", chains)
+	}
 	t.Cleanup(func() {
-		n.cgroupsNew = without(kubepodsCgroups(), existing)
+		n.cgroupsNew = kubepodsCgroups()
 		n.shutdown()
 	})
 
@@ -254,7 +272,37 @@ func (n *Node) ResourceMetrics(ctx context.Context) (string, error) {
 	return string(data), nil
 }
 
-// LogDir returns the directory holding the logs of the node's processes.
+// podLogsDir is the kubelet's podLogsDir: the containers' logs, <namespace>_<pod>_<uid>/<container>/<n>.log.
+func (n *Node) podLogsDir() string { return filepath.Join(n.dir, "pod-logs") }
+
+// copyTree copies the regular files under src to the same relative paths under dst (a missing src copies
+// nothing).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || d.IsDir() || !d.Type().IsRegular() {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
+
+// LogDir returns the directory holding the logs of the node's processes and, after the node stopped, its
+// containers' logs under pods/ (<namespace>_<pod>_<uid>/<container>/<restart>.log).
 func (n *Node) LogDir() string { return n.logDir }
 
 // startControllerManager runs the spoke's kube-controller-manager with its default controllers (Deployments,
@@ -329,8 +377,7 @@ func (n *Node) startContainerd() error {
         "ranges": [[{"subnet": %[3]q, "rangeStart": %[4]q, "rangeEnd": %[5]q, "gateway": %[6]q}]],
         "routes": [{"dst": %[7]q, "gw": %[6]q}]
       }
-    },
-    {"type": "portmap", "capabilities": {"portMappings": true}}
+    }
   ]
 }
 `, n.network.Bridge, filepath.Join(run, "cni-ipam"), n.network.PodCIDR.String(), hostInPodCIDR(n.network, 10),
@@ -429,7 +476,8 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%%", imagefs.available: "1%%", nodefs.inodesFree: "1%%"}
 maxPods: 50
-`, n.network.HostIP, port, healthz, n.spoke.cp.authn.bundleFile, n.socket)
+podLogsDir: %[6]q
+`, n.network.HostIP, port, healthz, n.spoke.cp.authn.bundleFile, n.socket, n.podLogsDir())
 	cfgFile := filepath.Join(n.dir, "kubelet.yaml")
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		return err
@@ -443,7 +491,9 @@ maxPods: 50
 	}
 	n.procs[BinaryKubelet] = p
 	return waitFor(DefaultStartTimeout, p, func() error {
-		node, err := n.spoke.Kube.CoreV1().Nodes().Get(context.Background(), n.Name, metav1.GetOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		node, err := n.spoke.Kube.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -538,7 +588,8 @@ func (n *Node) identityKubeconfig(name, user string, groups []string) (string, e
 // shutdown stops the node in the order that leaves nothing behind: the controllers first (nothing new is created),
 // then every pod is deleted while the kubelet still runs (it stops the containers and the CNI plugin releases
 // their addresses and veths), then the kubelet and kube-proxy, kube-proxy's and the kubelet's iptables chains,
-// containerd and its shims, the mounts under the node's directory and the kubepods cgroups the kubelet created.
+// containerd and its shims, the mounts under the node's directory and the kubepods cgroups the kubelet created
+// (the pod network's cleanup unmounts containerd's state under /run/kf-node-<N> and removes the bridge).
 func (n *Node) shutdown() {
 	t := n.t
 	stop := func(name string) {
@@ -550,15 +601,23 @@ func (n *Node) shutdown() {
 	}
 	stop(BinaryKubeScheduler)
 	stop(BinaryKubeControllerManager)
-	if n.procs[BinaryKubelet] != nil {
-		if err := n.deleteAllPods(); err != nil {
-			t.Errorf("node: %v", err)
+	// The containers' logs, kept with the test's logs before the pods and their logs go.
+	if err := copyTree(n.podLogsDir(), filepath.Join(n.logDir, "pods")); err != nil {
+		t.Logf("node: keeping the pods' logs: %v", err)
+	}
+	if kubelet := n.procs[BinaryKubelet]; kubelet != nil {
+		if exited, _ := kubelet.exited(); !exited {
+			if err := n.deleteAllPods(); err != nil {
+				t.Errorf("node: %v", err)
+			}
 		}
 	}
 	stop(BinaryKubelet)
 	stop(BinaryKubeProxy)
-	if err := n.cleanupIPTables(); err != nil {
-		t.Errorf("node: %v", err)
+	if n.procs[BinaryKubelet] != nil || n.procs[BinaryKubeProxy] != nil {
+		if err := n.cleanupIPTables(); err != nil {
+			t.Errorf("node: %v", err)
+		}
 	}
 	if n.procs["containerd"] != nil {
 		n.removeContainers()
@@ -569,7 +628,9 @@ func (n *Node) shutdown() {
 		t.Errorf("node: %v", err)
 	}
 	for _, dir := range n.cgroupsNew {
-		_ = removeCgroupTree(dir)
+		if err := removeCgroupTree(dir); err != nil {
+			t.Errorf("node: removing cgroup %s: %v", dir, err)
+		}
 	}
 	if err := os.RemoveAll(n.dir); err != nil {
 		t.Errorf("node: removing %s: %v", n.dir, err)
@@ -658,30 +719,100 @@ func (n *Node) killShims() {
 	}
 }
 
-// cleanupIPTables removes kube-proxy's chains (kube-proxy --cleanup) and the chains the kubelet creates
-// (KUBE-FIREWALL, KUBE-KUBELET-CANARY, KUBE-IPTABLES-HINT), for IPv4 and IPv6.
+// cleanupIPTables removes, for IPv4 and IPv6, every iptables chain named KUBE-* in the filter, nat and mangle
+// tables and the rules of the built-in chains that jump to them: what kube-proxy (iptables mode) and the kubelet
+// (KUBE-FIREWALL, KUBE-KUBELET-CANARY, KUBE-IPTABLES-HINT) wrote. StartNode refuses to start when such chains
+// exist already, so these are this node's. kube-proxy --cleanup is not used: it also flushes every IPVS service
+// of the machine.
 func (n *Node) cleanupIPTables() error {
 	var errs []error
-	if out, err := exec.Command(filepath.Join(n.binDir, BinaryKubeProxy), "--cleanup").CombinedOutput(); err != nil {
-		errs = append(errs, fmt.Errorf("kube-proxy --cleanup: %v: %s", err, strings.TrimSpace(string(out))))
-	}
 	for _, ipt := range []string{"iptables", "ip6tables"} {
 		if _, err := exec.LookPath(ipt); err != nil {
 			continue
 		}
-		ignore := func(args ...string) { _ = exec.Command(ipt, args...).Run() }
-		ignore("-D", "INPUT", "-j", "KUBE-FIREWALL")
-		ignore("-D", "OUTPUT", "-j", "KUBE-FIREWALL")
-		ignore("-F", "KUBE-FIREWALL")
-		ignore("-X", "KUBE-FIREWALL")
 		for _, table := range []string{"filter", "nat", "mangle"} {
-			ignore("-t", table, "-F", "KUBE-KUBELET-CANARY")
-			ignore("-t", table, "-X", "KUBE-KUBELET-CANARY")
+			out, err := exec.Command(ipt, "-t", table, "-S").Output()
+			if err != nil {
+				continue // e.g. no ip6 table on this kernel
+			}
+			var chains []string
+			for _, line := range strings.Split(string(out), "\n") {
+				args := splitRule(line)
+				switch {
+				case len(args) == 2 && args[0] == "-N" && strings.HasPrefix(args[1], "KUBE-"):
+					chains = append(chains, args[1])
+				case len(args) > 2 && args[0] == "-A" && !strings.HasPrefix(args[1], "KUBE-") && jumpsToKube(args):
+					del := append([]string{"-t", table, "-D"}, args[1:]...)
+					if out, err := exec.Command(ipt, del...).CombinedOutput(); err != nil {
+						errs = append(errs, fmt.Errorf("%s %s: %v: %s", ipt, strings.Join(del, " "), err, strings.TrimSpace(string(out))))
+					}
+				}
+			}
+			for _, op := range []string{"-F", "-X"} {
+				for _, c := range chains {
+					if out, err := exec.Command(ipt, "-t", table, op, c).CombinedOutput(); err != nil {
+						errs = append(errs, fmt.Errorf("%s -t %s %s %s: %v: %s", ipt, table, op, c, err, strings.TrimSpace(string(out))))
+					}
+				}
+			}
 		}
-		ignore("-t", "mangle", "-F", "KUBE-IPTABLES-HINT")
-		ignore("-t", "mangle", "-X", "KUBE-IPTABLES-HINT")
 	}
 	return errors.Join(errs...)
+}
+
+// kubeChainsPresent returns the KUBE-* chains of the IPv4 filter and nat tables: those of a kube-proxy or kubelet
+// already running on this machine.
+func kubeChainsPresent() []string {
+	var found []string
+	for _, table := range []string{"filter", "nat"} {
+		out, err := exec.Command("iptables", "-t", table, "-S").Output()
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if args := splitRule(line); len(args) == 2 && args[0] == "-N" && strings.HasPrefix(args[1], "KUBE-") {
+				found = append(found, table+"/"+args[1])
+			}
+		}
+	}
+	return found
+}
+
+// jumpsToKube reports whether the rule's target (-j or -g) is a KUBE-* chain.
+func jumpsToKube(args []string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if (args[i] == "-j" || args[i] == "-g") && strings.HasPrefix(args[i+1], "KUBE-") {
+			return true
+		}
+	}
+	return false
+}
+
+// splitRule splits one line of `iptables -S` into its arguments; double-quoted arguments (comments) keep their
+// spaces.
+func splitRule(line string) []string {
+	var args []string
+	var cur strings.Builder
+	inQuote, have := false, false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			inQuote, have = !inQuote, true
+		case r == ' ' && !inQuote:
+			if have {
+				args = append(args, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteRune(r)
+			have = true
+		}
+	}
+	if have {
+		args = append(args, cur.String())
+	}
+	return args
 }
 
 // unmountUnder lazily unmounts every mount point under dir, deepest first (the kubelet's Secret and projected
@@ -762,22 +893,18 @@ func removeCgroupTree(dir string) error {
 	return errors.Join(errs...)
 }
 
-// without returns the elements of a that are not in b.
-func without(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		found := false
-		for _, y := range b {
-			if x == y {
-				found = true
-				break
+// cgroupProcesses returns the PIDs in the cgroup.procs files of dir and its descendants.
+func cgroupProcesses(dir string) []string {
+	var pids []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "cgroup.procs" {
+			if data, err := os.ReadFile(p); err == nil {
+				pids = append(pids, strings.Fields(string(data))...)
 			}
 		}
-		if !found {
-			out = append(out, x)
-		}
-	}
-	return out
+		return nil
+	})
+	return pids
 }
 
 // hostInPodCIDR returns the address .<last> of the pod network's /24.
@@ -860,4 +987,74 @@ func (n *Node) ContainerUID(ctx context.Context, namespace, name, container stri
 		}
 	}
 	return 0, fmt.Errorf("no Uid line in /proc/%d/status", pid)
+}
+
+// ContainerWorkingSet returns the working set of container in pod namespace/name as the kubelet reports it
+// (container_memory_working_set_bytes of /metrics/resource, bytes): the figure the kubelet's eviction and
+// `kubectl top` use.
+func (n *Node) ContainerWorkingSet(ctx context.Context, namespace, name, container string) (float64, error) {
+	text, err := n.ResourceMetrics(ctx)
+	if err != nil {
+		return 0, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		return 0, fmt.Errorf("parsing the kubelet's /metrics/resource: %w", err)
+	}
+	family := families["container_memory_working_set_bytes"]
+	if family == nil {
+		return 0, fmt.Errorf("the kubelet's /metrics/resource has no container_memory_working_set_bytes")
+	}
+	for _, m := range family.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["namespace"] == namespace && labels["pod"] == name && labels["container"] == container {
+			return m.GetGauge().GetValue(), nil
+		}
+	}
+	return 0, fmt.Errorf("the kubelet reports no working set for container %s of pod %s/%s yet", container, namespace, name)
+}
+
+// ContainerAnonymousMemory returns the anonymous memory of container in pod namespace/name, in bytes, from its
+// memory cgroup: "rss" of memory.stat on cgroup v1 (anonymous and swap cache memory), "anon" on cgroup v2. It
+// counts what the container's processes allocated, not the page cache of their binaries.
+func (n *Node) ContainerAnonymousMemory(ctx context.Context, namespace, name, container string) (int64, error) {
+	pid, err := n.ContainerPID(ctx, namespace, name, container)
+	if err != nil {
+		return 0, err
+	}
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		return 0, err
+	}
+	statFile, key := "", ""
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if slices.Contains(strings.Split(parts[1], ","), "memory") {
+			statFile, key = filepath.Join("/sys/fs/cgroup/memory", parts[2], "memory.stat"), "rss"
+			break
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			statFile, key = filepath.Join("/sys/fs/cgroup", parts[2], "memory.stat"), "anon"
+		}
+	}
+	if statFile == "" {
+		return 0, fmt.Errorf("no memory cgroup for pid %d in /proc/%d/cgroup", pid, pid)
+	}
+	stat, err := os.ReadFile(statFile)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(stat), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == key {
+			return strconv.ParseInt(f[1], 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("%s has no %q line", statFile, key)
 }

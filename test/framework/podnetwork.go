@@ -2,7 +2,9 @@ package framework
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -16,8 +18,8 @@ import (
 // PodNetwork is the network of the node suite's pods: a Linux bridge the test creates on this machine, with the
 // host's address on it, a pod subnet handed out by the CNI bridge plugin and a service range that kube-proxy
 // programs. Nothing is routed off the machine: pods get routes to the pod subnet and the service range only (no
-// default route), there is no masquerade, and an iptables FORWARD rule drops anything that enters from the bridge
-// and would leave through another interface. The apiservers of the test listen on HostIP so that pods reach them.
+// default route), the CNI plugin masquerades nothing, and an iptables rule (mangle FORWARD, ahead of anything
+// kube-proxy writes) drops whatever enters from the bridge and would leave through another interface. The apiservers of the test listen on HostIP so that pods reach them.
 type PodNetwork struct {
 	// Bridge is the bridge's interface name, kfbr<N>.
 	Bridge string
@@ -44,10 +46,14 @@ const (
 	podNetworkSecondOctetServices = 202
 )
 
-// savedSysctls are the kernel settings the kubelet (kernel.panic, kernel.panic_on_oops, vm.overcommit_memory: its
-// protectKernelDefaults=false behaviour) and the CNI bridge plugin (net.ipv4.ip_forward, for isGateway) change;
-// StartPodNetwork saves them and restores them in cleanup.
-var savedSysctls = []string{"kernel.panic", "kernel.panic_on_oops", "vm.overcommit_memory", "net.ipv4.ip_forward"}
+// savedSysctls are the kernel settings the kubelet (kernel.panic, kernel.panic_on_oops, vm.overcommit_memory,
+// vm.panic_on_oom and the root key quotas: its protectKernelDefaults=false behaviour) and the CNI bridge plugin
+// (net.ipv4.ip_forward, for isGateway) change; StartPodNetwork saves them and restores them in cleanup, in order.
+// net.ipv4.ip_forward comes first: writing it also rewrites net.ipv4.conf.all.accept_redirects and the
+// forwarding setting of every interface (the kernel's inet_forward_change), which are restored after it.
+var savedSysctls = []string{"net.ipv4.ip_forward", "net.ipv4.conf.all.accept_redirects", "net.ipv4.conf.all.forwarding",
+	"net.ipv4.conf.default.forwarding", "kernel.panic", "kernel.panic_on_oops", "vm.overcommit_memory", "vm.panic_on_oom",
+	"kernel.keys.root_maxkeys", "kernel.keys.root_maxbytes"}
 
 // StartPodNetwork creates a pod network and removes it in t.Cleanup (the bridge, its route and the egress guard; the
 // kernel settings the node changes are restored). It fails the test with one message naming what is missing when
@@ -61,6 +67,9 @@ func StartPodNetwork(t testing.TB) *PodNetwork {
 	saved := map[string]string{}
 	for _, key := range savedSysctls {
 		v, err := readSysctl(key)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not on this kernel: nobody changes it
+		}
 		if err != nil {
 			t.Fatalf("pod network: %v", err)
 		}
@@ -68,6 +77,9 @@ func StartPodNetwork(t testing.TB) *PodNetwork {
 	}
 	t.Cleanup(func() {
 		for _, key := range savedSysctls {
+			if _, ok := saved[key]; !ok {
+				continue
+			}
 			if err := writeSysctl(key, saved[key]); err != nil {
 				t.Errorf("pod network: restoring %s=%s: %v", key, saved[key], err)
 			}
@@ -98,36 +110,49 @@ func StartPodNetwork(t testing.TB) *PodNetwork {
 	if n.Bridge == "" {
 		t.Fatalf("pod network: no free 10.%d.N.0/24 and 10.%d.N.0/24 pair on this machine", podNetworkSecondOctetPods, podNetworkSecondOctetServices)
 	}
-	n.runDir = filepath.Join("/run", "kf-node-"+strconv.Itoa(n.index))
-	if err := os.MkdirAll(n.runDir, 0o700); err != nil {
+	// The bridge is created first: a name another test bed took in between fails here, before anything of
+	// that test bed could be touched by this one's cleanup.
+	if err := run("ip", "link", "add", n.Bridge, "type", "bridge"); err != nil {
 		t.Fatalf("pod network: %v", err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(n.runDir) })
-
-	ones, _ := n.PodCIDR.Mask.Size()
-	steps := [][]string{
-		{"ip", "link", "add", n.Bridge, "type", "bridge"},
-		{"ip", "addr", "add", fmt.Sprintf("%s/%d", n.HostIP, ones), "dev", n.Bridge},
-		{"ip", "link", "set", n.Bridge, "up"},
-		// ClusterIP traffic of host processes that kube-proxy has not rewritten yet stays on the bridge.
-		{"ip", "route", "add", n.ServiceCIDR.String(), "dev", n.Bridge},
 	}
 	t.Cleanup(func() {
 		if err := run("ip", "link", "del", n.Bridge); err != nil {
 			t.Errorf("pod network: removing bridge %s: %v", n.Bridge, err)
 		}
 	})
+	n.runDir = filepath.Join("/run", "kf-node-"+strconv.Itoa(n.index))
+	if err := os.Mkdir(n.runDir, 0o700); err != nil {
+		t.Fatalf("pod network: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := unmountUnder(n.runDir); err != nil {
+			t.Errorf("pod network: %v", err)
+		}
+		if err := os.RemoveAll(n.runDir); err != nil {
+			t.Errorf("pod network: removing %s: %v", n.runDir, err)
+		}
+	})
+
+	ones, _ := n.PodCIDR.Mask.Size()
+	steps := [][]string{
+		{"ip", "addr", "add", fmt.Sprintf("%s/%d", n.HostIP, ones), "dev", n.Bridge},
+		{"ip", "link", "set", n.Bridge, "up"},
+		// ClusterIP traffic of host processes that kube-proxy has not rewritten yet stays on the bridge.
+		{"ip", "route", "add", n.ServiceCIDR.String(), "dev", n.Bridge},
+	}
 	for _, s := range steps {
 		if err := run(s[0], s[1:]...); err != nil {
 			t.Fatalf("pod network: %v", err)
 		}
 	}
+	// In the mangle table, which kube-proxy never touches: its filter FORWARD rules (KUBE-FORWARD accepts
+	// packets it marked for masquerade) come first in the filter table, so a guard there could be bypassed.
 	rule := []string{"-i", n.Bridge, "!", "-o", n.Bridge, "-m", "comment", "--comment", egressGuardComment, "-j", "DROP"}
-	if err := run("iptables", append([]string{"-I", "FORWARD", "1"}, rule...)...); err != nil {
+	if err := run("iptables", append([]string{"-t", "mangle", "-I", "FORWARD", "1"}, rule...)...); err != nil {
 		t.Fatalf("pod network: adding the egress guard: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := run("iptables", append([]string{"-D", "FORWARD"}, rule...)...); err != nil {
+		if err := run("iptables", append([]string{"-t", "mangle", "-D", "FORWARD"}, rule...)...); err != nil {
 			t.Errorf("pod network: removing the egress guard: %v", err)
 		}
 	})
@@ -145,7 +170,7 @@ func (n *PodNetwork) KubernetesServiceIP() net.IP {
 
 // NodePreconditions returns nil when this machine can run the node suite, else an error naming every missing piece
 // and how to get it: root, the `ip` and `iptables` commands, containerd, ctr and runc, the CNI bridge,
-// host-local and portmap plugins under /usr/lib/cni, and a kernel that can create a bridge.
+// host-local and loopback plugins under /usr/lib/cni, and a kernel that can create a bridge.
 func NodePreconditions() error {
 	var missing []string
 	if os.Geteuid() != 0 {
@@ -156,14 +181,14 @@ func NodePreconditions() error {
 			missing = append(missing, "the "+c+" command")
 		}
 	}
-	for _, p := range []string{"bridge", "host-local", "portmap", "loopback"} {
+	for _, p := range []string{"bridge", "host-local", "loopback"} {
 		if _, err := os.Stat(filepath.Join(cniBinDir, p)); err != nil {
 			missing = append(missing, "the CNI plugin "+filepath.Join(cniBinDir, p))
 		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("missing %s (hack/install-node-deps.sh installs the Debian packages containerd, runc, "+
-			"containernetworking-plugins and iptables, as root)", strings.Join(missing, ", "))
+			"containernetworking-plugins, iptables and iproute2, as root)", strings.Join(missing, ", "))
 	}
 	probe := fmt.Sprintf("kfprobe%d", os.Getpid()%100000)
 	if err := run("ip", "link", "add", probe, "type", "bridge"); err != nil {
@@ -189,7 +214,7 @@ func run(name string, args ...string) error {
 func readSysctl(key string) (string, error) {
 	data, err := os.ReadFile(sysctlPath(key))
 	if err != nil {
-		return "", fmt.Errorf("reading sysctl %s: %w", key, err)
+		return "", fmt.Errorf("reading sysctl %s: %w", key, err) // wraps fs.ErrNotExist for an unknown key
 	}
 	return strings.TrimSpace(string(data)), nil
 }

@@ -1,12 +1,3 @@
-// Package secretvolume makes the kubelet refresh, at once, the Secret volumes of the pods that mount the hub
-// kubeconfig Secret when the agent rewrites it.
-//
-// The kubelet updates a Secret volume only when it syncs the pod: on its syncFrequency (1 minute by default,
-// plus jitter) or when the pod object changes. After a failover, OCM's work agent and every add-on read their
-// hub credentials from that volume, so without help they keep talking to the lost hub for up to about a minute
-// and a half. The controller here patches one annotation on each such pod: a pod update makes the kubelet sync
-// the pod, and the sync remounts the volume (measured on a v1.34 kubelet: 0.5 s instead of 78 s). Nothing else of
-// the pod changes; no pod is deleted or restarted by it.
 package secretvolume
 
 import (
@@ -14,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -41,7 +33,7 @@ const (
 	ReasonSecretVolumesRefreshed = "SecretVolumesRefreshed"
 	// ReasonSecretVolumeRefreshForbidden (Warning, once per content): the agent may not list or patch pods in its
 	// namespace; pods that mount the Secret see the new content only on the kubelet's periodic sync (about a
-	// minute). Grant get, list and patch on pods in the agent namespace to remove the delay.
+	// minute). Grant list and patch on pods in the agent namespace to remove the delay.
 	ReasonSecretVolumeRefreshForbidden = "SecretVolumeRefreshForbidden"
 )
 
@@ -59,8 +51,10 @@ type RefreshController struct {
 }
 
 // NewRefreshController returns the controller for Secret namespace/name, watching it through secretInformer (an
-// informer of namespace) and listing and patching pods through pods. resync (0: none) re-annotates pods created
-// with an older content in between, which a pod gets only when it was created before the Secret changed.
+// informer of namespace) and listing and patching pods through pods. It syncs on every event of the Secret and
+// every resync (0: none), which retries what an earlier sync could not do: after a Forbidden answer (the sync
+// returns nil, the Warning was emitted) only the resync tries again; any other failed patch returns an error,
+// and library-go requeues the sync with back-off.
 func NewRefreshController(namespace, name string, secretInformer corev1informers.SecretInformer, pods corev1client.PodsGetter,
 	resync time.Duration, recorder events.Recorder) factory.Controller {
 	c := &RefreshController{namespace: namespace, name: name, secrets: secretInformer.Lister(), pods: pods}
@@ -92,31 +86,41 @@ func (c *RefreshController) sync(ctx context.Context, syncCtx factory.SyncContex
 		return fmt.Errorf("list pods in %s: %w", c.namespace, err)
 	}
 	var patched []string
+	var errs []error
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if !NeedsRefresh(pod, c.name, hash) {
 			continue
 		}
-		if err := c.annotate(ctx, pod, hash); apierrors.IsForbidden(err) {
-			c.reportForbidden(syncCtx, hash, err)
-			return nil
-		} else if apierrors.IsNotFound(err) {
+		err := c.annotate(ctx, pod, hash)
+		switch {
+		case err == nil:
+			patched = append(patched, pod.Name)
 			continue
-		} else if err != nil {
-			return err
+		case apierrors.IsNotFound(err), apierrors.IsInvalid(err), apierrors.IsConflict(err):
+			// Deleted, or re-created under the same name (the UID in the patch no longer matches): the pod
+			// that mounts the Secret now was created after the change and has its new content.
+			logger.V(2).Info("Pod gone or replaced; not annotated", "pod", pod.Name, "err", err)
+			continue
+		case apierrors.IsForbidden(err):
+			c.reportForbidden(syncCtx, hash, err)
+		default:
+			errs = append(errs, err)
+			continue
 		}
-		patched = append(patched, pod.Name)
+		break // forbidden: so are the others
 	}
 	if len(patched) > 0 {
 		logger.Info("Annotated pods so that the kubelet refreshes their Secret volumes", "pods", patched, "hash", hash)
 		syncCtx.Recorder().Eventf(ReasonSecretVolumesRefreshed, "Secret %s/%s changed: annotated pod(s) %v (%s=%s) so that the kubelet remounts it now",
 			c.namespace, c.name, patched, ContentHashAnnotation, hash)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// annotate sets ContentHashAnnotation on pod with a merge patch that carries the pod's UID as a precondition,
-// so a pod re-created under the same name is not patched by mistake.
+// annotate sets ContentHashAnnotation on pod with a merge patch that also carries the pod's UID: the apiserver
+// rejects a patch that would change a pod's UID (422 Invalid, metadata.uid is immutable), so a pod re-created
+// under the same name is not patched.
 func (c *RefreshController) annotate(ctx context.Context, pod *corev1.Pod, hash string) error {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"uid":         pod.UID,
@@ -138,7 +142,7 @@ func (c *RefreshController) reportForbidden(syncCtx factory.SyncContext, hash st
 	}
 	c.forbiddenFor = hash
 	syncCtx.Recorder().Warningf(ReasonSecretVolumeRefreshForbidden,
-		"pods mounting Secret %s/%s see its new content only on the kubelet's next sync (about a minute): %v; grant get, list and patch on pods in namespace %s",
+		"pods mounting Secret %s/%s see its new content only on the kubelet's next sync (about a minute): %v; grant list and patch on pods in namespace %s",
 		c.namespace, c.name, err, c.namespace)
 }
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -459,6 +460,46 @@ func TestSync(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"b-addon"}, eventPods(t, h.recorder.Events()[0].Message)); diff != "" {
 			t.Errorf("pods named by the event (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("patch Invalid for a re-created pod", func(t *testing.T) {
+		h := newHarness(t, newSecret(testData), fixturePods(hash)...)
+		// a-work-agent was re-created under its name: the apiserver refuses the patch's old UID (immutable).
+		h.client.PrependReactor("patch", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			if a.(clienttesting.PatchAction).GetName() == "a-work-agent" {
+				return true, nil, apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "a-work-agent",
+					field.ErrorList{field.Invalid(field.NewPath("metadata", "uid"), "old", "field is immutable")})
+			}
+			return false, nil, nil
+		})
+		if err := h.sync(t); err != nil {
+			t.Fatalf("sync: %v, want nil: a replaced pod is skipped", err)
+		}
+		if got := h.podAnnotation(t, "b-addon"); got != hash {
+			t.Errorf("b-addon annotation %q, want %q: the other pods are still annotated", got, hash)
+		}
+		if diff := cmp.Diff([]string{"b-addon"}, eventPods(t, h.recorder.Events()[0].Message)); diff != "" {
+			t.Errorf("pods named by the event (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("patch fails for one pod, the others are annotated", func(t *testing.T) {
+		h := newHarness(t, newSecret(testData), fixturePods(hash)...)
+		h.client.PrependReactor("patch", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			if a.(clienttesting.PatchAction).GetName() == "a-work-agent" {
+				return true, nil, apierrors.NewInternalError(errors.New("boom"))
+			}
+			return false, nil, nil
+		})
+		if err := h.sync(t); err == nil || !strings.Contains(err.Error(), "boom") {
+			t.Errorf("sync error %v, want the patch error (library-go retries)", err)
+		}
+		if got := h.podAnnotation(t, "b-addon"); got != hash {
+			t.Errorf("b-addon annotation %q, want %q", got, hash)
+		}
+		if diff := cmp.Diff([]event{{corev1.EventTypeNormal, ReasonSecretVolumesRefreshed}}, h.events()); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
 		}
 	})
 

@@ -64,9 +64,6 @@ func runRegistrationContainer(t *testing.T, ctx context.Context, spoke *framewor
 	return framework.StartAgentProcess(t, name, framework.AgentBinary(t), args, lc.Env...)
 }
 
-// applyOperatorFailoverRBAC applies manifests/klusterlet-operator/failoverconfig-rbac.yaml for namespace and
-// ServiceAccount sa (the manifest names the defaults).
-
 // TestKlusterletOperatorDefaultMode: the stock klusterlet operator (v1.2.0) with our image as the registration
 // image and nothing else changed: our binary runs with the container's args under the operator's ServiceAccount
 // and RBAC (no FailoverConfig CRD, no access to it) and the cluster is Joined and Available on the hub.

@@ -2,6 +2,8 @@ package node_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,12 +36,13 @@ const (
 )
 
 // TestMultipleHubsFailoverAsPods: a MultipleHubs Klusterlet (hub A, then hub B) installed by the operator pod, the
-// FailoverConfig and the one extra RBAC manifest applied, the replicator (a process) mirroring hub A to hub B.
+// FailoverConfig, the one extra RBAC manifest and the pod annotation policy applied, the replicator (a process) mirroring hub A to hub B.
 // Hub A's apiserver stops: our registration pod moves the cluster to hub B with hub B's hot standby credentials
 // and without a restart of its container; it annotates the pods that mount hub-kubeconfig-secret, so the kubelet
 // remounts the Secret in OCM's work agent pod at once; the work agent serves hub B's ManifestWorks, and after
 // the eviction grace period the ConfigMap it applied from hub A's ManifestWork has the same UID. Our container,
-// killed afterwards, is restarted by the kubelet and comes back on hub B with the same identity and no CSR.
+// killed afterwards, is restarted by the kubelet and comes back on hub B with the same identity and no CSR. Then
+// hub A returns and hub B is lost while our container is killed (failBackWhileKilled).
 func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	const cluster = "cluster-pods"
 	network := framework.StartPodNetwork(t)
@@ -55,9 +58,12 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	util.EnsureAgentNamespace(t, spoke)
 	util.InstallFailoverConfigCRD(t, spoke)
 	util.ApplyOperatorFailoverRBAC(t, ctx, spoke, framework.DefaultAgentNamespace, "klusterlet-registration-sa")
+	util.ApplyPodAnnotationPolicy(t, ctx, spoke)
 	util.ApplyFailoverConfig(t, spoke, failoverv1alpha1.FailoverConfigSpec{
 		HubConnectionTimeout: &metav1.Duration{Duration: connectionTimeout},
 		ProbeInterval:        &metav1.Duration{Duration: 5 * time.Second},
+		// Hub A may be switched back to soon after it returns.
+		FailedHubSkipPeriod: &metav1.Duration{Duration: 10 * time.Second},
 	})
 	k, err := operator.ApplyKlusterlet(ctx, framework.KlusterletOptions{
 		ClusterName: cluster, RegistrationImage: framework.AgentImageRef, WorkImage: framework.OCMWorkImageRef,
@@ -96,6 +102,10 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 			return h != nil && h.StandbyCredentials != nil && h.StandbyCredentials.State == failoverv1alpha1.StandbyCredentialsReady,
 				util.DescribeFailoverStatus(fc)
 		})
+	appliedBefore := appliedWorkNames(t, ctx, spoke)
+	if len(appliedBefore) != 1 {
+		t.Fatalf("AppliedManifestWorks %v before the switch, want the one of hub A's ManifestWork", appliedBefore)
+	}
 	regBefore := onlyPod(t, ctx, spoke, deps.Registration)
 	workBefore := onlyPod(t, ctx, spoke, deps.Work)
 
@@ -127,8 +137,9 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	workAfter := onlyPod(t, ctx, spoke, deps.Work)
 	t.Logf("measured: the work agent pod's container restarts: %d before the switch, %d after", restarts(workBefore), restarts(workAfter))
 
-	// The eviction grace period passes: the work agent on hub B keeps what hub A's ManifestWork applied.
-	time.Sleep(evictionGracePeriod + 10*time.Second)
+	// The eviction grace period passes: the work agent evicts the AppliedManifestWork of hub A's ManifestWork
+	// and keeps what hub B's copy also applies.
+	waitAppliedWorkEvicted(t, ctx, spoke, appliedBefore)
 	cm, err := spoke.Kube.CoreV1().ConfigMaps("default").Get(ctx, "app", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("ConfigMap default/app after the eviction grace period: %v", err)
@@ -141,6 +152,7 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	// back on hub B with the same identity, from the hub kubeconfig Secret, without a CSR.
 	identity := util.HubKubeconfigSecret(t, spoke)
 	csrs := csrCount(t, ctx, hubB, cluster)
+	holderBefore := leaseHolder(t, ctx, spoke)
 	killed := time.Now()
 	if _, err := node.KillContainer(ctx, regAfter.Namespace, regAfter.Name, regAfter.Spec.Containers[0].Name); err != nil {
 		t.Fatal(err)
@@ -149,11 +161,11 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 		p := onlyPod(t, ctx, spoke, deps.Registration)
 		return restarts(p) == restarts(regAfter)+1 && p.Status.ContainerStatuses[0].Ready, nil
 	}, "our registration container restarted by the kubelet and Ready")
-	util.WaitForFailoverConfig(t, spoke, failoverSlack, "active hub bootstrap-hub-b and Available after the restart",
-		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
-			return fc.Status.ActiveHub == "bootstrap-hub-b" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
-		})
-	t.Logf("measured: our container killed -> restarted, Ready and Available on hub B in %.1f s", time.Since(killed).Seconds())
+	// The restarted container leads at once: it frees the Lease its killed predecessor could not release,
+	// instead of waiting out the lease duration (137 s), and renews the cluster's lease on hub B.
+	waitLeaseHolderChanged(t, ctx, spoke, regAfter.Name, holderBefore)
+	waitHubLeaseRenewedAfter(t, ctx, hubB, cluster, killed)
+	t.Logf("measured: our container killed -> restarted, leading again and renewing the cluster's lease on hub B in %.1f s", time.Since(killed).Seconds())
 	if n := csrCount(t, ctx, hubB, cluster); n != csrs {
 		t.Errorf("%d CSRs for %s on hub B after our container's restart, %d before", n, cluster, csrs)
 	}
@@ -162,6 +174,120 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 		t.Errorf("the restart changed the agent's identity: agent-name %q -> %q, certificate kept %v",
 			identity.Data["agent-name"], after.Data["agent-name"], string(after.Data["tls.crt"]) == string(identity.Data["tls.crt"]))
 	}
+
+	failBackWhileKilled(t, ctx, spoke, node, hubA, hubB, deps, cluster)
+}
+
+// failBackWhileKilled is the second switch of TestMultipleHubsFailoverAsPods: hub A returns, hub B is lost, and our
+// container is killed while the agent is detecting that loss. The restarted container finds hub B unreachable,
+// switches to hub A with the credentials it kept for it, sends hub A no CSR and keeps its identity.
+func failBackWhileKilled(t *testing.T, ctx context.Context, spoke *framework.Spoke, node *framework.Node, hubA, hubB *framework.Hub,
+	deps *framework.AgentDeployments, cluster string) {
+	t.Helper()
+	hubA.StartAPIServer()
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "bootstrap-hub-a (primary) standby credentials Ready",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			h := util.HubProbe(fc, "primary")
+			return h != nil && h.StandbyCredentials != nil && h.StandbyCredentials.State == failoverv1alpha1.StandbyCredentialsReady,
+				util.DescribeFailoverStatus(fc)
+		})
+	identity := util.HubKubeconfigSecret(t, spoke)
+	csrs := csrCount(t, ctx, hubA, cluster)
+	before := onlyPod(t, ctx, spoke, deps.Registration)
+	stopped := time.Now()
+	hubB.StopAPIServer()
+	util.WaitForFailoverConfig(t, spoke, connectionTimeout, "hub B seen Unreachable (the timeout runs)",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			h := util.HubProbe(fc, "bootstrap-hub-b")
+			return fc.Status.ActiveHub == "bootstrap-hub-b" && h != nil && h.ProbeResult == failoverv1alpha1.HubProbeUnreachable,
+				util.DescribeFailoverStatus(fc)
+		})
+	if _, err := node.KillContainer(ctx, before.Namespace, before.Name, before.Spec.Containers[0].Name); err != nil {
+		t.Fatal(err)
+	}
+	util.WaitForFailoverConfig(t, spoke, connectionTimeout+failoverSlack, "active hub primary and Available",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			return fc.Status.ActiveHub == "primary" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
+		})
+	util.WaitForClusterAvailable(t, hubA, cluster, failoverSlack)
+	after := onlyPod(t, ctx, spoke, deps.Registration)
+	t.Logf("measured: hub B stopped, our container killed once the agent saw hub B unreachable -> Available on hub A in %.1f s; restarts %d -> %d",
+		time.Since(stopped).Seconds(), restarts(before), restarts(after))
+	if restarts(after) != restarts(before)+1 || after.UID != before.UID {
+		t.Errorf("our pod %s restarts %d -> pod %s restarts %d: want the same pod, restarted once", before.Name, restarts(before), after.Name, restarts(after))
+	}
+	if n := csrCount(t, ctx, hubA, cluster); n != csrs {
+		t.Errorf("%d CSRs for %s on hub A after the switch back, %d before: the kept credentials were not used", n, cluster, csrs)
+	}
+	if got := util.HubKubeconfigSecret(t, spoke); string(got.Data["agent-name"]) != string(identity.Data["agent-name"]) {
+		t.Errorf("agent-name %q after the switch back, %q before", got.Data["agent-name"], identity.Data["agent-name"])
+	}
+}
+
+// appliedWorksGVR is OCM's AppliedManifestWork (cluster-scoped, on the spoke; named <hub hash>-<ManifestWork>).
+var appliedWorksGVR = schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "appliedmanifestworks"}
+
+// appliedWorkNames returns the names of the spoke's AppliedManifestWorks.
+func appliedWorkNames(t *testing.T, ctx context.Context, spoke *framework.Spoke) []string {
+	t.Helper()
+	list, err := dynamic.NewForConfigOrDie(spoke.AdminConfig).Resource(appliedWorksGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("listing AppliedManifestWorks: %v", err)
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, u := range list.Items {
+		names = append(names, u.GetName())
+	}
+	return names
+}
+
+// waitAppliedWorkEvicted waits (eviction grace period + slack) until none of names is an AppliedManifestWork any
+// more: the work agent of the new hub evicted those of the old hub.
+func waitAppliedWorkEvicted(t *testing.T, ctx context.Context, spoke *framework.Spoke, names []string) {
+	t.Helper()
+	framework.Eventually(t, evictionGracePeriod+failoverSlack, util.PollInterval, func() (bool, error) {
+		for _, n := range appliedWorkNames(t, ctx, spoke) {
+			if slices.Contains(names, n) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}, "AppliedManifestWorks %v of hub A evicted by the work agent", names)
+}
+
+// leaseHolder returns the holder identity of the registration agent's leader election Lease on the spoke.
+func leaseHolder(t *testing.T, ctx context.Context, spoke *framework.Spoke) string {
+	t.Helper()
+	l, err := spoke.Kube.CoordinationV1().Leases(framework.DefaultAgentNamespace).Get(ctx, registrationLock, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Lease %s: %v", registrationLock, err)
+	}
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+// waitLeaseHolderChanged waits (well under the 137 s lease duration) until a new container of pod holds the
+// registration agent's Lease.
+func waitLeaseHolderChanged(t *testing.T, ctx context.Context, spoke *framework.Spoke, pod, before string) {
+	t.Helper()
+	framework.Eventually(t, 60*time.Second, util.PollInterval, func() (bool, error) {
+		h := leaseHolder(t, ctx, spoke)
+		return h != before && strings.HasPrefix(h, pod+"_"), nil
+	}, "Lease %s held by a new container of pod %s (it was %s)", registrationLock, pod, before)
+}
+
+// waitHubLeaseRenewedAfter waits until cluster's lease on hub was renewed after since: the agent runs on it.
+func waitHubLeaseRenewedAfter(t *testing.T, ctx context.Context, hub *framework.Hub, cluster string, since time.Time) {
+	t.Helper()
+	framework.Eventually(t, failoverSlack, util.PollInterval, func() (bool, error) {
+		l, err := hub.Kube.CoordinationV1().Leases(cluster).Get(ctx, "managed-cluster-lease", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return l.Spec.RenewTime != nil && l.Spec.RenewTime.After(since), nil
+	}, "Lease %s/managed-cluster-lease renewed on hub %s after %s", cluster, hub.Name, since.Format(time.RFC3339))
 }
 
 // csrCount returns the number of CSRs on hub labelled for cluster.
