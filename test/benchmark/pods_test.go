@@ -111,11 +111,27 @@ type rolledPod struct {
 	took                      time.Duration
 }
 
-// rollRegistration sets the Klusterlet's registration image and waits until the registration Deployment has
-// exactly one pod, Ready, running image, and the cluster is Available on hub.
+// rollRegistration sets the Klusterlet's registration image (or, when it is set already, deletes the registration
+// pod) and waits until the registration Deployment has exactly one new pod, Ready, running image, and the
+// cluster is Available on hub.
 func (b *bench) rollRegistration(ctx context.Context, t *testing.T, op *framework.KlusterletOperator, spoke *framework.Spoke,
 	hub *framework.Hub, image string) (rolledPod, error) {
 	start := time.Now()
+	// The same image twice in a row (order swaps every repetition) would measure the same pod again: its pod is
+	// deleted so that the ReplicaSet starts a fresh one.
+	if d, err := spoke.Kube.AppsV1().Deployments(framework.DefaultAgentNamespace).Get(ctx,
+		framework.RegistrationDeploymentName(framework.DefaultKlusterletName), metav1.GetOptions{}); err == nil &&
+		d.Spec.Template.Spec.Containers[0].Image == image {
+		pods, err := spoke.Pods(ctx, d)
+		if err != nil {
+			return rolledPod{}, err
+		}
+		for _, p := range pods {
+			if err := spoke.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil {
+				return rolledPod{}, fmt.Errorf("deleting pod %s for a fresh one: %w", p.Name, err)
+			}
+		}
+	}
 	k, err := op.ApplyKlusterlet(ctx, framework.KlusterletOptions{
 		ClusterName: podsCluster, RegistrationImage: image, WorkImage: framework.OCMWorkImageRef,
 		BootstrapKubeconfig: hub.BootstrapKubeconfig(),
