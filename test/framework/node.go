@@ -380,8 +380,8 @@ func (n *Node) startContainerd() error {
     }
   ]
 }
-`, n.network.Bridge, filepath.Join(run, "cni-ipam"), n.network.PodCIDR.String(), hostInPodCIDR(n.network, 10),
-		hostInPodCIDR(n.network, 250), n.network.HostIP.String(), n.network.ServiceCIDR.String())
+`, n.network.Bridge, filepath.Join(run, "cni-ipam"), n.network.PodCIDR.String(), hostOf(n.network.PodCIDR, 10),
+		hostOf(n.network.PodCIDR, 250), n.network.HostIP.String(), n.network.ServiceCIDR.String())
 	if err := os.WriteFile(filepath.Join(cniConf, "10-"+n.network.Bridge+".conflist"), []byte(conflist), 0o644); err != nil {
 		return err
 	}
@@ -905,14 +905,6 @@ func cgroupProcesses(dir string) []string {
 		return nil
 	})
 	return pids
-}
-
-// hostInPodCIDR returns the address .<last> of the pod network's /24.
-func hostInPodCIDR(n *PodNetwork, last byte) string {
-	ip := make(net.IP, 4)
-	copy(ip, n.PodCIDR.IP.To4())
-	ip[3] = last
-	return ip.String()
 }
 
 // freePort returns a TCP port on host that was free a moment ago.

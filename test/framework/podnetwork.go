@@ -161,10 +161,13 @@ func StartPodNetwork(t testing.TB) *PodNetwork {
 }
 
 // KubernetesServiceIP returns the ClusterIP of the `kubernetes` Service: the first address of ServiceCIDR.
-func (n *PodNetwork) KubernetesServiceIP() net.IP {
+func (n *PodNetwork) KubernetesServiceIP() net.IP { return hostOf(n.ServiceCIDR, 1) }
+
+// hostOf returns the address .<last> of the /24 network.
+func hostOf(network *net.IPNet, last byte) net.IP {
 	ip := make(net.IP, 4)
-	copy(ip, n.ServiceCIDR.IP.To4())
-	ip[3] = 1
+	copy(ip, network.IP.To4())
+	ip[3] = last
 	return ip
 }
 

@@ -6,12 +6,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -199,15 +197,4 @@ func sanitizeFileName(name string) string {
 
 // freeLoopbackPort returns a TCP port on 127.0.0.1 that was free a moment ago. A process started on it can still
 // lose a race; its start then fails and the test fails naming that process.
-func freeLoopbackPort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	_, port, err := net.SplitHostPort(l.Addr().String())
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	return strconv.Atoi(port)
-}
+func freeLoopbackPort() (int, error) { return freePort("127.0.0.1") }

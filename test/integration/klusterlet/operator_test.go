@@ -3,7 +3,6 @@ package klusterlet_test
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"os"
@@ -16,13 +15,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	workv1 "open-cluster-management.io/api/work/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -198,7 +191,7 @@ func TestKlusterletOperatorMultipleHubs(t *testing.T) {
 			t.Errorf("the work agent runs with %q, which lacks the rendered %q", work.Args(), a)
 		}
 	}
-	applyConfigMapWork(t, ctx, hubA, cluster, "work-hub-a")
+	util.ApplyConfigMapWork(t, ctx, hubA, cluster, "work-hub-a")
 	waitConfigMap(t, ctx, spoke, "work-hub-a")
 
 	// Hot standby, under the operator's RBAC: hub B issues the agent a certificate while it is a standby.
@@ -225,7 +218,7 @@ func TestKlusterletOperatorMultipleHubs(t *testing.T) {
 	if n := csrCount(t, hubB, cluster); n != csrsBefore {
 		t.Errorf("%d CSRs for %s on hub B after the switch, %d before: the switch to a hot standby sent a CSR", n, cluster, csrsBefore)
 	}
-	applyConfigMapWork(t, ctx, hubB, cluster, "work-hub-b")
+	util.ApplyConfigMapWork(t, ctx, hubB, cluster, "work-hub-b")
 	waitConfigMap(t, ctx, spoke, "work-hub-b")
 	if work.Restarts() <= restarts {
 		t.Errorf("the work agent did not restart on the new hub kubeconfig (restarts %d before, %d after)", restarts, work.Restarts())
@@ -374,39 +367,6 @@ func mirrorSecretLikeKubelet(t *testing.T, ctx context.Context, spoke *framework
 			last = s.ResourceVersion
 		}
 	}()
-}
-
-// applyConfigMapWork creates ManifestWork name in the cluster namespace on hub, holding ConfigMap name in the
-// default namespace.
-func applyConfigMapWork(t *testing.T, ctx context.Context, hub *framework.Hub, cluster, name string) {
-	t.Helper()
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Data:       map[string]string{"from": hub.Name},
-	}
-	raw, err := json.Marshal(cm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mw := &workv1.ManifestWork{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster},
-		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{
-			Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}},
-		}},
-	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{Object: obj}
-	u.SetAPIVersion(workv1.GroupVersion.String())
-	u.SetKind("ManifestWork")
-	client := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"}).Namespace(cluster)
-	framework.Eventually(t, workTimeout, util.PollInterval, func() (bool, error) {
-		_, err := client.Create(ctx, u, metav1.CreateOptions{})
-		return err == nil || apierrors.IsAlreadyExists(err), err
-	}, "ManifestWork %s/%s created on hub %s", cluster, name, hub.Name)
 }
 
 // waitConfigMap waits until ConfigMap default/name exists on the spoke.

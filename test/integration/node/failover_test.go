@@ -88,7 +88,7 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	}
 
 	// Hub A's ManifestWork, applied by the work agent pod, and the replicator mirroring hub A to hub B.
-	applyConfigMapWork(t, ctx, hubA, cluster, "app")
+	util.ApplyConfigMapWork(t, ctx, hubA, cluster, "app")
 	uid := waitConfigMapData(t, ctx, spoke, "app", hubA.Name)
 	startReplicator(t, hubB, util.NamedHub{Name: "primary", Hub: hubA}, util.NamedHub{Name: "hub-b", Hub: hubB})
 	works := dynamic.NewForConfigOrDie(hubB.AdminConfig).Resource(schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"}).Namespace(cluster)

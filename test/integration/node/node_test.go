@@ -5,19 +5,11 @@ package node_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
@@ -75,7 +67,7 @@ func TestDefaultModeAsPods(t *testing.T) {
 		t.Errorf("our container runs as uid %d, want 65532 (the image's user)", uid)
 	}
 
-	applyConfigMapWork(t, ctx, hub, cluster, "work-on-node")
+	util.ApplyConfigMapWork(t, ctx, hub, cluster, "work-on-node")
 	framework.Eventually(t, workTimeout, util.PollInterval, func() (bool, error) {
 		_, err := spoke.Kube.CoreV1().ConfigMaps("default").Get(ctx, "work-on-node", metav1.GetOptions{})
 		return err == nil, err
@@ -85,35 +77,4 @@ func TestDefaultModeAsPods(t *testing.T) {
 	if t.Failed() || os.Getenv("KF_TEST_VERBOSE") != "" {
 		t.Logf("registration log:\n%s", spoke.PodLogs(ctx, reg.Namespace, framework.Selector(deps.Registration), "", false))
 	}
-}
-
-// applyConfigMapWork creates on hub a ManifestWork for cluster holding ConfigMap default/<name>.
-func applyConfigMapWork(t *testing.T, ctx context.Context, hub *framework.Hub, cluster, name string) {
-	t.Helper()
-	raw, err := json.Marshal(&corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Data:       map[string]string{"from": hub.Name},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mw := &workv1.ManifestWork{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster},
-		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{
-			Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}},
-		}},
-	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{Object: obj}
-	u.SetAPIVersion(workv1.GroupVersion.String())
-	u.SetKind("ManifestWork")
-	c := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"}).Namespace(cluster)
-	framework.Eventually(t, workTimeout, util.PollInterval, func() (bool, error) {
-		_, err := c.Create(ctx, u, metav1.CreateOptions{})
-		return err == nil || apierrors.IsAlreadyExists(err), err
-	}, "ManifestWork %s/%s created on hub %s", cluster, name, hub.Name)
 }
