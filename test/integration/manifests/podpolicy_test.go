@@ -44,20 +44,24 @@ func TestPodAnnotationPolicy(t *testing.T) {
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
 	}
 	agent := kubernetes.NewForConfigOrDie(cfg).CoreV1().Pods(namespace)
-	patch := func(body string) error {
-		_, err := agent.Patch(ctx, pod.Name, types.MergePatchType, []byte(body), metav1.PatchOptions{})
+	patchWith := func(body string, opts metav1.PatchOptions) error {
+		_, err := agent.Patch(ctx, pod.Name, types.MergePatchType, []byte(body), opts)
 		return err
 	}
+	patch := func(body string) error { return patchWith(body, metav1.PatchOptions{}) }
 
-	// The policy takes effect a moment after it is created.
+	// The policy and the RBAC take effect a moment after they are created. The wait uses dry-run patches, which
+	// admission evaluates like real ones: a change accepted before the policy is in effect must not be stored, or
+	// every later identical patch would be a no-op the policy has no reason to refuse.
 	imagePatch := `{"spec":{"containers":[{"name":"work","image":"localhost/evil:v1"}]}}`
+	const policyMessage = "may not change a pod's spec"
 	var last error
 	framework.Eventually(t, applyTimeout, 500*time.Millisecond, func() (bool, error) {
-		last = patch(imagePatch)
-		return last != nil, nil
+		last = patchWith(imagePatch, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		return last != nil && strings.Contains(last.Error(), policyMessage), nil
 	}, "the policy refuses the agent's change of a container image")
-	if !apierrors.IsInvalid(last) && !apierrors.IsForbidden(last) || !strings.Contains(last.Error(), "may not change a pod's spec") {
-		t.Errorf("image change refused with %v, want the policy's message about the spec", last)
+	if err := patch(imagePatch); !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) || err == nil || !strings.Contains(err.Error(), policyMessage) {
+		t.Errorf("image change refused with %v, want the policy's message about the spec", err)
 	}
 	for what, body := range map[string]string{
 		"another annotation": `{"metadata":{"annotations":{"kept":"no"}}}`,
