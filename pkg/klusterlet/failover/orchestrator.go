@@ -147,6 +147,8 @@ type Orchestrator struct {
 	unrecordedFailovers int32
 	// standbys are the running standby credential keepers (standbycreds.go) with their reports.
 	standbys map[string]*standbyRun
+	// lastStatusWrite is when this process last wrote the FailoverConfig status (StatusWriteDue).
+	lastStatusWrite time.Time
 }
 
 // NewOrchestrator checks o, fills its defaults and returns the orchestrator.

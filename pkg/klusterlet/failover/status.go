@@ -207,13 +207,17 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 	return v
 }
 
-// writeStatus updates the FailoverConfig status when it changed; a failed write is retried a second later.
+// writeStatus updates the FailoverConfig status when StatusWriteDue says so; a change held back is written by a
+// round enqueued for when it is due, and a failed write is retried a second later.
 func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) {
 	if fc == nil {
 		return
 	}
 	status := BuildStatus(&fc.Status, r.statusView(fc, spec, facts, now))
-	if equality.Semantic.DeepEqual(status, &fc.Status) {
+	if due, after := StatusWriteDue(&fc.Status, status, r.lastStatusWrite, now, StatusRefreshInterval); !due {
+		if after > 0 {
+			r.kickAfter(after)
+		}
 		return
 	}
 	updated := fc.DeepCopy()
@@ -228,6 +232,54 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	// The count is in the object now; a stale cached object cannot write the old count back, since its
 	// resourceVersion conflicts.
 	r.unrecordedFailovers = 0
+	r.lastStatusWrite = now
+}
+
+// StatusRefreshInterval is the least time between two FailoverConfig status writes that change only refresh
+// fields (see StatusWriteDue): while a hub is down, its messages name each new transport error and its probe
+// times move every probe interval, and writing each of them would update the object every few seconds.
+const StatusRefreshInterval = 10 * time.Second
+
+// StatusWriteDue decides whether desired (built by BuildStatus) is written over current (the status as read).
+// Refresh fields are the free-text messages (conditions[].message, hubs[].message,
+// hubs[].standbyCredentials.message), hubs[].lastProbeTime and hubs[].lastSuccessTime, and hubs[].skippedUntil
+// when it is set in both and only moved. The rules:
+//  1. nothing differs: no write;
+//  2. anything other than a refresh field differs (a result, a reason, a condition's status, the active hub,
+//     the failover count, a skip period that starts or ends, ...): write now;
+//  3. only refresh fields differ: write when refresh has passed since lastWrite (the previous successful write
+//     of this process, zero if none), else not yet, and retryAfter is the time until it is due.
+func StatusWriteDue(current, desired *failoverv1alpha1.FailoverConfigStatus, lastWrite, now time.Time, refresh time.Duration) (write bool, retryAfter time.Duration) {
+	if equality.Semantic.DeepEqual(current, desired) {
+		return false, 0
+	}
+	if !equality.Semantic.DeepEqual(withoutRefreshFields(current), withoutRefreshFields(desired)) {
+		return true, 0
+	}
+	if due := lastWrite.Add(refresh); now.Before(due) {
+		return false, due.Sub(now)
+	}
+	return true, 0
+}
+
+// withoutRefreshFields returns a copy of s with its refresh fields (StatusWriteDue) blanked; a set skippedUntil
+// becomes the zero time, so that it still differs from an unset one.
+func withoutRefreshFields(s *failoverv1alpha1.FailoverConfigStatus) *failoverv1alpha1.FailoverConfigStatus {
+	c := s.DeepCopy()
+	for i := range c.Conditions {
+		c.Conditions[i].Message = ""
+	}
+	for i := range c.Hubs {
+		h := &c.Hubs[i]
+		h.Message, h.LastProbeTime, h.LastSuccessTime = "", nil, nil
+		if h.SkippedUntil != nil {
+			h.SkippedUntil = &metav1.Time{}
+		}
+		if h.StandbyCredentials != nil {
+			h.StandbyCredentials.Message = ""
+		}
+	}
+	return c
 }
 
 // ContestedCondition returns the FailoverConfig condition HubKubeconfigContested for the last takeover of the hub

@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -94,6 +95,79 @@ func TestBuildStatus(t *testing.T) {
 			}
 			if c := got.Hubs[2]; c.ProbeResult != failoverv1alpha1.HubProbeUnknown || c.Server != "" {
 				t.Errorf("unusable hub-c %+v, want Unknown without server", c)
+			}
+		})
+	}
+}
+
+// TestStatusWriteDue: a change of anything but the refresh fields is written at once; a change of refresh fields
+// only (a message naming a new transport error, a probe time, a skip period pushed back) waits until
+// StatusRefreshInterval has passed since the last write.
+func TestStatusWriteDue(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *metav1.Time { mt := metav1.NewTime(now.Add(d)); return &mt }
+	base := &failoverv1alpha1.FailoverConfigStatus{
+		ActiveHub: "hub-b",
+		Conditions: []metav1.Condition{{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionTrue,
+			Reason: ReasonNoViableHub, Message: "last transport error at 12:00:00: EOF", LastTransitionTime: *at(-time.Minute)}},
+		Hubs: []failoverv1alpha1.HubStatus{
+			{Name: "primary", ProbeResult: failoverv1alpha1.HubProbeUnreachable, Message: "EOF", LastProbeTime: at(-5 * time.Second),
+				LastTransitionTime: at(-time.Minute), SkippedUntil: at(4 * time.Minute),
+				StandbyCredentials: &failoverv1alpha1.StandbyCredentialsStatus{State: "Ready", Message: "renewed"}},
+			{Name: "hub-b", ProbeResult: failoverv1alpha1.HubProbeUnreachable, Message: "active hub: EOF"},
+		},
+	}
+	change := func(f func(s *failoverv1alpha1.FailoverConfigStatus)) *failoverv1alpha1.FailoverConfigStatus {
+		s := base.DeepCopy()
+		f(s)
+		return s
+	}
+	refreshOnly := change(func(s *failoverv1alpha1.FailoverConfigStatus) {
+		s.Conditions[0].Message = "last transport error at 12:00:05: connection reset by peer"
+		s.Hubs[0].Message, s.Hubs[0].LastProbeTime, s.Hubs[0].LastSuccessTime = "connection reset by peer", at(0), at(0)
+		s.Hubs[0].SkippedUntil = at(5 * time.Minute)
+		s.Hubs[0].StandbyCredentials.Message = "renewed again"
+		s.Hubs[1].Message = "active hub: connection reset by peer"
+	})
+	cases := []struct {
+		name      string
+		desired   *failoverv1alpha1.FailoverConfigStatus
+		lastWrite time.Time
+		wantWrite bool
+		wantRetry time.Duration
+	}{
+		{name: "nothing differs", desired: base.DeepCopy(), lastWrite: now.Add(-time.Hour)},
+		{name: "refresh fields only, written 3s ago: in 7s", desired: refreshOnly, lastWrite: now.Add(-3 * time.Second), wantRetry: 7 * time.Second},
+		{name: "refresh fields only, written 10s ago", desired: refreshOnly, lastWrite: now.Add(-StatusRefreshInterval), wantWrite: true},
+		{name: "refresh fields only, never written by this process", desired: refreshOnly, wantWrite: true},
+		{name: "a condition's reason", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.Conditions[0].Reason = ConditionReasonAsExpected })},
+		{name: "a condition's status", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.Conditions[0].Status = metav1.ConditionFalse })},
+		{name: "a probe result", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.Hubs[0].ProbeResult = failoverv1alpha1.HubProbeReady })},
+		{name: "a probe result's transition time", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.Hubs[0].LastTransitionTime = at(0) })},
+		{name: "a skip period ends", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.Hubs[0].SkippedUntil = nil })},
+		{name: "a skip period starts", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.Hubs[1].SkippedUntil = at(time.Minute) })},
+		{name: "standby credentials state", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.Hubs[0].StandbyCredentials.State = "Refused" })},
+		{name: "the active hub", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.ActiveHub = "primary" })},
+		{name: "the failover count", lastWrite: now, wantWrite: true,
+			desired: change(func(s *failoverv1alpha1.FailoverConfigStatus) { s.FailoverCount++ })},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			current := base.DeepCopy()
+			write, retry := StatusWriteDue(current, tc.desired, tc.lastWrite, now, StatusRefreshInterval)
+			if write != tc.wantWrite || retry != tc.wantRetry {
+				t.Errorf("StatusWriteDue = %v, %s; want %v, %s", write, retry, tc.wantWrite, tc.wantRetry)
+			}
+			if !reflect.DeepEqual(current, base) {
+				t.Errorf("StatusWriteDue modified current: %+v", current)
 			}
 		})
 	}

@@ -3,10 +3,12 @@ package failover_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -94,10 +96,11 @@ func TestNoViableHub(t *testing.T) {
 	if n == 0 {
 		t.Errorf("no connection to the dead hubs in %s: the agent stopped trying", window)
 	}
-	w := writes()
-	t.Logf("%d FailoverConfig writes in %s", w, window.Round(time.Second))
-	// One write per standby probe round (lastProbeTime moves) at most, plus a few transitions.
-	if limit := int64(window/probeInterval) + 5; w > limit {
+	w := writes.count()
+	t.Logf("%d FailoverConfig writes in %s:\n%s", w, window.Round(time.Second), writes.describe())
+	// Messages and probe times alone are written at most every StatusRefreshInterval (a new transport error of
+	// a dead hub at every request would otherwise be a write every second or two), plus a few transitions.
+	if limit := int64(window/failover.StatusRefreshInterval) + 6; w > limit {
 		t.Errorf("%d FailoverConfig writes in %s, more than %d: the status is rewritten in a loop", w, window.Round(time.Second), limit)
 	}
 
@@ -123,8 +126,33 @@ func metaCondition(fc *failoverv1alpha1.FailoverConfig, typ string) *metav1.Cond
 	return nil
 }
 
-// countWrites watches the FailoverConfig and returns a function giving the number of modifications seen since.
-func countWrites(t *testing.T, b *bed) func() int64 {
+// statusWrites counts the modifications of the FailoverConfig seen by a watch and keeps what each one changed in
+// the status, so that a test that finds too many can say which fields moved.
+type statusWrites struct {
+	mu    sync.Mutex
+	diffs []string
+}
+
+// count returns the number of modifications seen so far.
+func (w *statusWrites) count() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return int64(len(w.diffs))
+}
+
+// describe returns each modification's status diff (cmp.Diff, old to new), numbered, one per paragraph.
+func (w *statusWrites) describe() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	for i, d := range w.diffs {
+		fmt.Fprintf(&b, "write %d:\n%s\n", i+1, d)
+	}
+	return b.String()
+}
+
+// countWrites watches the FailoverConfig and records every modification from now on.
+func countWrites(t *testing.T, b *bed) *statusWrites {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -137,14 +165,21 @@ func countWrites(t *testing.T, b *bed) func() int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n atomic.Int64
+	writes := &statusWrites{}
+	prev := fc.Status.DeepCopy()
 	go func() {
 		for e := range w.ResultChan() {
-			if e.Type == watch.Modified {
-				n.Add(1)
+			cur, ok := e.Object.(*failoverv1alpha1.FailoverConfig)
+			if e.Type != watch.Modified || !ok {
+				continue
 			}
+			d := cmp.Diff(prev, &cur.Status)
+			prev = cur.Status.DeepCopy()
+			writes.mu.Lock()
+			writes.diffs = append(writes.diffs, d)
+			writes.mu.Unlock()
 		}
 	}()
 	t.Cleanup(w.Stop)
-	return n.Load
+	return writes
 }

@@ -317,7 +317,8 @@ type HubStatus struct {
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 
-	// lastProbeTime is when this hub was last checked.
+	// lastProbeTime is when this hub was last checked. A status that changes in nothing but messages and probe
+	// times is written at most every 10 seconds, so this may lag the latest check by that much.
 	// +optional
 	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
 
