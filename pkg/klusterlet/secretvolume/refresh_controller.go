@@ -20,6 +20,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 const (
@@ -35,11 +36,32 @@ const (
 	// namespace; pods that mount the Secret see the new content only on the kubelet's periodic sync (about a
 	// minute). Grant list and patch on pods in the agent namespace to remove the delay.
 	ReasonSecretVolumeRefreshForbidden = "SecretVolumeRefreshForbidden"
+	// ReasonHubKubeconfigConsumerBackOff (Warning, once per container restart): a container of a pod that mounts
+	// the Secret waits in the kubelet's restart back-off (waiting reason CrashLoopBackOff). OCM's work agent and
+	// add-on agents exit when their hub kubeconfig changes and the kubelet restarts them; it restarts a container
+	// at once only if it last restarted it more than ten minutes before, and otherwise waits 10 s, then 20 s, 40 s
+	// ... up to 5 minutes, during which that agent serves no hub.
+	ReasonHubKubeconfigConsumerBackOff = "HubKubeconfigConsumerBackOff"
+
+	// crashLoopBackOff is the kubelet's waiting reason of a container whose restart it delays
+	// (k8s.io/kubernetes pkg/kubelet/container ErrCrashLoopBackOff).
+	crashLoopBackOff = "CrashLoopBackOff"
+)
+
+// After pods were annotated, the controller syncs every backOffCheckInterval for backOffCheckWindow to look for
+// their containers in the kubelet's restart back-off: a consumer of the Secret exits a few seconds after the
+// kubelet remounted it, and the kubelet shows the back-off (the container waiting, reason CrashLoopBackOff) for
+// as long as it delays the restart, 10 s at the least.
+const (
+	backOffCheckInterval = 5 * time.Second
+	backOffCheckWindow   = time.Minute
 )
 
 // RefreshController annotates the pods of one namespace that mount one Secret (as a secret volume or a projected
 // source) whenever the Secret's data changes. Pods that are being deleted and pods whose annotation already
-// holds the current hash are left alone.
+// holds the current hash are left alone. For backOffCheckWindow after it annotated pods it syncs every
+// backOffCheckInterval and reports containers of those pods that wait in the kubelet's restart back-off
+// (ReasonHubKubeconfigConsumerBackOff).
 type RefreshController struct {
 	namespace string
 	name      string
@@ -48,6 +70,12 @@ type RefreshController struct {
 
 	// forbiddenFor is the hash of the content a Forbidden answer was reported for (one Warning per content).
 	forbiddenFor string
+	// backOffReported holds, per container in back-off already reported, "<pod UID>/<container>/<restart count>";
+	// it keeps only the containers of the last sync.
+	backOffReported map[string]bool
+	// checkBackOffUntil is the end of the back-off check window of the last annotation.
+	checkBackOffUntil time.Time
+	clock             clock.PassiveClock
 }
 
 // NewRefreshController returns the controller for Secret namespace/name, watching it through secretInformer (an
@@ -57,7 +85,7 @@ type RefreshController struct {
 // and library-go requeues the sync with back-off.
 func NewRefreshController(namespace, name string, secretInformer corev1informers.SecretInformer, pods corev1client.PodsGetter,
 	resync time.Duration, recorder events.Recorder) factory.Controller {
-	c := &RefreshController{namespace: namespace, name: name, secrets: secretInformer.Lister(), pods: pods}
+	c := &RefreshController{namespace: namespace, name: name, secrets: secretInformer.Lister(), pods: pods, clock: clock.RealClock{}}
 	f := factory.New().
 		WithFilteredEventsInformers(factory.NamesFilter(name), secretInformer.Informer()).
 		WithSync(c.sync)
@@ -114,8 +142,40 @@ func (c *RefreshController) sync(ctx context.Context, syncCtx factory.SyncContex
 		logger.Info("Annotated pods so that the kubelet refreshes their Secret volumes", "pods", patched, "hash", hash)
 		syncCtx.Recorder().Eventf(ReasonSecretVolumesRefreshed, "Secret %s/%s changed: annotated pod(s) %v (%s=%s) so that the kubelet remounts it now",
 			c.namespace, c.name, patched, ContentHashAnnotation, hash)
+		c.checkBackOffUntil = c.clock.Now().Add(backOffCheckWindow)
+	}
+	c.reportBackOff(syncCtx, pods.Items)
+	if c.clock.Now().Before(c.checkBackOffUntil) {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), backOffCheckInterval)
 	}
 	return errors.Join(errs...)
+}
+
+// reportBackOff emits one ReasonHubKubeconfigConsumerBackOff per container restart for the containers of pods
+// that mount the Secret and wait in the kubelet's restart back-off.
+func (c *RefreshController) reportBackOff(syncCtx factory.SyncContext, pods []corev1.Pod) {
+	seen := map[string]bool{}
+	for i := range pods {
+		pod := &pods[i]
+		if !mountsSecret(pod, c.name) {
+			continue
+		}
+		for _, st := range pod.Status.ContainerStatuses {
+			if st.State.Waiting == nil || st.State.Waiting.Reason != crashLoopBackOff {
+				continue
+			}
+			key := fmt.Sprintf("%s/%s/%d", pod.UID, st.Name, st.RestartCount)
+			seen[key] = true
+			if c.backOffReported[key] {
+				continue
+			}
+			syncCtx.Recorder().Warningf(ReasonHubKubeconfigConsumerBackOff,
+				"container %s of pod %s, which reads Secret %s/%s, waits in the kubelet's restart back-off after %d restarts and serves no hub until it is restarted: %s; "+
+					"the kubelet delays a restart (10 s, doubling up to 5 min) when the container last restarted less than 10 minutes before, as after hub switches in quick succession",
+				st.Name, pod.Name, c.namespace, c.name, st.RestartCount, st.State.Waiting.Message)
+		}
+	}
+	c.backOffReported = seen
 }
 
 // annotate sets ContentHashAnnotation on pod with a merge patch that also carries the pod's UID: the apiserver
@@ -152,6 +212,11 @@ func NeedsRefresh(pod *corev1.Pod, secretName, hash string) bool {
 	if pod.DeletionTimestamp != nil || pod.Annotations[ContentHashAnnotation] == hash {
 		return false
 	}
+	return mountsSecret(pod, secretName)
+}
+
+// mountsSecret reports whether pod mounts Secret secretName as a secret volume or a projected volume's source.
+func mountsSecret(pod *corev1.Pod, secretName string) bool {
 	return slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool {
 		if v.Secret != nil && v.Secret.SecretName == secretName {
 			return true

@@ -160,6 +160,7 @@ func TestContentHash(t *testing.T) {
 }
 
 type harness struct {
+	clock    *clocktesting.FakeClock
 	c        *RefreshController
 	client   *kubefake.Clientset
 	secrets  cache.Indexer
@@ -179,8 +180,11 @@ func newHarness(t *testing.T, secret *corev1.Secret, pods ...runtime.Object) *ha
 	}
 	client := kubefake.NewClientset(pods...)
 	recorder := events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(t0))
+	clock := clocktesting.NewFakeClock(t0)
 	return &harness{
-		c:        &RefreshController{namespace: testNamespace, name: testSecret, secrets: corev1listers.NewSecretLister(indexer), pods: client.CoreV1()},
+		clock: clock,
+		c: &RefreshController{namespace: testNamespace, name: testSecret, secrets: corev1listers.NewSecretLister(indexer), pods: client.CoreV1(),
+			clock: clock},
 		client:   client,
 		secrets:  indexer,
 		recorder: recorder,
@@ -584,3 +588,84 @@ func (l failingSecretLister) Secrets(string) corev1listers.SecretNamespaceLister
 	return l
 }
 func (l failingSecretLister) Get(string) (*corev1.Secret, error) { return nil, l.err }
+
+// inBackOff sets pod's container name to waiting in the kubelet's restart back-off after restarts restarts.
+func inBackOff(pod *corev1.Pod, name string, restarts int32) *corev1.Pod {
+	pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: name, RestartCount: restarts,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: crashLoopBackOff,
+			Message: "back-off 20s restarting failed container=" + name}}})
+	return pod
+}
+
+// TestSyncReportsBackOff: a sync that annotates pods queues the back-off checks; a container of a pod that
+// mounts the Secret and waits in CrashLoopBackOff is reported once per restart, with the kubelet's message;
+// containers of other pods, running containers and other waiting reasons are not.
+func TestSyncReportsBackOff(t *testing.T) {
+	hash := ContentHash(testData)
+	running := newPod("b-running", map[string]string{ContentHashAnnotation: hash}, secretVolume(testSecret))
+	running.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "addon", RestartCount: 4,
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	pulling := newPod("c-pulling", map[string]string{ContentHashAnnotation: hash}, projectedVolume(testSecret))
+	pulling.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "addon",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}
+	h := newHarness(t, newSecret(testData),
+		inBackOff(newPod("a-work-agent", nil, secretVolume(testSecret)), "work", 2),
+		running, pulling,
+		inBackOff(newPod("d-unrelated", nil, secretVolume("other")), "other", 7))
+
+	backOffEvents := func() []string {
+		var got []string
+		for _, e := range h.recorder.Events() {
+			if e.Reason == ReasonHubKubeconfigConsumerBackOff {
+				got = append(got, e.Type+": "+e.Message)
+			}
+		}
+		return got
+	}
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{backOffCheckInterval}, h.syncCtx.Delays()); diff != "" {
+		t.Errorf("requeues after annotating a pod (-want +got):\n%s", diff)
+	}
+	got := backOffEvents()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "Warning: container work of pod a-work-agent") ||
+		!strings.Contains(got[0], "after 2 restarts") || !strings.Contains(got[0], "back-off 20s restarting failed container=work") {
+		t.Fatalf("back-off events %q, want one Warning about container work of pod a-work-agent after 2 restarts with the kubelet's message", got)
+	}
+
+	// The same restart is not reported twice; the checks go on every interval until the window ends.
+	h.clock.Step(backOffCheckWindow - time.Second)
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(backOffEvents()); n != 1 {
+		t.Errorf("%d back-off events after a second sync of the same state, want 1", n)
+	}
+	if n := len(h.syncCtx.Delays()); n != 2 {
+		t.Errorf("%d requeues within the check window, want 2", n)
+	}
+	h.clock.Step(time.Second)
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.syncCtx.Delays()); n != 2 {
+		t.Errorf("%d requeues in all, want 2: none once the check window is over", n)
+	}
+
+	// The next restart that ends in back-off is reported again.
+	p, err := h.client.CoreV1().Pods(testNamespace).Get(context.Background(), "a-work-agent", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status.ContainerStatuses[0].RestartCount = 3
+	if _, err := h.client.CoreV1().Pods(testNamespace).UpdateStatus(context.Background(), p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := backOffEvents(); len(got) != 2 || !strings.Contains(got[1], "after 3 restarts") {
+		t.Errorf("back-off events %q, want a second one after 3 restarts", got)
+	}
+}
