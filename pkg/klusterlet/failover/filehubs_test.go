@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +138,40 @@ func TestNoFailoverConfigAPI(t *testing.T) {
 	r.o.HubConnectionTimeout = 0
 	if got := r.specWithoutFailoverConfig().HubConnectionTimeout.Duration; got != failoverv1alpha1.DefaultHubConnectionTimeout {
 		t.Errorf("connection timeout without a FailoverConfig or flag = %s, want %s", got, failoverv1alpha1.DefaultHubConnectionTimeout)
+	}
+}
+
+// TestFileHubSwitchTo: spec.switchTo may name a file hub (the klusterlet operator's bootstrap-hub-b), which the
+// FailoverConfig does not list; a name that is no hub at all is reported in Degraded, naming the field, the value
+// and the hubs.
+func TestFileHubSwitchTo(t *testing.T) {
+	for _, tc := range []struct {
+		switchTo string
+		invalid  bool
+	}{{"bootstrap-hub-b", false}, {"bootstrap-hub-x", true}} {
+		t.Run(tc.switchTo, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			fc := &failoverv1alpha1.FailoverConfig{
+				ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: fileHubsNamespace},
+				Spec:       failoverv1alpha1.FailoverConfigSpec{SwitchTo: tc.switchTo},
+			}
+			r, _ := newFileHubsOrchestrator(t, ctx, []string{"bootstrap-hub-b"}, fc, 0)
+			r.step(ctx)
+			got, err := r.o.FailoverConfigClient.FailoverConfigs(fileHubsNamespace).Get(ctx, "failover", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var degraded string
+			for _, c := range got.Status.Conditions {
+				if c.Type == failoverv1alpha1.ConditionDegraded {
+					degraded = c.Message
+				}
+			}
+			const want = `spec.switchTo: Unsupported value: "bootstrap-hub-x": supported values: "primary", "bootstrap-hub-b"`
+			if reported := strings.Contains(degraded, "spec.switchTo"); reported != tc.invalid || tc.invalid && !strings.Contains(degraded, want) {
+				t.Errorf("Degraded message %q; want switchTo reported: %v (%q)", degraded, tc.invalid, want)
+			}
+		})
 	}
 }

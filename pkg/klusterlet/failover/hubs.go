@@ -54,6 +54,15 @@ type FileHub struct {
 	Path string
 }
 
+// fileHubNames returns the names of the FileHubs, in order.
+func (r *Orchestrator) fileHubNames() []string {
+	names := make([]string, 0, len(r.o.FileHubs))
+	for _, fh := range r.o.FileHubs {
+		names = append(names, fh.Name)
+	}
+	return names
+}
+
 // fileRead is one read of a bootstrap kubeconfig file: its content, or the read error's message.
 type fileRead struct {
 	raw    []byte

@@ -253,7 +253,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	spec, configErr := r.specWithoutFailoverConfig(), ""
 	if fc != nil {
 		spec = failoverv1alpha1.WithDefaults(fc.Spec)
-		if errs := failoverv1alpha1.ValidateFailoverConfig(fc); len(errs) > 0 {
+		if errs := failoverv1alpha1.ValidateFailoverConfig(fc, r.fileHubNames()...); len(errs) > 0 {
 			// The CRD schema rejects most of this; what gets through is reported and the valid part used.
 			configErr = fmt.Sprintf("FailoverConfig %s/%s is invalid: %v", fc.Namespace, fc.Name, errs.ToAggregate())
 		}

@@ -97,7 +97,6 @@ type FailoverConfig struct {
 // "1h30m"); an omitted duration takes its default (filled in by the API server from the CRD schema, and by
 // WithDefaults in code).
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.switchTo) || size(self.switchTo) == 0 || self.switchTo == 'primary' || (has(self.alternateHubs) && self.alternateHubs.exists(h, h.name == self.switchTo))",message="switchTo must be \"primary\" or the name of an entry of alternateHubs"
 type FailoverConfigSpec struct {
 	// alternateHubs are the hubs the cluster may move to, in order of preference, after the primary hub
 	// (the one of --bootstrap-kubeconfig, named "primary"). Names are unique; at most 16 entries.
@@ -139,14 +138,18 @@ type FailoverConfigSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('5s')",message="probeInterval must be at least 5s"
 	ProbeInterval *metav1.Duration `json:"probeInterval,omitempty"`
 
-	// switchTo asks for a planned switch: the name of the hub ("primary" or the name of an entry of
-	// alternateHubs) the cluster should be registered with. While set and different from status.activeHub,
-	// the agent moves to that hub (trigger "PlannedSwitch") once its standby probe is Ready and it is not
-	// skipped. While set, the named hub takes the place of the primary as the preferred hub: automatic failover
-	// away from it still happens, and failback returns to it instead of to the primary. Empty means no planned
-	// switch.
+	// switchTo asks for a planned switch: the name of the hub the cluster should be registered with, "primary",
+	// the name of an entry of alternateHubs, or the name of a hub the agent has from a bootstrap kubeconfig file
+	// (under OCM's klusterlet operator, one per --bootstrap-kubeconfigs entry, e.g. "bootstrap-hub-b"). The API
+	// server checks only that it is a DNS-1123 label, since the agent alone knows its file hubs; the agent
+	// reports a name it does not know as Degraded and does not switch. While set and different from
+	// status.activeHub, the agent moves to that hub (trigger "PlannedSwitch") once its standby probe is Ready and
+	// it is not skipped. While set, the named hub takes the place of the primary as the preferred hub: automatic
+	// failover away from it still happens, and failback returns to it instead of to the primary. Empty means no
+	// planned switch.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	SwitchTo string `json:"switchTo,omitempty"`
 
 	// failback controls whether the cluster returns to the primary hub after a failover.

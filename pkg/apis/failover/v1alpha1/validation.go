@@ -18,20 +18,21 @@ import (
 //   - each name is a DNS-1123 label, unique, and not HubNamePrimary;
 //   - each bootstrapKubeconfigSecretRef is a DNS-1123 subdomain (a valid Secret name);
 //   - every set duration is at least its Min* constant (omitted ones take their defaults);
-//   - spec.switchTo is empty, HubNamePrimary or the name of an alternate hub;
+//   - spec.switchTo is empty, HubNamePrimary, the name of an alternate hub or one of fileHubs (the names of the
+//     hubs the agent has from bootstrap kubeconfig files, which the FailoverConfig does not list);
 //   - spec.failback.policy is empty, None or Primary.
 //
 // It returns every violation found, each naming the field path (e.g. "spec.alternateHubs[1].name"); an empty
 // list means valid. A nil fc yields one Required error.
-func ValidateFailoverConfig(fc *FailoverConfig) field.ErrorList {
+func ValidateFailoverConfig(fc *FailoverConfig, fileHubs ...string) field.ErrorList {
 	if fc == nil {
 		return field.ErrorList{field.Required(field.NewPath("spec"), "a FailoverConfig is required")}
 	}
-	return validateSpec(&fc.Spec, field.NewPath("spec"))
+	return validateSpec(&fc.Spec, field.NewPath("spec"), fileHubs)
 }
 
-// validateSpec validates spec at path.
-func validateSpec(spec *FailoverConfigSpec, path *field.Path) field.ErrorList {
+// validateSpec validates spec at path; fileHubs are the hubs switchTo may name besides the spec's.
+func validateSpec(spec *FailoverConfigSpec, path *field.Path, fileHubs []string) field.ErrorList {
 	var errs field.ErrorList
 
 	hubsPath := path.Child("alternateHubs")
@@ -57,7 +58,7 @@ func validateSpec(spec *FailoverConfigSpec, path *field.Path) field.ErrorList {
 	errs = append(errs, validateMinDuration(spec.ProbeInterval, MinProbeInterval, path.Child("probeInterval"))...)
 
 	if spec.SwitchTo != "" {
-		known := spec.HubNames()
+		known := append(spec.HubNames(), fileHubs...)
 		if !slices.Contains(known, spec.SwitchTo) {
 			supported := make([]string, 0, len(known))
 			for _, name := range known {

@@ -154,6 +154,22 @@ func TestValidateFailoverConfigMessages(t *testing.T) {
 	}
 }
 
+// TestValidateFailoverConfigFileHubs: switchTo may name a hub the agent has from a bootstrap kubeconfig file (the
+// klusterlet operator's --bootstrap-kubeconfigs), which the FailoverConfig does not list; the message of a name
+// the agent does not know lists those hubs too.
+func TestValidateFailoverConfigFileHubs(t *testing.T) {
+	fc := &FailoverConfig{Spec: FailoverConfigSpec{SwitchTo: "bootstrap-hub-b"}}
+	if errs := ValidateFailoverConfig(fc, "bootstrap-hub-b", "bootstrap-hub-c"); len(errs) != 0 {
+		t.Errorf("switchTo a file hub: %v", errs.ToAggregate())
+	}
+	fc.Spec.SwitchTo = "bootstrap-hub-x"
+	errs := ValidateFailoverConfig(fc, "bootstrap-hub-b", "bootstrap-hub-c")
+	want := `spec.switchTo: Unsupported value: "bootstrap-hub-x": supported values: "primary", "bootstrap-hub-b", "bootstrap-hub-c"`
+	if len(errs) != 1 || !strings.Contains(errs.ToAggregate().Error(), want) {
+		t.Errorf("switchTo an unknown hub: %v, want one error %q", errs.ToAggregate(), want)
+	}
+}
+
 func TestValidateFailoverConfigNil(t *testing.T) {
 	errs := ValidateFailoverConfig(nil)
 	if len(errs) != 1 || errs[0].Type != field.ErrorTypeRequired {
