@@ -207,9 +207,6 @@ func TestFailoverConfigCRDNamePatterns(t *testing.T) {
 	}
 }
 
-// TestFailoverConfigCRDValidationRules compiles every x-kubernetes-validations rule of the CRD with CEL and
-// evaluates it on accepted and rejected values; a rule that errors (e.g. an unparsable duration) rejects, as
-// on the API server. Every rule of the CRD must have cases here.
 // TestFailoverConfigSwitchToSchema: spec.switchTo takes any DNS-1123 label, including a hub the agent has from a
 // bootstrap kubeconfig file and the CRD cannot know (bootstrap-hub-b under the klusterlet operator), and the empty
 // string; the agent checks the name against its hubs.
@@ -232,6 +229,9 @@ func TestFailoverConfigSwitchToSchema(t *testing.T) {
 	}
 }
 
+// TestFailoverConfigCRDValidationRules compiles every x-kubernetes-validations rule of the CRD with CEL and
+// evaluates it on accepted and rejected values; a rule that errors (e.g. an unparsable duration) rejects, as
+// on the API server. Every rule of the CRD must have cases here.
 func TestFailoverConfigCRDValidationRules(t *testing.T) {
 	_, root := loadCRD(t, crd.FailoverConfigCRD)
 	type value struct {

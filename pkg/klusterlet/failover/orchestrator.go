@@ -259,6 +259,10 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 		}
 	}
 	r.reconcileHubs(spec)
+	if _, known := r.hubs[spec.SwitchTo]; spec.SwitchTo != "" && !known {
+		// Reported in Degraded (configErr); a planned switch to no hub must not also turn failback off.
+		spec.SwitchTo = ""
+	}
 	r.applyProbes()
 
 	var facts factsSnapshot

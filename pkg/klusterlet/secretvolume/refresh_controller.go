@@ -73,8 +73,10 @@ type RefreshController struct {
 	// backOffReported holds, per container in back-off already reported, "<pod UID>/<container>/<restart count>";
 	// it keeps only the containers of the last sync.
 	backOffReported map[string]bool
-	// checkBackOffUntil is the end of the back-off check window of the last annotation.
+	// checkBackOffUntil is the end of the back-off check window of the last annotation; annotated holds the UIDs
+	// of the pods annotated since the window opened, the only ones checked.
 	checkBackOffUntil time.Time
+	annotated         map[types.UID]bool
 	clock             clock.PassiveClock
 }
 
@@ -114,6 +116,7 @@ func (c *RefreshController) sync(ctx context.Context, syncCtx factory.SyncContex
 		return fmt.Errorf("list pods in %s: %w", c.namespace, err)
 	}
 	var patched []string
+	var patchedUIDs []types.UID
 	var errs []error
 	for i := range pods.Items {
 		pod := &pods.Items[i]
@@ -124,6 +127,7 @@ func (c *RefreshController) sync(ctx context.Context, syncCtx factory.SyncContex
 		switch {
 		case err == nil:
 			patched = append(patched, pod.Name)
+			patchedUIDs = append(patchedUIDs, pod.UID)
 			continue
 		case apierrors.IsNotFound(err), apierrors.IsInvalid(err), apierrors.IsConflict(err):
 			// Deleted, or re-created under the same name (the UID in the patch no longer matches): the pod
@@ -142,25 +146,32 @@ func (c *RefreshController) sync(ctx context.Context, syncCtx factory.SyncContex
 		logger.Info("Annotated pods so that the kubelet refreshes their Secret volumes", "pods", patched, "hash", hash)
 		syncCtx.Recorder().Eventf(ReasonSecretVolumesRefreshed, "Secret %s/%s changed: annotated pod(s) %v (%s=%s) so that the kubelet remounts it now",
 			c.namespace, c.name, patched, ContentHashAnnotation, hash)
+		if !c.clock.Now().Before(c.checkBackOffUntil) {
+			c.annotated = map[types.UID]bool{}
+		}
+		for _, uid := range patchedUIDs {
+			c.annotated[uid] = true
+		}
 		c.checkBackOffUntil = c.clock.Now().Add(backOffCheckWindow)
 	}
-	c.reportBackOff(syncCtx, pods.Items)
 	if c.clock.Now().Before(c.checkBackOffUntil) {
+		c.reportBackOff(syncCtx, pods.Items)
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), backOffCheckInterval)
 	}
 	return errors.Join(errs...)
 }
 
-// reportBackOff emits one ReasonHubKubeconfigConsumerBackOff per container restart for the containers of pods
-// that mount the Secret and wait in the kubelet's restart back-off.
+// reportBackOff emits one ReasonHubKubeconfigConsumerBackOff per container restart for the containers (init
+// containers included) of the pods annotated in the current check window that wait in the kubelet's restart
+// back-off.
 func (c *RefreshController) reportBackOff(syncCtx factory.SyncContext, pods []corev1.Pod) {
 	seen := map[string]bool{}
 	for i := range pods {
 		pod := &pods[i]
-		if !mountsSecret(pod, c.name) {
+		if !c.annotated[pod.UID] {
 			continue
 		}
-		for _, st := range pod.Status.ContainerStatuses {
+		for _, st := range slices.Concat(pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses) {
 			if st.State.Waiting == nil || st.State.Waiting.Reason != crashLoopBackOff {
 				continue
 			}
@@ -171,7 +182,7 @@ func (c *RefreshController) reportBackOff(syncCtx factory.SyncContext, pods []co
 			}
 			syncCtx.Recorder().Warningf(ReasonHubKubeconfigConsumerBackOff,
 				"container %s of pod %s, which reads Secret %s/%s, waits in the kubelet's restart back-off after %d restarts and serves no hub until it is restarted: %s; "+
-					"the kubelet delays a restart (10 s, doubling up to 5 min) when the container last restarted less than 10 minutes before, as after hub switches in quick succession",
+					"by default the kubelet delays a restart (10 s, doubling up to 5 min) when the container last restarted less than 10 minutes before, as after hub switches in quick succession",
 				st.Name, pod.Name, c.namespace, c.name, st.RestartCount, st.State.Waiting.Message)
 		}
 	}

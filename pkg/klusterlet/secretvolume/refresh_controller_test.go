@@ -597,21 +597,24 @@ func inBackOff(pod *corev1.Pod, name string, restarts int32) *corev1.Pod {
 	return pod
 }
 
-// TestSyncReportsBackOff: a sync that annotates pods queues the back-off checks; a container of a pod that
-// mounts the Secret and waits in CrashLoopBackOff is reported once per restart, with the kubelet's message;
-// containers of other pods, running containers and other waiting reasons are not.
+// TestSyncReportsBackOff: a sync that annotates pods opens a check window of syncs every backOffCheckInterval; in
+// it, a container of an annotated pod that waits in CrashLoopBackOff is reported once per restart, with the
+// kubelet's message; containers of pods not annotated, running containers, other waiting reasons and anything
+// outside a window are not.
 func TestSyncReportsBackOff(t *testing.T) {
 	hash := ContentHash(testData)
-	running := newPod("b-running", map[string]string{ContentHashAnnotation: hash}, secretVolume(testSecret))
+	running := newPod("b-running", nil, secretVolume(testSecret))
 	running.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "addon", RestartCount: 4,
 		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
-	pulling := newPod("c-pulling", map[string]string{ContentHashAnnotation: hash}, projectedVolume(testSecret))
+	pulling := newPod("c-pulling", nil, projectedVolume(testSecret))
 	pulling.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "addon",
 		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}
 	h := newHarness(t, newSecret(testData),
 		inBackOff(newPod("a-work-agent", nil, secretVolume(testSecret)), "work", 2),
 		running, pulling,
-		inBackOff(newPod("d-unrelated", nil, secretVolume("other")), "other", 7))
+		inBackOff(newPod("d-unrelated", nil, secretVolume("other")), "other", 7),
+		// Mounts the Secret but already had the content: not annotated, not the switch's doing.
+		inBackOff(newPod("e-current", map[string]string{ContentHashAnnotation: hash}, secretVolume(testSecret)), "addon", 5))
 
 	backOffEvents := func() []string {
 		var got []string
@@ -653,7 +656,8 @@ func TestSyncReportsBackOff(t *testing.T) {
 		t.Errorf("%d requeues in all, want 2: none once the check window is over", n)
 	}
 
-	// The next restart that ends in back-off is reported again.
+	// The next restart that ends in back-off is not reported outside a check window (a consumer crash-looping
+	// for its own reasons is not the switch's doing), and is reported in the window of the next annotation.
 	p, err := h.client.CoreV1().Pods(testNamespace).Get(context.Background(), "a-work-agent", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -665,7 +669,18 @@ func TestSyncReportsBackOff(t *testing.T) {
 	if err := h.sync(t); err != nil {
 		t.Fatal(err)
 	}
-	if got := backOffEvents(); len(got) != 2 || !strings.Contains(got[1], "after 3 restarts") {
-		t.Errorf("back-off events %q, want a second one after 3 restarts", got)
+	if got := backOffEvents(); len(got) != 1 {
+		t.Errorf("back-off events %q outside a check window, want only the first", got)
+	}
+	h.setSecret(t, map[string][]byte{"kubeconfig": []byte("kubeconfig of hub3")})
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	// Now every pod that mounts the Secret was annotated, e-current too.
+	got = backOffEvents()
+	if len(got) != 3 || !slices.ContainsFunc(got[1:], func(m string) bool {
+		return strings.Contains(m, "of pod a-work-agent") && strings.Contains(m, "after 3 restarts")
+	}) || !slices.ContainsFunc(got[1:], func(m string) bool { return strings.Contains(m, "container addon of pod e-current") }) {
+		t.Errorf("back-off events %q, want two more: a-work-agent after 3 restarts and e-current", got)
 	}
 }

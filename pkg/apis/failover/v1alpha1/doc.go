@@ -6,8 +6,9 @@
 // the last failover. The primary hub is not listed: it comes from the agent's --bootstrap-kubeconfig and is
 // always named "primary" (HubNamePrimary).
 //
-// The CRD (manifests/crd) validates the same rules as ValidateFailoverConfig; WithDefaults gives the
-// effective durations of a spec whose optional fields were left empty.
+// The CRD (manifests/crd) validates the same rules as ValidateFailoverConfig, except that it checks only the
+// form of switchTo: the hubs the agent has from bootstrap kubeconfig files, which switchTo may name, are known to
+// the agent alone. WithDefaults gives the effective durations of a spec whose optional fields were left empty.
 //
 // +kubebuilder:object:generate=true
 // +groupName=failover.open-cluster-management.io

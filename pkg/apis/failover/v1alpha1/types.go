@@ -96,7 +96,6 @@ type FailoverConfig struct {
 // FailoverConfigSpec is the desired failover behaviour. Every duration is a Go duration string ("90s", "5m",
 // "1h30m"); an omitted duration takes its default (filled in by the API server from the CRD schema, and by
 // WithDefaults in code).
-//
 type FailoverConfigSpec struct {
 	// alternateHubs are the hubs the cluster may move to, in order of preference, after the primary hub
 	// (the one of --bootstrap-kubeconfig, named "primary"). Names are unique; at most 16 entries.
