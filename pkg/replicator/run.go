@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -155,11 +156,25 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 	}
 }
 
-// writeStatus builds and writes the status of rc; failures are logged and retried at the next interval.
+// writeStatus builds and writes the status of rc; on a conflict (the informer's copy is stale, as for a while
+// after the apiserver of the hub holding it restarted) it reads the ReplicationConfig and builds and writes again
+// (client-go's retry.DefaultRetry), other failures are logged and retried at the next interval.
 func (o *Options) writeStatus(ctx context.Context, client versioned.Interface, rc *replv1alpha1.ReplicationConfig,
 	hubs []status.Hub, snap replication.Snapshot, configErr string, now time.Time) {
-	desired := status.Build(rc, hubs, snap, configErr, now)
-	if err := status.Write(ctx, client.FailoverV1alpha1().ReplicationConfigs(rc.Namespace), rc, desired); err != nil && ctx.Err() == nil {
+	configs := client.FailoverV1alpha1().ReplicationConfigs(rc.Namespace)
+	current := rc
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := status.Write(ctx, configs, current, status.Build(current, hubs, snap, configErr, now))
+		if apierrors.IsConflict(err) {
+			fresh, getErr := configs.Get(ctx, rc.Name, metav1.GetOptions{})
+			if getErr != nil {
+				return getErr
+			}
+			current = fresh
+		}
+		return err
+	})
+	if err != nil && ctx.Err() == nil {
 		klog.FromContext(ctx).Error(err, "Writing the ReplicationConfig status")
 	}
 }
