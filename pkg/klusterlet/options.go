@@ -97,7 +97,7 @@ type FailoverAgentOptions struct {
 	BootstrapKubeconfigs []string
 	// HubConnectionTimeoutSeconds is how long the active hub may go without a successful request before the
 	// agent fails over, while no FailoverConfig exists (--hub-connection-timeout-seconds); a FailoverConfig's
-	// spec.hubConnectionTimeout always wins. 0 means the FailoverConfig default (5 minutes); else at least 10.
+	// spec.hubConnectionTimeout always wins. 0 means the FailoverConfig default (90 seconds); else at least 10.
 	HubConnectionTimeoutSeconds int32
 	// ClusterAnnotations are set on the ManagedCluster when the agent creates it (--cluster-annotations
 	// key=value,...). As in OCM, only keys with the prefix "agent.open-cluster-management.io" are used; the
@@ -163,7 +163,7 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.BootstrapKubeconfigs, "bootstrap-kubeconfigs", o.BootstrapKubeconfigs,
 		"Bootstrap kubeconfig file of a hub, repeatable, in order of preference (OCM's MultipleHubs): the first is the primary and replaces --bootstrap-kubeconfig, each other one is an alternate hub named after the file's directory (/spoke/<name>/kubeconfig).")
 	fs.Int32Var(&o.HubConnectionTimeoutSeconds, "hub-connection-timeout-seconds", o.HubConnectionTimeoutSeconds,
-		"Seconds the active hub may go without a successful request before the agent fails over, while no FailoverConfig exists (its spec.hubConnectionTimeout wins). 0 means 300; else at least 10.")
+		"Seconds the active hub may go without a successful request before the agent fails over, while no FailoverConfig exists (its spec.hubConnectionTimeout wins). 0 means 90; else at least 10.")
 	fs.StringToStringVar(&o.ClusterAnnotations, "cluster-annotations", o.ClusterAnnotations,
 		"Annotations (key=value,...) set on the ManagedCluster when the agent creates it; only keys with the prefix \"agent.open-cluster-management.io\" are used, as in OCM.")
 	fs.StringSliceVar(&o.ReservedClusterClaimSuffixes, "reserved-cluster-claim-suffixes", o.ReservedClusterClaimSuffixes,
@@ -205,7 +205,7 @@ func (o *FailoverAgentOptions) ValidateFlags() error {
 		errs = append(errs, errors.New(`--bootstrap-kubeconfig "": must name the bootstrap kubeconfig file of the primary hub`))
 	}
 	if t := o.HubConnectionTimeoutSeconds; t != 0 && time.Duration(t)*time.Second < failoverv1alpha1.MinHubConnectionTimeout {
-		errs = append(errs, fmt.Errorf("--hub-connection-timeout-seconds %d: must be 0 (the default, 300) or at least %d", t, int(failoverv1alpha1.MinHubConnectionTimeout.Seconds())))
+		errs = append(errs, fmt.Errorf("--hub-connection-timeout-seconds %d: must be 0 (the default, %d) or at least %d", t, int(failoverv1alpha1.DefaultHubConnectionTimeout.Seconds()), int(failoverv1alpha1.MinHubConnectionTimeout.Seconds())))
 	}
 	if o.ClusterName != "" {
 		errs = append(errs, dnsLabelError("--cluster-name", o.ClusterName)...)

@@ -161,7 +161,7 @@ func TestHubFilesErrors(t *testing.T) {
 		{name: "timeout below the minimum", mod: func(o *FailoverAgentOptions) {
 			o.BootstrapKubeconfig = "/b/kubeconfig"
 			o.HubConnectionTimeoutSeconds = 5
-		}, want: "--hub-connection-timeout-seconds 5: must be 0 (the default, 300) or at least 10"},
+		}, want: "--hub-connection-timeout-seconds 5: must be 0 (the default, 90) or at least 10"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

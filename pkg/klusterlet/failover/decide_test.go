@@ -238,7 +238,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "Active: healthy stays, rechecks at the connection timeout", state: StateActive,
 			view:     decideView(onHub("primary")),
-			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantRecheck: 5*time.Minute - time.Second,
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantRecheck: DefaultHubConnectionTimeout - time.Second,
 		},
 		{
 			name: "Active: unreachable is reported, stays until the timeout", state: StateActive,
@@ -354,7 +354,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "moving: joining the target, rechecks at the switch deadline", state: StateJoining,
 			view:     decideView(onHub("hub-b"), joining, switching("primary", "hub-b", decideNow.Add(-time.Minute))),
-			wantNext: StateJoining, wantActions: []string{"Heartbeat"}, wantRecheck: 4 * time.Minute,
+			wantNext: StateJoining, wantActions: []string{"Heartbeat"}, wantRecheck: DefaultHubConnectionTimeout - time.Minute,
 		},
 		{
 			name: "moving -> Active: target Registered and Available", state: StateJoining,

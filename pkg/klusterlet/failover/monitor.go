@@ -20,7 +20,7 @@ const NoFailover failoverv1alpha1.FailoverReason = ""
 
 const (
 	// DefaultHubConnectionTimeout replaces a non-positive MonitorInput.ConnectionTimeout (design §6 example).
-	DefaultHubConnectionTimeout = 5 * time.Minute
+	DefaultHubConnectionTimeout = failoverv1alpha1.DefaultHubConnectionTimeout
 	// DefaultRejectionGracePeriod replaces a non-positive MonitorInput.RejectionGracePeriod. It is longer than
 	// the 3-minute accept flips of FC-12.
 	DefaultRejectionGracePeriod = 5 * time.Minute

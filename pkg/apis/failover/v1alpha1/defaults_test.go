@@ -9,7 +9,7 @@ import (
 
 func TestWithDefaults(t *testing.T) {
 	allDefaults := FailoverConfigSpec{
-		HubConnectionTimeout:    duration(5 * time.Minute),
+		HubConnectionTimeout:    duration(90 * time.Second),
 		HubRejectionGracePeriod: duration(5 * time.Minute),
 		FailedHubSkipPeriod:     duration(5 * time.Minute),
 		ProbeInterval:           duration(30 * time.Second),
@@ -57,7 +57,7 @@ func TestWithDefaults(t *testing.T) {
 			name: "invalid set values are not replaced",
 			in:   FailoverConfigSpec{ProbeInterval: duration(time.Second)},
 			want: FailoverConfigSpec{
-				HubConnectionTimeout:    duration(5 * time.Minute),
+				HubConnectionTimeout:    duration(90 * time.Second),
 				HubRejectionGracePeriod: duration(5 * time.Minute),
 				FailedHubSkipPeriod:     duration(5 * time.Minute),
 				ProbeInterval:           duration(time.Second),

@@ -21,8 +21,11 @@ const MaxAlternateHubs = 16
 // Defaults of the optional durations of FailoverConfigSpec, applied by the CRD schema on the server and by
 // WithDefaults in code.
 const (
-	// DefaultHubConnectionTimeout is the default of spec.hubConnectionTimeout.
-	DefaultHubConnectionTimeout = 5 * time.Minute
+	// DefaultHubConnectionTimeout is the default of spec.hubConnectionTimeout: longer than a hub's etcd stall of
+	// 40 s plus the up to a third of the timeout between the agent's last answered request and the stall, so a hub
+	// that survives such a stall, or an apiserver or etcd restart (seconds), keeps its clusters (make bench,
+	// detection scenario; README "Choosing hubConnectionTimeout").
+	DefaultHubConnectionTimeout = 90 * time.Second
 	// DefaultHubRejectionGracePeriod is the default of spec.hubRejectionGracePeriod.
 	DefaultHubRejectionGracePeriod = 5 * time.Minute
 	// DefaultFailedHubSkipPeriod is the default of spec.failedHubSkipPeriod.
@@ -106,9 +109,9 @@ type FailoverConfigSpec struct {
 	AlternateHubs []AlternateHub `json:"alternateHubs,omitempty"`
 
 	// hubConnectionTimeout is how long no request to the active hub may succeed before the agent fails over
-	// (trigger "HubConnectionLost"). Default 5m, minimum 10s.
+	// (trigger "HubConnectionLost"). Default 90s, minimum 10s.
 	// +optional
-	// +kubebuilder:default="5m"
+	// +kubebuilder:default="90s"
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s')",message="hubConnectionTimeout must be at least 10s"
 	HubConnectionTimeout *metav1.Duration `json:"hubConnectionTimeout,omitempty"`
 
