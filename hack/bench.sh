@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: klusterlet-failover's agent binary and OCM's registration agent side by side on the real test bed
 # (test/benchmark, build tag `bench`): join latency, failover time, hub traffic, memory, simulated scale, and memory
-# as a pod on a real node (the pods scenario: needs root, like the node suite). Writes
+# as a pod on a real node (the pods scenario: needs root, like the node suite), and how long our agent takes to see
+# its hub lost per kind of fault and which outages it rides out (the detection scenario: root, iptables). Writes
 # docs/benchmarks.md and docs/benchmarks.json (BENCH_OUT_DIR overrides the directory) and keeps every log under
 # _output/bench-logs/<timestamp> (BENCH_LOG_DIR overrides it). The BENCH_* variables documented in
 # test/benchmark/bench_test.go pass through (e.g. BENCH_SCENARIOS=join BENCH_REPS=1 for a quick run).
@@ -34,9 +35,15 @@ echo "bench: logs go to ${logs}"
 started=$(date +%s)
 make --no-print-directory build
 assets="$(hack/build-test-binaries.sh | tail -n1)"
-# The pods scenario runs a node (root; containerd, runc, CNI plugins and iptables from Debian).
-if [[ "${target}" == "make bench" && ",${BENCH_SCENARIOS:-pods}," == *,pods,* ]]; then
+# The pods scenario runs a node (root; containerd, runc, CNI plugins and iptables from Debian); the detection
+# scenario cuts links with iptables.
+if [[ "${target}" == "make bench" && ( ",${BENCH_SCENARIOS:-pods}," == *,pods,* || ",${BENCH_SCENARIOS:-detection}," == *,detection,* ) ]]; then
   hack/install-node-deps.sh
+  # Link cuts a killed run left behind (test/benchmark/detection_test.go names them kf-bench-linkcut-<port>).
+  { iptables -w -S INPUT || true; } | { grep -e '--comment kf-bench-linkcut-' || true; } | sed 's/^-A /-D /' | while read -r rule; do
+    # shellcheck disable=SC2086 # the rule's words are iptables arguments
+    iptables -w ${rule}
+  done
 fi
 
 # The command line recorded in the report: the target plus the BENCH_* settings given to it.

@@ -14,15 +14,17 @@
 //	BENCH_OUT_DIR            where benchmarks.{md,json} go (default <repo>/docs)
 //	BENCH_LOG_DIR            agent logs (default a temp dir); KF_TEST_LOG_DIR keeps the hubs' logs
 //	BENCH_COMMAND            the command line printed in the report (default "make bench")
-//	BENCH_SCENARIOS          comma-separated subset of join,memory,traffic,failover,scale,pods,replication (default
-//	                         all but replication; pods needs root and the node suite's packages); replication alone (`make bench-replication`) leaves benchmarks.{md,json} untouched
-//	BENCH_REPS               repetitions per agent for join, memory and failover (default 3)
+//	BENCH_SCENARIOS          comma-separated subset of join,memory,traffic,failover,scale,pods,detection,replication
+//	                         (default all but replication; pods needs root and the node suite's packages, detection
+//	                         root and iptables); replication alone (`make bench-replication`) leaves benchmarks.{md,json} untouched
+//	BENCH_REPS               repetitions per agent for join, memory and failover, per fault for detection (default 3)
 //	BENCH_STEADY_WAIT        wait after Available before reading the steady RSS (default 10s)
 //	BENCH_SCALE_TIMEOUT      bound of one scale batch; a batch not all Available by then is reported as such (default 7m)
 //	BENCH_SECRETS, BENCH_SECRET_NAMESPACES, BENCH_NODES   the large spoke (default 20000, 100, 5000)
 //	BENCH_POPULATE_BUDGET    time allowed to create those objects; fewer are used when it runs out (default 8m)
 //	BENCH_TRAFFIC_SETTLE, BENCH_TRAFFIC_WINDOW   hub traffic settle time and counting window (default 60s, 10m)
-//	BENCH_FAILOVER_TIMEOUT   hub connection timeout of both agents (default 30s, at least 10s)
+//	BENCH_FAILOVER_TIMEOUT   hub connection timeout of both agents, failover and detection (default 30s, at least 10s)
+//	BENCH_OUTAGE_TIMEOUT     our agent's hub connection timeout in the detection scenario's outages (default 60s)
 //	BENCH_SCALE_N            comma-separated agent counts for the scale scenario (default 10,50,200)
 //	BENCH_PROFILE            when set, heap profiles and RSS by mapping of the join and memory scenarios (profile_test.go)
 //	BENCH_OURS_ENV           comma-separated NAME=VALUE pairs added to our agent's environment only (e.g. GOGC=50)
@@ -74,8 +76,10 @@ type bench struct {
 	trafficSettle   time.Duration
 	trafficWindow   time.Duration
 	failoverTimeout time.Duration
-	scaleNs         []int
-	scaleTimeout    time.Duration
+	// outageTimeout is our agent's hubConnectionTimeout in the detection scenario's outages (BENCH_OUTAGE_TIMEOUT).
+	outageTimeout time.Duration
+	scaleNs       []int
+	scaleTimeout  time.Duration
 	// duringTraffic is set while the failover and scale scenarios run during the traffic window (their method
 	// texts say so).
 	duringTraffic bool
@@ -121,7 +125,7 @@ func TestBenchmark(t *testing.T) {
 
 // agentScenariosEnabled reports whether any scenario comparing the two agents (and so docs/benchmarks.md) is on.
 func (b *bench) agentScenariosEnabled() bool {
-	for _, sc := range []string{scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods} {
+	for _, sc := range []string{scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioDetection} {
 		if b.scenarios[sc] {
 			return true
 		}
@@ -165,7 +169,8 @@ func (b *bench) runAgentScenarios(t *testing.T) {
 		}
 		b.run(t, scenarioScale, b.runScale)
 	}
-	// Alone on the machine: the node's pods and their memory.
+	// Alone on the machine: how long hub loss takes to detect, by fault, and the node's pods and their memory.
+	b.run(t, scenarioDetection, b.runDetection)
 	b.run(t, scenarioPods, b.runPods)
 	b.writeReport(t)
 }
@@ -311,9 +316,9 @@ func newBench(t *testing.T) *bench {
 		t.Fatal(err)
 	}
 	b.scenarios = map[string]bool{}
-	for _, sc := range strings.Split(envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale,pods"), ",") {
+	for _, sc := range strings.Split(envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale,pods,detection"), ",") {
 		switch sc = strings.TrimSpace(sc); sc {
-		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioReplication:
+		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioDetection, scenarioReplication:
 			b.scenarios[sc] = true
 		case "":
 		default:
@@ -330,8 +335,12 @@ func newBench(t *testing.T) *bench {
 	b.trafficSettle = envDuration(t, "BENCH_TRAFFIC_SETTLE", 60*time.Second)
 	b.trafficWindow = envDuration(t, "BENCH_TRAFFIC_WINDOW", 10*time.Minute)
 	b.failoverTimeout = envDuration(t, "BENCH_FAILOVER_TIMEOUT", 30*time.Second)
+	b.outageTimeout = envDuration(t, "BENCH_OUTAGE_TIMEOUT", 60*time.Second)
 	if b.failoverTimeout < 10*time.Second || b.failoverTimeout%time.Second != 0 {
 		t.Fatalf("BENCH_FAILOVER_TIMEOUT %s: must be whole seconds, at least 10s (the FailoverConfig minimum)", b.failoverTimeout)
+	}
+	if b.outageTimeout < 10*time.Second || b.outageTimeout%time.Second != 0 {
+		t.Fatalf("BENCH_OUTAGE_TIMEOUT %s: must be whole seconds, at least 10s (the FailoverConfig minimum)", b.outageTimeout)
 	}
 	for _, s := range strings.Split(envString("BENCH_SCALE_N", "10,50,200"), ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -348,9 +357,9 @@ func newBench(t *testing.T) *bench {
 		"BENCH_REPS": strconv.Itoa(b.reps), "BENCH_STEADY_WAIT": b.steadyWait.String(),
 		"BENCH_SECRETS": strconv.Itoa(b.secrets), "BENCH_SECRET_NAMESPACES": strconv.Itoa(b.secretNS),
 		"BENCH_NODES": strconv.Itoa(b.nodes), "BENCH_TRAFFIC_WINDOW": b.trafficWindow.String(),
-		"BENCH_TRAFFIC_SETTLE": b.trafficSettle.String(), "BENCH_FAILOVER_TIMEOUT": b.failoverTimeout.String(),
+		"BENCH_TRAFFIC_SETTLE": b.trafficSettle.String(), "BENCH_FAILOVER_TIMEOUT": b.failoverTimeout.String(), "BENCH_OUTAGE_TIMEOUT": b.outageTimeout.String(),
 		"BENCH_SCALE_TIMEOUT": b.scaleTimeout.String(),
-		"BENCH_SCALE_N":       envString("BENCH_SCALE_N", "10,50,200"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale,pods"),
+		"BENCH_SCALE_N":       envString("BENCH_SCALE_N", "10,50,200"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", "join,memory,traffic,failover,scale,pods,detection"),
 	}
 	if env := os.Getenv("BENCH_OURS_ENV"); env != "" {
 		settings["BENCH_OURS_ENV"] = env // our agent ran with a changed environment: the report must say so
@@ -394,6 +403,7 @@ func (b *bench) declareFigures() {
 	r.declare("rss_peak_nodes", scenarioMemory, "peak RSS (VmHWM), spoke with Nodes", "MiB", "≤ 0.6× OCM's")
 	r.declare("rss_steady_nodes", scenarioMemory, "steady RSS (VmRSS) after join, spoke with Nodes", "MiB", "≤ 0.6× OCM's")
 	b.declarePodFigures()
+	b.declareDetectionFigures()
 	r.declare("rss_peak_large", scenarioMemory, "peak RSS (VmHWM), large spoke", "MiB", "≤ 0.6× OCM's, flat in Secrets")
 	r.declare("rss_steady_large", scenarioMemory, "steady RSS (VmRSS) after join, large spoke", "MiB", "≤ 0.6× OCM's, flat in Secrets")
 	for _, n := range b.scaleNs {

@@ -98,32 +98,46 @@ func (b *bench) failoverRep(t *testing.T, hubB *framework.Hub, spoke *framework.
 	cfg := agentConfig{kind: kind, cluster: name, namespace: name, spoke: spoke}
 	switch kind {
 	case ours:
-		if err := createNamespace(b.ctx, spoke, name); err != nil {
-			t.Fatal(err)
-		}
 		cfg.bootstraps = [][]byte{hubA.BootstrapKubeconfig()}
-		if _, err := spoke.Kube.CoreV1().Secrets(name).Create(b.ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: name},
-			Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: hubB.BootstrapKubeconfig()},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("creating the hub-b bootstrap Secret in %s: %v", name, err)
-		}
-		if _, err := fo.FailoverV1alpha1().FailoverConfigs(name).Create(b.ctx, &failoverv1alpha1.FailoverConfig{
-			ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: name},
-			Spec: failoverv1alpha1.FailoverConfigSpec{
-				AlternateHubs:        []failoverv1alpha1.AlternateHub{{Name: "hub-b", BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}},
-				HubConnectionTimeout: &metav1.Duration{Duration: timeout},
-				ProbeInterval:        &metav1.Duration{Duration: failoverProbeInterval},
-			},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("creating the FailoverConfig in %s: %v", name, err)
-		}
+		b.createFailoverConfig(t, spoke, fo, name, hubB)
 	case ocm:
 		cfg.bootstraps = [][]byte{hubA.BootstrapKubeconfig(), hubB.BootstrapKubeconfig()}
 		cfg.hubConnectionTimeoutSeconds = int(timeout.Seconds())
 		cfg.restart = true
 	}
 	return b.failoverOnce(t, hubA, hubB, cfg)
+}
+
+// createFailoverConfig creates, in our agent's namespace name on the spoke, hub-b's bootstrap Secret and a
+// FailoverConfig with alternate hub-b, hubConnectionTimeout b.failoverTimeout and probeInterval
+// failoverProbeInterval.
+func (b *bench) createFailoverConfig(t *testing.T, spoke *framework.Spoke, fo failoverclientset.Interface, name string, hubB *framework.Hub) {
+	t.Helper()
+	b.createFailoverConfigWithTimeout(t, spoke, fo, name, hubB, b.failoverTimeout)
+}
+
+// createFailoverConfigWithTimeout is createFailoverConfig with hubConnectionTimeout timeout.
+func (b *bench) createFailoverConfigWithTimeout(t *testing.T, spoke *framework.Spoke, fo failoverclientset.Interface, name string, hubB *framework.Hub, timeout time.Duration) {
+	t.Helper()
+	if err := createNamespace(b.ctx, spoke, name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := spoke.Kube.CoreV1().Secrets(name).Create(b.ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: name},
+		Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: hubB.BootstrapKubeconfig()},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the hub-b bootstrap Secret in %s: %v", name, err)
+	}
+	if _, err := fo.FailoverV1alpha1().FailoverConfigs(name).Create(b.ctx, &failoverv1alpha1.FailoverConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: name},
+		Spec: failoverv1alpha1.FailoverConfigSpec{
+			AlternateHubs:        []failoverv1alpha1.AlternateHub{{Name: "hub-b", BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}},
+			HubConnectionTimeout: &metav1.Duration{Duration: timeout},
+			ProbeInterval:        &metav1.Duration{Duration: failoverProbeInterval},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the FailoverConfig in %s: %v", name, err)
+	}
 }
 
 // failoverOnce runs one failover of one agent; hub-a's apiserver stays stopped. It returns why there is no

@@ -350,6 +350,7 @@ var scenarioTitles = []struct{ id, title string }{
 	{scenarioMemory, "4. Memory"},
 	{scenarioScale, "5. Scale (simulated)"},
 	{scenarioPods, "6. Memory as a pod on a node"},
+	{scenarioDetection, "7. Hub loss detection by fault"},
 }
 
 func (r *report) markdown() string {

@@ -1,12 +1,15 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,6 +53,8 @@ type controlPlane struct {
 	startTimeout time.Duration
 	// apiserverStopped is true between stopAPIServer and startAPIServer.
 	apiserverStopped bool
+	// restartedEtcd stop the etcd processes Hub.RestartEtcd started, after envtest stopped the apiserver.
+	restartedEtcd []func()
 }
 
 // controlPlaneOptions configures startControlPlane.
@@ -161,6 +166,10 @@ func startControlPlane(t testing.TB, component string, opts controlPlaneOptions)
 		if err := cp.env.Stop(); err != nil {
 			t.Errorf("%s: stopping kube-apiserver and etcd: %v", component, err)
 		}
+		// An etcd started again by Hub.RestartEtcd is not envtest's: it stops after the apiserver.
+		for _, stop := range cp.restartedEtcd {
+			stop()
+		}
 	})
 	cp.adminConfig = cfg
 	return cp
@@ -212,6 +221,69 @@ func (cp *controlPlane) stopAPIServer() error {
 	}
 	cp.apiserverStopped = true
 	return nil
+}
+
+// apiServerPID returns the PID of this control plane's kube-apiserver (pidOf, by its --secure-port).
+func (cp *controlPlane) apiServerPID() (int, error) {
+	_, port, err := net.SplitHostPort(cp.hostPort())
+	if err != nil {
+		return 0, fmt.Errorf("%s: kube-apiserver address %q: %w", cp.component, cp.hostPort(), err)
+	}
+	return cp.pidOf(BinaryKubeAPIServer, "--secure-port", port)
+}
+
+// etcdPID returns the PID of this control plane's etcd (pidOf, by its --listen-client-urls).
+func (cp *controlPlane) etcdPID() (int, error) {
+	return cp.pidOf(BinaryEtcd, "--listen-client-urls", cp.env.ControlPlane.Etcd.URL.String())
+}
+
+// parentPID returns the parent PID of process pid from /proc/<pid>/stat, or -1 when it cannot be read.
+func parentPID(pid int) int {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return -1
+	}
+	// "pid (comm) state ppid ...": comm may hold spaces and parentheses, so the fields start after the last ')'.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 2 {
+		return -1
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return -1
+	}
+	return ppid
+}
+
+// pidOf returns the PID of the child process of this test process whose executable is named binary and that has
+// flag with value (as "--flag=value" or "--flag value"). It fails when none runs (stopped, or killed).
+func (cp *controlPlane) pidOf(binary, flag, value string) (int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, fmt.Errorf("%s: finding %s: %w", cp.component, binary, err)
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || parentPID(pid) != os.Getpid() {
+			// Only this process's children: another test bed's process may use the same port number (after
+			// this one freed it, or in another network namespace).
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		if filepath.Base(args[0]) != binary {
+			continue
+		}
+		for i, a := range args {
+			if a == flag+"="+value || a == flag && i+1 < len(args) && args[i+1] == value {
+				return pid, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s: no %s process with %s=%s runs", cp.component, binary, flag, value)
 }
 
 // startAPIServer starts kube-apiserver again on the same port with the same certificates and etcd, and waits

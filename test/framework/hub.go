@@ -2,11 +2,15 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,6 +130,8 @@ type Hub struct {
 	bootstrapKubeconfig []byte
 	adminKubeconfigFile string
 	auditLogPath        string
+	// frozen are the PIDs FreezeAPIServer and FreezeEtcd stopped and Thaw has not continued.
+	frozen []int
 }
 
 // StartHub starts a hub and stops it in t.Cleanup. It fails the test, naming the component, when anything cannot
@@ -349,6 +355,118 @@ func (h *Hub) StopAPIServer() {
 		h.t.Fatal(err)
 	}
 	h.t.Logf("hub %s: kube-apiserver stopped in %s", h.Name, time.Since(start).Round(time.Millisecond))
+}
+
+// FreezeAPIServer stops the hub's kube-apiserver process with SIGSTOP: its listening socket stays open, so the
+// kernel still accepts connections, but nothing answers on them or on those already open, like a hung process.
+// Thaw continues it; so does t.Cleanup, before the hub stops.
+func (h *Hub) FreezeAPIServer() { h.freeze(BinaryKubeAPIServer, h.cp.apiServerPID) }
+
+// FreezeEtcd stops the hub's etcd with SIGSTOP, like a stalled disk: the apiserver keeps answering what needs no
+// storage (health, discovery) and its storage requests time out. Thaw continues it; so does t.Cleanup.
+func (h *Hub) FreezeEtcd() { h.freeze(BinaryEtcd, h.cp.etcdPID) }
+
+// freeze sends SIGSTOP to the process pid finds and remembers it for Thaw.
+func (h *Hub) freeze(what string, pid func() (int, error)) {
+	h.t.Helper()
+	p, err := pid()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
+		h.t.Fatalf("hub %s: SIGSTOP to %s (pid %d): %v", h.Name, what, p, err)
+	}
+	if len(h.frozen) == 0 {
+		h.t.Cleanup(h.Thaw)
+	}
+	h.frozen = append(h.frozen, p)
+	h.t.Logf("hub %s: %s (pid %d) frozen with SIGSTOP", h.Name, what, p)
+}
+
+// Thaw continues (SIGCONT) every process of the hub that FreezeAPIServer or FreezeEtcd stopped.
+func (h *Hub) Thaw() {
+	h.t.Helper()
+	for _, p := range h.frozen {
+		// ESRCH: the frozen process was killed meanwhile (KillAPIServer, RestartEtcd).
+		if err := syscall.Kill(p, syscall.SIGCONT); err != nil && !errors.Is(err, syscall.ESRCH) {
+			h.t.Errorf("hub %s: SIGCONT to pid %d: %v", h.Name, p, err)
+		}
+	}
+	h.frozen = nil
+}
+
+// RestartEtcd kills the hub's etcd with SIGKILL and starts it again at once with the same command line (data
+// directory, ports), as a crashed etcd restarted by its supervisor; the kube-apiserver keeps running and
+// reconnects. The new etcd writes to the same log and stops with the hub, after its apiserver. It returns when
+// etcd answers /health again.
+func (h *Hub) RestartEtcd() {
+	h.t.Helper()
+	pid, err := h.cp.etcdPID()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		h.t.Fatalf("hub %s: reading etcd's command line: %v", h.Name, err)
+	}
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		h.t.Fatalf("hub %s: SIGKILL to etcd (pid %d): %v", h.Name, pid, err)
+	}
+	// The killed process is envtest's child: envtest reaps it. Its ports are free once it is gone.
+	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, err := h.cp.etcdPID()
+		return err != nil, nil
+	}); err != nil {
+		h.t.Fatalf("hub %s: etcd (pid %d) still runs 10 s after SIGKILL", h.Name, pid)
+	}
+	log := openLog(h.t, h.cp.component, filepath.Join(h.cp.logDir, BinaryEtcd+".log"))
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		h.t.Fatalf("hub %s: starting etcd again: %v", h.Name, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	h.cp.restartedEtcd = append(h.cp.restartedEtcd, func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(stopTimeout):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	health := h.cp.env.ControlPlane.Etcd.URL.String() + "/health"
+	if err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, DefaultStartTimeout, true, func(ctx context.Context) (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, health, nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	}); err != nil {
+		h.t.Fatalf("hub %s: etcd not healthy %s after its restart (log %s)", h.Name, DefaultStartTimeout, filepath.Join(h.cp.logDir, BinaryEtcd+".log"))
+	}
+	h.t.Logf("hub %s: etcd killed (pid %d) and started again (pid %d)", h.Name, pid, cmd.Process.Pid)
+}
+
+// KillAPIServer kills the hub's kube-apiserver process with SIGKILL: no graceful shutdown, its connections are
+// reset by the kernel and new ones refused. The apiserver cannot be started again by StartAPIServer afterwards.
+func (h *Hub) KillAPIServer() {
+	h.t.Helper()
+	pid, err := h.cp.apiServerPID()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		h.t.Fatalf("hub %s: SIGKILL to kube-apiserver (pid %d): %v", h.Name, pid, err)
+	}
+	h.t.Logf("hub %s: kube-apiserver (pid %d) killed with SIGKILL", h.Name, pid)
 }
 
 // StartAPIServer starts the hub's kube-apiserver again after StopAPIServer, on the same port with the same
