@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/secretvolume"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
@@ -51,7 +53,7 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	spoke := framework.StartSpoke(t, framework.SpokeOptions{Network: network})
 	node := framework.StartNode(t, spoke, framework.NodeImages(t).All()...)
 	operator := framework.DeployKlusterletOperator(t, spoke, node, framework.KlusterletOperatorPodOptions{})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 
 	// The FailoverConfig and its RBAC before the agent starts (it reads the API once at start).
@@ -176,6 +178,7 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	}
 
 	failBackWhileKilled(t, ctx, spoke, node, hubA, hubB, deps, cluster)
+	plannedSwitchBack(t, ctx, spoke, hubA, hubB, deps, cluster)
 }
 
 // failBackWhileKilled is the second switch of TestMultipleHubsFailoverAsPods: hub A returns, hub B is lost, and our
@@ -194,6 +197,7 @@ func failBackWhileKilled(t *testing.T, ctx context.Context, spoke *framework.Spo
 	identity := util.HubKubeconfigSecret(t, spoke)
 	csrs := csrCount(t, ctx, hubA, cluster)
 	before := onlyPod(t, ctx, spoke, deps.Registration)
+	work := onlyPod(t, ctx, spoke, deps.Work)
 	stopped := time.Now()
 	hubB.StopAPIServer()
 	util.WaitForFailoverConfig(t, spoke, connectionTimeout, "hub B seen Unreachable (the timeout runs)",
@@ -210,9 +214,11 @@ func failBackWhileKilled(t *testing.T, ctx context.Context, spoke *framework.Spo
 			return fc.Status.ActiveHub == "primary" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
 		})
 	util.WaitForClusterAvailable(t, hubA, cluster, failoverSlack)
+	available := time.Now()
 	after := onlyPod(t, ctx, spoke, deps.Registration)
 	t.Logf("measured: hub B stopped, our container killed once the agent saw hub B unreachable -> Available on hub A in %.1f s; restarts %d -> %d",
 		time.Since(stopped).Seconds(), restarts(before), restarts(after))
+	workFollows(t, ctx, spoke, hubA, deps, cluster, work, available, "switch 2 (hub B lost)")
 	if restarts(after) != restarts(before)+1 || after.UID != before.UID {
 		t.Errorf("our pod %s restarts %d -> pod %s restarts %d: want the same pod, restarted once", before.Name, restarts(before), after.Name, restarts(after))
 	}
@@ -221,6 +227,78 @@ func failBackWhileKilled(t *testing.T, ctx context.Context, spoke *framework.Spo
 	}
 	if got := util.HubKubeconfigSecret(t, spoke); string(got.Data["agent-name"]) != string(identity.Data["agent-name"]) {
 		t.Errorf("agent-name %q after the switch back, %q before", got.Data["agent-name"], identity.Data["agent-name"])
+	}
+}
+
+// plannedSwitchBack is the third switch of TestMultipleHubsFailoverAsPods, minutes after the first two: hub B
+// returns and spec.switchTo moves the cluster to it. Our agent uses the credentials it kept for hub B (no CSR), and
+// OCM's work agent pod, restarted by the kubelet for the third time in a few minutes, follows after a longer
+// restart back-off, which the agent reports.
+func plannedSwitchBack(t *testing.T, ctx context.Context, spoke *framework.Spoke, hubA, hubB *framework.Hub, deps *framework.AgentDeployments, cluster string) {
+	t.Helper()
+	hubB.StartAPIServer()
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "bootstrap-hub-b standby credentials Ready again",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			h := util.HubProbe(fc, "bootstrap-hub-b")
+			return h != nil && h.ProbeResult == failoverv1alpha1.HubProbeReady && h.StandbyCredentials != nil &&
+				h.StandbyCredentials.State == failoverv1alpha1.StandbyCredentialsReady, util.DescribeFailoverStatus(fc)
+		})
+	csrs := csrCount(t, ctx, hubB, cluster)
+	work := onlyPod(t, ctx, spoke, deps.Work)
+	requested := time.Now()
+	util.UpdateFailoverConfigSpec(t, spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = "bootstrap-hub-b" })
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "active hub bootstrap-hub-b and Available",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			return fc.Status.ActiveHub == "bootstrap-hub-b" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
+		})
+	util.WaitForClusterAvailable(t, hubB, cluster, failoverSlack)
+	available := time.Now()
+	t.Logf("measured: switch 3 (planned, spec.switchTo) -> Available on hub B in %.1f s", available.Sub(requested).Seconds())
+	// Hub A is reachable this time: until the replicator sees the lease renewed on hub B, hub A is the cluster's
+	// source and an edit of hub B's copy would be overwritten from it.
+	waitCopyOf(t, ctx, hubA, cluster, "app", "hub-b")
+	if n := csrCount(t, ctx, hubB, cluster); n != csrs {
+		t.Errorf("%d CSRs for %s on hub B after the planned switch, %d before: the kept credentials were not used", n, cluster, csrs)
+	}
+	workFollows(t, ctx, spoke, hubB, deps, cluster, work, available, "switch 3 (planned)")
+}
+
+// waitCopyOf waits until the replicator made hub's ManifestWork cluster/name a copy of source's (label
+// mirror.LabelReplicatedFrom): from then on source is the cluster's source and an edit made there stays.
+func waitCopyOf(t *testing.T, ctx context.Context, hub *framework.Hub, cluster, name, source string) {
+	t.Helper()
+	c := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"}).Namespace(cluster)
+	framework.Eventually(t, failoverSlack, util.PollInterval, func() (bool, error) {
+		u, err := c.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return u.GetLabels()[mirror.LabelReplicatedFrom] == source, fmt.Errorf("labels %v", u.GetLabels())
+	}, "ManifestWork %s/%s on hub %s a copy of hub %s's", cluster, name, hub.Name, source)
+}
+
+// workFollows checks, after a switch to hub that made the cluster Available there at available, that OCM's work
+// agent pod serves hub: an edit of the ManifestWork made on hub reaches the ConfigMap. The work agent exits on the
+// remounted hub kubeconfig (before or after it applied the edit: it also reloads it), and since the kubelet
+// restarted it for an earlier switch less than ten minutes before, it delays the restart (CrashLoopBackOff): the
+// agent reports that with a HubKubeconfigConsumerBackOff event naming the pod and the restart count. before is the
+// work agent's pod before the switch.
+func workFollows(t *testing.T, ctx context.Context, spoke *framework.Spoke, hub *framework.Hub, deps *framework.AgentDeployments,
+	cluster string, before corev1.Pod, available time.Time, which string) {
+	t.Helper()
+	value := fmt.Sprintf("edited-on-%s-%d", hub.Name, available.Unix())
+	updateConfigMapWork(t, ctx, hub, cluster, "app", value)
+	waitConfigMapData(t, ctx, spoke, "app", value)
+	applied := time.Since(available)
+	util.WaitForEvent(t, spoke, secretvolume.ReasonHubKubeconfigConsumerBackOff,
+		fmt.Sprintf("of pod %s, which reads Secret %s/%s, waits in the kubelet's restart back-off after %d restarts",
+			before.Name, framework.DefaultAgentNamespace, "hub-kubeconfig-secret", restarts(before)), time.Minute)
+	backOff := time.Since(available)
+	after := onlyPod(t, ctx, spoke, deps.Work)
+	t.Logf("measured: %s: the work agent pod applied an edit made on hub %s %.1f s after Available there; its restart back-off was reported %.1f s after Available; restarts %d -> %d",
+		which, hub.Name, applied.Seconds(), backOff.Seconds(), restarts(before), restarts(after))
+	if after.UID != before.UID {
+		t.Errorf("%s: work agent pod %s became %s: a switch must not replace the pod", which, before.Name, after.Name)
 	}
 }
 
@@ -302,13 +380,15 @@ func csrCount(t *testing.T, ctx context.Context, hub *framework.Hub, cluster str
 	return len(list.Items)
 }
 
+// replicationNamespace and replicationConfig are where startReplicator installs the ReplicationConfig.
+const replicationNamespace, replicationConfig = "open-cluster-management-failover", "replication"
+
 // startReplicator runs the replicator in the test process, configured on host, for hubs, until the test ends.
 func startReplicator(t *testing.T, host *framework.Hub, hubs ...util.NamedHub) {
 	t.Helper()
-	const namespace, config = "open-cluster-management-failover", "replication"
-	util.InstallReplication(t, host, namespace, config, failoverv1alpha1.ReplicationConfigSpec{}, hubs...)
+	util.InstallReplication(t, host, replicationNamespace, replicationConfig, failoverv1alpha1.ReplicationConfigSpec{}, hubs...)
 	o := replicator.NewOptions()
-	o.Namespace = namespace
+	o.Namespace = replicationNamespace
 	o.HubProbeInterval, o.StatusInterval = 2*time.Second, 2*time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
