@@ -74,7 +74,10 @@ type agentProc struct {
 	binary  string
 	args    []string
 	logPath string
-	started time.Time
+	// hubKubeconfigDir is the agent's --hub-kubeconfig-dir, where it writes the hub kubeconfig that OCM's work
+	// agent reads.
+	hubKubeconfigDir string
+	started          time.Time
 	// pprofAddr is the loopback address our agent serves its profiles on (BENCH_PROFILE), or "".
 	pprofAddr string
 	// rss samples the first process's resident set (BENCH_PROFILE, timeline_test.go), or nil.
@@ -119,12 +122,13 @@ func (b *bench) startAgent(t testing.TB, cfg agentConfig) *agentProc {
 		"--namespace=" + namespace,
 		"--cluster-name=" + cfg.cluster,
 		"--hub-kubeconfig-secret=" + secret,
-		"--hub-kubeconfig-dir=" + filepath.Join(dir, "hub-kubeconfig"),
+		"--hub-kubeconfig-dir=" + filepath.Join(dir, "hub-kubeconfig"), // agentProc.hubKubeconfigDir
 		"--spoke-external-server-urls=" + cfg.spoke.URL(),
 		"--disable-leader-election",
 		"--listen=127.0.0.1:" + strconv.Itoa(port),
 	}
-	a := &agentProc{cfg: cfg, logPath: filepath.Join(b.logDir, cfg.cluster+".log"), loopDone: make(chan struct{})}
+	a := &agentProc{cfg: cfg, logPath: filepath.Join(b.logDir, cfg.cluster+".log"), loopDone: make(chan struct{}),
+		hubKubeconfigDir: filepath.Join(dir, "hub-kubeconfig")}
 	switch cfg.kind {
 	case ours:
 		a.binary = b.oursBinary

@@ -50,8 +50,15 @@ func (b *bench) runFailover(t *testing.T) {
 		"which would wait 10 s or more: this favours OCM). OCM's hub timeout controller checks every 60 s whether the "+
 		"lease's renewTime is older than the timeout, and its lease is renewed every 60 s, so its detection lands "+
 		"somewhere in that grid. Ours counts the timeout from its last successful request to hub-a (probes run every "+
-		"probe interval), which can precede the loss by a few seconds, so its figure can be slightly negative.%s %d repetitions per agent, order swapped every repetition.",
-		failoverSettle, timeout, timeout, failoverProbeInterval, int(timeout.Seconds()), restartDelay, b.concurrencyNote(), b.reps)
+		"probe interval), which can precede the loss by a few seconds, so its figure can be slightly negative. "+
+		"The edit figure: before hub-a is stopped, ManifestWork %s (one ConfigMap in the spoke's default namespace) is "+
+		"created with the same content on hub-a and hub-b (as the replicator keeps a standby in step), and OCM's work "+
+		"agent v1.2.0 (a process, restarted %s after each exit, reading the agent's --hub-kubeconfig-dir: "+
+		"--workload-source-config and --terminate-on-files on its kubeconfig) has applied hub-a's copy; right after "+
+		"hub-a's stop the copy on hub-b is edited, and the time runs to the first poll (every %s) that sees the edit "+
+		"in the spoke's ConfigMap.%s %d repetitions per agent, order swapped every repetition.",
+		failoverSettle, timeout, timeout, failoverProbeInterval, int(timeout.Seconds()), restartDelay, editWorkName,
+		time.Second, pollInterval, b.concurrencyNote(), b.reps)
 	for i := 0; i < b.reps; i++ {
 		for _, kind := range order(i) {
 			name := fmt.Sprintf("fo-%s-%d", kind, i)
@@ -152,15 +159,25 @@ func (b *bench) failoverOnce(t *testing.T, hubA, hubB *framework.Hub, cfg agentC
 		t.Logf("%s: %s", cfg.cluster, reason)
 		return reason
 	}
+	probe := b.startEditProbe(t, hubA, hubB, a)
 	if err := b.sleep(failoverSettle); err != nil {
 		t.Fatal("interrupted")
 	}
-	exitsBefore := a.restarts()
+	exitsBefore, workExitsBefore := a.restarts(), probe.work.Restarts()
 	csrsBefore := len(util.CSRNames(t, hubB, cfg.cluster))
 	// The hub is lost from the moment its apiserver starts shutting down: from then on it answers new requests
 	// with 429 and closes connections.
 	lost := time.Now()
 	hubA.StopAPIServer()
+	type applied struct {
+		at  time.Time
+		err error
+	}
+	edit := make(chan applied, 1)
+	go func() {
+		at, err := probe.editAndWait(b.ctx, b.failoverTimeout+failoverMaxExtra)
+		edit <- applied{at, err}
+	}()
 	at, err := waitAvailable(b.ctx, hubB, a, b.failoverTimeout+failoverMaxExtra)
 	if err != nil {
 		reason := fmt.Sprintf("not Available on hub-b within %s of hub-a's loss: %v", b.failoverTimeout+failoverMaxExtra, err) +
@@ -174,6 +191,16 @@ func (b *bench) failoverOnce(t *testing.T, hubA, hubB *framework.Hub, cfg agentC
 	b.rep.add("failover_beyond_timeout", kind, (took - b.failoverTimeout).Seconds())
 	t.Logf("%s: %s agent Available on hub-b %.1f s after hub-a was stopped (timeout %s, %d process restarts)",
 		cfg.cluster, kind, took.Seconds(), b.failoverTimeout, a.restarts()-exitsBefore)
+	// Figure (b) is recorded when measured; a repetition whose edit did not reach the spoke keeps its figure (a)
+	// and says why (b) is missing.
+	if e := <-edit; e.err != nil {
+		b.rep.missing("failover_edit_applied", kind, fmt.Sprintf("%s: %v", cfg.cluster, e.err))
+	} else {
+		b.rep.add("failover_edit_applied", kind, e.at.Sub(lost).Seconds())
+		t.Logf("%s: the edit made on hub-b was applied on the spoke %.1f s after hub-a was stopped", cfg.cluster, e.at.Sub(lost).Seconds())
+		b.rep.note("failover_edit_applied", "%s: the edit was applied %.1f s after Available on hub-b; OCM's work agent exited %d time(s) meanwhile",
+			cfg.cluster, e.at.Sub(at).Seconds(), probe.work.Restarts()-workExitsBefore)
+	}
 	if kind == ocm {
 		b.rep.note("failover_total", "%s: OCM's agent process exited %d time(s) between hub-a's loss and Available on hub-b",
 			cfg.cluster, a.restarts()-exitsBefore)

@@ -351,6 +351,7 @@ var scenarioTitles = []struct{ id, title string }{
 	{scenarioScale, "5. Scale (simulated)"},
 	{scenarioPods, "6. Memory as a pod on a node"},
 	{scenarioDetection, "7. Hub loss detection by fault"},
+	{scenarioMassFailover, "8. Mass failover (a hub lost with all its clusters)"},
 }
 
 func (r *report) markdown() string {

@@ -10,16 +10,20 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -446,6 +450,65 @@ func TestShellFailover(t *testing.T) {
 	s.keeper.mu.Unlock()
 	if forgotten != "hub-b" {
 		t.Errorf("standby credentials forgotten for %q, want hub-b (removed from the FailoverConfig)", forgotten)
+	}
+}
+
+// TestShellFailoverCountedOnceWhenWriteAnswerIsLost: a status write that takes effect but answers with an error
+// (a timeout) does not leave the move unrecorded, so the next write does not count it again.
+func TestShellFailoverCountedOnceWhenWriteAnswerIsLost(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.join()
+	var lost atomic.Int32
+	s.fo.PrependReactor("update", "failoverconfigs", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		u, ok := action.(clienttesting.UpdateAction)
+		if !ok || u.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		fc := u.GetObject().(*failoverv1alpha1.FailoverConfig)
+		cur, err := s.fo.Tracker().Get(u.GetResource(), u.GetNamespace(), fc.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		// The fake clientset does not check resourceVersions: a write from a copy older than the applied one
+		// is refused here as the apiserver would refuse it.
+		if cur.(*failoverv1alpha1.FailoverConfig).Status.FailoverCount > fc.Status.FailoverCount {
+			return true, nil, apierrors.NewConflict(u.GetResource().GroupResource(), fc.Name, errors.New("stale copy"))
+		}
+		if fc.Status.FailoverCount == 0 || lost.Load() > 0 {
+			return false, nil, nil
+		}
+		// The write is applied, then its answer is lost.
+		lost.Add(1)
+		if err := s.fo.Tracker().Update(u.GetResource(), fc, u.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return true, nil, apierrors.NewTimeoutError("the answer was lost", 1)
+	})
+	s.hubs["primary"].setDown(true)
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
+	s.session(1).registered()
+	s.stepUntil("the move counted by a write whose answer is lost", func() bool { return lost.Load() > 0 })
+	// The next rounds read the applied count from the informer, as they would from a real apiserver.
+	deadline := time.Now().Add(10 * time.Second)
+	for fc := s.r.failoverConfig(); fc == nil || fc.Status.FailoverCount != 1; fc = s.r.failoverConfig() {
+		if time.Now().After(deadline) {
+			t.Fatal("the informer did not see the applied count")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.stepUntil("move completed", func() bool { return s.r.mem.Switch == nil && s.r.state == StateActive })
+	// Later writes (a condition or a message changing) must keep the count at 1.
+	s.clock.Step(StatusRefreshInterval + time.Second)
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		s.r.step(s.ctx)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := s.status(); st.FailoverCount != 1 {
+		t.Errorf("failoverCount %d after a write whose answer was lost, want 1", st.FailoverCount)
+	}
+	if s.r.unrecordedFailovers != 0 {
+		t.Errorf("%d moves still unrecorded, want 0", s.r.unrecordedFailovers)
 	}
 }
 

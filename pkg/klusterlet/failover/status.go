@@ -225,6 +225,11 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	if _, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "klusterlet-failover"}); err != nil {
 		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 			klog.FromContext(ctx).Error(err, "Updating FailoverConfig status", "failoverConfig", klog.KObj(fc))
+			if r.unrecordedFailovers > 0 && r.countRecorded(ctx, fc, status.FailoverCount) {
+				// The write took effect although its answer was an error (a timeout, a dropped connection):
+				// counting the moves again would count them twice.
+				r.unrecordedFailovers = 0
+			}
 		}
 		r.kickAfter(time.Second)
 		return
@@ -233,6 +238,15 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	// resourceVersion conflicts.
 	r.unrecordedFailovers = 0
 	r.lastStatusWrite = now
+}
+
+// countRecorded reports whether the FailoverConfig fc, read again from the apiserver, already holds count in
+// status.failoverCount: a status write that counted this process's unrecorded moves took effect. The count only
+// ever grows by this process's writes, so a fresh read that shows the count written means the write was applied.
+// A failed read reports false: the moves stay unrecorded and the next write counts them.
+func (r *Orchestrator) countRecorded(ctx context.Context, fc *failoverv1alpha1.FailoverConfig, count int32) bool {
+	cur, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).Get(ctx, fc.Name, metav1.GetOptions{})
+	return err == nil && cur.Status.FailoverCount == count
 }
 
 // StatusRefreshInterval is the least time between two FailoverConfig status writes that change only refresh

@@ -1,0 +1,267 @@
+//go:build bench
+
+package benchmark
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// scenarioMassFailover is a hub lost with all its clusters: N agents on hub A, hub A's apiserver killed, until
+// all are Available on hub B.
+const scenarioMassFailover = "massfailover"
+
+// massFailoverTarget is the issue's bound on "all Available on hub B" beyond the connection timeout at N = 200.
+const massFailoverTarget = 10 * time.Second
+
+func massTimeID(n int) string { return fmt.Sprintf("mass_failover_%d_all_available", n) }
+func massCPUID(n int) string  { return fmt.Sprintf("mass_failover_%d_hub_b_cpu_per_agent", n) }
+func massCSRID(n int) string  { return fmt.Sprintf("mass_failover_%d_csrs", n) }
+
+// declareMassFailoverFigures declares the mass failover figures, one set per N of BENCH_MASS_N.
+func (b *bench) declareMassFailoverFigures() {
+	for _, n := range b.massNs {
+		b.rep.declare(massTimeID(n), scenarioMassFailover, fmt.Sprintf("%d agents: hub A's apiserver killed → all Available on hub B", n), "s",
+			fmt.Sprintf("≤ timeout + %s", massFailoverTarget))
+		b.rep.declare(massCPUID(n), scenarioMassFailover, fmt.Sprintf("%d agents: hub B's kube-apiserver CPU per agent, loss → all Available", n), "CPU s", "≤ OCM's")
+		b.rep.declare(massCSRID(n), scenarioMassFailover, fmt.Sprintf("%d agents: CSRs created on hub B, loss → all Available", n), "CSRs", "0")
+	}
+}
+
+// runMassFailover runs, for each N of BENCH_MASS_N and each agent kind (alternating which goes first), one batch
+// on a fresh pair of hubs.
+func (b *bench) runMassFailover(t *testing.T) {
+	spoke := framework.StartSpoke(t)
+	util.InstallFailoverConfigCRD(t, spoke)
+	fo := failoverclientset.NewForConfigOrDie(spoke.AdminConfig)
+	b.rep.method(scenarioMassFailover, "A hub lost with all its clusters. Per N and agent kind: a fresh hub-a and hub-b as in "+
+		"scenario 1 and N agent processes of one kind on one spoke (each its own cluster name and namespace), all "+
+		"joined to hub-a. Ours: a FailoverConfig per agent with alternate hub-b, hubConnectionTimeout %s, probeInterval %s, "+
+		"hot standby credentials on; the batch waits until every agent reports hub-b's standby credentials Ready. "+
+		"OCM's: --bootstrap-kubeconfigs hub-a,hub-b, MultipleHubs, --hub-connection-timeout-seconds=%d, restarted %s "+
+		"after each exit. After %s more, hub-b's kube-apiserver idle CPU rate is measured over %s; then hub-a's "+
+		"kube-apiserver is killed (SIGKILL; etcd and the controllers keep running) and hub-b's ManagedClusters are "+
+		"listed every %s until all N are Joined and Available there. The CPU figure is hub-b's kube-apiserver "+
+		"utime+stime over that time minus the idle rate × the time, divided by N; it includes what hub-b's hub "+
+		"controller and kube-controller-manager ask of it for the agents (CSR approval and signing). The CSR figure "+
+		"counts the CSRs on hub-b that did not exist at the kill. All N agents, both hubs and the spoke share the "+
+		"machine's 2 cores; one batch per N and kind (n=1). A batch not all Available within %s has no figure.",
+		b.failoverTimeout, failoverProbeInterval, int(b.failoverTimeout.Seconds()), restartDelay, failoverSettle,
+		scaleIdleWindow, scalePollInterval, b.failoverTimeout+b.scaleTimeout)
+	for i, n := range b.massNs {
+		for _, kind := range order(i) {
+			name := fmt.Sprintf("mass-%s-%d", kind, n)
+			if ok := t.Run(name, func(t *testing.T) { b.massFailoverOnce(t, spoke, fo, kind, n) }); !ok {
+				reason := fmt.Sprintf("the %s batch failed (see the `make bench` output)", name)
+				for _, id := range []string{massTimeID(n), massCPUID(n), massCSRID(n)} {
+					b.rep.missing(id, kind, reason)
+				}
+			}
+			b.writeReport(t)
+			if b.ctx.Err() != nil {
+				t.Fatal("interrupted")
+			}
+		}
+	}
+}
+
+// massFailoverOnce runs one batch of n agents of kind.
+func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failoverclientset.Interface, kind agentKind, n int) {
+	prefix := fmt.Sprintf("mass-%s-%d", kind, n)
+	hubA := framework.StartHub(t, framework.HubOptions{Name: prefix + "-a", Signer: framework.SignerKCM, HubController: true})
+	hubB := framework.StartHub(t, framework.HubOptions{Name: prefix + "-b", Signer: framework.SignerKCM, HubController: true})
+	pid, err := apiserverPID(hubB.DirectURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%03d", prefix, i)
+		if kind == ours {
+			b.createFailoverConfig(t, spoke, fo, names[i], hubB)
+		} else if err := createNamespace(b.ctx, spoke, ocmComponentNamespace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agents := make([]*agentProc, n)
+	for i, name := range names {
+		cfg := agentConfig{kind: kind, cluster: name, namespace: name, spoke: spoke, restart: true,
+			bootstraps: [][]byte{hubA.BootstrapKubeconfig()}}
+		if kind == ocm {
+			cfg.bootstraps = append(cfg.bootstraps, hubB.BootstrapKubeconfig())
+			cfg.hubConnectionTimeoutSeconds = int(b.failoverTimeout.Seconds())
+		}
+		agents[i] = b.startAgent(t, cfg)
+	}
+	defer stopAll(agents)
+	start := time.Now()
+	if _, err := b.waitAllAvailable(hubA, names, b.scaleTimeout); err != nil {
+		t.Fatalf("%s: joining hub-a: %v", prefix, err)
+	}
+	t.Logf("%s: all %d Available on hub-a after %.1f s", prefix, n, time.Since(start).Seconds())
+	if kind == ours {
+		readyStart := time.Now()
+		if err := b.waitStandbyReady(fo, names, "hub-b", b.scaleTimeout); err != nil {
+			t.Fatalf("%s: %v", prefix, err)
+		}
+		b.rep.note(massTimeID(n), "%s: hub-b's standby credentials Ready for all %d agents %.1f s after all were Available on hub-a",
+			prefix, n, time.Since(readyStart).Seconds())
+	}
+	if err := b.sleep(failoverSettle); err != nil {
+		t.Fatal("interrupted")
+	}
+	idle0, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sleep(scaleIdleWindow); err != nil {
+		t.Fatal("interrupted")
+	}
+	idle1, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idleRate := (idle1 - idle0) / scaleIdleWindow.Seconds()
+	csrsBefore := map[string]bool{}
+	csrs, err := hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range csrs.Items {
+		csrsBefore[c.Name] = true
+	}
+	exitsBefore := 0
+	for _, a := range agents {
+		exitsBefore += a.restarts()
+	}
+	cpu0, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := time.Now()
+	hubA.KillAPIServer()
+	firstSeen, err := b.waitAllAvailable(hubB, names, b.failoverTimeout+b.scaleTimeout)
+	if err != nil {
+		reason := fmt.Sprintf("%s: after hub-a's loss: %v", prefix, err)
+		for _, id := range []string{massTimeID(n), massCPUID(n), massCSRID(n)} {
+			b.rep.missing(id, kind, reason)
+		}
+		t.Log(reason)
+		return
+	}
+	elapsed := time.Since(lost)
+	cpu1, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csrs, err = hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCSRs := 0
+	for _, c := range csrs.Items {
+		if !csrsBefore[c.Name] {
+			newCSRs++
+		}
+	}
+	exits := -exitsBefore
+	for _, a := range agents {
+		exits += a.restarts()
+	}
+	perAgent := (cpu1 - cpu0 - idleRate*elapsed.Seconds()) / float64(n)
+	b.rep.add(massTimeID(n), kind, elapsed.Seconds())
+	b.rep.add(massCPUID(n), kind, perAgent)
+	b.rep.add(massCSRID(n), kind, float64(newCSRs))
+	perCluster := make([]float64, 0, len(firstSeen))
+	for _, at := range firstSeen {
+		perCluster = append(perCluster, at.Sub(lost).Seconds())
+	}
+	if s := summarize(perCluster); s != nil {
+		b.rep.note(massTimeID(n), "%s: per cluster, loss → Available on hub-b %.1f s median (%.1f–%.1f s); %d agent process exits meanwhile",
+			prefix, s.Median, s.Min, s.Max, exits)
+	}
+	b.rep.note(massCPUID(n), "%s: hub-b kube-apiserver %.2f CPU s in %.1f s, idle rate %.3f CPU s/s subtracted",
+		prefix, cpu1-cpu0, elapsed.Seconds(), idleRate)
+	t.Logf("%s: all %d Available on hub-b %.1f s after hub-a's loss; hub-b apiserver %.2f CPU s (%.3f per agent), %d new CSRs, %d agent exits",
+		prefix, n, elapsed.Seconds(), cpu1-cpu0, perAgent, newCSRs, exits)
+}
+
+// waitAllAvailable lists hub's ManagedClusters every scalePollInterval until every cluster of names is Joined and
+// Available, and returns when each was first seen so; it fails after timeout, saying how many were.
+func (b *bench) waitAllAvailable(hub *framework.Hub, names []string, timeout time.Duration) (map[string]time.Time, error) {
+	want := map[string]bool{}
+	for _, name := range names {
+		want[name] = true
+	}
+	firstSeen := map[string]time.Time{}
+	deadline := time.Now().Add(timeout)
+	var lastErr error
+	for {
+		list, err := hub.Cluster.ClusterV1().ManagedClusters().List(b.ctx, metav1.ListOptions{})
+		if err != nil {
+			lastErr = err
+		} else {
+			for _, mc := range list.Items {
+				if want[mc.Name] && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+					meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
+					if _, seen := firstSeen[mc.Name]; !seen {
+						firstSeen[mc.Name] = time.Now()
+					}
+				}
+			}
+			if len(firstSeen) == len(names) {
+				return firstSeen, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%d of %d clusters Joined+Available on %s within %s (last list error: %v)",
+				len(firstSeen), len(names), hub.Name, timeout, lastErr)
+		}
+		if err := b.sleep(scalePollInterval); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// waitStandbyReady polls our agents' FailoverConfigs (named "failover" in each namespace of names) until each
+// reports standby credentials Ready for hub, and fails after timeout, saying how many did.
+func (b *bench) waitStandbyReady(fo failoverclientset.Interface, names []string, hub string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
+	defer cancel()
+	ready := map[string]bool{}
+	for {
+		for _, ns := range names {
+			if ready[ns] {
+				continue
+			}
+			fc, err := fo.FailoverV1alpha1().FailoverConfigs(ns).Get(ctx, "failover", metav1.GetOptions{})
+			if err != nil {
+				continue
+			}
+			for _, h := range fc.Status.Hubs {
+				if h.Name == hub && h.StandbyCredentials != nil && h.StandbyCredentials.State == failoverv1alpha1.StandbyCredentialsReady {
+					ready[ns] = true
+				}
+			}
+		}
+		if len(ready) == len(names) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d agents report %s's standby credentials Ready within %s", len(ready), len(names), hub, timeout)
+		case <-time.After(time.Second):
+		}
+	}
+}
