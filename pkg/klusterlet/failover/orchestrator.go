@@ -147,6 +147,9 @@ type Orchestrator struct {
 	unrecordedFailovers int32
 	// standbys are the running standby credential keepers (standbycreds.go) with their reports.
 	standbys map[string]*standbyRun
+	// standbysSwept is set once the standby Secrets of hubs not configured at start were deleted
+	// (sweepStandbys).
+	standbysSwept bool
 	// lastStatusWrite is when this process last wrote the FailoverConfig status (StatusWriteDue).
 	lastStatusWrite time.Time
 }

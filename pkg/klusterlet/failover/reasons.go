@@ -76,6 +76,9 @@ const (
 	// (a Secret could not be read or written; the session then bootstraps if the hub kubeconfig Secret is not
 	// valid), or the standby Secret of a hub removed from the configuration could not be deleted.
 	ReasonStandbyCredentialsSwapFailed = "StandbyCredentialsSwapFailed"
+	// ReasonStandbyCredentialsRemoved (Normal): at start, the agent deleted the standby credentials Secret of a hub
+	// that is no longer configured (removed while the agent was not running).
+	ReasonStandbyCredentialsRemoved = "StandbyCredentialsRemoved"
 	// ReasonHubSessionFailed (Warning): no hub session could be built on a hub (the message says why); the hub
 	// is not started until its bootstrap kubeconfig changes.
 	ReasonHubSessionFailed = "HubSessionFailed"

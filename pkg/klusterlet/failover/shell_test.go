@@ -127,6 +127,8 @@ type fakeKeeper struct {
 	report    map[string]func(hubsession.StandbyStatus)
 	swaps     []string
 	forgotten []string
+	// sweeps are the configured hubs of each ForgetOthers call, comma-separated.
+	sweeps []string
 	// stopped records, per hub handed over to, whether its keeper's context had ended at the hand-over.
 	stopped map[string]bool
 }
@@ -166,6 +168,14 @@ func (k *fakeKeeper) stoppedBeforeSwap(hub string) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.stopped[hub]
+}
+
+// ForgetOthers records keep as the configured hubs of a sweep and forgets nothing.
+func (k *fakeKeeper) ForgetOthers(_ context.Context, keep []string) ([]string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sweeps = append(k.sweeps, strings.Join(keep, ","))
+	return nil, nil
 }
 
 func (k *fakeKeeper) Forget(_ context.Context, hub string) error {
@@ -605,6 +615,12 @@ func TestShellStandbyCredentials(t *testing.T) {
 	s.stepUntil("hub-b's keeper runs", func() bool { return s.keeper.isRunning("hub-b") })
 	if s.keeper.isRunning("primary") {
 		t.Error("a keeper runs for the active hub")
+	}
+	s.keeper.mu.Lock()
+	sweeps := strings.Join(s.keeper.sweeps, " ")
+	s.keeper.mu.Unlock()
+	if sweeps != "primary,hub-b" {
+		t.Errorf("standby Secret sweeps with configured hubs %q, want one with primary,hub-b", sweeps)
 	}
 	standbyOf := func(name string) *failoverv1alpha1.StandbyCredentialsStatus {
 		for _, h := range s.status().Hubs {

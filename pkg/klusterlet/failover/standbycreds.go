@@ -28,6 +28,9 @@ type StandbyKeeper interface {
 	Swap(ctx context.Context, h hubsession.Handover) (used bool, err error)
 	// Forget deletes the standby credentials of a hub removed from the configuration.
 	Forget(ctx context.Context, hub string) error
+	// ForgetOthers deletes the agent's standby credentials of every hub not in keep (hubs removed while the
+	// agent was not running) and returns those hubs.
+	ForgetOthers(ctx context.Context, keep []string) ([]string, error)
 }
 
 // standbySwapTimeout bounds the hand-over of credentials at a session start (a few reads and writes of Secrets
@@ -59,6 +62,9 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 	if r.o.Standby == nil {
 		return
 	}
+	if !r.standbysSwept {
+		r.sweepStandbys(ctx)
+	}
 	for name, run := range r.standbys {
 		if h, ok := r.hubs[name]; !ok || name == r.run.hub || h.bootstrap != run.bootstrap {
 			r.stopStandby(name)
@@ -82,6 +88,24 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 			}
 		}()
 	}
+}
+
+// sweepStandbys deletes, once per process, the standby Secrets of hubs that are not configured: hubs removed
+// while the agent was not running, which forgetStandby never saw. It runs after the first round's hubs are known;
+// a failure is logged and the sweep is tried again in the next round.
+func (r *Orchestrator) sweepStandbys(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
+	defer cancel()
+	forgotten, err := r.o.Standby.ForgetOthers(ctx, r.order)
+	for _, hub := range forgotten {
+		r.o.Recorder.Eventf(ReasonStandbyCredentialsRemoved, "hub %s is no longer configured: its standby credentials Secret %s was deleted",
+			hub, hubsession.StandbySecretName(r.o.SecretName, hub))
+	}
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Deleting the standby credentials of hubs no longer configured")
+		return
+	}
+	r.standbysSwept = true
 }
 
 // stopStandby stops hub's keeper, if one runs, without waiting for its informers; its later reports are dropped.

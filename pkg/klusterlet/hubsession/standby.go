@@ -3,11 +3,13 @@ package hubsession
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/sets"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -176,6 +178,36 @@ func (c *StandbyCredentials) Forget(ctx context.Context, hub string) error {
 		return fmt.Errorf("deleting standby secret %s/%s: %w", c.config.Namespace, name, err)
 	}
 	return nil
+}
+
+// ForgetOthers deletes this agent's standby Secrets of hubs not in keep: hubs removed from the configuration
+// while the agent was not running, whose removal Forget never saw. A standby Secret is this agent's when it has
+// the label StandbyHubLabel and is named StandbySecretName(hub kubeconfig Secret, label value); Secrets of other
+// agents in the namespace, and anything else, are left alone. Each delete has the listed Secret's UID as its
+// precondition. It returns the hubs whose Secret it deleted, sorted, and the first error, naming the Secret.
+func (c *StandbyCredentials) ForgetOthers(ctx context.Context, keep []string) ([]string, error) {
+	secrets := c.config.AgentKubeClient.CoreV1().Secrets(c.config.Namespace)
+	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: StandbyHubLabel})
+	if err != nil {
+		return nil, fmt.Errorf("listing standby secrets in %s: %w", c.config.Namespace, err)
+	}
+	kept := sets.New(keep...)
+	var forgotten []string
+	for i := range list.Items {
+		s := &list.Items[i]
+		hub := s.Labels[StandbyHubLabel]
+		if kept.Has(hub) || s.Name != c.SecretName(hub) {
+			continue
+		}
+		uid := s.UID
+		if err := secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+			sort.Strings(forgotten)
+			return forgotten, fmt.Errorf("deleting standby secret %s/%s of hub %s, which is no longer configured: %w", c.config.Namespace, s.Name, hub, err)
+		}
+		forgotten = append(forgotten, hub)
+	}
+	sort.Strings(forgotten)
+	return forgotten, nil
 }
 
 // Handover is what Swap does before a session starts.

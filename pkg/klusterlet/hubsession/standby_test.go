@@ -3,6 +3,8 @@ package hubsession
 import (
 	"bytes"
 	"context"
+	"errors"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +233,59 @@ func TestStandbyForget(t *testing.T) {
 	}
 	if _, err := kube.CoreV1().Secrets(ns).Get(context.Background(), StandbySecretName(main, "hub-b"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("standby Secret still there (err %v)", err)
+	}
+}
+
+// TestStandbyForgetOthers: the agent's standby Secrets of hubs not configured are deleted; a configured hub's,
+// another agent's (another hub kubeconfig Secret name) and an unlabelled Secret are kept.
+func TestStandbyForgetOthers(t *testing.T) {
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	labelled := func(name, hub string) *corev1.Secret {
+		s := certtesting.NewSecret(ns, name, map[string][]byte{"tls.key": []byte("k")})
+		if hub != "" {
+			s.Labels = map[string]string{StandbyHubLabel: hub}
+		}
+		return s
+	}
+	kube := kubefake.NewSimpleClientset(
+		labelled(StandbySecretName(main, "hub-b"), "hub-b"),
+		labelled(StandbySecretName(main, "gone"), "gone"),
+		labelled(StandbySecretName(main, "hub-c"), "hub-c"),
+		labelled(StandbySecretName("other-agent-secret", "gone"), "gone"),
+		labelled(StandbySecretName(main, "unlabelled"), ""),
+	)
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace, c.SecretName = kube, ns, main
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgotten, err := sc.ForgetOthers(context.Background(), []string{"primary", "hub-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(forgotten, ","); got != "gone,hub-c" {
+		t.Errorf("forgotten %q, want gone,hub-c", got)
+	}
+	list, err := kube.CoreV1().Secrets(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, s := range list.Items {
+		left = append(left, s.Name)
+	}
+	sort.Strings(left)
+	want := []string{StandbySecretName(main, "hub-b"), StandbySecretName(main, "unlabelled"), StandbySecretName("other-agent-secret", "gone")}
+	sort.Strings(want)
+	if strings.Join(left, " ") != strings.Join(want, " ") {
+		t.Errorf("Secrets left %v, want %v", left, want)
+	}
+	kube.PrependReactor("list", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("apiserver unavailable")
+	})
+	if _, err := sc.ForgetOthers(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "listing standby secrets in agent-ns") {
+		t.Errorf("ForgetOthers with a failing list: error %v, want one naming the namespace", err)
 	}
 }
 
