@@ -28,6 +28,12 @@ const massFailoverTarget = 10 * time.Second
 func massTimeID(n int) string { return fmt.Sprintf("mass_failover_%d_all_available", n) }
 func massCPUID(n int) string  { return fmt.Sprintf("mass_failover_%d_hub_b_cpu_per_agent", n) }
 func massCSRID(n int) string  { return fmt.Sprintf("mass_failover_%d_csrs", n) }
+func massStandbyCPUID(n int) string {
+	return fmt.Sprintf("mass_failover_%d_hub_b_standby_cpu_per_agent_hour", n)
+}
+
+// massStandbyWindow is how long hub B's apiserver CPU is measured while the agents are on hub A.
+const massStandbyWindow = 30 * time.Second
 
 // declareMassFailoverFigures declares the mass failover figures, one set per N of BENCH_MASS_N.
 func (b *bench) declareMassFailoverFigures() {
@@ -36,6 +42,7 @@ func (b *bench) declareMassFailoverFigures() {
 			fmt.Sprintf("≤ timeout + %s", massFailoverTarget))
 		b.rep.declare(massCPUID(n), scenarioMassFailover, fmt.Sprintf("%d agents: hub B's kube-apiserver CPU per agent, loss → all Available", n), "CPU s", "≤ OCM's")
 		b.rep.declare(massCSRID(n), scenarioMassFailover, fmt.Sprintf("%d agents: CSRs created on hub B, loss → all Available", n), "CSRs", "0")
+		b.rep.declare(massStandbyCPUID(n), scenarioMassFailover, fmt.Sprintf("%d agents on hub A: hub B's kube-apiserver CPU per agent-hour (the standby's cost)", n), "CPU s/h", "")
 	}
 }
 
@@ -50,21 +57,24 @@ func (b *bench) runMassFailover(t *testing.T) {
 		"joined to hub-a. Ours: a FailoverConfig per agent with alternate hub-b, hubConnectionTimeout %s, probeInterval %s, "+
 		"hot standby credentials on; the batch waits until every agent reports hub-b's standby credentials Ready. "+
 		"OCM's: --bootstrap-kubeconfigs hub-a,hub-b, MultipleHubs, --hub-connection-timeout-seconds=%d, restarted %s "+
-		"after each exit. After %s more, hub-b's kube-apiserver idle CPU rate is measured over %s; then hub-a's "+
+		"after each exit. Hub-b's kube-apiserver idle CPU rate is measured over %s before any agent starts. After %s "+
+		"more, hub-b's kube-apiserver CPU is measured over %s while the agents are on hub-a (the standby figure, per "+
+		"agent-hour, idle rate subtracted: our agents' standby probes every probe interval and their CSR watches; OCM's "+
+		"agents do not touch hub-b). Then hub-a's "+
 		"kube-apiserver is killed (SIGKILL; etcd and the controllers keep running) and hub-b's ManagedClusters are "+
 		"listed every %s until all N are Joined and Available there. The CPU figure is hub-b's kube-apiserver "+
 		"utime+stime over that time minus the idle rate × the time, divided by N; it includes what hub-b's hub "+
 		"controller and kube-controller-manager ask of it for the agents (CSR approval and signing). The CSR figure "+
 		"counts the CSRs on hub-b that did not exist at the kill. All N agents, both hubs and the spoke share the "+
 		"machine's 2 cores; one batch per N and kind (n=1). A batch not all Available within %s has no figure.",
-		b.failoverTimeout, failoverProbeInterval, int(b.failoverTimeout.Seconds()), restartDelay, failoverSettle,
-		scaleIdleWindow, scalePollInterval, b.failoverTimeout+b.scaleTimeout)
+		b.failoverTimeout, failoverProbeInterval, int(b.failoverTimeout.Seconds()), restartDelay, scaleIdleWindow, failoverSettle,
+		massStandbyWindow, scalePollInterval, b.failoverTimeout+b.scaleTimeout)
 	for i, n := range b.massNs {
 		for _, kind := range order(i) {
 			name := fmt.Sprintf("mass-%s-%d", kind, n)
 			if ok := t.Run(name, func(t *testing.T) { b.massFailoverOnce(t, spoke, fo, kind, n) }); !ok {
 				reason := fmt.Sprintf("the %s batch failed (see the `make bench` output)", name)
-				for _, id := range []string{massTimeID(n), massCPUID(n), massCSRID(n)} {
+				for _, id := range []string{massTimeID(n), massCPUID(n), massCSRID(n), massStandbyCPUID(n)} {
 					b.rep.missing(id, kind, reason)
 				}
 			}
@@ -85,6 +95,18 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 	if err != nil {
 		t.Fatal(err)
 	}
+	idle0, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sleep(scaleIdleWindow); err != nil {
+		t.Fatal("interrupted")
+	}
+	idle1, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idleRate := (idle1 - idle0) / scaleIdleWindow.Seconds()
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%03d", prefix, i)
@@ -121,18 +143,21 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 	if err := b.sleep(failoverSettle); err != nil {
 		t.Fatal("interrupted")
 	}
-	idle0, err := cpuSeconds(pid)
+	standby0, err := cpuSeconds(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.sleep(scaleIdleWindow); err != nil {
+	if err := b.sleep(massStandbyWindow); err != nil {
 		t.Fatal("interrupted")
 	}
-	idle1, err := cpuSeconds(pid)
+	standby1, err := cpuSeconds(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	idleRate := (idle1 - idle0) / scaleIdleWindow.Seconds()
+	standbyPerAgentHour := (standby1 - standby0 - idleRate*massStandbyWindow.Seconds()) / float64(n) * time.Hour.Seconds() / massStandbyWindow.Seconds()
+	b.rep.add(massStandbyCPUID(n), kind, standbyPerAgentHour)
+	b.rep.note(massStandbyCPUID(n), "%s: hub-b kube-apiserver %.2f CPU s in %s with the agents on hub-a, idle rate %.3f CPU s/s subtracted",
+		prefix, standby1-standby0, massStandbyWindow, idleRate)
 	csrsBefore := map[string]bool{}
 	csrs, err := hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
 	if err != nil {

@@ -21,8 +21,10 @@ import (
 )
 
 const (
-	// editWorkName is the ManifestWork of the failover scenario's figure (b), in the cluster namespace of each hub.
-	editWorkName = "bench-edit"
+	// editWorkPrefix starts the name of the ManifestWork of the failover scenario's figure (b) (then the cluster
+	// name), in the cluster namespace of each hub. OCM's work agent names AppliedManifestWorks after the hub and the
+	// work name only, so each repetition has its own work name: none adopts an earlier one's AppliedManifestWork.
+	editWorkPrefix = "bench-edit-"
 	// editKey is the key of the ConfigMap's data that the edit changes.
 	editKey = "version"
 	// editBefore and editAfter are editKey's value in the copies before hub A is lost and in hub B's copy after
@@ -48,55 +50,65 @@ type editProbe struct {
 	work    *framework.WorkAgent
 }
 
+// workName is the probe's ManifestWork name.
+func (p *editProbe) workName() string { return editWorkPrefix + p.cluster }
+
 // startEditProbe creates the ManifestWork on both hubs (and the cluster namespace on hub B, which the replicator
-// would have copied), starts OCM's work agent on the agent's hub kubeconfig directory and waits until it applied
-// hub A's copy. It fails the test on error.
-func (b *bench) startEditProbe(t *testing.T, hubA, hubB *framework.Hub, a *agentProc) *editProbe {
+// would have copied), starts OCM's work agent on the agent's hub kubeconfig directory (StartWorkAgent fails the
+// test when the agent does not start) and waits until it applied hub A's copy. It returns an error when the probe
+// could not be set up: the repetition then measures figure (a) only.
+func (b *bench) startEditProbe(t *testing.T, hubA, hubB *framework.Hub, a *agentProc) (*editProbe, error) {
 	t.Helper()
 	cluster := a.cfg.cluster
 	if _, err := hubB.Kube.CoreV1().Namespaces().Create(b.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}},
 		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating namespace %s on hub-b: %v", cluster, err)
+		return nil, fmt.Errorf("creating namespace %s on hub-b: %w", cluster, err)
 	}
 	p := &editProbe{spoke: a.cfg.spoke, hubB: dynamic.NewForConfigOrDie(hubB.AdminConfig), cluster: cluster}
 	for _, hub := range []*framework.Hub{hubA, hubB} {
-		u, err := configMapWork(cluster, editBefore)
+		u, err := configMapWork(cluster, p.workName(), editBefore)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if _, err := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(manifestWorksResource).Namespace(cluster).
 			Create(b.ctx, u, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("creating ManifestWork %s/%s on %s: %v", cluster, editWorkName, hub.Name, err)
+			return nil, fmt.Errorf("creating ManifestWork %s/%s on %s: %w", cluster, p.workName(), hub.Name, err)
 		}
 	}
 	p.work = framework.StartWorkAgent(t, a.cfg.spoke, framework.WorkAgentOptions{
 		ClusterName: cluster, HubKubeconfigDir: a.hubKubeconfigDir, AgentID: cluster,
 	})
 	if _, err := p.waitApplied(b.ctx, editBefore, editFirstApplyTimeout); err != nil {
-		t.Fatalf("before the failover: %v", err)
+		return nil, fmt.Errorf("before the failover: %w", err)
 	}
-	return p
+	return p, nil
 }
 
-// editAndWait edits hub B's copy (editKey: editAfter), retrying until hub B takes the write, then polls the spoke
-// every pollInterval until the ConfigMap shows the edit; it returns when it did, or an error after timeout.
+// editAndWait edits hub B's copy (its manifests only: editKey becomes editAfter), retrying until hub B takes the
+// write, then polls the spoke every pollInterval until the ConfigMap shows the edit; it returns when it did, or
+// an error after timeout or when ctx ends.
 func (p *editProbe) editAndWait(ctx context.Context, timeout time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	client := p.hubB.Resource(manifestWorksResource).Namespace(p.cluster)
+	want, err := configMapWork(p.cluster, p.workName(), editAfter)
+	if err != nil {
+		return time.Time{}, err
+	}
+	manifests, _, err := unstructured.NestedSlice(want.Object, "spec", "workload", "manifests")
+	if err != nil {
+		return time.Time{}, err
+	}
 	for {
-		u, err := configMapWork(p.cluster, editAfter)
-		if err != nil {
-			return time.Time{}, err
-		}
-		cur, err := client.Get(ctx, editWorkName, metav1.GetOptions{})
+		cur, err := client.Get(ctx, p.workName(), metav1.GetOptions{})
 		if err == nil {
-			u.SetResourceVersion(cur.GetResourceVersion())
-			if _, err = client.Update(ctx, u, metav1.UpdateOptions{}); err == nil {
-				break
+			if err = unstructured.SetNestedSlice(cur.Object, manifests, "spec", "workload", "manifests"); err == nil {
+				if _, err = client.Update(ctx, cur, metav1.UpdateOptions{}); err == nil {
+					break
+				}
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return time.Time{}, fmt.Errorf("editing ManifestWork %s/%s on hub-b: %w", p.cluster, editWorkName, err)
+			return time.Time{}, fmt.Errorf("editing ManifestWork %s/%s on hub-b: %w", p.cluster, p.workName(), err)
 		}
 		time.Sleep(pollInterval)
 	}
@@ -128,9 +140,9 @@ func (p *editProbe) waitApplied(ctx context.Context, want string, timeout time.D
 	}
 }
 
-// configMapWork returns ManifestWork editWorkName in namespace cluster holding ConfigMap default/<cluster> with
-// editKey value.
-func configMapWork(cluster, value string) (*unstructured.Unstructured, error) {
+// configMapWork returns ManifestWork name in namespace cluster holding ConfigMap default/<cluster> with editKey
+// value.
+func configMapWork(cluster, name, value string) (*unstructured.Unstructured, error) {
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: cluster, Namespace: "default"},
@@ -143,7 +155,7 @@ func configMapWork(cluster, value string) (*unstructured.Unstructured, error) {
 	mw := map[string]any{
 		"apiVersion": workv1.GroupVersion.String(),
 		"kind":       "ManifestWork",
-		"metadata":   map[string]any{"name": editWorkName, "namespace": cluster},
+		"metadata":   map[string]any{"name": name, "namespace": cluster},
 		"spec":       map[string]any{"workload": map[string]any{"manifests": []any{json.RawMessage(raw)}}},
 	}
 	data, err := json.Marshal(mw)
@@ -152,7 +164,7 @@ func configMapWork(cluster, value string) (*unstructured.Unstructured, error) {
 	}
 	u := &unstructured.Unstructured{}
 	if err := u.UnmarshalJSON(data); err != nil {
-		return nil, fmt.Errorf("ManifestWork %s/%s: %w", cluster, editWorkName, err)
+		return nil, fmt.Errorf("ManifestWork %s/%s: %w", cluster, name, err)
 	}
 	return u, nil
 }

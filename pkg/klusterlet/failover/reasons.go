@@ -74,7 +74,8 @@ const (
 	ReasonStandbyCredentialsRefused = "StandbyCredentialsRefused"
 	// ReasonStandbyCredentialsSwapFailed (Warning): the credentials could not be handed over at a session start
 	// (a Secret could not be read or written; the session then bootstraps if the hub kubeconfig Secret is not
-	// valid), or the standby Secret of a hub removed from the configuration could not be deleted.
+	// valid), or the standby Secret of a hub removed from the configuration (at run time, or before the start)
+	// could not be deleted.
 	ReasonStandbyCredentialsSwapFailed = "StandbyCredentialsSwapFailed"
 	// ReasonStandbyCredentialsRemoved (Normal): at start, the agent deleted the standby credentials Secret of a hub
 	// that is no longer configured (removed while the agent was not running).

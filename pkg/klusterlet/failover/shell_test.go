@@ -522,6 +522,40 @@ func TestShellFailoverCountedOnceWhenWriteAnswerIsLost(t *testing.T) {
 	}
 }
 
+// TestShellUnappliedWriteKeepsMoveUnrecorded: a status write that answers with an error and did not take effect
+// leaves the move unrecorded even when the server holds the same count from an earlier move (a stale copy was the
+// base of the write): the move is not lost.
+func TestShellUnappliedWriteKeepsMoveUnrecorded(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.join()
+	start := metav1.NewTime(s.clock.Now())
+	end := metav1.NewTime(s.clock.Now().Add(time.Second))
+	// The server holds move 1; the decision goroutine's copy is older (count 0); move 2 is unrecorded.
+	fc, err := s.fo.FailoverV1alpha1().FailoverConfigs(fileHubsNamespace).Get(s.ctx, "failover", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := fc.DeepCopy()
+	fc.Status.FailoverCount = 1
+	fc.Status.LastFailover = &failoverv1alpha1.FailoverRecord{From: "primary", To: "hub-b", Reason: failoverv1alpha1.FailoverReasonHubConnectionLost,
+		StartTime: start, EndTime: &start}
+	if _, err := s.fo.FailoverV1alpha1().FailoverConfigs(fileHubsNamespace).UpdateStatus(s.ctx, fc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stale.Status.FailoverCount = 0
+	s.r.unrecordedFailovers = 1
+	s.r.lastFailover = &failoverv1alpha1.FailoverRecord{From: "hub-b", To: "primary", Reason: failoverv1alpha1.FailoverReasonHubConnectionLost,
+		StartTime: end, EndTime: &end}
+	s.fo.PrependReactor("update", "failoverconfigs", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewTimeoutError("not applied", 1)
+	})
+	spec := failoverv1alpha1.WithDefaults(stale.Spec)
+	s.r.writeStatus(s.ctx, stale, spec, s.r.facts.snapshot(), s.clock.Now())
+	if s.r.unrecordedFailovers != 1 {
+		t.Errorf("%d moves unrecorded after a write that did not take effect, want 1", s.r.unrecordedFailovers)
+	}
+}
+
 // TestShellRestartsOnBootstrapChange: a new bootstrap kubeconfig for the active hub (FC-02) restarts its
 // session on the same hub; Active goes back to Joining.
 func TestShellRestartsOnBootstrapChange(t *testing.T) {

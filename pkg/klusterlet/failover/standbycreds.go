@@ -91,9 +91,15 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 }
 
 // sweepStandbys deletes, once per process, the standby Secrets of hubs that are not configured: hubs removed
-// while the agent was not running, which forgetStandby never saw. It runs after the first round's hubs are known;
-// a failure is logged and the sweep is tried again in the next round.
+// while the agent was not running, which forgetStandby never saw. It runs in the first round, when the hubs are
+// known (the FailoverConfig informer has synced). When a FailoverConfig is named but its API could not be used at
+// start, its hubs are unknown rather than removed, and nothing is swept. One attempt: a failure is a Warning
+// event, and the Secrets are left for the next start.
 func (r *Orchestrator) sweepStandbys(ctx context.Context) {
+	r.standbysSwept = true
+	if r.o.FailoverConfigName != "" && r.o.FailoverConfigInformer == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
 	defer cancel()
 	forgotten, err := r.o.Standby.ForgetOthers(ctx, r.order)
@@ -102,10 +108,8 @@ func (r *Orchestrator) sweepStandbys(ctx context.Context) {
 			hub, hubsession.StandbySecretName(r.o.SecretName, hub))
 	}
 	if err != nil {
-		klog.FromContext(ctx).Error(err, "Deleting the standby credentials of hubs no longer configured")
-		return
+		r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "deleting the standby credentials of hubs no longer configured: %v; they are tried again at the next start", err)
 	}
-	r.standbysSwept = true
 }
 
 // stopStandby stops hub's keeper, if one runs, without waiting for its informers; its later reports are dropped.

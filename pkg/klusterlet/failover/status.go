@@ -225,7 +225,7 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	if _, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "klusterlet-failover"}); err != nil {
 		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 			klog.FromContext(ctx).Error(err, "Updating FailoverConfig status", "failoverConfig", klog.KObj(fc))
-			if r.unrecordedFailovers > 0 && r.countRecorded(ctx, fc, status.FailoverCount) {
+			if r.unrecordedFailovers > 0 && r.countRecorded(ctx, fc, status) {
 				// The write took effect although its answer was an error (a timeout, a dropped connection):
 				// counting the moves again would count them twice.
 				r.unrecordedFailovers = 0
@@ -240,13 +240,21 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	r.lastStatusWrite = now
 }
 
-// countRecorded reports whether the FailoverConfig fc, read again from the apiserver, already holds count in
-// status.failoverCount: a status write that counted this process's unrecorded moves took effect. The count only
-// ever grows by this process's writes, so a fresh read that shows the count written means the write was applied.
-// A failed read reports false: the moves stay unrecorded and the next write counts them.
-func (r *Orchestrator) countRecorded(ctx context.Context, fc *failoverv1alpha1.FailoverConfig, count int32) bool {
+// countRecordedTimeout bounds the read of countRecorded, which runs on the decision goroutine.
+const countRecordedTimeout = 10 * time.Second
+
+// countRecorded reports whether the FailoverConfig fc, read again from the apiserver (at most
+// countRecordedTimeout), already holds written's failoverCount and lastFailover: the status write that counted
+// this process's unrecorded moves took effect although its answer was an error. Each move has its own
+// lastFailover record (its start and end times), so an earlier write that happens to hold the same count does
+// not pass. A failed read reports false: the moves stay unrecorded and the next write counts them (they can then
+// be counted twice, the lesser harm than losing one).
+func (r *Orchestrator) countRecorded(ctx context.Context, fc *failoverv1alpha1.FailoverConfig, written *failoverv1alpha1.FailoverConfigStatus) bool {
+	ctx, cancel := context.WithTimeout(ctx, countRecordedTimeout)
+	defer cancel()
 	cur, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).Get(ctx, fc.Name, metav1.GetOptions{})
-	return err == nil && cur.Status.FailoverCount == count
+	return err == nil && cur.Status.FailoverCount == written.FailoverCount &&
+		equality.Semantic.DeepEqual(cur.Status.LastFailover, written.LastFailover)
 }
 
 // StatusRefreshInterval is the least time between two FailoverConfig status writes that change only refresh

@@ -184,7 +184,8 @@ func (c *StandbyCredentials) Forget(ctx context.Context, hub string) error {
 // while the agent was not running, whose removal Forget never saw. A standby Secret is this agent's when it has
 // the label StandbyHubLabel and is named StandbySecretName(hub kubeconfig Secret, label value); Secrets of other
 // agents in the namespace, and anything else, are left alone. Each delete has the listed Secret's UID as its
-// precondition. It returns the hubs whose Secret it deleted, sorted, and the first error, naming the Secret.
+// precondition. It returns the hubs whose Secret it deleted (not those deleted meanwhile by someone else), sorted,
+// and the first error, naming the Secret.
 func (c *StandbyCredentials) ForgetOthers(ctx context.Context, keep []string) ([]string, error) {
 	secrets := c.config.AgentKubeClient.CoreV1().Secrets(c.config.Namespace)
 	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: StandbyHubLabel})
@@ -200,11 +201,15 @@ func (c *StandbyCredentials) ForgetOthers(ctx context.Context, keep []string) ([
 			continue
 		}
 		uid := s.UID
-		if err := secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+		err := secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		switch {
+		case err == nil:
+			forgotten = append(forgotten, hub)
+		case apierrors.IsNotFound(err): // deleted meanwhile
+		default:
 			sort.Strings(forgotten)
 			return forgotten, fmt.Errorf("deleting standby secret %s/%s of hub %s, which is no longer configured: %w", c.config.Namespace, s.Name, hub, err)
 		}
-		forgotten = append(forgotten, hub)
 	}
 	sort.Strings(forgotten)
 	return forgotten, nil
