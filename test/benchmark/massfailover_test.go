@@ -5,6 +5,8 @@ package benchmark
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,14 +130,21 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 	}
 	defer stopAll(agents)
 	start := time.Now()
+	// A batch that gets no figure says why in the report, not only in the test output.
+	fail := func(reason string) {
+		for _, id := range []string{massTimeID(n), massCPUID(n), massCSRID(n), massStandbyCPUID(n)} {
+			b.rep.missing(id, kind, reason)
+		}
+		t.Fatal(reason)
+	}
 	if _, err := b.waitAllAvailable(hubA, names, b.scaleTimeout); err != nil {
-		t.Fatalf("%s: joining hub-a: %v", prefix, err)
+		fail(fmt.Sprintf("%s: joining hub-a: %v", prefix, err))
 	}
 	t.Logf("%s: all %d Available on hub-a after %.1f s", prefix, n, time.Since(start).Seconds())
 	if kind == ours {
 		readyStart := time.Now()
 		if err := b.waitStandbyReady(fo, names, "hub-b", b.scaleTimeout); err != nil {
-			t.Fatalf("%s: %v", prefix, err)
+			fail(fmt.Sprintf("%s: %v (%d of the agents switched to hub-b while hub-a was up)", prefix, err, switchedEarly(agents)))
 		}
 		b.rep.note(massTimeID(n), "%s: hub-b's standby credentials Ready for all %d agents %.1f s after all were Available on hub-a",
 			prefix, n, time.Since(readyStart).Seconds())
@@ -289,4 +298,16 @@ func (b *bench) waitStandbyReady(fo failoverclientset.Interface, names []string,
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// switchedEarly counts the agents whose log says they switched hubs ("Switching hub"): before hub A is lost, an
+// agent starved of CPU for longer than its connection timeout.
+func switchedEarly(agents []*agentProc) int {
+	n := 0
+	for _, a := range agents {
+		if data, err := os.ReadFile(a.logPath); err == nil && strings.Contains(string(data), `"Switching hub"`) {
+			n++
+		}
+	}
+	return n
 }
