@@ -97,18 +97,7 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 	if err != nil {
 		t.Fatal(err)
 	}
-	idle0, err := cpuSeconds(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.sleep(scaleIdleWindow); err != nil {
-		t.Fatal("interrupted")
-	}
-	idle1, err := cpuSeconds(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idleRate := (idle1 - idle0) / scaleIdleWindow.Seconds()
+	idleRate := b.cpuRate(t, pid, scaleIdleWindow)
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%03d", prefix, i)
@@ -152,21 +141,10 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 	if err := b.sleep(failoverSettle); err != nil {
 		t.Fatal("interrupted")
 	}
-	standby0, err := cpuSeconds(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.sleep(massStandbyWindow); err != nil {
-		t.Fatal("interrupted")
-	}
-	standby1, err := cpuSeconds(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	standbyPerAgentHour := (standby1 - standby0 - idleRate*massStandbyWindow.Seconds()) / float64(n) * time.Hour.Seconds() / massStandbyWindow.Seconds()
-	b.rep.add(massStandbyCPUID(n), kind, standbyPerAgentHour)
+	standbyRate := b.cpuRate(t, pid, massStandbyWindow)
+	b.rep.add(massStandbyCPUID(n), kind, (standbyRate-idleRate)/float64(n)*time.Hour.Seconds())
 	b.rep.note(massStandbyCPUID(n), "%s: hub-b kube-apiserver %.2f CPU s in %s with the agents on hub-a, idle rate %.3f CPU s/s subtracted",
-		prefix, standby1-standby0, massStandbyWindow, idleRate)
+		prefix, standbyRate*massStandbyWindow.Seconds(), massStandbyWindow, idleRate)
 	csrsBefore := map[string]bool{}
 	csrs, err := hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
 	if err != nil {

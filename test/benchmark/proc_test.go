@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"testing"
+	"time"
 )
 
 // clockTicksPerSecond is USER_HZ, the unit of utime/stime in /proc/<pid>/stat: 100 on every Linux architecture
@@ -167,4 +169,22 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(fields[:3], " ")
+}
+
+// cpuRate returns process pid's CPU use (utime+stime) over the next window, in CPU seconds per second. It fails
+// the test when the process cannot be read and stops it when the run is interrupted.
+func (b *bench) cpuRate(t *testing.T, pid int, window time.Duration) float64 {
+	t.Helper()
+	before, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sleep(window); err != nil {
+		t.Fatal("interrupted")
+	}
+	after, err := cpuSeconds(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return (after - before) / window.Seconds()
 }

@@ -92,18 +92,7 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 			t.Fatal(err)
 		}
 	}
-	idle0, err := cpuSeconds(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.sleep(scaleIdleWindow); err != nil {
-		t.Fatal("interrupted")
-	}
-	idle1, err := cpuSeconds(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idleRate := (idle1 - idle0) / scaleIdleWindow.Seconds()
+	idleRate := b.cpuRate(t, pid, scaleIdleWindow)
 
 	cpu0, err := cpuSeconds(pid)
 	if err != nil {
