@@ -127,8 +127,9 @@ type fakeKeeper struct {
 	report    map[string]func(hubsession.StandbyStatus)
 	swaps     []string
 	forgotten []string
-	// sweeps are the configured hubs of each ForgetOthers call, comma-separated.
-	sweeps []string
+	// sweeps are the configured hubs of each ForgetOthers call, comma-separated; sweepErr is what it returns.
+	sweeps   []string
+	sweepErr error
 	// stopped records, per hub handed over to, whether its keeper's context had ended at the hand-over.
 	stopped map[string]bool
 }
@@ -175,7 +176,7 @@ func (k *fakeKeeper) ForgetOthers(_ context.Context, keep []string) ([]string, e
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.sweeps = append(k.sweeps, strings.Join(keep, ","))
-	return nil, nil
+	return nil, k.sweepErr
 }
 
 func (k *fakeKeeper) Forget(_ context.Context, hub string) error {
@@ -553,6 +554,36 @@ func TestShellUnappliedWriteKeepsMoveUnrecorded(t *testing.T) {
 	s.r.writeStatus(s.ctx, stale, spec, s.r.facts.snapshot(), s.clock.Now())
 	if s.r.unrecordedFailovers != 1 {
 		t.Errorf("%d moves unrecorded after a write that did not take effect, want 1", s.r.unrecordedFailovers)
+	}
+}
+
+// TestShellSweepStandbys: the sweep of standby Secrets is skipped when the FailoverConfig API was unusable at
+// start (its hubs are unknown, not removed), and a failing sweep is one Warning, not a retry every round.
+func TestShellSweepStandbys(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	sweeps := func() string {
+		s.keeper.mu.Lock()
+		defer s.keeper.mu.Unlock()
+		return strings.Join(s.keeper.sweeps, " ")
+	}
+	informer := s.r.o.FailoverConfigInformer
+	s.r.o.FailoverConfigInformer = nil
+	s.r.sweepStandbys(s.ctx)
+	if got := sweeps(); got != "" || !s.r.standbysSwept {
+		t.Errorf("without the FailoverConfig API: sweeps %q, swept %t; want none, and no later attempt", got, s.r.standbysSwept)
+	}
+
+	s.r.o.FailoverConfigInformer, s.r.standbysSwept = informer, false
+	s.keeper.mu.Lock()
+	s.keeper.sweepErr = errors.New("secrets is forbidden")
+	s.keeper.mu.Unlock()
+	s.join()
+	s.r.step(s.ctx)
+	if got := sweeps(); got != "primary,hub-b" {
+		t.Errorf("sweeps %q after a failed one and more rounds, want one with primary,hub-b", got)
+	}
+	if n := s.events(ReasonStandbyCredentialsSwapFailed); n != 1 {
+		t.Errorf("%d %s events after a failed sweep, want 1", n, ReasonStandbyCredentialsSwapFailed)
 	}
 }
 
