@@ -210,7 +210,8 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 }
 
 // waitAllAvailable lists hub's ManagedClusters every scalePollInterval until every cluster of names is Joined and
-// Available, and returns when each was first seen so; it fails after timeout, saying how many were.
+// Available, and returns when each was first seen so. After timeout, or when the run is interrupted, it returns
+// those seen so far and an error saying how many were.
 func (b *bench) waitAllAvailable(hub *framework.Hub, names []string, timeout time.Duration) (map[string]time.Time, error) {
 	want := map[string]bool{}
 	for _, name := range names {
@@ -237,11 +238,11 @@ func (b *bench) waitAllAvailable(hub *framework.Hub, names []string, timeout tim
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%d of %d clusters Joined+Available on %s within %s (last list error: %v)",
+			return firstSeen, fmt.Errorf("%d of %d clusters Joined+Available on %s within %s (last list error: %v)",
 				len(firstSeen), len(names), hub.Name, timeout, lastErr)
 		}
 		if err := b.sleep(scalePollInterval); err != nil {
-			return nil, err
+			return firstSeen, err
 		}
 	}
 }

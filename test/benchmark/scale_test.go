@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
-
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
@@ -105,50 +101,23 @@ func (b *bench) scaleOnce(t *testing.T, spoke *framework.Spoke, kind agentKind, 
 			bootstraps: [][]byte{hub.BootstrapKubeconfig()}, restart: true})
 	}
 	defer stopAll(agents)
-	want := map[string]bool{}
-	for _, name := range names {
-		want[name] = true
-	}
-	var elapsed time.Duration
+	seen, err := b.waitAllAvailable(hub, names, b.scaleTimeout)
+	elapsed := time.Since(start)
 	firstSeen := map[string]float64{} // cluster name → seconds from the first start to first seen Available
-	done, lastErr, ready := false, error(nil), 0
-	for !done {
-		if time.Since(start) > b.scaleTimeout {
-			// A batch that does not finish is a result, not a failure of the run: say how far it got.
-			reason := fmt.Sprintf("not all %d clusters Available within BENCH_SCALE_TIMEOUT=%s: %d were at the bound",
-				n, b.scaleTimeout, ready)
-			if lastErr != nil {
-				reason += fmt.Sprintf(" (the last list of ManagedClusters failed: %v)", lastErr)
-			}
-			b.rep.missing(scaleTimeID(n), kind, reason)
-			b.rep.missing(scaleCPUID(n), kind, reason)
-			b.notePerCluster(prefix, n, firstSeen)
-			t.Logf("%s: %s", prefix, reason)
-			return
-		}
+	for name, at := range seen {
+		firstSeen[name] = at.Sub(start).Seconds()
+	}
+	if err != nil {
 		if b.ctx.Err() != nil {
 			t.Fatal("interrupted")
 		}
-		list, err := hub.Cluster.ClusterV1().ManagedClusters().List(b.ctx, metav1.ListOptions{})
-		if err != nil {
-			lastErr = err
-		} else {
-			lastErr, ready = nil, 0
-			for _, mc := range list.Items {
-				if want[mc.Name] && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
-					meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
-					ready++
-					if _, seen := firstSeen[mc.Name]; !seen {
-						firstSeen[mc.Name] = time.Since(start).Seconds()
-					}
-				}
-			}
-			if ready == n {
-				elapsed, done = time.Since(start), true
-				break
-			}
-		}
-		time.Sleep(scalePollInterval)
+		// A batch that does not finish is a result, not a failure of the run: say how far it got.
+		reason := fmt.Sprintf("not all %d clusters Available within BENCH_SCALE_TIMEOUT=%s: %v", n, b.scaleTimeout, err)
+		b.rep.missing(scaleTimeID(n), kind, reason)
+		b.rep.missing(scaleCPUID(n), kind, reason)
+		b.notePerCluster(prefix, n, firstSeen)
+		t.Logf("%s: %s", prefix, reason)
+		return
 	}
 	cpu1, err := cpuSeconds(pid)
 	if err != nil {
