@@ -254,27 +254,29 @@ func plannedSwitchBack(t *testing.T, ctx context.Context, spoke *framework.Spoke
 	util.WaitForClusterAvailable(t, hubB, cluster, failoverSlack)
 	available := time.Now()
 	t.Logf("measured: switch 3 (planned, spec.switchTo) -> Available on hub B in %.1f s", available.Sub(requested).Seconds())
-	// Hub A is reachable this time: until the replicator sees the lease renewed on hub B, hub A is the cluster's
-	// source and an edit of hub B's copy would be overwritten from it.
-	waitCopyOf(t, ctx, hubA, cluster, "app", "hub-b")
+	// Hub A is reachable this time: until the replicator sees the lease renewed on hub B (and hub B caught up
+	// after its restart), hub A is the cluster's source and an edit of hub B's copy would be overwritten from it.
+	waitClusterHub(t, ctx, hubA, cluster, "hub-b")
 	if n := csrCount(t, ctx, hubB, cluster); n != csrs {
 		t.Errorf("%d CSRs for %s on hub B after the planned switch, %d before: the kept credentials were not used", n, cluster, csrs)
 	}
 	workFollows(t, ctx, spoke, hubB, deps, cluster, work, available, "switch 3 (planned)")
 }
 
-// waitCopyOf waits until the replicator made hub's ManifestWork cluster/name a copy of source's (label
-// mirror.LabelReplicatedFrom): from then on source is the cluster's source and an edit made there stays.
-func waitCopyOf(t *testing.T, ctx context.Context, hub *framework.Hub, cluster, name, source string) {
+// waitClusterHub waits until hub's ManagedCluster cluster carries mirror.AnnotationClusterHub = source. The
+// replicator writes that annotation on a hub's copy only once the cluster's source is source, so an edit made on
+// source from then on stays. (The ManifestWorks' LabelReplicatedFrom is no such sign: after the first two
+// switches, hub A's ManifestWork is still labelled a copy of hub B's while hub A is the source.)
+func waitClusterHub(t *testing.T, ctx context.Context, hub *framework.Hub, cluster, source string) {
 	t.Helper()
-	c := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(schema.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"}).Namespace(cluster)
+	c := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"})
 	framework.Eventually(t, failoverSlack, util.PollInterval, func() (bool, error) {
-		u, err := c.Get(ctx, name, metav1.GetOptions{})
+		u, err := c.Get(ctx, cluster, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		return u.GetLabels()[mirror.LabelReplicatedFrom] == source, fmt.Errorf("labels %v", u.GetLabels())
-	}, "ManifestWork %s/%s on hub %s a copy of hub %s's", cluster, name, hub.Name, source)
+		return u.GetAnnotations()[mirror.AnnotationClusterHub] == source, fmt.Errorf("annotations %v", u.GetAnnotations())
+	}, "ManagedCluster %s on hub %s annotated as managed from hub %s", cluster, hub.Name, source)
 }
 
 // workFollows checks, after a switch to hub that made the cluster Available there at available, that OCM's work
