@@ -41,6 +41,9 @@ type Options struct {
 	// HubQPS and HubBurst limit the requests to each hub.
 	HubQPS   float32
 	HubBurst int
+	// DisableFencing leaves out the fence (package fence): no ValidatingAdmissionPolicy is installed and no
+	// cluster namespace is marked; what an earlier run installed stays until it is deleted by hand.
+	DisableFencing bool
 }
 
 // NewOptions returns the defaults: 8 workers, probe every 5 s, status every 5 s, 500 QPS and a burst of 1000
@@ -64,6 +67,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.StatusInterval, "status-interval", o.StatusInterval, "How often the ReplicationConfig's status is recomputed; it is written only when it changed.")
 	fs.Float32Var(&o.HubQPS, "hub-kube-api-qps", o.HubQPS, "Requests per second to each hub.")
 	fs.IntVar(&o.HubBurst, "hub-kube-api-burst", o.HubBurst, "Burst of requests to each hub.")
+	fs.BoolVar(&o.DisableFencing, "disable-fencing", o.DisableFencing, "Do not install the ValidatingAdmissionPolicy "+
+		"klusterlet-failover-fence on the hubs, which refuses changes to a cluster's ManifestWorks, ManagedClusterAddOns, "+
+		"backup Secrets and ConfigMaps and ManagedCluster spec on the hubs that are not the cluster's source.")
 }
 
 // Complete fills Namespace, when empty, from POD_NAMESPACE, then the service-account namespace file, then

@@ -238,6 +238,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	}
 	controller, err := replication.New(replication.Options{
 		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk, Logger: logger,
+		Fencing: !o.DisableFencing,
 	})
 	if err != nil {
 		logger.Error(err, "Starting replication")

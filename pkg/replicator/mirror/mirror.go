@@ -32,6 +32,12 @@ const (
 	// AnnotationClusterHubSince is the time (RFC 3339, UTC) since which the cluster has been on the hub named
 	// by AnnotationClusterHub, as the replicator observed it.
 	AnnotationClusterHubSince = "failover.open-cluster-management.io/cluster-hub-since"
+	// AnnotationHasCopies ("true") marks an original of a cluster's object (one that is not a copy) of which
+	// the replicator made copies on other hubs. The replicator sets it on the original before it writes the
+	// first copy. A marked original whose cluster is now on another hub that no longer holds the object was
+	// deleted there, and is deleted like a copy (Decide, rule 2), also when its hub was down at the time of
+	// the delete. Hub-wide originals are never marked (their source is the first reachable hub in order).
+	AnnotationHasCopies = "failover.open-cluster-management.io/has-copies"
 )
 
 // ReservedLabelPrefixes are the label key prefixes that are never mirrored and that a target keeps as it has
@@ -184,6 +190,8 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 	out.SetLabels(labels)
 
 	annotations := keepReserved(out.GetAnnotations(), ReservedAnnotationPrefixes)
+	// An original taken over as a copy is deleted like every copy: it needs no mark any more.
+	delete(annotations, AnnotationHasCopies)
 	maps.Copy(annotations, content.Annotations)
 	annotations[AnnotationContentHash] = hash
 	annotations[AnnotationSourceResourceVersion] = src.GetResourceVersion()
@@ -242,8 +250,10 @@ type Decision struct {
 // object of the same kind, namespace and name (nil when absent). source and target are hub names. The rules,
 // in order:
 //  1. A target object being deleted is left alone.
-//  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted; anything else is
-//     left alone (a foreign object is not a conflict when there is nothing to mirror onto it).
+//  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted, and so is an
+//     original marked AnnotationHasCopies (its copies were made, and the source, which held one, deleted it);
+//     anything else is left alone (a foreign object is not a conflict when there is nothing to mirror onto
+//     it).
 //  3. No target object: create Desired.
 //  4. A target object that is not a copy: if the source's object is a copy made from the target
 //     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted), with
@@ -261,7 +271,7 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 		return Decision{Action: ActionNone}
 	}
 	if src == nil || src.GetDeletionTimestamp() != nil {
-		if tgt != nil && IsCopy(tgt) {
+		if tgt != nil && (IsCopy(tgt) || HasCopies(tgt)) {
 			return Decision{Action: ActionDelete}
 		}
 		return Decision{Action: ActionNone}
@@ -330,6 +340,28 @@ func Excluded(k Kind, obj *unstructured.Unstructured) bool {
 	}
 	_, ok := obj.GetLabels()[AddonNameLabel]
 	return ok
+}
+
+// HasCopies reports whether obj is an original marked AnnotationHasCopies = "true".
+func HasCopies(obj *unstructured.Unstructured) bool {
+	return !IsCopy(obj) && obj.GetAnnotations()[AnnotationHasCopies] == "true"
+}
+
+// NeedsHasCopiesMark reports whether src, a per-cluster object on its cluster's source hub, must be marked
+// AnnotationHasCopies before a copy of it is written: it is an original (not a copy) without the mark.
+func NeedsHasCopiesMark(src *unstructured.Unstructured) bool {
+	return src != nil && !IsCopy(src) && !HasCopies(src)
+}
+
+// HasCopiesPatch returns the JSON merge patch (RFC 7386) that sets AnnotationHasCopies on the original whose
+// metadata.uid is uid; the apiserver refuses it with a conflict when the object of that name has another UID
+// (it was deleted and made again since it was read).
+func HasCopiesPatch(uid string) []byte {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":         uid,
+		"annotations": map[string]string{AnnotationHasCopies: "true"},
+	}})
+	return patch
 }
 
 // IsCopy reports whether obj carries LabelReplicatedFrom, the mark of the replicator's copies.

@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"sort"
 	"testing"
@@ -1300,6 +1301,30 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone,
 		},
 		{
+			name: "rule 2: source gone: original marked has-copies deleted (deleted on the hub the cluster moved to)",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") }),
+			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 2: source being deleted: ManagedCluster original marked has-copies deleted",
+			kind: mc, src: mod(mcSource(), deleting),
+			tgt: mod(mcTarget(), func(m map[string]any) {
+				delete(labels(m), mirror.LabelReplicatedFrom)
+				setAnnotation(m, mirror.AnnotationHasCopies, "true")
+			}),
+			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 2: source gone: original with has-copies other than \"true\" left alone",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "false") }),
+			wantAction: mirror.ActionNone,
+		},
+		{
+			name: "rule 2: source gone: unmarked original (never copied) left alone",
+			kind: mw, src: nil, tgt: mwOriginal,
+			wantAction: mirror.ActionNone,
+		},
+		{
 			name: "rule 2: source being deleted: foreign object left alone, no conflict",
 			kind: mw, src: mod(mwSource(), deleting), tgt: mwForeign,
 			wantAction: mirror.ActionNone,
@@ -1379,9 +1404,13 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "rule 4: source is a copy of the target's original: adopted",
-			kind: mw, src: mwSourceIsCopyOfTarget, tgt: mwOriginal,
+			kind: mw, src: mwSourceIsCopyOfTarget,
+			tgt:        mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") }),
 			wantAction: mirror.ActionUpdate, wantAdopted: true,
 			check: func(t *testing.T, obj *unstructured.Unstructured) {
+				if v, ok := obj.GetAnnotations()[mirror.AnnotationHasCopies]; ok {
+					t.Errorf("adopted object keeps %s=%q: a copy needs no mark", mirror.AnnotationHasCopies, v)
+				}
 				if got := obj.GetLabels()[mirror.LabelReplicatedFrom]; got != hubA {
 					t.Errorf("adopted object replicated-from = %q, want %q (the source)", got, hubA)
 				}
@@ -1908,6 +1937,43 @@ func TestSourceCleanup(t *testing.T) {
 				t.Errorf("SourceCleanup's result shares memory with its input (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestHasCopiesMark(t *testing.T) {
+	original := mwSource()
+	marked := mod(mwSource(), func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") })
+	cp := mod(mwSource(), func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubA) })
+	markedCopy := mod(cp, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") })
+	for _, tc := range []struct {
+		name                 string
+		obj                  *unstructured.Unstructured
+		hasCopies, needsMark bool
+	}{
+		{"nil", nil, false, false},
+		{"unmarked original", original, false, true},
+		{"marked original", marked, true, false},
+		{"copy", cp, false, false},
+		{"copy with a stale mark", markedCopy, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.obj != nil {
+				if got := mirror.HasCopies(tc.obj); got != tc.hasCopies {
+					t.Errorf("HasCopies = %v, want %v", got, tc.hasCopies)
+				}
+			}
+			if got := mirror.NeedsHasCopiesMark(tc.obj); got != tc.needsMark {
+				t.Errorf("NeedsHasCopiesMark = %v, want %v", got, tc.needsMark)
+			}
+		})
+	}
+	var patch map[string]any
+	if err := json.Unmarshal(mirror.HasCopiesPatch("uid-1"), &patch); err != nil {
+		t.Fatalf("HasCopiesPatch is not JSON: %v", err)
+	}
+	want := map[string]any{"metadata": map[string]any{"uid": "uid-1", "annotations": map[string]any{mirror.AnnotationHasCopies: "true"}}}
+	if diff := cmp.Diff(want, patch); diff != "" {
+		t.Errorf("HasCopiesPatch (-want +got):\n%s", diff)
 	}
 }
 

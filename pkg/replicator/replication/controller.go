@@ -54,6 +54,9 @@ const (
 	ReasonHubReady = "HubReady"
 	// ReasonHubCaughtUp: every object that was out of step on a hub after it became ready has been written.
 	ReasonHubCaughtUp = "HubCaughtUp"
+	// ReasonFenceUnavailable: a hub does not serve ValidatingAdmissionPolicy; changes made there to clusters
+	// managed from another hub are not refused.
+	ReasonFenceUnavailable = "FenceUnavailable"
 )
 
 // Key is a queue key: an object (Kind set) or a cluster's direction (Kind empty, Name the cluster).
@@ -90,6 +93,9 @@ type Options struct {
 	Logger klog.Logger
 	// Clock is the controller's clock (timestamps, lag, the direction recheck ticker).
 	Clock clock.WithTicker
+	// Fencing installs the fence (package fence) on every hub when it becomes ready and keeps the fence marks
+	// of every cluster namespace.
+	Fencing bool
 }
 
 // Controller replicates. Create it with New, feed it the hubs' events (it is their hubconn.Handler) and run it
@@ -110,6 +116,11 @@ type Controller struct {
 	objects   map[replv1alpha1.ReplicatedKind]sets.Set[Key]
 	firstSeen map[Key]time.Time
 	dirty     map[string]sets.Set[Key] // hub → keys not yet synced since the hub became ready
+	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
+	// "<source>@<since>"), since the hub became ready.
+	fenceMarks map[string]map[string]string
+	// marked: originals marked has-copies whose mark the source's cache has not shown yet (markedID).
+	marked map[Key]string
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -139,15 +150,17 @@ func New(opts Options) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[Key](50*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication"}),
-		logger:    opts.Logger.WithName("replication"),
-		sources:   map[string]direction.Source{},
-		selected:  map[string]bool{},
-		renewed:   map[string]sets.Set[string]{},
-		conflicts: map[string]map[Key]mirror.Conflict{},
-		copies:    map[string]sets.Set[Key]{},
-		objects:   map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
-		firstSeen: map[Key]time.Time{},
-		dirty:     map[string]sets.Set[Key]{},
+		logger:     opts.Logger.WithName("replication"),
+		sources:    map[string]direction.Source{},
+		selected:   map[string]bool{},
+		renewed:    map[string]sets.Set[string]{},
+		conflicts:  map[string]map[Key]mirror.Conflict{},
+		copies:     map[string]sets.Set[Key]{},
+		objects:    map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
+		firstSeen:  map[Key]time.Time{},
+		dirty:      map[string]sets.Set[Key]{},
+		fenceMarks: map[string]map[string]string{},
+		marked:     map[Key]string{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -289,6 +302,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.mu.Lock()
 		c.copies[hub] = sets.New[Key]()
 		c.conflicts[hub] = map[Key]mirror.Conflict{}
+		c.fenceMarks[hub] = nil
 		c.mu.Unlock()
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
@@ -299,6 +313,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.mu.Lock()
 		// This hub, and every hub not caught up yet, must see every object known now.
 		c.dirty[hub] = sets.New(keys...)
+		c.fenceMarks[hub] = map[string]string{}
 		for other, dirty := range c.dirty {
 			if other != hub && dirty != nil {
 				dirty.Insert(keys...)
@@ -309,6 +324,9 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 			c.markCaughtUp(hub)
 		}
 		c.opts.Recorder.Eventf(ReasonHubReady, "hub %s is ready: %d objects to check", hub, len(keys))
+		if c.opts.Fencing {
+			c.queue.Add(Key{Kind: keyFencePolicy, Name: hub})
+		}
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
 		}
@@ -325,9 +343,12 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	}
 	defer c.queue.Done(key)
 	var err error
-	if key.Kind == "" {
+	switch key.Kind {
+	case "":
 		err = c.syncDirection(key.Name)
-	} else {
+	case keyFencePolicy:
+		err = c.syncFencePolicy(ctx, key.Name)
+	default:
 		err = c.syncObject(ctx, key)
 	}
 	if err != nil {

@@ -481,11 +481,19 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	if msgs := recorder.messages(ReasonReplicationConflict); len(msgs) != 1 {
 		t.Errorf("ReplicationConflict events = %q, want exactly one (for the foreign object)", msgs)
 	}
-	if w := a.writes(mwKind); len(w) != 0 {
-		t.Errorf("the replicator wrote ManifestWorks on the source hub: %v", w)
+	// On the source, the replicator only marks the originals it copied, once, before their first copy; not
+	// the one whose name hub-b uses for its own object.
+	if w, want := a.writes(mwKind), []string{"patch " + testCluster + "/work-1"}; !cmp.Equal(w, want) {
+		t.Errorf("the replicator's ManifestWork writes on the source hub: %v, want %v", w, want)
 	}
-	if w := a.writes(mcKind); len(w) != 0 {
-		t.Errorf("the replicator wrote ManagedClusters on the source hub: %v", w)
+	if w, want := a.writes(mcKind), []string{"patch /" + testCluster}; !cmp.Equal(w, want) {
+		t.Errorf("the replicator's ManagedCluster writes on the source hub: %v, want %v", w, want)
+	}
+	for _, name := range []string{"work-1", "shared"} {
+		got := a.get(t, mwKind, testCluster, name).GetAnnotations()[mirror.AnnotationHasCopies]
+		if want := map[string]string{"work-1": "true", "shared": ""}[name]; got != want {
+			t.Errorf("hub-a's original %s: %s = %q, want %q", name, mirror.AnnotationHasCopies, got, want)
+		}
 	}
 
 	// --- A second pass over everything writes nothing.

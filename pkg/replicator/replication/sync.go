@@ -167,8 +167,12 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	c.mu.Lock()
 	if src != nil {
 		c.objects[k.Name].Insert(key)
+		if mirror.HasCopies(src) {
+			delete(c.marked, key)
+		}
 	} else {
 		c.objects[k.Name].Delete(key)
+		delete(c.marked, key)
 	}
 	seen, hasSeen := c.firstSeen[key]
 	c.mu.Unlock()
@@ -184,6 +188,36 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			}
 		}
 	}
+	// A per-cluster original is marked before the first copy of it is written (or, for copies made before
+	// the mark existed, when a copy is found): a delete of a copy on the hub the cluster moves to next must
+	// reach this original, also if this hub is down then.
+	needsMark := perCluster(k, key, c.isCluster) && mirror.NeedsHasCopiesMark(src)
+	if src != nil {
+		c.mu.Lock()
+		// Marked already, and the cache has not seen the mark yet.
+		needsMark = needsMark && c.marked[key] != markedID(source.Name(), src)
+		c.mu.Unlock()
+	}
+	ensureMarked := func() error {
+		if !needsMark {
+			return nil
+		}
+		err := c.markHasCopies(ctx, source, k, src)
+		if !errors.Is(err, errSourceChanged) {
+			source.ReportError(err)
+		}
+		if err != nil {
+			if !errors.Is(err, errSourceChanged) {
+				metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+			}
+			return fmt.Errorf("marking the original on source hub %s: %w", source.Name(), err)
+		}
+		needsMark = false
+		c.mu.Lock()
+		c.marked[key] = markedID(source.Name(), src)
+		c.mu.Unlock()
+		return nil
+	}
 	// The source holds originals: neither copies nor conflicts are counted there for this key.
 	c.setCopy(source.Name(), key, false)
 	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
@@ -192,11 +226,26 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		if target == source || !target.Serves(k.Name) {
 			continue
 		}
-		if err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen); err != nil {
+		if err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen, ensureMarked); err != nil {
+			if errors.Is(err, errSourceChanged) {
+				// The watch event of the change syncs the key again.
+				c.logger.V(4).Info("Source object changed before it was marked", "object", key.String(), "hub", source.Name())
+				return nil
+			}
 			errs = append(errs, err)
 			continue
 		}
 		compared = append(compared, target.Name())
+	}
+	if c.opts.Fencing && k.Name == replv1alpha1.KindManagedCluster && src != nil {
+		c.mu.Lock()
+		dir := c.sources[key.Name]
+		c.mu.Unlock()
+		if dir.Hub == source.Name() {
+			if err := c.syncFenceMarks(ctx, key.Name, dir.Hub, dir.Since); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	c.clearDirty(key, compared)
 	if len(errs) > 0 {
@@ -208,6 +257,17 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// markedID identifies the original a has-copies mark was written on: its hub and UID.
+func markedID(hub string, obj *unstructured.Unstructured) string {
+	return hub + "/" + string(obj.GetUID())
+}
+
+// perCluster reports whether key, of kind k, belongs to a managed cluster (its source is the cluster's hub).
+func perCluster(k mirror.Kind, key Key, isCluster func(string) bool) bool {
+	_, ok := k.ClusterOf(key.Namespace, key.Name, isCluster)
+	return ok
 }
 
 // sourceOutcome says whether a key can be replicated now.
@@ -271,13 +331,20 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 	return source, extra, sourceOK
 }
 
-// syncTarget applies mirror.Decide for one target hub.
+// syncTarget applies mirror.Decide for one target hub. ensureMarked is called before a decision that leaves a
+// copy on the target (a create, an update, or a copy left as it is); its error ends the sync of this target
+// with nothing written.
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
-	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) error {
+	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool, ensureMarked func() error) error {
 	tgt := target.Get(k.Name, key.Namespace, key.Name)
 	d := mirror.Decide(k, src, tgt, source.Name(), target.Name(), extra)
 	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
 		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
+	if d.Action == mirror.ActionCreate || d.Action == mirror.ActionUpdate || (d.Action == mirror.ActionNone && tgt != nil && mirror.IsCopy(tgt)) {
+		if err := ensureMarked(); err != nil {
+			return err
+		}
+	}
 	c.recordConflict(k, key, target.Name(), d.Conflict)
 
 	var err error

@@ -29,8 +29,8 @@ import (
 // lease where it wants the cluster to be. It checks, in order: a standby that is down while the source
 // changes is caught up when it returns, deletes included; a foreign object with a mirrored name is left alone
 // and reported; a copy edited on its hub is overwritten and reported; a replicator killed in the middle of a
-// sync and restarted leaves no duplicate and loses no delete; a lease renewed on hub B makes B the source, and
-// B's changes flow to A and C.
+// sync and restarted leaves no duplicate and loses no delete; a lease renewed on hub B while hub A is down makes
+// B the source, a delete made on B then reaches hub A's original when A returns, and B's changes flow to A and C.
 func TestReplicationFaults(t *testing.T) {
 	const fleetCluster = "fleet1"
 	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
@@ -125,8 +125,9 @@ func TestReplicationFaults(t *testing.T) {
 	}
 	_ = proc.Stop()
 
-	// 5. The cluster moves to hub B (the test renews B's lease, as an agent there would): B becomes the source,
-	// takes over A's originals, and B's changes flow to A and C.
+	// 5. The cluster moves to hub B while hub A is down (the test renews B's lease, as an agent there would): B
+	// becomes the source; when A returns, B's deletes reach A's originals, B takes the others over, and B's
+	// changes flow to A and C.
 	foundOnA := metricSum(t, "klusterlet_failover_replicator_source_changes_total", map[string]string{"hub": "hub-a"})
 	r.start()
 	// The restarted replicator first finds the cluster on hub-a (no lease renewed anywhere yet; the copies
@@ -134,12 +135,33 @@ func TestReplicationFaults(t *testing.T) {
 	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
 		return metricSum(t, "klusterlet_failover_replicator_source_changes_total", map[string]string{"hub": "hub-a"}) > foundOnA, nil
 	}, "the restarted replicator found the cluster on hub-a")
+	// An original made on hub A is marked before its first copy.
+	createWork(t, hubA, configMapWork(t, fleetCluster, "made-on-a", map[string]string{"cm": "a"}))
+	for _, h := range standbys {
+		waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	}
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "the original marked has-copies",
+		func(o *unstructured.Unstructured) bool { return o != nil && mirror.HasCopies(o) })
+	// Hub A goes down, and the cluster moves to hub B meanwhile.
+	hubA.StopAPIServer()
+	r.waitStatus(replicationTimeout, "hub-a unreachable", func(s replv1alpha1.ReplicationConfigStatus) bool { return !hubStatus(s, "hub-a").Reachable })
 	stopRenewing := keepRenewing(t, hubBHub, fleetCluster, 3*time.Second)
 	defer stopRenewing()
+	waitObj(t, hubC, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB
+		})
+	// A user of hub B deletes the work there (B's copy) while hub A is down: the delete reaches C at once and
+	// A's original when A returns (issue: deletes came back on failback).
+	deleteObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a")
+	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "deleted on hub-b", absent)
+	hubA.StartAPIServer()
 	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB
 		})
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout,
+		"the original deleted: it was deleted on hub-b while hub-a was down", absent)
 	updateWork(t, hubBHub, fleetCluster, "work-0", map[string]string{"cm": "from-b"})
 	for _, h := range []*framework.Hub{hubA, hubC} {
 		waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "B's change", func(o *unstructured.Unstructured) bool {
@@ -154,6 +176,9 @@ func TestReplicationFaults(t *testing.T) {
 	if len(r.events("ClusterSourceChanged")) == 0 {
 		t.Errorf("no ClusterSourceChanged event")
 	}
+
+	// 6. The fence: with the cluster on hub B, users of hubs A and C cannot change its state there.
+	checkFence(t, fleetCluster, "work-0", hubBHub, hubB, hubA, hubC)
 
 	// The metrics of the in-process replicator (the legacy registry library-go serves on /metrics).
 	for _, m := range []struct {

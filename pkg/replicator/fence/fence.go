@@ -1,0 +1,183 @@
+// Package fence builds what keeps users from changing a managed cluster's state on a hub that is not the
+// cluster's source: a ValidatingAdmissionPolicy (Kubernetes' own admission in CEL, GA since 1.30; no webhook
+// server) and its binding, which the replicator installs on every hub, and the marks it keeps on each
+// cluster's namespace there.
+//
+// The rules the policy enforces on a hub named H, for a request of any user other than the replicator itself
+// (its username on H) and the managed clusters' agents (group GroupManagedClusters):
+//   - In a cluster namespace marked with LabelClusterHub (the replicator marks it on every hub except the
+//     cluster's source, and removes the mark on the source): creating, deleting or changing the spec of a
+//     ManifestWork (except those an add-on manager generates) or a ManagedClusterAddOn, or the data of a Secret
+//     or ConfigMap labelled cluster.open-cluster-management.io/backup, is refused. A delete while the
+//     namespace itself is being deleted is allowed.
+//   - A ManagedCluster that carries mirror.AnnotationClusterHub (every copy on a hub that is not the
+//     cluster's source): a change of spec.hubAcceptsClient, spec.leaseDurationSeconds or
+//     spec.managedClusterClientConfigs is refused. Taints are left to each hub's controllers.
+//   - Label LabelUnfenced = "true" on the namespace (or the ManagedCluster) lifts the fence for that cluster
+//     on that hub: the emergency override. The replicator never sets or removes it.
+//
+// The refusal's message names the cluster, the hub it is managed from, since when, and this hub.
+package fence
+
+import (
+	"fmt"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+const (
+	// PolicyName is the name of the ValidatingAdmissionPolicy and of its binding on every hub.
+	PolicyName = "klusterlet-failover-fence"
+	// LabelClusterHub, on a cluster's namespace on a hub, is the name of the hub the cluster is managed from
+	// (its source) when that is another hub; absent on the source. The namespace also carries
+	// mirror.AnnotationClusterHub and mirror.AnnotationClusterHubSince, as the ManagedCluster's copies do.
+	LabelClusterHub = "failover.open-cluster-management.io/cluster-hub"
+	// LabelUnfenced = "true" on a cluster's namespace or ManagedCluster lifts the fence for that cluster on
+	// that hub (set by a user in an emergency; the replicator leaves it alone).
+	LabelUnfenced = "failover.open-cluster-management.io/unfenced"
+	// GroupManagedClusters is the group of every managed cluster agent's hub identity (OCM's registration:
+	// the client certificate's organization). Their writes follow the cluster and are never fenced.
+	GroupManagedClusters = "system:open-cluster-management:managed-clusters"
+)
+
+// Resources of the policy API (admissionregistration.k8s.io/v1) and of SelfSubjectReview, which tells the
+// replicator its username on a hub.
+var (
+	PolicyGVR            = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}
+	BindingGVR           = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"}
+	SelfSubjectReviewGVR = schema.GroupVersionResource{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}
+)
+
+// Policy returns the ValidatingAdmissionPolicy for the hub named hub (ReplicationConfig spec.hubs[].name),
+// exempting replicatorUser, the replicator's username on that hub (from a SelfSubjectReview). It returns an
+// error when either is empty or replicatorUser holds a character that cannot be quoted in CEL.
+func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
+	if hub == "" {
+		return nil, fmt.Errorf("fence: hub name is empty")
+	}
+	if replicatorUser == "" {
+		return nil, fmt.Errorf("fence: the replicator's username on hub %s is empty", hub)
+	}
+	user, err := celString(replicatorUser)
+	if err != nil {
+		return nil, fmt.Errorf("fence: the replicator's username on hub %s: %w", hub, err)
+	}
+	hubLiteral, err := celString(hub)
+	if err != nil {
+		return nil, fmt.Errorf("fence: hub name: %w", err)
+	}
+	fail := admissionregistrationv1.Fail
+	all := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
+	rule := func(group string, versions []string, ops []admissionregistrationv1.OperationType, resources ...string) admissionregistrationv1.NamedRuleWithOperations {
+		return admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: ops,
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: versions, Resources: resources},
+		}}
+	}
+	return &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: PolicyName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: &fail,
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
+					rule("work.open-cluster-management.io", []string{"*"}, all, "manifestworks"),
+					rule("addon.open-cluster-management.io", []string{"*"}, all, "managedclusteraddons"),
+					rule("", []string{"v1"}, all, "secrets", "configmaps"),
+					rule("cluster.open-cluster-management.io", []string{"*"}, []admissionregistrationv1.OperationType{admissionregistrationv1.Update}, "managedclusters"),
+				},
+				// Namespaced requests only in the namespaces of clusters managed from another hub that are not
+				// unfenced; cluster-scoped requests (ManagedClusters) are never skipped by a namespace selector.
+				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: LabelClusterHub, Operator: metav1.LabelSelectorOpExists},
+					{Key: LabelUnfenced, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"true"}},
+				}},
+			},
+			MatchConditions: []admissionregistrationv1.MatchCondition{
+				{Name: "not-the-replicator", Expression: "request.userInfo.username != " + user},
+				{Name: "not-a-managed-cluster-agent", Expression: fmt.Sprintf("!has(request.userInfo.groups) || !(%q in request.userInfo.groups)", GroupManagedClusters)},
+			},
+			Variables: []admissionregistrationv1.Variable{
+				{Name: "isCluster", Expression: "request.resource.resource == 'managedclusters'"},
+				{Name: "obj", Expression: "object != null ? object : oldObject"},
+				{Name: "labels", Expression: "has(variables.obj.metadata.labels) ? variables.obj.metadata.labels : {}"},
+				// Where the marks are: the ManagedCluster copy itself, or the cluster's namespace.
+				{Name: "marks", Expression: "variables.isCluster ? (has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}) : " +
+					"(has(namespaceObject.metadata.annotations) ? namespaceObject.metadata.annotations : {})"},
+				{Name: "clusterHub", Expression: fmt.Sprintf("%q in variables.marks ? variables.marks[%q] : ''", mirror.AnnotationClusterHub, mirror.AnnotationClusterHub)},
+				{Name: "since", Expression: fmt.Sprintf("%q in variables.marks ? variables.marks[%q] : 'an unknown time'", mirror.AnnotationClusterHubSince, mirror.AnnotationClusterHubSince)},
+				{Name: "cluster", Expression: "variables.isCluster ? oldObject.metadata.name : namespaceObject.metadata.name"},
+				{Name: "unfenced", Expression: fmt.Sprintf("variables.isCluster && has(oldObject.metadata.labels) && %q in oldObject.metadata.labels && oldObject.metadata.labels[%q] == 'true'", LabelUnfenced, LabelUnfenced)},
+				// What is fenced: not the add-on manager's ManifestWorks, and of Secrets and ConfigMaps only
+				// those the replicator mirrors.
+				{Name: "fencedKind", Expression: fmt.Sprintf("request.resource.group == '' ? %q in variables.labels : "+
+					"!(request.resource.resource == 'manifestworks' && %q in variables.labels)", mirror.BackupLabel, mirror.AddonNameLabel)},
+				// Whether the request changes what the spoke gets.
+				{Name: "changes", Expression: "request.operation == 'CREATE' ? true : " +
+					"request.operation == 'DELETE' ? !has(namespaceObject.metadata.deletionTimestamp) : " +
+					"variables.isCluster ? (object.spec.?hubAcceptsClient != oldObject.spec.?hubAcceptsClient || " +
+					"object.spec.?leaseDurationSeconds != oldObject.spec.?leaseDurationSeconds || " +
+					"object.spec.?managedClusterClientConfigs != oldObject.spec.?managedClusterClientConfigs) : " +
+					"request.resource.group == '' ? (object.?data != oldObject.?data || object.?binaryData != oldObject.?binaryData) : " +
+					"object.?spec != oldObject.?spec"},
+			},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: "!variables.fencedKind || variables.clusterHub == '' || variables.clusterHub == " + hubLiteral + " || variables.unfenced || !variables.changes",
+				MessageExpression: "'cluster ' + variables.cluster + ' is managed from hub ' + variables.clusterHub + ' since ' + variables.since + " +
+					"'; make this change there (this hub, ' + " + hubLiteral + " + ', is not the cluster\\'s hub: " +
+					"its copy is overwritten by the replicator; label " + LabelUnfenced + "=true on the cluster\\'s namespace or ManagedCluster " +
+					"overrides in an emergency)'",
+				Reason: ptr(metav1.StatusReasonForbidden),
+			}},
+		},
+	}, nil
+}
+
+// Binding returns the ValidatingAdmissionPolicyBinding of the policy (action Deny, no parameters).
+func Binding() *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: PolicyName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        PolicyName,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+}
+
+// NamespaceMark returns the JSON merge patch (RFC 7386) of a cluster namespace on a hub that is not the
+// cluster's source: LabelClusterHub and mirror.AnnotationClusterHub set to source, mirror.AnnotationClusterHubSince
+// to since (RFC 3339, UTC). With source empty it removes the three (the namespace on the source hub).
+func NamespaceMark(source string, since time.Time) map[string]any {
+	if source == "" {
+		return map[string]any{"metadata": map[string]any{
+			"labels":      map[string]any{LabelClusterHub: nil},
+			"annotations": map[string]any{mirror.AnnotationClusterHub: nil, mirror.AnnotationClusterHubSince: nil},
+		}}
+	}
+	return map[string]any{"metadata": map[string]any{
+		"labels": map[string]any{LabelClusterHub: source},
+		"annotations": map[string]any{
+			mirror.AnnotationClusterHub:      source,
+			mirror.AnnotationClusterHubSince: since.UTC().Format(time.RFC3339),
+		},
+	}}
+}
+
+// celString returns s as a CEL string literal (single-quoted). It refuses quotes, backslashes and control
+// characters, which no Kubernetes username or hub name of ours holds.
+func celString(s string) (string, error) {
+	for _, r := range s {
+		if r == '\'' || r == '\\' || r < 0x20 || r == 0x7f {
+			return "", fmt.Errorf("%q holds %q, which cannot be quoted in a CEL expression", s, r)
+		}
+	}
+	return "'" + s + "'", nil
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,154 @@
+package replication
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// keyFencePolicy is the Kind of the queue key (Name: a hub) that installs the fence policy on a hub.
+const keyFencePolicy = "FencePolicy"
+
+// syncFencePolicy installs (server-side apply, forced) fence.Policy and fence.Binding on hub, exempting the
+// replicator's own username there (a SelfSubjectReview). A hub that does not serve the policy API (Kubernetes
+// before 1.30) is reported once (event ReasonFenceUnavailable) and left unfenced.
+func (c *Controller) syncFencePolicy(ctx context.Context, hub string) error {
+	h := c.byName[hub]
+	if h == nil || !h.Ready() {
+		return nil // enqueued again when the hub becomes ready
+	}
+	user, err := whoAmI(ctx, h)
+	if err != nil {
+		return fmt.Errorf("fence on hub %s: %w", hub, err)
+	}
+	policy, err := fence.Policy(hub, user)
+	if err != nil {
+		return err
+	}
+	for _, obj := range []struct {
+		what string
+		gvr  schema.GroupVersionResource
+		obj  runtime.Object
+	}{{"ValidatingAdmissionPolicy", fence.PolicyGVR, policy}, {"ValidatingAdmissionPolicyBinding", fence.BindingGVR, fence.Binding()}} {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj.obj)
+		if err != nil {
+			return fmt.Errorf("fence on hub %s: %s: %w", hub, obj.what, err)
+		}
+		u := &unstructured.Unstructured{Object: content}
+		_, err = h.Client().Resource(obj.gvr).Apply(ctx, fence.PolicyName, u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+		if apierrors.IsNotFound(err) {
+			c.opts.Recorder.Warningf(ReasonFenceUnavailable, "hub %s does not serve %s (admissionregistration.k8s.io/v1, Kubernetes 1.30 or later): "+
+				"changes to clusters managed from another hub are not refused there", hub, obj.what)
+			return nil
+		}
+		h.ReportError(err)
+		if err != nil {
+			metrics.WriteErrors.WithLabelValues(obj.what, hub).Inc()
+			return fmt.Errorf("fence on hub %s: applying %s %s: %w", hub, obj.what, fence.PolicyName, err)
+		}
+	}
+	c.logger.Info("Fence installed", "hub", hub, "policy", fence.PolicyName, "exemptUser", user, "exemptGroup", fence.GroupManagedClusters)
+	return nil
+}
+
+// whoAmI returns the replicator's username on hub h (authentication.k8s.io/v1 SelfSubjectReview, which every
+// authenticated user may create).
+func whoAmI(ctx context.Context, h *hubconn.Hub) (string, error) {
+	review := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}}
+	out, err := h.Client().Resource(fence.SelfSubjectReviewGVR).Create(ctx, review, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("asking the hub who the replicator is (SelfSubjectReview): %w", err)
+	}
+	user, _, _ := unstructured.NestedString(out.Object, "status", "userInfo", "username")
+	if user == "" {
+		return "", fmt.Errorf("the SelfSubjectReview returned no username")
+	}
+	return user, nil
+}
+
+// syncFenceMarks keeps the fence marks (fence.NamespaceMark) of cluster's namespace on every ready hub: on the
+// cluster's source hub none, on every other the source's name and since when. A namespace that does not exist
+// yet is created with its marks. Marks already written are remembered per hub until the hub is lost.
+func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string, since time.Time) error {
+	var errs []error
+	for _, h := range c.opts.Hubs {
+		if !h.Ready() {
+			continue
+		}
+		want := ""
+		if h.Name() != source {
+			want = source + "@" + since.UTC().Format(time.RFC3339)
+		}
+		c.mu.Lock()
+		have, known := c.fenceMarks[h.Name()][cluster]
+		c.mu.Unlock()
+		if known && have == want {
+			continue
+		}
+		markedSource := source
+		if h.Name() == source {
+			markedSource = ""
+		}
+		if err := markNamespace(ctx, h, cluster, fence.NamespaceMark(markedSource, since)); err != nil {
+			h.ReportError(err)
+			metrics.WriteErrors.WithLabelValues("Namespace", h.Name()).Inc()
+			errs = append(errs, fmt.Errorf("fence marks of namespace %s on hub %s: %w", cluster, h.Name(), err))
+			continue
+		}
+		c.mu.Lock()
+		if c.fenceMarks[h.Name()] != nil {
+			c.fenceMarks[h.Name()][cluster] = want
+		}
+		c.mu.Unlock()
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%v", errs)
+	}
+	return nil
+}
+
+// markNamespace merge-patches namespace name on h with patch, or creates it with patch's metadata when absent.
+func markNamespace(ctx context.Context, h *hubconn.Hub, name string, patch map[string]any) error {
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	client := h.Client().Resource(mirror.NamespaceGVR)
+	_, err = client.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	meta, _ := patch["metadata"].(map[string]any)
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+	for _, field := range []string{"labels", "annotations"} {
+		kept := map[string]any{}
+		m, _ := meta[field].(map[string]any)
+		for k, v := range m {
+			if v != nil {
+				kept[k] = v
+			}
+		}
+		if len(kept) > 0 {
+			ns.Object["metadata"].(map[string]any)[field] = kept
+		}
+	}
+	_, err = client.Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		// Made meanwhile (by OCM's hub controller): patch it on the next sync.
+		return fmt.Errorf("namespace %s was created meanwhile: %w", name, err)
+	}
+	return err
+}

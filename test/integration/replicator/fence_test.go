@@ -1,0 +1,134 @@
+package replicator_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// fenceUser is the hub user the fence checks play: a cluster admin who is neither the replicator nor an agent.
+const fenceUser = "alice"
+
+// userClient returns a dynamic client of hub h that impersonates user with groups (system:authenticated
+// added), after binding user to cluster-admin there.
+func userClient(t *testing.T, h *framework.Hub, user string, groups ...string) dynamic.Interface {
+	t.Helper()
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "fence-test-" + user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
+	}
+	if _, err := h.Kube.RbacV1().ClusterRoleBindings().Create(context.Background(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(h.AdminConfig)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append([]string{"system:authenticated"}, groups...)}
+	return dynamic.NewForConfigOrDie(cfg)
+}
+
+// waitNamespaceMark waits until cluster's namespace on h carries fence.LabelClusterHub = source ("" : none).
+func waitNamespaceMark(t *testing.T, h *framework.Hub, cluster, source string) {
+	t.Helper()
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		ns, err := h.Kube.CoreV1().Namespaces().Get(context.Background(), cluster, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		got, ok := ns.Labels[fence.LabelClusterHub]
+		if source == "" {
+			return !ok && ns.Annotations[mirror.AnnotationClusterHub] == "", nil
+		}
+		return got == source && ns.Annotations[mirror.AnnotationClusterHub] == source && ns.Annotations[mirror.AnnotationClusterHubSince] != "", nil
+	}, "namespace %s on hub %s marked as managed from %q", cluster, h.Name, source)
+}
+
+// expectFenced checks that err is the fence's refusal naming cluster, source and hub.
+func expectFenced(t *testing.T, what string, err error, cluster, source, hub string) {
+	t.Helper()
+	want := "cluster " + cluster + " is managed from hub " + source + " since "
+	if err == nil || !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "this hub, "+hub+",") {
+		t.Errorf("%s on hub %s: got %v, want a refusal containing %q", what, hub, err, want)
+	}
+}
+
+// checkFence is the fence part of TestReplicationFaults, with cluster on hub source (B) and hubs stale (A, C)
+// that hold its copies and a ManifestWork work there.
+func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourceName string, stale ...*framework.Hub) {
+	t.Helper()
+	ctx := context.Background()
+	waitNamespaceMark(t, source, cluster, "")
+	for _, h := range stale {
+		waitNamespaceMark(t, h, cluster, sourceName)
+		c := userClient(t, h, fenceUser)
+		works := c.Resource(workGVR).Namespace(cluster)
+		// An edit of the spec, a new ManifestWork and a delete are refused; so is hubAcceptsClient.
+		cur, err := works.Get(ctx, work, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := cur.DeepCopy()
+		edited.Object["spec"] = configMapWork(t, cluster, work, map[string]string{"cm": "edited-on-stale-hub"}).Object["spec"]
+		_, err = works.Update(ctx, edited, metav1.UpdateOptions{})
+		expectFenced(t, "ManifestWork spec update", err, cluster, sourceName, h.Name)
+		t.Logf("hub %s refused a user's ManifestWork edit: %v", h.Name, err)
+		_, err = works.Create(ctx, configMapWork(t, cluster, "new-on-stale-hub", map[string]string{"cm": "x"}), metav1.CreateOptions{})
+		expectFenced(t, "ManifestWork create", err, cluster, sourceName, h.Name)
+		err = works.Delete(ctx, work, metav1.DeleteOptions{})
+		expectFenced(t, "ManifestWork delete", err, cluster, sourceName, h.Name)
+		mcs := c.Resource(mcGVR)
+		mc, err := mcs.Get(ctx, cluster, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		denied := mc.DeepCopy()
+		_ = unstructured.SetNestedField(denied.Object, false, "spec", "hubAcceptsClient")
+		_, err = mcs.Update(ctx, denied, metav1.UpdateOptions{})
+		expectFenced(t, "ManagedCluster hubAcceptsClient=false", err, cluster, sourceName, h.Name)
+		// A change that does not reach the spoke (a label) passes.
+		labelled := cur.DeepCopy()
+		labels := labelled.GetLabels()
+		labels["fence-test"] = "metadata-only"
+		labelled.SetLabels(labels)
+		if _, err := works.Update(ctx, labelled, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("a label-only update of ManifestWork %s/%s on hub %s: %v (want allowed)", cluster, work, h.Name, err)
+		}
+		// An agent of a managed cluster is never fenced (it follows its cluster).
+		agent := userClient(t, h, "system:open-cluster-management:"+cluster+":agent", fence.GroupManagedClusters)
+		if _, err := agent.Resource(workGVR).Namespace(cluster).Create(ctx, configMapWork(t, cluster, "by-agent", map[string]string{"cm": "a"}), metav1.CreateOptions{}); err != nil {
+			t.Errorf("an agent's ManifestWork create on hub %s: %v (want allowed)", h.Name, err)
+		}
+		_ = agent.Resource(workGVR).Namespace(cluster).Delete(ctx, "by-agent", metav1.DeleteOptions{})
+	}
+	// On the source the same user changes what they like.
+	updated := configMapWork(t, cluster, "made-by-user-on-source", map[string]string{"cm": "ok"})
+	if _, err := userClient(t, source, fenceUser).Resource(workGVR).Namespace(cluster).Create(ctx, updated, metav1.CreateOptions{}); err != nil {
+		t.Errorf("a user's ManifestWork create on the source hub %s: %v", source.Name, err)
+	}
+	// The emergency override: label unfenced=true on the namespace of one stale hub.
+	h := stale[0]
+	ns, err := h.Kube.CoreV1().Namespaces().Get(ctx, cluster, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Labels[fence.LabelUnfenced] = "true"
+	if _, err := h.Kube.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		_, err := userClient(t, h, fenceUser).Resource(workGVR).Namespace(cluster).Create(ctx,
+			configMapWork(t, cluster, "made-while-unfenced", map[string]string{"cm": "override"}), metav1.CreateOptions{})
+		return err == nil || apierrors.IsAlreadyExists(err), err
+	}, "a user's create on hub %s with namespace %s labelled %s=true", h.Name, cluster, fence.LabelUnfenced)
+}
