@@ -25,6 +25,7 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	failoverclient "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 )
 
@@ -307,12 +308,21 @@ func TestReplicatorManifestsApplyToAHub(t *testing.T) {
 		{verb: "delete", resource: "configmaps", namespace: "default", name: "c"},
 		{verb: "create", resource: "namespaces"},
 		{verb: "watch", resource: "namespaces"},
+		{verb: "patch", resource: "namespaces", name: "cluster1"},
+		{verb: "create", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicies"},
+		{verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicies", name: "klusterlet-failover-fence"},
+		{verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicybindings", name: "klusterlet-failover-fence"},
+		{verb: "get", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicybindings", name: "klusterlet-failover-fence"},
+		{verb: "create", group: "authentication.k8s.io", resource: "selfsubjectreviews"},
 		{verb: "watch", group: "coordination.k8s.io", resource: "leases"},
 		{verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: "cluster1", name: "managed-cluster-lease"},
 	}
 	denied := []access{
 		{verb: "delete", resource: "namespaces", name: "cluster1"},
 		{verb: "update", resource: "namespaces", name: "cluster1"},
+		{verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicies", name: "another-policy"},
+		{verb: "delete", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicybindings", name: "klusterlet-failover-fence"},
+		{verb: "create", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations"},
 		{verb: "create", group: "rbac.authorization.k8s.io", resource: "clusterroles"},
 		{verb: "create", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: "cluster1"},
 		{verb: "impersonate", resource: "serviceaccounts", namespace: "cluster1"},
@@ -390,7 +400,32 @@ spec:
 		t.Errorf("the replicator's ServiceAccount deleted a namespace (err %v):\n%s", err, out)
 	}
 
+	checkFenceApplies(t, hub, sa)
+
 	checkReplicationConfigSchema(t, hub, admin, root)
+}
+
+// checkFenceApplies applies, with the replicator ServiceAccount's kubeconfig sa, the fence policy and binding the
+// replicator installs (fence.Policy, fence.Binding), twice (a create, then an update), as the replicator does
+// each time a hub becomes ready. (Their evaluation is checked in test/integration/replicator.)
+func checkFenceApplies(t *testing.T, hub *framework.Hub, sa string) {
+	t.Helper()
+	policy, err := fence.Policy("hub-x", "system:serviceaccount:"+replicatorNamespace+":"+replicatorServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		for _, obj := range []any{policy, fence.Binding()} {
+			data, err := yaml.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kubectl(t, sa, data, "apply", "--server-side", "--force-conflicts", "--field-manager=klusterlet-failover-replicator", "-f", "-")
+		}
+	}
+	if _, err := hub.Kube.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Get(context.Background(), fence.PolicyName, metav1.GetOptions{}); err != nil {
+		t.Errorf("the fence binding after the replicator's apply: %v", err)
+	}
 }
 
 // checkReplicatorDeployment checks the replicator's Deployment as the API server stored it.

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -17,6 +18,9 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
+
+// configMapGVR is the core ConfigMap resource.
+var configMapGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
 // fenceUser is the hub user the fence checks play: a cluster admin who is neither the replicator nor an agent.
 const fenceUser = "alice"
@@ -96,6 +100,18 @@ func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourc
 		_ = unstructured.SetNestedField(denied.Object, false, "spec", "hubAcceptsClient")
 		_, err = mcs.Update(ctx, denied, metav1.UpdateOptions{})
 		expectFenced(t, "ManagedCluster hubAcceptsClient=false", err, cluster, sourceName, h.Name)
+		// A Secret or ConfigMap labelled for backup in the namespace is fenced; any other is not.
+		backup := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "fence-backup", "namespace": cluster, "labels": map[string]any{mirror.BackupLabel: "true"}},
+			"data":     map[string]any{"k": "v"}}}
+		_, err = c.Resource(configMapGVR).Namespace(cluster).Create(ctx, backup, metav1.CreateOptions{})
+		expectFenced(t, "backup ConfigMap create", err, cluster, sourceName, h.Name)
+		plain := backup.DeepCopy()
+		plain.SetName("fence-plain")
+		plain.SetLabels(nil)
+		if _, err := c.Resource(configMapGVR).Namespace(cluster).Create(ctx, plain, metav1.CreateOptions{}); err != nil {
+			t.Errorf("a ConfigMap without the backup label on hub %s: %v (want allowed)", h.Name, err)
+		}
 		// A change that does not reach the spoke (a label) passes.
 		labelled := cur.DeepCopy()
 		labels := labelled.GetLabels()
