@@ -38,6 +38,14 @@ const (
 	// deleted there, and is deleted like a copy (Decide, rule 2), also when its hub was down at the time of
 	// the delete. Hub-wide originals are never marked (their source is the first reachable hub in order).
 	AnnotationHasCopies = "failover.open-cluster-management.io/has-copies"
+	// AnnotationHubsInStep, on the ManagedCluster of the cluster's source hub only, lists (comma-separated, in
+	// ReplicationConfig spec.hubs order) the other hubs that hold the cluster's state as the source has it:
+	// ready, and with none of the cluster's objects waiting to be written there. The agent, which reads its
+	// ManagedCluster on the hub it is on, prefers these hubs when it has to move.
+	AnnotationHubsInStep = "failover.open-cluster-management.io/hubs-in-step"
+	// AnnotationHubsBehind, beside AnnotationHubsInStep, lists the other hubs that are not in step (unreachable,
+	// or with objects of the cluster still to be written): joining one may apply older ManifestWorks.
+	AnnotationHubsBehind = "failover.open-cluster-management.io/hubs-behind"
 )
 
 // ReservedLabelPrefixes are the label key prefixes that are never mirrored and that a target keeps as it has
@@ -198,6 +206,9 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 	if k.Name == replv1alpha1.KindManagedCluster {
 		delete(annotations, AnnotationClusterHub)
 		delete(annotations, AnnotationClusterHubSince)
+		// Only the source's ManagedCluster says which hubs are in step.
+		delete(annotations, AnnotationHubsInStep)
+		delete(annotations, AnnotationHubsBehind)
 	}
 	maps.Copy(annotations, extraAnnotations)
 	out.SetAnnotations(annotations)
@@ -328,6 +339,56 @@ func SourceCleanup(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	return out
 }
 
+// HubStep is how one hub other than a cluster's source stands with the cluster's state.
+type HubStep struct {
+	// Hub is the hub's name (ReplicationConfig spec.hubs[].name).
+	Hub string
+	// Ready is true when the replicator has the hub listed and its caches synced.
+	Ready bool
+	// Pending is true when some object of the cluster has not been compared and written there since the
+	// hub became ready.
+	Pending bool
+}
+
+// StepPatch returns the JSON merge patch (RFC 7386) that sets AnnotationHubsInStep and AnnotationHubsBehind on
+// src, the cluster's ManagedCluster on its source hub, from steps (the other hubs, in spec order): a hub is in
+// step when Ready and not Pending, else behind. It returns nil when src already carries both values, and
+// never removes a hub's name from both lists at once: every hub in steps is named in one of them.
+func StepPatch(src *unstructured.Unstructured, steps []HubStep) []byte {
+	var inStep, behind []string
+	for _, h := range steps {
+		if h.Ready && !h.Pending {
+			inStep = append(inStep, h.Hub)
+		} else {
+			behind = append(behind, h.Hub)
+		}
+	}
+	want := map[string]string{AnnotationHubsInStep: strings.Join(inStep, ","), AnnotationHubsBehind: strings.Join(behind, ",")}
+	have := src.GetAnnotations()
+	same := true
+	for key, v := range want {
+		if got, ok := have[key]; !ok || got != v {
+			same = false
+		}
+	}
+	if same {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
+	return patch
+}
+
+// SplitHubs returns the hub names of an AnnotationHubsInStep or AnnotationHubsBehind value (empty: none).
+func SplitHubs(value string) []string {
+	var out []string
+	for _, name := range strings.Split(value, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // AddonNameLabel marks the ManifestWorks an add-on manager on the hub generates for its add-on agents (OCM's
 // addon-framework); every hub's add-on manager makes its own.
 const AddonNameLabel = "open-cluster-management.io/addon-name"
@@ -371,7 +432,7 @@ func IsCopy(obj *unstructured.Unstructured) bool {
 }
 
 // markAnnotations are the annotations whose change on a copy is worth a write.
-var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince}
+var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince, AnnotationHubsInStep, AnnotationHubsBehind}
 
 // sameMarks reports whether a and b carry the same copy marks (AnnotationSourceResourceVersion excluded).
 func sameMarks(a, b *unstructured.Unstructured) bool {

@@ -2000,3 +2000,55 @@ func TestIsCopy(t *testing.T) {
 		})
 	}
 }
+
+func TestStepPatch(t *testing.T) {
+	withSteps := func(inStep, behind string) *unstructured.Unstructured {
+		return mod(mcSource(), func(m map[string]any) {
+			setAnnotation(m, mirror.AnnotationHubsInStep, inStep)
+			setAnnotation(m, mirror.AnnotationHubsBehind, behind)
+		})
+	}
+	ready := func(hub string) mirror.HubStep { return mirror.HubStep{Hub: hub, Ready: true} }
+	for _, tc := range []struct {
+		name       string
+		src        *unstructured.Unstructured
+		steps      []mirror.HubStep
+		wantPatch  bool
+		wantInStep string
+		wantBehind string
+	}{
+		{"no annotations yet, both in step", mcSource(), []mirror.HubStep{ready(hubB), ready(hubC)}, true, hubB + "," + hubC, ""},
+		{"already published: no write", withSteps(hubB+","+hubC, ""), []mirror.HubStep{ready(hubB), ready(hubC)}, false, "", ""},
+		{"unreachable hub is behind", withSteps(hubB+","+hubC, ""), []mirror.HubStep{ready(hubB), {Hub: hubC}}, true, hubB, hubC},
+		{"ready hub with objects pending is behind", withSteps(hubB, hubC), []mirror.HubStep{{Hub: hubB, Ready: true, Pending: true}, {Hub: hubC}}, true, "", hubB + "," + hubC},
+		{"caught up again", withSteps("", hubB), []mirror.HubStep{ready(hubB)}, true, hubB, ""},
+		{"only one list present: written", mod(mcSource(), func(m map[string]any) { setAnnotation(m, mirror.AnnotationHubsInStep, hubB) }),
+			[]mirror.HubStep{ready(hubB)}, true, hubB, ""},
+		{"no other hub: both empty", mcSource(), nil, true, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			patch := mirror.StepPatch(tc.src, tc.steps)
+			if (patch != nil) != tc.wantPatch {
+				t.Fatalf("StepPatch = %s, want a patch: %v", patch, tc.wantPatch)
+			}
+			if patch == nil {
+				return
+			}
+			var got map[string]any
+			if err := json.Unmarshal(patch, &got); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]any{"metadata": map[string]any{"annotations": map[string]any{
+				mirror.AnnotationHubsInStep: tc.wantInStep, mirror.AnnotationHubsBehind: tc.wantBehind}}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("patch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := mirror.SplitHubs(" hub-a, ,hub-b "); !cmp.Equal(got, []string{"hub-a", "hub-b"}) {
+		t.Errorf("SplitHubs = %q", got)
+	}
+	if got := mirror.SplitHubs(""); got != nil {
+		t.Errorf("SplitHubs(\"\") = %q, want none", got)
+	}
+}

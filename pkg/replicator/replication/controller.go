@@ -121,6 +121,9 @@ type Controller struct {
 	fenceMarks map[string]map[string]string
 	// marked: originals marked has-copies whose mark the source's cache has not shown yet (markedID).
 	marked map[Key]string
+	// published: cluster → the last hubs-in-step patch written on its source's ManagedCluster ("<hub> <uid>
+	// <patch>"), so that a cache that has not shown it yet causes no second write.
+	published map[string]string
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -161,6 +164,7 @@ func New(opts Options) (*Controller, error) {
 		dirty:      map[string]sets.Set[Key]{},
 		fenceMarks: map[string]map[string]string{},
 		marked:     map[Key]string{},
+		published:  map[string]string{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -306,6 +310,8 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.mu.Unlock()
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
+			// The source's ManagedCluster names this hub behind from now on.
+			c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
 		}
 	case hubconn.StateReady:
 		metrics.HubReachable.WithLabelValues(hub).Set(1)

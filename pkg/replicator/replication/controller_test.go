@@ -486,8 +486,23 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	if w, want := a.writes(mwKind), []string{"patch " + testCluster + "/work-1"}; !cmp.Equal(w, want) {
 		t.Errorf("the replicator's ManifestWork writes on the source hub: %v, want %v", w, want)
 	}
-	if w, want := a.writes(mcKind), []string{"patch /" + testCluster}; !cmp.Equal(w, want) {
-		t.Errorf("the replicator's ManagedCluster writes on the source hub: %v, want %v", w, want)
+	// And it publishes on the source's ManagedCluster which hubs are in step: hub-b is behind until it was
+	// compared, then in step (patches of the ManagedCluster only, as many as the published value changed).
+	for _, w := range a.writes(mcKind) {
+		if w != "patch /"+testCluster {
+			t.Errorf("the replicator's ManagedCluster write on the source hub: %s, want only patches of %s", w, testCluster)
+		}
+	}
+	if n := len(a.writes(mcKind)); n < 2 || n > 3 {
+		t.Errorf("the replicator patched the source's ManagedCluster %d times, want 2 (has-copies, steps) or 3 (hub-b behind first)", n)
+	}
+	eventually(t, "hub-a's ManagedCluster says hub-b is in step", func() bool {
+		mc := a.hub.Get(mcKind.Name, "", testCluster)
+		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHasCopies] == "true" &&
+			mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB && mc.GetAnnotations()[mirror.AnnotationHubsBehind] == ""
+	})
+	if got := b.get(t, mcKind, "", testCluster).GetAnnotations(); got[mirror.AnnotationHubsInStep] != "" || got[mirror.AnnotationHubsBehind] != "" {
+		t.Errorf("hub-b's copy of the ManagedCluster carries the source-only step annotations: %v", got)
 	}
 	for _, name := range []string{"work-1", "shared"} {
 		got := a.get(t, mwKind, testCluster, name).GetAnnotations()[mirror.AnnotationHasCopies]
@@ -496,12 +511,25 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 		}
 	}
 
-	// --- A second pass over everything writes nothing.
-	beforeA, beforeB := len(a.writes(mwKind))+len(a.writes(mcKind)), len(b.writes(mwKind))+len(b.writes(mcKind))
-	// Through the queue: a hub becoming ready enqueues every key.
+	// --- A hub that becomes ready again is compared afresh: the copies are not written again; the source's
+	// ManagedCluster may name hub-b behind meanwhile and names it in step at the end.
+	beforeA, beforeB := len(a.writes(mwKind)), len(b.writes(mwKind))+len(b.writes(mcKind))
 	c.OnState(testHubB, hubconn.StateReady, nil)
 	quiesce(t, c, a, b)
-	// And directly, every key and the cluster's direction.
+	if w := a.writes(mwKind); len(w) != beforeA {
+		t.Errorf("hub-b ready again: ManifestWork writes on hub-a: %v", w[beforeA:])
+	}
+	if w := append(b.writes(mwKind), b.writes(mcKind)...); len(w) != beforeB {
+		t.Errorf("hub-b ready again: writes on hub-b: %v", w[beforeB:])
+	}
+	eventually(t, "hub-a's ManagedCluster says hub-b is in step again", func() bool {
+		mc := a.hub.Get(mcKind.Name, "", testCluster)
+		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB
+	})
+
+	// --- A second pass over everything, directly, writes nothing.
+	quiesce(t, c, a, b)
+	beforeA, beforeB = len(a.writes(mwKind))+len(a.writes(mcKind)), len(b.writes(mwKind))+len(b.writes(mcKind))
 	if err := c.syncDirection(testCluster); err != nil {
 		t.Errorf("syncDirection: %v", err)
 	}

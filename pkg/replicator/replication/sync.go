@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
@@ -237,14 +240,17 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}
 		compared = append(compared, target.Name())
 	}
-	if c.opts.Fencing && k.Name == replv1alpha1.KindManagedCluster && src != nil {
+	if k.Name == replv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
 		c.mu.Lock()
 		dir := c.sources[key.Name]
 		c.mu.Unlock()
-		if dir.Hub == source.Name() {
+		if c.opts.Fencing && dir.Hub == source.Name() {
 			if err := c.syncFenceMarks(ctx, key.Name, dir.Hub, dir.Since); err != nil {
 				errs = append(errs, err)
 			}
+		}
+		if err := c.publishSteps(ctx, key.Name, source, src); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	c.clearDirty(key, compared)
@@ -257,6 +263,67 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// publishSteps writes, on src (cluster's ManagedCluster on its source hub), which other hubs are in step with
+// it and which are behind (mirror.StepPatch), when that changed.
+func (c *Controller) publishSteps(ctx context.Context, cluster string, source *hubconn.Hub, src *unstructured.Unstructured) error {
+	steps := make([]mirror.HubStep, 0, len(c.opts.Hubs)-1)
+	for _, h := range c.opts.Hubs {
+		if h == source {
+			continue
+		}
+		steps = append(steps, mirror.HubStep{Hub: h.Name(), Ready: h.Ready(), Pending: c.pendingFor(h.Name(), cluster)})
+	}
+	patch := mirror.StepPatch(src, steps)
+	if patch == nil {
+		return nil
+	}
+	published := source.Name() + " " + string(src.GetUID()) + " " + string(patch)
+	c.mu.Lock()
+	already := c.published[cluster] == published
+	c.mu.Unlock()
+	if already {
+		// Written already; the source's cache has not shown it yet.
+		return nil
+	}
+	k := c.kinds[replv1alpha1.KindManagedCluster]
+	_, err := source.Client().Resource(k.GVR).Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		return fmt.Errorf("publishing the hubs in step on source hub %s: %w", source.Name(), err)
+	}
+	c.mu.Lock()
+	c.published[cluster] = published
+	c.mu.Unlock()
+	return nil
+}
+
+// pendingFor reports whether some object of cluster waits to be compared on hub since it became ready.
+func (c *Controller) pendingFor(hub, cluster string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key := range c.dirty[hub] {
+		k, ok := c.kinds[key.Kind]
+		if !ok {
+			continue
+		}
+		// isCluster takes c.mu: a key that belongs to a cluster only by namespace is counted by its namespace.
+		if k.Scope == mirror.ClusterByNamespaceIfCluster {
+			if key.Namespace == cluster {
+				return true
+			}
+			continue
+		}
+		if name, ok := k.ClusterOf(key.Namespace, key.Name, func(string) bool { return false }); ok && name == cluster {
+			return true
+		}
+	}
+	return false
 }
 
 // markedID identifies the original a has-copies mark was written on: its hub and UID.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -104,5 +105,11 @@ func (c *Controller) markCaughtUp(hub string) {
 	c.mu.Unlock()
 	if !already {
 		c.opts.Recorder.Eventf(ReasonHubCaughtUp, "hub %s is caught up", hub)
+		// Every source's ManagedCluster names this hub in step from now on.
+		if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok {
+			for _, cluster := range c.knownClusters() {
+				c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+			}
+		}
 	}
 }
