@@ -74,6 +74,43 @@ type Memory struct {
 	LastVerdict Verdict
 	// LastAcceptance is the active hub's acceptance of the previous round (events on a transition, FC-12).
 	LastAcceptance HubAcceptance
+	// PlannedWait is the planned switch (spec.switchTo or failback) that waits for its target to catch up with
+	// the active hub; nil when none waits.
+	PlannedWait *PlannedWait
+}
+
+// PlannedWait is a planned switch held back because the replicator reported its target behind.
+type PlannedWait struct {
+	// Target is the hub the switch goes to.
+	Target string
+	// Since is when the wait began; it lasts at most PlannedSwitchCatchUpTimeout.
+	Since time.Time
+}
+
+// PlannedSwitchCatchUpTimeout bounds how long a planned switch (spec.switchTo, failback) waits for a target
+// hub that the replicator reported behind the active hub to catch up; after it the switch goes ahead with a
+// HubBehind warning.
+const PlannedSwitchCatchUpTimeout = 2 * time.Minute
+
+// plannedWaitRecheck is how often a waiting planned switch looks again at the replicator's report.
+const plannedWaitRecheck = 5 * time.Second
+
+// HubSteps is the replicator's report, read from the active hub's ManagedCluster, of which other hubs hold
+// the cluster's state as the active hub has it (failoverv1alpha1.AnnotationHubsInStep) and which are behind
+// (AnnotationHubsBehind). Hubs named in neither are not reported (no replicator, or other hub names).
+type HubSteps struct {
+	InStep, Behind map[string]bool
+}
+
+// State returns how hub stands: HubInStep, HubBehind, or "" when not reported.
+func (s HubSteps) State(hub string) failoverv1alpha1.HubReplicationState {
+	switch {
+	case s.Behind[hub]:
+		return failoverv1alpha1.HubBehind
+	case s.InStep[hub]:
+		return failoverv1alpha1.HubInStep
+	}
+	return ""
 }
 
 // HubView is one configured hub as a decision sees it.
@@ -124,6 +161,8 @@ type View struct {
 	// ManagedClusterConditionAvailable status, "" when absent).
 	Acceptance HubAcceptance
 	Available  metav1.ConditionStatus
+	// Steps is the replicator's report on the other hubs, from the active hub's ManagedCluster as last seen.
+	Steps HubSteps
 	// RejectedSince and UnusableSince are since when Acceptance.Rejected() and "no credentials" have held.
 	RejectedSince, UnusableSince time.Time
 	// Connectivity is the active hub's HubConnectivityTracker snapshot.
@@ -255,6 +294,9 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 		}
 	}
 
+	if verdict.Trigger != failoverv1alpha1.FailoverReasonPlannedSwitch {
+		mem.PlannedWait = nil
+	}
 	if verdict.Trigger != NoFailover {
 		d.leave(v, verdict, plannedTarget, wait, now)
 		return d
@@ -425,7 +467,17 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 			return
 		}
 		target = name
+		if c, _ := Candidate(candidates, name); c.Behind {
+			d.event(true, ReasonHubBehind, "moving cluster %s to hub %s, which the replicator last reported behind hub %s: no hub in step is viable; "+
+				"ManifestWorks there may be older than on %s", v.ClusterName, name, v.Active, v.Active)
+		}
 	}
+	if planned && v.Steps.Behind[target] {
+		if !d.waitForCatchUp(v, target, now) {
+			return
+		}
+	}
+	d.Memory.PlannedWait = nil
 	if planned && verdict.Reason == ReasonFailbackStarted {
 		d.event(false, ReasonFailbackStarted, "%s", verdict.Message)
 	} else if planned {
@@ -442,6 +494,27 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 	d.sessionStarts()
 	d.Next = StateJoining
 	d.RecheckAfter = minPositive(wait, time.Second)
+}
+
+// waitForCatchUp holds a planned switch to target, which the replicator reported behind the active hub, for at
+// most PlannedSwitchCatchUpTimeout: it returns false (stay, look again soon) while the wait lasts, and true
+// (switch, with a HubBehind warning) once it is over.
+func (d *Decision) waitForCatchUp(v View, target string, now time.Time) bool {
+	w := d.Memory.PlannedWait
+	if w == nil || w.Target != target {
+		w = &PlannedWait{Target: target, Since: now}
+		d.Memory.PlannedWait = w
+		d.event(false, ReasonPlannedSwitchWaiting, "planned switch of cluster %s from hub %s to hub %s waits up to %s: the replicator reports hub %s behind hub %s",
+			v.ClusterName, v.Active, target, PlannedSwitchCatchUpTimeout, target, v.Active)
+	}
+	if left := w.Since.Add(PlannedSwitchCatchUpTimeout).Sub(now); left > 0 {
+		d.add(Action{Kind: ActHeartbeat})
+		d.RecheckAfter = min(left, plannedWaitRecheck)
+		return false
+	}
+	d.event(true, ReasonHubBehind, "planned switch of cluster %s to hub %s goes ahead after %s although the replicator still reports hub %s behind hub %s: "+
+		"ManifestWorks there may be older than on %s", v.ClusterName, target, PlannedSwitchCatchUpTimeout, target, v.Active, v.Active)
+	return true
 }
 
 // reportAcceptance emits an event on each acceptance transition of the active hub (FC-12).
@@ -521,6 +594,7 @@ func (v View) candidates(failed string, now time.Time) []HubCandidate {
 		} else if h.Probed {
 			c.Probe = h.Probe
 		}
+		c.Behind = v.Steps.Behind[h.Name]
 		out = append(out, c)
 	}
 	return out

@@ -317,6 +317,80 @@ func TestDecide(t *testing.T) {
 			view:     decideView(onHub("primary"), func(v *View) { v.Spec.SwitchTo = "hub-b" }),
 			wantNext: StateJoining, wantActions: []string{"Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
 		},
+		// The replicator's report (HubSteps) on the active hub's ManagedCluster.
+		{
+			name: "Active -> Joining: hub lost, a hub in step beats an earlier one reported behind", state: StateActive,
+			view: decideView(onHub("primary"), lost, func(v *View) {
+				v.Hubs = append(v.Hubs, HubView{Name: "hub-c", Usable: true, Probed: true, Probe: failoverv1alpha1.HubProbeReady})
+				v.Steps = HubSteps{InStep: map[string]bool{"hub-c": true}, Behind: map[string]bool{"hub-b": true}}
+			}),
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-c HubConnectionLost"},
+		},
+		{
+			name: "Active -> Joining: hub lost, only a hub reported behind is viable: moves there with a warning", state: StateActive,
+			view: decideView(onHub("primary"), lost, func(v *View) {
+				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
+			}),
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Warning:HubBehind", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+		},
+		{
+			name: "Active: planned switch to a hub reported behind waits, reported once", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
+			}),
+			wantNext: StateActive, wantActions: []string{"Event:PlannedSwitchWaiting", "Heartbeat"}, wantRecheck: plannedWaitRecheck,
+			check: func(t *testing.T, d Decision) {
+				if w := d.Memory.PlannedWait; w == nil || w.Target != "hub-b" || !w.Since.Equal(decideNow) {
+					t.Errorf("PlannedWait = %+v, want hub-b since now", w)
+				}
+			},
+		},
+		{
+			name: "Active: planned switch still waiting: no second event", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
+				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-PlannedSwitchCatchUpTimeout + 2*time.Second)}
+			}),
+			wantNext: StateActive, wantActions: []string{"Heartbeat"}, wantRecheck: 2 * time.Second,
+		},
+		{
+			name: "Active -> Joining: planned switch goes ahead after the catch-up timeout, with a warning", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
+				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-PlannedSwitchCatchUpTimeout)}
+			}),
+			wantNext: StateJoining, wantActions: []string{"Warning:HubBehind", "Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.PlannedWait != nil {
+					t.Errorf("PlannedWait = %+v after the switch, want nil", d.Memory.PlannedWait)
+				}
+			},
+		},
+		{
+			name: "Active -> Joining: planned switch to a hub in step once it caught up", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}}
+				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-time.Minute)}
+			}),
+			wantNext: StateJoining, wantActions: []string{"Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+		},
+		{
+			name: "Active: switchTo removed while waiting: the wait is forgotten", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
+				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-time.Minute)}
+			}),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"},
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.PlannedWait != nil {
+					t.Errorf("PlannedWait = %+v, want nil", d.Memory.PlannedWait)
+				}
+			},
+		},
 		{
 			name: "Active: no move to a hub whose session cannot be built", state: StateActive,
 			view:     decideView(onHub("primary"), lost, func(v *View) { hubAt(v, "hub-b").SessionError = "x" }),

@@ -18,6 +18,12 @@ const (
 	// ReasonPlannedSwitchRequested (Normal): the FailoverConfig asks for a switch to a named hub that is not the
 	// active one. Also the Verdict.Reason of PlannedSwitch.
 	ReasonPlannedSwitchRequested = "PlannedSwitchRequested"
+	// ReasonHubBehind (Warning): the agent moves the cluster to a hub that the replicator last reported behind
+	// the active hub (no hub in step was viable, or a planned switch waited PlannedSwitchCatchUpTimeout).
+	ReasonHubBehind = "HubBehind"
+	// ReasonPlannedSwitchWaiting (Normal): a planned switch waits for its target, which the replicator reports
+	// behind the active hub, to catch up (at most PlannedSwitchCatchUpTimeout).
+	ReasonPlannedSwitchWaiting = "PlannedSwitchWaiting"
 	// ReasonNoViableHub (Warning): no configured hub can be used now; the agent reports Degraded, backs off and
 	// keeps trying.
 	ReasonNoViableHub = "NoViableHub"

@@ -17,6 +17,10 @@ type HubCandidate struct {
 	SkipPeriod time.Duration
 	// Probe is the result of the hub's latest standby probe; "" when never probed.
 	Probe failoverv1alpha1.HubProbeResult
+	// Behind is true when the replicator last reported the hub behind the cluster's state on the active hub
+	// (failoverv1alpha1.AnnotationHubsBehind on the active hub's ManagedCluster): joining it may apply older
+	// ManifestWorks.
+	Behind bool
 }
 
 // skippedUntil returns when the hub stops being skipped; zero or past means not skipped.
@@ -33,16 +37,22 @@ func (c HubCandidate) skippedUntil() time.Time {
 //
 // A hub is viable when it is not skipped (now >= FailedAt+SkipPeriod) and its latest standby probe is Ready or
 // it was never probed. A hub whose probe failed is not viable until a later probe says Ready: moving to it
-// would fail the same way. Among viable hubs, probed-Ready hubs come first in list order, then never-probed
-// hubs in list order: a proven hub beats an unknown one even if the unknown one is listed earlier, but an
-// unknown hub is still tried rather than staying on a lost hub.
+// would fail the same way. Among viable hubs the order is:
+//  1. probed Ready and not Behind, in list order;
+//  2. never probed and not Behind, in list order;
+//  3. probed Ready but Behind, then never probed but Behind, in list order.
+//
+// A proven hub beats an unknown one even if the unknown one is listed earlier, and a hub in step (or not
+// reported) beats one the replicator reported behind; but a hub that is behind is still chosen rather than
+// staying on a lost hub — the caller warns (Behind of the chosen candidate).
 //
 // The active hub is excluded unless it is the only configured hub; then it is returned (if viable) so that the
 // caller can re-bootstrap on it with the same code path. An empty active (no hub yet, scenario 4) excludes
 // nothing.
 func SelectNext(hubs []HubCandidate, active string, now time.Time) (name string, ok bool) {
 	onlyActive := len(hubs) == 1 && hubs[0].Name == active
-	var unprobed string
+	// rank[0..3]: the first hub of each rank in the order above.
+	var rank [4]string
 	for _, h := range hubs {
 		if h.Name == active && !onlyActive {
 			continue
@@ -50,16 +60,39 @@ func SelectNext(hubs []HubCandidate, active string, now time.Time) (name string,
 		if until := h.skippedUntil(); now.Before(until) {
 			continue
 		}
+		r := -1
 		switch h.Probe {
 		case failoverv1alpha1.HubProbeReady:
-			return h.Name, true
+			r = 0
 		case "":
-			if unprobed == "" {
-				unprobed = h.Name
-			}
+			r = 1
+		}
+		if r < 0 {
+			continue
+		}
+		if h.Behind {
+			r += 2
+		}
+		if rank[r] == "" {
+			rank[r] = h.Name
 		}
 	}
-	return unprobed, unprobed != ""
+	for _, name := range rank {
+		if name != "" {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// Candidate returns the candidate named name, false when there is none.
+func Candidate(hubs []HubCandidate, name string) (HubCandidate, bool) {
+	for _, h := range hubs {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return HubCandidate{}, false
 }
 
 // NextSkipExpiry returns the earliest time after now at which a skipped hub stops being skipped, so the caller

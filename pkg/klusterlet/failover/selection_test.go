@@ -50,6 +50,38 @@ func TestSelectNext(t *testing.T) {
 			want:   "hub-c", wantOK: true,
 		},
 		{
+			name: "a ready hub in step beats an earlier ready hub reported behind",
+			hubs: []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeReady, Behind: true},
+				{Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name:   "a never-probed hub not reported behind beats a ready hub reported behind",
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeReady, Behind: true}, {Name: "hub-c"}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name: "a ready hub reported behind beats a never-probed hub reported behind",
+			hubs: []HubCandidate{{Name: "primary"}, {Name: "hub-b", Behind: true},
+				{Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady, Behind: true}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name:   "a hub reported behind is chosen when it is the only viable one",
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeUnreachable}, {Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady, Behind: true}},
+			active: "primary",
+			want:   "hub-c", wantOK: true,
+		},
+		{
+			name:   "a hub reported behind whose probe failed is not viable",
+			hubs:   []HubCandidate{{Name: "primary"}, {Name: "hub-b", Probe: failoverv1alpha1.HubProbeUnreachable, Behind: true}},
+			active: "primary",
+			want:   "", wantOK: false,
+		},
+		{
 			name:   "a hub that failed recently is skipped",
 			hubs:   []HubCandidate{{Name: "primary"}, failedRecently("hub-b", failoverv1alpha1.HubProbeReady), {Name: "hub-c", Probe: failoverv1alpha1.HubProbeReady}},
 			active: "primary",

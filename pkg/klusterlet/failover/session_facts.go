@@ -3,6 +3,7 @@ package failover
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,8 @@ type factsSnapshot struct {
 	phaseSince time.Time
 	acceptance HubAcceptance
 	available  metav1.ConditionStatus
+	// steps is the replicator's report read from the ManagedCluster (zero: none).
+	steps HubSteps
 	// addOns is, per hub, the add-on registration state its last session reported (status.hubs[].addOns).
 	addOns map[string][]failoverv1alpha1.AddOnRegistrationStatus
 	// contested and contestedAt are the last report of the hub kubeconfig Secret taken over by another writer
@@ -53,6 +56,7 @@ func (f *sessionFacts) reset(now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cur.acceptance, f.cur.available, f.cur.phase, f.cur.phaseMsg, f.cur.phaseSince = HubAcceptance{}, "", "", "", now
+	f.cur.steps = HubSteps{}
 }
 
 // setPhase records the phase of session gen, reported at now; false when gen is not the current session.
@@ -81,6 +85,7 @@ func (f *sessionFacts) setManagedCluster(gen int, mc *clusterv1.ManagedCluster) 
 		return true
 	}
 	f.cur.acceptance = HubAcceptance{Observed: true, HubAcceptsClient: mc.Spec.HubAcceptsClient}
+	f.cur.steps = stepsOf(mc.Annotations)
 	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil {
 		f.cur.acceptance.AcceptedCondition = c.Status
 	}
@@ -88,6 +93,21 @@ func (f *sessionFacts) setManagedCluster(gen int, mc *clusterv1.ManagedCluster) 
 		f.cur.available = c.Status
 	}
 	return true
+}
+
+// stepsOf reads the replicator's report from a ManagedCluster's annotations (failoverv1alpha1.AnnotationHubsInStep
+// and AnnotationHubsBehind, comma-separated hub names).
+func stepsOf(annotations map[string]string) HubSteps {
+	split := func(v string) map[string]bool {
+		out := map[string]bool{}
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				out[name] = true
+			}
+		}
+		return out
+	}
+	return HubSteps{InStep: split(annotations[failoverv1alpha1.AnnotationHubsInStep]), Behind: split(annotations[failoverv1alpha1.AnnotationHubsBehind])}
 }
 
 // setAddOns records hub's add-on registration states reported by session gen.
@@ -126,7 +146,7 @@ func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts fact
 	return View{
 		Spec: spec, ConfigError: configErr, ClusterName: r.o.ClusterName, Hubs: r.hubViews(now),
 		Active: r.run.hub, ActiveBootstrapChanged: changed, Memory: r.mem,
-		Phase: facts.phase, PhaseMessage: facts.phaseMsg, Acceptance: facts.acceptance, Available: facts.available,
+		Phase: facts.phase, PhaseMessage: facts.phaseMsg, Acceptance: facts.acceptance, Available: facts.available, Steps: facts.steps,
 		RejectedSince: r.rejection.Since(), UnusableSince: r.credentials.Since(),
 		Connectivity: r.tracker.Snapshot(), TransportHint: r.explainTransportError(now),
 	}

@@ -68,6 +68,8 @@ type HubStatusView struct {
 	AddOns []failoverv1alpha1.AddOnRegistrationStatus
 	// Standby is the last report of the hub's standby credentials keeper; nil when none runs.
 	Standby *hubsession.StandbyStatus
+	// Replication is how the replicator last reported the hub against the active hub ("" not reported).
+	Replication failoverv1alpha1.HubReplicationState
 }
 
 // BuildStatus returns current (the FailoverConfig's status as read) updated with v: the hubs, the active hub,
@@ -101,6 +103,9 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 		}
 		hs.Message = text.Truncate(hs.Message, maxStatusMessage)
 		hs.AddOns = addOnStatusFor(h.AddOns)
+		if h.Name != v.Active {
+			hs.Replication = h.Replication
+		}
 		if st := h.Standby; st != nil && h.Name != v.Active {
 			hs.StandbyCredentials = &failoverv1alpha1.StandbyCredentialsStatus{State: st.State, Secret: st.Secret,
 				Message: text.Truncate(st.Message, maxStatusMessage), NotAfter: timePtr(st.NotAfter)}
@@ -192,7 +197,8 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 	for _, name := range r.order {
 		h := r.hubs[name]
 		hv := HubStatusView{Name: name, Usable: h.bootstrap != nil, LoadError: text.Error(h.loadErr), Probed: h.probed, Probe: h.probe,
-			ProbeTime: h.probeTime, ProbeChange: h.probeChange, ProbeSuccess: h.probeSuccess, FailedAt: h.failedAt, AddOns: facts.addOns[name]}
+			ProbeTime: h.probeTime, ProbeChange: h.probeChange, ProbeSuccess: h.probeSuccess, FailedAt: h.failedAt, AddOns: facts.addOns[name],
+			Replication: facts.steps.State(name)}
 		if h.bootstrap != nil {
 			hv.Server = h.bootstrap.Hub.Server
 		}

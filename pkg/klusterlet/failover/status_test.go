@@ -172,3 +172,36 @@ func TestStatusWriteDue(t *testing.T) {
 		})
 	}
 }
+
+// TestHubReplicationStatus: the replicator's report on the active hub's ManagedCluster becomes
+// status.hubs[].replication of the other hubs; the active hub and hubs named nowhere show none.
+func TestHubReplicationStatus(t *testing.T) {
+	steps := stepsOf(map[string]string{
+		failoverv1alpha1.AnnotationHubsInStep: "hub-b, hub-x",
+		failoverv1alpha1.AnnotationHubsBehind: "hub-c,",
+		"unrelated":                           "primary",
+	})
+	for hub, want := range map[string]failoverv1alpha1.HubReplicationState{
+		"hub-b": failoverv1alpha1.HubInStep, "hub-c": failoverv1alpha1.HubBehind, "hub-d": "", "primary": "",
+	} {
+		if got := steps.State(hub); got != want {
+			t.Errorf("State(%s) = %q, want %q", hub, got, want)
+		}
+	}
+	if got := stepsOf(nil); got.State("hub-b") != "" {
+		t.Errorf("no annotations: State = %q, want none", got.State("hub-b"))
+	}
+	status := BuildStatus(&failoverv1alpha1.FailoverConfigStatus{}, StatusView{Active: "primary", State: StateActive, Now: t0,
+		Hubs: []HubStatusView{
+			{Name: "primary", Usable: true, Replication: failoverv1alpha1.HubInStep},
+			{Name: "hub-b", Usable: true, Replication: steps.State("hub-b")},
+			{Name: "hub-c", Usable: true, Replication: steps.State("hub-c")},
+			{Name: "hub-d", Usable: true, Replication: steps.State("hub-d")},
+		}})
+	want := map[string]failoverv1alpha1.HubReplicationState{"primary": "", "hub-b": failoverv1alpha1.HubInStep, "hub-c": failoverv1alpha1.HubBehind, "hub-d": ""}
+	for _, h := range status.Hubs {
+		if h.Replication != want[h.Name] {
+			t.Errorf("status.hubs[%s].replication = %q, want %q", h.Name, h.Replication, want[h.Name])
+		}
+	}
+}

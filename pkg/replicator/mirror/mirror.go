@@ -42,10 +42,10 @@ const (
 	// ReplicationConfig spec.hubs order) the other hubs that hold the cluster's state as the source has it:
 	// ready, and with none of the cluster's objects waiting to be written there. The agent, which reads its
 	// ManagedCluster on the hub it is on, prefers these hubs when it has to move.
-	AnnotationHubsInStep = "failover.open-cluster-management.io/hubs-in-step"
+	AnnotationHubsInStep = replv1alpha1.AnnotationHubsInStep
 	// AnnotationHubsBehind, beside AnnotationHubsInStep, lists the other hubs that are not in step (unreachable,
 	// or with objects of the cluster still to be written): joining one may apply older ManifestWorks.
-	AnnotationHubsBehind = "failover.open-cluster-management.io/hubs-behind"
+	AnnotationHubsBehind = replv1alpha1.AnnotationHubsBehind
 )
 
 // ReservedLabelPrefixes are the label key prefixes that are never mirrored and that a target keeps as it has

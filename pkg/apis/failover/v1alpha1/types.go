@@ -355,7 +355,37 @@ type HubStatus struct {
 	// whose probe has not been Ready yet.
 	// +optional
 	StandbyCredentials *StandbyCredentialsStatus `json:"standbyCredentials,omitempty"`
+
+	// replication is how the replicator last reported this hub against the cluster's state on the active hub
+	// (the annotations failover.open-cluster-management.io/hubs-in-step and …/hubs-behind of the cluster's
+	// ManagedCluster there): InStep or Behind. Empty for the active hub and when not reported (no replicator,
+	// or hub names that differ from the ReplicationConfig's).
+	// +optional
+	Replication HubReplicationState `json:"replication,omitempty"`
 }
+
+// HubReplicationState is how a hub stands with the cluster's state on the active hub, as the replicator
+// reports it.
+// +kubebuilder:validation:Enum=InStep;Behind
+type HubReplicationState string
+
+const (
+	// HubInStep: the hub holds the cluster's state as the active hub has it.
+	HubInStep HubReplicationState = "InStep"
+	// HubBehind: the hub was unreachable to the replicator, or has objects of the cluster still to be
+	// written: joining it may apply older ManifestWorks.
+	HubBehind HubReplicationState = "Behind"
+)
+
+// Annotations the replicator writes on a cluster's ManagedCluster on the cluster's source hub (only there):
+// comma-separated ReplicationConfig hub names, which the agent matches with its own hub names ("primary" and
+// the alternates' names).
+const (
+	// AnnotationHubsInStep lists the other hubs that hold the cluster's state as the source has it.
+	AnnotationHubsInStep = "failover.open-cluster-management.io/hubs-in-step"
+	// AnnotationHubsBehind lists the other hubs that are not in step.
+	AnnotationHubsBehind = "failover.open-cluster-management.io/hubs-behind"
+)
 
 // StandbyCredentialsState is the state of the client identity the agent keeps on a standby hub.
 // +kubebuilder:validation:Enum=Ready;Pending;Refused
