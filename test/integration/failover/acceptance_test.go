@@ -1,12 +1,16 @@
 package failover_test
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
@@ -31,7 +35,9 @@ const (
 // is one event (HubAcceptanceRevoked / HubAcceptanceRestored), and the cluster is Available on hub A again.
 // Then spec.switchTo: hub-b moves the cluster to hub B with reason PlannedSwitch. Standby credentials are off
 // (--disable-standby-credentials): hub B is a cold standby, sees no CSR before the switch, and the switch
-// bootstraps there.
+// bootstraps there. The planned switch first waits while the replicator's report on hub A's ManagedCluster says
+// hub B is behind (status.hubs[hub-b].replication Behind, event PlannedSwitchWaiting), and goes once hub B is
+// reported in step.
 func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	t.Parallel()
 	s := spec(shortConnectionTimeout)
@@ -99,8 +105,23 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 		t.Errorf("standby Secret %s exists with standby credentials off", s.Name)
 	}
 
-	// Planned switch.
+	// Planned switch, while the replicator's report on hub A's ManagedCluster (written here as the replicator
+	// writes it) says hub B is behind: the switch waits, and goes once hub B is reported in step.
+	annotateManagedCluster(t, b.hubA, clusterName, map[string]any{failoverv1alpha1.AnnotationHubsInStep: "", failoverv1alpha1.AnnotationHubsBehind: hubB})
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-b reported Behind", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		h := util.HubProbe(fc, hubB)
+		return h != nil && h.Replication == failoverv1alpha1.HubBehind, util.DescribeFailoverStatus(fc)
+	})
 	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = hubB })
+	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, "the replicator reports hub hub-b behind hub primary", statusTimeout)
+	framework.Consistently(t, 10*time.Second, time.Second, func() (bool, error) {
+		fc, err := util.GetFailoverConfig(b.spoke)
+		if err != nil {
+			return false, err
+		}
+		return fc.Status.ActiveHub == primary, nil
+	}, "the planned switch waits while hub B is reported behind")
+	annotateManagedCluster(t, b.hubA, clusterName, map[string]any{failoverv1alpha1.AnnotationHubsInStep: hubB, failoverv1alpha1.AnnotationHubsBehind: ""})
 	util.WaitForClusterAvailable(t, b.hubB, clusterName, failoverSlack)
 	if csrs := util.CSRNames(t, b.hubB, clusterName); len(csrs) == 0 {
 		t.Errorf("no CSR on hub B after a switch to a cold standby: the switch did not bootstrap there")
@@ -112,7 +133,23 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	}
 	b.expectSecretFor(t, b.hubB)
 	b.expectEvents(t, failover.ReasonPlannedSwitchRequested, failover.ReasonFailoverSucceeded)
+	if n := util.EventReasons(t, b.spoke)[failover.ReasonHubBehind]; n != 0 {
+		t.Errorf("%d HubBehind events: the switch went to a hub reported in step", n)
+	}
 	b.expectNotExited(t)
+}
+
+// annotateManagedCluster merge-patches the annotations of ManagedCluster name on hub.
+func annotateManagedCluster(t *testing.T, hub *framework.Hub, name string, annotations map[string]any) {
+	t.Helper()
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcs := dynamic.NewForConfigOrDie(hub.AdminConfig).Resource(schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"})
+	if _, err := mcs.Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("annotating ManagedCluster %s on hub %s: %v", name, hub.Name, err)
+	}
 }
 
 func uidOf(s *corev1.Secret) types.UID {

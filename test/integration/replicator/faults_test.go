@@ -69,6 +69,11 @@ func TestReplicationFaults(t *testing.T) {
 	r.waitStatus(replicationTimeout, "hub-c unreachable, Degraded", func(s replv1alpha1.ReplicationConfigStatus) bool {
 		return !hubStatus(s, "hub-c").Reachable && s.ReachableHubs == 2 && conditionTrue(s, replv1alpha1.ReplicationConditionDegraded)
 	})
+	// The source's ManagedCluster tells the agent that hub C is behind.
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c reported behind on the source",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == hubB && o.GetAnnotations()[mirror.AnnotationHubsBehind] == "hub-c"
+		})
 	createWork(t, hubA, configMapWork(t, fleetCluster, "work-3", map[string]string{"cm": "3"}))
 	updateWork(t, hubA, fleetCluster, "work-0", map[string]string{"cm": "0-updated"})
 	deleteObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "work-1")
@@ -82,6 +87,16 @@ func TestReplicationFaults(t *testing.T) {
 	r.waitStatus(replicationTimeout, "hub-c back and synced", func(s replv1alpha1.ReplicationConfigStatus) bool {
 		return s.ReachableHubs == 3 && hubStatus(s, "hub-c").Synced
 	})
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c reported in step again on the source",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == hubB+",hub-c" && o.GetAnnotations()[mirror.AnnotationHubsBehind] == ""
+		})
+	for _, h := range standbys {
+		if mc, err := getObj(h, mustKind(replv1alpha1.KindManagedCluster), "", fleetCluster); err != nil || mc == nil ||
+			mc.GetAnnotations()[mirror.AnnotationHubsInStep] != "" || mc.GetAnnotations()[mirror.AnnotationHubsBehind] != "" {
+			t.Errorf("hub %s's copy of the ManagedCluster: %s (err %v), want no step annotations (the source's only)", h.Name, describe(mc), err)
+		}
+	}
 
 	// 2. A foreign object with a mirrored name on B is left alone and reported; C gets the copy.
 	createWork(t, hubBHub, configMapWork(t, fleetCluster, "shared-name", map[string]string{"cm": "made-on-b"}))
