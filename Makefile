@@ -21,7 +21,7 @@ export GOFLAGS := $(strip $(filter-out -trimpath,$(shell $(GO) env GOFLAGS)) -tr
 # Extra flags for make build (hack/demo.sh passes -v to count the packages it compiles).
 GO_BUILD_FLAGS ?=
 
-.PHONY: all build test test-unit test-integration test-binaries verify update demo bench bench-profile bench-replication image clean
+.PHONY: all build test test-unit test-integration test-binaries verify update demo bench bench-profile bench-replication chaos image clean
 
 all: build
 
@@ -41,6 +41,11 @@ test-integration: ## Integration suites on real apiservers, etcd, kube-controlle
 	hack/install-node-deps.sh
 	assets="$$(hack/build-test-binaries.sh | tail -n1)" || exit 1; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 -p 1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
+
+chaos: ## Seeded partition schedules on the test bed (CHAOS_SEEDS, default 30; CHAOS_STEPS, default 10); report in _output/chaos-report.txt. Not part of make test, which runs a fixed subset.
+	assets="$$(hack/build-test-binaries.sh | tail -n1)" || exit 1; \
+	CHAOS_SEEDS="$${CHAOS_SEEDS:-30}" CHAOS_REPORT="$${CHAOS_REPORT:-$(CURDIR)/_output/chaos-report.txt}" KUBEBUILDER_ASSETS="$$assets" \
+		$(GO) test -count=1 -timeout 240m -run '^TestPartitionSchedules$$' -v ./test/integration/replicator/
 
 verify: ## gofmt, go vet, vendor in sync, generated code up to date.
 	hack/verify.sh

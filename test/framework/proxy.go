@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +37,22 @@ type Proxy struct {
 	conns    map[net.Conn]struct{}
 	stopped  bool
 	wg       sync.WaitGroup
+}
+
+// ProxyTo starts another TCP proxy in front of hub h's apiserver (beside HubOptions.Proxy's, which agents use),
+// on a free port of the same host, for a client the test cuts off separately (e.g. the replicator). It stops in
+// t.Cleanup.
+func ProxyTo(t testing.TB, h *Hub) *Proxy {
+	t.Helper()
+	target := h.AdminConfig.Host
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		target = u.Host
+	}
+	host, _, err := net.SplitHostPort(target)
+	if err != nil {
+		t.Fatalf("hub %s: apiserver address %q: %v", h.Name, target, err)
+	}
+	return startProxy(t, host, target)
 }
 
 // startProxy listens on a free port of host and forwards to target (host:port). It stops in t.Cleanup.

@@ -127,7 +127,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 
 	// The replicator, configured on hub B (a standby), mirrors it all to hub B.
 	started := time.Now()
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{}, namedHub{primary, hubA}, namedHub{hubB, hubBHub})
+	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{}, namedHub{name: primary, hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
 	mcB := waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a copy from primary, accepted, labelled, saying the cluster is on primary",
 		func(o *unstructured.Unstructured) bool {

@@ -47,7 +47,7 @@ func TestReplicationFaults(t *testing.T) {
 
 	// The ReplicationConfig lives on hub B, so that hub C can be taken away.
 	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
-		namedHub{"hub-a", hubA}, namedHub{hubB, hubBHub}, namedHub{"hub-c", hubC})
+		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub}, namedHub{name: "hub-c", hub: hubC})
 	r.start()
 	standbys := []*framework.Hub{hubBHub, hubC}
 	for _, h := range standbys {

@@ -60,6 +60,8 @@ func mustKind(name replv1alpha1.ReplicatedKind) mirror.Kind {
 type namedHub struct {
 	name string
 	hub  *framework.Hub
+	// kubeconfig, when set, is the replicator's kubeconfig for the hub (default: the hub's admin kubeconfig).
+	kubeconfig []byte
 }
 
 // replicatorRun is the replicator running in-process with its ReplicationConfig on host.
@@ -79,7 +81,7 @@ func setUpReplicator(t *testing.T, host *framework.Hub, spec replv1alpha1.Replic
 	t.Helper()
 	named := make([]util.NamedHub, 0, len(hubs))
 	for _, h := range hubs {
-		named = append(named, util.NamedHub{Name: h.name, Hub: h.hub})
+		named = append(named, util.NamedHub{Name: h.name, Hub: h.hub, Kubeconfig: h.kubeconfig})
 	}
 	util.InstallReplication(t, host, replicatorNamespace, configName, spec, named...)
 

@@ -20,6 +20,9 @@ import (
 type NamedHub struct {
 	Name string
 	Hub  *framework.Hub
+	// Kubeconfig, when set, is the replicator's kubeconfig for the hub instead of its admin kubeconfig (e.g.
+	// through a proxy the test cuts).
+	Kubeconfig []byte
 }
 
 // InstallReplication prepares host to run `klusterlet-failover replicator --namespace namespace --config-name
@@ -45,6 +48,9 @@ func InstallReplication(t testing.TB, host *framework.Hub, namespace, configName
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: h.Name + "-kubeconfig", Namespace: namespace},
 			Data:       map[string][]byte{"kubeconfig": h.Hub.AdminKubeconfig()},
+		}
+		if h.Kubeconfig != nil {
+			secret.Data["kubeconfig"] = h.Kubeconfig
 		}
 		if _, err := host.Kube.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("hub %s: create Secret %s/%s: %v", host.Name, namespace, secret.Name, err)

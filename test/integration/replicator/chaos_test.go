@@ -1,0 +1,563 @@
+package replicator_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// The partition test: seeded random schedules of faults and user writes on a test bed of two hubs (A, B), the
+// failover agent, OCM's work agent and the replicator, with short timeouts; after each schedule every fault is
+// healed and the spoke is checked against what the user did.
+//
+// CHAOS_SEEDS: the seeds to run, comma-separated, or a count N (seeds 1..N); default the fixed subset
+// chaosDefaultSeeds (what `make test` runs). CHAOS_STEPS: steps per schedule (default 10). CHAOS_REPORT: a
+// file the report is also written to. `make chaos` runs 30 seeds.
+const (
+	chaosCluster        = "chaos1"
+	chaosNamespace      = "default"
+	chaosPrefix         = "chaos-"
+	chaosTimeout        = 10 * time.Second
+	chaosEvictionGrace  = 20 * time.Second
+	chaosConvergeWithin = 2 * time.Minute
+)
+
+var chaosDefaultSeeds = []uint64{1, 2}
+
+// chaosBed is the test bed every schedule runs on.
+type chaosBed struct {
+	hubs      [2]*framework.Hub
+	names     [2]string // the agent's and the ReplicationConfig's hub names
+	replProxy [2]*framework.Proxy
+	spoke     *framework.Spoke
+	r         *replicatorRun
+	users     [2]dynamic.Interface // a cluster admin of each hub who is neither the replicator nor an agent
+}
+
+// chaosWork is what the user believes of one ManifestWork: the sequence number of its last accepted write and
+// whether that write was its delete.
+type chaosWork struct {
+	seq     int
+	deleted bool
+}
+
+// chaosSchedule is one schedule's record.
+type chaosSchedule struct {
+	seed       uint64
+	steps      []string
+	accepted   int
+	refused    int
+	failed     int
+	checks     int
+	violations []string
+	// behind is the number of HubBehind warnings the agent gave during the schedule: it moved the cluster to
+	// a hub the replicator reported behind (no hub in step was viable). Violations of such a schedule are
+	// reported apart: the agent said the spoke may see older ManifestWorks.
+	behind int
+}
+
+func chaosSeeds(t *testing.T) []uint64 {
+	v := os.Getenv("CHAOS_SEEDS")
+	if v == "" {
+		return chaosDefaultSeeds
+	}
+	if n, err := strconv.Atoi(v); err == nil && !strings.Contains(v, ",") {
+		var out []uint64
+		for i := 1; i <= n; i++ {
+			out = append(out, uint64(i))
+		}
+		return out
+	}
+	var out []uint64
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			t.Fatalf("CHAOS_SEEDS=%q: %q is not a seed", v, s)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestPartitionSchedules runs the seeded schedules (see the constants above) and fails when an invariant is
+// violated, naming the seed that replays it.
+func TestPartitionSchedules(t *testing.T) {
+	steps := 10
+	if v := os.Getenv("CHAOS_STEPS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CHAOS_STEPS=%q: want a positive number", v)
+		}
+		steps = n
+	}
+	b := newChaosBed(t)
+	start := time.Now()
+	var all []chaosSchedule
+	for _, seed := range chaosSeeds(t) {
+		s := b.run(t, seed, steps)
+		all = append(all, s)
+		t.Logf("schedule seed %d: %d steps, user writes %d accepted, %d refused by the fence, %d failed; %d invariant checks, %d violations; %d HubBehind warnings\n  schedule: %s",
+			seed, len(s.steps), s.accepted, s.refused, s.failed, s.checks, len(s.violations), s.behind, strings.Join(s.steps, "; "))
+		for _, v := range s.violations {
+			if s.behind > 0 {
+				t.Logf("seed %d (after a HubBehind warning): %s", seed, v)
+				continue
+			}
+			t.Errorf("seed %d: %s", seed, v)
+		}
+	}
+	report := chaosReport(all, time.Since(start))
+	t.Log(report)
+	if f := os.Getenv("CHAOS_REPORT"); f != "" {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err == nil {
+			_ = os.WriteFile(f, []byte(report), 0o644)
+		}
+	}
+}
+
+func chaosReport(all []chaosSchedule, took time.Duration) string {
+	var checks, violations, warned, accepted, refused int
+	var failing, warnedSeeds []string
+	for _, s := range all {
+		checks += s.checks
+		accepted += s.accepted
+		refused += s.refused
+		if len(s.violations) == 0 {
+			continue
+		}
+		if s.behind > 0 {
+			warned += len(s.violations)
+			warnedSeeds = append(warnedSeeds, strconv.FormatUint(s.seed, 10))
+			continue
+		}
+		violations += len(s.violations)
+		failing = append(failing, strconv.FormatUint(s.seed, 10))
+	}
+	return fmt.Sprintf("partition schedules: %d run in %s; user writes %d accepted, %d refused by the fence; %d invariant checks; "+
+		"%d violations (seeds [%s]); %d more after a HubBehind warning (seeds [%s]); replay: CHAOS_SEEDS=<seeds> make chaos",
+		len(all), took.Round(time.Second), accepted, refused, checks, violations, strings.Join(failing, ","), warned, strings.Join(warnedSeeds, ","))
+}
+
+func newChaosBed(t *testing.T) *chaosBed {
+	b := &chaosBed{names: [2]string{primary, hubB}}
+	host := framework.StartHub(t, framework.HubOptions{Name: "repl-host"})
+	b.hubs[0] = framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess, Proxy: true})
+	b.hubs[1] = framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess, Proxy: true})
+	b.spoke = framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true})
+
+	util.EnsureAgentNamespace(t, b.spoke)
+	util.ApplyBootstrapSecret(t, b.spoke, "hub-b-bootstrap", b.hubs[1].BootstrapKubeconfig())
+	util.ApplyFailoverConfig(t, b.spoke, failoverv1alpha1.FailoverConfigSpec{
+		AlternateHubs:        []failoverv1alpha1.AlternateHub{{Name: hubB, BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}},
+		HubConnectionTimeout: &metav1.Duration{Duration: chaosTimeout},
+		ProbeInterval:        &metav1.Duration{Duration: 5 * time.Second},
+		FailedHubSkipPeriod:  &metav1.Duration{Duration: 10 * time.Second},
+	})
+	agent := util.StartAgent(t, b.spoke, util.AgentConfig{
+		Bootstrap: b.hubs[0].BootstrapKubeconfig(),
+		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = chaosCluster, "agent1" },
+	})
+	util.WaitForClusterAvailable(t, b.hubs[0], chaosCluster, 90*time.Second)
+	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
+	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
+		_, err := os.Stat(kubeconfigFile)
+		return err == nil, err
+	}, "hub kubeconfig %s written by the agent", kubeconfigFile)
+	framework.StartWorkAgent(t, b.spoke, framework.WorkAgentOptions{
+		ClusterName: chaosCluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: chaosEvictionGrace,
+	})
+
+	// The replicator reaches each hub through a proxy of its own, so that the test can cut it off alone.
+	var named []namedHub
+	for i, h := range b.hubs {
+		b.replProxy[i] = framework.ProxyTo(t, h)
+		cfg, err := clientcmd.Load(h.AdminKubeconfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cfg.Clusters {
+			c.Server = b.replProxy[i].URL()
+		}
+		data, err := clientcmd.Write(*cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named = append(named, namedHub{name: b.names[i], hub: h, kubeconfig: data})
+		b.users[i] = userClient(t, h, fenceUser)
+	}
+	b.r = setUpReplicator(t, host, failoverv1alpha1.ReplicationConfigSpec{}, named...)
+	b.r.start()
+	b.r.waitStatus(2*replicationTimeout, "both hubs synced", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, primary).Synced && hubStatus(s, hubB).Synced
+	})
+	return b
+}
+
+// spokeRecord is every value and delete of the chaos ConfigMaps the spoke's watch saw.
+type spokeRecord struct {
+	mu     sync.Mutex
+	events map[string][]int // ConfigMap → sequence numbers seen in order; -1 is a delete
+}
+
+func (r *spokeRecord) add(cm *corev1.ConfigMap, deleted bool) {
+	if cm == nil || !strings.HasPrefix(cm.Name, chaosPrefix) {
+		return
+	}
+	v := -1
+	if !deleted {
+		n, err := strconv.Atoi(cm.Data["value"])
+		if err != nil {
+			return
+		}
+		v = n
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := r.events[cm.Name]
+	if len(seen) > 0 && seen[len(seen)-1] == v {
+		return
+	}
+	r.events[cm.Name] = append(seen, v)
+}
+
+func (r *spokeRecord) snapshot() map[string][]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string][]int{}
+	for k, v := range r.events {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// watchSpoke records the chaos ConfigMaps of the spoke until ctx ends.
+func (b *chaosBed) watchSpoke(ctx context.Context) *spokeRecord {
+	rec := &spokeRecord{events: map[string][]int{}}
+	lw := cache.NewListWatchFromClient(b.spoke.Kube.CoreV1().RESTClient(), "configmaps", chaosNamespace, fields.Everything())
+	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw, ObjectType: &corev1.ConfigMap{},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { cm, _ := o.(*corev1.ConfigMap); rec.add(cm, false) },
+			UpdateFunc: func(_, o any) { cm, _ := o.(*corev1.ConfigMap); rec.add(cm, false) },
+			DeleteFunc: func(o any) {
+				if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+					o = d.Obj
+				}
+				cm, _ := o.(*corev1.ConfigMap)
+				rec.add(cm, true)
+			},
+		},
+	})
+	go informer.Run(ctx.Done())
+	return rec
+}
+
+// run plays schedule seed: steps of one fault toggle or a few user writes, a random pause each, then heals
+// everything, waits for the system to settle and checks the invariants.
+func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0x6b66))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := b.watchSpoke(ctx)
+	s := chaosSchedule{seed: seed}
+	behindBefore := util.EventReasons(t, b.spoke)[failover.ReasonHubBehind]
+	works := map[string]*chaosWork{}
+	seq := 0
+	var hubDown, spokeCut, replCut [2]bool
+	replDown := false
+	next := 0
+
+	for step := 0; step < steps; step++ {
+		if rng.IntN(2) == 0 {
+			i := rng.IntN(2)
+			switch rng.IntN(4) {
+			case 0:
+				if hubDown[i] {
+					b.hubs[i].StartAPIServer()
+				} else if !hubDown[1-i] {
+					b.hubs[i].StopAPIServer()
+				} else {
+					break
+				}
+				hubDown[i] = !hubDown[i]
+				s.steps = append(s.steps, fmt.Sprintf("hub %s apiserver down=%t", b.names[i], hubDown[i]))
+			case 1:
+				if spokeCut[i] {
+					b.hubs[i].Proxy.Heal()
+				} else {
+					b.hubs[i].Proxy.Cut()
+				}
+				spokeCut[i] = !spokeCut[i]
+				s.steps = append(s.steps, fmt.Sprintf("spoke-hub %s cut=%t", b.names[i], spokeCut[i]))
+			case 2:
+				if replCut[i] {
+					b.replProxy[i].Heal()
+				} else {
+					b.replProxy[i].Cut()
+				}
+				replCut[i] = !replCut[i]
+				s.steps = append(s.steps, fmt.Sprintf("replicator-hub %s cut=%t", b.names[i], replCut[i]))
+			case 3:
+				if replDown {
+					b.r.start()
+				} else {
+					b.r.stop()
+				}
+				replDown = !replDown
+				s.steps = append(s.steps, fmt.Sprintf("replicator down=%t", replDown))
+			}
+		} else {
+			for n := 1 + rng.IntN(3); n > 0; n-- {
+				i := b.believedHub(rng)
+				seq++
+				op, name, err := b.userWrite(t, rng, i, works, &next, seq)
+				switch {
+				case err == nil:
+					s.accepted++
+					if op == "delete" {
+						works[name].deleted = true
+					} else {
+						works[name] = &chaosWork{seq: seq}
+					}
+				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "is managed from hub"):
+					s.refused++
+				default:
+					s.failed++
+				}
+				s.steps = append(s.steps, fmt.Sprintf("user %s %s seq %d on %s: %s", op, name, seq, b.names[i], outcome(err)))
+			}
+		}
+		time.Sleep(time.Duration(1000+rng.IntN(4000)) * time.Millisecond)
+	}
+
+	// Heal everything and let the system settle.
+	for i := range b.hubs {
+		if hubDown[i] {
+			b.hubs[i].StartAPIServer()
+		}
+		if spokeCut[i] {
+			b.hubs[i].Proxy.Heal()
+		}
+		if replCut[i] {
+			b.replProxy[i].Heal()
+		}
+	}
+	if replDown {
+		b.r.start()
+	}
+	util.WaitForFailoverConfig(t, b.spoke, 3*time.Minute, "Available after the schedule", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		return util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, "True"), util.DescribeFailoverStatus(fc)
+	})
+	b.r.waitStatus(2*replicationTimeout, "both hubs synced after the schedule", func(st failoverv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(st, primary).Synced && hubStatus(st, hubB).Synced
+	})
+	// The work agent evicts what the hub it serves lacks only after its grace period.
+	time.Sleep(chaosEvictionGrace + 5*time.Second)
+	final := b.settle(ctx, works)
+	s.checks, s.violations = checkChaos(works, final, rec.snapshot())
+	s.behind = util.EventReasons(t, b.spoke)[failover.ReasonHubBehind] - behindBefore
+	b.reset(t, ctx, works)
+	return s
+}
+
+// believedHub is the hub the user thinks manages the cluster: the agent's active hub as the FailoverConfig says,
+// and one time in four the other one (a user who did not notice a switch).
+func (b *chaosBed) believedHub(rng *rand.Rand) int {
+	i := 0
+	if fc, err := util.GetFailoverConfig(b.spoke); err == nil && fc.Status.ActiveHub == hubB {
+		i = 1
+	}
+	if rng.IntN(4) == 0 {
+		i = 1 - i
+	}
+	return i
+}
+
+// userWrite creates, edits or deletes a chaos ManifestWork on hub i as the user; an edit or create carries seq
+// as the ConfigMap's value. It returns the operation, the work's name and the API error.
+func (b *chaosBed) userWrite(t *testing.T, rng *rand.Rand, i int, works map[string]*chaosWork, next *int, seq int) (string, string, error) {
+	var live []string
+	for name, w := range works {
+		if !w.deleted {
+			live = append(live, name)
+		}
+	}
+	slices.Sort(live)
+	ctx := context.Background()
+	client := b.users[i].Resource(workGVR).Namespace(chaosCluster)
+	op := "create"
+	if len(live) > 0 {
+		op = []string{"create", "edit", "edit", "delete"}[rng.IntN(4)]
+	}
+	if op == "create" {
+		*next++
+		name := fmt.Sprintf("%s%d", chaosPrefix, *next)
+		_, err := client.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
+		return op, name, err
+	}
+	name := live[rng.IntN(len(live))]
+	if op == "delete" {
+		return op, name, client.Delete(ctx, name, metav1.DeleteOptions{})
+	}
+	cur, err := client.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return op, name, err
+	}
+	cur.Object["spec"] = chaosWorkObject(t, name, seq).Object["spec"]
+	_, err = client.Update(ctx, cur, metav1.UpdateOptions{})
+	return op, name, err
+}
+
+func chaosWorkObject(t *testing.T, name string, seq int) *unstructured.Unstructured {
+	return configMapWork(t, chaosCluster, name, map[string]string{name: strconv.Itoa(seq)})
+}
+
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "accepted"
+	case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "is managed from hub"):
+		return "refused by the fence"
+	}
+	msg := err.Error()
+	if len(msg) > 80 {
+		msg = msg[:80] + "…"
+	}
+	return "failed: " + msg
+}
+
+// settle polls the spoke's chaos ConfigMaps until they are what the user's accepted writes say, or
+// chaosConvergeWithin passed, and returns the last state (ConfigMap → value).
+func (b *chaosBed) settle(ctx context.Context, works map[string]*chaosWork) map[string]int {
+	want := map[string]int{}
+	for name, w := range works {
+		if !w.deleted {
+			want[name] = w.seq
+		}
+	}
+	var last map[string]int
+	deadline := time.Now().Add(chaosConvergeWithin)
+	for {
+		last = map[string]int{}
+		list, err := b.spoke.Kube.CoreV1().ConfigMaps(chaosNamespace).List(ctx, metav1.ListOptions{})
+		if err == nil {
+			for _, cm := range list.Items {
+				if strings.HasPrefix(cm.Name, chaosPrefix) {
+					n, _ := strconv.Atoi(cm.Data["value"])
+					last[cm.Name] = n
+				}
+			}
+			if fmt.Sprint(last) == fmt.Sprint(want) {
+				return last
+			}
+		}
+		if time.Now().After(deadline) {
+			return last
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// checkChaos checks the invariants of one schedule: (1) no resource of a deleted ManifestWork exists; (2) no
+// resource ever went back to an older content; (3) every accepted write is on the spoke; (4) nothing the user
+// did not delete was deleted. It returns the number of checks made and the violations.
+func checkChaos(works map[string]*chaosWork, final map[string]int, seen map[string][]int) (int, []string) {
+	var checks int
+	var out []string
+	names := make([]string, 0, len(works))
+	for name := range works {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		w := works[name]
+		got, present := final[name]
+		checks++
+		if w.deleted && present {
+			out = append(out, fmt.Sprintf("(1) %s was deleted by the user, and its ConfigMap is on the spoke (value %d)", name, got))
+		}
+		checks++
+		highest := 0
+		for _, v := range seen[name] {
+			if v >= 0 && v < highest {
+				out = append(out, fmt.Sprintf("(2) %s went back from %d to %d on the spoke (seen %v)", name, highest, v, seen[name]))
+				break
+			}
+			highest = max(highest, v)
+		}
+		if w.deleted {
+			continue
+		}
+		checks++
+		if !present || got != w.seq {
+			out = append(out, fmt.Sprintf("(3) %s: the user's last accepted write is %d, the spoke has %s", name, w.seq, valueOrAbsent(got, present)))
+		}
+		checks++
+		if i := slices.Index(seen[name], -1); i >= 0 {
+			out = append(out, fmt.Sprintf("(4) %s was never deleted by the user, and its ConfigMap was deleted on the spoke (seen %v)", name, seen[name]))
+		}
+	}
+	return checks, out
+}
+
+func valueOrAbsent(v int, present bool) string {
+	if !present {
+		return "none"
+	}
+	return strconv.Itoa(v)
+}
+
+// reset deletes every chaos ManifestWork on both hubs (as the admin, whom the fence exempts) and waits until the
+// spoke holds no chaos ConfigMap, so that the next schedule starts clean.
+func (b *chaosBed) reset(t *testing.T, ctx context.Context, works map[string]*chaosWork) {
+	t.Helper()
+	for name := range works {
+		for _, h := range b.hubs {
+			err := dyn(h).Resource(workGVR).Namespace(chaosCluster).Delete(ctx, name, metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				t.Logf("reset: deleting ManifestWork %s on hub %s: %v", name, h.Name, err)
+			}
+		}
+	}
+	framework.Eventually(t, chaosConvergeWithin, util.PollInterval, func() (bool, error) {
+		list, err := b.spoke.Kube.CoreV1().ConfigMaps(chaosNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		var left []string
+		for _, cm := range list.Items {
+			if strings.HasPrefix(cm.Name, chaosPrefix) {
+				left = append(left, cm.Name)
+			}
+		}
+		if len(left) > 0 {
+			return false, errors.New("left: " + strings.Join(left, ","))
+		}
+		return true, nil
+	}, "the spoke holds no chaos ConfigMap after the schedule")
+}
