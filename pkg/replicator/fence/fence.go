@@ -13,8 +13,9 @@
 //   - A ManagedCluster that carries mirror.AnnotationClusterHub (every copy on a hub that is not the
 //     cluster's source): a change of spec.hubAcceptsClient, spec.leaseDurationSeconds or
 //     spec.managedClusterClientConfigs is refused. Taints are left to each hub's controllers.
-//   - Label LabelUnfenced = "true" on the namespace (or the ManagedCluster) lifts the fence for that cluster
-//     on that hub: the emergency override. The replicator never sets or removes it.
+//   - Label LabelUnfenced = "true" on the cluster's namespace lifts the fence for the namespaced objects, on
+//     the ManagedCluster for its spec, on that hub: the emergency override. The replicator never sets or
+//     removes it.
 //
 // The refusal's message names the cluster, the hub it is managed from, since when, and this hub.
 package fence
@@ -104,8 +105,12 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 			},
 			Variables: []admissionregistrationv1.Variable{
 				{Name: "isCluster", Expression: "request.resource.resource == 'managedclusters'"},
-				{Name: "obj", Expression: "object != null ? object : oldObject"},
-				{Name: "labels", Expression: "has(variables.obj.metadata.labels) ? variables.obj.metadata.labels : {}"},
+				// The labels of the object before and after the request: a kind that is fenced on either side is
+				// fenced (a change that also adds the add-on label, or drops the backup label, is still refused).
+				{Name: "newLabels", Expression: "object != null && has(object.metadata.labels) ? object.metadata.labels : {}"},
+				{Name: "oldLabels", Expression: "oldObject != null && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"},
+				{Name: "addOnWork", Expression: fmt.Sprintf("request.resource.resource == 'manifestworks' && "+
+					"(object == null || %[1]q in variables.newLabels) && (oldObject == null || %[1]q in variables.oldLabels)", mirror.AddonNameLabel)},
 				// Where the marks are: the ManagedCluster copy itself, or the cluster's namespace.
 				{Name: "marks", Expression: "variables.isCluster ? (has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}) : " +
 					"(has(namespaceObject.metadata.annotations) ? namespaceObject.metadata.annotations : {})"},
@@ -115,14 +120,14 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 				{Name: "unfenced", Expression: fmt.Sprintf("variables.isCluster && has(oldObject.metadata.labels) && %q in oldObject.metadata.labels && oldObject.metadata.labels[%q] == 'true'", LabelUnfenced, LabelUnfenced)},
 				// What is fenced: not the add-on manager's ManifestWorks, and of Secrets and ConfigMaps only
 				// those the replicator mirrors.
-				{Name: "fencedKind", Expression: fmt.Sprintf("request.resource.group == '' ? %q in variables.labels : "+
-					"!(request.resource.resource == 'manifestworks' && %q in variables.labels)", mirror.BackupLabel, mirror.AddonNameLabel)},
+				{Name: "fencedKind", Expression: fmt.Sprintf("request.resource.group == '' ? (%[1]q in variables.newLabels || %[1]q in variables.oldLabels) : "+
+					"!variables.addOnWork", mirror.BackupLabel)},
 				// Whether the request changes what the spoke gets.
 				{Name: "changes", Expression: "request.operation == 'CREATE' ? true : " +
 					"request.operation == 'DELETE' ? !has(namespaceObject.metadata.deletionTimestamp) : " +
-					"variables.isCluster ? (object.spec.?hubAcceptsClient != oldObject.spec.?hubAcceptsClient || " +
-					"object.spec.?leaseDurationSeconds != oldObject.spec.?leaseDurationSeconds || " +
-					"object.spec.?managedClusterClientConfigs != oldObject.spec.?managedClusterClientConfigs) : " +
+					"variables.isCluster ? (object.?spec.?hubAcceptsClient != oldObject.?spec.?hubAcceptsClient || " +
+					"object.?spec.?leaseDurationSeconds != oldObject.?spec.?leaseDurationSeconds || " +
+					"object.?spec.?managedClusterClientConfigs != oldObject.?spec.?managedClusterClientConfigs) : " +
 					"request.resource.group == '' ? (object.?data != oldObject.?data || object.?binaryData != oldObject.?binaryData) : " +
 					"object.?spec != oldObject.?spec"},
 			},
@@ -130,8 +135,8 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 				Expression: "!variables.fencedKind || variables.clusterHub == '' || variables.clusterHub == " + hubLiteral + " || variables.unfenced || !variables.changes",
 				MessageExpression: "'cluster ' + variables.cluster + ' is managed from hub ' + variables.clusterHub + ' since ' + variables.since + " +
 					"'; make this change there (this hub, ' + " + hubLiteral + " + ', is not the cluster\\'s hub: " +
-					"its copy is overwritten by the replicator; label " + LabelUnfenced + "=true on the cluster\\'s namespace or ManagedCluster " +
-					"overrides in an emergency)'",
+					"its copy is overwritten by the replicator; label " + LabelUnfenced + "=true on ' + " +
+					"(variables.isCluster ? 'the ManagedCluster' : 'namespace ' + namespaceObject.metadata.name) + ' overrides in an emergency)'",
 				Reason: ptr(metav1.StatusReasonForbidden),
 			}},
 		},

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,11 +33,12 @@ const (
 	// AnnotationClusterHubSince is the time (RFC 3339, UTC) since which the cluster has been on the hub named
 	// by AnnotationClusterHub, as the replicator observed it.
 	AnnotationClusterHubSince = "failover.open-cluster-management.io/cluster-hub-since"
-	// AnnotationHasCopies ("true") marks an original of a cluster's object (one that is not a copy) of which
-	// the replicator made copies on other hubs. The replicator sets it on the original before it writes the
-	// first copy. A marked original whose cluster is now on another hub that no longer holds the object was
-	// deleted there, and is deleted like a copy (Decide, rule 2), also when its hub was down at the time of
-	// the delete. Hub-wide originals are never marked (their source is the first reachable hub in order).
+	// AnnotationHasCopies, on an original of a cluster's object (one that is not a copy), lists the hubs
+	// (comma-separated, sorted ReplicationConfig names) that hold a copy of it; the replicator adds a hub once
+	// its copy is written. A marked original whose cluster is now on one of those hubs, which no longer holds
+	// the object, was deleted there, and is deleted like a copy (Decide, rule 2), also when its own hub was down
+	// at the time of the delete. Hub-wide originals are never marked (their source is the first reachable hub
+	// in order).
 	AnnotationHasCopies = "failover.open-cluster-management.io/has-copies"
 	// AnnotationHubsInStep, on the ManagedCluster of the cluster's source hub only, lists (comma-separated, in
 	// ReplicationConfig spec.hubs order) the other hubs that hold the cluster's state as the source has it:
@@ -262,7 +264,7 @@ type Decision struct {
 // in order:
 //  1. A target object being deleted is left alone.
 //  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted, and so is an
-//     original marked AnnotationHasCopies (its copies were made, and the source, which held one, deleted it);
+//     original whose AnnotationHasCopies lists the source hub (the source held a copy, and deleted it);
 //     anything else is left alone (a foreign object is not a conflict when there is nothing to mirror onto
 //     it).
 //  3. No target object: create Desired.
@@ -282,7 +284,7 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 		return Decision{Action: ActionNone}
 	}
 	if src == nil || src.GetDeletionTimestamp() != nil {
-		if tgt != nil && (IsCopy(tgt) || HasCopies(tgt)) {
+		if tgt != nil && (IsCopy(tgt) || HasCopyOn(tgt, source)) {
 			return Decision{Action: ActionDelete}
 		}
 		return Decision{Action: ActionNone}
@@ -378,8 +380,8 @@ func StepPatch(src *unstructured.Unstructured, steps []HubStep) []byte {
 	return patch
 }
 
-// SplitHubs returns the hub names of an AnnotationHubsInStep or AnnotationHubsBehind value (empty: none).
-func SplitHubs(value string) []string {
+// splitHubs returns the hub names of a comma-separated list (empty: none).
+func splitHubs(value string) []string {
 	var out []string
 	for _, name := range strings.Split(value, ",") {
 		if name = strings.TrimSpace(name); name != "" {
@@ -403,24 +405,41 @@ func Excluded(k Kind, obj *unstructured.Unstructured) bool {
 	return ok
 }
 
-// HasCopies reports whether obj is an original marked AnnotationHasCopies = "true".
-func HasCopies(obj *unstructured.Unstructured) bool {
-	return !IsCopy(obj) && obj.GetAnnotations()[AnnotationHasCopies] == "true"
+// CopiesOn returns the hubs that obj's AnnotationHasCopies lists, nil for a copy or an unmarked original.
+func CopiesOn(obj *unstructured.Unstructured) []string {
+	if obj == nil || IsCopy(obj) {
+		return nil
+	}
+	return splitHubs(obj.GetAnnotations()[AnnotationHasCopies])
 }
 
-// NeedsHasCopiesMark reports whether src, a per-cluster object on its cluster's source hub, must be marked
-// AnnotationHasCopies before a copy of it is written: it is an original (not a copy) without the mark.
-func NeedsHasCopiesMark(src *unstructured.Unstructured) bool {
-	return src != nil && !IsCopy(src) && !HasCopies(src)
+// HasCopyOn reports whether obj is an original whose AnnotationHasCopies lists hub.
+func HasCopyOn(obj *unstructured.Unstructured, hub string) bool {
+	return slices.Contains(CopiesOn(obj), hub)
 }
 
-// HasCopiesPatch returns the JSON merge patch (RFC 7386) that sets AnnotationHasCopies on the original whose
-// metadata.uid is uid; the apiserver refuses it with a conflict when the object of that name has another UID
-// (it was deleted and made again since it was read).
-func HasCopiesPatch(uid string) []byte {
+// CopiesPatch returns the JSON merge patch (RFC 7386) that adds hubs to the AnnotationHasCopies of src, an
+// original on its source hub, with src's metadata.uid as a precondition (the apiserver refuses it with a
+// conflict when the object of that name was made again since it was read). It returns nil when src is nil,
+// a copy, or lists every hub of hubs already.
+func CopiesPatch(src *unstructured.Unstructured, hubs []string) []byte {
+	if src == nil || IsCopy(src) || len(hubs) == 0 {
+		return nil
+	}
+	have := CopiesOn(src)
+	all := slices.Clone(have)
+	for _, h := range hubs {
+		if !slices.Contains(all, h) {
+			all = append(all, h)
+		}
+	}
+	if len(all) == len(have) {
+		return nil
+	}
+	slices.Sort(all)
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"uid":         uid,
-		"annotations": map[string]string{AnnotationHasCopies: "true"},
+		"uid":         string(src.GetUID()),
+		"annotations": map[string]string{AnnotationHasCopies: strings.Join(all, ",")},
 	}})
 	return patch
 }

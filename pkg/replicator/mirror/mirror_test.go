@@ -1301,22 +1301,22 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone,
 		},
 		{
-			name: "rule 2: source gone: original marked has-copies deleted (deleted on the hub the cluster moved to)",
-			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") }),
+			name: "rule 2: source gone: original whose has-copies lists the source deleted (deleted on the hub the cluster moved to)",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubA+","+hubC) }),
 			wantAction: mirror.ActionDelete,
 		},
 		{
-			name: "rule 2: source being deleted: ManagedCluster original marked has-copies deleted",
+			name: "rule 2: source being deleted: ManagedCluster original whose has-copies lists the source deleted",
 			kind: mc, src: mod(mcSource(), deleting),
 			tgt: mod(mcTarget(), func(m map[string]any) {
 				delete(labels(m), mirror.LabelReplicatedFrom)
-				setAnnotation(m, mirror.AnnotationHasCopies, "true")
+				setAnnotation(m, mirror.AnnotationHasCopies, hubA)
 			}),
 			wantAction: mirror.ActionDelete,
 		},
 		{
-			name: "rule 2: source gone: original with has-copies other than \"true\" left alone",
-			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "false") }),
+			name: "rule 2: source gone: original whose has-copies does not list the source left alone (the source never held it)",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubC) }),
 			wantAction: mirror.ActionNone,
 		},
 		{
@@ -1405,7 +1405,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "rule 4: source is a copy of the target's original: adopted",
 			kind: mw, src: mwSourceIsCopyOfTarget,
-			tgt:        mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") }),
+			tgt:        mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubA) }),
 			wantAction: mirror.ActionUpdate, wantAdopted: true,
 			check: func(t *testing.T, obj *unstructured.Unstructured) {
 				if v, ok := obj.GetAnnotations()[mirror.AnnotationHasCopies]; ok {
@@ -1940,40 +1940,52 @@ func TestSourceCleanup(t *testing.T) {
 	}
 }
 
-func TestHasCopiesMark(t *testing.T) {
-	original := mwSource()
-	marked := mod(mwSource(), func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") })
-	cp := mod(mwSource(), func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubA) })
-	markedCopy := mod(cp, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, "true") })
+func TestCopiesMark(t *testing.T) {
+	original := mod(mwSource(), func(m map[string]any) { meta(m)["uid"] = "uid-1" })
+	marked := mod(original, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubB) })
+	cp := mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubA) })
+	markedCopy := mod(cp, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubB) })
 	for _, tc := range []struct {
-		name                 string
-		obj                  *unstructured.Unstructured
-		hasCopies, needsMark bool
+		name      string
+		obj       *unstructured.Unstructured
+		holding   []string
+		wantOn    []string
+		wantPatch string // the annotation value the patch sets; "" for no patch
+		onB, onC  bool
 	}{
-		{"nil", nil, false, false},
-		{"unmarked original", original, false, true},
-		{"marked original", marked, true, false},
-		{"copy", cp, false, false},
-		{"copy with a stale mark", markedCopy, false, false},
+		{"unmarked original, nobody holds a copy yet", original, nil, nil, "", false, false},
+		{"unmarked original, hub-c holds a copy now", original, []string{hubC}, nil, hubC, false, false},
+		{"marked original, hub-b again", marked, []string{hubB}, []string{hubB}, "", true, false},
+		{"marked original, hub-c too: sorted union", marked, []string{hubC, hubB}, []string{hubB}, hubB + "," + hubC, true, false},
+		{"copy: never marked", cp, []string{hubC}, nil, "", false, false},
+		{"copy with a stale mark: not an original", markedCopy, []string{hubC}, nil, "", false, false},
+		{"nil", nil, []string{hubC}, nil, "", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if got := mirror.CopiesOn(tc.obj); !cmp.Equal(got, tc.wantOn) {
+				t.Errorf("CopiesOn = %q, want %q", got, tc.wantOn)
+			}
 			if tc.obj != nil {
-				if got := mirror.HasCopies(tc.obj); got != tc.hasCopies {
-					t.Errorf("HasCopies = %v, want %v", got, tc.hasCopies)
+				if mirror.HasCopyOn(tc.obj, hubB) != tc.onB || mirror.HasCopyOn(tc.obj, hubC) != tc.onC {
+					t.Errorf("HasCopyOn(hub-b, hub-c) = %v, %v; want %v, %v", mirror.HasCopyOn(tc.obj, hubB), mirror.HasCopyOn(tc.obj, hubC), tc.onB, tc.onC)
 				}
 			}
-			if got := mirror.NeedsHasCopiesMark(tc.obj); got != tc.needsMark {
-				t.Errorf("NeedsHasCopiesMark = %v, want %v", got, tc.needsMark)
+			patch := mirror.CopiesPatch(tc.obj, tc.holding)
+			if tc.wantPatch == "" {
+				if patch != nil {
+					t.Errorf("CopiesPatch = %s, want none", patch)
+				}
+				return
+			}
+			var got map[string]any
+			if err := json.Unmarshal(patch, &got); err != nil {
+				t.Fatalf("CopiesPatch %q is not JSON: %v", patch, err)
+			}
+			want := map[string]any{"metadata": map[string]any{"uid": "uid-1", "annotations": map[string]any{mirror.AnnotationHasCopies: tc.wantPatch}}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("CopiesPatch (-want +got):\n%s", diff)
 			}
 		})
-	}
-	var patch map[string]any
-	if err := json.Unmarshal(mirror.HasCopiesPatch("uid-1"), &patch); err != nil {
-		t.Fatalf("HasCopiesPatch is not JSON: %v", err)
-	}
-	want := map[string]any{"metadata": map[string]any{"uid": "uid-1", "annotations": map[string]any{mirror.AnnotationHasCopies: "true"}}}
-	if diff := cmp.Diff(want, patch); diff != "" {
-		t.Errorf("HasCopiesPatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -2044,11 +2056,5 @@ func TestStepPatch(t *testing.T) {
 				t.Errorf("patch (-want +got):\n%s", diff)
 			}
 		})
-	}
-	if got := mirror.SplitHubs(" hub-a, ,hub-b "); !cmp.Equal(got, []string{"hub-a", "hub-b"}) {
-		t.Errorf("SplitHubs = %q", got)
-	}
-	if got := mirror.SplitHubs(""); got != nil {
-		t.Errorf("SplitHubs(\"\") = %q, want none", got)
 	}
 }

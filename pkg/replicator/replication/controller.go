@@ -119,7 +119,10 @@ type Controller struct {
 	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
 	// "<source>@<since>"), since the hub became ready.
 	fenceMarks map[string]map[string]string
-	// marked: originals marked has-copies whose mark the source's cache has not shown yet (markedID).
+	// pending: hub → cluster → how many of the cluster's keys are in dirty[hub] (nil when caught up).
+	pending map[string]map[string]int
+	// marked: key → "<source hub> <patch>" of the has-copies patch last written on its original, until the
+	// source's cache shows it.
 	marked map[Key]string
 	// published: cluster → the last hubs-in-step patch written on its source's ManagedCluster ("<hub> <uid>
 	// <patch>"), so that a cache that has not shown it yet causes no second write.
@@ -163,6 +166,7 @@ func New(opts Options) (*Controller, error) {
 		firstSeen:  map[Key]time.Time{},
 		dirty:      map[string]sets.Set[Key]{},
 		fenceMarks: map[string]map[string]string{},
+		pending:    map[string]map[string]int{},
 		marked:     map[Key]string{},
 		published:  map[string]string{},
 	}
@@ -260,7 +264,7 @@ func (c *Controller) forget(key Key) {
 // clearDirty removes key from the out-of-step sets of hubs (every hub when hubs is nil), marking hubs caught
 // up when it was their last.
 func (c *Controller) clearDirty(key Key, hubs []string) {
-	var caughtUp []string
+	var caughtUp, inStep []string
 	c.mu.Lock()
 	for hub, dirty := range c.dirty {
 		if hubs != nil && !slices.Contains(hubs, hub) {
@@ -271,12 +275,53 @@ func (c *Controller) clearDirty(key Key, hubs []string) {
 			if dirty.Len() == 0 {
 				caughtUp = append(caughtUp, hub)
 			}
+			if cluster := keyCluster(key); cluster != "" && c.pending[hub] != nil {
+				c.pending[hub][cluster]--
+				if c.pending[hub][cluster] <= 0 {
+					delete(c.pending[hub], cluster)
+					inStep = append(inStep, cluster)
+				}
+			}
 		}
 	}
 	c.mu.Unlock()
 	for _, hub := range caughtUp {
 		c.markCaughtUp(hub)
 	}
+	// The cluster's last object waiting on a hub was compared: its source's ManagedCluster names the hub in
+	// step now.
+	if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok {
+		for _, cluster := range inStep {
+			c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+		}
+	}
+}
+
+// keyCluster returns the cluster a key's object belongs to by its name or namespace ("" for none, or when
+// that depends on which namespaces are cluster namespaces: then the namespace).
+func keyCluster(key Key) string {
+	switch {
+	case key.Kind == replv1alpha1.KindManagedCluster:
+		return key.Name
+	case key.Kind == "" || key.Kind == keyFencePolicy:
+		return ""
+	}
+	return key.Namespace
+}
+
+// countPending recomputes, with c.mu held, how many keys of each cluster wait on hub (c.pending).
+func (c *Controller) countPending(hub string) {
+	if c.dirty[hub] == nil {
+		c.pending[hub] = nil
+		return
+	}
+	counts := map[string]int{}
+	for key := range c.dirty[hub] {
+		if cluster := keyCluster(key); cluster != "" {
+			counts[cluster]++
+		}
+	}
+	c.pending[hub] = counts
 }
 
 // OnLease implements hubconn.Handler.
@@ -324,6 +369,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 			if other != hub && dirty != nil {
 				dirty.Insert(keys...)
 			}
+			c.countPending(other)
 		}
 		c.mu.Unlock()
 		if len(keys) == 0 {

@@ -170,9 +170,6 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	c.mu.Lock()
 	if src != nil {
 		c.objects[k.Name].Insert(key)
-		if mirror.HasCopies(src) {
-			delete(c.marked, key)
-		}
 	} else {
 		c.objects[k.Name].Delete(key)
 		delete(c.marked, key)
@@ -191,50 +188,20 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			}
 		}
 	}
-	// A per-cluster original is marked before the first copy of it is written (or, for copies made before
-	// the mark existed, when a copy is found): a delete of a copy on the hub the cluster moves to next must
-	// reach this original, also if this hub is down then.
-	needsMark := perCluster(k, key, c.isCluster) && mirror.NeedsHasCopiesMark(src)
-	if src != nil {
-		c.mu.Lock()
-		// Marked already, and the cache has not seen the mark yet.
-		needsMark = needsMark && c.marked[key] != markedID(source.Name(), src)
-		c.mu.Unlock()
-	}
-	ensureMarked := func() error {
-		if !needsMark {
-			return nil
-		}
-		err := c.markHasCopies(ctx, source, k, src)
-		if !errors.Is(err, errSourceChanged) {
-			source.ReportError(err)
-		}
-		if err != nil {
-			if !errors.Is(err, errSourceChanged) {
-				metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-			}
-			return fmt.Errorf("marking the original on source hub %s: %w", source.Name(), err)
-		}
-		needsMark = false
-		c.mu.Lock()
-		c.marked[key] = markedID(source.Name(), src)
-		c.mu.Unlock()
-		return nil
-	}
 	// The source holds originals: neither copies nor conflicts are counted there for this key.
 	c.setCopy(source.Name(), key, false)
 	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
 	compared := []string{source.Name()}
+	var holding []string // the targets that hold a copy of src after this sync
 	for _, target := range c.opts.Hubs {
 		if target == source || !target.Serves(k.Name) {
 			continue
 		}
-		if err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen, ensureMarked); err != nil {
-			if errors.Is(err, errSourceChanged) {
-				// The watch event of the change syncs the key again.
-				c.logger.V(4).Info("Source object changed before it was marked", "object", key.String(), "hub", source.Name())
-				return nil
-			}
+		holds, err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen)
+		if holds {
+			holding = append(holding, target.Name())
+		}
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -249,11 +216,21 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 				errs = append(errs, err)
 			}
 		}
-		if err := c.publishSteps(ctx, key.Name, source, src); err != nil {
+	}
+	// A per-cluster original lists the hubs that hold a copy of it, once they do: a delete on one of them,
+	// once the cluster is on it, must reach this original, also if this hub is down then.
+	if perCluster(k, key, c.isCluster) && src != nil && src.GetDeletionTimestamp() == nil {
+		if err := c.markCopies(ctx, source, k, key, src, holding); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	c.clearDirty(key, compared)
+	// After clearDirty: this key itself no longer counts as waiting on the hubs it was compared on.
+	if k.Name == replv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
+		if err := c.publishSteps(ctx, key.Name, source, src); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s: %w", key, errors.Join(errs...))
 	}
@@ -307,28 +284,38 @@ func (c *Controller) publishSteps(ctx context.Context, cluster string, source *h
 func (c *Controller) pendingFor(hub, cluster string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for key := range c.dirty[hub] {
-		k, ok := c.kinds[key.Kind]
-		if !ok {
-			continue
-		}
-		// isCluster takes c.mu: a key that belongs to a cluster only by namespace is counted by its namespace.
-		if k.Scope == mirror.ClusterByNamespaceIfCluster {
-			if key.Namespace == cluster {
-				return true
-			}
-			continue
-		}
-		if name, ok := k.ClusterOf(key.Namespace, key.Name, func(string) bool { return false }); ok && name == cluster {
-			return true
-		}
-	}
-	return false
+	return c.pending[hub][cluster] > 0
 }
 
-// markedID identifies the original a has-copies mark was written on: its hub and UID.
-func markedID(hub string, obj *unstructured.Unstructured) string {
-	return hub + "/" + string(obj.GetUID())
+// markCopies adds the hubs of holding to src's mirror.AnnotationHasCopies (src is a per-cluster object on its
+// source hub) when it does not list them yet; a patch written already that the source's cache does not show
+// yet is not written again. An object gone or made again since it was read needs no mark (its watch event
+// syncs the key again).
+func (c *Controller) markCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured, holding []string) error {
+	patch := mirror.CopiesPatch(src, holding)
+	c.mu.Lock()
+	if patch == nil {
+		delete(c.marked, key)
+	}
+	written := patch != nil && c.marked[key] == source.Name()+" "+string(patch)
+	c.mu.Unlock()
+	if patch == nil || written {
+		return nil
+	}
+	err := c.markHasCopies(ctx, source, k, src, patch)
+	if errors.Is(err, errSourceChanged) {
+		c.logger.V(4).Info("Source object changed before it was marked", "object", key.String(), "hub", source.Name())
+		return nil
+	}
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		return fmt.Errorf("listing the hubs holding copies on the original on source hub %s: %w", source.Name(), err)
+	}
+	c.mu.Lock()
+	c.marked[key] = source.Name() + " " + string(patch)
+	c.mu.Unlock()
+	return nil
 }
 
 // perCluster reports whether key, of kind k, belongs to a managed cluster (its source is the cluster's hub).
@@ -398,27 +385,20 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 	return source, extra, sourceOK
 }
 
-// syncTarget applies mirror.Decide for one target hub. ensureMarked is called before a decision that leaves a
-// copy on the target (a create, an update, or a copy left as it is); its error ends the sync of this target
-// with nothing written.
+// syncTarget applies mirror.Decide for one target hub. holds reports whether the target holds a copy of src
+// afterwards (written now, or already there).
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
-	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool, ensureMarked func() error) error {
+	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) (holds bool, err error) {
 	tgt := target.Get(k.Name, key.Namespace, key.Name)
 	d := mirror.Decide(k, src, tgt, source.Name(), target.Name(), extra)
 	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
 		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
-	if d.Action == mirror.ActionCreate || d.Action == mirror.ActionUpdate || (d.Action == mirror.ActionNone && tgt != nil && mirror.IsCopy(tgt)) {
-		if err := ensureMarked(); err != nil {
-			return err
-		}
-	}
 	c.recordConflict(k, key, target.Name(), d.Conflict)
 
-	var err error
 	switch d.Action {
 	case mirror.ActionNone:
 		c.setCopy(target.Name(), key, tgt != nil && mirror.IsCopy(tgt) && d.Conflict == mirror.ConflictNone)
-		return nil
+		return tgt != nil && mirror.IsCopy(tgt), nil
 	case mirror.ActionCreate:
 		err = c.create(ctx, target, k, d.Object)
 	case mirror.ActionUpdate:
@@ -429,7 +409,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	target.ReportError(err)
 	if err != nil {
 		metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
-		return fmt.Errorf("%s on hub %s: %w", d.Action, target.Name(), err)
+		return false, fmt.Errorf("%s on hub %s: %w", d.Action, target.Name(), err)
 	}
 	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), target.Name(), string(d.Action)).Inc()
 	if hasSeen {
@@ -439,5 +419,5 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	if d.Adopted {
 		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())
 	}
-	return nil
+	return d.Action != mirror.ActionDelete, nil
 }

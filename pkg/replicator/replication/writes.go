@@ -43,11 +43,11 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 // watch event syncs the key again.
 var errSourceChanged = errors.New("the source object changed since it was read")
 
-// markHasCopies sets mirror.AnnotationHasCopies on obj, an original on its source hub h. It returns
+// markHasCopies applies patch (mirror.CopiesPatch) to obj, an original on its source hub h. It returns
 // errSourceChanged when the object is gone or has another UID now, or the error of the patch.
-func (c *Controller) markHasCopies(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
+func (c *Controller) markHasCopies(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured, patch []byte) error {
 	_, err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType,
-		mirror.HasCopiesPatch(string(obj.GetUID())), metav1.PatchOptions{FieldManager: FieldManager})
+		patch, metav1.PatchOptions{FieldManager: FieldManager})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return errSourceChanged
 	}
@@ -102,6 +102,7 @@ func (c *Controller) markCaughtUp(hub string) {
 	c.mu.Lock()
 	already := c.dirty[hub] == nil
 	c.dirty[hub] = nil
+	c.pending[hub] = nil
 	c.mu.Unlock()
 	if !already {
 		c.opts.Recorder.Eventf(ReasonHubCaughtUp, "hub %s is caught up", hub)

@@ -156,7 +156,9 @@ func TestReplicationFaults(t *testing.T) {
 		waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
 	}
 	waitObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "the original marked has-copies",
-		func(o *unstructured.Unstructured) bool { return o != nil && mirror.HasCopies(o) })
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && mirror.HasCopyOn(o, hubB) && mirror.HasCopyOn(o, "hub-c")
+		})
 	// Hub A goes down, and the cluster moves to hub B meanwhile.
 	hubA.StopAPIServer()
 	r.waitStatus(replicationTimeout, "hub-a unreachable", func(s replv1alpha1.ReplicationConfigStatus) bool { return !hubStatus(s, "hub-a").Reachable })

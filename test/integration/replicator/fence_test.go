@@ -87,6 +87,14 @@ func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourc
 		_, err = works.Update(ctx, edited, metav1.UpdateOptions{})
 		expectFenced(t, "ManifestWork spec update", err, cluster, sourceName, h.Name)
 		t.Logf("hub %s refused a user's ManifestWork edit: %v", h.Name, err)
+		if !strings.Contains(err.Error(), "=true on namespace "+cluster+" overrides") {
+			t.Errorf("the refusal of a ManifestWork edit does not name the namespace to label: %v", err)
+		}
+		// Adding the add-on manager's label in the same update does not pass the fence.
+		disguised := edited.DeepCopy()
+		disguised.SetLabels(map[string]string{mirror.AddonNameLabel: "fake-addon"})
+		_, err = works.Update(ctx, disguised, metav1.UpdateOptions{})
+		expectFenced(t, "ManifestWork spec update that adds the add-on label", err, cluster, sourceName, h.Name)
 		_, err = works.Create(ctx, configMapWork(t, cluster, "new-on-stale-hub", map[string]string{"cm": "x"}), metav1.CreateOptions{})
 		expectFenced(t, "ManifestWork create", err, cluster, sourceName, h.Name)
 		err = works.Delete(ctx, work, metav1.DeleteOptions{})
@@ -100,12 +108,24 @@ func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourc
 		_ = unstructured.SetNestedField(denied.Object, false, "spec", "hubAcceptsClient")
 		_, err = mcs.Update(ctx, denied, metav1.UpdateOptions{})
 		expectFenced(t, "ManagedCluster hubAcceptsClient=false", err, cluster, sourceName, h.Name)
+		if err != nil && !strings.Contains(err.Error(), "=true on the ManagedCluster overrides") {
+			t.Errorf("the refusal of a ManagedCluster change does not name the ManagedCluster to label: %v", err)
+		}
 		// A Secret or ConfigMap labelled for backup in the namespace is fenced; any other is not.
 		backup := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": "fence-backup", "namespace": cluster, "labels": map[string]any{mirror.BackupLabel: "true"}},
 			"data":     map[string]any{"k": "v"}}}
 		_, err = c.Resource(configMapGVR).Namespace(cluster).Create(ctx, backup, metav1.CreateOptions{})
 		expectFenced(t, "backup ConfigMap create", err, cluster, sourceName, h.Name)
+		// (Made by the admin, whom the fence exempts.) Dropping the backup label with a data change is refused.
+		if _, err := dyn(h).Resource(configMapGVR).Namespace(cluster).Create(ctx, backup, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		relabelled := backup.DeepCopy()
+		relabelled.SetLabels(nil)
+		relabelled.Object["data"] = map[string]any{"k": "changed"}
+		_, err = c.Resource(configMapGVR).Namespace(cluster).Update(ctx, relabelled, metav1.UpdateOptions{})
+		expectFenced(t, "backup ConfigMap data change that drops the backup label", err, cluster, sourceName, h.Name)
 		plain := backup.DeepCopy()
 		plain.SetName("fence-plain")
 		plain.SetLabels(nil)
