@@ -42,9 +42,9 @@ test-integration: ## Integration suites on real apiservers, etcd, kube-controlle
 	assets="$$(hack/build-test-binaries.sh | tail -n1)" || exit 1; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 -p 1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
 
-chaos: ## Seeded partition schedules on the test bed (CHAOS_SEEDS, default 30; CHAOS_STEPS, default 16); report in _output/chaos-report.txt. Not part of make test, which runs a fixed subset.
+chaos: ## Seeded partition schedules on the test bed (CHAOS_SEEDS, comma-separated, default 1..30; CHAOS_STEPS, default 16); report in _output/chaos-report.txt. Not part of make test, which runs a fixed subset.
 	assets="$$(hack/build-test-binaries.sh | tail -n1)" || exit 1; \
-	CHAOS_SEEDS="$${CHAOS_SEEDS:-30}" CHAOS_STEPS="$${CHAOS_STEPS:-16}" CHAOS_REPORT="$${CHAOS_REPORT:-$(CURDIR)/_output/chaos-report.txt}" KUBEBUILDER_ASSETS="$$assets" \
+	CHAOS_SEEDS="$${CHAOS_SEEDS:-$$(seq -s, 1 30)}" CHAOS_STEPS="$${CHAOS_STEPS:-16}" CHAOS_REPORT="$${CHAOS_REPORT:-$(CURDIR)/_output/chaos-report.txt}" KUBEBUILDER_ASSETS="$$assets" \
 		$(GO) test -count=1 -timeout 240m -run '^TestPartitionSchedules$$' -v ./test/integration/replicator/
 
 verify: ## gofmt, go vet, vendor in sync, generated code up to date.

@@ -99,7 +99,10 @@ const plannedWaitRecheck = 5 * time.Second
 // the cluster's state as the active hub has it (failoverv1alpha1.AnnotationHubsInStep) and which are behind
 // (AnnotationHubsBehind). Hubs named in neither are not reported (no replicator, or other hub names).
 type HubSteps struct {
-	InStep, Behind map[string]bool
+	// InStep holds the hub names of failoverv1alpha1.AnnotationHubsInStep.
+	InStep map[string]bool
+	// Behind holds the hub names of failoverv1alpha1.AnnotationHubsBehind.
+	Behind map[string]bool
 }
 
 // State returns how hub stands: HubInStep, HubBehind, or "" when not reported.
@@ -467,7 +470,7 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 			return
 		}
 		target = name
-		if c, _ := Candidate(candidates, name); c.Behind {
+		if c, _ := candidateNamed(candidates, name); c.Behind {
 			d.event(true, ReasonHubBehind, "moving cluster %s to hub %s, which the replicator last reported behind hub %s: no hub in step is viable; "+
 				"ManifestWorks there may be older than on %s", v.ClusterName, name, v.Active, v.Active)
 		}

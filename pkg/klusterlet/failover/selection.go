@@ -85,8 +85,8 @@ func SelectNext(hubs []HubCandidate, active string, now time.Time) (name string,
 	return "", false
 }
 
-// Candidate returns the candidate named name, false when there is none.
-func Candidate(hubs []HubCandidate, name string) (HubCandidate, bool) {
+// candidateNamed returns the candidate named name, false when there is none.
+func candidateNamed(hubs []HubCandidate, name string) (HubCandidate, bool) {
 	for _, h := range hubs {
 		if h.Name == name {
 			return h, true

@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,6 +32,11 @@ func (c *Controller) syncFencePolicy(ctx context.Context, hub string) error {
 		return nil // enqueued again when the hub becomes ready
 	}
 	user, err := whoAmI(ctx, h)
+	if apierrors.IsNotFound(err) {
+		c.opts.Recorder.Warningf(ReasonFenceUnavailable, "hub %s does not serve SelfSubjectReview (authentication.k8s.io/v1, Kubernetes 1.28 or later): "+
+			"changes to clusters managed from another hub are not refused there", hub)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("fence on hub %s: %w", hub, err)
 	}
@@ -114,10 +120,7 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 		}
 		c.mu.Unlock()
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%v", errs)
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // markNamespace merge-patches namespace name on h with patch, or creates it with patch's metadata when absent.
