@@ -121,12 +121,9 @@ type Controller struct {
 	fenceMarks map[string]map[string]string
 	// pending: hub → cluster → how many of the cluster's keys are in dirty[hub] (nil when caught up).
 	pending map[string]map[string]int
-	// marked: key → "<source hub> <patch>" of the has-copies patch last written on its original, until the
-	// source's cache shows it.
-	marked map[Key]string
-	// published: cluster → the last hubs-in-step patch written on its source's ManagedCluster ("<hub> <uid>
-	// <patch>"), so that a cache that has not shown it yet causes no second write.
-	published map[string]string
+	// patched: "<what> <key>" → "<hub> <uid> <patch>" of the last patch patchSourceOnce wrote on a source
+	// object, until the source's cache shows it.
+	patched map[string]string
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -167,8 +164,7 @@ func New(opts Options) (*Controller, error) {
 		dirty:      map[string]sets.Set[Key]{},
 		fenceMarks: map[string]map[string]string{},
 		pending:    map[string]map[string]int{},
-		marked:     map[Key]string{},
-		published:  map[string]string{},
+		patched:    map[string]string{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready

@@ -172,7 +172,6 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		c.objects[k.Name].Insert(key)
 	} else {
 		c.objects[k.Name].Delete(key)
-		delete(c.marked, key)
 	}
 	seen, hasSeen := c.firstSeen[key]
 	c.mu.Unlock()
@@ -252,32 +251,8 @@ func (c *Controller) publishSteps(ctx context.Context, cluster string, source *h
 		}
 		steps = append(steps, mirror.HubStep{Hub: h.Name(), Ready: h.Ready(), Pending: c.pendingFor(h.Name(), cluster)})
 	}
-	patch := mirror.StepPatch(src, steps)
-	if patch == nil {
-		return nil
-	}
-	published := source.Name() + " " + string(src.GetUID()) + " " + string(patch)
-	c.mu.Lock()
-	already := c.published[cluster] == published
-	c.mu.Unlock()
-	if already {
-		// Written already; the source's cache has not shown it yet.
-		return nil
-	}
 	k := c.kinds[replv1alpha1.KindManagedCluster]
-	_, err := source.Client().Resource(k.GVR).Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	source.ReportError(err)
-	if err != nil {
-		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-		return fmt.Errorf("publishing the hubs in step on source hub %s: %w", source.Name(), err)
-	}
-	c.mu.Lock()
-	c.published[cluster] = published
-	c.mu.Unlock()
-	return nil
+	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.StepPatch(src, steps), "publishing the hubs in step")
 }
 
 // pendingFor reports whether some object of cluster waits to be compared on hub since it became ready.
@@ -288,32 +263,41 @@ func (c *Controller) pendingFor(hub, cluster string) bool {
 }
 
 // markCopies adds the hubs of holding to src's mirror.AnnotationHasCopies (src is a per-cluster object on its
-// source hub) when it does not list them yet; a patch written already that the source's cache does not show
-// yet is not written again. An object gone or made again since it was read needs no mark (its watch event
-// syncs the key again).
+// source hub) when it does not list them yet.
 func (c *Controller) markCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured, holding []string) error {
-	patch := mirror.CopiesPatch(src, holding)
+	return c.patchSourceOnce(ctx, source, k, key, src, mirror.CopiesPatch(src, holding), "listing the hubs holding copies on the original")
+}
+
+// patchSourceOnce merge-patches obj (the object of key on its source hub) with patch, what naming the write in
+// errors. A nil patch (nothing to change) writes nothing; nor does a patch written already that the source's
+// cache does not show yet (remembered per what and key). An object gone, or made again since it was read (a
+// UID precondition in patch), is no error: its watch event syncs the key again.
+func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, obj *unstructured.Unstructured,
+	patch []byte, what string) error {
+	memoKey := what + " " + key.String()
+	written := source.Name() + " " + string(obj.GetUID()) + " " + string(patch)
 	c.mu.Lock()
 	if patch == nil {
-		delete(c.marked, key)
+		delete(c.patched, memoKey)
 	}
-	written := patch != nil && c.marked[key] == source.Name()+" "+string(patch)
+	already := patch != nil && c.patched[memoKey] == written
 	c.mu.Unlock()
-	if patch == nil || written {
+	if patch == nil || already {
 		return nil
 	}
-	err := c.markHasCopies(ctx, source, k, src, patch)
-	if errors.Is(err, errSourceChanged) {
-		c.logger.V(4).Info("Source object changed before it was marked", "object", key.String(), "hub", source.Name())
+	_, err := source.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		c.logger.V(4).Info("Source object changed before it was patched", "object", key.String(), "hub", source.Name(), "write", what)
 		return nil
 	}
 	source.ReportError(err)
 	if err != nil {
 		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-		return fmt.Errorf("listing the hubs holding copies on the original on source hub %s: %w", source.Name(), err)
+		return fmt.Errorf("%s on source hub %s: %w", what, source.Name(), err)
 	}
 	c.mu.Lock()
-	c.marked[key] = source.Name() + " " + string(patch)
+	c.patched[memoKey] = written
 	c.mu.Unlock()
 	return nil
 }

@@ -2,7 +2,6 @@ package replication
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,21 +35,6 @@ func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 
 func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
 	_, err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager})
-	return err
-}
-
-// errSourceChanged: the source object was deleted, or deleted and made again, since the cache read it; its
-// watch event syncs the key again.
-var errSourceChanged = errors.New("the source object changed since it was read")
-
-// markHasCopies applies patch (mirror.CopiesPatch) to obj, an original on its source hub h. It returns
-// errSourceChanged when the object is gone or has another UID now, or the error of the patch.
-func (c *Controller) markHasCopies(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured, patch []byte) error {
-	_, err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType,
-		patch, metav1.PatchOptions{FieldManager: FieldManager})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return errSourceChanged
-	}
 	return err
 }
 
