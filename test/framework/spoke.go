@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -47,6 +48,10 @@ type SpokeOptions struct {
 	// certificate valid for it, admits ServiceAccounts (pods get token volumes) and authorizes kubelets
 	// (--authorization-mode=Node,RBAC, NodeRestriction).
 	Network *PodNetwork
+	// GarbageCollector also runs kube-controller-manager's garbage collector, as every real cluster does: it
+	// deletes objects whose owners are gone (OCM's work agent makes each applied resource owned by its
+	// AppliedManifestWork, and relies on this for a resource applied while the ManifestWork was deleted).
+	GarbageCollector bool
 }
 
 // StartSpoke starts a spoke and stops it in t.Cleanup. opts is optional (at most one; the zero value without it).
@@ -96,8 +101,49 @@ func StartSpoke(t testing.TB, opts ...SpokeOptions) *Spoke {
 	if err := os.WriteFile(s.kubeconfigFile, s.kubeconfig, 0o600); err != nil {
 		t.Fatalf("%s: writing %s: %v", component, s.kubeconfigFile, err)
 	}
+	if o.GarbageCollector {
+		s.startGarbageCollector()
+	}
 	t.Logf("%s started in %s at %s", component, time.Since(start).Round(time.Millisecond), cp.url())
 	return s
+}
+
+// startGarbageCollector runs kube-controller-manager's garbagecollector controller on the spoke, as the
+// admin, and waits for its /healthz; it stops in t.Cleanup.
+func (s *Spoke) startGarbageCollector() {
+	s.t.Helper()
+	const component = "spoke"
+	binDir, err := BinariesDir(BinaryKubeControllerManager)
+	if err != nil {
+		s.t.Fatalf("%s: %v", component, err)
+	}
+	port, err := freeLoopbackPort()
+	if err != nil {
+		s.t.Fatalf("%s: kube-controller-manager: %v", component, err)
+	}
+	args := []string{
+		"--kubeconfig=" + s.kubeconfigFile,
+		"--authentication-kubeconfig=" + s.kubeconfigFile,
+		"--authorization-kubeconfig=" + s.kubeconfigFile,
+		"--controllers=garbagecollector",
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + filepath.Join(s.cp.dir, "kube-controller-manager"),
+	}
+	p, err := startProcess(BinaryKubeControllerManager, s.cp.logDir, filepath.Join(binDir, BinaryKubeControllerManager), args)
+	if err != nil {
+		s.t.Fatalf("%s: %v", component, err)
+	}
+	s.t.Cleanup(func() {
+		if err := p.stop(stopTimeout); err != nil {
+			s.t.Errorf("%s: %v", component, err)
+		}
+	})
+	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), DefaultStartTimeout); err != nil {
+		s.t.Fatalf("%s: %v", component, err)
+	}
 }
 
 // URL returns the apiserver's https://127.0.0.1:<port> URL (the pod network's host address with

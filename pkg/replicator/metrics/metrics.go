@@ -32,6 +32,14 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "hub", "operation"})
 
+	// WritesBack counts the writes made on a cluster's source hub from its previous source
+	// (mirror.DecideWriteBack). Labels: kind, hub (the source), operation (Create, Update, Delete).
+	WritesBack = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "writes_back_total",
+		Help:           "Creates, edits and deletes of a cluster's previous source written on its new source.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind", "hub", "operation"})
+
 	// Conflicts counts conflicts as they are found (once per object and reason until resolved). Labels: kind,
 	// hub, reason (ForeignObject, CopyModified).
 	Conflicts = metrics.NewCounterVec(&metrics.CounterOpts{
@@ -67,6 +75,6 @@ var registerOnce sync.Once
 // Register registers every metric of this package in the legacy registry; later calls do nothing.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, Conflicts, HubReachable, SourceChanges, WriteErrors)
+		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, WritesBack, Conflicts, HubReachable, SourceChanges, WriteErrors)
 	})
 }

@@ -57,6 +57,9 @@ const (
 	// ReasonFenceUnavailable: a hub does not serve ValidatingAdmissionPolicy; changes made there to clusters
 	// managed from another hub are not refused.
 	ReasonFenceUnavailable = "FenceUnavailable"
+	// ReasonWrittenBack: a create, edit or delete made on a cluster's previous source before the cluster moved,
+	// which never reached the new source, was written there (mirror.DecideWriteBack).
+	ReasonWrittenBack = "WrittenBack"
 )
 
 // Key is a queue key: an object (Kind set) or a cluster's direction (Kind empty, Name the cluster).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -167,6 +168,11 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		return nil
 	}
 
+	if wrote, err := c.writeBack(ctx, k, key, source, src); err != nil || wrote {
+		// The source's watch event syncs the key again, from what was written.
+		return err
+	}
+
 	c.mu.Lock()
 	if src != nil {
 		c.objects[k.Name].Insert(key)
@@ -239,6 +245,56 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// writeBack writes on the source what a previous source of the cluster wrote and never replicated
+// (mirror.DecideWriteBack): a create, edit or delete made there before the cluster moved, while the replicator
+// could not reach that hub. It takes the first ready hub in spec order with such a write; wrote reports a
+// write (the source's watch event syncs the key again). A write refused because the source's cache is behind
+// (exists, conflict) is no error: the next sync decides again.
+func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured) (wrote bool, err error) {
+	cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
+	if !ok || k.Name == replv1alpha1.KindManagedCluster {
+		return false, nil
+	}
+	c.mu.Lock()
+	dir := c.sources[cluster]
+	c.mu.Unlock()
+	if dir.Hub != source.Name() || dir.Since.IsZero() {
+		return false, nil
+	}
+	for _, old := range c.opts.Hubs {
+		if old == source || !old.Ready() || !old.Serves(k.Name) {
+			continue
+		}
+		d := mirror.DecideWriteBack(k, src, old.Get(k.Name, key.Namespace, key.Name), source.Name(), old.Name(), dir.Since, FieldManager)
+		switch d.Action {
+		case mirror.ActionNone:
+			continue
+		case mirror.ActionCreate:
+			err = c.create(ctx, source, k, d.Object)
+		case mirror.ActionUpdate:
+			err = c.update(ctx, source, k, d.Object)
+		case mirror.ActionDelete:
+			err = c.delete(ctx, source, k, src)
+		}
+		if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) {
+			c.logger.V(4).Info("Source object changed before the write-back", "object", key.String(), "hub", source.Name())
+			return true, nil
+		}
+		source.ReportError(err)
+		if err != nil {
+			metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+			return false, fmt.Errorf("%s: writing back the %s made on hub %s to source hub %s: %w", key, d.Action, old.Name(), source.Name(), err)
+		}
+		metrics.WritesBack.WithLabelValues(string(k.Name), source.Name(), string(d.Action)).Inc()
+		c.logger.Info("Wrote back a change of the previous source", "object", key.String(), "action", d.Action, "from", old.Name(), "source", source.Name(),
+			"cluster", cluster, "since", dir.Since)
+		c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: the %s made on hub %s before cluster %s moved to hub %s at %s never reached %s: written there",
+			key, strings.ToLower(string(d.Action)), old.Name(), cluster, source.Name(), dir.Since.UTC().Format(time.RFC3339), source.Name())
+		return true, nil
+	}
+	return false, nil
 }
 
 // publishSteps writes, on src (cluster's ManagedCluster on its source hub), which other hubs are in step with

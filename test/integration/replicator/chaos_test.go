@@ -26,6 +26,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
@@ -113,6 +114,13 @@ func TestPartitionSchedules(t *testing.T) {
 	b := newChaosBed(t)
 	start := time.Now()
 	var all []chaosSchedule
+	// The scripted schedule first, while the cluster is on hub A (it needs that start).
+	wb := b.runWriteBack(t)
+	all = append(all, wb)
+	t.Logf("scripted schedule (write-back): %d invariant checks, %d violations\n  schedule: %s", wb.checks, len(wb.violations), strings.Join(wb.steps, "; "))
+	for _, v := range wb.violations {
+		t.Errorf("scripted schedule (write-back): %s", v)
+	}
 	for _, seed := range chaosSeeds(t) {
 		s := b.run(t, seed, steps)
 		all = append(all, s)
@@ -163,7 +171,7 @@ func newChaosBed(t *testing.T) *chaosBed {
 	host := framework.StartHub(t, framework.HubOptions{Name: "repl-host"})
 	b.hubs[0] = framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess, Proxy: true})
 	b.hubs[1] = framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess, Proxy: true})
-	b.spoke = framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true})
+	b.spoke = framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true, GarbageCollector: true})
 
 	util.EnsureAgentNamespace(t, b.spoke)
 	util.ApplyBootstrapSecret(t, b.spoke, "hub-b-bootstrap", b.hubs[1].BootstrapKubeconfig())
@@ -378,6 +386,107 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	final := b.settle(ctx, works)
 	s.checks, s.violations = checkChaos(works, final, rec.snapshot())
 	s.behind = util.EventReasons(t, b.spoke)[failover.ReasonHubBehind] - behindBefore
+	b.reset(t, ctx)
+	return s
+}
+
+// runWriteBack is a scripted schedule (reported as seed 0): hub A, the cluster's source, is cut off from both
+// the spoke and the replicator; meanwhile its user edits one ManifestWork, creates one and deletes a third
+// there (A is not fenced: nobody saw the cluster move yet). The agent moves the cluster to hub B, which holds
+// none of the three writes. Once the replicator reaches A again, the writes made on A before the move must be
+// written back to B (mirror.DecideWriteBack) and reach the spoke: without that, the edit and the create are
+// lost and the deleted work stays on the spoke.
+func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
+	t.Helper()
+	b.seed = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := b.watchSpoke(ctx)
+	s := chaosSchedule{seed: 0}
+	works := map[string]*chaosWork{}
+	fc, err := util.GetFailoverConfig(b.spoke)
+	if err != nil || fc.Status.ActiveHub != primary {
+		t.Fatalf("the write-back schedule needs the cluster on %s: FailoverConfig %v, error %v", primary, fc, err)
+	}
+	userA := b.users[0].Resource(workGVR).Namespace(chaosCluster)
+	write := func(op, name string, seq int, do func() error) {
+		t.Helper()
+		err := do()
+		s.steps = append(s.steps, fmt.Sprintf("user %s %s seq %d on %s: %s", op, name, seq, primary, outcome(err)))
+		if err != nil {
+			t.Fatalf("user %s %s on %s: %v", op, name, primary, err)
+		}
+		s.accepted++
+		if op == "delete" {
+			works[name].deleted = true
+		} else {
+			works[name] = &chaosWork{seq: seq}
+		}
+	}
+	create := func(name string, seq int) {
+		write("create", name, seq, func() error {
+			_, err := userA.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
+			return err
+		})
+	}
+	edited, created, deleted := chaosPrefix+"wb-edited", chaosPrefix+"wb-created", chaosPrefix+"wb-deleted"
+	create(edited, 1)
+	create(deleted, 2)
+	if got := b.settle(ctx, works); len(got) != 2 {
+		t.Fatalf("write-back schedule: the spoke holds %v, want both works applied before the cut", got)
+	}
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		for _, name := range []string{edited, deleted} {
+			if _, err := dyn(b.hubs[1]).Resource(workGVR).Namespace(chaosCluster).Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	}, "hub B holds copies of %s and %s", edited, deleted)
+
+	movesBefore := len(b.r.events(replication.ReasonClusterSourceChanged))
+	b.hubs[0].Proxy.Cut()
+	b.replProxy[0].Cut()
+	s.steps = append(s.steps, "spoke-hub primary cut=true", "replicator-hub primary cut=true")
+	write("edit", edited, 3, func() error {
+		cur, err := userA.Get(ctx, edited, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Object["spec"] = chaosWorkObject(t, edited, 3).Object["spec"]
+		_, err = userA.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	create(created, 4)
+	write("delete", deleted, 5, func() error { return userA.Delete(ctx, deleted, metav1.DeleteOptions{}) })
+
+	util.WaitForFailoverConfig(t, b.spoke, 2*time.Minute, "the cluster moved to hub B", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		return fc.Status.ActiveHub == hubB && util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, "True"), util.DescribeFailoverStatus(fc)
+	})
+	s.steps = append(s.steps, "agent moved to hub-b")
+	// The replicator sees the cluster on hub B before it reaches hub A again.
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		for _, m := range b.r.events(replication.ReasonClusterSourceChanged)[movesBefore:] {
+			if strings.Contains(m, "is now on hub "+hubB) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}, "the replicator saw cluster %s move to %s", chaosCluster, hubB)
+	b.replProxy[0].Heal()
+	b.hubs[0].Proxy.Heal()
+	s.steps = append(s.steps, "replicator-hub primary cut=false", "spoke-hub primary cut=false")
+
+	b.r.waitStatus(2*replicationTimeout, "both hubs synced after the write-back schedule", func(st failoverv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(st, primary).Synced && hubStatus(st, hubB).Synced
+	})
+	time.Sleep(chaosEvictionGrace + 5*time.Second)
+	final := b.settle(ctx, works)
+	s.checks, s.violations = checkChaos(works, final, rec.snapshot())
+	if got := len(b.r.events(replication.ReasonWrittenBack)); got < 3 {
+		s.violations = append(s.violations, fmt.Sprintf("the replicator reported %d %s events, want one per write made on hub A (3)", got, replication.ReasonWrittenBack))
+	}
+	s.checks++
 	b.reset(t, ctx)
 	return s
 }
