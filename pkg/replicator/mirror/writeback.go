@@ -31,7 +31,8 @@ import (
 //     still has AnnotationContentHash), and old's content differs from that copy's: when old's
 //     metadata.resourceVersion is numerically above the copy's AnnotationSourceResourceVersion (the edit came
 //     after the copy; an etcd restore only brings back versions at or below it) and old's last write by
-//     anyone but ownManager is before since, update src to old's content.
+//     anyone but ownManager (metadata.managedFields, subresources such as status left out) is before since,
+//     update src to old's content.
 //  5. Anything else: nothing (the source's own changes win, through Decide).
 //
 // since is compared with times oldHub's apiserver set (deletionTimestamp, creationTimestamp, managedFields):
@@ -71,12 +72,13 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	return Decision{Action: ActionUpdate, Object: Desired(k, old, src, oldHub, nil)}
 }
 
-// lastWrite returns the latest time in obj's metadata.managedFields of a manager other than except, or its
-// creationTimestamp when it has none.
+// lastWrite returns the latest time in obj's metadata.managedFields of a manager other than except, writing the
+// object itself (status and other subresources, e.g. OCM's work agent reporting, are not edits), or its
+// creationTimestamp when there is none.
 func lastWrite(obj *unstructured.Unstructured, except string) time.Time {
 	last := obj.GetCreationTimestamp().Time
 	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager == except || mf.Time == nil {
+		if mf.Manager == except || mf.Subresource != "" || mf.Time == nil {
 			continue
 		}
 		if mf.Time.After(last) {

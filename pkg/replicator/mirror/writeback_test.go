@@ -98,6 +98,12 @@ func TestDecideWriteBack(t *testing.T) {
 
 		{name: "edited on the old source before the move, copy untouched: update", src: srcCopy(t),
 			old: edited(oldOriginal(), "2024-05-01T09:59:00Z", "5", "2050"), want: mirror.ActionUpdate, wantReplicas: "5"},
+		{name: "edited before the move, status reported after it: update", src: srcCopy(t),
+			old: mod(edited(oldOriginal(), "2024-05-01T09:59:00Z", "5", "2050"), func(m map[string]any) {
+				meta(m)["managedFields"] = append(meta(m)["managedFields"].([]any), map[string]any{
+					"manager": "work-agent", "operation": "Update", "subresource": "status", "time": "2024-05-01T10:05:00Z",
+				})
+			}), want: mirror.ActionUpdate, wantReplicas: "5"},
 		{name: "edited after the move (fence override): kept there", src: srcCopy(t),
 			old: edited(oldOriginal(), "2024-05-01T10:00:05Z", "5", "2050"), want: mirror.ActionNone},
 		{name: "older content at an older resourceVersion (etcd restored from a backup): no roll back", src: written(
