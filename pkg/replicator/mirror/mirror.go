@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,7 +49,23 @@ const (
 	// AnnotationHubsBehind, beside AnnotationHubsInStep, lists the other hubs that are not in step (unreachable,
 	// or with objects of the cluster still to be written): joining one may apply older ManifestWorks.
 	AnnotationHubsBehind = replv1alpha1.AnnotationHubsBehind
+	// AnnotationMovedFrom, on the ManagedCluster of the cluster's source hub only, names the hub the cluster
+	// was on before (the AnnotationClusterHub this ManagedCluster carried as a copy, kept when SourceCleanup
+	// removes it). While it is set, writes that hub made and never replicated are written back to the source
+	// (DecideWriteBack); the replicator removes it once it has compared every object of the cluster with that
+	// hub.
+	AnnotationMovedFrom = "failover.open-cluster-management.io/moved-from"
+	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
+	AnnotationSourceUID = "failover.open-cluster-management.io/source-uid"
+	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
+	// object by anyone but the replicator (metadata.managedFields, subresources left out; its
+	// creationTimestamp without any) when the copy was last written.
+	AnnotationSourceWrittenAt = "failover.open-cluster-management.io/source-written-at"
 )
+
+// FieldManager is the field manager of every write the replicator makes; its entries in metadata.managedFields
+// are not a user's writes (LastWrite).
+const FieldManager = "klusterlet-failover-replicator"
 
 // ReservedLabelPrefixes are the label key prefixes that are never mirrored and that a target keeps as it has
 // them: the replicator's own, and the add-on feature labels OCM's hub sets on a ManagedCluster from the
@@ -205,12 +222,18 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 	maps.Copy(annotations, content.Annotations)
 	annotations[AnnotationContentHash] = hash
 	annotations[AnnotationSourceResourceVersion] = src.GetResourceVersion()
+	delete(annotations, AnnotationSourceUID)
+	if uid := src.GetUID(); uid != "" {
+		annotations[AnnotationSourceUID] = string(uid)
+	}
+	annotations[AnnotationSourceWrittenAt] = LastWrite(src).UTC().Format(time.RFC3339)
 	if k.Name == replv1alpha1.KindManagedCluster {
 		delete(annotations, AnnotationClusterHub)
 		delete(annotations, AnnotationClusterHubSince)
-		// Only the source's ManagedCluster says which hubs are in step.
+		// Only the source's ManagedCluster says which hubs are in step, and where the cluster came from.
 		delete(annotations, AnnotationHubsInStep)
 		delete(annotations, AnnotationHubsBehind)
+		delete(annotations, AnnotationMovedFrom)
 	}
 	maps.Copy(annotations, extraAnnotations)
 	out.SetAnnotations(annotations)
@@ -324,11 +347,12 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 }
 
 // SourceCleanup returns a copy of the source hub's ManagedCluster obj without AnnotationClusterHub and
-// AnnotationClusterHubSince (which only copies on other hubs carry), or nil when obj has neither and needs no
-// write.
-func SourceCleanup(obj *unstructured.Unstructured) *unstructured.Unstructured {
+// AnnotationClusterHubSince (which only copies on other hubs carry), AnnotationClusterHub's value kept as
+// AnnotationMovedFrom (the hub the cluster came from) unless it names source itself; or nil when obj has
+// neither and needs no write.
+func SourceCleanup(obj *unstructured.Unstructured, source string) *unstructured.Unstructured {
 	annotations := obj.GetAnnotations()
-	_, hub := annotations[AnnotationClusterHub]
+	prev, hub := annotations[AnnotationClusterHub]
 	_, since := annotations[AnnotationClusterHubSince]
 	if !hub && !since {
 		return nil
@@ -337,8 +361,39 @@ func SourceCleanup(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	cleaned := out.GetAnnotations()
 	delete(cleaned, AnnotationClusterHub)
 	delete(cleaned, AnnotationClusterHubSince)
+	if prev != "" && prev != source {
+		cleaned[AnnotationMovedFrom] = prev
+	}
 	out.SetAnnotations(cleaned)
 	return out
+}
+
+// MovedFrom returns the hub that the cluster of mc (its ManagedCluster on the source hub) came from, as far as
+// its write-back is not finished: AnnotationMovedFrom, or, before SourceCleanup ran, the AnnotationClusterHub
+// it still carries from when it was a copy; "" when neither, or when it names source.
+func MovedFrom(mc *unstructured.Unstructured, source string) string {
+	if mc == nil {
+		return ""
+	}
+	annotations := mc.GetAnnotations()
+	prev := annotations[AnnotationMovedFrom]
+	if prev == "" {
+		prev = annotations[AnnotationClusterHub]
+	}
+	if prev == source {
+		return ""
+	}
+	return prev
+}
+
+// MovedFromDonePatch returns the JSON merge patch (RFC 7386) that removes AnnotationMovedFrom from mc, or nil
+// when mc does not carry it.
+func MovedFromDonePatch(mc *unstructured.Unstructured) []byte {
+	if _, ok := mc.GetAnnotations()[AnnotationMovedFrom]; !ok {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnotationMovedFrom: nil}}})
+	return patch
 }
 
 // HubStep is how one hub other than a cluster's source stands with the cluster's state.

@@ -784,6 +784,8 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"open-cluster-management.io/owner":     "team-a",
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "1001",
+						mirror.AnnotationSourceUID:             "uid-source",
+						mirror.AnnotationSourceWrittenAt:       "2024-03-01T08:00:00Z",
 						mirror.AnnotationClusterHub:            hubA,
 						mirror.AnnotationClusterHubSince:       since,
 					},
@@ -811,6 +813,8 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"agent.open-cluster-management.io/zone": "b",
 						mirror.AnnotationContentHash:            srcHash,
 						mirror.AnnotationSourceResourceVersion:  "1001",
+						mirror.AnnotationSourceUID:              "uid-source",
+						mirror.AnnotationSourceWrittenAt:        "2024-03-01T08:00:00Z",
 						mirror.AnnotationClusterHub:             hubA,
 						mirror.AnnotationClusterHubSince:        since,
 					},
@@ -841,6 +845,8 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"agent.open-cluster-management.io/zone": "b",
 						mirror.AnnotationContentHash:            srcHash,
 						mirror.AnnotationSourceResourceVersion:  "1001",
+						mirror.AnnotationSourceUID:              "uid-source",
+						mirror.AnnotationSourceWrittenAt:        "2024-03-01T08:00:00Z",
 					},
 				},
 				"spec": mirroredSpec(),
@@ -871,6 +877,8 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"agent.open-cluster-management.io/zone": "b",
 						mirror.AnnotationContentHash:            srcHash,
 						mirror.AnnotationSourceResourceVersion:  "1001",
+						mirror.AnnotationSourceUID:              "uid-source",
+						mirror.AnnotationSourceWrittenAt:        "2024-03-01T08:00:00Z",
 					},
 				},
 				"spec": mirroredSpec(map[string]any{"key": taintUnavailable, "effect": "NoSelect"}),
@@ -995,6 +1003,8 @@ func TestDesiredManifestWork(t *testing.T) {
 					"annotations": map[string]any{
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "2001",
+						mirror.AnnotationSourceUID:             "uid-mw-source",
+						mirror.AnnotationSourceWrittenAt:       "2024-03-01T08:00:00Z",
 					},
 				},
 				"spec": spec(mwSource().Object),
@@ -1013,6 +1023,8 @@ func TestDesiredManifestWork(t *testing.T) {
 					"annotations": map[string]any{
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "2001",
+						mirror.AnnotationSourceUID:             "uid-mw-source",
+						mirror.AnnotationSourceWrittenAt:       "2024-03-01T08:00:00Z",
 					},
 				},
 				"spec":   spec(mwSource().Object),
@@ -1032,6 +1044,8 @@ func TestDesiredManifestWork(t *testing.T) {
 					"annotations": map[string]any{
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "2001",
+						mirror.AnnotationSourceUID:             "uid-mw-source",
+						mirror.AnnotationSourceWrittenAt:       "2024-03-01T08:00:00Z",
 						"example.com/extra":                    "yes",
 					},
 				},
@@ -1874,8 +1888,13 @@ func TestSourceCleanup(t *testing.T) {
 		{name: "no annotations", obj: withAnnotations(nil), wantNil: true},
 		{name: "other annotations only", obj: withAnnotations(map[string]any{"a": "b", mirror.AnnotationContentHash: "x"}), wantNil: true},
 		{
-			name:            "cluster-hub only",
+			name:            "cluster-hub only: kept as moved-from",
 			obj:             withAnnotations(map[string]any{"a": "b", mirror.AnnotationClusterHub: hubB}),
+			wantAnnotations: map[string]string{"a": "b", mirror.AnnotationMovedFrom: hubB},
+		},
+		{
+			name:            "cluster-hub naming the source itself: no moved-from",
+			obj:             withAnnotations(map[string]any{"a": "b", mirror.AnnotationClusterHub: hubA}),
 			wantAnnotations: map[string]string{"a": "b"},
 		},
 		{
@@ -1889,12 +1908,12 @@ func TestSourceCleanup(t *testing.T) {
 				"a": "b", mirror.AnnotationClusterHub: hubB, mirror.AnnotationClusterHubSince: since,
 				mirror.AnnotationContentHash: "h",
 			}),
-			wantAnnotations: map[string]string{"a": "b", mirror.AnnotationContentHash: "h"},
+			wantAnnotations: map[string]string{"a": "b", mirror.AnnotationContentHash: "h", mirror.AnnotationMovedFrom: hubB},
 		},
 		{
 			name:            "both and nothing else",
 			obj:             withAnnotations(map[string]any{mirror.AnnotationClusterHub: hubB, mirror.AnnotationClusterHubSince: since}),
-			wantAnnotations: map[string]string{},
+			wantAnnotations: map[string]string{mirror.AnnotationMovedFrom: hubB},
 		},
 		{
 			name:            "empty values still removed",
@@ -1905,7 +1924,7 @@ func TestSourceCleanup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := tt.obj.DeepCopy()
-			got := mirror.SourceCleanup(tt.obj)
+			got := mirror.SourceCleanup(tt.obj, hubA)
 			if diff := cmp.Diff(before.Object, tt.obj.Object); diff != "" {
 				t.Errorf("SourceCleanup modified its input (-before +after):\n%s", diff)
 			}

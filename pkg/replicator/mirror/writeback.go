@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -9,76 +8,83 @@ import (
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
-// DecideWriteBack returns what to write on the source hub for a write that the cluster's previous source made
-// and that never reached the source: the last writes on the old source before the cluster moved away while
-// the replicator could not reach it (it was down, or cut off from that hub). old is the object of the same
-// kind, namespace and name on oldHub (nil when absent), src the source's (nil when absent); source and oldHub
-// are hub names; since is when the cluster moved to source (the replicator's observation, the time its fence
-// marks carry); ownManager is the replicator's field manager, whose writes are not the user's.
+// DecideWriteBack returns what to write on the source hub for a write that the hub the cluster moved from made
+// and never replicated: the last writes on that hub while the replicator could not reach it (it was down, or
+// cut off from that hub), before the replicator saw the cluster move and fenced it. old is the object of the
+// same kind, namespace and name on oldHub, the hub the source's ManagedCluster names as the one the cluster
+// moved from (MovedFrom; the caller asks for no other hub, and only while that record stands); src is the
+// source's (nil when absent). source and oldHub are hub names.
 //
 // The Decision's action applies to the source's object: ActionCreate and ActionUpdate write Decision.Object
 // there (a copy marked as made from oldHub, which Decide then has oldHub take over as usual), ActionDelete
-// deletes src. Only a cluster's namespaced objects are written back, never its ManagedCluster (each hub's
-// controllers and the agent write it) nor an Excluded object. The rules, in order:
-//  1. old is a copy (LabelReplicatedFrom set), or absent: nothing. A missing object is no evidence of a
-//     delete (it may be missing after a restore of oldHub's etcd).
-//  2. old is being deleted: when its deletionTimestamp is before since and src is a copy made from oldHub
-//     (LabelReplicatedFrom = oldHub) that is not being deleted, delete src. The delete was made on oldHub
-//     while oldHub was the cluster's source; OCM's work agent, cut off from oldHub, could not finish it.
-//  3. src is absent: when old does not list source in AnnotationHasCopies (source never held it) and old was
-//     created before since, create it on the source.
-//  4. src is a copy made from oldHub, unchanged on the source since the replicator wrote it (its content
-//     still has AnnotationContentHash), and old's content differs from that copy's: when old's
-//     metadata.resourceVersion is numerically above the copy's AnnotationSourceResourceVersion (the edit came
-//     after the copy; an etcd restore only brings back versions at or below it) and old's last write by
-//     anyone but ownManager (metadata.managedFields, subresources such as status left out) is before since,
-//     update src to old's content.
+// deletes src. Only a cluster's namespaced objects that a user made are written back: never its ManagedCluster
+// (each hub's controllers and the agent write it), an Excluded object, or a generated one (ownerReferences, or
+// ManifestWorkReplicaSetLabel: a controller made it, and acts on the old hub when the cluster leaves it; the
+// source's controller makes its own). Every rule needs evidence on oldHub that
+// an etcd restore of oldHub cannot produce. The rules, in order:
+//  1. old is absent, a copy (LabelReplicatedFrom set), or not a user's: nothing. A missing object is no
+//     evidence of a delete (a restore removes objects too).
+//  2. old is being deleted: a ManifestWork whose src is a copy made from old (LabelReplicatedFrom = oldHub,
+//     AnnotationSourceUID = old's uid), unchanged on the source since the replicator wrote it (its content
+//     still has AnnotationContentHash) and not being deleted, is deleted. The delete was made on oldHub, and
+//     OCM's work agent, gone from it, could not finish it (its finalizer holds the ManifestWork). Other kinds
+//     have no finalizer to hold them: their deletes leave no trace and are not written back.
+//  3. src is absent: when old does not list source in AnnotationHasCopies (source never held it), create it on
+//     the source.
+//  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
+//     and old's content differs from that copy's: when old's last write by a user (LastWrite, whole seconds)
+//     is after the copy's AnnotationSourceWrittenAt (the last user write the copy has), update src to old's
+//     content. A restore brings back only writes at or before that time.
 //  5. Anything else: nothing (the source's own changes win, through Decide).
-//
-// since is compared with times oldHub's apiserver set (deletionTimestamp, creationTimestamp, managedFields):
-// clocks skewed between hubs by more than the time between a write and the move shift the boundary.
-func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, since time.Time, ownManager string) Decision {
+func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string) Decision {
 	none := Decision{Action: ActionNone}
-	if old == nil || IsCopy(old) || k.Name == replv1alpha1.KindManagedCluster || Excluded(k, old) {
+	if old == nil || IsCopy(old) || k.Name == replv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
 		return none
 	}
-	if ts := old.GetDeletionTimestamp(); ts != nil {
-		if ts.Time.Before(since) && src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub {
+	srcIsCopyOfOld := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
+		ContentOf(k, src).Hash() == src.GetAnnotations()[AnnotationContentHash]
+	if old.GetDeletionTimestamp() != nil {
+		if k.Name == replv1alpha1.KindManifestWork && srcIsCopyOfOld && src.GetAnnotations()[AnnotationSourceUID] == string(old.GetUID()) {
 			return Decision{Action: ActionDelete}
 		}
 		return none
 	}
 	if src == nil {
-		if !HasCopyOn(old, source) && old.GetCreationTimestamp().Time.Before(since) {
+		if !HasCopyOn(old, source) {
 			return Decision{Action: ActionCreate, Object: Desired(k, old, nil, oldHub, nil)}
 		}
 		return none
 	}
-	if src.GetDeletionTimestamp() != nil || src.GetLabels()[LabelReplicatedFrom] != oldHub {
+	if !srcIsCopyOfOld || ContentOf(k, old).Hash() == src.GetAnnotations()[AnnotationContentHash] {
 		return none
 	}
-	copied := src.GetAnnotations()[AnnotationContentHash]
-	if ContentOf(k, src).Hash() != copied || ContentOf(k, old).Hash() == copied {
-		return none
-	}
-	oldRV, err1 := strconv.ParseUint(old.GetResourceVersion(), 10, 64)
-	copiedRV, err2 := strconv.ParseUint(src.GetAnnotations()[AnnotationSourceResourceVersion], 10, 64)
-	if err1 != nil || err2 != nil || oldRV <= copiedRV {
-		return none
-	}
-	if !lastWrite(old, ownManager).Before(since) {
+	copied, err := time.Parse(time.RFC3339, src.GetAnnotations()[AnnotationSourceWrittenAt])
+	if err != nil || !LastWrite(old).Truncate(time.Second).After(copied) {
 		return none
 	}
 	return Decision{Action: ActionUpdate, Object: Desired(k, old, src, oldHub, nil)}
 }
 
-// lastWrite returns the latest time in obj's metadata.managedFields of a manager other than except, writing the
-// object itself (status and other subresources, e.g. OCM's work agent reporting, are not edits), or its
-// creationTimestamp when there is none.
-func lastWrite(obj *unstructured.Unstructured, except string) time.Time {
+// ManifestWorkReplicaSetLabel marks the ManifestWorks OCM's work manager generates from a
+// ManifestWorkReplicaSet (open-cluster-management.io/api work/v1alpha1
+// ManifestWorkReplicaSetControllerNameLabelKey); the set lives in another namespace, so they carry no
+// ownerReference.
+const ManifestWorkReplicaSetLabel = "work.open-cluster-management.io/manifestworkreplicaset"
+
+// generated reports whether a controller made obj: it has ownerReferences, or is a ManifestWorkReplicaSet's
+// ManifestWork.
+func generated(obj *unstructured.Unstructured) bool {
+	_, fromSet := obj.GetLabels()[ManifestWorkReplicaSetLabel]
+	return fromSet || len(obj.GetOwnerReferences()) > 0
+}
+
+// LastWrite returns the latest time in obj's metadata.managedFields of a manager other than FieldManager,
+// writing the object itself (status and other subresources, e.g. OCM's work agent reporting, are not edits),
+// or its creationTimestamp when that is later or there is no such entry. The apiserver records whole seconds.
+func LastWrite(obj *unstructured.Unstructured) time.Time {
 	last := obj.GetCreationTimestamp().Time
 	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager == except || mf.Subresource != "" || mf.Time == nil {
+		if mf.Manager == FieldManager || mf.Subresource != "" || mf.Time == nil {
 			continue
 		}
 		if mf.Time.After(last) {

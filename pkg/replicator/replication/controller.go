@@ -38,7 +38,7 @@ import (
 )
 
 // FieldManager is the field manager of every write the replicator makes.
-const FieldManager = "klusterlet-failover-replicator"
+const FieldManager = mirror.FieldManager
 
 // Event reasons of the replicator.
 const (

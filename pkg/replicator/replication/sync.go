@@ -168,9 +168,14 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		return nil
 	}
 
-	if wrote, err := c.writeBack(ctx, k, key, source, src); err != nil || wrote {
+	var errs []error
+	wrote, failedHub, err := c.writeBack(ctx, k, key, source, src)
+	if wrote {
 		// The source's watch event syncs the key again, from what was written.
-		return err
+		return nil
+	}
+	if err != nil {
+		errs = append(errs, err)
 	}
 
 	c.mu.Lock()
@@ -182,9 +187,8 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	seen, hasSeen := c.firstSeen[key]
 	c.mu.Unlock()
 
-	var errs []error
 	if k.Name == replv1alpha1.KindManagedCluster && src != nil {
-		if cleaned := mirror.SourceCleanup(src); cleaned != nil {
+		if cleaned := mirror.SourceCleanup(src, source.Name()); cleaned != nil {
 			err := c.update(ctx, source, k, cleaned)
 			source.ReportError(err)
 			if err != nil {
@@ -199,7 +203,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	compared := []string{source.Name()}
 	var holding []string // the targets that hold a copy of src after this sync
 	for _, target := range c.opts.Hubs {
-		if target == source || !target.Serves(k.Name) {
+		if target == source || !target.Serves(k.Name) || target.Name() == failedHub {
+			// A hub whose write could not be written back keeps its object as it is (the evidence) until
+			// it can.
 			continue
 		}
 		holds, err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen)
@@ -235,6 +241,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		if err := c.publishSteps(ctx, key.Name, source, src); err != nil {
 			errs = append(errs, err)
 		}
+		if err := c.finishWriteBack(ctx, key.Name, source, src); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s: %w", key, errors.Join(errs...))
@@ -247,54 +256,72 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	return nil
 }
 
-// writeBack writes on the source what a previous source of the cluster wrote and never replicated
-// (mirror.DecideWriteBack): a create, edit or delete made there before the cluster moved, while the replicator
-// could not reach that hub. It takes the first ready hub in spec order with such a write; wrote reports a
-// write (the source's watch event syncs the key again). A write refused because the source's cache is behind
-// (exists, conflict) is no error: the next sync decides again.
-func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured) (wrote bool, err error) {
+// writeBack writes on the source what the hub the cluster moved from wrote and never replicated
+// (mirror.DecideWriteBack), while the source's ManagedCluster names that hub (mirror.MovedFrom) and it is
+// ready. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
+// found): the source's watch event syncs the key again. A create refused because the source holds an object
+// of that name its cache does not show is no write: the key is compared as usual. On another error,
+// failedHub names the old hub, which the caller leaves untouched for this sync.
+func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured) (wrote bool, failedHub string, err error) {
 	cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !ok || k.Name == replv1alpha1.KindManagedCluster {
-		return false, nil
+		return false, "", nil
 	}
-	c.mu.Lock()
-	dir := c.sources[cluster]
-	c.mu.Unlock()
-	if dir.Hub != source.Name() || dir.Since.IsZero() {
-		return false, nil
+	prev := mirror.MovedFrom(source.Get(replv1alpha1.KindManagedCluster, "", cluster), source.Name())
+	old := c.byName[prev]
+	if old == nil || !old.Ready() || !old.Serves(k.Name) {
+		return false, "", nil
 	}
-	for _, old := range c.opts.Hubs {
-		if old == source || !old.Ready() || !old.Serves(k.Name) {
-			continue
-		}
-		d := mirror.DecideWriteBack(k, src, old.Get(k.Name, key.Namespace, key.Name), source.Name(), old.Name(), dir.Since, FieldManager)
-		switch d.Action {
-		case mirror.ActionNone:
-			continue
-		case mirror.ActionCreate:
-			err = c.create(ctx, source, k, d.Object)
-		case mirror.ActionUpdate:
-			err = c.update(ctx, source, k, d.Object)
-		case mirror.ActionDelete:
-			err = c.delete(ctx, source, k, src)
-		}
-		if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) {
-			c.logger.V(4).Info("Source object changed before the write-back", "object", key.String(), "hub", source.Name())
-			return true, nil
-		}
-		source.ReportError(err)
-		if err != nil {
-			metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-			return false, fmt.Errorf("%s: writing back the %s made on hub %s to source hub %s: %w", key, d.Action, old.Name(), source.Name(), err)
-		}
-		metrics.WritesBack.WithLabelValues(string(k.Name), source.Name(), string(d.Action)).Inc()
-		c.logger.Info("Wrote back a change of the previous source", "object", key.String(), "action", d.Action, "from", old.Name(), "source", source.Name(),
-			"cluster", cluster, "since", dir.Since)
-		c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: the %s made on hub %s before cluster %s moved to hub %s at %s never reached %s: written there",
-			key, strings.ToLower(string(d.Action)), old.Name(), cluster, source.Name(), dir.Since.UTC().Format(time.RFC3339), source.Name())
-		return true, nil
+	d := mirror.DecideWriteBack(k, src, old.Get(k.Name, key.Namespace, key.Name), source.Name(), old.Name())
+	switch d.Action {
+	case mirror.ActionNone:
+		return false, "", nil
+	case mirror.ActionCreate:
+		err = c.create(ctx, source, k, d.Object)
+	case mirror.ActionUpdate:
+		err = c.update(ctx, source, k, d.Object)
+	case mirror.ActionDelete:
+		err = c.delete(ctx, source, k, src)
 	}
-	return false, nil
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		c.logger.V(2).Info("Source holds an object its cache does not show: not written back", "object", key.String(), "hub", source.Name())
+		return false, "", nil
+	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+		c.logger.V(4).Info("Source object changed before the write-back", "object", key.String(), "hub", source.Name())
+		return true, "", nil
+	}
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		return false, old.Name(), fmt.Errorf("writing back the %s made on hub %s to source hub %s: %w", strings.ToLower(string(d.Action)), old.Name(), source.Name(), err)
+	}
+	metrics.WritesBack.WithLabelValues(string(k.Name), source.Name(), string(d.Action)).Inc()
+	c.logger.Info("Wrote back a change made on the hub the cluster moved from", "object", key.String(), "action", d.Action,
+		"from", old.Name(), "source", source.Name(), "cluster", cluster)
+	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: the %s made on hub %s, which cluster %s moved from, never reached hub %s: written there",
+		key, strings.ToLower(string(d.Action)), old.Name(), cluster, source.Name())
+	return true, "", nil
+}
+
+// finishWriteBack removes mirror.AnnotationMovedFrom from src (cluster's ManagedCluster on its source hub) once
+// the hub it names has nothing left to write back: it is no longer configured, or it is ready, has taken its
+// ManagedCluster over as a copy (or has none), and none of the cluster's objects waits to be compared there.
+func (c *Controller) finishWriteBack(ctx context.Context, cluster string, source *hubconn.Hub, src *unstructured.Unstructured) error {
+	prev := src.GetAnnotations()[mirror.AnnotationMovedFrom]
+	if prev == "" {
+		return nil
+	}
+	if old := c.byName[prev]; old != nil {
+		if !old.Ready() || c.pendingFor(prev, cluster) {
+			return nil
+		}
+		if mc := old.Get(replv1alpha1.KindManagedCluster, "", cluster); mc != nil && !mirror.IsCopy(mc) {
+			return nil
+		}
+	}
+	k := c.kinds[replv1alpha1.KindManagedCluster]
+	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.MovedFromDonePatch(src), "ending the write-back from the hub the cluster moved from")
 }
 
 // publishSteps writes, on src (cluster's ManagedCluster on its source hub), which other hubs are in step with

@@ -26,6 +26,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
@@ -487,6 +488,18 @@ func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 		s.violations = append(s.violations, fmt.Sprintf("the replicator reported %d %s events, want one per write made on hub A (3)", got, replication.ReasonWrittenBack))
 	}
 	s.checks++
+	// The write-back is over once hub A is caught up: the record of the move goes.
+	s.checks++
+	if err := wait.PollUntilContextTimeout(ctx, util.PollInterval, replicationTimeout, true, func(ctx context.Context) (bool, error) {
+		mc, err := dyn(b.hubs[1]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		_, recorded := mc.GetAnnotations()[mirror.AnnotationMovedFrom]
+		return !recorded, nil
+	}); err != nil {
+		s.violations = append(s.violations, fmt.Sprintf("hub B's ManagedCluster still carries %s after hub A was caught up", mirror.AnnotationMovedFrom))
+	}
 	b.reset(t, ctx)
 	return s
 }
