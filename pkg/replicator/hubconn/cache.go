@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
 // cachedObject is what the hub's informers store instead of the unstructured object the watch delivers: the
@@ -22,6 +24,8 @@ type cachedObject struct {
 	// direction decision reads for every cluster on every recheck.
 	renewTime, created time.Time
 	hasRenewTime       bool
+	// lastWrite is the object's last write by a user (mirror.LastWrite, from the managedFields dropped here).
+	lastWrite time.Time
 }
 
 // GetObjectKind implements runtime.Object; the kind is not kept.
@@ -51,10 +55,12 @@ func compactTransform(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
+	lastWrite := mirror.LastWrite(u)
 	u.SetManagedFields(nil)
 	delete(u.Object, "status")
 	c := &cachedObject{
 		ObjectMeta: metav1.ObjectMeta{Name: u.GetName(), Namespace: u.GetNamespace(), ResourceVersion: u.GetResourceVersion()},
+		lastWrite:  lastWrite,
 	}
 	if u.GetAPIVersion() == "coordination.k8s.io/v1" && u.GetKind() == "Lease" {
 		// Only the two times are read.

@@ -40,6 +40,31 @@ func TestCompactTransformRoundTrip(t *testing.T) {
 	}
 }
 
+func TestCompactTransformKeepsLastWrite(t *testing.T) {
+	in := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
+		"metadata": map[string]any{
+			"name": "w", "namespace": "c1", "resourceVersion": "7", "creationTimestamp": "2026-01-01T00:00:00Z",
+			"managedFields": []any{
+				map[string]any{"manager": "kubectl", "operation": "Update", "time": "2026-01-02T00:00:00Z"},
+				map[string]any{"manager": "klusterlet-failover-replicator", "operation": "Update", "time": "2026-01-03T00:00:00Z"},
+				map[string]any{"manager": "work-agent", "operation": "Update", "subresource": "status", "time": "2026-01-04T00:00:00Z"},
+			},
+		},
+	}}
+	out, err := compactTransform(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.(*cachedObject)
+	if want := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC); !c.lastWrite.Equal(want) {
+		t.Errorf("lastWrite = %s, want kubectl's %s (not the replicator's, not a status write)", c.lastWrite, want)
+	}
+	if mf := c.object().GetManagedFields(); len(mf) != 0 {
+		t.Errorf("managedFields kept in the cache: %v", mf)
+	}
+}
+
 func TestCompactTransformLease(t *testing.T) {
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	lease := &unstructured.Unstructured{Object: map[string]any{

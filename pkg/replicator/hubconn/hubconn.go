@@ -217,6 +217,34 @@ func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstru
 	return u
 }
 
+// LastWrite returns the time of the last write by a user of the cached object of kind k (mirror.LastWrite,
+// read from its managedFields before the cache dropped them), or the zero time when the hub is not ready or
+// does not hold it.
+func (h *Hub) LastWrite(k replv1alpha1.ReplicatedKind, namespace, name string) time.Time {
+	h.mu.RLock()
+	inf := h.informers[k]
+	ready := h.state == StateReady
+	h.mu.RUnlock()
+	if inf == nil || !ready {
+		return time.Time{}
+	}
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	obj, ok, err := inf.GetIndexer().GetByKey(key)
+	if err != nil || !ok {
+		return time.Time{}
+	}
+	switch o := obj.(type) {
+	case *cachedObject:
+		return o.lastWrite
+	case *unstructured.Unstructured:
+		return mirror.LastWrite(o)
+	}
+	return time.Time{}
+}
+
 // List returns the names of the cached objects of kind k in namespace ("" for all namespaces); nil when the
 // hub is not ready.
 func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []cache.ObjectName {

@@ -58,8 +58,8 @@ const (
 	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
 	AnnotationSourceUID = "failover.open-cluster-management.io/source-uid"
 	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
-	// object by anyone but the replicator (metadata.managedFields, subresources left out; its
-	// creationTimestamp without any) when the copy was last written.
+	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
+	// replicator's caches keep that time, not the managedFields).
 	AnnotationSourceWrittenAt = "failover.open-cluster-management.io/source-written-at"
 )
 
@@ -226,7 +226,6 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 	if uid := src.GetUID(); uid != "" {
 		annotations[AnnotationSourceUID] = string(uid)
 	}
-	annotations[AnnotationSourceWrittenAt] = LastWrite(src).UTC().Format(time.RFC3339)
 	if k.Name == replv1alpha1.KindManagedCluster {
 		delete(annotations, AnnotationClusterHub)
 		delete(annotations, AnnotationClusterHubSince)
@@ -344,6 +343,17 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 		conflict = ConflictCopyModified
 	}
 	return Decision{Action: ActionUpdate, Object: desired, Conflict: conflict}
+}
+
+// WithSourceWrittenAt sets AnnotationSourceWrittenAt on obj (a copy about to be written) to t, and returns obj.
+func WithSourceWrittenAt(obj *unstructured.Unstructured, t time.Time) *unstructured.Unstructured {
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[AnnotationSourceWrittenAt] = t.UTC().Format(time.RFC3339)
+	obj.SetAnnotations(annotations)
+	return obj
 }
 
 // SourceCleanup returns a copy of the source hub's ManagedCluster obj without AnnotationClusterHub and

@@ -13,7 +13,8 @@ import (
 // cut off from that hub), before the replicator saw the cluster move and fenced it. old is the object of the
 // same kind, namespace and name on oldHub, the hub the source's ManagedCluster names as the one the cluster
 // moved from (MovedFrom; the caller asks for no other hub, and only while that record stands); src is the
-// source's (nil when absent). source and oldHub are hub names.
+// source's (nil when absent). source and oldHub are hub names; oldWrittenAt is old's last write by a user
+// (LastWrite of old as the hub served it: the replicator's caches drop managedFields).
 //
 // The Decision's action applies to the source's object: ActionCreate and ActionUpdate write Decision.Object
 // there (a copy marked as made from oldHub, which Decide then has oldHub take over as usual), ActionDelete
@@ -32,11 +33,11 @@ import (
 //  3. src is absent: when old does not list source in AnnotationHasCopies (source never held it), create it on
 //     the source.
 //  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
-//     and old's content differs from that copy's: when old's last write by a user (LastWrite, whole seconds)
-//     is after the copy's AnnotationSourceWrittenAt (the last user write the copy has), update src to old's
+//     and old's content differs from that copy's: when oldWrittenAt (whole seconds) is after the copy's
+//     AnnotationSourceWrittenAt (the last user write the copy has), update src to old's
 //     content. A restore brings back only writes at or before that time.
 //  5. Anything else: nothing (the source's own changes win, through Decide).
-func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string) Decision {
+func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time) Decision {
 	none := Decision{Action: ActionNone}
 	if old == nil || IsCopy(old) || k.Name == replv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
 		return none
@@ -51,7 +52,7 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	}
 	if src == nil {
 		if !HasCopyOn(old, source) {
-			return Decision{Action: ActionCreate, Object: Desired(k, old, nil, oldHub, nil)}
+			return Decision{Action: ActionCreate, Object: WithSourceWrittenAt(Desired(k, old, nil, oldHub, nil), oldWrittenAt)}
 		}
 		return none
 	}
@@ -59,10 +60,10 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		return none
 	}
 	copied, err := time.Parse(time.RFC3339, src.GetAnnotations()[AnnotationSourceWrittenAt])
-	if err != nil || !LastWrite(old).Truncate(time.Second).After(copied) {
+	if err != nil || !oldWrittenAt.Truncate(time.Second).After(copied) {
 		return none
 	}
-	return Decision{Action: ActionUpdate, Object: Desired(k, old, src, oldHub, nil)}
+	return Decision{Action: ActionUpdate, Object: WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), oldWrittenAt)}
 }
 
 // ManifestWorkReplicaSetLabel marks the ManifestWorks OCM's work manager generates from a

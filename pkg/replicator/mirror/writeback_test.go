@@ -2,6 +2,7 @@ package mirror_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,7 +23,12 @@ func oldOriginal() *unstructured.Unstructured {
 }
 
 func srcCopy(t *testing.T) *unstructured.Unstructured {
-	return written(mirror.Desired(kind(t, replv1alpha1.KindManifestWork), oldOriginal(), nil, hubA, nil), "501")
+	return copyOf(t, kind(t, replv1alpha1.KindManifestWork), oldOriginal())
+}
+
+// copyOf is the copy the replicator writes on hub-b of hub-a's object o (its cache gives LastWrite).
+func copyOf(t *testing.T, k mirror.Kind, o *unstructured.Unstructured) *unstructured.Unstructured {
+	return written(mirror.WithSourceWrittenAt(mirror.Desired(k, o, nil, hubA, nil), mirror.LastWrite(o)), "501")
 }
 
 // edited is old edited by the user at the given time, to the given replicas and resourceVersion, with a later
@@ -97,7 +103,7 @@ func TestDecideWriteBack(t *testing.T) {
 		{name: "deleted on the old hub, the source lacks it", src: nil,
 			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
 		{name: "a ManagedClusterAddOn being deleted is not written back (no finalizer makes it evidence)", kind: addonKind,
-			src: written(mirror.Desired(addonKind, addon("helloworld"), nil, hubA, nil), "20"),
+			src: copyOf(t, addonKind, addon("helloworld")),
 			old: mod(addon("helloworld"), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
 
 		{name: "created on the old hub, never copied: create", src: nil, old: oldOriginal(),
@@ -124,8 +130,8 @@ func TestDecideWriteBack(t *testing.T) {
 			old: edited(oldOriginal(), "2024-05-01T09:59:00Z", "5", "2050"), want: mirror.ActionUpdate, wantReplicas: "5"},
 		{name: "edited, with a later status write: update", src: srcCopy(t),
 			old: mod(edited(oldOriginal(), "2024-05-01T09:59:00Z", "5", "2050"), withStatusWrite("2024-05-01T10:05:00Z")), want: mirror.ActionUpdate, wantReplicas: "5"},
-		{name: "older content restored from an etcd backup, then a status write: no roll back", src: written(
-			mirror.Desired(k, edited(oldOriginal(), "2024-04-01T00:00:00Z", "9", "2100"), nil, hubA, nil), "501"),
+		{name: "older content restored from an etcd backup, then a status write: no roll back",
+			src: copyOf(t, k, edited(oldOriginal(), "2024-04-01T00:00:00Z", "9", "2100")),
 			old: mod(oldOriginal(), func(m map[string]any) {
 				meta(m)["resourceVersion"] = "1000002001"
 				withStatusWrite("2024-06-01T00:00:00Z")(m)
@@ -153,7 +159,11 @@ func TestDecideWriteBack(t *testing.T) {
 			if tc.kind.Name != "" {
 				kk = tc.kind
 			}
-			d := mirror.DecideWriteBack(kk, tc.src, tc.old, hubB, hubA)
+			var oldWrittenAt time.Time
+			if tc.old != nil {
+				oldWrittenAt = mirror.LastWrite(tc.old)
+			}
+			d := mirror.DecideWriteBack(kk, tc.src, tc.old, hubB, hubA, oldWrittenAt)
 			if d.Action != tc.want {
 				t.Fatalf("action = %s, want %s", d.Action, tc.want)
 			}
@@ -171,6 +181,9 @@ func TestDecideWriteBack(t *testing.T) {
 				}
 				if got := d.Object.GetAnnotations()[mirror.AnnotationSourceUID]; got != string(tc.old.GetUID()) {
 					t.Errorf("%s = %q, want the old object's %q", mirror.AnnotationSourceUID, got, tc.old.GetUID())
+				}
+				if got, want := d.Object.GetAnnotations()[mirror.AnnotationSourceWrittenAt], oldWrittenAt.UTC().Format(time.RFC3339); got != want {
+					t.Errorf("%s = %q, want the old object's last write %q", mirror.AnnotationSourceWrittenAt, got, want)
 				}
 				if d.Action == mirror.ActionUpdate && d.Object.GetResourceVersion() != tc.src.GetResourceVersion() {
 					t.Errorf("update carries resourceVersion %q, want the source's %q (optimistic concurrency)", d.Object.GetResourceVersion(), tc.src.GetResourceVersion())

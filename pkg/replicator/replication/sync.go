@@ -272,7 +272,8 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	if old == nil || !old.Ready() || !old.Serves(k.Name) {
 		return false, "", nil
 	}
-	d := mirror.DecideWriteBack(k, src, old.Get(k.Name, key.Namespace, key.Name), source.Name(), old.Name())
+	d := mirror.DecideWriteBack(k, src, old.Get(k.Name, key.Namespace, key.Name), source.Name(), old.Name(),
+		old.LastWrite(k.Name, key.Namespace, key.Name))
 	switch d.Action {
 	case mirror.ActionNone:
 		return false, "", nil
@@ -467,9 +468,9 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		c.setCopy(target.Name(), key, tgt != nil && mirror.IsCopy(tgt) && d.Conflict == mirror.ConflictNone)
 		return tgt != nil && mirror.IsCopy(tgt), nil
 	case mirror.ActionCreate:
-		err = c.create(ctx, target, k, d.Object)
+		err = c.create(ctx, target, k, mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)))
 	case mirror.ActionUpdate:
-		err = c.update(ctx, target, k, d.Object)
+		err = c.update(ctx, target, k, mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)))
 	case mirror.ActionDelete:
 		err = c.delete(ctx, target, k, tgt)
 	}
