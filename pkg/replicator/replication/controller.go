@@ -113,6 +113,9 @@ type Controller struct {
 	mu        sync.Mutex
 	sources   map[string]direction.Source // cluster → source
 	selected  map[string]bool             // cluster → selected by the cluster selector on its source
+	// movedFrom: cluster → the hub its source's ManagedCluster says it moved from (mirror.MovedFrom), read when
+	// the source changes and on each sync of that ManagedCluster.
+	movedFrom map[string]string
 	renewed   map[string]sets.Set[string] // hub → clusters whose lease an agent was seen renewing
 	conflicts map[string]map[Key]mirror.Conflict
 	copies    map[string]sets.Set[Key] // hub → keys of copies in step
@@ -159,6 +162,7 @@ func New(opts Options) (*Controller, error) {
 		logger:     opts.Logger.WithName("replication"),
 		sources:    map[string]direction.Source{},
 		selected:   map[string]bool{},
+		movedFrom:  map[string]string{},
 		renewed:    map[string]sets.Set[string]{},
 		conflicts:  map[string]map[Key]mirror.Conflict{},
 		copies:     map[string]sets.Set[Key]{},

@@ -50,6 +50,7 @@ func (c *Controller) syncDirection(cluster string) error {
 		c.mu.Lock()
 		delete(c.sources, cluster)
 		delete(c.selected, cluster)
+		delete(c.movedFrom, cluster)
 		for _, clusters := range c.renewed {
 			clusters.Delete(cluster)
 		}
@@ -70,7 +71,15 @@ func (c *Controller) syncDirection(cluster string) error {
 		}
 	}
 	selected := c.selectedOn(c.byName[next.Hub], cluster)
+	var movedFrom string
+	if next.Hub != prev.Hub {
+		movedFrom = mirror.MovedFrom(c.byName[next.Hub].Get(replv1alpha1.KindManagedCluster, "", cluster), next.Hub)
+	}
 	c.mu.Lock()
+	if next.Hub != prev.Hub {
+		// Before the cluster's keys are enqueued below: the first sync of each already knows where it came from.
+		c.movedFrom[cluster] = movedFrom
+	}
 	c.sources[cluster] = next
 	wasSelected := c.selected[cluster]
 	c.selected[cluster] = selected
@@ -188,6 +197,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	c.mu.Unlock()
 
 	if k.Name == replv1alpha1.KindManagedCluster && src != nil {
+		c.mu.Lock()
+		c.movedFrom[key.Name] = mirror.MovedFrom(src, source.Name())
+		c.mu.Unlock()
 		if cleaned := mirror.SourceCleanup(src, source.Name()); cleaned != nil {
 			err := c.update(ctx, source, k, cleaned)
 			source.ReportError(err)
@@ -257,8 +269,8 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 }
 
 // writeBack writes on the source what the hub the cluster moved from wrote and never replicated
-// (mirror.DecideWriteBack), while the source's ManagedCluster names that hub (mirror.MovedFrom) and it is
-// ready. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
+// (mirror.DecideWriteBack), while the source's ManagedCluster names that hub (mirror.MovedFrom, as c.movedFrom
+// last read it) and it is ready. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
 // found): the source's watch event syncs the key again. A create refused because the source holds an object
 // of that name its cache does not show is no write: the key is compared as usual. On another error,
 // failedHub names the old hub, which the caller leaves untouched for this sync.
@@ -267,8 +279,13 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	if !ok || k.Name == replv1alpha1.KindManagedCluster {
 		return false, "", nil
 	}
-	prev := mirror.MovedFrom(source.Get(replv1alpha1.KindManagedCluster, "", cluster), source.Name())
+	c.mu.Lock()
+	prev := c.movedFrom[cluster]
+	c.mu.Unlock()
 	old := c.byName[prev]
+	if old == source {
+		return false, "", nil
+	}
 	if old == nil || !old.Ready() || !old.Serves(k.Name) {
 		return false, "", nil
 	}
