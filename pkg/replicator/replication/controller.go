@@ -110,9 +110,9 @@ type Controller struct {
 	queue  workqueue.TypedRateLimitingInterface[Key]
 	logger klog.Logger
 
-	mu        sync.Mutex
-	sources   map[string]direction.Source // cluster → source
-	selected  map[string]bool             // cluster → selected by the cluster selector on its source
+	mu       sync.Mutex
+	sources  map[string]direction.Source // cluster → source
+	selected map[string]bool             // cluster → selected by the cluster selector on its source
 	// movedFrom: cluster → the hub its source's ManagedCluster says it moved from (mirror.MovedFrom), read when
 	// the source changes and on each sync of that ManagedCluster.
 	movedFrom map[string]string
