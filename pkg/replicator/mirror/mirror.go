@@ -211,6 +211,10 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		}
 	}
 
+	// A copy never holds deletes: an original taken over drops the replicator's finalizer.
+	if finalizers := out.GetFinalizers(); slices.Contains(finalizers, FinalizerDeleteCopies) {
+		out.SetFinalizers(slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == FinalizerDeleteCopies }))
+	}
 	labels := keepReserved(out.GetLabels(), ReservedLabelPrefixes)
 	maps.Copy(labels, content.Labels)
 	labels[LabelReplicatedFrom] = source
@@ -505,6 +509,68 @@ func CopiesPatch(src *unstructured.Unstructured, hubs []string) []byte {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"uid":         string(src.GetUID()),
 		"annotations": map[string]string{AnnotationHasCopies: strings.Join(all, ",")},
+	}})
+	return patch
+}
+
+// FinalizerDeleteCopies is the replicator's finalizer on a cluster's original ManifestWork that has copies
+// (MarkPatch): a delete of the original waits until the delete has reached the copies (ReleasePatch), so that a
+// ManifestWork deleted on a hub the replicator cannot reach still shows the delete when it can, also after OCM's
+// work agent finished it there.
+const FinalizerDeleteCopies = "failover.open-cluster-management.io/delete-copies"
+
+// MarkPatch returns the JSON merge patch (RFC 7386) that marks src, an original of kind k on its source hub held
+// on the hubs of holding: CopiesPatch's AnnotationHasCopies and, for a ManifestWork with a copy somewhere,
+// FinalizerDeleteCopies added to its finalizers (with src's metadata.resourceVersion as a precondition, since
+// the list is written whole). It returns nil when src needs neither, is being deleted or is a copy.
+func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte {
+	if src == nil || IsCopy(src) || src.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	meta := map[string]any{}
+	if copies := CopiesPatch(src, holding); copies != nil {
+		var p map[string]map[string]any
+		_ = json.Unmarshal(copies, &p)
+		maps.Copy(meta, p["metadata"])
+	}
+	hasCopies := len(holding) > 0 || len(CopiesOn(src)) > 0
+	finalizers := src.GetFinalizers()
+	if k.Name == replv1alpha1.KindManifestWork && hasCopies && !slices.Contains(finalizers, FinalizerDeleteCopies) {
+		meta["uid"] = string(src.GetUID())
+		meta["resourceVersion"] = src.GetResourceVersion()
+		meta["finalizers"] = append(slices.Clone(finalizers), FinalizerDeleteCopies)
+	}
+	if len(meta) == 0 {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": meta})
+	return patch
+}
+
+// HoldsDelete reports whether obj is an original being deleted that FinalizerDeleteCopies still holds.
+func HoldsDelete(obj *unstructured.Unstructured) bool {
+	return obj != nil && !IsCopy(obj) && obj.GetDeletionTimestamp() != nil && slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies)
+}
+
+// ReleasePatch returns the JSON merge patch (RFC 7386) that removes FinalizerDeleteCopies from obj's
+// finalizers, with its metadata.uid and resourceVersion as preconditions, or nil when obj does not carry it.
+func ReleasePatch(obj *unstructured.Unstructured) []byte {
+	finalizers := obj.GetFinalizers()
+	if !slices.Contains(finalizers, FinalizerDeleteCopies) {
+		return nil
+	}
+	var rest []string
+	for _, f := range finalizers {
+		if f != FinalizerDeleteCopies {
+			rest = append(rest, f)
+		}
+	}
+	var list any = rest
+	if len(rest) == 0 {
+		list = nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid": string(obj.GetUID()), "resourceVersion": obj.GetResourceVersion(), "finalizers": list,
 	}})
 	return patch
 }

@@ -232,3 +232,63 @@ func TestMovedFrom(t *testing.T) {
 		t.Errorf("MovedFromDonePatch = %s", p)
 	}
 }
+
+func TestMarkAndReleasePatches(t *testing.T) {
+	mw := kind(t, replv1alpha1.KindManifestWork)
+	original := mod(mwSource(), func(m map[string]any) { meta(m)["uid"] = "uid-1" })
+	workAgent := "cluster.open-cluster-management.io/manifest-work-cleanup"
+	withOurs := mod(original, func(m map[string]any) {
+		meta(m)["finalizers"] = []any{workAgent, mirror.FinalizerDeleteCopies}
+		setAnnotation(m, mirror.AnnotationHasCopies, hubB)
+	})
+	cases := []struct {
+		name    string
+		k       mirror.Kind
+		obj     *unstructured.Unstructured
+		holding []string
+		want    string
+	}{
+		{"first copy: the hub listed and the finalizer added, both preconditions", mw, original, []string{hubB},
+			`{"metadata":{"annotations":{"failover.open-cluster-management.io/has-copies":"hub-b"},"finalizers":["` + workAgent + `","` + mirror.FinalizerDeleteCopies + `"],"resourceVersion":"2001","uid":"uid-1"}}`},
+		{"no copy anywhere: nothing", mw, original, nil, ""},
+		{"marked already", mw, withOurs, []string{hubB}, ""},
+		{"finalizer lost (e.g. removed by hand) on a marked original: added again", mw, mod(withOurs, func(m map[string]any) {
+			meta(m)["finalizers"] = []any{workAgent}
+		}), nil, `{"metadata":{"finalizers":["` + workAgent + `","` + mirror.FinalizerDeleteCopies + `"],"resourceVersion":"2001","uid":"uid-1"}}`},
+		{"a ManagedClusterAddOn gets the mark only", kind(t, replv1alpha1.KindManagedClusterAddOn), mod(original, func(m map[string]any) { m["kind"] = "ManagedClusterAddOn" }), []string{hubB},
+			`{"metadata":{"annotations":{"failover.open-cluster-management.io/has-copies":"hub-b"},"uid":"uid-1"}}`},
+		{"being deleted: nothing", mw, mod(original, deleting), []string{hubB}, ""},
+		{"a copy: nothing", mw, mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), []string{hubB}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(mirror.MarkPatch(tc.k, tc.obj, tc.holding)); got != tc.want {
+				t.Errorf("MarkPatch =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+
+	if mirror.HoldsDelete(withOurs) {
+		t.Error("HoldsDelete of an original not being deleted = true")
+	}
+	terminating := mod(withOurs, deleting)
+	if !mirror.HoldsDelete(terminating) {
+		t.Error("HoldsDelete of a deleted original with the finalizer = false")
+	}
+	if got, want := string(mirror.ReleasePatch(terminating)), `{"metadata":{"finalizers":["`+workAgent+`"],"resourceVersion":"2001","uid":"uid-1"}}`; got != want {
+		t.Errorf("ReleasePatch = %s, want %s", got, want)
+	}
+	alone := mod(terminating, func(m map[string]any) { meta(m)["finalizers"] = []any{mirror.FinalizerDeleteCopies} })
+	if got, want := string(mirror.ReleasePatch(alone)), `{"metadata":{"finalizers":null,"resourceVersion":"2001","uid":"uid-1"}}`; got != want {
+		t.Errorf("ReleasePatch of the last finalizer = %s, want %s", got, want)
+	}
+	if p := mirror.ReleasePatch(original); p != nil {
+		t.Errorf("ReleasePatch without the finalizer = %s, want nil", p)
+	}
+
+	// An original taken over as a copy drops the finalizer (copies never hold deletes); others stay.
+	d := mirror.Desired(mw, mwSource(), withOurs, hubB, nil)
+	if got := d.GetFinalizers(); len(got) != 1 || got[0] != workAgent {
+		t.Errorf("Desired over an original with the finalizer: finalizers %v, want [%s]", got, workAgent)
+	}
+}

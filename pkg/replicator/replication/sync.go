@@ -186,6 +186,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.releaseOthers(ctx, k, key, source, failedHub); err != nil {
+		errs = append(errs, err)
+	}
 
 	c.mu.Lock()
 	if src != nil {
@@ -244,6 +247,11 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	// once the cluster is on it, must reach this original, also if this hub is down then.
 	if perCluster(k, key, c.isCluster) && src != nil && src.GetDeletionTimestamp() == nil {
 		if err := c.markCopies(ctx, source, k, key, src, holding); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) {
+		if err := c.release(ctx, source, k, key, src); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -322,6 +330,62 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	return true, "", nil
 }
 
+// releaseOthers lets go of the deletes that mirror.FinalizerDeleteCopies holds on hubs other than source
+// (except skip): writeBack did not write one back now, so none of them is written back from this state (the
+// hub is not the one the cluster moved from, or the source's object is not the copy it held).
+func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string) error {
+	var errs []error
+	for _, h := range c.opts.Hubs {
+		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) {
+			continue
+		}
+		if obj := h.Get(k.Name, key.Namespace, key.Name); mirror.HoldsDelete(obj) {
+			if err := c.release(ctx, h, k, key, obj); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// copiesGone reports whether every hub but source that serves kind k is ready and holds no copy of key that is
+// not being deleted: the delete of the source's original has reached them all.
+func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) bool {
+	for _, h := range c.opts.Hubs {
+		if h == source || !h.Serves(k.Name) {
+			continue
+		}
+		if !h.Ready() {
+			return false
+		}
+		if obj := h.Get(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && obj.GetDeletionTimestamp() == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// release removes mirror.FinalizerDeleteCopies from obj (key's object on hub h), which lets its delete finish.
+// An object gone or changed since it was read is no error: its watch event syncs the key again.
+func (c *Controller) release(ctx context.Context, h *hubconn.Hub, k mirror.Kind, key Key, obj *unstructured.Unstructured) error {
+	patch := mirror.ReleasePatch(obj)
+	if patch == nil {
+		return nil
+	}
+	_, err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	h.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), h.Name()).Inc()
+		return fmt.Errorf("%s: releasing the delete held on hub %s: %w", key, h.Name(), err)
+	}
+	c.logger.V(2).Info("Delete reached every copy: released", "object", key.String(), "hub", h.Name())
+	return nil
+}
+
 // finishWriteBack removes mirror.AnnotationMovedFrom from src (cluster's ManagedCluster on its source hub) once
 // the hub it names has nothing left to write back: it is no longer configured, or it is ready, has taken its
 // ManagedCluster over as a copy (or has none), and none of the cluster's objects waits to be compared there.
@@ -364,9 +428,10 @@ func (c *Controller) pendingFor(hub, cluster string) bool {
 }
 
 // markCopies adds the hubs of holding to src's mirror.AnnotationHasCopies (src is a per-cluster object on its
-// source hub) when it does not list them yet.
+// source hub) when it does not list them yet, and, to a ManifestWork with copies, mirror.FinalizerDeleteCopies
+// (mirror.MarkPatch).
 func (c *Controller) markCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured, holding []string) error {
-	return c.patchSourceOnce(ctx, source, k, key, src, mirror.CopiesPatch(src, holding), "listing the hubs holding copies on the original")
+	return c.patchSourceOnce(ctx, source, k, key, src, mirror.MarkPatch(k, src, holding), "marking the original with the hubs holding copies")
 }
 
 // patchSourceOnce merge-patches obj (the object of key on its source hub) with patch, what naming the write in

@@ -391,12 +391,14 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	return s
 }
 
-// runWriteBack is a scripted schedule (reported as seed 0): hub A, the cluster's source, is cut off from both
-// the spoke and the replicator; meanwhile its user edits one ManifestWork, creates one and deletes a third
-// there (A is not fenced: nobody saw the cluster move yet). The agent moves the cluster to hub B, which holds
-// none of the three writes. Once the replicator reaches A again, the writes made on A before the move must be
-// written back to B (mirror.DecideWriteBack) and reach the spoke: without that, the edit and the create are
-// lost and the deleted work stays on the spoke.
+// runWriteBack is a scripted schedule (reported as seed 0). Hub A, the cluster's source, is cut off from the
+// replicator; its user deletes a ManifestWork there, which OCM's work agent finishes on the spoke (only the
+// replicator's finalizer keeps it on A). Then A is cut off from the spoke too; the user edits one
+// ManifestWork, creates one and deletes another on A (A is not fenced: nobody saw the cluster move yet). The
+// agent moves the cluster to hub B, which holds none of these writes (it applies its copy of the first deleted
+// work again meanwhile). Once the replicator reaches A again, all four writes must be written back to B
+// (mirror.DecideWriteBack) and be what the spoke holds: without write-back the edit and the create are lost
+// and the deleted works stay on the spoke; without the finalizer the first delete leaves no trace on A.
 func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 	t.Helper()
 	b.seed = 0
@@ -430,36 +432,53 @@ func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 			return err
 		})
 	}
-	edited, created, deleted := chaosPrefix+"wb-edited", chaosPrefix+"wb-created", chaosPrefix+"wb-deleted"
+	edited, created, deleted, finished := chaosPrefix+"wb-edited", chaosPrefix+"wb-created", chaosPrefix+"wb-deleted", chaosPrefix+"wb-finished"
 	create(edited, 1)
 	create(deleted, 2)
-	if got := b.settle(ctx, works); len(got) != 2 {
-		t.Fatalf("write-back schedule: the spoke holds %v, want both works applied before the cut", got)
+	create(finished, 3)
+	if got := b.settle(ctx, works); len(got) != 3 {
+		t.Fatalf("write-back schedule: the spoke holds %v, want the three works applied before the cuts", got)
 	}
 	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
-		for _, name := range []string{edited, deleted} {
+		for _, name := range []string{edited, deleted, finished} {
 			if _, err := dyn(b.hubs[1]).Resource(workGVR).Namespace(chaosCluster).Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return false, nil
+			}
+			w, err := userA.Get(ctx, name, metav1.GetOptions{})
+			if err != nil || !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies) {
 				return false, nil
 			}
 		}
 		return true, nil
-	}, "hub B holds copies of %s and %s", edited, deleted)
+	}, "hub B holds copies of the three works, and hub A's originals carry %s", mirror.FinalizerDeleteCopies)
 
+	// The replicator loses hub A first: a delete there is finished on the spoke by OCM's work agent, and only
+	// the replicator's finalizer keeps it on A.
 	movesBefore := len(b.r.events(replication.ReasonClusterSourceChanged))
-	b.hubs[0].Proxy.Cut()
 	b.replProxy[0].Cut()
-	s.steps = append(s.steps, "spoke-hub primary cut=true", "replicator-hub primary cut=true")
-	write("edit", edited, 3, func() error {
+	s.steps = append(s.steps, "replicator-hub primary cut=true")
+	write("delete", finished, 4, func() error { return userA.Delete(ctx, finished, metav1.DeleteOptions{}) })
+	framework.Eventually(t, 2*time.Minute, util.PollInterval, func() (bool, error) {
+		if _, err := b.spoke.Kube.CoreV1().ConfigMaps(chaosNamespace).Get(ctx, finished, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		w, err := userA.Get(ctx, finished, metav1.GetOptions{})
+		return err == nil && mirror.HoldsDelete(w) && len(w.GetFinalizers()) == 1, nil
+	}, "OCM's work agent finished the delete of %s on the spoke, and hub A's ManifestWork waits for the replicator", finished)
+
+	b.hubs[0].Proxy.Cut()
+	s.steps = append(s.steps, "spoke-hub primary cut=true")
+	write("edit", edited, 5, func() error {
 		cur, err := userA.Get(ctx, edited, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		cur.Object["spec"] = chaosWorkObject(t, edited, 3).Object["spec"]
+		cur.Object["spec"] = chaosWorkObject(t, edited, 5).Object["spec"]
 		_, err = userA.Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	})
-	create(created, 4)
-	write("delete", deleted, 5, func() error { return userA.Delete(ctx, deleted, metav1.DeleteOptions{}) })
+	create(created, 6)
+	write("delete", deleted, 7, func() error { return userA.Delete(ctx, deleted, metav1.DeleteOptions{}) })
 
 	util.WaitForFailoverConfig(t, b.spoke, 2*time.Minute, "the cluster moved to hub B", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
 		return fc.Status.ActiveHub == hubB && util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, "True"), util.DescribeFailoverStatus(fc)
@@ -484,8 +503,8 @@ func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 	time.Sleep(chaosEvictionGrace + 5*time.Second)
 	final := b.settle(ctx, works)
 	s.checks, s.violations = checkChaos(works, final, rec.snapshot())
-	if got := len(b.r.events(replication.ReasonWrittenBack)); got < 3 {
-		s.violations = append(s.violations, fmt.Sprintf("the replicator reported %d %s events, want one per write made on hub A (3)", got, replication.ReasonWrittenBack))
+	if got := len(b.r.events(replication.ReasonWrittenBack)); got < 4 {
+		s.violations = append(s.violations, fmt.Sprintf("the replicator reported %d %s events, want one per write made on hub A (4)", got, replication.ReasonWrittenBack))
 	}
 	s.checks++
 	// The write-back is over once hub A is caught up: the record of the move goes.
