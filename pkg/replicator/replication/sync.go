@@ -163,9 +163,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		c.logger.V(4).Info("No source to replicate from yet", "object", key.String())
 		return nil
 	case sourceNone:
-		// Nothing is replicated for this key (its cluster is not selected).
+		// Nothing is replicated for this key (its cluster is not selected): no delete is held for it either.
 		c.forget(key)
-		return nil
+		return c.releaseOthers(ctx, k, key, nil, "")
 	}
 	src := source.Get(k.Name, key.Namespace, key.Name)
 	if src == nil && !source.Serves(k.Name) {
@@ -331,8 +331,9 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 }
 
 // releaseOthers lets go of the deletes that mirror.FinalizerDeleteCopies holds on hubs other than source
-// (except skip): writeBack did not write one back now, so none of them is written back from this state (the
-// hub is not the one the cluster moved from, or the source's object is not the copy it held).
+// (except skip; every hub when source is nil: the key's cluster is not replicated): writeBack did not write one
+// back now, so none of them is written back from this state (the hub is not the one the cluster moved from, or
+// the source's object is not the copy it held).
 func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string) error {
 	var errs []error
 	for _, h := range c.opts.Hubs {
