@@ -513,15 +513,16 @@ func CopiesPatch(src *unstructured.Unstructured, hubs []string) []byte {
 	return patch
 }
 
-// FinalizerDeleteCopies is the replicator's finalizer on a cluster's original ManifestWork that has copies
-// (MarkPatch): a delete of the original waits until the delete has reached the copies (ReleasePatch), so that a
-// ManifestWork deleted on a hub the replicator cannot reach still shows the delete when it can, also after OCM's
-// work agent finished it there.
+// FinalizerDeleteCopies is the replicator's finalizer on a cluster's original of a kind that HoldsDeletes
+// (ManifestWork, ManagedClusterAddOn) that has copies (MarkPatch): a delete of the original waits
+// until the delete has reached the copies (ReleasePatch), so that an object deleted on a hub the replicator
+// cannot reach still shows the delete when it can (for a ManifestWork, also after OCM's work agent finished
+// it there).
 const FinalizerDeleteCopies = "failover.open-cluster-management.io/delete-copies"
 
 // MarkPatch returns the JSON merge patch (RFC 7386) that marks src, an original of kind k on its source hub held
-// on the hubs of holding: CopiesPatch's AnnotationHasCopies and, for a ManifestWork with a copy somewhere,
-// FinalizerDeleteCopies added to its finalizers (with src's metadata.resourceVersion as a precondition, since
+// on the hubs of holding: CopiesPatch's AnnotationHasCopies and, for a kind that HoldsDeletes with a copy
+// somewhere, FinalizerDeleteCopies added to its finalizers (with src's metadata.resourceVersion as a precondition, since
 // the list is written whole). It returns nil when src needs neither, is being deleted or is a copy.
 func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte {
 	if src == nil || IsCopy(src) || src.GetDeletionTimestamp() != nil {
@@ -535,7 +536,7 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 	}
 	hasCopies := len(holding) > 0 || len(CopiesOn(src)) > 0
 	finalizers := src.GetFinalizers()
-	if k.Name == replv1alpha1.KindManifestWork && hasCopies && !slices.Contains(finalizers, FinalizerDeleteCopies) {
+	if HoldsDeletes(k) && hasCopies && !slices.Contains(finalizers, FinalizerDeleteCopies) {
 		meta["uid"] = string(src.GetUID())
 		meta["resourceVersion"] = src.GetResourceVersion()
 		meta["finalizers"] = append(slices.Clone(finalizers), FinalizerDeleteCopies)
@@ -545,6 +546,13 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": meta})
 	return patch
+}
+
+// HoldsDeletes reports whether the originals of kind k get FinalizerDeleteCopies: namespaced kinds listed
+// whole. A kind listed by label (backup Secrets and ConfigMaps) does not: an object whose label is removed
+// leaves the replicator's view, and its delete would be held for ever.
+func HoldsDeletes(k Kind) bool {
+	return k.Namespaced && k.LabelSelector == ""
 }
 
 // HoldsDelete reports whether obj is an original being deleted that FinalizerDeleteCopies still holds.

@@ -25,11 +25,11 @@ import (
 // an etcd restore of oldHub cannot produce. The rules, in order:
 //  1. old is absent, a copy (LabelReplicatedFrom set), or not a user's: nothing. A missing object is no
 //     evidence of a delete (a restore removes objects too).
-//  2. old is being deleted: a ManifestWork whose src is a copy made from old (LabelReplicatedFrom = oldHub,
+//  2. old is being deleted, of a kind that HoldsDeletes: when src is a copy made from old (LabelReplicatedFrom = oldHub,
 //     AnnotationSourceUID = old's uid), unchanged on the source since the replicator wrote it (its content
-//     still has AnnotationContentHash) and not being deleted, is deleted. The delete was made on oldHub, and
-//     OCM's work agent, gone from it, could not finish it (its finalizer holds the ManifestWork). Other kinds
-//     have no finalizer to hold them: their deletes leave no trace and are not written back.
+//     still has AnnotationContentHash) and not being deleted, src is deleted. The delete was made on oldHub;
+//     FinalizerDeleteCopies held it there (and, for a ManifestWork, OCM's work agent's finalizer when the agent
+//     was gone from oldHub). Other kinds leave no trace of a delete: theirs are not written back.
 //  3. src is absent: when old does not list source in AnnotationHasCopies (source never held it), create it on
 //     the source.
 //  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
@@ -45,7 +45,7 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	srcIsCopyOfOld := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
 		ContentOf(k, src).Hash() == src.GetAnnotations()[AnnotationContentHash]
 	if old.GetDeletionTimestamp() != nil {
-		if k.Name == replv1alpha1.KindManifestWork && srcIsCopyOfOld && src.GetAnnotations()[AnnotationSourceUID] == string(old.GetUID()) {
+		if HoldsDeletes(k) && srcIsCopyOfOld && src.GetAnnotations()[AnnotationSourceUID] == string(old.GetUID()) {
 			return Decision{Action: ActionDelete}
 		}
 		return none

@@ -100,11 +100,20 @@ func TestDecideWriteBack(t *testing.T) {
 		}), old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
 		{name: "deleted on the old hub, the copy is being deleted already", src: mod(srcCopy(t), deleting),
 			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
+		{name: "a backup ConfigMap being deleted: not written back (listed by label, no finalizer)", kind: kind(t, replv1alpha1.KindConfigMap),
+			src: copyOf(t, kind(t, replv1alpha1.KindConfigMap), configMapSource()),
+			old: mod(configMapSource(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
 		{name: "deleted on the old hub, the source lacks it", src: nil,
 			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
-		{name: "a ManagedClusterAddOn being deleted is not written back (no finalizer makes it evidence)", kind: addonKind,
+		{name: "a ManagedClusterAddOn being deleted (held by the replicator's finalizer): delete the copy", kind: addonKind,
 			src: copyOf(t, addonKind, addon("helloworld")),
-			old: mod(addon("helloworld"), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
+			old: mod(addon("helloworld"), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionDelete},
+		{name: "a ManagedClusterAddOn an add-on manager installed (ownerReferences), deleted on the old hub: not written back", kind: addonKind,
+			src: copyOf(t, addonKind, addon("helloworld")),
+			old: mod(addon("helloworld"), func(m map[string]any) {
+				meta(m)["ownerReferences"] = []any{map[string]any{"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn", "name": "helloworld", "uid": "u2"}}
+				deletedAt("2024-05-01T09:59:00Z")(m)
+			}), want: mirror.ActionNone},
 
 		{name: "created on the old hub, never copied: create", src: nil, old: oldOriginal(),
 			want: mirror.ActionCreate, wantReplicas: "3"},
@@ -255,7 +264,12 @@ func TestMarkAndReleasePatches(t *testing.T) {
 		{"finalizer lost (e.g. removed by hand) on a marked original: added again", mw, mod(withOurs, func(m map[string]any) {
 			meta(m)["finalizers"] = []any{workAgent}
 		}), nil, `{"metadata":{"finalizers":["` + workAgent + `","` + mirror.FinalizerDeleteCopies + `"],"resourceVersion":"2001","uid":"uid-1"}}`},
-		{"a ManagedClusterAddOn gets the mark only", kind(t, replv1alpha1.KindManagedClusterAddOn), mod(original, func(m map[string]any) { m["kind"] = "ManagedClusterAddOn" }), []string{hubB},
+		{"a ManagedClusterAddOn gets the finalizer too", kind(t, replv1alpha1.KindManagedClusterAddOn), mod(original, func(m map[string]any) {
+			m["kind"] = "ManagedClusterAddOn"
+			delete(meta(m), "finalizers")
+		}), []string{hubB},
+			`{"metadata":{"annotations":{"failover.open-cluster-management.io/has-copies":"hub-b"},"finalizers":["` + mirror.FinalizerDeleteCopies + `"],"resourceVersion":"2001","uid":"uid-1"}}`},
+		{"a ManagedCluster gets the mark only (cluster-scoped)", kind(t, replv1alpha1.KindManagedCluster), mod(mcSource(), func(m map[string]any) { meta(m)["uid"] = "uid-1" }), []string{hubB},
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/has-copies":"hub-b"},"uid":"uid-1"}}`},
 		{"being deleted: nothing", mw, mod(original, deleting), []string{hubB}, ""},
 		{"a copy: nothing", mw, mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), []string{hubB}, ""},

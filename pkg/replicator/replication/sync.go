@@ -174,7 +174,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	if mirror.Excluded(k, src) {
 		c.forget(key)
-		return nil
+		return c.releaseOthers(ctx, k, key, nil, "")
 	}
 
 	var errs []error
