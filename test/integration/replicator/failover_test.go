@@ -2,8 +2,10 @@ package replicator_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -154,6 +156,22 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
 	}
 	t.Logf("measured: replicator start -> hub B holds the cluster's whole state in %.1f s", time.Since(started).Seconds())
+	// The originals of the kinds that hold deletes carry the replicator's finalizer; the label-listed backup
+	// Secret does not.
+	for _, obj := range []struct {
+		kind       replv1alpha1.ReplicatedKind
+		name       string
+		wantHolder bool
+	}{
+		{replv1alpha1.KindManagedClusterAddOn, "application-manager", true},
+		{replv1alpha1.KindManifestWork, "work-1", true},
+		{replv1alpha1.KindSecret, "app-credentials", false},
+	} {
+		waitObj(t, hubA, obj.kind, cluster, obj.name, replicationTimeout, fmt.Sprintf("the original, finalizer %s present: %t", mirror.FinalizerDeleteCopies, obj.wantHolder),
+			func(o *unstructured.Unstructured) bool {
+				return o != nil && mirror.HasCopyOn(o, hubB) && slices.Contains(o.GetFinalizers(), mirror.FinalizerDeleteCopies) == obj.wantHolder
+			})
+	}
 	if mcA, err := getObj(hubA, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || mcA.GetAnnotations()[agentAnnotation] != "eu-1" {
 		t.Fatalf("hub A's ManagedCluster lacks the agent's annotation %s (err %v): the check below would prove nothing", agentAnnotation, err)
 	}
