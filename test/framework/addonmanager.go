@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -61,17 +63,25 @@ func (h *Hub) startHubProcess(name, binary, subcommand string, extraArgs ...stri
 // https://127.0.0.1:<port>/healthz answers.
 func (h *Hub) runHealthyProcess(name, binary string, args []string, port int) *process {
 	h.t.Helper()
-	p, err := startProcess(name, h.cp.logDir, binary, args)
+	return runHealthyProcess(h.t, "hub "+h.Name, h.cp.logDir, name, binary, args, port, h.opts.StartTimeout)
+}
+
+// runHealthyProcess starts binary with args for component (log <logDir>/<name>.log), stops it in t.Cleanup and
+// waits up to timeout until https://127.0.0.1:<port>/healthz answers; it fails the test, naming component, when
+// it cannot.
+func runHealthyProcess(t testing.TB, component, logDir, name, binary string, args []string, port int, timeout time.Duration) *process {
+	t.Helper()
+	p, err := startProcess(name, logDir, binary, args)
 	if err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
+		t.Fatalf("%s: %v", component, err)
 	}
-	h.t.Cleanup(func() {
+	t.Cleanup(func() {
 		if err := p.stop(stopTimeout); err != nil {
-			h.t.Errorf("hub %s: %v", h.Name, err)
+			t.Errorf("%s: %v", component, err)
 		}
 	})
-	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), h.opts.StartTimeout); err != nil {
-		h.t.Fatalf("hub %s: %v", h.Name, err)
+	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), timeout); err != nil {
+		t.Fatalf("%s: %v", component, err)
 	}
 	return p
 }

@@ -132,18 +132,7 @@ func (s *Spoke) startGarbageCollector() {
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + filepath.Join(s.cp.dir, "kube-controller-manager"),
 	}
-	p, err := startProcess(BinaryKubeControllerManager, s.cp.logDir, filepath.Join(binDir, BinaryKubeControllerManager), args)
-	if err != nil {
-		s.t.Fatalf("%s: %v", component, err)
-	}
-	s.t.Cleanup(func() {
-		if err := p.stop(stopTimeout); err != nil {
-			s.t.Errorf("%s: %v", component, err)
-		}
-	})
-	if err := p.waitHealthy(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), DefaultStartTimeout); err != nil {
-		s.t.Fatalf("%s: %v", component, err)
-	}
+	runHealthyProcess(s.t, component, s.cp.logDir, BinaryKubeControllerManager, filepath.Join(binDir, BinaryKubeControllerManager), args, port, DefaultStartTimeout)
 }
 
 // URL returns the apiserver's https://127.0.0.1:<port> URL (the pod network's host address with

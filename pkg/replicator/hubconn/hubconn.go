@@ -195,21 +195,7 @@ func (h *Hub) ReportError(err error) {
 // Get returns the cached object of kind k (a mirrored kind or ManagedCluster) at namespace/name, or nil when
 // it is absent or the hub is not ready.
 func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstructured.Unstructured {
-	h.mu.RLock()
-	inf := h.informers[k]
-	ready := h.state == StateReady
-	h.mu.RUnlock()
-	if inf == nil || !ready {
-		return nil
-	}
-	key := name
-	if namespace != "" {
-		key = namespace + "/" + name
-	}
-	obj, ok, err := inf.GetIndexer().GetByKey(key)
-	if err != nil || !ok {
-		return nil
-	}
+	obj := h.cached(k, namespace, name)
 	if c, isCached := obj.(*cachedObject); isCached {
 		return c.object()
 	}
@@ -221,12 +207,24 @@ func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstru
 // read from its managedFields before the cache dropped them), or the zero time when the hub is not ready or
 // does not hold it.
 func (h *Hub) LastWrite(k replv1alpha1.ReplicatedKind, namespace, name string) time.Time {
+	switch o := h.cached(k, namespace, name).(type) {
+	case *cachedObject:
+		return o.lastWrite
+	case *unstructured.Unstructured:
+		return mirror.LastWrite(o)
+	}
+	return time.Time{}
+}
+
+// cached returns what the informer of kind k stores at namespace/name (a *cachedObject, or what passed the
+// transform unchanged), or nil when it is absent or the hub is not ready.
+func (h *Hub) cached(k replv1alpha1.ReplicatedKind, namespace, name string) any {
 	h.mu.RLock()
 	inf := h.informers[k]
 	ready := h.state == StateReady
 	h.mu.RUnlock()
 	if inf == nil || !ready {
-		return time.Time{}
+		return nil
 	}
 	key := name
 	if namespace != "" {
@@ -234,15 +232,9 @@ func (h *Hub) LastWrite(k replv1alpha1.ReplicatedKind, namespace, name string) t
 	}
 	obj, ok, err := inf.GetIndexer().GetByKey(key)
 	if err != nil || !ok {
-		return time.Time{}
+		return nil
 	}
-	switch o := obj.(type) {
-	case *cachedObject:
-		return o.lastWrite
-	case *unstructured.Unstructured:
-		return mirror.LastWrite(o)
-	}
-	return time.Time{}
+	return obj
 }
 
 // List returns the names of the cached objects of kind k in namespace ("" for all namespaces); nil when the

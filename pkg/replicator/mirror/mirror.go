@@ -213,7 +213,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 
 	// A copy never holds deletes: an original taken over drops the replicator's finalizer.
 	if finalizers := out.GetFinalizers(); slices.Contains(finalizers, FinalizerDeleteCopies) {
-		out.SetFinalizers(slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == FinalizerDeleteCopies }))
+		out.SetFinalizers(withoutDeleteCopies(finalizers))
 	}
 	labels := keepReserved(out.GetLabels(), ReservedLabelPrefixes)
 	maps.Copy(labels, content.Labels)
@@ -492,6 +492,16 @@ func HasCopyOn(obj *unstructured.Unstructured, hub string) bool {
 // conflict when the object of that name was made again since it was read). It returns nil when src is nil,
 // a copy, or lists every hub of hubs already.
 func CopiesPatch(src *unstructured.Unstructured, hubs []string) []byte {
+	meta := copiesMeta(src, hubs)
+	if meta == nil {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": meta})
+	return patch
+}
+
+// copiesMeta returns the metadata of CopiesPatch (uid and annotations), or nil when it writes nothing.
+func copiesMeta(src *unstructured.Unstructured, hubs []string) map[string]any {
 	if src == nil || IsCopy(src) || len(hubs) == 0 {
 		return nil
 	}
@@ -506,11 +516,10 @@ func CopiesPatch(src *unstructured.Unstructured, hubs []string) []byte {
 		return nil
 	}
 	slices.Sort(all)
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+	return map[string]any{
 		"uid":         string(src.GetUID()),
 		"annotations": map[string]string{AnnotationHasCopies: strings.Join(all, ",")},
-	}})
-	return patch
+	}
 }
 
 // FinalizerDeleteCopies is the replicator's finalizer on a cluster's original of a kind that HoldsDeletes
@@ -528,11 +537,9 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 	if src == nil || IsCopy(src) || src.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	meta := map[string]any{}
-	if copies := CopiesPatch(src, holding); copies != nil {
-		var p map[string]map[string]any
-		_ = json.Unmarshal(copies, &p)
-		maps.Copy(meta, p["metadata"])
+	meta := copiesMeta(src, holding)
+	if meta == nil {
+		meta = map[string]any{}
 	}
 	hasCopies := len(holding) > 0 || len(CopiesOn(src)) > 0
 	finalizers := src.GetFinalizers()
@@ -567,12 +574,7 @@ func ReleasePatch(obj *unstructured.Unstructured) []byte {
 	if !slices.Contains(finalizers, FinalizerDeleteCopies) {
 		return nil
 	}
-	var rest []string
-	for _, f := range finalizers {
-		if f != FinalizerDeleteCopies {
-			rest = append(rest, f)
-		}
-	}
+	rest := withoutDeleteCopies(finalizers)
 	var list any = rest
 	if len(rest) == 0 {
 		list = nil
@@ -581,6 +583,11 @@ func ReleasePatch(obj *unstructured.Unstructured) []byte {
 		"uid": string(obj.GetUID()), "resourceVersion": obj.GetResourceVersion(), "finalizers": list,
 	}})
 	return patch
+}
+
+// withoutDeleteCopies returns a new list of finalizers without FinalizerDeleteCopies.
+func withoutDeleteCopies(finalizers []string) []string {
+	return slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == FinalizerDeleteCopies })
 }
 
 // IsCopy reports whether obj carries LabelReplicatedFrom, the mark of the replicator's copies.

@@ -45,7 +45,7 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	srcIsCopyOfOld := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
 		ContentOf(k, src).Hash() == src.GetAnnotations()[AnnotationContentHash]
 	if old.GetDeletionTimestamp() != nil {
-		if HoldsDeletes(k) && srcIsCopyOfOld && src.GetAnnotations()[AnnotationSourceUID] == string(old.GetUID()) {
+		if uid := old.GetUID(); HoldsDeletes(k) && srcIsCopyOfOld && uid != "" && src.GetAnnotations()[AnnotationSourceUID] == string(uid) {
 			return Decision{Action: ActionDelete}
 		}
 		return none

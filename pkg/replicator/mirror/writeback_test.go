@@ -89,6 +89,12 @@ func TestDecideWriteBack(t *testing.T) {
 		{name: "deleted on the old hub, the copy was made from another object of that name (uid)", src: mod(srcCopy(t), func(m map[string]any) {
 			setAnnotation(m, mirror.AnnotationSourceUID, "uid-newer")
 		}), old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
+		{name: "deleted on the old hub, neither side has a uid (no match on empty values)", src: mod(srcCopy(t), func(m map[string]any) {
+			delete(annots(m), mirror.AnnotationSourceUID)
+		}), old: mod(oldOriginal(), func(m map[string]any) {
+			delete(meta(m), "uid")
+			deletedAt("2024-05-01T09:59:00Z")(m)
+		}), want: mirror.ActionNone},
 		{name: "deleted on the old hub, the copy has no source uid (made before the mark existed)", src: mod(srcCopy(t), func(m map[string]any) {
 			delete(annots(m), mirror.AnnotationSourceUID)
 		}), old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},

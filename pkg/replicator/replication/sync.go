@@ -291,10 +291,7 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	prev := c.movedFrom[cluster]
 	c.mu.Unlock()
 	old := c.byName[prev]
-	if old == source {
-		return false, "", nil
-	}
-	if old == nil || !old.Ready() || !old.Serves(k.Name) {
+	if old == nil || old == source || !old.Ready() || !old.Serves(k.Name) {
 		return false, "", nil
 	}
 	d := mirror.DecideWriteBack(k, src, old.Get(k.Name, key.Namespace, key.Name), source.Name(), old.Name(),
