@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +38,17 @@ func userClient(t *testing.T, h *framework.Hub, user string, groups ...string) d
 	if _, err := h.Kube.RbacV1().ClusterRoleBindings().Create(context.Background(), binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	// The apiserver's RBAC authorizer learns of the binding through its informer: wait until it allows the user.
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		review, err := h.Kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: groups,
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Group: workGVR.Group, Resource: workGVR.Resource}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return false, err
+		}
+		return review.Status.Allowed, nil
+	}, "user %s bound to cluster-admin on hub %s", user, h.Name)
 	cfg := rest.CopyConfig(h.AdminConfig)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append([]string{"system:authenticated"}, groups...)}
 	return dynamic.NewForConfigOrDie(cfg)
