@@ -10,16 +10,28 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
 // cachedObject is what the hub's informers store instead of the unstructured object the watch delivers: the
-// object's name and namespace (the cache key) and its JSON without managedFields and status, which the
-// replicator never mirrors. An unstructured ManifestWork in memory is several times the size of its JSON (every
-// nested field is a map entry); the replicator decodes the JSON again only for the objects it syncs.
+// object's name and namespace (the cache key), its JSON without managedFields and status (never mirrored), and
+// what the replicator reads on every decision, kept beside the JSON so that those reads decode nothing. An
+// unstructured ManifestWork in memory is several times the size of its JSON (every nested field is a map
+// entry); the replicator decodes the JSON only for the objects it syncs.
+//
+// A copy (mirror.IsCopy) of a kind other than ManagedCluster is held without its mirrored fields
+// (mirror.WithoutContent): on a standby, the replicator compares its copies by contentHash, the hash of the
+// mirrored content, and rebuilds them from the source's object. When such a copy is needed whole (its hub
+// became the source of its cluster), Hub.Get reads it from the hub and the cache holds it whole from then on.
 type cachedObject struct {
 	metav1.ObjectMeta
 	raw []byte
+	// contentHash is the hash of the mirrored content (mirror.Content.Hash) of a copy whose raw leaves its
+	// mirrored fields out; "" when raw is the whole object.
+	contentHash string
+	// cluster is set for ManagedClusters: the facts the direction decision reads.
+	cluster *Cluster
 	// renewTime and created are set for Leases (spec.renewTime and metadata.creationTimestamp), which the
 	// direction decision reads for every cluster on every recheck.
 	renewTime, created time.Time
@@ -28,15 +40,33 @@ type cachedObject struct {
 	lastWrite time.Time
 }
 
+// Cluster is what the replicator reads of a ManagedCluster on every direction recheck and every object sync,
+// taken from the object when it is cached.
+type Cluster struct {
+	// Labels are the ManagedCluster's metadata.labels (matched against spec.clusterSelector).
+	Labels map[string]string
+	// IsCopy is mirror.IsCopy of the ManagedCluster.
+	IsCopy bool
+	// LeaseDuration is spec.leaseDurationSeconds; 0 when unset or not positive.
+	LeaseDuration time.Duration
+	// RecordedHub is the value of mirror.AnnotationClusterHub ("" when absent).
+	RecordedHub string
+	// RecordedSince is mirror.AnnotationClusterHubSince (RFC 3339); zero when absent or unparsable.
+	RecordedSince time.Time
+}
+
 // GetObjectKind implements runtime.Object; the kind is not kept.
 func (c *cachedObject) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
-// DeepCopyObject implements runtime.Object. raw is never modified, so it is shared.
+// DeepCopyObject implements runtime.Object. raw and cluster are never modified, so they are shared.
 func (c *cachedObject) DeepCopyObject() runtime.Object {
 	out := *c
 	out.ObjectMeta = *c.ObjectMeta.DeepCopy()
 	return &out
 }
+
+// whole reports whether raw holds the whole object (not a copy without its mirrored fields).
+func (c *cachedObject) whole() bool { return c.contentHash == "" }
 
 // object decodes the cached JSON (numbers as int64 where integral, as unstructured objects from the API
 // server hold them); nil if it does not decode.
@@ -48,9 +78,10 @@ func (c *cachedObject) object() *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
 }
 
-// compactTransform is the informers' transform: it turns an unstructured object into a cachedObject.
-// Tombstones and objects of other types pass through unchanged.
-func compactTransform(obj any) (any, error) {
+// compact turns an unstructured object of kind k into a cachedObject; for a copy it keeps the mirrored fields
+// only when keepWhole is nil or says so. Tombstones and objects of other types pass through unchanged. A nil k is the
+// managed-cluster-lease informer's.
+func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) bool) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return obj, nil
@@ -62,11 +93,16 @@ func compactTransform(obj any) (any, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: u.GetName(), Namespace: u.GetNamespace(), ResourceVersion: u.GetResourceVersion()},
 		lastWrite:  lastWrite,
 	}
-	if u.GetAPIVersion() == "coordination.k8s.io/v1" && u.GetKind() == "Lease" {
-		// Only the two times are read.
+	if k == nil {
+		// Only the two times of a lease are read.
 		c.renewTime, c.hasRenewTime = RenewTime(u)
 		c.created = u.GetCreationTimestamp().Time
 		return c, nil
+	}
+	if k.Name == replv1alpha1.KindManagedCluster {
+		c.cluster = clusterOf(u)
+	} else if mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.Namespace, c.Name) {
+		u, c.contentHash = mirror.WithoutContent(*k, u)
 	}
 	raw, err := json.Marshal(u.Object)
 	if err != nil {
@@ -74,4 +110,18 @@ func compactTransform(obj any) (any, error) {
 	}
 	c.raw = raw
 	return c, nil
+}
+
+// clusterOf returns the Cluster facts of mc, a ManagedCluster.
+func clusterOf(mc *unstructured.Unstructured) *Cluster {
+	out := &Cluster{Labels: mc.GetLabels(), IsCopy: mirror.IsCopy(mc)}
+	if seconds, found, _ := unstructured.NestedInt64(mc.Object, "spec", "leaseDurationSeconds"); found && seconds > 0 {
+		out.LeaseDuration = time.Duration(seconds) * time.Second
+	}
+	annotations := mc.GetAnnotations()
+	out.RecordedHub = annotations[mirror.AnnotationClusterHub]
+	if t, err := time.Parse(time.RFC3339, annotations[mirror.AnnotationClusterHubSince]); err == nil {
+		out.RecordedSince = t
+	}
+	return out
 }

@@ -6,9 +6,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
-func TestCompactTransformRoundTrip(t *testing.T) {
+// manifestWork is the mirrored kind ManifestWork.
+var manifestWork, _ = mirror.KindByName(replv1alpha1.KindManifestWork)
+
+func TestCompactRoundTrip(t *testing.T) {
 	in := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
 		"metadata": map[string]any{
@@ -18,7 +24,7 @@ func TestCompactTransformRoundTrip(t *testing.T) {
 		"spec":   map[string]any{"workload": map[string]any{"manifests": []any{map[string]any{"n": int64(3), "f": 1.5}}}},
 		"status": map[string]any{"conditions": []any{}},
 	}}
-	out, err := compactTransform(in.DeepCopy())
+	out, err := compact(in.DeepCopy(), &manifestWork, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +46,7 @@ func TestCompactTransformRoundTrip(t *testing.T) {
 	}
 }
 
-func TestCompactTransformKeepsLastWrite(t *testing.T) {
+func TestCompactKeepsLastWrite(t *testing.T) {
 	in := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
 		"metadata": map[string]any{
@@ -52,7 +58,7 @@ func TestCompactTransformKeepsLastWrite(t *testing.T) {
 			},
 		},
 	}}
-	out, err := compactTransform(in)
+	out, err := compact(in, &manifestWork, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,14 +71,14 @@ func TestCompactTransformKeepsLastWrite(t *testing.T) {
 	}
 }
 
-func TestCompactTransformLease(t *testing.T) {
+func TestCompactLease(t *testing.T) {
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	lease := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
 		"metadata": map[string]any{"name": "managed-cluster-lease", "namespace": "c1", "creationTimestamp": created.Format(time.RFC3339)},
 		"spec":     map[string]any{"renewTime": "2026-01-02T03:05:06.123456Z"},
 	}}
-	out, err := compactTransform(lease)
+	out, err := compact(lease, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

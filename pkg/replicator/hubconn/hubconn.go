@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
@@ -95,6 +96,21 @@ type Hub struct {
 	informers      map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer
 	leases         cache.SharedIndexInformer
 	generation     int
+
+	// wholeMu guards keepWhole and fetched.
+	wholeMu sync.Mutex
+	// keepWhole holds the copies that Get was asked for whole: the informers cache them whole from their next
+	// event on, instead of without their mirrored fields.
+	keepWhole sets.Set[objectKey]
+	// fetched holds the copies Get read from the hub, whole, until the informer's next event for them: valid
+	// while the informer's entry has the same resourceVersion.
+	fetched map[objectKey]*cachedObject
+}
+
+// objectKey names one object of a mirrored kind on a hub.
+type objectKey struct {
+	kind            replv1alpha1.ReplicatedKind
+	namespace, name string
 }
 
 // New returns a Hub in StateUnreachable. It fails when a required option is missing.
@@ -115,7 +131,8 @@ func New(opts Options) (*Hub, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &Hub{opts: opts, state: StateUnreachable, lastErr: fmt.Errorf("not probed yet")}, nil
+	return &Hub{opts: opts, state: StateUnreachable, lastErr: fmt.Errorf("not probed yet"),
+		keepWhole: sets.New[objectKey](), fetched: map[objectKey]*cachedObject{}}, nil
 }
 
 // Name returns the hub's name.
@@ -192,15 +209,99 @@ func (h *Hub) ReportError(err error) {
 	}
 }
 
-// Get returns the cached object of kind k (a mirrored kind or ManagedCluster) at namespace/name, or nil when
-// it is absent or the hub is not ready.
-func (h *Hub) Get(k replv1alpha1.ReplicatedKind, namespace, name string) *unstructured.Unstructured {
-	obj := h.cached(k, namespace, name)
-	if c, isCached := obj.(*cachedObject); isCached {
-		return c.object()
+// Get returns the object of kind k (a mirrored kind or ManagedCluster) at namespace/name, whole, or nil when it
+// is absent or the hub is not ready. It is read from the cache; a copy the cache holds without its mirrored
+// fields is read from the hub (one GET, bounded by ProbeTimeout) and is cached whole from then on. The error is
+// that GET's; a copy the hub no longer has is nil without an error (the informer's delete follows).
+func (h *Hub) Get(ctx context.Context, k replv1alpha1.ReplicatedKind, namespace, name string) (*unstructured.Unstructured, error) {
+	switch o := h.cached(k, namespace, name).(type) {
+	case *cachedObject:
+		if o.whole() {
+			return o.object(), nil
+		}
+		return h.fetchWhole(ctx, k, o)
+	case *unstructured.Unstructured:
+		return o, nil
 	}
-	u, _ := obj.(*unstructured.Unstructured)
-	return u
+	return nil, nil
+}
+
+// Peek returns the cached object of kind k at namespace/name as the cache holds it, or nil when it is absent
+// or the hub is not ready. For a copy held without its mirrored fields (mirror.WithoutContent), contentHash is
+// the hash of those fields (what mirror.Decide takes as tgtHash); for a whole object it is "". Peek never reads
+// from the hub: it is for the object's metadata and for comparing a target's copy.
+func (h *Hub) Peek(k replv1alpha1.ReplicatedKind, namespace, name string) (obj *unstructured.Unstructured, contentHash string) {
+	switch o := h.cached(k, namespace, name).(type) {
+	case *cachedObject:
+		return o.object(), o.contentHash
+	case *unstructured.Unstructured:
+		return o, ""
+	}
+	return nil, ""
+}
+
+// Cluster returns the facts of the cached ManagedCluster name (see Cluster; its Labels must not be modified)
+// and whether the hub is ready and holds it. It decodes nothing.
+func (h *Hub) Cluster(name string) (Cluster, bool) {
+	if c, ok := h.cached(replv1alpha1.KindManagedCluster, "", name).(*cachedObject); ok && c.cluster != nil {
+		return *c.cluster, true
+	}
+	return Cluster{}, false
+}
+
+// fetchWhole returns copy c of kind k whole: from fetched when the hub was read at c's resourceVersion, else
+// read from the hub. Either way the key joins keepWhole, so that the informer caches the object whole from its
+// next event on.
+func (h *Hub) fetchWhole(ctx context.Context, k replv1alpha1.ReplicatedKind, c *cachedObject) (*unstructured.Unstructured, error) {
+	key := objectKey{kind: k, namespace: c.Namespace, name: c.Name}
+	h.wholeMu.Lock()
+	h.keepWhole.Insert(key)
+	f := h.fetched[key]
+	h.wholeMu.Unlock()
+	if f != nil && f.ResourceVersion == c.ResourceVersion {
+		return f.object(), nil
+	}
+	mk, ok := mirror.KindByName(k)
+	if !ok {
+		return nil, fmt.Errorf("hubconn: unknown kind %s", k)
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.opts.ProbeTimeout)
+	defer cancel()
+	live, err := h.opts.Client.Resource(mk.GVR).Namespace(c.Namespace).Get(ctx, c.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %s/%s from hub %s: %w", k, c.Namespace, c.Name, h.opts.Name, err)
+	}
+	compacted, err := compact(live, &mk, nil)
+	if err != nil {
+		return nil, err
+	}
+	whole := compacted.(*cachedObject)
+	h.wholeMu.Lock()
+	h.fetched[key] = whole
+	h.wholeMu.Unlock()
+	return whole.object(), nil
+}
+
+// keepsWhole reports whether the informer of kind k caches the copy at namespace/name whole.
+func (h *Hub) keepsWhole(k replv1alpha1.ReplicatedKind, namespace, name string) bool {
+	h.wholeMu.Lock()
+	defer h.wholeMu.Unlock()
+	return h.keepWhole.Has(objectKey{kind: k, namespace: namespace, name: name})
+}
+
+// dropFetched forgets what fetchWhole read of the object at namespace/name, on its informer's next event;
+// deleted also drops it from keepWhole.
+func (h *Hub) dropFetched(k replv1alpha1.ReplicatedKind, namespace, name string, deleted bool) {
+	key := objectKey{kind: k, namespace: namespace, name: name}
+	h.wholeMu.Lock()
+	defer h.wholeMu.Unlock()
+	delete(h.fetched, key)
+	if deleted {
+		h.keepWhole.Delete(key)
+	}
 }
 
 // LastWrite returns the time of the last write by a user of the cached object of kind k (mirror.LastWrite,
@@ -372,6 +473,9 @@ func (h *Hub) setUnreachable(err error, notify bool) bool {
 		h.stopInformers()
 	}
 	h.stopInformers, h.informers, h.leases = nil, nil, nil
+	h.wholeMu.Lock()
+	clear(h.fetched)
+	h.wholeMu.Unlock()
 	h.state, h.lastTransition = StateUnreachable, h.opts.Clock.Now()
 	h.mu.Unlock()
 	if notify {
@@ -421,27 +525,30 @@ func (h *Hub) watchedKinds() []mirror.Kind {
 	return append(kinds, mc)
 }
 
-// newInformer returns an informer over kind k, indexed by namespace, whose cache holds cachedObjects (the JSON
-// of each object without managedFields and status, never mirrored).
+// newInformer returns an informer over kind k, indexed by namespace, whose cache holds cachedObjects (see
+// cachedObject: the JSON of each object without managedFields and status, never mirrored; a copy without its
+// mirrored fields unless Get was asked for it whole).
 func (h *Hub) newInformer(k mirror.Kind) cache.SharedIndexInformer {
 	tweak := func(o *metav1.ListOptions) { o.LabelSelector = k.LabelSelector }
 	inf := dynamicinformer.NewFilteredDynamicInformer(h.opts.Client, k.GVR, metav1.NamespaceAll, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
-	_ = inf.SetTransform(compactTransform)
+	keepWhole := func(namespace, name string) bool { return h.keepsWhole(k.Name, namespace, name) }
+	_ = inf.SetTransform(func(obj any) (any, error) { return compact(obj, &k, keepWhole) })
 	name := h.opts.Name
 	handler := h.opts.Handler
-	notify := func(obj any) {
+	notify := func(obj any, deleted bool) {
 		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = tomb.Obj
 		}
 		if m, ok := obj.(metav1.Object); ok {
+			h.dropFetched(k.Name, m.GetNamespace(), m.GetName(), deleted)
 			handler.OnObject(name, k, m.GetNamespace(), m.GetName())
 		}
 	}
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    notify,
-		UpdateFunc: func(_, obj any) { notify(obj) },
-		DeleteFunc: notify,
+		AddFunc:    func(obj any) { notify(obj, false) },
+		UpdateFunc: func(_, obj any) { notify(obj, false) },
+		DeleteFunc: func(obj any) { notify(obj, true) },
 	})
 	return inf
 }
@@ -453,7 +560,7 @@ func (h *Hub) newLeaseInformer() cache.SharedIndexInformer {
 	}
 	inf := dynamicinformer.NewFilteredDynamicInformer(h.opts.Client, mirror.LeaseGVR, metav1.NamespaceAll, 0,
 		cache.Indexers{}, tweak).Informer()
-	_ = inf.SetTransform(compactTransform)
+	_ = inf.SetTransform(func(obj any) (any, error) { return compact(obj, nil, nil) })
 	name := h.opts.Name
 	handler := h.opts.Handler
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -286,8 +286,9 @@ type Decision struct {
 }
 
 // Decide returns what to do with tgt, the target hub's object (nil when absent), given src, the source hub's
-// object of the same kind, namespace and name (nil when absent). source and target are hub names. The rules,
-// in order:
+// object of the same kind, namespace and name (nil when absent). source and target are hub names. tgtHash is
+// the hash of tgt's mirrored content (Content.Hash) when tgt is a copy held without its mirrored fields
+// (WithoutContent); "" means tgt is whole and the hash is computed from it. The rules, in order:
 //  1. A target object being deleted is left alone.
 //  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted, and so is an
 //     original whose AnnotationHasCopies lists the source hub (the source held a copy, and deleted it);
@@ -305,7 +306,7 @@ type Decision struct {
 //     matches AnnotationContentHash, it was changed on the target since: ConflictCopyModified (the source
 //     still wins). A copy whose content already equals the source's gets its marks refreshed without a
 //     conflict (after a switch back, the old source's edits were mirrored here already).
-func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, extraAnnotations map[string]string) Decision {
+func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target string, extraAnnotations map[string]string) Decision {
 	if tgt != nil && tgt.GetDeletionTimestamp() != nil {
 		return Decision{Action: ActionNone}
 	}
@@ -319,31 +320,34 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, source, target string, 
 		return Decision{Action: ActionCreate, Object: Desired(k, src, nil, source, extraAnnotations)}
 	}
 	desired := Desired(k, src, tgt, source, extraAnnotations)
-	tgtContent := ContentOf(k, tgt)
-	desiredContent := ContentOf(k, desired)
+	desiredHash := ContentOf(k, desired).Hash()
 	if !IsCopy(tgt) {
+		tgtContent := ContentOf(k, tgt)
 		if src.GetLabels()[LabelReplicatedFrom] == target {
 			// The original changed on the target after the source's copy was made (edits on both sides
 			// of a split brain): the source wins, and it is a conflict.
 			conflict := ConflictNone
-			if tgtContent.Hash() != src.GetAnnotations()[AnnotationContentHash] && !tgtContent.Equal(desiredContent) {
+			if hash := tgtContent.Hash(); hash != src.GetAnnotations()[AnnotationContentHash] && hash != desiredHash {
 				conflict = ConflictCopyModified
 			}
 			return Decision{Action: ActionUpdate, Object: desired, Adopted: true, Conflict: conflict}
 		}
-		if ContentOf(k, tgt).Equal(ContentOf(k, src)) {
+		if tgtContent.Equal(ContentOf(k, src)) {
 			// Made on the target independently but identical (e.g. the default ManagedClusterSets every
 			// hub creates): nothing to mirror, nothing to report.
 			return Decision{Action: ActionNone}
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
 	}
-	contentSame := tgtContent.Equal(desiredContent)
+	if tgtHash == "" {
+		tgtHash = ContentOf(k, tgt).Hash()
+	}
+	contentSame := tgtHash == desiredHash
 	if contentSame && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
 		return Decision{Action: ActionNone}
 	}
 	conflict := ConflictNone
-	if !contentSame && tgt.GetLabels()[LabelReplicatedFrom] == source && tgt.GetAnnotations()[AnnotationContentHash] != tgtContent.Hash() {
+	if !contentSame && tgt.GetLabels()[LabelReplicatedFrom] == source && tgt.GetAnnotations()[AnnotationContentHash] != tgtHash {
 		conflict = ConflictCopyModified
 	}
 	return Decision{Action: ActionUpdate, Object: desired, Conflict: conflict}
@@ -588,6 +592,20 @@ func ReleasePatch(obj *unstructured.Unstructured) []byte {
 // withoutDeleteCopies returns a new list of finalizers without FinalizerDeleteCopies.
 func withoutDeleteCopies(finalizers []string) []string {
 	return slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == FinalizerDeleteCopies })
+}
+
+// WithoutContent returns obj without the fields Kind k mirrors (k.Fields), and the hash of its mirrored content
+// (Content.Hash of ContentOf(k, obj)): all that Decide and Desired need of a target's copy, which is how the
+// replicator's caches hold copies. obj is not modified; the result shares obj's values outside k.Fields.
+func WithoutContent(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, string) {
+	hash := ContentOf(k, obj).Hash()
+	out := &unstructured.Unstructured{Object: make(map[string]any, len(obj.Object))}
+	for f, v := range obj.Object {
+		if !slices.Contains(k.Fields, f) {
+			out.Object[f] = v
+		}
+	}
+	return out, hash
 }
 
 // IsCopy reports whether obj carries LabelReplicatedFrom, the mark of the replicator's copies.

@@ -1129,7 +1129,7 @@ func TestDesiredFieldRemoved(t *testing.T) {
 				check(t, mirror.Desired(tt.kind, tt.src, tt.tgt, hubA, nil))
 			})
 			t.Run("Decide", func(t *testing.T) {
-				d := mirror.Decide(tt.kind, tt.src, tt.tgt, hubA, hubB, nil)
+				d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, nil)
 				if d.Action != mirror.ActionUpdate || d.Conflict != mirror.ConflictNone || d.Object == nil {
 					t.Fatalf("Decide = {%s, conflict %q, object %v}, want Update without conflict", d.Action, d.Conflict, d.Object != nil)
 				}
@@ -1195,7 +1195,7 @@ func TestDesiredDoesNotModifyInputs(t *testing.T) {
 
 			got := mirror.Desired(tt.kind, tt.src, tt.tgt, hubA, tt.extra)
 			assertUnchanged("after Desired")
-			d := mirror.Decide(tt.kind, tt.src, tt.tgt, hubA, hubB, tt.extra)
+			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, tt.extra)
 			assertUnchanged("after Decide")
 
 			// The result shares no memory with the inputs: a caller may change it (e.g. before an update).
@@ -1782,7 +1782,7 @@ func TestDecide(t *testing.T) {
 			if target == "" {
 				target = hubB
 			}
-			d := mirror.Decide(tt.kind, tt.src, tt.tgt, source, target, tt.extra)
+			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", source, target, tt.extra)
 			if d.Action != tt.wantAction {
 				t.Errorf("Action = %s, want %s", d.Action, tt.wantAction)
 			}
@@ -1816,6 +1816,26 @@ func TestDecide(t *testing.T) {
 					t.Errorf("Action %s with an Object, want nil", d.Action)
 				}
 			}
+			// The caches hold copies without their mirrored fields (WithoutContent): Decide must decide the same
+			// from that form and the content hash.
+			if tt.tgt != nil && mirror.IsCopy(tt.tgt) {
+				trimmed, hash := mirror.WithoutContent(tt.kind, tt.tgt)
+				for _, f := range tt.kind.Fields {
+					if _, kept := trimmed.Object[f]; kept {
+						t.Fatalf("WithoutContent kept mirrored field %q", f)
+					}
+				}
+				got := mirror.Decide(tt.kind, tt.src, trimmed, hash, source, target, tt.extra)
+				if got.Action != d.Action || got.Conflict != d.Conflict || got.Adopted != d.Adopted {
+					t.Errorf("Decide on the copy without content = {%s, %q, %v}, on the whole copy {%s, %q, %v}",
+						got.Action, got.Conflict, got.Adopted, d.Action, d.Conflict, d.Adopted)
+				}
+				if d.Object != nil && tt.kind.Name != replv1alpha1.KindManagedCluster {
+					if diff := cmp.Diff(d.Object.Object, got.Object.Object); diff != "" {
+						t.Errorf("Object from the copy without content differs (-whole +trimmed):\n%s", diff)
+					}
+				}
+			}
 		})
 	}
 }
@@ -1842,11 +1862,11 @@ func TestDecideConverges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := mirror.Decide(tt.kind, tt.src, tt.tgt, hubA, hubB, tt.extra)
+			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, tt.extra)
 			if d.Action != mirror.ActionCreate && d.Action != mirror.ActionUpdate {
 				t.Fatalf("first Decide = %s, want a write", d.Action)
 			}
-			next := mirror.Decide(tt.kind, tt.src, written(d.Object, "9000"), hubA, hubB, tt.extra)
+			next := mirror.Decide(tt.kind, tt.src, written(d.Object, "9000"), "", hubA, hubB, tt.extra)
 			if next.Action != mirror.ActionNone || next.Conflict != mirror.ConflictNone {
 				t.Errorf("Decide after writing its Object = {%s, %q}, want {None, \"\"}", next.Action, next.Conflict)
 			}

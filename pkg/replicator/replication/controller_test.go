@@ -413,7 +413,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	// --- Initial replication.
 	source := a.get(t, mwKind, testCluster, "work-1")
 	eventually(t, "hub-b holds a copy of work-1 (API and cache)", func() bool {
-		cp := b.hub.Get(mwKind.Name, testCluster, "work-1")
+		cp, _ := b.hub.Peek(mwKind.Name, testCluster, "work-1")
 		return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
 	})
 	quiesce(t, c, a, b)
@@ -505,7 +505,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 		t.Errorf("the replicator patched the source's ManagedCluster %d times, want 2 to 5: %q", n, patches)
 	}
 	eventually(t, "hub-a's ManagedCluster says hub-b is in step", func() bool {
-		mc := a.hub.Get(mcKind.Name, "", testCluster)
+		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
 		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHasCopies] == testHubB &&
 			mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB && mc.GetAnnotations()[mirror.AnnotationHubsBehind] == ""
 	})
@@ -531,7 +531,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 		t.Errorf("hub-b ready again: writes on hub-b: %v", w[beforeB:])
 	}
 	eventually(t, "hub-a's ManagedCluster says hub-b is in step again", func() bool {
-		mc := a.hub.Get(mcKind.Name, "", testCluster)
+		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
 		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB
 	})
 
@@ -651,7 +651,7 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "hub-b holds work-1 once the cluster is selected", func() bool {
-		cp := b.hub.Get(mwKind.Name, testCluster, "work-1")
+		cp, _ := b.hub.Peek(mwKind.Name, testCluster, "work-1")
 		return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
 	})
 	if s := c.Snapshot(); s.Clusters != 1 {

@@ -15,7 +15,7 @@ func (c *Controller) isCluster(name string) bool {
 		return true
 	}
 	for _, h := range c.opts.Hubs {
-		if h.Ready() && h.Get(replv1alpha1.KindManagedCluster, "", name) != nil {
+		if _, ok := h.Cluster(name); ok {
 			return true
 		}
 	}

@@ -73,7 +73,8 @@ func (c *Controller) syncDirection(cluster string) error {
 	selected := c.selectedOn(c.byName[next.Hub], cluster)
 	var movedFrom string
 	if next.Hub != prev.Hub {
-		movedFrom = mirror.MovedFrom(c.byName[next.Hub].Get(replv1alpha1.KindManagedCluster, "", cluster), next.Hub)
+		mc, _ := c.byName[next.Hub].Peek(replv1alpha1.KindManagedCluster, "", cluster)
+		movedFrom = mirror.MovedFrom(mc, next.Hub)
 	}
 	c.mu.Lock()
 	if next.Hub != prev.Hub {
@@ -112,8 +113,8 @@ func (c *Controller) selectedOn(h *hubconn.Hub, cluster string) bool {
 	if h == nil {
 		return false
 	}
-	mc := h.Get(replv1alpha1.KindManagedCluster, "", cluster)
-	return mc != nil && c.opts.ClusterSelector.Matches(labels.Set(mc.GetLabels()))
+	mc, ok := h.Cluster(cluster)
+	return ok && c.opts.ClusterSelector.Matches(labels.Set(mc.Labels))
 }
 
 // caughtUp reports whether hub has no out-of-step object left since it became ready.
@@ -129,17 +130,13 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool) direction.HubView {
 	if !v.Reachable {
 		return v
 	}
-	if mc := h.Get(replv1alpha1.KindManagedCluster, "", cluster); mc != nil {
+	if mc, ok := h.Cluster(cluster); ok {
 		v.HasCluster = true
-		v.IsCopy = mirror.IsCopy(mc)
-		if seconds, found, _ := unstructured.NestedInt64(mc.Object, "spec", "leaseDurationSeconds"); found && seconds > 0 {
-			v.LeaseDuration = time.Duration(seconds) * time.Second
+		v.IsCopy = mc.IsCopy
+		if mc.LeaseDuration > 0 {
+			v.LeaseDuration = mc.LeaseDuration
 		}
-		annotations := mc.GetAnnotations()
-		v.RecordedHub = annotations[mirror.AnnotationClusterHub]
-		if t, err := time.Parse(time.RFC3339, annotations[mirror.AnnotationClusterHubSince]); err == nil {
-			v.RecordedSince = t
-		}
+		v.RecordedHub, v.RecordedSince = mc.RecordedHub, mc.RecordedSince
 	}
 	if renewTime, created, ok := h.Lease(cluster); ok {
 		v.HasLease = true
@@ -167,7 +164,11 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		c.forget(key)
 		return c.releaseOthers(ctx, k, key, nil, "")
 	}
-	src := source.Get(k.Name, key.Namespace, key.Name)
+	src, err := source.Get(ctx, k.Name, key.Namespace, key.Name)
+	if err != nil {
+		source.ReportError(err)
+		return fmt.Errorf("%s: %w", key, err)
+	}
 	if src == nil && !source.Serves(k.Name) {
 		// The source stopped being ready between the check and the read: an empty cache is no delete.
 		return nil
@@ -294,8 +295,9 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	if old == nil || old == source || !old.Ready() || !old.Serves(k.Name) {
 		return false, "", nil
 	}
-	d := mirror.DecideWriteBack(k, src, old.Get(k.Name, key.Namespace, key.Name), source.Name(), old.Name(),
-		old.LastWrite(k.Name, key.Namespace, key.Name))
+	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
+	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
+	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name))
 	switch d.Action {
 	case mirror.ActionNone:
 		return false, "", nil
@@ -337,7 +339,7 @@ func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, 
 		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) {
 			continue
 		}
-		if obj := h.Get(k.Name, key.Namespace, key.Name); mirror.HoldsDelete(obj) {
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.HoldsDelete(obj) {
 			if err := c.release(ctx, h, k, key, obj); err != nil {
 				errs = append(errs, err)
 			}
@@ -356,7 +358,7 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) boo
 		if !h.Ready() {
 			return false
 		}
-		if obj := h.Get(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && obj.GetDeletionTimestamp() == nil {
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && obj.GetDeletionTimestamp() == nil {
 			return false
 		}
 	}
@@ -396,7 +398,7 @@ func (c *Controller) finishWriteBack(ctx context.Context, cluster string, source
 		if !old.Ready() || c.pendingFor(prev, cluster) {
 			return nil
 		}
-		if mc := old.Get(replv1alpha1.KindManagedCluster, "", cluster); mc != nil && !mirror.IsCopy(mc) {
+		if mc, ok := old.Cluster(cluster); ok && !mc.IsCopy {
 			return nil
 		}
 	}
@@ -514,13 +516,13 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 	if source == nil || !source.Serves(k.Name) {
 		return nil, nil, sourceWait
 	}
-	mc := source.Get(replv1alpha1.KindManagedCluster, "", cluster)
-	if mc == nil {
+	mc, ok := source.Cluster(cluster)
+	if !ok {
 		// The cluster is gone from its source: only the ManagedCluster itself (its delete) is mirrored.
 		if k.Name != replv1alpha1.KindManagedCluster {
 			return nil, nil, sourceWait
 		}
-	} else if !c.opts.ClusterSelector.Matches(labels.Set(mc.GetLabels())) {
+	} else if !c.opts.ClusterSelector.Matches(labels.Set(mc.Labels)) {
 		return nil, nil, sourceNone
 	}
 	var extra map[string]string
@@ -537,8 +539,8 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 // afterwards (written now, or already there).
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
 	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) (holds bool, err error) {
-	tgt := target.Get(k.Name, key.Namespace, key.Name)
-	d := mirror.Decide(k, src, tgt, source.Name(), target.Name(), extra)
+	tgt, tgtHash := target.Peek(k.Name, key.Namespace, key.Name)
+	d := mirror.Decide(k, src, tgt, tgtHash, source.Name(), target.Name(), extra)
 	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
 		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
 	c.recordConflict(k, key, target.Name(), d.Conflict)

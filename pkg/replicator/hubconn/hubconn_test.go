@@ -1,0 +1,186 @@
+package hubconn
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/utils/clock"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// nopHandler ignores every event.
+type nopHandler struct{}
+
+func (nopHandler) OnObject(string, mirror.Kind, string, string) {}
+func (nopHandler) OnLease(string, string, LeaseEvent)           {}
+func (nopHandler) OnState(string, State, error)                 {}
+
+// workObject returns ManifestWork c1/name with a spec holding value; a copy of hub-a when isCopy.
+func workObject(name, value string, isCopy bool) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
+		"metadata": map[string]any{"name": name, "namespace": "c1"},
+		"spec":     map[string]any{"workload": map[string]any{"manifests": []any{map[string]any{"value": value}}}},
+	}}
+	if isCopy {
+		u.SetLabels(map[string]string{mirror.LabelReplicatedFrom: "hub-a"})
+	}
+	return u
+}
+
+// startHub runs a Hub over a fake dynamic client holding objects, until the test ends, and waits until it is ready.
+func startHub(t *testing.T, objects ...runtime.Object) (*Hub, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
+	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	fake := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		mirror.LeaseGVR: "LeaseList", mc.GVR: "ManagedClusterList", manifestWork.GVR: "ManifestWorkList",
+	}, objects...)
+	h, err := New(Options{Name: "hub-b", Client: fake, Kinds: []mirror.Kind{manifestWork}, ProbeInterval: 20 * time.Millisecond,
+		Handler: nopHandler{}, Clock: clock.RealClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); h.Run(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	waitFor(t, "hub ready", func() bool { return h.Ready() })
+	return h, fake
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// gets counts the fake's GETs of ManifestWorks.
+func gets(fake *dynamicfake.FakeDynamicClient) int {
+	n := 0
+	for _, a := range fake.Actions() {
+		if a.GetVerb() == "get" && a.GetResource() == manifestWork.GVR {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCopiesCachedWithoutContent checks that a copy is cached without its mirrored fields and with their
+// hash, that an original is cached whole, and that Get reads a copy whole from the hub once, after which the
+// informer caches it whole.
+func TestCopiesCachedWithoutContent(t *testing.T) {
+	h, fake := startHub(t, workObject("copy", "v1", true), workObject("original", "v1", false))
+	ctx := context.Background()
+
+	peeked, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy")
+	if peeked == nil {
+		t.Fatal("copy not cached")
+	}
+	if _, has := peeked.Object["spec"]; has {
+		t.Errorf("copy cached with its spec, want it left out")
+	}
+	if want := mirror.ContentOf(manifestWork, workObject("copy", "v1", true)).Hash(); hash != want {
+		t.Errorf("content hash of the cached copy = %q, want %q", hash, want)
+	}
+	if peeked.GetLabels()[mirror.LabelReplicatedFrom] != "hub-a" {
+		t.Errorf("copy cached without its labels: %v", peeked.GetLabels())
+	}
+	if orig, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "original"); orig == nil || hash != "" || orig.Object["spec"] == nil {
+		t.Errorf("original cached as %v (hash %q), want whole", orig, hash)
+	}
+
+	before := gets(fake)
+	whole, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole == nil || mirror.ContentOf(manifestWork, whole).Hash() != hash {
+		t.Fatalf("Get of the copy = %v, want it whole", whole)
+	}
+	if n := gets(fake) - before; n != 1 {
+		t.Errorf("Get of a copy cached without content read the hub %d times, want 1", n)
+	}
+	if _, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy"); err != nil {
+		t.Fatal(err)
+	}
+	if n := gets(fake) - before; n != 1 {
+		t.Errorf("a second Get at the same resourceVersion read the hub again (%d reads), want the first read reused", n)
+	}
+	if _, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "original"); err != nil || gets(fake)-before != 1 {
+		t.Errorf("Get of an original read the hub (err %v), want it from the cache", err)
+	}
+
+	// The copy's next event is cached whole: it is a source now.
+	changed := workObject("copy", "v2", true)
+	changed.SetResourceVersion("2")
+	if _, err := fake.Resource(manifestWork.GVR).Namespace("c1").Update(ctx, changed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the changed copy cached whole", func() bool {
+		obj, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy")
+		return obj != nil && hash == "" && obj.Object["spec"] != nil
+	})
+	got, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy")
+	if err != nil || got == nil || mirror.ContentOf(manifestWork, got).Equal(mirror.ContentOf(manifestWork, workObject("copy", "v1", true))) {
+		t.Errorf("Get after the change = %v (err %v), want the new content", got, err)
+	}
+	if n := gets(fake) - before; n != 1 {
+		t.Errorf("Get of a copy cached whole read the hub (%d reads), want 1 in all", n)
+	}
+
+	// A copy deleted and made again is cached without content again.
+	if err := fake.Resource(manifestWork.GVR).Namespace("c1").Delete(ctx, "copy", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the copy's delete seen", func() bool { obj, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy"); return obj == nil })
+	if _, err := fake.Resource(manifestWork.GVR).Namespace("c1").Create(ctx, workObject("copy", "v3", true), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new copy cached without content", func() bool {
+		obj, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy")
+		return obj != nil && hash != ""
+	})
+}
+
+// TestClusterFacts checks the ManagedCluster facts kept beside the cached JSON.
+func TestClusterFacts(t *testing.T) {
+	mc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": "c1", "labels": map[string]any{"env": "prod", mirror.LabelReplicatedFrom: "hub-a"},
+			"annotations": map[string]any{mirror.AnnotationClusterHub: "hub-a", mirror.AnnotationClusterHubSince: "2026-01-02T03:04:05Z"}},
+		"spec": map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(20)},
+	}}
+	h, _ := startHub(t, mc)
+	got, ok := h.Cluster("c1")
+	if !ok {
+		t.Fatal("Cluster(c1) not found")
+	}
+	want := Cluster{Labels: map[string]string{"env": "prod", mirror.LabelReplicatedFrom: "hub-a"}, IsCopy: true,
+		LeaseDuration: 20 * time.Second, RecordedHub: "hub-a", RecordedSince: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	if got.IsCopy != want.IsCopy || got.LeaseDuration != want.LeaseDuration || got.RecordedHub != want.RecordedHub ||
+		!got.RecordedSince.Equal(want.RecordedSince) || got.Labels["env"] != "prod" || len(got.Labels) != 2 {
+		t.Errorf("Cluster(c1) = %+v, want %+v", got, want)
+	}
+	if _, ok := h.Cluster("c2"); ok {
+		t.Errorf("Cluster(c2) found, want absent")
+	}
+	// The ManagedCluster itself is cached whole even though it is a copy (its spec is the direction's input).
+	if obj, hash := h.Peek(replv1alpha1.KindManagedCluster, "", "c1"); obj == nil || hash != "" || obj.Object["spec"] == nil {
+		t.Errorf("ManagedCluster copy cached as %v (hash %q), want whole", obj, hash)
+	}
+}
