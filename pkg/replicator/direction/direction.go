@@ -160,6 +160,31 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	return Source{Reason: ReasonUnknown}
 }
 
+// NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts
+// as fresh at now stops being fresh (its renewTime + FreshnessFactor × the lease duration), or the zero time
+// when none is fresh. Without new observations DecideSource can only decide differently after that time: the
+// caller decides again then instead of on a fixed period.
+func NextExpiry(hubs []HubView, now time.Time) time.Time {
+	var next time.Time
+	for _, h := range hubs {
+		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
+			continue
+		}
+		duration := h.LeaseDuration
+		if duration <= 0 {
+			duration = DefaultLeaseDuration
+		}
+		expiry := h.RenewTime.Add(FreshnessFactor * duration)
+		if !expiry.After(now) {
+			continue
+		}
+		if next.IsZero() || expiry.Before(next) {
+			next = expiry
+		}
+	}
+	return next
+}
+
 // recordedSince returns the earliest cluster-hub-since that copies in hubs record for hub, or zero.
 func recordedSince(hubs []HubView, hub string) time.Time {
 	var out time.Time

@@ -578,3 +578,40 @@ func freshnessWindow(d time.Duration) time.Duration {
 	}
 	return direction.FreshnessFactor * d
 }
+
+func TestNextExpiry(t *testing.T) {
+	window := freshnessWindow(0)
+	tests := []struct {
+		name string
+		hubs []direction.HubView
+		want time.Time
+	}{
+		{name: "no hub", want: time.Time{}},
+		{name: "no lease", hubs: []direction.HubView{original(hubA), copyOn(hubB, hubA, earlier)}, want: time.Time{}},
+		{name: "one fresh lease expires FreshnessFactor x duration after its renewal",
+			hubs: []direction.HubView{renewing(hubA, ago(10*time.Second))}, want: ago(10 * time.Second).Add(window)},
+		{name: "the earliest of two fresh leases",
+			hubs: []direction.HubView{renewing(hubA, ago(10*time.Second)), renewing(hubB, ago(30*time.Second))},
+			want: ago(30 * time.Second).Add(window)},
+		{name: "the lease duration of each hub",
+			hubs: []direction.HubView{leaseDuration(renewing(hubA, ago(10*time.Second)), 20*time.Second), renewing(hubB, ago(30*time.Second))},
+			want: ago(10 * time.Second).Add(direction.FreshnessFactor * 20 * time.Second)},
+		{name: "a stale lease is no expiry to come",
+			hubs: []direction.HubView{renewing(hubA, ago(window+time.Second))}, want: time.Time{}},
+		{name: "a lease expiring exactly now is stale already",
+			hubs: []direction.HubView{renewing(hubA, ago(window)), renewing(hubB, ago(time.Second))}, want: ago(time.Second).Add(window)},
+		{name: "an unreachable hub, a lease no agent renewed and a hub without lease do not count",
+			hubs: []direction.HubView{
+				unreachable(renewing(hubA, ago(50*time.Second))),
+				with(renewing(hubB, ago(40*time.Second)), func(v *direction.HubView) { v.AgentRenewed = false }),
+				with(renewing(hubC, ago(30*time.Second)), func(v *direction.HubView) { v.HasLease = false }),
+			}, want: time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := direction.NextExpiry(tt.hubs, now); !got.Equal(tt.want) {
+				t.Errorf("NextExpiry = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -2,9 +2,10 @@
 // management state in step with the cluster's source hub.
 //
 // Queue keys are objects (kind, namespace, name) and clusters (a direction key: recompute the cluster's
-// source). Every watch event of any hub enqueues the object's key; lease events and a periodic recheck enqueue
-// direction keys; a hub that becomes ready enqueues every key. A sync of an object key reads the object from
-// the source hub's cache and from each other ready hub's cache, asks mirror.Decide what to do, and writes.
+// source). Every watch event of any hub enqueues the object's key; lease events, the moment the freshest lease
+// of a cluster goes stale (direction.NextExpiry) and a slow periodic recheck enqueue direction keys; a hub that
+// becomes ready enqueues every key. A sync of an object key reads the object from the source hub's cache and
+// from each other ready hub's cache, asks mirror.Decide what to do, and writes.
 //
 // The queue is client-go's typed rate-limited workqueue rather than library-go's factory: each hub's informers
 // are created and dropped as the hub comes and goes, which a factory's fixed informer list does not model.
@@ -87,8 +88,9 @@ type Options struct {
 	Kinds []mirror.Kind
 	// ClusterSelector selects clusters by the labels of their ManagedCluster on the source hub; nil selects all.
 	ClusterSelector labels.Selector
-	// DirectionRecheck is how often every cluster's direction is recomputed (lease freshness expires without
-	// an event). Default 10 s.
+	// DirectionRecheck is how often every cluster's direction is recomputed besides the events that drive it
+	// (lease, ManagedCluster and hub state changes, and the moment a fresh lease goes stale, which
+	// direction.NextExpiry gives): a safety net. Default 5 min.
 	DirectionRecheck time.Duration
 	// Recorder records the replicator's events.
 	Recorder events.Recorder
@@ -150,7 +152,7 @@ func New(opts Options) (*Controller, error) {
 		opts.ClusterSelector = labels.Everything()
 	}
 	if opts.DirectionRecheck <= 0 {
-		opts.DirectionRecheck = 10 * time.Second
+		opts.DirectionRecheck = 5 * time.Minute
 	}
 	c := &Controller{
 		opts:   opts,

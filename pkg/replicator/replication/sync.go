@@ -58,6 +58,10 @@ func (c *Controller) syncDirection(cluster string) error {
 		return nil
 	}
 	next := direction.DecideSource(prev, views, now)
+	if expiry := direction.NextExpiry(views, now); !expiry.IsZero() {
+		// Without an event the decision can change only once a fresh lease goes stale: decide again then.
+		c.queue.AddAfter(Key{Name: cluster}, expiry.Sub(now)+time.Second)
+	}
 	c.logger.V(4).Info("Direction", "cluster", cluster, "previous", prev.Hub, "source", next.Hub, "rule", next.Reason, "views", views)
 	if next.Hub == "" {
 		return nil
