@@ -25,19 +25,28 @@ import (
 // mirrored content, and rebuilds them from the source's object. When such a copy is needed whole (its hub
 // became the source of its cluster), Hub.Get reads it from the hub and the cache holds it whole from then on.
 type cachedObject struct {
-	metav1.ObjectMeta
-	raw []byte
+	// name, namespace and resourceVersion are the object's; GetObjectMeta serves them to the informer's
+	// key and index functions (a metav1.ObjectMeta here would cost 232 bytes per object, mostly empty).
+	name, namespace, resourceVersion string
+	raw                              []byte
 	// contentHash is the hash of the mirrored content (mirror.Content.Hash) of a copy whose raw leaves its
 	// mirrored fields out; "" when raw is the whole object.
 	contentHash string
-	// cluster is set for ManagedClusters: the facts the direction decision reads.
-	cluster *Cluster
-	// renewTime and created are set for Leases (spec.renewTime and metadata.creationTimestamp), which the
-	// direction decision reads for every cluster on every recheck.
-	renewTime, created time.Time
-	hasRenewTime       bool
 	// lastWrite is the object's last write by a user (mirror.LastWrite, from the managedFields dropped here).
 	lastWrite time.Time
+	// cluster is set for ManagedClusters: the facts the direction decision reads.
+	cluster *Cluster
+	// lease is set for Leases, which keep no JSON.
+	lease *leaseTimes
+}
+
+// leaseTimes are the two times of a managed-cluster-lease the direction decision reads for every cluster.
+type leaseTimes struct {
+	// renewTime is spec.renewTime; set is false when it is absent or does not parse.
+	renewTime time.Time
+	set       bool
+	// created is metadata.creationTimestamp.
+	created time.Time
 }
 
 // Cluster is what the replicator reads of a ManagedCluster on every direction recheck and every object sync,
@@ -58,11 +67,16 @@ type Cluster struct {
 // GetObjectKind implements runtime.Object; the kind is not kept.
 func (c *cachedObject) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
-// DeepCopyObject implements runtime.Object. raw and cluster are never modified, so they are shared.
+// DeepCopyObject implements runtime.Object. raw, cluster and lease are never modified, so they are shared.
 func (c *cachedObject) DeepCopyObject() runtime.Object {
 	out := *c
-	out.ObjectMeta = *c.ObjectMeta.DeepCopy()
 	return &out
+}
+
+// GetObjectMeta implements metav1.ObjectMetaAccessor (what meta.Accessor reads): the name, namespace and
+// resourceVersion, in a new ObjectMeta on every call.
+func (c *cachedObject) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Name: c.name, Namespace: c.namespace, ResourceVersion: c.resourceVersion}
 }
 
 // whole reports whether raw holds the whole object (not a copy without its mirrored fields).
@@ -86,22 +100,22 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 	if !ok {
 		return obj, nil
 	}
-	lastWrite := mirror.LastWrite(u)
+	c := &cachedObject{name: u.GetName(), namespace: u.GetNamespace(), resourceVersion: u.GetResourceVersion()}
+	if k != nil {
+		c.lastWrite = mirror.LastWrite(u)
+	}
 	u.SetManagedFields(nil)
 	delete(u.Object, "status")
-	c := &cachedObject{
-		ObjectMeta: metav1.ObjectMeta{Name: u.GetName(), Namespace: u.GetNamespace(), ResourceVersion: u.GetResourceVersion()},
-		lastWrite:  lastWrite,
-	}
 	if k == nil {
 		// Only the two times of a lease are read.
-		c.renewTime, c.hasRenewTime = RenewTime(u)
-		c.created = u.GetCreationTimestamp().Time
+		lease := &leaseTimes{created: u.GetCreationTimestamp().Time}
+		lease.renewTime, lease.set = RenewTime(u)
+		c.lease = lease
 		return c, nil
 	}
 	if k.Name == replv1alpha1.KindManagedCluster {
 		c.cluster = clusterOf(u)
-	} else if mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.Namespace, c.Name) {
+	} else if mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.namespace, c.name) {
 		u, c.contentHash = mirror.WithoutContent(*k, u)
 	}
 	raw, err := json.Marshal(u.Object)

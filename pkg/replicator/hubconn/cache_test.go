@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -32,8 +33,8 @@ func TestCompactRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatalf("transform returned %T, want *cachedObject", out)
 	}
-	if c.GetName() != "w" || c.GetNamespace() != "c1" {
-		t.Errorf("key %s/%s, want c1/w", c.GetNamespace(), c.GetName())
+	if key, err := cache.MetaNamespaceKeyFunc(c); err != nil || key != "c1/w" {
+		t.Errorf("informer key %q (%v), want c1/w", key, err)
 	}
 	want := in.DeepCopy()
 	want.SetManagedFields(nil)
@@ -41,7 +42,7 @@ func TestCompactRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want.Object, c.object().Object); diff != "" {
 		t.Errorf("decoded object (-want +got), numbers must stay int64 where integral:\n%s", diff)
 	}
-	if copied := c.DeepCopyObject().(*cachedObject); copied.object() == nil || copied.GetName() != "w" {
+	if copied := c.DeepCopyObject().(*cachedObject); copied.object() == nil || copied.name != "w" {
 		t.Errorf("DeepCopyObject lost the object")
 	}
 }
@@ -84,8 +85,8 @@ func TestCompactLease(t *testing.T) {
 	}
 	c := out.(*cachedObject)
 	wantRenew := time.Date(2026, 1, 2, 3, 5, 6, 123456000, time.UTC)
-	if !c.hasRenewTime || !c.renewTime.Equal(wantRenew) || !c.created.Equal(created) {
-		t.Errorf("lease times renew=%v (set %v) created=%v, want %v and %v", c.renewTime, c.hasRenewTime, c.created, wantRenew, created)
+	if c.lease == nil || !c.lease.set || !c.lease.renewTime.Equal(wantRenew) || !c.lease.created.Equal(created) {
+		t.Errorf("lease times %+v, want renewTime %v and created %v", c.lease, wantRenew, created)
 	}
 	if c.raw != nil {
 		t.Errorf("a lease keeps no JSON, got %d bytes", len(c.raw))

@@ -253,12 +253,12 @@ func (h *Hub) Cluster(name string) (Cluster, bool) {
 // read from the hub. Either way the key joins keepWhole, so that the informer caches the object whole from its
 // next event on.
 func (h *Hub) fetchWhole(ctx context.Context, k replv1alpha1.ReplicatedKind, c *cachedObject) (*unstructured.Unstructured, error) {
-	key := objectKey{kind: k, namespace: c.Namespace, name: c.Name}
+	key := objectKey{kind: k, namespace: c.namespace, name: c.name}
 	h.wholeMu.Lock()
 	h.keepWhole.Insert(key)
 	f := h.fetched[key]
 	h.wholeMu.Unlock()
-	if f != nil && f.ResourceVersion == c.ResourceVersion {
+	if f != nil && f.resourceVersion == c.resourceVersion {
 		return f.object(), nil
 	}
 	mk, ok := mirror.KindByName(k)
@@ -267,12 +267,12 @@ func (h *Hub) fetchWhole(ctx context.Context, k replv1alpha1.ReplicatedKind, c *
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.opts.ProbeTimeout)
 	defer cancel()
-	live, err := h.opts.Client.Resource(mk.GVR).Namespace(c.Namespace).Get(ctx, c.Name, metav1.GetOptions{})
+	live, err := h.opts.Client.Resource(mk.GVR).Namespace(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s %s/%s from hub %s: %w", k, c.Namespace, c.Name, h.opts.Name, err)
+		return nil, fmt.Errorf("reading %s %s/%s from hub %s: %w", k, c.namespace, c.name, h.opts.Name, err)
 	}
 	compacted, err := compact(live, &mk, nil)
 	if err != nil {
@@ -356,8 +356,8 @@ func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []cache.Obje
 	}
 	out := make([]cache.ObjectName, 0, len(items))
 	for _, item := range items {
-		if m, ok := item.(metav1.Object); ok {
-			out = append(out, cache.ObjectName{Namespace: m.GetNamespace(), Name: m.GetName()})
+		if n, ok := objectName(item); ok {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -378,10 +378,10 @@ func (h *Hub) Lease(cluster string) (renewTime, created time.Time, ok bool) {
 		return time.Time{}, time.Time{}, false
 	}
 	c, isCached := obj.(*cachedObject)
-	if !isCached || !c.hasRenewTime {
+	if !isCached || c.lease == nil || !c.lease.set {
 		return time.Time{}, time.Time{}, false
 	}
-	return c.renewTime, c.created, true
+	return c.lease.renewTime, c.lease.created, true
 }
 
 // probe lists at most one ManagedCluster: the hub answers, the identity is authenticated and may read
@@ -540,9 +540,9 @@ func (h *Hub) newInformer(k mirror.Kind) cache.SharedIndexInformer {
 		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = tomb.Obj
 		}
-		if m, ok := obj.(metav1.Object); ok {
-			h.dropFetched(k.Name, m.GetNamespace(), m.GetName(), deleted)
-			handler.OnObject(name, k, m.GetNamespace(), m.GetName())
+		if n, ok := objectName(obj); ok {
+			h.dropFetched(k.Name, n.Namespace, n.Name, deleted)
+			handler.OnObject(name, k, n.Namespace, n.Name)
 		}
 	}
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -565,24 +565,36 @@ func (h *Hub) newLeaseInformer() cache.SharedIndexInformer {
 	handler := h.opts.Handler
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if m, ok := obj.(metav1.Object); ok {
-				handler.OnLease(name, m.GetNamespace(), LeaseAdded)
+			if n, ok := objectName(obj); ok {
+				handler.OnLease(name, n.Namespace, LeaseAdded)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := oldObj.(*cachedObject)
 			n, ok2 := newObj.(*cachedObject)
-			if !ok1 || !ok2 {
+			if !ok1 || !ok2 || o.lease == nil || n.lease == nil {
 				return
 			}
 			event := LeaseUpdated
-			if n.renewTime.After(o.renewTime) {
+			if n.lease.renewTime.After(o.lease.renewTime) {
 				event = LeaseRenewed
 			}
-			handler.OnLease(name, n.GetNamespace(), event)
+			handler.OnLease(name, n.namespace, event)
 		},
 	})
 	return inf
+}
+
+// objectName returns the namespace and name of obj, a cachedObject or any other metav1.Object an informer
+// passed through unchanged.
+func objectName(obj any) (cache.ObjectName, bool) {
+	switch o := obj.(type) {
+	case *cachedObject:
+		return cache.ObjectName{Namespace: o.namespace, Name: o.name}, true
+	case metav1.Object:
+		return cache.ObjectName{Namespace: o.GetNamespace(), Name: o.GetName()}, true
+	}
+	return cache.ObjectName{}, false
 }
 
 // RenewTime returns a Lease's spec.renewTime and whether it is set and parses (RFC 3339 with microseconds,
