@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -220,20 +221,37 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	// The source holds originals: neither copies nor conflicts are counted there for this key.
 	c.setCopy(source.Name(), key, false)
 	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
+	var targets []*hubconn.Hub
+	for _, target := range c.opts.Hubs {
+		// A hub whose write could not be written back keeps its object as it is (the evidence) until it can.
+		if target != source && target.Serves(k.Name) && target.Name() != failedHub {
+			targets = append(targets, target)
+		}
+	}
+	// The targets are written at once: a key costs one round trip, not one per standby.
+	type targetResult struct {
+		holds bool
+		err   error
+	}
+	results := make([]targetResult, len(targets))
+	var wg sync.WaitGroup
+	for i, target := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			holds, err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen)
+			results[i] = targetResult{holds: holds, err: err}
+		}()
+	}
+	wg.Wait()
 	compared := []string{source.Name()}
 	var holding []string // the targets that hold a copy of src after this sync
-	for _, target := range c.opts.Hubs {
-		if target == source || !target.Serves(k.Name) || target.Name() == failedHub {
-			// A hub whose write could not be written back keeps its object as it is (the evidence) until
-			// it can.
-			continue
-		}
-		holds, err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen)
-		if holds {
+	for i, target := range targets {
+		if results[i].holds {
 			holding = append(holding, target.Name())
 		}
-		if err != nil {
-			errs = append(errs, err)
+		if results[i].err != nil {
+			errs = append(errs, results[i].err)
 			continue
 		}
 		compared = append(compared, target.Name())
