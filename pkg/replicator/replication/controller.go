@@ -132,6 +132,9 @@ type Controller struct {
 	// patched: "<what> <key>" → "<hub> <uid> <patch>" of the last patch patchSourceOnce wrote on a source
 	// object, until the source's cache shows it.
 	patched map[string]string
+	// namespaces: hub → the namespaces known to exist there (a copy was created in it, or the replicator made
+	// sure of it), since the hub became reachable.
+	namespaces map[string]sets.Set[string]
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -174,6 +177,7 @@ func New(opts Options) (*Controller, error) {
 		fenceMarks: map[string]map[string]string{},
 		pending:    map[string]map[string]int{},
 		patched:    map[string]string{},
+		namespaces: map[string]sets.Set[string]{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -182,6 +186,7 @@ func New(opts Options) (*Controller, error) {
 		c.conflicts[h.Name()] = map[Key]mirror.Conflict{}
 		c.copies[h.Name()] = sets.New[Key]()
 		c.dirty[h.Name()] = sets.New[Key]()
+		c.namespaces[h.Name()] = sets.New[string]()
 	}
 	for _, k := range opts.Kinds {
 		c.kinds[k.Name] = k
@@ -355,6 +360,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.opts.Recorder.Warningf(ReasonHubUnreachable, "hub %s is unreachable (%s); replication among the other hubs goes on", hub, msg)
 		c.mu.Lock()
 		c.copies[hub] = sets.New[Key]()
+		c.namespaces[hub] = sets.New[string]()
 		c.conflicts[hub] = map[Key]mirror.Conflict{}
 		c.fenceMarks[hub] = nil
 		c.mu.Unlock()

@@ -80,6 +80,10 @@ func (c *gatedClient) markWatched(gvr schema.GroupVersionResource) {
 }
 
 func (c *gatedClient) waitWatched(gvr schema.GroupVersionResource) {
+	if gvr == mirror.NamespaceGVR {
+		// The replicator creates namespaces but never watches them.
+		return
+	}
 	select {
 	case <-c.gate(gvr):
 	case <-time.After(waitTimeout):
@@ -597,6 +601,18 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	}
 	if got := c.Sources(); !cmp.Equal(got, [][2]string{{testCluster, testHubA}}) {
 		t.Errorf("Sources() at the end = %v, want the cluster still on hub-a", got)
+	}
+	// The cluster's namespace was made sure of once on hub-b, before its first copy, not per copy or write.
+	var nsCreates []string
+	for _, a := range b.fake.Actions() {
+		if c, ok := a.(interface{ GetObject() runtime.Object }); ok && a.GetVerb() == "create" && a.GetResource() == mirror.NamespaceGVR {
+			if m, ok := c.GetObject().(metav1.Object); ok {
+				nsCreates = append(nsCreates, m.GetName())
+			}
+		}
+	}
+	if !cmp.Equal(nsCreates, []string{testCluster}) {
+		t.Errorf("namespace creates on hub-b = %v, want one of %s", nsCreates, testCluster)
 	}
 }
 

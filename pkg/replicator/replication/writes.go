@@ -15,22 +15,48 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
+// create creates obj, a copy, on hub h. A namespaced copy's namespace is created first unless it is known to
+// exist there (c.namespaces): the first copy of a cluster on a standby costs one request more, not a refused
+// create, a namespace create and a retry per worker racing on that namespace.
 func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
 	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
+	namespace := obj.GetNamespace()
+	if k.Namespaced && !c.namespaceKnown(h.Name(), namespace) {
+		if err := c.ensureNamespace(ctx, h, namespace); err != nil {
+			return err
+		}
+	}
 	_, err := client.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
 	if apierrors.IsNotFound(err) && k.Namespaced {
-		// The namespace is missing on the target (a cluster namespace the hub has not made yet, or a
-		// user namespace): create it, then the copy.
-		ns := &unstructured.Unstructured{Object: map[string]any{}}
-		ns.SetAPIVersion("v1")
-		ns.SetKind("Namespace")
-		ns.SetName(obj.GetNamespace())
-		if _, nsErr := h.Client().Resource(mirror.NamespaceGVR).Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager}); nsErr != nil && !apierrors.IsAlreadyExists(nsErr) {
-			return fmt.Errorf("creating namespace %s: %w", obj.GetNamespace(), nsErr)
+		// The namespace was deleted since it was known: create it again, then the copy.
+		if nsErr := c.ensureNamespace(ctx, h, namespace); nsErr != nil {
+			return nsErr
 		}
 		_, err = client.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
 	}
 	return err
+}
+
+// ensureNamespace creates namespace on hub h unless it exists, and records it as known there.
+func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namespace string) error {
+	ns := &unstructured.Unstructured{Object: map[string]any{}}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(namespace)
+	if _, err := h.Client().Resource(mirror.NamespaceGVR).Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", namespace, err)
+	}
+	c.mu.Lock()
+	c.namespaces[h.Name()].Insert(namespace)
+	c.mu.Unlock()
+	return nil
+}
+
+// namespaceKnown reports whether namespace is known to exist on hub.
+func (c *Controller) namespaceKnown(hub, namespace string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.namespaces[hub].Has(namespace)
 }
 
 func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
