@@ -46,12 +46,12 @@ type Options struct {
 	DisableFencing bool
 }
 
-// NewOptions returns the defaults: 8 workers, probe every 5 s, status every 5 s, 500 QPS and a burst of 1000
+// NewOptions returns the defaults: 16 workers (each key's copies to every standby at once), probe every 5 s, status every 5 s, 500 QPS and a burst of 1000
 // per hub (the initial sync of 10,000 ManifestWorks is about 13,000 writes to a standby).
 func NewOptions() *Options {
 	return &Options{
 		ConfigName:       DefaultConfigName,
-		Workers:          8,
+		Workers:          16,
 		HubProbeInterval: 5 * time.Second,
 		StatusInterval:   5 * time.Second,
 		HubQPS:           500,

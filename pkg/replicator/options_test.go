@@ -109,7 +109,7 @@ func TestNewOptionsDefaultsAreValidAndMatchFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("replicator", pflag.ContinueOnError)
 	o.AddFlags(fs)
 	want := map[string]string{
-		"config-name": replicator.DefaultConfigName, "workers": "8", "hub-probe-interval": "5s", "status-interval": "5s",
+		"config-name": replicator.DefaultConfigName, "workers": "16", "hub-probe-interval": "5s", "status-interval": "5s",
 		"hub-kube-api-qps": "500", "hub-kube-api-burst": "1000",
 	}
 	for flag, value := range want {
