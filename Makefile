@@ -62,7 +62,7 @@ bench: ## Side-by-side benchmarks with OCM's agent; writes docs/benchmarks.md.
 bench-profile: ## Join and memory scenarios once each, from a cold page cache, with heap profiles, RSS by mapping and RSS timelines (test/benchmark/profile_test.go).
 	BENCH_PROFILE=1 BENCH_SCENARIOS=$${BENCH_SCENARIOS:-join,memory} BENCH_REPS=$${BENCH_REPS:-1} BENCH_OUT_DIR=$${BENCH_OUT_DIR:-$(CURDIR)/_output/bench-profile} hack/bench.sh
 
-bench-replication: ## The hub-side replicator's benchmark alone; writes docs/benchmarks-replication.md.
+bench-replication: ## The hub-side replicator's benchmark alone, at 3500x10x2 then 1000x10x1 (BENCH_REPL_SIZES=CLUSTERSxWORKSxSTANDBYS,… overrides; about 40 min); writes docs/benchmarks-replication.md.
 	hack/bench.sh replication
 
 image: build ## Container image as an OCI/docker-archive tarball (no container engine needed); import with ctr images import.

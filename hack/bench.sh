@@ -14,13 +14,18 @@
 # agent's RSS by mapping and RSS timeline (VmRSS every 5 ms from exec) and our agent's heap profile next to its log,
 # each agent started from a cold page cache of both binaries, as in make bench (test/benchmark/profile_test.go).
 #
-# make bench-replication (hack/bench.sh replication): only the hub-side replicator's scenario — 1,000 clusters × 10
-# ManifestWorks on hub A, one standby hub B, the replicator binary between them: initial sync time, replication lag
-# of creates, updates and deletes at 100 changes/s, the replicator's RSS and CPU, requests to each hub, beside ACM
-# backup's recovery point. Writes docs/benchmarks-replication.md and .json (docs/benchmarks.{md,json} stay as they
-# are). Settings BENCH_REPL_CLUSTERS, BENCH_REPL_WORKS, BENCH_REPL_RATE, BENCH_REPL_WINDOW (default 1000, 10, 100,
-# 60s; see test/benchmark/bench_test.go); about 10 minutes with the defaults. BENCH_SCENARIOS may also name
-# replication next to the agent scenarios in a plain `make bench`.
+# make bench-replication (hack/bench.sh replication): only the hub-side replicator's scenario, at two sizes one after
+# the other (BENCH_REPL_SIZES, default 3500x10x2,1000x10x1: clusters × ManifestWorks × standby hubs, plus a
+# ManagedClusterAddOn and a Placement per 10 clusters), each on hubs of its own: hub A, the standbys, the replicator
+# binary between them: initial sync time against the write floor (a plain client writing the same objects to the
+# standbys at the replicator's QPS), replication lag of creates, updates and deletes at 100 changes/s on every
+# standby, the replicator's RSS and CPU (idle too), requests to each hub, a hub loss (hub A stopped, every lease
+# moved to hub B: time until the clusters' state flows from B, peak RSS meanwhile), beside ACM backup's recovery
+# point and the previous run (docs/benchmarks-replication-previous.json). Writes docs/benchmarks-replication.md and
+# .json (docs/benchmarks.{md,json} stay as they are). Settings BENCH_REPL_SIZES, BENCH_REPL_RATE, BENCH_REPL_WINDOW,
+# BENCH_REPL_SYNC_TIMEOUT, BENCH_REPL_FLIP_TIMEOUT (see test/benchmark/bench_test.go), e.g.
+# BENCH_REPL_SIZES=40x3x2,20x3x1 BENCH_REPL_WINDOW=10s for a quick run; about 40 minutes with the defaults.
+# BENCH_SCENARIOS may also name replication next to the agent scenarios in a plain `make bench`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

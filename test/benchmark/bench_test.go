@@ -30,9 +30,18 @@
 //	BENCH_PROFILE            when set, heap profiles and RSS by mapping of the join and memory scenarios (profile_test.go)
 //	BENCH_OURS_ENV           comma-separated NAME=VALUE pairs added to our agent's environment only (e.g. GOGC=50)
 //	BENCH_RERENDER           when set, only render benchmarks.md again from benchmarks.json (no measurement)
-//	BENCH_REPL_CLUSTERS, BENCH_REPL_WORKS, BENCH_REPL_RATE, BENCH_REPL_WINDOW, BENCH_REPL_SYNC_TIMEOUT   the
-//	                         replication scenario (default 1000 clusters, 10 ManifestWorks each, 100 changes/s, 60s
-//	                         per kind of change, 10m); it writes docs/benchmarks-replication.{md,json} (replication_test.go)
+//	BENCH_REPL_SIZES         the replication scenario's sizes, run one after the other on hubs of their own:
+//	                         comma-separated CLUSTERSxWORKSxSTANDBYS (default 3500x10x2,1000x10x1: issue 29's fleet, then
+//	                         the previous report's size); each cluster has WORKS ManifestWorks, every tenth one also a
+//	                         ManagedClusterAddOn and a Placement, and STANDBYS standby hubs (hub-b, hub-c, …) follow hub A
+//	BENCH_REPL_CLUSTERS, BENCH_REPL_WORKS, BENCH_REPL_STANDBYS   when BENCH_REPL_SIZES is unset and any of them is
+//	                         set, one size from them (defaults 3500, 10, 2); BENCH_REPL_STANDBYS is also the standbys
+//	                         of a BENCH_REPL_SIZES entry written CLUSTERSxWORKS
+//	BENCH_REPL_RATE, BENCH_REPL_WINDOW   changes per second on hub A and length of each change phase (default 100, 60s)
+//	BENCH_REPL_SYNC_TIMEOUT, BENCH_REPL_FLIP_TIMEOUT   bounds of the initial sync and of the hub loss (default 20m,
+//	                         15m); the scenario fails when the initial sync does not end in time
+//	BENCH_REPL_PREVIOUS      the report shown as the previous run (default docs/benchmarks-replication-previous.json)
+//	                         The replication scenario writes docs/benchmarks-replication.{md,json} (replication_test.go)
 package benchmark
 
 import (
