@@ -23,3 +23,8 @@ func isConnectionError(err error) bool {
 	var netErr net.Error
 	return errors.As(err, &netErr)
 }
+
+// ErrCacheBehind is returned by Hub.Get when the hub holds a different version of a copy than its cache (or no
+// longer holds it): the informer's event for that change follows, and the caller retries then. A missing
+// object is never reported as absent from such a read: only the informer's delete says it is gone.
+var ErrCacheBehind = errors.New("the hub's cache is behind the hub")

@@ -209,10 +209,14 @@ func (h *Hub) ReportError(err error) {
 	}
 }
 
+// fetchTimeout bounds Get's read of a copy from the hub.
+const fetchTimeout = 30 * time.Second
+
 // Get returns the object of kind k (a mirrored kind or ManagedCluster) at namespace/name, whole, or nil when it
 // is absent or the hub is not ready. It is read from the cache; a copy the cache holds without its mirrored
-// fields is read from the hub (one GET, bounded by ProbeTimeout) and is cached whole from then on. The error is
-// that GET's; a copy the hub no longer has is nil without an error (the informer's delete follows).
+// fields is read from the hub (one GET, bounded by fetchTimeout) and is cached whole from its next event on.
+// The error is that GET's, or ErrCacheBehind (wrapped) when the hub holds another version than the cache, or
+// none: what Get returns is always the version the cache holds, so that it agrees with LastWrite.
 func (h *Hub) Get(ctx context.Context, k replv1alpha1.ReplicatedKind, namespace, name string) (*unstructured.Unstructured, error) {
 	switch o := h.cached(k, namespace, name).(type) {
 	case *cachedObject:
@@ -265,14 +269,17 @@ func (h *Hub) fetchWhole(ctx context.Context, k replv1alpha1.ReplicatedKind, c *
 	if !ok {
 		return nil, fmt.Errorf("hubconn: unknown kind %s", k)
 	}
-	ctx, cancel := context.WithTimeout(ctx, h.opts.ProbeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	live, err := h.opts.Client.Resource(mk.GVR).Namespace(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("reading %s %s/%s from hub %s: not found: %w", k, c.namespace, c.name, h.opts.Name, ErrCacheBehind)
+	case err != nil:
 		return nil, fmt.Errorf("reading %s %s/%s from hub %s: %w", k, c.namespace, c.name, h.opts.Name, err)
+	case live.GetResourceVersion() != c.resourceVersion:
+		return nil, fmt.Errorf("reading %s %s/%s from hub %s: resourceVersion %s, cached %s: %w", k, c.namespace, c.name,
+			h.opts.Name, live.GetResourceVersion(), c.resourceVersion, ErrCacheBehind)
 	}
 	compacted, err := compact(live, &mk, nil)
 	if err != nil {
@@ -290,6 +297,12 @@ func (h *Hub) keepsWhole(k replv1alpha1.ReplicatedKind, namespace, name string) 
 	h.wholeMu.Lock()
 	defer h.wholeMu.Unlock()
 	return h.keepWhole.Has(objectKey{kind: k, namespace: namespace, name: name})
+}
+
+// ForgetWhole lets the informer of kind k cache the copy at namespace/name without its mirrored fields again
+// from its next event on: the replicator wrote it as a copy of another hub's object.
+func (h *Hub) ForgetWhole(k replv1alpha1.ReplicatedKind, namespace, name string) {
+	h.dropFetched(k, namespace, name, true)
 }
 
 // dropFetched forgets what fetchWhole read of the object at namespace/name, on its informer's next event;
@@ -473,8 +486,10 @@ func (h *Hub) setUnreachable(err error, notify bool) bool {
 		h.stopInformers()
 	}
 	h.stopInformers, h.informers, h.leases = nil, nil, nil
+	// The next listing caches every copy without its mirrored fields again; Get reads the ones it needs.
 	h.wholeMu.Lock()
 	clear(h.fetched)
+	clear(h.keepWhole)
 	h.wholeMu.Unlock()
 	h.state, h.lastTransition = StateUnreachable, h.opts.Clock.Now()
 	h.mu.Unlock()

@@ -2,15 +2,18 @@ package hubconn
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -182,5 +185,26 @@ func TestClusterFacts(t *testing.T) {
 	// The ManagedCluster itself is cached whole even though it is a copy (its spec is the direction's input).
 	if obj, hash := h.Peek(replv1alpha1.KindManagedCluster, "", "c1"); obj == nil || hash != "" || obj.Object["spec"] == nil {
 		t.Errorf("ManagedCluster copy cached as %v (hash %q), want whole", obj, hash)
+	}
+}
+
+// TestGetRefusesAnotherVersion checks that Get never returns a version of a copy other than the cached one, nor
+// reports a copy the hub does not return as absent: both are ErrCacheBehind, to retry once the informer caught up.
+func TestGetRefusesAnotherVersion(t *testing.T) {
+	h, fake := startHub(t, workObject("copy", "v1", true))
+	ctx := context.Background()
+	newer := workObject("copy", "v2", true)
+	newer.SetResourceVersion("999")
+	fake.PrependReactor("get", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, newer, nil
+	})
+	if obj, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
+		t.Errorf("Get when the hub holds another version = %v, %v; want nil, ErrCacheBehind", obj, err)
+	}
+	fake.PrependReactor("get", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(manifestWork.GVR.GroupResource(), "copy")
+	})
+	if obj, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
+		t.Errorf("Get when the hub answers not found = %v, %v; want nil, ErrCacheBehind (not an absent object)", obj, err)
 	}
 }

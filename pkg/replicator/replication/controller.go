@@ -163,7 +163,7 @@ func New(opts Options) (*Controller, error) {
 		kinds:  map[replv1alpha1.ReplicatedKind]mirror.Kind{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[Key](50*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication"}),
+			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication", Clock: opts.Clock}),
 		logger:     opts.Logger.WithName("replication"),
 		sources:    map[string]direction.Source{},
 		selected:   map[string]bool{},

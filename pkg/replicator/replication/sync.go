@@ -171,7 +171,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	src, err := source.Get(ctx, k.Name, key.Namespace, key.Name)
 	if err != nil {
-		source.ReportError(err)
+		// One read's failure says nothing of the hub's reachability: the probe judges that.
 		return fmt.Errorf("%s: %w", key, err)
 	}
 	if src == nil && !source.Serves(k.Name) {
@@ -584,6 +584,8 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		return false, fmt.Errorf("%s on hub %s: %w", d.Action, target.Name(), err)
 	}
 	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), target.Name(), string(d.Action)).Inc()
+	// The target holds a copy of the source's object now: its cache needs it without content only.
+	target.ForgetWhole(k.Name, key.Namespace, key.Name)
 	if hasSeen {
 		metrics.ReplicationLag.WithLabelValues(string(k.Name), target.Name()).Observe(c.opts.Clock.Since(seen).Seconds())
 	}
