@@ -585,8 +585,8 @@ func (b *bench) runReplication(t *testing.T, s replSettings, rep *replReport) {
 		"admin client certificate: the server delegates to hub B) before and after each phase. RSS comes from /proc/<pid>/status "+
 		"(VmHWM for the peak; VmRSS every %s for the steady figure), CPU time from /proc/<pid>/stat (utime+stime) of the "+
 		"replicator and of each hub's kube-apiserver at the phase boundaries; after the phases comes an idle window of %s "+
-		"(leases still renewed). Two CPU profiles of %d s (/debug/pprof/profile: from the start of the initial sync, and during "+
-		"the update phase) and heap profiles after the initial sync and after the hub loss are taken from the replicator and "+
+		"(leases still renewed). Three CPU profiles of %d s (/debug/pprof/profile: from the start of the initial sync, during "+
+		"the update phase, and from the start of the idle window, whose CPU figure includes the profiler's small cost) and heap profiles after the initial sync and after the hub loss are taken from the replicator and "+
 		"kept with the logs; profiling costs the replicator a few per cent of CPU while it runs.",
 		strings.Join(r.standbyNames(), ", "), s.clusters*s.works, s.perTenth(), s.perTenth(), s.window, s.rate, replChangeWorkers,
 		replDrainTimeout, replSampleInterval, replIdleWindow, replProfileSeconds)
@@ -669,10 +669,12 @@ func (b *bench) runReplication(t *testing.T, s replSettings, rep *replReport) {
 	}
 	r.waitReleased(ctx)
 	r.mark("changes-end")
+	idleProfile := r.profile(ctx, "cpu-idle")
 	if err := b.sleep(replIdleWindow); err != nil {
 		t.Fatal("interrupted")
 	}
 	r.mark("idle-end")
+	<-idleProfile
 	if m, err := readMemory(r.pids[0]); err == nil {
 		r.idlePeakKiB = m.PeakKiB
 	}
