@@ -38,8 +38,9 @@ func auditFlags(t testing.TB, component string, policy []byte) ([]apiserverFlag,
 		{name: "audit-log-path", value: logFile},
 		{name: "audit-log-format", value: "json"},
 		{name: "audit-log-mode", value: "blocking"},
-		// No rotation: readers parse one file; the test's temp dir bounds its life.
-		{name: "audit-log-maxsize", value: "0"},
+		// No rotation: readers parse one file; the test's temp dir bounds its life. 0 would not do: the
+		// apiserver's log writer (lumberjack) reads 0 as its default, and rotates at 100 MB.
+		{name: "audit-log-maxsize", value: "1000000"},
 	}, logFile
 }
 

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,5 +30,9 @@ func TestAuditFlags(t *testing.T) {
 	}
 	if got["audit-log-format"] != "json" || got["audit-log-mode"] != "blocking" {
 		t.Errorf("format/mode = %q/%q; want json/blocking", got["audit-log-format"], got["audit-log-mode"])
+	}
+	// 0 is lumberjack's default of 100 MB: a benchmark's audit file would rotate and its readers miss events.
+	if size, err := strconv.Atoi(got["audit-log-maxsize"]); err != nil || size < 100_000 {
+		t.Errorf("audit-log-maxsize = %q; want at least 100000 (MB), so that the file never rotates", got["audit-log-maxsize"])
 	}
 }
