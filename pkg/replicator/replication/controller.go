@@ -132,8 +132,8 @@ type Controller struct {
 	// patched: "<what> <key>" → "<hub> <uid> <patch>" of the last patch patchSourceOnce wrote on a source
 	// object, until the source's cache shows it.
 	patched map[string]string
-	// namespaces: hub → the namespaces known to exist there (a copy was created in it, or the replicator made
-	// sure of it), since the hub became reachable.
+	// namespaces: hub → the namespaces the replicator made sure of there (ensureNamespace), since the hub became
+	// reachable.
 	namespaces map[string]sets.Set[string]
 }
 

@@ -34,11 +34,6 @@ func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 		}
 		_, err = client.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
 	}
-	if k.Namespaced && (err == nil || apierrors.IsAlreadyExists(err)) {
-		c.mu.Lock()
-		c.namespaces[h.Name()].Insert(namespace)
-		c.mu.Unlock()
-	}
 	return err
 }
 
