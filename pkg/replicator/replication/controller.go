@@ -2,8 +2,9 @@
 // management state in step with the cluster's source hub.
 //
 // Queue keys are objects (kind, namespace, name) and clusters (a direction key: recompute the cluster's
-// source). Every watch event of any hub enqueues the object's key; lease events, the moment the freshest lease
-// of a cluster goes stale (direction.NextExpiry) and a slow periodic recheck enqueue direction keys; a hub that
+// source). Every watch event of any hub enqueues the object's key; lease events (but an agent's renewal on its
+// cluster's settled source, see OnLease), the moment the freshest lease of a cluster goes stale
+// (direction.NextExpiry) and a slow periodic recheck enqueue direction keys; a hub that
 // becomes ready enqueues every key. A sync of an object key reads the object from the source hub's cache and
 // from each other ready hub's cache, asks mirror.Decide what to do, and writes.
 //
@@ -334,17 +335,27 @@ func (c *Controller) countPending(hub string) {
 	c.pending[hub] = counts
 }
 
-// OnLease implements hubconn.Handler.
+// OnLease implements hubconn.Handler. An agent's renewal of the lease on its cluster's current source, while
+// that lease was the fresh one that decided the source, is only recorded: it cannot change the decision
+// (rule 1 of direction.DecideSource keeps the hub with the newest renewal), and the re-decision that
+// syncDirection scheduled for the moment the lease would have gone stale reads the new renewTime then. Every
+// other lease event decides the cluster's direction again at once.
 func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 	c.mu.Lock()
+	settled := false
 	switch event {
 	case hubconn.LeaseRenewed:
+		src := c.sources[cluster]
+		settled = c.renewed[hub].Has(cluster) && src.Hub == hub && src.Reason == direction.ReasonLeaseRenewed
 		c.renewed[hub].Insert(cluster)
 	case hubconn.LeaseAdded:
 		// A new lease (or the first listing of the hub): no renewal of it has been seen yet.
 		c.renewed[hub].Delete(cluster)
 	}
 	c.mu.Unlock()
+	if settled {
+		return
+	}
 	c.queue.Add(Key{Name: cluster})
 }
 
