@@ -30,8 +30,9 @@ build: ## Build the agent binary into _output/bin.
 
 test: test-unit test-integration ## Unit tests, then the integration suites on real control planes.
 
-test-unit: ## Unit tests (fake clients, fake clocks).
+test-unit: ## Unit tests (fake clients, fake clocks), and the benchmark reports' own (no control plane).
 	$(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./test/framework/... ./test/images/...
+	$(GO) test -count=1 -tags bench -skip '^TestBenchmark$$' ./test/benchmark/
 
 test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd and OCM's registration, work, registration-operator and addon from source (cached).
 	hack/build-test-binaries.sh

@@ -9,6 +9,7 @@ if [[ -n "${unformatted}" ]]; then
   echo "verify: gofmt needed on:"; echo "${unformatted}"; fail=1
 fi
 go vet ./cmd/... ./pkg/... ./internal/... ./hack/mkimage/... ./test/... ./manifests/... || { echo "verify: go vet failed"; fail=1; }
+go vet -tags bench ./test/benchmark/ || { echo "verify: go vet (benchmark) failed"; fail=1; }
 
 tmp="$(mktemp -d)"; trap 'rm -rf "${tmp}"' EXIT
 cp go.mod go.sum "${tmp}/"

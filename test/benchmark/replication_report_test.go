@@ -52,6 +52,9 @@ type replRequestRow struct {
 	Writes   int     `json:"writes"`
 	Errors   int     `json:"errors"`
 	PerSec   float64 `json:"requestsPerSecond"`
+	// Missing, when set, says why the counts measured nothing (the audit log does not hold the phase, auditGap):
+	// the table shows the row as not measured.
+	Missing string `json:"notMeasured,omitempty"`
 }
 
 // replBreakdownRow is one verb and resource of the replicator's requests to one hub in one phase.
@@ -356,17 +359,7 @@ func (f *replReportFile) write() error {
 		case !r.started.IsZero():
 			r.Duration = time.Since(r.started).Round(time.Second).String()
 		}
-		for _, fig := range r.Figures {
-			fig.Pass = nil
-			switch {
-			case fig.Value != nil && fig.Limit != nil:
-				pass := *fig.Value <= *fig.Limit
-				fig.Pass = &pass
-			case fig.Value == nil && fig.Failed:
-				pass := false
-				fig.Pass = &pass
-			}
-		}
+		r.judge()
 	}
 	if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", f.outDir, err)
@@ -382,6 +375,58 @@ func (f *replReportFile) write() error {
 		return fmt.Errorf("writing %s: %w", replReportMD, err)
 	}
 	return nil
+}
+
+// judge sets every figure's verdict: met when measured within its limit, missed when measured above it or not
+// measured because its target was missed (Failed), none otherwise (no target, or not measured). r.mu held.
+func (r *replReport) judge() {
+	for _, fig := range r.Figures {
+		fig.Pass = nil
+		switch {
+		case fig.Value != nil && fig.Limit != nil:
+			pass := *fig.Value <= *fig.Limit
+			fig.Pass = &pass
+		case fig.Value == nil && fig.Failed:
+			pass := false
+			fig.Pass = &pass
+		}
+	}
+}
+
+// missingReason is why fig has no value, for the report.
+func missingReason(fig *replFigure) string {
+	if fig.Missing != "" {
+		return fig.Missing
+	}
+	return "the run ended before it"
+}
+
+// targetsLine summarizes the size's targets as judged (judge): "N of M targets met", M counting only the
+// targets met or missed, then those missed and those not measured (a figure with a target, no value and no
+// verdict: it counts neither way). "" when the size has no target. r.mu held.
+func (r *replReport) targetsLine() string {
+	var met, missed, unmeasured []string
+	for _, fig := range r.Figures {
+		switch {
+		case fig.Pass != nil && *fig.Pass:
+			met = append(met, fig.Title)
+		case fig.Pass != nil:
+			missed = append(missed, fig.Title)
+		case fig.Value == nil && (fig.Limit != nil || fig.Target != ""):
+			unmeasured = append(unmeasured, fmt.Sprintf("%s (%s)", fig.Title, missingReason(fig)))
+		}
+	}
+	if len(met)+len(missed)+len(unmeasured) == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("%d of %d targets met", len(met), len(met)+len(missed))
+	if len(missed) > 0 {
+		line += "; missed: " + strings.Join(missed, "; ")
+	}
+	if len(unmeasured) > 0 {
+		line += "; not measured, counted neither way: " + strings.Join(unmeasured, "; ")
+	}
+	return line
 }
 
 // replRow is one row of the side-by-side results table: a figure id and the first declaration of it.
@@ -475,7 +520,8 @@ func (f *replReportFile) markdown() string {
 
 	rows := f.rows()
 	w("\n## Results\n\n")
-	w("Sizes are written clusters × ManifestWorks per cluster × standby hubs. ✓ / **✗**: the target is met / missed.\n\n")
+	w("Sizes are written clusters × ManifestWorks per cluster × standby hubs. ✓ / **✗**: the target is met / missed;\n")
+	w("a target whose figure was not measured is neither (the size's section says why) and counts in neither number below.\n\n")
 	header := "| figure |"
 	sep := "|---|"
 	for _, r := range f.Sizes {
@@ -503,23 +549,8 @@ func (f *replReportFile) markdown() string {
 	}
 	w("\n")
 	for _, r := range f.Sizes {
-		var met, missed []string
-		for _, fig := range r.Figures {
-			if fig.Pass == nil {
-				continue
-			}
-			if *fig.Pass {
-				met = append(met, fig.Title)
-			} else {
-				missed = append(missed, fig.Title)
-			}
-		}
-		if len(met)+len(missed) > 0 {
-			w("- **%s**: %d of %d targets met", r.Name, len(met), len(met)+len(missed))
-			if len(missed) > 0 {
-				w("; missed: %s", strings.Join(missed, "; "))
-			}
-			w(".\n")
+		if line := r.targetsLine(); line != "" {
+			w("- **%s**: %s.\n", r.Name, line)
 		}
 	}
 	w("\n")
@@ -594,11 +625,20 @@ func (r *replReport) markdown(b *strings.Builder) {
 		w("The replicator's own requests (its identity only), from each hub's kube-apiserver audit log; watches are counted when\n")
 		w("opened. The write floor's client uses the same identity, after the replicator has stopped: its rows are the floor's.\n\n")
 		w("| hub | phase | seconds | requests | reads (get/list) | watches | writes | errors (HTTP ≥ 400) | requests/s |\n|---|---|---|---|---|---|---|---|---|\n")
+		var gaps []replRequestRow
 		for _, row := range r.Requests {
+			if row.Missing != "" {
+				w("| %s | %s | %.0f | not measured ² | — | — | — | — | — |\n", row.Hub, row.Phase, row.Seconds)
+				gaps = append(gaps, row)
+				continue
+			}
 			w("| %s | %s | %.0f | %d | %d | %d | %d | %d | %.1f |\n", row.Hub, row.Phase, row.Seconds, row.Requests, row.Reads,
 				row.Watches, row.Writes, row.Errors, row.PerSec)
 		}
 		w("\n")
+		for _, row := range gaps {
+			w("² %s, %s: not measured: %s.\n\n", row.Hub, row.Phase, row.Missing)
+		}
 		if len(r.Breakdown) > 0 {
 			w("By verb and resource (the initial sync, the replicator's whole run, and the write floor):\n\n| hub | phase | request | count |\n|---|---|---|---|\n")
 			for _, row := range r.Breakdown {
@@ -624,11 +664,7 @@ func (r *replReport) markdown(b *strings.Builder) {
 	listed := false
 	for _, f := range r.Figures {
 		if f.Value == nil {
-			reason := f.Missing
-			if reason == "" {
-				reason = "the run ended before it"
-			}
-			w("- %s: %s\n", f.Title, reason)
+			w("- %s: %s\n", f.Title, missingReason(f))
 			listed = true
 		}
 	}

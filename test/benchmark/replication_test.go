@@ -2081,7 +2081,8 @@ var replRequestPhases = []struct{ name, from, to string }{
 }
 
 // reportRequests counts the replicator's requests to each hub by phase from the audit logs (and the write
-// floor's, same identity, in its own phase) and copies the logs next to the others.
+// floor's, same identity, in its own phase) and copies the logs next to the others. A standby's request figures
+// are not measured when its audit log does not hold the phase (setRequestFigure).
 func (r *replRun) reportRequests() {
 	rep := r.rep
 	var rows []replRequestRow
@@ -2091,6 +2092,10 @@ func (r *replRun) reportRequests() {
 		events, err := readAuditEvents(hub.AuditLogPath(), replUser)
 		if err != nil {
 			rep.note("Hub %s's audit log could not be read: %v", name, err)
+			if i > 0 {
+				rep.missing(syncReqsID(name), false, "%s's audit log could not be read: %v", name, err)
+				rep.missing(changeReqsID(name), false, "%s's audit log could not be read: %v", name, err)
+			}
 			continue
 		}
 		if err := copyFile(hub.AuditLogPath(), filepath.Join(r.logDir, "audit-"+name+".log")); err != nil {
@@ -2102,48 +2107,84 @@ func (r *replRun) reportRequests() {
 			if !ok0 || !ok1 || (i == 0 && p.from == "floor") {
 				continue
 			}
-			row := replRequestRow{Hub: name, Phase: p.name, Seconds: to.Sub(from).Seconds()}
-			counts := map[string]int{}
-			for _, ev := range events {
-				if ev.RequestReceivedTimestamp.Before(from) || !ev.RequestReceivedTimestamp.Before(to) {
-					continue
+			row, counts := phaseRequests(events, name, p.name, from, to)
+			if i > 0 {
+				switch p.to {
+				case "synced":
+					setRequestFigure(rep, syncReqsID(name), &row, r.s.clusters*r.s.works, "ManifestWorks")
+				case "changes-end":
+					setRequestFigure(rep, changeReqsID(name), &row, r.changesMade(), "changes")
 				}
-				row.Requests++
-				switch {
-				case ev.Verb == "watch":
-					row.Watches++
-				case isWrite(ev.Verb):
-					row.Writes++
-				default:
-					row.Reads++
-				}
-				if ev.ResponseStatus != nil && ev.ResponseStatus.Code >= 400 {
-					row.Errors++
-				}
-				counts[requestName(ev)]++
-			}
-			if row.Seconds > 0 {
-				row.PerSec = float64(row.Requests) / row.Seconds
 			}
 			rows = append(rows, row)
 			if p.from == "start" || p.from == "floor" {
 				breakdown = append(breakdown, breakdownRows(name, p.name, counts)...)
 			}
-			if i == 0 {
-				continue
-			}
-			switch p.to {
-			case "synced":
-				rep.set(syncReqsID(name), float64(row.Requests)/float64(r.s.clusters*r.s.works),
-					"%d requests (%d writes, %d errors) in %.0f s: %.0f/s", row.Requests, row.Writes, row.Errors, row.Seconds, row.PerSec)
-			case "changes-end":
-				if made := r.changesMade(); made > 0 {
-					rep.set(changeReqsID(name), float64(row.Requests)/float64(made), "%d requests (%d writes) for %d changes", row.Requests, row.Writes, made)
-				}
-			}
 		}
 	}
 	rep.setRequests(rows, breakdown)
+}
+
+// phaseRequests counts the audit events received in [from, to) as hub's row of phase, and by request name
+// (requestName).
+func phaseRequests(events []*auditEvent, hub, phase string, from, to time.Time) (replRequestRow, map[string]int) {
+	row := replRequestRow{Hub: hub, Phase: phase, Seconds: to.Sub(from).Seconds()}
+	counts := map[string]int{}
+	for _, ev := range events {
+		if ev.RequestReceivedTimestamp.Before(from) || !ev.RequestReceivedTimestamp.Before(to) {
+			continue
+		}
+		row.Requests++
+		switch {
+		case ev.Verb == "watch":
+			row.Watches++
+		case isWrite(ev.Verb):
+			row.Writes++
+		default:
+			row.Reads++
+		}
+		if ev.ResponseStatus != nil && ev.ResponseStatus.Code >= 400 {
+			row.Errors++
+		}
+		counts[requestName(ev)]++
+	}
+	if row.Seconds > 0 {
+		row.PerSec = float64(row.Requests) / row.Seconds
+	}
+	return row, counts
+}
+
+// auditGap says why row, a standby's audit counts in a phase that had to write to that standby (the initial
+// sync writes every copy there, each change of the change phases is written there), measured nothing: no audit
+// event at all in the phase's window, or no write among them. Either means the audit log does not hold the
+// phase (e.g. it was rotated and only the newest file was read): its counts are not figures. "" when they are.
+func auditGap(row replRequestRow) string {
+	switch {
+	case row.Requests == 0:
+		return fmt.Sprintf("no audit event in the phase's window (%s, %.0f s) in %s's audit log, though the phase had to write to %s: "+
+			"the log does not hold the phase (rotated or cut short), so its 0 requests measured nothing", row.Phase, row.Seconds, row.Hub, row.Hub)
+	case row.Writes == 0:
+		return fmt.Sprintf("no write among the %d audit events in the phase's window (%s, %.0f s) in %s's audit log, though the phase "+
+			"had to write to %s: the log does not hold the whole phase (rotated or cut short)", row.Requests, row.Phase, row.Seconds, row.Hub, row.Hub)
+	}
+	return ""
+}
+
+// setRequestFigure sets figure id to row's requests per unit (units of what, e.g. 35000 ManifestWorks). When
+// there are no units, or the audit log does not hold the phase (auditGap), the figure is not measured instead,
+// with the reason (a target of it is then neither met nor missed), and row is marked not measured too.
+func setRequestFigure(rep *replReport, id string, row *replRequestRow, units int, what string) {
+	if units <= 0 {
+		rep.missing(id, false, "no %s in the phase (%s)", what, row.Phase)
+		return
+	}
+	if gap := auditGap(*row); gap != "" {
+		row.Missing = gap
+		rep.missing(id, false, "%s", gap)
+		return
+	}
+	rep.set(id, float64(row.Requests)/float64(units), "%d requests (%d writes, %d errors) for %d %s in %.0f s: %.0f/s",
+		row.Requests, row.Writes, row.Errors, units, what, row.Seconds, row.PerSec)
 }
 
 // breakdownRows returns counts as rows, the largest first.
@@ -2562,12 +2603,13 @@ type replProfile struct {
 	top               []string
 }
 
-// requestRow returns the request row of hub whose phase starts with phasePrefix.
+// requestRow returns the request row of hub whose phase starts with phasePrefix, unless it is not measured
+// (auditGap).
 func (r *replRun) requestRow(hub, phasePrefix string) (replRequestRow, bool) {
 	r.rep.mu.Lock()
 	defer r.rep.mu.Unlock()
 	for _, row := range r.rep.Requests {
-		if row.Hub == hub && strings.HasPrefix(row.Phase, phasePrefix) {
+		if row.Hub == hub && strings.HasPrefix(row.Phase, phasePrefix) && row.Missing == "" {
 			return row, true
 		}
 	}
@@ -2842,8 +2884,8 @@ func (r *replRun) memoryBreakdown() string {
 		return ""
 	}
 	text := fmt.Sprintf(" The Go runtime's figures at the end of the replicator's run, after the hub loss (its /metrics): RSS %.0f MiB; heap in use %.0f MiB, of which "+
-		"%.0f MiB allocated objects (live ones and garbage not yet collected; the next GC starts at %.0f MiB, GOGC lets the heap "+
-		"grow to twice the live size); heap idle %.0f MiB, %.0f MiB of it not yet returned to the OS; stacks %.0f MiB.",
+		"%.0f MiB allocated objects (live ones and garbage not yet collected; the next GC starts at %.0f MiB: the replicator's "+
+		"GC target, replicator.ReplicatorGCPercent unless GOGC is set, lets the heap grow 50 %% beyond the live size); heap idle %.0f MiB, %.0f MiB of it not yet returned to the OS; stacks %.0f MiB.",
 		rss, inuse, alloc, nextGC, idle, idle-released, stacks)
 	if r.baselineKiB > 0 {
 		text += fmt.Sprintf(" A replicator with nothing to replicate has an RSS of %.0f MiB (binary, libraries, runtime): "+
