@@ -3,7 +3,8 @@
 #   kube-apiserver, kube-controller-manager, kubectl  (k8s.io/kubernetes, hack/tools/kube; "kube" below)
 #   kubelet, kube-proxy, kube-scheduler               (the same module: the node of the node suite)
 #   etcd                                              (go.etcd.io/etcd/server/v3, hack/tools/etcd)
-#   registration, work, registration-operator, addon  (open-cluster-management.io/ocm, hack/tools/ocm; "ocm")
+#   registration, work, registration-operator, addon, placement  (open-cluster-management.io/ocm, hack/tools/ocm; "ocm")
+#   ocm-webhooks                                      (hack/tools/ocm/ocm-webhooks: OCM's webhook handlers on a given port)
 # into a cache outside the clone, keyed by the versions and the tool modules' go.sum, so that a fresh clone
 # (CI's) reuses it. An entry may hold some of the binaries (make demo builds only those it runs); .complete
 # records the checksum of each one it holds, and a binary that is missing or does not match is rebuilt, never
@@ -26,7 +27,7 @@ TOOLS="${ROOT}/hack/tools"
 KUBE_VERSION="v1.34.3"
 ETCD_VERSION="v3.6.6"
 OCM_VERSION="v1.2.0"
-BINARIES=(kube-apiserver kube-controller-manager kubectl kubelet kube-proxy kube-scheduler etcd registration work registration-operator addon)
+BINARIES=(kube-apiserver kube-controller-manager kubectl kubelet kube-proxy kube-scheduler etcd registration work registration-operator addon placement ocm-webhooks)
 # shellcheck source=hack/lib/go-build.sh
 source "${ROOT}/hack/lib/go-build.sh"
 
@@ -37,7 +38,7 @@ module_of() {
   case "$1" in
     kube-apiserver | kube-controller-manager | kubectl | kubelet | kube-proxy | kube-scheduler) echo kube ;;
     etcd) echo etcd ;;
-    registration | work | registration-operator | addon) echo ocm ;;
+    registration | work | registration-operator | addon | placement | ocm-webhooks) echo ocm ;;
     *) return 1 ;;
   esac
 }
@@ -47,7 +48,12 @@ package_of() {
   case "$(module_of "$1")" in
     kube) echo "k8s.io/kubernetes/cmd/$1" ;;
     etcd) echo go.etcd.io/etcd/server/v3 ;;
-    ocm) echo "open-cluster-management.io/ocm/cmd/$1" ;;
+    ocm)
+      if [[ "$1" == ocm-webhooks ]]; then
+        echo "github.com/klusterlet-failover/klusterlet-failover/hack/tools/ocm/ocm-webhooks"
+      else
+        echo "open-cluster-management.io/ocm/cmd/$1"
+      fi ;;
   esac
 }
 
@@ -66,6 +72,9 @@ done
 # BUILD_REVISION when the build flags below change.
 BUILD_REVISION=3
 sum_hash="$(cat "${TOOLS}/kube/go.mod" "${TOOLS}/kube/go.sum" "${TOOLS}/etcd/go.mod" "${TOOLS}/etcd/go.sum" "${TOOLS}/ocm/go.mod" "${TOOLS}/ocm/go.sum" | sha256sum | cut -c1-12)"
+# ocm-webhooks is built from this repository's source: the entry holds it only for the source it was built
+# from (ocm-webhooks.source records that source's checksum), so that editing it rebuilds it alone.
+WEBHOOKS_SOURCE_SUM="$(sha256sum "${TOOLS}/ocm/ocm-webhooks/main.go" | cut -c1-64)"
 KEY="kube-${KUBE_VERSION}_etcd-${ETCD_VERSION}_ocm-${OCM_VERSION}_r${BUILD_REVISION}_${sum_hash}"
 CACHE_ROOT="${KF_TEST_BINARIES_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/klusterlet-failover/test-binaries}"
 DIR="${CACHE_ROOT}/${KEY}"
@@ -75,6 +84,9 @@ STAMP="${DIR}/.complete"
 holds() {
   local line
   [[ -x "${DIR}/$1" && -f "${STAMP}" ]] || return 1
+  if [[ "$1" == ocm-webhooks ]]; then
+    [[ "$(cat "${DIR}/ocm-webhooks.source" 2>/dev/null)" == "${WEBHOOKS_SOURCE_SUM}" ]] || return 1
+  fi
   line="$(grep -E "^[0-9a-f]{64}  $1\$" "${STAMP}" | tail -n1)" || return 1
   (cd "${DIR}" && sha256sum --quiet --check <<<"${line}" >/dev/null 2>&1)
 }
@@ -179,6 +191,9 @@ mkdir -p "${DIR}"
     grep -vE "  ($(IFS='|'; echo "${missing[*]}"))\$" "${STAMP}" >>"${STAGE}/.complete.new" || true
   fi
   for b in "${missing[@]}"; do mv -f "${STAGE}/${b}" "${DIR}/${b}"; done
+  for b in "${missing[@]}"; do
+    if [[ "${b}" == ocm-webhooks ]]; then echo "${WEBHOOKS_SOURCE_SUM}" >"${DIR}/ocm-webhooks.source"; fi
+  done
   mv -f "${STAGE}/.complete.new" "${STAMP}"
 ) 9>"${CACHE_ROOT}/.lock"
 echo "test binaries: built ${missing[*]} in $(( $(date +%s) - start )) s ($(progress_summary "${modules[@]}"))" >&2

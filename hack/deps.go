@@ -30,6 +30,7 @@ import (
 	_ "k8s.io/utils/clock"
 	_ "k8s.io/utils/clock/testing"
 	_ "open-cluster-management.io/api/addon/v1alpha1"
+	_ "open-cluster-management.io/api/addon/v1beta1"
 	_ "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	_ "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 	_ "open-cluster-management.io/api/client/cluster/informers/externalversions"
@@ -37,5 +38,6 @@ import (
 	_ "open-cluster-management.io/api/cluster/v1alpha1"
 	_ "open-cluster-management.io/api/operator/v1"
 	_ "open-cluster-management.io/api/work/v1"
+	_ "open-cluster-management.io/api/work/v1alpha1"
 	_ "sigs.k8s.io/controller-runtime/pkg/envtest"
 )

@@ -39,6 +39,12 @@ const (
 	// BinaryRegistrationOperator is OCM's operator binary (open-cluster-management.io/ocm/cmd/registration-operator);
 	// its `klusterlet` subcommand is the klusterlet operator.
 	BinaryRegistrationOperator = "registration-operator"
+	// BinaryPlacement is OCM's placement binary (open-cluster-management.io/ocm/cmd/placement); its `controller`
+	// subcommand is the hub placement controller.
+	BinaryPlacement = "placement"
+	// BinaryOCMWebhooks is hack/tools/ocm/ocm-webhooks: OCM's registration, work and add-on webhook handlers
+	// (v1.2.0) in one server on a port it is given.
+	BinaryOCMWebhooks = "ocm-webhooks"
 
 	// EnvKubebuilderAssets names a directory holding the binaries; it wins over the build cache when it holds those
 	// a caller asks for.
@@ -52,7 +58,7 @@ const (
 func allBinaries() []string {
 	return []string{BinaryKubeAPIServer, BinaryKubeControllerManager, BinaryKubectl, BinaryKubelet, BinaryKubeProxy,
 		BinaryKubeScheduler, BinaryEtcd, BinaryRegistration,
-		BinaryWork, BinaryRegistrationOperator, BinaryAddon}
+		BinaryWork, BinaryRegistrationOperator, BinaryAddon, BinaryPlacement, BinaryOCMWebhooks}
 }
 
 // binariesDirs memoizes BinariesDir per set of names: the script checksums the binaries (up to about 400 MB) on

@@ -93,6 +93,13 @@ type HubOptions struct {
 	// (registrations, namespace) for template add-ons and approves their CSRs. Its log is
 	// <LogDir>/addon-manager.log.
 	AddonManager bool
+	// ClusterManager makes the hub complete: besides HubController and AddonManager (both implied), what OCM
+	// v1.2.0's cluster-manager runs — its CRDs (add-on CRDs served as v1alpha1 and v1beta1 with the conversion
+	// webhook, ManifestWorkReplicaSet, AddOnPlacementScore), the registration, work and add-on webhooks (OCM's
+	// handlers, in hack/tools/ocm/ocm-webhooks on a loopback port, registered by URL), the placement controller
+	// and the work manager with ManifestWorkReplicaSet on. Logs: <LogDir>/{ocm-webhooks,placement-controller,
+	// work-manager}.log.
+	ClusterManager bool
 	// Proxy puts a TCP proxy in front of the apiserver; URL, the bootstrap kubeconfig and UserConfig then go
 	// through it, so the test can cut the hub off (Hub.Proxy). Admin clients, kube-controller-manager and the hub
 	// controller always talk to the apiserver directly.
@@ -127,6 +134,7 @@ type Hub struct {
 	t                   testing.TB
 	opts                HubOptions
 	cp                  *controlPlane
+	webhooks            *ocmWebhooks
 	bootstrapKubeconfig []byte
 	adminKubeconfigFile string
 	auditLogPath        string
@@ -153,20 +161,23 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
-	crdFiles := hubCRDFiles()
-	if opts.AddonManager {
-		crdFiles = append(crdFiles, addonManagerCRDFiles()...)
-	}
-	crds, err := loadCRDs(root, crdFiles)
+	crds, err := loadCRDs(root, crdFiles(opts))
 	if err != nil {
 		t.Fatalf("%s: %v", component, err)
+	}
+	var webhooks *ocmWebhooks
+	if opts.ClusterManager {
+		if webhooks, err = newOCMWebhooks(component, t.TempDir()); err != nil {
+			t.Fatalf("%s: %v", component, err)
+		}
+		crds = webhooks.withConversionWebhooks(crds)
 	}
 
 	auditArgs, auditLogPath := auditFlags(t, component, opts.AuditPolicy)
 	cp := startControlPlane(t, component, controlPlaneOptions{authzMode: "Node,RBAC", crds: crds,
 		startTimeout: opts.StartTimeout, flags: auditArgs, network: opts.Network})
 	apiserverUp := time.Since(start)
-	h := &Hub{Name: opts.Name, AdminConfig: cp.adminConfig, t: t, opts: opts, cp: cp, auditLogPath: auditLogPath}
+	h := &Hub{Name: opts.Name, AdminConfig: cp.adminConfig, t: t, opts: opts, cp: cp, auditLogPath: auditLogPath, webhooks: webhooks}
 	if h.Kube, err = kubernetes.NewForConfig(cp.adminConfig); err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
@@ -197,6 +208,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	case SignerInProcess:
 		h.startInProcessSigner()
 	}
+	if opts.ClusterManager {
+		began := time.Now()
+		h.startOCMWebhooks()
+		timings = append(timings, fmt.Sprintf("webhooks %s", time.Since(began).Round(time.Millisecond)))
+	}
 	if opts.HubController {
 		began := time.Now()
 		h.startHubController()
@@ -206,6 +222,12 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 		began := time.Now()
 		h.startAddonManager()
 		timings = append(timings, fmt.Sprintf("add-on manager %s", time.Since(began).Round(time.Millisecond)))
+	}
+	if opts.ClusterManager {
+		began := time.Now()
+		h.startPlacementController()
+		h.startWorkManager()
+		timings = append(timings, fmt.Sprintf("placement controller and work manager %s", time.Since(began).Round(time.Millisecond)))
 	}
 	t.Logf("%s started in %s (%s) at %s, proxy %v, signer %s", component, time.Since(start).Round(time.Millisecond),
 		strings.Join(timings, ", "), cp.url(), h.Proxy != nil, opts.Signer)
@@ -224,6 +246,9 @@ func defaultHubOptions(opts HubOptions) HubOptions {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.ClusterManager {
+		opts.HubController, opts.AddonManager = true, true
 	}
 	return opts
 }
