@@ -294,6 +294,9 @@ func TestReplicatorManifestsApplyToAHub(t *testing.T) {
 		{verb: "create", group: "work.open-cluster-management.io", resource: "manifestworks", namespace: "cluster1"},
 		{verb: "delete", group: "work.open-cluster-management.io", resource: "manifestworks", namespace: "cluster1", name: "w"},
 		{verb: "watch", group: "work.open-cluster-management.io", resource: "manifestworks"},
+		// What OCM v1.2.0's work webhook asks (pkg/work/webhook/v1) for a ManifestWork with spec.executor.
+		{verb: "execute-as", group: "work.open-cluster-management.io", resource: "manifestworks", namespace: "cluster1", name: "system:serviceaccount:default:deployer"},
+		{verb: "execute-as", group: "work.open-cluster-management.io", resource: "manifestworks", namespace: "cluster1", name: "system:serviceaccount::klusterlet-work-sa"},
 		{verb: "update", group: "cluster.open-cluster-management.io", resource: "managedclusters", name: "cluster1"},
 		{verb: "create", group: "cluster.open-cluster-management.io", resource: "managedclusters"},
 		{verb: "list", group: "cluster.open-cluster-management.io", resource: "managedclustersets"},

@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
@@ -200,18 +199,7 @@ func newChaosBed(t *testing.T) *chaosBed {
 	var named []namedHub
 	for i, h := range b.hubs {
 		b.replProxy[i] = framework.ProxyTo(t, h)
-		cfg, err := clientcmd.Load(h.AdminKubeconfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cfg.Clusters {
-			c.Server = b.replProxy[i].URL()
-		}
-		data, err := clientcmd.Write(*cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		named = append(named, namedHub{name: b.names[i], hub: h, kubeconfig: data})
+		named = append(named, namedHub{name: b.names[i], hub: h, kubeconfig: util.ReplicatorKubeconfig(t, h, b.replProxy[i].URL())})
 		b.users[i] = userClient(t, h, fenceUser)
 	}
 	b.r = setUpReplicator(t, host, failoverv1alpha1.ReplicationConfigSpec{}, named...)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,6 +38,22 @@ const (
 	agentAnnotation = "agent.open-cluster-management.io/region"
 	// failoverSlack is what a failover may take beyond the connection timeout on a loaded machine.
 	failoverSlack = 90 * time.Second
+	// executorServiceAccount is the spoke ServiceAccount (namespace default) that ManifestWork work-exec's
+	// spec.executor names.
+	executorServiceAccount = "deployer"
+	// quietWindow is how long the test watches the replicator write nothing once the hubs are in step.
+	quietWindow = time.Minute
+	// replicatorWritesAuditPolicy logs the metadata of every write of the replicator's ServiceAccount on a hub
+	// (util.ReplicatorKubeconfig's identity), nothing else.
+	replicatorWritesAuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  users: ["system:serviceaccount:open-cluster-management-replicator:klusterlet-failover-replicator"]
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: None
+`
 )
 
 // TestReplicatedClusterSurvivesFailover: hub A (primary) manages cluster1 through the failover agent and OCM's
@@ -46,10 +63,17 @@ const (
 // An edit on B reaches the spoke; when A comes back it receives B's state and says where the cluster is; a
 // planned switch back to A disturbs no workload either.
 func TestReplicatedClusterSurvivesFailover(t *testing.T) {
-	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
-	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
+	// Complete hubs: OCM's webhooks judge every copy, and the replicator writes under its own ClusterRole.
+	// Their audit logs hold the replicator's writes.
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", ClusterManager: true, Signer: framework.SignerInProcess,
+		AuditPolicy: []byte(replicatorWritesAuditPolicy)})
+	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, ClusterManager: true, Signer: framework.SignerInProcess,
+		AuditPolicy: []byte(replicatorWritesAuditPolicy)})
 	spoke := framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true})
 	ctx := context.Background()
+	// The ServiceAccount a ManifestWork's executor names, allowed on the spoke what OCM's work agent checks
+	// before it applies a ConfigMap as it (pkg/work/spoke/auth/basic).
+	allowExecutor(t, spoke, "default", executorServiceAccount)
 
 	// The agent: hub A primary, hub B alternate.
 	util.EnsureAgentNamespace(t, spoke)
@@ -125,7 +149,16 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	})
 	createWork(t, hubA, configMapWork(t, cluster, "work-1", map[string]string{"cm-1a": "one", "cm-1b": "one"}))
 	createWork(t, hubA, configMapWork(t, cluster, "work-2", map[string]string{"cm-2": "two"}))
-	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two"})
+	// A ManifestWork with an executor: OCM's work webhook accepts its copy on hub B only from a writer allowed
+	// manifestworks/execute-as for that ServiceAccount.
+	execWork := configMapWork(t, cluster, "work-exec", map[string]string{"cm-exec": "as-deployer"})
+	if err := unstructured.SetNestedMap(execWork.Object, map[string]any{"subject": map[string]any{
+		"type": "ServiceAccount", "serviceAccount": map[string]any{"namespace": "default", "name": executorServiceAccount},
+	}}, "spec", "executor"); err != nil {
+		t.Fatal(err)
+	}
+	createWork(t, hubA, execWork)
+	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two", "cm-exec": "as-deployer"})
 
 	// The replicator, configured on hub B (a standby), mirrors it all to hub B.
 	started := time.Now()
@@ -152,8 +185,16 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		{replv1alpha1.KindManagedClusterAddOn, cluster, "application-manager"},
 		{replv1alpha1.KindManifestWork, cluster, "work-1"},
 		{replv1alpha1.KindManifestWork, cluster, "work-2"},
+		{replv1alpha1.KindManifestWork, cluster, "work-exec"},
 	} {
 		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
+	}
+	execCopy, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, "work-exec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedString(execCopy.Object, "spec", "executor", "subject", "serviceAccount", "name"); got != executorServiceAccount {
+		t.Errorf("hub B's copy of work-exec runs as %q, want the original's executor %s", got, executorServiceAccount)
 	}
 	t.Logf("measured: replicator start -> hub B holds the cluster's whole state in %.1f s", time.Since(started).Seconds())
 	// The originals of the kinds that hold deletes carry the replicator's finalizer; the label-listed backup
@@ -186,6 +227,24 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		_, err := hubBHub.Kube.CoreV1().Namespaces().Get(ctx, cluster, metav1.GetOptions{})
 		return err == nil, err
 	}, "hub B made the cluster namespace for the accepted copy")
+	// In step, and nothing changes: the replicator writes nothing, on either hub, although each hub's webhooks
+	// and controllers (the hub controller, add-on manager, placement controller, work manager) run on what it
+	// wrote. A write that a hub's own components undo would repeat here.
+	quietFrom := time.Now()
+	// The audit log holds the replicator's writes: those of the initial sync are there.
+	if synced := replicatorWrites(t, hubBHub, started, quietFrom); len(synced) == 0 {
+		t.Fatalf("hub %s's audit log holds no write of the replicator since it started: a write loop would not show either", hubBHub.Name)
+	} else {
+		t.Logf("hub %s: %d writes by the replicator from its start to the end of the sync", hubBHub.Name, len(synced))
+	}
+	time.Sleep(quietWindow)
+	for _, h := range []*framework.Hub{hubA, hubBHub} {
+		if writes := replicatorWrites(t, h, quietFrom, time.Now()); len(writes) > 0 {
+			t.Errorf("hub %s: the replicator wrote %d times in a quiet %s, want 0: %v", h.Name, len(writes), quietWindow, writes)
+		} else {
+			t.Logf("measured: hub %s: 0 writes by the replicator in a quiet %s", h.Name, quietWindow)
+		}
+	}
 
 	// Hub A is lost.
 	restarts := work.Restarts()
@@ -281,4 +340,53 @@ func expectSameUIDs(t *testing.T, spoke *framework.Spoke, uids map[string]types.
 			t.Errorf("ConfigMap default/%s was recreated: UID %s, was %s", name, cm.UID, uid)
 		}
 	}
+}
+
+// allowExecutor creates ServiceAccount namespace/name on the spoke and lets it get, create, update, patch and
+// delete ConfigMaps in namespace: what OCM's work agent asks a SubjectAccessReview for before it applies a
+// ConfigMap of a ManifestWork whose executor is that ServiceAccount.
+func allowExecutor(t *testing.T, spoke *framework.Spoke, namespace, name string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := spoke.Kube.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := spoke.Kube.RbacV1().Roles(namespace).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := spoke.Kube.RbacV1().RoleBindings(namespace).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: name}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replicatorWrites returns "<verb> <request URI> <code>" of each write of the replicator's ServiceAccount on h
+// (replicatorWritesAuditPolicy) whose request was received between from and to.
+func replicatorWrites(t *testing.T, h *framework.Hub, from, to time.Time) []string {
+	t.Helper()
+	events, err := h.AuditEvents("system:serviceaccount:" + util.ReplicatorHubNamespace + ":" + util.ReplicatorHubServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range events {
+		if at := ev.RequestReceivedTimestamp.Time; at.Before(from) || at.After(to) {
+			continue
+		}
+		code := int32(0)
+		if ev.ResponseStatus != nil {
+			code = ev.ResponseStatus.Code
+		}
+		out = append(out, fmt.Sprintf("%s %s %d", ev.Verb, ev.RequestURI, code))
+	}
+	return out
 }

@@ -20,15 +20,16 @@ import (
 type NamedHub struct {
 	Name string
 	Hub  *framework.Hub
-	// Kubeconfig, when set, is the replicator's kubeconfig for the hub instead of its admin kubeconfig (e.g.
-	// through a proxy the test cuts).
+	// Kubeconfig, when set, is the replicator's kubeconfig for the hub instead of ReplicatorKubeconfig's (e.g.
+	// one through a proxy the test cuts).
 	Kubeconfig []byte
 }
 
 // InstallReplication prepares host to run `klusterlet-failover replicator --namespace namespace --config-name
 // configName`: it installs the ReplicationConfig CRD, creates the namespace, one Secret <name>-kubeconfig per hub
-// holding that hub's admin kubeconfig (key "kubeconfig"), and ReplicationConfig configName whose spec is spec
-// with hubs appended in order. It fails the test on error.
+// holding the replicator's kubeconfig for that hub (key "kubeconfig": the hub's least privilege from
+// manifests/replicator/hub, ReplicatorKubeconfig, unless NamedHub.Kubeconfig is set), and ReplicationConfig
+// configName whose spec is spec with hubs appended in order. It fails the test on error.
 func InstallReplication(t testing.TB, host *framework.Hub, namespace, configName string, spec failoverv1alpha1.ReplicationConfigSpec, hubs ...NamedHub) {
 	t.Helper()
 	ctx := context.Background()
@@ -47,10 +48,10 @@ func InstallReplication(t testing.TB, host *framework.Hub, namespace, configName
 	for _, h := range hubs {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: h.Name + "-kubeconfig", Namespace: namespace},
-			Data:       map[string][]byte{"kubeconfig": h.Hub.AdminKubeconfig()},
+			Data:       map[string][]byte{"kubeconfig": h.Kubeconfig},
 		}
-		if h.Kubeconfig != nil {
-			secret.Data["kubeconfig"] = h.Kubeconfig
+		if h.Kubeconfig == nil {
+			secret.Data["kubeconfig"] = ReplicatorKubeconfig(t, h.Hub, "")
 		}
 		if _, err := host.Kube.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("hub %s: create Secret %s/%s: %v", host.Name, namespace, secret.Name, err)
