@@ -120,6 +120,11 @@ type Controller struct {
 	// the source changes and on each sync of that ManagedCluster.
 	movedFrom map[string]string
 	renewed   map[string]sets.Set[string] // hub → clusters whose lease an agent was seen renewing
+	// deferred: cluster → how many renewals OnLease recorded without queueing the cluster's direction. A
+	// syncDirection that read its views before such a renewal decides again (see OnLease).
+	deferred map[string]uint64
+	// viewsRead, when set (tests only), is called by syncDirection once it has read the hubs' views.
+	viewsRead func(cluster string)
 	conflicts map[string]map[Key]mirror.Conflict
 	copies    map[string]sets.Set[Key] // hub → keys of copies in step
 	objects   map[replv1alpha1.ReplicatedKind]sets.Set[Key]
@@ -170,6 +175,7 @@ func New(opts Options) (*Controller, error) {
 		selected:   map[string]bool{},
 		movedFrom:  map[string]string{},
 		renewed:    map[string]sets.Set[string]{},
+		deferred:   map[string]uint64{},
 		conflicts:  map[string]map[Key]mirror.Conflict{},
 		copies:     map[string]sets.Set[Key]{},
 		objects:    map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
@@ -338,8 +344,9 @@ func (c *Controller) countPending(hub string) {
 // OnLease implements hubconn.Handler. An agent's renewal of the lease on its cluster's current source, while
 // that lease was the fresh one that decided the source, is only recorded: it cannot change the decision
 // (rule 1 of direction.DecideSource keeps the hub with the newest renewal), and the re-decision that
-// syncDirection scheduled for the moment the lease would have gone stale reads the new renewTime then. Every
-// other lease event decides the cluster's direction again at once.
+// syncDirection scheduled for the moment the lease would have gone stale reads the new renewTime then; a
+// syncDirection of the cluster already under way, whose views may predate the renewal, decides again once it is
+// done (deferred). Every other lease event decides the cluster's direction again at once.
 func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 	c.mu.Lock()
 	settled := false
@@ -348,6 +355,9 @@ func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 		src := c.sources[cluster]
 		settled = c.renewed[hub].Has(cluster) && src.Hub == hub && src.Reason == direction.ReasonLeaseRenewed
 		c.renewed[hub].Insert(cluster)
+		if settled {
+			c.deferred[cluster]++
+		}
 	case hubconn.LeaseAdded:
 		// A new lease (or the first listing of the hub): no renewal of it has been seen yet.
 		c.renewed[hub].Delete(cluster)

@@ -71,3 +71,33 @@ func TestOnLeaseDecidesAgainUnlessTheRenewalIsTheSources(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncDirectionDecidesAgainAfterARenewalItDidNotSee: a renewal OnLease only records while a direction sync
+// of the cluster is under way (after it read its views) makes that sync queue the cluster again, so that the
+// decision it stores, made without the renewal, does not stand until the next one.
+func TestSyncDirectionDecidesAgainAfterARenewalItDidNotSee(t *testing.T) {
+	for _, renewDuringSync := range []bool{false, true} {
+		handler := &proxyHandler{}
+		a := newTestHub(t, testHubA, handler, nil)
+		b := newTestHub(t, testHubB, handler, nil)
+		recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+		c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Recorder: recorder})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		c.sources[testCluster] = direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
+		c.renewed[testHubA] = sets.New(testCluster)
+		c.viewsRead = func(cluster string) {
+			if renewDuringSync {
+				c.OnLease(testHubA, cluster, hubconn.LeaseRenewed)
+			}
+		}
+		if err := c.syncDirection(testCluster); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.queue.Len() == 1; got != renewDuringSync {
+			t.Errorf("renewal during the sync %v: direction of %s queued again = %v, want %v", renewDuringSync, testCluster, got, renewDuringSync)
+		}
+		c.queue.ShutDown()
+	}
+}

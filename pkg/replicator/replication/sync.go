@@ -34,6 +34,7 @@ func (c *Controller) syncDirection(cluster string) error {
 	views := make([]direction.HubView, 0, len(c.opts.Hubs))
 	c.mu.Lock()
 	prev := c.sources[cluster]
+	deferred := c.deferred[cluster]
 	renewed := map[string]bool{}
 	for hub, clusters := range c.renewed {
 		renewed[hub] = clusters.Has(cluster)
@@ -46,12 +47,16 @@ func (c *Controller) syncDirection(cluster string) error {
 		anyHas = anyHas || v.HasCluster
 		views = append(views, v)
 	}
+	if c.viewsRead != nil {
+		c.viewsRead(cluster)
+	}
 	if allReady && !anyHas {
 		// The cluster is gone from every hub.
 		c.mu.Lock()
 		delete(c.sources, cluster)
 		delete(c.selected, cluster)
 		delete(c.movedFrom, cluster)
+		delete(c.deferred, cluster)
 		for _, clusters := range c.renewed {
 			clusters.Delete(cluster)
 		}
@@ -89,7 +94,12 @@ func (c *Controller) syncDirection(cluster string) error {
 	c.sources[cluster] = next
 	wasSelected := c.selected[cluster]
 	c.selected[cluster] = selected
+	// A renewal OnLease only recorded while this sync ran is not in its views: decide again with it.
+	again := c.deferred[cluster] != deferred
 	c.mu.Unlock()
+	if again {
+		c.queue.Add(Key{Name: cluster})
+	}
 	if next.Hub == prev.Hub {
 		if selected && !wasSelected && prev.Hub != "" {
 			c.logger.Info("Cluster selected: replicating its state", "cluster", cluster, "source", next.Hub)
