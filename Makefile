@@ -34,7 +34,7 @@ test-unit: ## Unit tests (fake clients, fake clocks), and the benchmark reports'
 	$(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./test/framework/... ./test/images/...
 	$(GO) test -count=1 -tags bench -skip '^TestBenchmark$$' ./test/benchmark/
 
-test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd and OCM's registration, work, registration-operator and addon from source (cached).
+test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd, OCM's registration, work, registration-operator, addon and placement, and ocm-webhooks, from source (cached).
 	hack/build-test-binaries.sh
 
 # Integration packages run one at a time (-p 1): each starts several apiservers and the machine has 2 cores.

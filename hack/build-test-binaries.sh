@@ -8,7 +8,8 @@
 # into a cache outside the clone, keyed by the versions and the tool modules' go.sum, so that a fresh clone
 # (CI's) reuses it. An entry may hold some of the binaries (make demo builds only those it runs); .complete
 # records the checksum of each one it holds, and a binary that is missing or does not match is rebuilt, never
-# trusted.
+# trusted. ocm-webhooks is also rebuilt when its source differs from the one ocm-webhooks.source records (an
+# entry holds one build of it: two checkouts with different sources rebuild it in turn).
 #
 # Usage: hack/build-test-binaries.sh [NAME...]          build the named binaries (default: all) the entry lacks,
 #                                                       print the entry's directory on the last line
@@ -74,7 +75,7 @@ BUILD_REVISION=3
 sum_hash="$(cat "${TOOLS}/kube/go.mod" "${TOOLS}/kube/go.sum" "${TOOLS}/etcd/go.mod" "${TOOLS}/etcd/go.sum" "${TOOLS}/ocm/go.mod" "${TOOLS}/ocm/go.sum" | sha256sum | cut -c1-12)"
 # ocm-webhooks is built from this repository's source: the entry holds it only for the source it was built
 # from (ocm-webhooks.source records that source's checksum), so that editing it rebuilds it alone.
-WEBHOOKS_SOURCE_SUM="$(sha256sum "${TOOLS}/ocm/ocm-webhooks/main.go" | cut -c1-64)"
+WEBHOOKS_SOURCE_SUM="$(cat "${TOOLS}"/ocm/ocm-webhooks/*.go | sha256sum | cut -c1-64)"
 KEY="kube-${KUBE_VERSION}_etcd-${ETCD_VERSION}_ocm-${OCM_VERSION}_r${BUILD_REVISION}_${sum_hash}"
 CACHE_ROOT="${KF_TEST_BINARIES_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/klusterlet-failover/test-binaries}"
 DIR="${CACHE_ROOT}/${KEY}"

@@ -287,8 +287,8 @@ func TestDemo(t *testing.T) {
 		took.Seconds(), timeoutSeconds, kept, len(workloads), seconds(p99), n)
 }
 
-// startReplicator installs on host the ReplicationConfig CRD, the replicator's namespace, one admin kubeconfig
-// Secret per hub and ReplicationConfig replicator.DefaultConfigName listing hub-a then hub-b
+// startReplicator installs on host the ReplicationConfig CRD, the replicator's namespace, one kubeconfig Secret
+// per hub (the replicator's ServiceAccount there, util.ReplicatorKubeconfig) and ReplicationConfig replicator.DefaultConfigName listing hub-a then hub-b
 // (util.InstallReplication), and starts the replicator binary with host's admin kubeconfig, as
 // test/integration/replicator's startReplicatorBinary does (without leader election: one replicator).
 func startReplicator(t *demoT, binary string, host *framework.Hub, hubs map[string]*framework.Hub) *framework.AgentProcess {

@@ -75,7 +75,7 @@ type binariesDirResult struct {
 
 // BinariesDir returns the absolute directory holding the named test-bed binaries (every one, kube-apiserver,
 // kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd, registration, work,
-// registration-operator and addon, when names is
+// registration-operator, addon, placement and ocm-webhooks, when names is
 // empty). It is $KUBEBUILDER_ASSETS when that directory holds them as executable files; otherwise the directory
 // printed by `hack/build-test-binaries.sh --check <names>` (a cache entry holding them, checksums verified). make
 // demo builds only the binaries the demo runs, so a caller names those it starts. The error names every missing

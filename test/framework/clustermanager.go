@@ -27,9 +27,11 @@ import (
 // add-on webhooks (registered by URL here, by Service there), the placement controller and the work manager with
 // ManifestWorkReplicaSet on.
 
-// clusterManagerCRDFiles are the CRDs, relative to ocmAPIVendorDir, that cluster-manager v1.2.0 installs
+// clusterManagerCRDFiles are the CRDs, relative to ocmAPIVendorDir, of the kinds cluster-manager v1.2.0 installs
 // (manifests/cluster-manager/hub/crds) besides hubCRDFiles, which they replace where both name a CRD: the add-on
-// CRDs served as v1alpha1 (storage) and v1beta1, ManifestWorkReplicaSet and AddOnPlacementScore. ClusterProfile
+// CRDs served as v1alpha1 (storage) and v1beta1, ManifestWorkReplicaSet and AddOnPlacementScore. The files are
+// the vendored api's (v1.3.0): their schemas differ from v1.2.0's in a few optional fields (AddOnTemplate's and
+// ManifestWorkReplicaSet's jqPathExpressions, Placement toleration operators). ClusterProfile
 // (multicluster.x-k8s.io) is left out: only the hub's ClusterProfile feature, off by default, uses it.
 func clusterManagerCRDFiles() []string {
 	return []string{

@@ -60,7 +60,8 @@ func mustKind(name replv1alpha1.ReplicatedKind) mirror.Kind {
 type namedHub struct {
 	name string
 	hub  *framework.Hub
-	// kubeconfig, when set, is the replicator's kubeconfig for the hub (default: the hub's admin kubeconfig).
+	// kubeconfig, when set, is the replicator's kubeconfig for the hub (default: util.ReplicatorKubeconfig's, the
+	// ServiceAccount and ClusterRole of manifests/replicator/hub).
 	kubeconfig []byte
 }
 
@@ -75,8 +76,8 @@ type replicatorRun struct {
 	done     chan struct{}
 }
 
-// setUpReplicator installs the ReplicationConfig CRD on host, the namespace, one admin kubeconfig Secret per
-// hub and the ReplicationConfig listing hubs in order (util.InstallReplication); it does not start the replicator.
+// setUpReplicator installs the ReplicationConfig CRD on host, the namespace, one kubeconfig Secret per hub (the
+// replicator's least privilege there, unless namedHub.kubeconfig is set) and the ReplicationConfig listing hubs in order (util.InstallReplication); it does not start the replicator.
 func setUpReplicator(t *testing.T, host *framework.Hub, spec replv1alpha1.ReplicationConfigSpec, hubs ...namedHub) *replicatorRun {
 	t.Helper()
 	named := make([]util.NamedHub, 0, len(hubs))

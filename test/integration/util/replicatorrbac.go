@@ -30,7 +30,8 @@ const replicatorTokenLifetime = 12 * time.Hour
 // ReplicatorKubeconfig applies manifests/replicator/hub (Namespace, ServiceAccount, ClusterRole and its
 // binding; objects that exist are kept) on hub and returns a kubeconfig for that ServiceAccount, as the
 // manifests' kustomization.yaml tells a user to make it: a bearer token from the TokenRequest API, hub's CA, and
-// server (hub.URL() when empty, else e.g. a proxy's URL). It returns once the hub authorizes the ServiceAccount
+// server (hub.DirectURL() when empty, not through the hub's proxy, as the admin kubeconfig; else e.g. a proxy's
+// URL). It returns once the hub authorizes the ServiceAccount
 // to list ManagedClusters (RBAC's informer has seen the binding). It fails the test on error.
 func ReplicatorKubeconfig(t testing.TB, hub *framework.Hub, server string) []byte {
 	t.Helper()
@@ -90,7 +91,7 @@ func ReplicatorKubeconfig(t testing.TB, hub *framework.Hub, server string) []byt
 		return sar.Status.Allowed, nil
 	}, "hub %s authorizes %s to list ManagedClusters", hub.Name, user)
 	if server == "" {
-		server = hub.URL()
+		server = hub.DirectURL()
 	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[hub.Name] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: hub.CAData()}
