@@ -45,9 +45,13 @@ func TestReplicationFaults(t *testing.T) {
 		createWork(t, hubA, configMapWork(t, fleetCluster, fmt.Sprintf("work-%d", i), map[string]string{"cm": fmt.Sprint(i)}))
 	}
 
-	// The ReplicationConfig lives on hub B, so that hub C can be taken away.
+	// The ReplicationConfig lives on hub B, so that hub C can be taken away. The replicator runs as each hub's
+	// admin here: the test's own out-of-band writes on standbys (a foreign object, an edited copy, edits on a
+	// hub the cluster left) are made as that admin, which the fence exempts as the replicator's identity.
 	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
-		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub}, namedHub{name: "hub-c", hub: hubC})
+		namedHub{name: "hub-a", hub: hubA, kubeconfig: hubA.AdminKubeconfig()},
+		namedHub{name: hubB, hub: hubBHub, kubeconfig: hubBHub.AdminKubeconfig()},
+		namedHub{name: "hub-c", hub: hubC, kubeconfig: hubC.AdminKubeconfig()})
 	r.start()
 	standbys := []*framework.Hub{hubBHub, hubC}
 	for _, h := range standbys {
