@@ -197,7 +197,7 @@ func (h *Hub) startOCMWebhooks() {
 	fail := admissionregistrationv1.Fail
 	none := admissionregistrationv1.SideEffectClassNone
 	timeout := int32(10)
-	hook := func(name, path string, group string, versions []string, resource string) (admissionregistrationv1.WebhookClientConfig, []admissionregistrationv1.RuleWithOperations) {
+	hook := func(path, group string, versions []string, resource string) (admissionregistrationv1.WebhookClientConfig, []admissionregistrationv1.RuleWithOperations) {
 		url := w.url(path)
 		return admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: w.caPEM},
 			[]admissionregistrationv1.RuleWithOperations{{
@@ -206,7 +206,7 @@ func (h *Hub) startOCMWebhooks() {
 			}}
 	}
 	validating := func(name, path, group string, versions []string, resource string) *admissionregistrationv1.ValidatingWebhookConfiguration {
-		cc, rules := hook(name, path, group, versions, resource)
+		cc, rules := hook(path, group, versions, resource)
 		return &admissionregistrationv1.ValidatingWebhookConfiguration{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Webhooks: []admissionregistrationv1.ValidatingWebhook{{
@@ -228,7 +228,7 @@ func (h *Hub) startOCMWebhooks() {
 		}
 	}
 	name := "managedclustermutators.admission.cluster.open-cluster-management.io"
-	cc, rules := hook(name, "/mutate-cluster-open-cluster-management-io-v1-managedcluster", "cluster.open-cluster-management.io", []string{"*"}, "managedclusters")
+	cc, rules := hook("/mutate-cluster-open-cluster-management-io-v1-managedcluster", "cluster.open-cluster-management.io", []string{"*"}, "managedclusters")
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{

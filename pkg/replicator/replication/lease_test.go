@@ -45,15 +45,7 @@ func TestOnLeaseDecidesAgainUnlessTheRenewalIsTheSources(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			handler := &proxyHandler{}
-			a := newTestHub(t, testHubA, handler, nil)
-			b := newTestHub(t, testHubB, handler, nil)
-			recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-			c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Recorder: recorder})
-			if err != nil {
-				t.Fatalf("New: %v", err)
-			}
-			defer c.queue.ShutDown()
+			c := newUnstartedController(t)
 			if tc.source.Hub != "" {
 				c.sources[testCluster] = tc.source
 			}
@@ -77,14 +69,7 @@ func TestOnLeaseDecidesAgainUnlessTheRenewalIsTheSources(t *testing.T) {
 // decision it stores, made without the renewal, does not stand until the next one.
 func TestSyncDirectionDecidesAgainAfterARenewalItDidNotSee(t *testing.T) {
 	for _, renewDuringSync := range []bool{false, true} {
-		handler := &proxyHandler{}
-		a := newTestHub(t, testHubA, handler, nil)
-		b := newTestHub(t, testHubB, handler, nil)
-		recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-		c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Recorder: recorder})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
+		c := newUnstartedController(t)
 		c.sources[testCluster] = direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
 		c.renewed[testHubA] = sets.New(testCluster)
 		c.viewsRead = func(cluster string) {
@@ -98,6 +83,21 @@ func TestSyncDirectionDecidesAgainAfterARenewalItDidNotSee(t *testing.T) {
 		if got := c.queue.Len() == 1; got != renewDuringSync {
 			t.Errorf("renewal during the sync %v: direction of %s queued again = %v, want %v", renewDuringSync, testCluster, got, renewDuringSync)
 		}
-		c.queue.ShutDown()
 	}
+}
+
+// newUnstartedController returns a Controller over hubs hub-a and hub-b that were never started (not ready);
+// its queue is shut down at the end of the test.
+func newUnstartedController(t *testing.T) *Controller {
+	t.Helper()
+	handler := &proxyHandler{}
+	a := newTestHub(t, testHubA, handler, nil)
+	b := newTestHub(t, testHubB, handler, nil)
+	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+	c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Recorder: recorder})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(c.queue.ShutDown)
+	return c
 }
