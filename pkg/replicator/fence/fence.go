@@ -7,8 +7,11 @@
 // (its username on H) and the managed clusters' agents (group GroupManagedClusters):
 //   - In a cluster namespace marked with LabelClusterHub (the replicator marks it on every hub except the
 //     cluster's source, and removes the mark on the source): creating, deleting or changing the spec of a
-//     ManifestWork (except those an add-on manager generates) or a ManagedClusterAddOn, or the data of a Secret
-//     or ConfigMap labelled cluster.open-cluster-management.io/backup, is refused. A delete while the
+//     ManifestWork or a ManagedClusterAddOn, or the data of a Secret or ConfigMap labelled
+//     cluster.open-cluster-management.io/backup, is refused. Not fenced, as the replicator never mirrors them:
+//     the ManifestWorks a hub generates (labelled mirror.AddonNameLabel or mirror.ManifestWorkReplicaSetLabel
+//     before and after the request), and a ManagedClusterAddOn whose controller is a ClusterManagementAddOn
+//     (made by the add-on manager's install strategy) unless the object was a copy. A delete while the
 //     namespace itself is being deleted is allowed.
 //   - A ManagedCluster that carries mirror.AnnotationClusterHub (every copy on a hub that is not the
 //     cluster's source): a change of spec.hubAcceptsClient, spec.leaseDurationSeconds or
@@ -109,8 +112,16 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 				// fenced (a change that also adds the add-on label, or drops the backup label, is still refused).
 				{Name: "newLabels", Expression: "object != null && has(object.metadata.labels) ? object.metadata.labels : {}"},
 				{Name: "oldLabels", Expression: "oldObject != null && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"},
-				{Name: "addOnWork", Expression: fmt.Sprintf("request.resource.resource == 'manifestworks' && "+
-					"(object == null || %[1]q in variables.newLabels) && (oldObject == null || %[1]q in variables.oldLabels)", mirror.AddonNameLabel)},
+				{Name: "generatedWork", Expression: fmt.Sprintf("request.resource.resource == 'manifestworks' && "+
+					"(object == null || %[1]q in variables.newLabels || %[2]q in variables.newLabels) && "+
+					"(oldObject == null || %[1]q in variables.oldLabels || %[2]q in variables.oldLabels)",
+					mirror.AddonNameLabel, mirror.ManifestWorkReplicaSetLabel)},
+				// An add-on manager's own ManagedClusterAddOn (install strategy): its ClusterManagementAddOn is
+				// its controller, and the old object is no copy.
+				{Name: "installedAddOn", Expression: fmt.Sprintf("request.resource.resource == 'managedclusteraddons' && "+
+					"(object == null || (has(object.metadata.ownerReferences) && %[1]s)) && "+
+					"(oldObject == null || (has(oldObject.metadata.ownerReferences) && %[2]s && !(%[3]q in variables.oldLabels)))",
+					controlledByCMA("object"), controlledByCMA("oldObject"), mirror.LabelReplicatedFrom)},
 				// Where the marks are: the ManagedCluster copy itself, or the cluster's namespace.
 				{Name: "marks", Expression: "variables.isCluster ? (has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}) : " +
 					"(has(namespaceObject.metadata.annotations) ? namespaceObject.metadata.annotations : {})"},
@@ -118,10 +129,11 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 				{Name: "since", Expression: fmt.Sprintf("%q in variables.marks ? variables.marks[%q] : 'an unknown time'", mirror.AnnotationClusterHubSince, mirror.AnnotationClusterHubSince)},
 				{Name: "cluster", Expression: "variables.isCluster ? oldObject.metadata.name : namespaceObject.metadata.name"},
 				{Name: "unfenced", Expression: fmt.Sprintf("variables.isCluster && has(oldObject.metadata.labels) && %q in oldObject.metadata.labels && oldObject.metadata.labels[%q] == 'true'", LabelUnfenced, LabelUnfenced)},
-				// What is fenced: not the add-on manager's ManifestWorks, and of Secrets and ConfigMaps only
-				// those the replicator mirrors.
+				// What is fenced: not the ManifestWorks a hub generates nor an add-on manager's own
+				// ManagedClusterAddOns (never mirrored: each hub makes its own), and of Secrets and ConfigMaps
+				// only those the replicator mirrors.
 				{Name: "fencedKind", Expression: fmt.Sprintf("request.resource.group == '' ? (%[1]q in variables.newLabels || %[1]q in variables.oldLabels) : "+
-					"!variables.addOnWork", mirror.BackupLabel)},
+					"!variables.generatedWork && !variables.installedAddOn", mirror.BackupLabel)},
 				// Whether the request changes what the spoke gets.
 				{Name: "changes", Expression: "request.operation == 'CREATE' ? true : " +
 					"request.operation == 'DELETE' ? !has(namespaceObject.metadata.deletionTimestamp) : " +
@@ -172,6 +184,12 @@ func NamespaceMark(source string, since time.Time) map[string]any {
 			mirror.AnnotationClusterHubSince: since.UTC().Format(time.RFC3339),
 		},
 	}}
+}
+
+// controlledByCMA returns the CEL expression that is true when obj (a variable holding an object with
+// metadata.ownerReferences) has a ClusterManagementAddOn as its controller.
+func controlledByCMA(obj string) string {
+	return obj + ".metadata.ownerReferences.exists(r, r.kind == 'ClusterManagementAddOn' && has(r.controller) && r.controller)"
 }
 
 // celString returns s as a CEL string literal (single-quoted). It refuses quotes, backslashes and control

@@ -38,6 +38,9 @@ type cachedObject struct {
 	cluster *Cluster
 	// lease is set for Leases, which keep no JSON.
 	lease *leaseTimes
+	// installsByStrategy is set for ClusterManagementAddOns: mirror.InstallsByStrategy of the object, read
+	// before a copy's spec is left out.
+	installsByStrategy bool
 }
 
 // leaseTimes are the two times of a managed-cluster-lease the direction decision reads for every cluster.
@@ -112,6 +115,9 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 		lease.renewTime, lease.set = RenewTime(u)
 		c.lease = lease
 		return c, nil
+	}
+	if k.Name == replv1alpha1.KindClusterManagementAddOn {
+		c.installsByStrategy = mirror.InstallsByStrategy(u)
 	}
 	if k.Name == replv1alpha1.KindManagedCluster {
 		c.cluster = clusterOf(u)

@@ -92,3 +92,33 @@ func TestCompactLease(t *testing.T) {
 		t.Errorf("a lease keeps no JSON, got %d bytes", len(c.raw))
 	}
 }
+
+// A ClusterManagementAddOn copy is cached without its spec, but whether it installs by strategy is read first.
+func TestCompactKeepsInstallStrategyOfACopy(t *testing.T) {
+	cma, _ := mirror.KindByName(replv1alpha1.KindClusterManagementAddOn)
+	for _, tc := range []struct {
+		strategy string
+		want     bool
+	}{{"Placements", true}, {mirror.AddOnInstallStrategyManual, false}} {
+		in := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn",
+			"metadata": map[string]any{"name": "hello", "resourceVersion": "3",
+				"labels": map[string]any{mirror.LabelReplicatedFrom: "hub-a"}},
+			"spec": map[string]any{"installStrategy": map[string]any{"type": tc.strategy}},
+		}}
+		out, err := compact(in, &cma, func(string, string) bool { return false })
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := out.(*cachedObject)
+		if c.whole() {
+			t.Fatalf("%s: the copy was cached whole: the check below would prove nothing", tc.strategy)
+		}
+		if _, found := c.object().Object["spec"]; found {
+			t.Errorf("%s: the copy's spec was cached", tc.strategy)
+		}
+		if c.installsByStrategy != tc.want {
+			t.Errorf("%s: installsByStrategy = %t, want %t", tc.strategy, c.installsByStrategy, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ package hubconn
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -251,6 +252,14 @@ func (h *Hub) Cluster(name string) (Cluster, bool) {
 		return *c.cluster, true
 	}
 	return Cluster{}, false
+}
+
+// InstallsAddOn reports whether the hub is ready and its ClusterManagementAddOn name has its add-on manager
+// make and delete the ManagedClusterAddOns of that name (mirror.InstallsByStrategy). It decodes nothing; false
+// when the hub holds no such ClusterManagementAddOn or does not serve the kind.
+func (h *Hub) InstallsAddOn(name string) bool {
+	c, ok := h.cached(replv1alpha1.KindClusterManagementAddOn, "", name).(*cachedObject)
+	return ok && c.installsByStrategy
 }
 
 // fetchWhole returns copy c of kind k whole: from fetched when the hub was read at c's resourceVersion, else
@@ -528,16 +537,22 @@ func (h *Hub) Serves(k replv1alpha1.ReplicatedKind) bool {
 	return ok && h.state == StateReady
 }
 
-// watchedKinds returns the mirrored kinds plus ManagedCluster when it is not among them.
+// watchedKinds returns the mirrored kinds plus ManagedCluster when it is not among them, and
+// ClusterManagementAddOn when ManagedClusterAddOn is among them and it is not (InstallsAddOn reads it).
 func (h *Hub) watchedKinds() []mirror.Kind {
 	kinds := append([]mirror.Kind(nil), h.opts.Kinds...)
-	for _, k := range kinds {
-		if k.Name == replv1alpha1.KindManagedCluster {
-			return kinds
-		}
+	has := func(name replv1alpha1.ReplicatedKind) bool {
+		return slices.ContainsFunc(kinds, func(k mirror.Kind) bool { return k.Name == name })
 	}
-	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
-	return append(kinds, mc)
+	if !has(replv1alpha1.KindManagedCluster) {
+		mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+		kinds = append(kinds, mc)
+	}
+	if has(replv1alpha1.KindManagedClusterAddOn) && !has(replv1alpha1.KindClusterManagementAddOn) {
+		cma, _ := mirror.KindByName(replv1alpha1.KindClusterManagementAddOn)
+		kinds = append(kinds, cma)
+	}
+	return kinds
 }
 
 // newInformer returns an informer over kind k, indexed by namespace, whose cache holds cachedObjects (see

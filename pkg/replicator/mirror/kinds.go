@@ -50,6 +50,10 @@ var (
 	LeaseGVR = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
 	// NamespaceGVR is created on a target when a namespaced copy's namespace is missing there.
 	NamespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	// ClusterManagementAddOnGVR is the resource of KindClusterManagementAddOn. A hub's ClusterManagementAddOn
+	// of an add-on's name says whether that hub's add-on manager installs the add-on by strategy
+	// (InstallsByStrategy); the replicator watches it whenever it mirrors ManagedClusterAddOns.
+	ClusterManagementAddOnGVR = schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "clustermanagementaddons"}
 )
 
 // Kinds lists every mirrored kind, in replv1alpha1.AllReplicatedKinds order.
@@ -109,6 +113,32 @@ var Kinds = []Kind{
 		Scope:         ClusterByNamespaceIfCluster,
 		Fields:        []string{"data", "binaryData"},
 		LabelSelector: BackupLabel,
+	},
+	{
+		Name:   replv1alpha1.KindClusterManagementAddOn,
+		GVR:    ClusterManagementAddOnGVR,
+		Scope:  HubWide,
+		Fields: []string{"spec"},
+	},
+	{
+		Name:       replv1alpha1.KindAddOnDeploymentConfig,
+		GVR:        schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "addondeploymentconfigs"},
+		Namespaced: true,
+		Scope:      HubWide,
+		Fields:     []string{"spec"},
+	},
+	{
+		Name:   replv1alpha1.KindAddOnTemplate,
+		GVR:    schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "addontemplates"},
+		Scope:  HubWide,
+		Fields: []string{"spec"},
+	},
+	{
+		Name:       replv1alpha1.KindManifestWorkReplicaSet,
+		GVR:        schema.GroupVersionResource{Group: "work.open-cluster-management.io", Version: "v1alpha1", Resource: "manifestworkreplicasets"},
+		Namespaced: true,
+		Scope:      HubWide,
+		Fields:     []string{"spec"},
 	},
 }
 

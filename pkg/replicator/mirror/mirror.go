@@ -468,14 +468,18 @@ func splitHubs(value string) []string {
 // addon-framework); every hub's add-on manager makes its own.
 const AddonNameLabel = "open-cluster-management.io/addon-name"
 
-// Excluded reports whether obj (of kind k) is never mirrored: the ManifestWorks an add-on manager generates
-// (AddonNameLabel), which each hub's manager makes and rewrites itself.
+// Excluded reports whether obj (of kind k) is never mirrored: the ManifestWorks a hub generates, which each
+// hub makes and rewrites itself from its own copy of their generator — an add-on manager's (AddonNameLabel,
+// from the ClusterManagementAddOn, AddOnTemplate and AddOnDeploymentConfig) and a ManifestWorkReplicaSet's
+// (ManifestWorkReplicaSetLabel, from the set and its Placements' decisions on that hub).
 func Excluded(k Kind, obj *unstructured.Unstructured) bool {
 	if obj == nil || k.Name != replv1alpha1.KindManifestWork {
 		return false
 	}
-	_, ok := obj.GetLabels()[AddonNameLabel]
-	return ok
+	labels := obj.GetLabels()
+	_, addOn := labels[AddonNameLabel]
+	_, fromSet := labels[ManifestWorkReplicaSetLabel]
+	return addOn || fromSet
 }
 
 // CopiesOn returns the hubs that obj's AnnotationHasCopies lists, nil for a copy or an unmarked original.

@@ -238,6 +238,11 @@ func (c *Controller) OnObject(hub string, k mirror.Kind, namespace, name string)
 	if k.Name == replv1alpha1.KindManagedCluster {
 		c.queue.Add(Key{Name: name})
 	}
+	if k.Name == replv1alpha1.KindClusterManagementAddOn {
+		// Whether the hub's add-on manager installs this add-on by strategy decides where its
+		// ManagedClusterAddOns are mirrored (mirroredTo).
+		c.queueAddOns(name)
+	}
 	if _, mirrored := c.kinds[k.Name]; !mirrored {
 		return
 	}
@@ -250,6 +255,21 @@ func (c *Controller) OnObject(hub string, k mirror.Kind, namespace, name string)
 		c.mu.Unlock()
 	}
 	c.queue.Add(key)
+}
+
+// queueAddOns queues every ManagedClusterAddOn named name that a source holds.
+func (c *Controller) queueAddOns(name string) {
+	c.mu.Lock()
+	var keys []Key
+	for key := range c.objects[replv1alpha1.KindManagedClusterAddOn] {
+		if key.Name == name {
+			keys = append(keys, key)
+		}
+	}
+	c.mu.Unlock()
+	for _, key := range keys {
+		c.queue.Add(key)
+	}
 }
 
 // isSourceEvent reports whether an event for key on hub comes from key's source (or its source is not known

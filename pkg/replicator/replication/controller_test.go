@@ -267,6 +267,8 @@ func newTestHub(t *testing.T, name string, handler hubconn.Handler, kinds []mirr
 			replv1alpha1.KindManagedClusterSetBinding: "ManagedClusterSetBindingList", replv1alpha1.KindPlacement: "PlacementList",
 			replv1alpha1.KindManifestWork: "ManifestWorkList", replv1alpha1.KindManagedClusterAddOn: "ManagedClusterAddOnList",
 			replv1alpha1.KindSecret: "SecretList", replv1alpha1.KindConfigMap: "ConfigMapList",
+			replv1alpha1.KindClusterManagementAddOn: "ClusterManagementAddOnList", replv1alpha1.KindAddOnDeploymentConfig: "AddOnDeploymentConfigList",
+			replv1alpha1.KindAddOnTemplate: "AddOnTemplateList", replv1alpha1.KindManifestWorkReplicaSet: "ManifestWorkReplicaSetList",
 		}[k.Name]
 	}
 	fake := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objects...)

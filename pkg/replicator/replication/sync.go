@@ -231,10 +231,16 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	// The source holds originals: neither copies nor conflicts are counted there for this key.
 	c.setCopy(source.Name(), key, false)
 	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
+	compared := []string{source.Name()}
 	var targets []*hubconn.Hub
 	for _, target := range c.opts.Hubs {
-		// A hub whose write could not be written back keeps its object as it is (the evidence) until it can.
-		if target != source && target.Serves(k.Name) && target.Name() != failedHub {
+		switch {
+		case target == source || !target.Serves(k.Name) || target.Name() == failedHub:
+			// A hub whose write could not be written back keeps its object as it is (the evidence) until it can.
+		case !mirroredTo(k, key, target):
+			// The target's own controllers keep its object of this key: it is in step as it is.
+			compared = append(compared, target.Name())
+		default:
 			targets = append(targets, target)
 		}
 	}
@@ -254,7 +260,6 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}()
 	}
 	wg.Wait()
-	compared := []string{source.Name()}
 	var holding []string // the targets that hold a copy of src after this sync
 	for i, target := range targets {
 		if results[i].holds {
@@ -390,11 +395,25 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) boo
 		if !h.Ready() {
 			return false
 		}
+		if !mirroredTo(k, key, h) {
+			// The replicator neither writes nor deletes a copy there: that hub's add-on manager does.
+			continue
+		}
 		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && obj.GetDeletionTimestamp() == nil {
 			return false
 		}
 	}
 	return true
+}
+
+// mirroredTo reports whether key's object of kind k is mirrored to target, a ready hub serving k: always, except
+// a ManagedClusterAddOn on a hub whose ClusterManagementAddOn of that name installs it by strategy
+// (hubconn.Hub.InstallsAddOn). That hub's add-on manager makes the add-on in the namespaces of the clusters its
+// install Placements decide and deletes it everywhere else, a copy included; a copy there would be deleted and
+// written again in a loop. The replicator writes no copy there, deletes none, and waits for none before it
+// releases a delete.
+func mirroredTo(k mirror.Kind, key Key, target *hubconn.Hub) bool {
+	return k.Name != replv1alpha1.KindManagedClusterAddOn || !target.InstallsAddOn(key.Name)
 }
 
 // release removes mirror.FinalizerDeleteCopies from obj (key's object on hub h), which lets its delete finish.

@@ -15,7 +15,7 @@ const (
 )
 
 // ReplicatedKind is a kind of hub object the replicator mirrors between hubs.
-// +kubebuilder:validation:Enum=ManagedCluster;ManagedClusterSet;ManagedClusterSetBinding;Placement;ManifestWork;ManagedClusterAddOn;Secret;ConfigMap
+// +kubebuilder:validation:Enum=ManagedCluster;ManagedClusterSet;ManagedClusterSetBinding;Placement;ManifestWork;ManagedClusterAddOn;Secret;ConfigMap;ClusterManagementAddOn;AddOnDeploymentConfig;AddOnTemplate;ManifestWorkReplicaSet
 type ReplicatedKind string
 
 const (
@@ -32,11 +32,14 @@ const (
 	// KindPlacement: cluster.open-cluster-management.io/v1beta1 Placement (namespaced, spec only; every hub's
 	// scheduler makes its own PlacementDecisions). Source: the first reachable hub.
 	KindPlacement ReplicatedKind = "Placement"
-	// KindManifestWork: work.open-cluster-management.io/v1 ManifestWork in a cluster's namespace (spec only).
-	// Source: the cluster's hub.
+	// KindManifestWork: work.open-cluster-management.io/v1 ManifestWork in a cluster's namespace (spec only),
+	// except those a hub generates: an add-on's (label open-cluster-management.io/addon-name) and a
+	// ManifestWorkReplicaSet's (label work.open-cluster-management.io/manifestworkreplicaset), which each hub
+	// makes from its own copy of the generator. Source: the cluster's hub.
 	KindManifestWork ReplicatedKind = "ManifestWork"
 	// KindManagedClusterAddOn: addon.open-cluster-management.io/v1alpha1 ManagedClusterAddOn in a cluster's
-	// namespace (spec only). Source: the cluster's hub.
+	// namespace (spec only), not to a hub whose ClusterManagementAddOn of the same name installs it by
+	// strategy (that hub's add-on manager makes and deletes it). Source: the cluster's hub.
 	KindManagedClusterAddOn ReplicatedKind = "ManagedClusterAddOn"
 	// KindSecret: core/v1 Secrets labelled cluster.open-cluster-management.io/backup (type, data). Source: the
 	// cluster's hub when the Secret is in a cluster's namespace, else the first reachable hub.
@@ -44,6 +47,19 @@ const (
 	// KindConfigMap: core/v1 ConfigMaps labelled cluster.open-cluster-management.io/backup (data, binaryData).
 	// Source: as for KindSecret.
 	KindConfigMap ReplicatedKind = "ConfigMap"
+	// KindClusterManagementAddOn: addon.open-cluster-management.io/v1alpha1 ClusterManagementAddOn
+	// (cluster-scoped, spec only). Source: the first reachable hub.
+	KindClusterManagementAddOn ReplicatedKind = "ClusterManagementAddOn"
+	// KindAddOnDeploymentConfig: addon.open-cluster-management.io/v1alpha1 AddOnDeploymentConfig (namespaced,
+	// spec only). Source: the first reachable hub.
+	KindAddOnDeploymentConfig ReplicatedKind = "AddOnDeploymentConfig"
+	// KindAddOnTemplate: addon.open-cluster-management.io/v1alpha1 AddOnTemplate (cluster-scoped, spec only).
+	// Source: the first reachable hub.
+	KindAddOnTemplate ReplicatedKind = "AddOnTemplate"
+	// KindManifestWorkReplicaSet: work.open-cluster-management.io/v1alpha1 ManifestWorkReplicaSet (namespaced,
+	// spec only; every hub's work manager makes its ManifestWorks from its own copy). Source: the first
+	// reachable hub.
+	KindManifestWorkReplicaSet ReplicatedKind = "ManifestWorkReplicaSet"
 )
 
 // AllReplicatedKinds lists every ReplicatedKind in the order the replicator reports them; it is what an empty
@@ -51,6 +67,7 @@ const (
 var AllReplicatedKinds = []ReplicatedKind{
 	KindManagedCluster, KindManagedClusterSet, KindManagedClusterSetBinding, KindPlacement,
 	KindManifestWork, KindManagedClusterAddOn, KindSecret, KindConfigMap,
+	KindClusterManagementAddOn, KindAddOnDeploymentConfig, KindAddOnTemplate, KindManifestWorkReplicaSet,
 }
 
 // Condition types of ReplicationConfigStatus.Conditions.
@@ -118,7 +135,7 @@ type ReplicationConfigSpec struct {
 	// evicts the workloads of the old hub after a failover.
 	// +optional
 	// +listType=set
-	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:MaxItems=12
 	Kinds []ReplicatedKind `json:"kinds,omitempty"`
 }
 
@@ -187,7 +204,7 @@ type ReplicationConfigStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=kind
-	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:MaxItems=12
 	Kinds []ReplicatedKindStatus `json:"kinds,omitempty"`
 }
 

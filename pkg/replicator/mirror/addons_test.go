@@ -1,0 +1,76 @@
+package mirror
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+)
+
+// clusterManagementAddOn returns a ClusterManagementAddOn named name with the given install strategy type ("":
+// no installStrategy) and annotations.
+func clusterManagementAddOn(strategy string, annotations map[string]string) *unstructured.Unstructured {
+	cma := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn",
+		"metadata": map[string]any{"name": "hello"},
+		"spec":     map[string]any{},
+	}}
+	if strategy != "" {
+		cma.Object["spec"] = map[string]any{"installStrategy": map[string]any{"type": strategy,
+			"placements": []any{map[string]any{"name": "all", "namespace": "apps"}}}}
+	}
+	cma.SetAnnotations(annotations)
+	return cma
+}
+
+func TestInstallsByStrategy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cma  *unstructured.Unstructured
+		want bool
+	}{
+		{"no ClusterManagementAddOn", nil, false},
+		{"no installStrategy: the add-on manager makes no ManagedClusterAddOn", clusterManagementAddOn("", nil), false},
+		{"Manual: users make them", clusterManagementAddOn(AddOnInstallStrategyManual, nil), false},
+		{"Placements, no lifecycle annotation: the add-on manager's", clusterManagementAddOn("Placements", nil), true},
+		{"Placements, lifecycle addon-manager", clusterManagementAddOn("Placements", map[string]string{AddOnLifecycleAnnotation: AddOnLifecycleAddOnManager}), true},
+		{"Placements, lifecycle self: the add-on's own controller installs it, not the add-on manager",
+			clusterManagementAddOn("Placements", map[string]string{AddOnLifecycleAnnotation: "self"}), false},
+		{"Placements, other annotations only", clusterManagementAddOn("Placements", map[string]string{"a": "b"}), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := InstallsByStrategy(tc.cma); got != tc.want {
+				t.Errorf("InstallsByStrategy = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExcluded(t *testing.T) {
+	work, _ := KindByName(replv1alpha1.KindManifestWork)
+	addOn, _ := KindByName(replv1alpha1.KindManagedClusterAddOn)
+	labelled := func(labels map[string]string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "w", "namespace": "c1"}}}
+		o.SetLabels(labels)
+		return o
+	}
+	for _, tc := range []struct {
+		name string
+		kind Kind
+		obj  *unstructured.Unstructured
+		want bool
+	}{
+		{"absent", work, nil, false},
+		{"a user's ManifestWork", work, labelled(map[string]string{"app": "x"}), false},
+		{"an add-on manager's ManifestWork", work, labelled(map[string]string{AddonNameLabel: "hello"}), true},
+		{"a ManifestWorkReplicaSet's ManifestWork", work, labelled(map[string]string{ManifestWorkReplicaSetLabel: "apps.set"}), true},
+		{"the labels on another kind", addOn, labelled(map[string]string{AddonNameLabel: "hello", ManifestWorkReplicaSetLabel: "apps.set"}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Excluded(tc.kind, tc.obj); got != tc.want {
+				t.Errorf("Excluded = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

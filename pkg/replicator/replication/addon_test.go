@@ -1,0 +1,116 @@
+package replication
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/clock"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// testClusterManagementAddOn returns ClusterManagementAddOn name with install strategy type strategy.
+func testClusterManagementAddOn(name, strategy string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn",
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"installStrategy": map[string]any{"type": strategy}},
+	}}
+}
+
+// testManagedClusterAddOn returns ManagedClusterAddOn name in cluster's namespace.
+func testManagedClusterAddOn(cluster, name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
+		"metadata": map[string]any{"name": name, "namespace": cluster},
+		"spec":     map[string]any{"installNamespace": "open-cluster-management-agent-addon"},
+	}}
+}
+
+// A ManagedClusterAddOn is not mirrored to a hub whose ClusterManagementAddOn of its name installs it by
+// strategy (that hub's add-on manager would delete the copy, and the replicator write it again), and that hub
+// counts as in step for it; once that hub's ClusterManagementAddOn turns Manual, the copy is written.
+func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
+	// ClusterManagementAddOn is not a mirrored kind here: the hubs watch it because ManagedClusterAddOn is.
+	cmaKind := testKind(t, replv1alpha1.KindClusterManagementAddOn)
+	kinds := []mirror.Kind{mcKind, mcaKind}
+
+	handler := &proxyHandler{}
+	a := newTestHub(t, testHubA, handler, kinds,
+		managedCluster(testCluster, nil),
+		testManagedClusterAddOn(testCluster, "placed"),
+		testManagedClusterAddOn(testCluster, "manual"),
+		testClusterManagementAddOn("placed", "Placements"),
+	)
+	b := newTestHub(t, testHubB, handler, kinds,
+		testClusterManagementAddOn("placed", "Placements"),
+		testClusterManagementAddOn("manual", mirror.AddOnInstallStrategyManual),
+	)
+	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+	c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, DirectionRecheck: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	handler.c.Store(c)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	wg.Add(3)
+	go func() { defer wg.Done(); c.Run(ctx, 2) }()
+	go func() { defer wg.Done(); a.hub.Run(ctx) }()
+	go func() { defer wg.Done(); b.hub.Run(ctx) }()
+	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+
+	eventually(t, "hub-b holds a copy of the Manual add-on", func() bool {
+		cp, _ := b.hub.Peek(mcaKind.Name, testCluster, "manual")
+		return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
+	})
+	quiesce(t, c, a, b)
+	if got := b.get(t, mcaKind, testCluster, "placed"); got != nil {
+		t.Errorf("hub-b holds ManagedClusterAddOn placed, which its add-on manager installs by strategy: %v", got.Object)
+	}
+	for _, w := range b.writes(mcaKind) {
+		if w == "create "+testCluster+"/placed" {
+			t.Errorf("the replicator wrote ManagedClusterAddOn placed on hub-b: %s", w)
+		}
+	}
+	if src := a.get(t, mcaKind, testCluster, "placed"); mirror.HasCopyOn(src, testHubB) {
+		t.Errorf("hub-a's placed is marked as copied to hub-b: %v", src.GetAnnotations())
+	}
+	snap := c.Snapshot()
+	if !snap.CaughtUp[testHubB] {
+		t.Errorf("hub-b is not caught up: a hub left to its add-on manager must count as in step")
+	}
+	if snap.Conflicts[testHubB] != 0 {
+		t.Errorf("hub-b counts %d conflicts, want 0", snap.Conflicts[testHubB])
+	}
+	if n := len(b.writes(cmaKind)); n != 0 {
+		t.Errorf("the replicator wrote %d times to ClusterManagementAddOns, which it only watches here", n)
+	}
+
+	// Hub B's add-on manager stops installing placed: the replicator mirrors it there from then on.
+	manual := testClusterManagementAddOn("placed", mirror.AddOnInstallStrategyManual)
+	if _, err := b.fake.Resource(cmaKind.GVR).Update(ctx, manual, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-b holds a copy of placed once its ClusterManagementAddOn is Manual", func() bool {
+		cp, _ := b.hub.Peek(mcaKind.Name, testCluster, "placed")
+		return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
+	})
+	eventually(t, "hub-a's placed lists hub-b as holding a copy", func() bool {
+		return slices.Contains(mirror.CopiesOn(a.get(t, mcaKind, testCluster, "placed")), testHubB)
+	})
+}
