@@ -289,6 +289,9 @@ type Decision struct {
 // object of the same kind, namespace and name (nil when absent). source and target are hub names. tgtHash is
 // the hash of tgt's mirrored content (Content.Hash) when tgt is a copy held without its mirrored fields
 // (WithoutContent); "" means tgt is whole and the hash is computed from it. The rules, in order:
+//  0. A target object that its hub generated (Excluded) is that hub's own and left alone, whatever labels it
+//     took from its generator (OCM's work manager gives a ManifestWorkReplicaSet's works the set's labels, so
+//     the works a standby makes from a copy of the set carry LabelReplicatedFrom).
 //  1. A target object being deleted is left alone.
 //  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted, and so is an
 //     original whose AnnotationHasCopies lists the source hub (the source held a copy, and deleted it);
@@ -307,7 +310,7 @@ type Decision struct {
 //     still wins). A copy whose content already equals the source's gets its marks refreshed without a
 //     conflict (after a switch back, the old source's edits were mirrored here already).
 func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target string, extraAnnotations map[string]string) Decision {
-	if tgt != nil && tgt.GetDeletionTimestamp() != nil {
+	if tgt != nil && (Excluded(k, tgt) || tgt.GetDeletionTimestamp() != nil) {
 		return Decision{Action: ActionNone}
 	}
 	if src == nil || src.GetDeletionTimestamp() != nil {

@@ -1259,6 +1259,18 @@ func TestDecide(t *testing.T) {
 		wantAdopted  bool
 		check        func(t *testing.T, obj *unstructured.Unstructured)
 	}{
+		// Rule 0: a target object its hub generated is left alone.
+		{
+			name: "rule 0: no source, target a ManifestWorkReplicaSet's work with the set's copy label: not deleted",
+			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) { setLabel(m, mirror.ManifestWorkReplicaSetLabel, "apps.web") }),
+			wantAction: mirror.ActionNone,
+		},
+		{
+			name: "rule 0: source a user's work, target an add-on's work of that name: left alone, no conflict",
+			kind: mw, src: mwSource(), tgt: mod(mwForeign, func(m map[string]any) { setLabel(m, mirror.AddonNameLabel, "hello") }),
+			wantAction: mirror.ActionNone,
+		},
+
 		// Rule 1: a target object being deleted is left alone.
 		{
 			name: "rule 1: target copy being deleted, source changed: left alone",

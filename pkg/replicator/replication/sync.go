@@ -399,7 +399,7 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) boo
 			// The replicator neither writes nor deletes a copy there: that hub's add-on manager does.
 			continue
 		}
-		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && obj.GetDeletionTimestamp() == nil {
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && !mirror.Excluded(k, obj) && obj.GetDeletionTimestamp() == nil {
 			return false
 		}
 	}
@@ -598,8 +598,10 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 
 	switch d.Action {
 	case mirror.ActionNone:
-		c.setCopy(target.Name(), key, tgt != nil && mirror.IsCopy(tgt) && d.Conflict == mirror.ConflictNone)
-		return tgt != nil && mirror.IsCopy(tgt), nil
+		// A generated object carrying its generator's copy label is no copy (mirror.Decide rule 0).
+		isCopy := tgt != nil && mirror.IsCopy(tgt) && !mirror.Excluded(k, tgt)
+		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)
+		return isCopy, nil
 	case mirror.ActionCreate:
 		err = c.create(ctx, target, k, mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)))
 	case mirror.ActionUpdate:

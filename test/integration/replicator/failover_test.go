@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,7 +159,15 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	createWork(t, hubA, execWork)
-	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two", "cm-exec": "as-deployer"})
+	// Generated workloads: a ManifestWorkReplicaSet and an add-on installed by strategy from an AddOnTemplate,
+	// both placed by a Placement that tolerates the taints a standby puts on a cluster not connected to it.
+	applyGenerators(t, hubA)
+	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two", "cm-exec": "as-deployer",
+		"cm-mwrs": "from-set", "cm-addon": "from-template"})
+	// On hub A the generators made their ManifestWorks and the add-on manager its ManagedClusterAddOn.
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, mwrsName, replicationTimeout, "the set's ManifestWork", func(o *unstructured.Unstructured) bool {
+		return o != nil && o.GetLabels()[mirror.ManifestWorkReplicaSetLabel] == "apps."+mwrsName
+	})
 
 	// The replicator, configured on hub B (a standby), mirrors it all to hub B.
 	started := time.Now()
@@ -186,9 +195,31 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		{replv1alpha1.KindManifestWork, cluster, "work-1"},
 		{replv1alpha1.KindManifestWork, cluster, "work-2"},
 		{replv1alpha1.KindManifestWork, cluster, "work-exec"},
+		{replv1alpha1.KindPlacement, "apps", workloadsPlacement},
+		{replv1alpha1.KindManifestWorkReplicaSet, "apps", mwrsName},
+		{replv1alpha1.KindAddOnTemplate, "", addOnTemplateName},
+		{replv1alpha1.KindClusterManagementAddOn, "", addOnName},
 	} {
 		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
 	}
+	// Hub B generates its own: its work manager the set's ManifestWork, its add-on manager the
+	// ManagedClusterAddOn (the fence lets both through) and the add-on's ManifestWork. The replicator wrote
+	// none of them (no content hash); OCM's work manager gives the set's works the set's labels, the copy label
+	// of B's copy of the set included.
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, mwrsName, 2*replicationTimeout, "hub B's work manager's own",
+		func(o *unstructured.Unstructured) bool {
+			if o == nil {
+				return false
+			}
+			_, written := o.GetAnnotations()[mirror.AnnotationContentHash]
+			return !written && o.GetLabels()[mirror.ManifestWorkReplicaSetLabel] == "apps."+mwrsName
+		})
+	addOnOnB := waitObj(t, hubBHub, replv1alpha1.KindManagedClusterAddOn, cluster, addOnName, 2*replicationTimeout, "hub B's add-on manager's own",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && !mirror.IsCopy(o) && len(o.GetOwnerReferences()) > 0
+		})
+	addOnUIDOnB := string(addOnOnB.GetUID())
+	waitAddOnWork(t, hubBHub, cluster, addOnName)
 	execCopy, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, "work-exec")
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +275,18 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		} else {
 			t.Logf("measured: hub %s: 0 writes by the replicator in a quiet %s", h.Name, quietWindow)
 		}
+	}
+	// The add-on installed by strategy: the replicator never wrote it on hub B, and hub B's add-on manager never
+	// deleted and re-made it there.
+	for _, path := range []string{"/managedclusteraddons/" + addOnName, "/manifestworks/" + mwrsName} {
+		if writes := replicatorWritesOf(t, hubBHub, path, started, time.Now()); len(writes) > 0 {
+			t.Errorf("the replicator wrote %s on hub B, which makes its own: %v", path, writes)
+		}
+	}
+	if o, err := getObj(hubBHub, mustKind(replv1alpha1.KindManagedClusterAddOn), cluster, addOnName); err != nil || string(o.GetUID()) != addOnUIDOnB {
+		t.Errorf("hub B's ManagedClusterAddOn %s was deleted or made again during the quiet minute (err %v)", addOnName, err)
+	} else {
+		t.Logf("measured: hub B's ManagedClusterAddOn %s kept its UID from before the quiet minute to after it; 0 writes of it by the replicator", addOnName)
 	}
 
 	// Hub A is lost.
@@ -304,6 +347,94 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	time.Sleep(evictionGracePeriod + 15*time.Second)
 	expectSameUIDs(t, spoke, uids)
 	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one", "cm-2": "two"})
+}
+
+// The generators applyGenerators makes on a hub.
+const (
+	// workloadsPlacement, in namespace apps, decides the clusters labelled env=prod of set set-1, tolerating
+	// the taints a hub puts on a cluster that is not connected to it.
+	workloadsPlacement = "workloads"
+	// mwrsName is the ManifestWorkReplicaSet (namespace apps) that puts ConfigMap cm-mwrs on those clusters.
+	mwrsName = "web"
+	// addOnName is the ClusterManagementAddOn installed by strategy on those clusters, from AddOnTemplate
+	// addOnTemplateName, which puts ConfigMap cm-addon there.
+	addOnName         = "hello"
+	addOnTemplateName = "hello-template"
+)
+
+// applyGenerators makes on hub h the Placement workloadsPlacement, the ManifestWorkReplicaSet mwrsName and
+// the template add-on addOnName (AddOnTemplate and ClusterManagementAddOn, install strategy Placements).
+func applyGenerators(t *testing.T, h *framework.Hub) {
+	t.Helper()
+	toleration := func(key string) map[string]any {
+		return map[string]any{"key": key, "operator": "Exists"}
+	}
+	applyUnstructured(t, h, replv1alpha1.KindPlacement, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
+		"metadata": map[string]any{"name": workloadsPlacement, "namespace": "apps"},
+		"spec": map[string]any{
+			"clusterSets": []any{"set-1"},
+			"predicates": []any{map[string]any{"requiredClusterSelector": map[string]any{"labelSelector": map[string]any{
+				"matchLabels": map[string]any{"env": "prod"}}}}},
+			"tolerations": []any{toleration("cluster.open-cluster-management.io/unreachable"), toleration("cluster.open-cluster-management.io/unavailable")},
+		},
+	})
+	manifests := func(name, value string) []any {
+		return []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name, "namespace": "default"}, "data": map[string]any{"value": value}}}
+	}
+	applyUnstructured(t, h, replv1alpha1.KindManifestWorkReplicaSet, map[string]any{
+		"apiVersion": "work.open-cluster-management.io/v1alpha1", "kind": "ManifestWorkReplicaSet",
+		"metadata": map[string]any{"name": mwrsName, "namespace": "apps"},
+		"spec": map[string]any{
+			"placementRefs":        []any{map[string]any{"name": workloadsPlacement}},
+			"manifestWorkTemplate": map[string]any{"workload": map[string]any{"manifests": manifests("cm-mwrs", "from-set")}},
+		},
+	})
+	applyUnstructured(t, h, replv1alpha1.KindAddOnTemplate, map[string]any{
+		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "AddOnTemplate",
+		"metadata": map[string]any{"name": addOnTemplateName},
+		"spec": map[string]any{
+			"addonName": addOnName,
+			"agentSpec": map[string]any{"workload": map[string]any{"manifests": manifests("cm-addon", "from-template")}},
+		},
+	})
+	applyUnstructured(t, h, replv1alpha1.KindClusterManagementAddOn, map[string]any{
+		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn",
+		"metadata": map[string]any{"name": addOnName},
+		"spec": map[string]any{
+			"supportedConfigs": []any{map[string]any{"group": "addon.open-cluster-management.io", "resource": "addontemplates",
+				"defaultConfig": map[string]any{"name": addOnTemplateName}}},
+			"installStrategy": map[string]any{"type": "Placements",
+				"placements": []any{map[string]any{"name": workloadsPlacement, "namespace": "apps"}}},
+		},
+	})
+}
+
+// waitAddOnWork waits until hub h holds a ManifestWork of add-on addOn (label mirror.AddonNameLabel) in
+// cluster's namespace.
+func waitAddOnWork(t *testing.T, h *framework.Hub, cluster, addOn string) {
+	t.Helper()
+	framework.Eventually(t, 2*replicationTimeout, util.PollInterval, func() (bool, error) {
+		works, err := dyn(h).Resource(mustKind(replv1alpha1.KindManifestWork).GVR).Namespace(cluster).List(context.Background(),
+			metav1.ListOptions{LabelSelector: mirror.AddonNameLabel + "=" + addOn})
+		if err != nil {
+			return false, err
+		}
+		return len(works.Items) > 0, nil
+	}, "hub %s's add-on manager made add-on %s's ManifestWork in namespace %s", h.Name, addOn, cluster)
+}
+
+// replicatorWritesOf returns replicatorWrites whose request URI contains path.
+func replicatorWritesOf(t *testing.T, h *framework.Hub, path string, from, to time.Time) []string {
+	t.Helper()
+	var out []string
+	for _, w := range replicatorWrites(t, h, from, to) {
+		if strings.Contains(w, path) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // waitSpokeConfigMaps waits until the spoke's default namespace holds the ConfigMaps with those values, and

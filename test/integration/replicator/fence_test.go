@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -109,6 +110,34 @@ func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourc
 		expectFenced(t, "ManifestWork spec update that adds the add-on label", err, cluster, sourceName, h.Name)
 		_, err = works.Create(ctx, configMapWork(t, cluster, "new-on-stale-hub", map[string]string{"cm": "x"}), metav1.CreateOptions{})
 		expectFenced(t, "ManifestWork create", err, cluster, sourceName, h.Name)
+		// What the replicator never mirrors passes: a ManifestWorkReplicaSet's work (the hub's work manager
+		// makes it), an add-on manager's own ManagedClusterAddOn (its ClusterManagementAddOn is the controller).
+		setWork := configMapWork(t, cluster, "made-by-a-set", map[string]string{"cm": "set"})
+		setWork.SetLabels(map[string]string{mirror.ManifestWorkReplicaSetLabel: "apps.set"})
+		if _, err := works.Create(ctx, setWork, metav1.CreateOptions{}); err != nil {
+			t.Errorf("a ManifestWorkReplicaSet's ManifestWork create on hub %s: %v (want allowed)", h.Name, err)
+		} else if err := works.Delete(ctx, setWork.GetName(), metav1.DeleteOptions{}); err != nil {
+			t.Errorf("a ManifestWorkReplicaSet's ManifestWork delete on hub %s: %v (want allowed)", h.Name, err)
+		}
+		addOns := c.Resource(mustKind(replv1alpha1.KindManagedClusterAddOn).GVR).Namespace(cluster)
+		addOn := func(name string, owned bool) *unstructured.Unstructured {
+			o := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
+				"metadata": map[string]any{"name": name, "namespace": cluster}, "spec": map[string]any{}}}
+			if owned {
+				controller := true
+				o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "addon.open-cluster-management.io/v1alpha1",
+					Kind: "ClusterManagementAddOn", Name: name, UID: "0f7a3a34-1111-4222-8333-944455556666", Controller: &controller}})
+			}
+			return o
+		}
+		_, err = addOns.Create(ctx, addOn("by-user", false), metav1.CreateOptions{})
+		expectFenced(t, "ManagedClusterAddOn create", err, cluster, sourceName, h.Name)
+		if _, err := addOns.Create(ctx, addOn("by-strategy", true), metav1.CreateOptions{}); err != nil {
+			t.Errorf("an add-on manager's ManagedClusterAddOn (controller ClusterManagementAddOn) create on hub %s: %v (want allowed)", h.Name, err)
+		} else if err := addOns.Delete(ctx, "by-strategy", metav1.DeleteOptions{}); err != nil {
+			t.Errorf("an add-on manager's ManagedClusterAddOn delete on hub %s: %v (want allowed)", h.Name, err)
+		}
 		err = works.Delete(ctx, work, metav1.DeleteOptions{})
 		expectFenced(t, "ManifestWork delete", err, cluster, sourceName, h.Name)
 		mcs := c.Resource(mcGVR)
