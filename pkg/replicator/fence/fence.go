@@ -10,8 +10,10 @@
 //     ManifestWork or a ManagedClusterAddOn, or the data of a Secret or ConfigMap labelled
 //     cluster.open-cluster-management.io/backup, is refused. Not fenced, as the replicator never mirrors them:
 //     the ManifestWorks a hub generates (labelled mirror.AddonNameLabel or mirror.ManifestWorkReplicaSetLabel
-//     before and after the request), and a ManagedClusterAddOn whose controller is a ClusterManagementAddOn
-//     (made by the add-on manager's install strategy) unless the object was a copy. A delete while the
+//     before and after the request), and a ManagedClusterAddOn whose controller is a ClusterManagementAddOn,
+//     unless the object was a copy: the add-on manager's install strategy creates it so, and OCM's addonowner
+//     controller gives that ownerReference to every ManagedClusterAddOn of an add-on the manager manages, so
+//     on a hub that is not the cluster's source this leaves only the copies fenced. A delete while the
 //     namespace itself is being deleted is allowed.
 //   - A ManagedCluster that carries mirror.AnnotationClusterHub (every copy on a hub that is not the
 //     cluster's source): a change of spec.hubAcceptsClient, spec.leaseDurationSeconds or
@@ -116,8 +118,8 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 					"(object == null || %[1]q in variables.newLabels || %[2]q in variables.newLabels) && "+
 					"(oldObject == null || %[1]q in variables.oldLabels || %[2]q in variables.oldLabels)",
 					mirror.AddonNameLabel, mirror.ManifestWorkReplicaSetLabel)},
-				// An add-on manager's own ManagedClusterAddOn (install strategy): its ClusterManagementAddOn is
-				// its controller, and the old object is no copy.
+				// A ManagedClusterAddOn whose controller is its ClusterManagementAddOn (as the add-on manager's
+				// install strategy makes it, and its addonowner controller adopts others) and that was no copy.
 				{Name: "installedAddOn", Expression: fmt.Sprintf("request.resource.resource == 'managedclusteraddons' && "+
 					"(object == null || (has(object.metadata.ownerReferences) && %[1]s)) && "+
 					"(oldObject == null || (has(oldObject.metadata.ownerReferences) && %[2]s && !(%[3]q in variables.oldLabels)))",

@@ -45,8 +45,9 @@ const (
 
 // Handler hears what happens on a hub. Calls come from informer and probe goroutines; they must not block.
 type Handler interface {
-	// OnObject is called for every add, update and delete of a mirrored object (kind k) and of a
-	// ManagedCluster (k.Name is KindManagedCluster even when that kind is not mirrored).
+	// OnObject is called for every add, update and delete of a mirrored object (kind k), of a ManagedCluster
+	// (k.Name is KindManagedCluster even when that kind is not mirrored) and of a ClusterManagementAddOn while
+	// ManagedClusterAddOns are mirrored (likewise).
 	OnObject(hub string, k mirror.Kind, namespace, name string)
 	// OnLease is called when a cluster's managed-cluster-lease is added or updated.
 	OnLease(hub, cluster string, event LeaseEvent)
@@ -254,12 +255,13 @@ func (h *Hub) Cluster(name string) (Cluster, bool) {
 	return Cluster{}, false
 }
 
-// InstallsAddOn reports whether the hub is ready and its ClusterManagementAddOn name has its add-on manager
-// make and delete the ManagedClusterAddOns of that name (mirror.InstallsByStrategy). It decodes nothing; false
-// when the hub holds no such ClusterManagementAddOn or does not serve the kind.
-func (h *Hub) InstallsAddOn(name string) bool {
+// AddOnInstall reports whether the hub is ready and holds ClusterManagementAddOn name (known), and whether
+// that object has the hub's add-on manager make and delete the ManagedClusterAddOns of that name
+// (installs, mirror.InstallsByStrategy). It decodes nothing; both are false when the hub holds no such
+// ClusterManagementAddOn or does not serve the kind.
+func (h *Hub) AddOnInstall(name string) (installs, known bool) {
 	c, ok := h.cached(replv1alpha1.KindClusterManagementAddOn, "", name).(*cachedObject)
-	return ok && c.installsByStrategy
+	return ok && c.installsByStrategy, ok
 }
 
 // fetchWhole returns copy c of kind k whole: from fetched when the hub was read at c's resourceVersion, else
@@ -538,7 +540,7 @@ func (h *Hub) Serves(k replv1alpha1.ReplicatedKind) bool {
 }
 
 // watchedKinds returns the mirrored kinds plus ManagedCluster when it is not among them, and
-// ClusterManagementAddOn when ManagedClusterAddOn is among them and it is not (InstallsAddOn reads it).
+// ClusterManagementAddOn when ManagedClusterAddOn is among them and it is not (AddOnInstall reads it).
 func (h *Hub) watchedKinds() []mirror.Kind {
 	kinds := append([]mirror.Kind(nil), h.opts.Kinds...)
 	has := func(name replv1alpha1.ReplicatedKind) bool {

@@ -289,9 +289,9 @@ type Decision struct {
 // object of the same kind, namespace and name (nil when absent). source and target are hub names. tgtHash is
 // the hash of tgt's mirrored content (Content.Hash) when tgt is a copy held without its mirrored fields
 // (WithoutContent); "" means tgt is whole and the hash is computed from it. The rules, in order:
-//  0. A target object that its hub generated (Excluded) is that hub's own and left alone, whatever labels it
-//     took from its generator (OCM's work manager gives a ManifestWorkReplicaSet's works the set's labels, so
-//     the works a standby makes from a copy of the set carry LabelReplicatedFrom).
+//  0. A target object that its hub generated (GeneratedHere) is that hub's own and left alone, whatever labels
+//     it took from its generator (OCM's work manager gives a ManifestWorkReplicaSet's works the set's labels,
+//     so the works a standby makes from a copy of the set carry LabelReplicatedFrom).
 //  1. A target object being deleted is left alone.
 //  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted, and so is an
 //     original whose AnnotationHasCopies lists the source hub (the source held a copy, and deleted it);
@@ -310,7 +310,7 @@ type Decision struct {
 //     still wins). A copy whose content already equals the source's gets its marks refreshed without a
 //     conflict (after a switch back, the old source's edits were mirrored here already).
 func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target string, extraAnnotations map[string]string) Decision {
-	if tgt != nil && (Excluded(k, tgt) || tgt.GetDeletionTimestamp() != nil) {
+	if tgt != nil && (GeneratedHere(k, tgt) || tgt.GetDeletionTimestamp() != nil) {
 		return Decision{Action: ActionNone}
 	}
 	if src == nil || src.GetDeletionTimestamp() != nil {
@@ -483,6 +483,17 @@ func Excluded(k Kind, obj *unstructured.Unstructured) bool {
 	_, addOn := labels[AddonNameLabel]
 	_, fromSet := labels[ManifestWorkReplicaSetLabel]
 	return addOn || fromSet
+}
+
+// GeneratedHere reports whether obj, of kind k on a hub, is that hub's own generated object: Excluded, and not
+// written by the replicator (no AnnotationContentHash; a copy an earlier version of the replicator made of a
+// generated object has one, and is treated as a copy).
+func GeneratedHere(k Kind, obj *unstructured.Unstructured) bool {
+	if !Excluded(k, obj) {
+		return false
+	}
+	_, written := obj.GetAnnotations()[AnnotationContentHash]
+	return !written
 }
 
 // CopiesOn returns the hubs that obj's AnnotationHasCopies lists, nil for a copy or an unmarked original.

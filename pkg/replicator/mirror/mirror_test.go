@@ -1262,8 +1262,19 @@ func TestDecide(t *testing.T) {
 		// Rule 0: a target object its hub generated is left alone.
 		{
 			name: "rule 0: no source, target a ManifestWorkReplicaSet's work with the set's copy label: not deleted",
-			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) { setLabel(m, mirror.ManifestWorkReplicaSetLabel, "apps.web") }),
+			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) {
+				setLabel(m, mirror.ManifestWorkReplicaSetLabel, "apps.web")
+				delete(meta(m)["annotations"].(map[string]any), mirror.AnnotationContentHash)
+			}),
 			wantAction: mirror.ActionNone,
+		},
+		{
+			name: "rule 0 does not apply to a copy an earlier replicator made of a set's work: source gone, deleted",
+			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) {
+				setLabel(m, mirror.ManifestWorkReplicaSetLabel, "apps.web")
+				setAnnotation(m, mirror.AnnotationContentHash, "0123456789abcdef")
+			}),
+			wantAction: mirror.ActionDelete,
 		},
 		{
 			name: "rule 0: source a user's work, target an add-on's work of that name: left alone, no conflict",

@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,7 +51,9 @@ func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
 		managedCluster(testCluster, nil),
 		testManagedClusterAddOn(testCluster, "placed"),
 		testManagedClusterAddOn(testCluster, "manual"),
+		testManagedClusterAddOn(testCluster, "unknown-on-b"),
 		testClusterManagementAddOn("placed", "Placements"),
+		testClusterManagementAddOn("unknown-on-b", "Placements"),
 	)
 	b := newTestHub(t, testHubB, handler, kinds,
 		testClusterManagementAddOn("placed", "Placements"),
@@ -81,6 +84,11 @@ func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
 	quiesce(t, c, a, b)
 	if got := b.get(t, mcaKind, testCluster, "placed"); got != nil {
 		t.Errorf("hub-b holds ManagedClusterAddOn placed, which its add-on manager installs by strategy: %v", got.Object)
+	}
+	// Hub A installs unknown-on-b by strategy, hub B has no ClusterManagementAddOn of that name yet: a copy
+	// would be hub B's add-on manager's to delete once the ClusterManagementAddOn arrives.
+	if got := b.get(t, mcaKind, testCluster, "unknown-on-b"); got != nil {
+		t.Errorf("hub-b holds ManagedClusterAddOn unknown-on-b before its ClusterManagementAddOn: %v", got.Object)
 	}
 	for _, w := range b.writes(mcaKind) {
 		if w == "create "+testCluster+"/placed" {
@@ -113,4 +121,31 @@ func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
 	eventually(t, "hub-a's placed lists hub-b as holding a copy", func() bool {
 		return slices.Contains(mirror.CopiesOn(a.get(t, mcaKind, testCluster, "placed")), testHubB)
 	})
+
+	// And installs it by strategy again: the replicator deletes its copy there (hub B's add-on manager makes
+	// its own where its Placements decide) and writes none again.
+	if _, err := b.fake.Resource(cmaKind.GVR).Update(ctx, testClusterManagementAddOn("placed", "Placements"), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the replicator deleted its copy of placed on hub-b", func() bool {
+		return b.get(t, mcaKind, testCluster, "placed") == nil
+	})
+	quiesce(t, c, a, b)
+	// The last write of placed on hub-b is that delete: no copy is written again.
+	var placed []string
+	for _, w := range b.writes(mcaKind) {
+		if strings.HasSuffix(w, " "+testCluster+"/placed") {
+			placed = append(placed, w)
+		}
+	}
+	if len(placed) == 0 || placed[len(placed)-1] != "delete "+testCluster+"/placed" || slices.Index(placed, "delete "+testCluster+"/placed") != len(placed)-1 {
+		t.Errorf("writes of placed on hub-b: %v, want creates while Manual, then one delete, then nothing", placed)
+	}
+	if got := b.get(t, mcaKind, testCluster, "placed"); got != nil {
+		t.Errorf("hub-b holds placed again: %v", got.Object)
+	}
+	// The ManagedCluster's copy and manual's.
+	if snap := c.Snapshot(); snap.Copies[testHubB] != 2 {
+		t.Errorf("hub-b counts %d copies, want 2 (the ManagedCluster and manual)", snap.Copies[testHubB])
+	}
 }

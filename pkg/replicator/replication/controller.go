@@ -138,6 +138,9 @@ type Controller struct {
 	// patched: "<what> <key>" → "<hub> <uid> <patch>" of the last patch patchSourceOnce wrote on a source
 	// object, until the source's cache shows it.
 	patched map[string]string
+	// addOnInstalls: "<hub>/<name>" → what hubconn.Hub.AddOnInstall last said of that hub's
+	// ClusterManagementAddOn name ({installs, known}); a change re-syncs the add-ons of that name.
+	addOnInstalls map[string][2]bool
 	// namespaces: hub → the namespaces the replicator made sure of there (ensureNamespace), since the hub became
 	// reachable.
 	namespaces map[string]sets.Set[string]
@@ -170,21 +173,22 @@ func New(opts Options) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[Key](50*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication", Clock: opts.Clock}),
-		logger:     opts.Logger.WithName("replication"),
-		sources:    map[string]direction.Source{},
-		selected:   map[string]bool{},
-		movedFrom:  map[string]string{},
-		renewed:    map[string]sets.Set[string]{},
-		deferred:   map[string]uint64{},
-		conflicts:  map[string]map[Key]mirror.Conflict{},
-		copies:     map[string]sets.Set[Key]{},
-		objects:    map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
-		firstSeen:  map[Key]time.Time{},
-		dirty:      map[string]sets.Set[Key]{},
-		fenceMarks: map[string]map[string]string{},
-		pending:    map[string]map[string]int{},
-		patched:    map[string]string{},
-		namespaces: map[string]sets.Set[string]{},
+		logger:        opts.Logger.WithName("replication"),
+		sources:       map[string]direction.Source{},
+		selected:      map[string]bool{},
+		movedFrom:     map[string]string{},
+		renewed:       map[string]sets.Set[string]{},
+		deferred:      map[string]uint64{},
+		conflicts:     map[string]map[Key]mirror.Conflict{},
+		copies:        map[string]sets.Set[Key]{},
+		objects:       map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
+		firstSeen:     map[Key]time.Time{},
+		dirty:         map[string]sets.Set[Key]{},
+		fenceMarks:    map[string]map[string]string{},
+		pending:       map[string]map[string]int{},
+		patched:       map[string]string{},
+		addOnInstalls: map[string][2]bool{},
+		namespaces:    map[string]sets.Set[string]{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -239,9 +243,7 @@ func (c *Controller) OnObject(hub string, k mirror.Kind, namespace, name string)
 		c.queue.Add(Key{Name: name})
 	}
 	if k.Name == replv1alpha1.KindClusterManagementAddOn {
-		// Whether the hub's add-on manager installs this add-on by strategy decides where its
-		// ManagedClusterAddOns are mirrored (mirroredTo).
-		c.queueAddOns(name)
+		c.onClusterManagementAddOn(hub, name)
 	}
 	if _, mirrored := c.kinds[k.Name]; !mirrored {
 		return
@@ -257,9 +259,23 @@ func (c *Controller) OnObject(hub string, k mirror.Kind, namespace, name string)
 	c.queue.Add(key)
 }
 
-// queueAddOns queues every ManagedClusterAddOn named name that a source holds.
-func (c *Controller) queueAddOns(name string) {
+// onClusterManagementAddOn queues every ManagedClusterAddOn named name that a source holds when whether hub's
+// add-on manager installs that add-on by strategy changed (it decides where they are mirrored: mirroredTo); a
+// status write of the add-on manager queues nothing.
+func (c *Controller) onClusterManagementAddOn(hub, name string) {
+	h := c.byName[hub]
+	if h == nil {
+		return
+	}
+	installs, known := h.AddOnInstall(name)
+	fact := [2]bool{installs, known}
 	c.mu.Lock()
+	prev, seen := c.addOnInstalls[hub+"/"+name]
+	c.addOnInstalls[hub+"/"+name] = fact
+	if seen && prev == fact {
+		c.mu.Unlock()
+		return
+	}
 	var keys []Key
 	for key := range c.objects[replv1alpha1.KindManagedClusterAddOn] {
 		if key.Name == name {

@@ -237,9 +237,14 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		switch {
 		case target == source || !target.Serves(k.Name) || target.Name() == failedHub:
 			// A hub whose write could not be written back keeps its object as it is (the evidence) until it can.
-		case !mirroredTo(k, key, target):
-			// The target's own controllers keep its object of this key: it is in step as it is.
-			compared = append(compared, target.Name())
+		case !mirroredTo(k, key, source, target):
+			// The target's add-on manager keeps its add-ons of this name: it is in step once it holds no
+			// copy of the replicator's.
+			if err := c.dropCopy(ctx, k, key, target); err != nil {
+				errs = append(errs, err)
+			} else {
+				compared = append(compared, target.Name())
+			}
 		default:
 			targets = append(targets, target)
 		}
@@ -395,25 +400,54 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) boo
 		if !h.Ready() {
 			return false
 		}
-		if !mirroredTo(k, key, h) {
+		if !mirroredTo(k, key, source, h) {
 			// The replicator neither writes nor deletes a copy there: that hub's add-on manager does.
 			continue
 		}
-		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && !mirror.Excluded(k, obj) && obj.GetDeletionTimestamp() == nil {
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && !mirror.GeneratedHere(k, obj) && obj.GetDeletionTimestamp() == nil {
 			return false
 		}
 	}
 	return true
 }
 
-// mirroredTo reports whether key's object of kind k is mirrored to target, a ready hub serving k: always, except
-// a ManagedClusterAddOn on a hub whose ClusterManagementAddOn of that name installs it by strategy
-// (hubconn.Hub.InstallsAddOn). That hub's add-on manager makes the add-on in the namespaces of the clusters its
-// install Placements decide and deletes it everywhere else, a copy included; a copy there would be deleted and
-// written again in a loop. The replicator writes no copy there, deletes none, and waits for none before it
-// releases a delete.
-func mirroredTo(k mirror.Kind, key Key, target *hubconn.Hub) bool {
-	return k.Name != replv1alpha1.KindManagedClusterAddOn || !target.InstallsAddOn(key.Name)
+// mirroredTo reports whether key's object of kind k is mirrored from source to target, a ready hub serving k:
+// always, except a ManagedClusterAddOn on a hub whose ClusterManagementAddOn of that name installs it by
+// strategy (hubconn.Hub.AddOnInstall), or that holds no ClusterManagementAddOn of that name while the source's
+// installs it by strategy (its copy of that ClusterManagementAddOn is on its way). That hub's add-on manager
+// makes the add-on in the namespaces of the clusters its install Placements decide and deletes it everywhere
+// else, a copy included: a copy there would be deleted and written again in a loop. The replicator writes no
+// copy there, deletes only its own earlier copy (dropCopy), and waits for none before it releases a delete.
+func mirroredTo(k mirror.Kind, key Key, source, target *hubconn.Hub) bool {
+	if k.Name != replv1alpha1.KindManagedClusterAddOn {
+		return true
+	}
+	if installs, known := target.AddOnInstall(key.Name); known {
+		return !installs
+	}
+	installs, _ := source.AddOnInstall(key.Name)
+	return !installs
+}
+
+// dropCopy leaves key's object on target, a hub mirroredTo excludes, to that hub: it counts neither as a copy
+// nor as a conflict, and a copy the replicator wrote there earlier (before that hub's ClusterManagementAddOn
+// installed the add-on by strategy, or before the replicator saw that it does) is deleted; that hub's add-on
+// manager makes its own where its Placements decide. The error is the delete's.
+func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, target *hubconn.Hub) error {
+	c.setCopy(target.Name(), key, false)
+	c.recordConflict(k, key, target.Name(), mirror.ConflictNone)
+	tgt, _ := target.Peek(k.Name, key.Namespace, key.Name)
+	if tgt == nil || !mirror.IsCopy(tgt) || tgt.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	err := c.delete(ctx, target, k, tgt)
+	target.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
+		return fmt.Errorf("deleting the copy on hub %s, whose add-on manager installs it: %w", target.Name(), err)
+	}
+	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), target.Name(), string(mirror.ActionDelete)).Inc()
+	return nil
 }
 
 // release removes mirror.FinalizerDeleteCopies from obj (key's object on hub h), which lets its delete finish.
@@ -599,7 +633,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	switch d.Action {
 	case mirror.ActionNone:
 		// A generated object carrying its generator's copy label is no copy (mirror.Decide rule 0).
-		isCopy := tgt != nil && mirror.IsCopy(tgt) && !mirror.Excluded(k, tgt)
+		isCopy := tgt != nil && mirror.IsCopy(tgt) && !mirror.GeneratedHere(k, tgt)
 		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)
 		return isCopy, nil
 	case mirror.ActionCreate:

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -278,9 +277,9 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	}
 	// The add-on installed by strategy: the replicator never wrote it on hub B, and hub B's add-on manager never
 	// deleted and re-made it there.
-	for _, path := range []string{"/managedclusteraddons/" + addOnName, "/manifestworks/" + mwrsName} {
-		if writes := replicatorWritesOf(t, hubBHub, path, started, time.Now()); len(writes) > 0 {
-			t.Errorf("the replicator wrote %s on hub B, which makes its own: %v", path, writes)
+	for resource, name := range map[string]string{"managedclusteraddons": addOnName, "manifestworks": mwrsName} {
+		if writes := replicatorWritesOf(t, hubBHub, resource, cluster, name, started, time.Now()); len(writes) > 0 {
+			t.Errorf("the replicator wrote %s %s/%s on hub B, which makes its own: %v", resource, cluster, name, writes)
 		}
 	}
 	if o, err := getObj(hubBHub, mustKind(replv1alpha1.KindManagedClusterAddOn), cluster, addOnName); err != nil || string(o.GetUID()) != addOnUIDOnB {
@@ -425,13 +424,22 @@ func waitAddOnWork(t *testing.T, h *framework.Hub, cluster, addOn string) {
 	}, "hub %s's add-on manager made add-on %s's ManifestWork in namespace %s", h.Name, addOn, cluster)
 }
 
-// replicatorWritesOf returns replicatorWrites whose request URI contains path.
-func replicatorWritesOf(t *testing.T, h *framework.Hub, path string, from, to time.Time) []string {
+// replicatorWritesOf returns the replicator's writes on hub h between from and to (as replicatorWrites) of the
+// object resource namespace/name, creates included (a create's request URI does not name the object; its
+// audit event's objectRef does).
+func replicatorWritesOf(t *testing.T, h *framework.Hub, resource, namespace, name string, from, to time.Time) []string {
 	t.Helper()
+	events, err := h.AuditEvents("system:serviceaccount:" + util.ReplicatorHubNamespace + ":" + util.ReplicatorHubServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
-	for _, w := range replicatorWrites(t, h, from, to) {
-		if strings.Contains(w, path) {
-			out = append(out, w)
+	for _, ev := range events {
+		if at := ev.RequestReceivedTimestamp.Time; at.Before(from) || at.After(to) {
+			continue
+		}
+		if ref := ev.ObjectRef; ref != nil && ref.Resource == resource && ref.Namespace == namespace && ref.Name == name {
+			out = append(out, fmt.Sprintf("%s %s", ev.Verb, ev.RequestURI))
 		}
 	}
 	return out
