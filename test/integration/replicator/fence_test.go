@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
@@ -142,13 +143,18 @@ func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourc
 		err = works.Delete(ctx, work, metav1.DeleteOptions{})
 		expectFenced(t, "ManifestWork delete", err, cluster, sourceName, h.Name)
 		mcs := c.Resource(mcGVR)
-		mc, err := mcs.Get(ctx, cluster, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		denied := mc.DeepCopy()
-		_ = unstructured.SetNestedField(denied.Object, false, "spec", "hubAcceptsClient")
-		_, err = mcs.Update(ctx, denied, metav1.UpdateOptions{})
+		// Read and write again on a conflict: the hub controller labels the ManagedCluster after the add-on
+		// creates and deletes above.
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			mc, err := mcs.Get(ctx, cluster, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			denied := mc.DeepCopy()
+			_ = unstructured.SetNestedField(denied.Object, false, "spec", "hubAcceptsClient")
+			_, err = mcs.Update(ctx, denied, metav1.UpdateOptions{})
+			return err
+		})
 		expectFenced(t, "ManagedCluster hubAcceptsClient=false", err, cluster, sourceName, h.Name)
 		if err != nil && !strings.Contains(err.Error(), "=true on the ManagedCluster overrides") {
 			t.Errorf("the refusal of a ManagedCluster change does not name the ManagedCluster to label: %v", err)
