@@ -4,17 +4,12 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/openshift/library-go/pkg/operator/events"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -59,23 +54,8 @@ func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
 		testClusterManagementAddOn("placed", "Placements"),
 		testClusterManagementAddOn("manual", mirror.AddOnInstallStrategyManual),
 	)
-	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-	c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, DirectionRecheck: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	handler.c.Store(c)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	wg.Add(3)
-	go func() { defer wg.Done(); c.Run(ctx, 2) }()
-	go func() { defer wg.Done(); a.hub.Run(ctx) }()
-	go func() { defer wg.Done(); b.hub.Run(ctx) }()
-	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+	c, _ := startController(t, handler, kinds, a, b)
+	ctx := context.Background()
 
 	eventually(t, "hub-b holds a copy of the Manual add-on", func() bool {
 		cp, _ := b.hub.Peek(mcaKind.Name, testCluster, "manual")

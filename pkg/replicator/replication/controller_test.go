@@ -375,6 +375,32 @@ func specOf(obj *unstructured.Unstructured) any {
 	return obj.Object["spec"]
 }
 
+// startController runs a Controller over hubs a and b (2 workers, direction recheck 100 ms) until the test
+// ends, with handler forwarding their events to it, and returns it with its recorder once both hubs are ready.
+func startController(t *testing.T, handler *proxyHandler, kinds []mirror.Kind, a, b *testHub) (*Controller, *lockedRecorder) {
+	t.Helper()
+	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+	c, err := New(Options{
+		Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, DirectionRecheck: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	handler.c.Store(c)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	wg.Add(3)
+	go func() { defer wg.Done(); c.Run(ctx, 2) }()
+	go func() { defer wg.Done(); a.hub.Run(ctx) }()
+	go func() { defer wg.Done(); b.hub.Run(ctx) }()
+	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+	return c, recorder
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The test
 
@@ -394,27 +420,8 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	foreign := manifestWork(testCluster, "shared", "hub-b-own", map[string]any{"owner": "hub-b-team"})
 	b := newTestHub(t, testHubB, handler, kinds, foreign.DeepCopy())
 
-	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-	c, err := New(Options{
-		Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, DirectionRecheck: 100 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	handler.c.Store(c)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	wg.Add(3)
-	go func() { defer wg.Done(); c.Run(ctx, 2) }()
-	go func() { defer wg.Done(); a.hub.Run(ctx) }()
-	go func() { defer wg.Done(); b.hub.Run(ctx) }()
-
-	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+	c, recorder := startController(t, handler, kinds, a, b)
+	ctx := context.Background()
 
 	// --- Initial replication.
 	source := a.get(t, mwKind, testCluster, "work-1")

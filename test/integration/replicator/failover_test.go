@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -429,15 +430,8 @@ func waitAddOnWork(t *testing.T, h *framework.Hub, cluster, addOn string) {
 // audit event's objectRef does).
 func replicatorWritesOf(t *testing.T, h *framework.Hub, resource, namespace, name string, from, to time.Time) []string {
 	t.Helper()
-	events, err := h.AuditEvents("system:serviceaccount:" + util.ReplicatorHubNamespace + ":" + util.ReplicatorHubServiceAccount)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, ev := range events {
-		if at := ev.RequestReceivedTimestamp.Time; at.Before(from) || at.After(to) {
-			continue
-		}
+	for _, ev := range replicatorAuditEvents(t, h, from, to) {
 		if ref := ev.ObjectRef; ref != nil && ref.Resource == resource && ref.Namespace == namespace && ref.Name == name {
 			out = append(out, fmt.Sprintf("%s %s", ev.Verb, ev.RequestURI))
 		}
@@ -512,20 +506,30 @@ func allowExecutor(t *testing.T, spoke *framework.Spoke, namespace, name string)
 // (replicatorWritesAuditPolicy) whose request was received between from and to.
 func replicatorWrites(t *testing.T, h *framework.Hub, from, to time.Time) []string {
 	t.Helper()
-	events, err := h.AuditEvents("system:serviceaccount:" + util.ReplicatorHubNamespace + ":" + util.ReplicatorHubServiceAccount)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, ev := range events {
-		if at := ev.RequestReceivedTimestamp.Time; at.Before(from) || at.After(to) {
-			continue
-		}
+	for _, ev := range replicatorAuditEvents(t, h, from, to) {
 		code := int32(0)
 		if ev.ResponseStatus != nil {
 			code = ev.ResponseStatus.Code
 		}
 		out = append(out, fmt.Sprintf("%s %s %d", ev.Verb, ev.RequestURI, code))
+	}
+	return out
+}
+
+// replicatorAuditEvents returns the audit events of the replicator's ServiceAccount (util.ReplicatorKubeconfig's
+// identity) on hub h received between from and to.
+func replicatorAuditEvents(t *testing.T, h *framework.Hub, from, to time.Time) []auditv1.Event {
+	t.Helper()
+	events, err := h.AuditEvents("system:serviceaccount:" + util.ReplicatorHubNamespace + ":" + util.ReplicatorHubServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []auditv1.Event
+	for _, ev := range events {
+		if at := ev.RequestReceivedTimestamp.Time; !at.Before(from) && !at.After(to) {
+			out = append(out, ev)
+		}
 	}
 	return out
 }
