@@ -23,7 +23,7 @@ const (
 	// source is the hub the cluster is connected to.
 	ClusterByNamespace
 	// ClusterByNamespaceIfCluster objects belong to a cluster when their namespace is a cluster's namespace,
-	// and are hub-wide otherwise (backup-labelled Secrets and ConfigMaps).
+	// and are hub-wide otherwise (backup-labelled Secrets and ConfigMaps, AddOnDeploymentConfigs).
 	ClusterByNamespaceIfCluster
 )
 
@@ -124,7 +124,9 @@ var Kinds = []Kind{
 		Name:       replv1alpha1.KindAddOnDeploymentConfig,
 		GVR:        schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "addondeploymentconfigs"},
 		Namespaced: true,
-		Scope:      HubWide,
+		// A ManagedClusterAddOn's spec.configs may name one in its cluster's namespace: that one is the
+		// cluster's, the others are hub-wide.
+		Scope: ClusterByNamespaceIfCluster,
 		Fields:     []string{"spec"},
 	},
 	{

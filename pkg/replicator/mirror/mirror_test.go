@@ -359,6 +359,11 @@ func TestClusterOf(t *testing.T) {
 		{"Secret without namespace", replv1alpha1.KindSecret, "", "creds", mustNotCall, "", false},
 		{"ConfigMap in a cluster namespace", replv1alpha1.KindConfigMap, "cluster2", "cm", known, "cluster2", true},
 		{"ConfigMap in another namespace", replv1alpha1.KindConfigMap, "default", "cm", known, "", false},
+		{"ClusterManagementAddOn hub-wide", replv1alpha1.KindClusterManagementAddOn, "", "hello", mustNotCall, "", false},
+		{"AddOnTemplate hub-wide", replv1alpha1.KindAddOnTemplate, "", "hello-template", mustNotCall, "", false},
+		{"ManifestWorkReplicaSet hub-wide even in a cluster namespace", replv1alpha1.KindManifestWorkReplicaSet, "cluster1", "web", mustNotCall, "", false},
+		{"AddOnDeploymentConfig in a cluster namespace", replv1alpha1.KindAddOnDeploymentConfig, "cluster1", "proxy", known, "cluster1", true},
+		{"AddOnDeploymentConfig in another namespace", replv1alpha1.KindAddOnDeploymentConfig, "open-cluster-management", "proxy", known, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,7 +51,7 @@ const (
 	// (cluster-scoped, spec only). Source: the first reachable hub.
 	KindClusterManagementAddOn ReplicatedKind = "ClusterManagementAddOn"
 	// KindAddOnDeploymentConfig: addon.open-cluster-management.io/v1alpha1 AddOnDeploymentConfig (namespaced,
-	// spec only). Source: the first reachable hub.
+	// spec only). Source: as for KindSecret (one in a cluster's namespace is the cluster's).
 	KindAddOnDeploymentConfig ReplicatedKind = "AddOnDeploymentConfig"
 	// KindAddOnTemplate: addon.open-cluster-management.io/v1alpha1 AddOnTemplate (cluster-scoped, spec only).
 	// Source: the first reachable hub.
