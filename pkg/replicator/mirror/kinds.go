@@ -126,8 +126,8 @@ var Kinds = []Kind{
 		Namespaced: true,
 		// A ManagedClusterAddOn's spec.configs may name one in its cluster's namespace: that one is the
 		// cluster's, the others are hub-wide.
-		Scope: ClusterByNamespaceIfCluster,
-		Fields:     []string{"spec"},
+		Scope:  ClusterByNamespaceIfCluster,
+		Fields: []string{"spec"},
 	},
 	{
 		Name:   replv1alpha1.KindAddOnTemplate,
