@@ -74,3 +74,33 @@ func TestExcluded(t *testing.T) {
 		})
 	}
 }
+
+func TestIsCopyOn(t *testing.T) {
+	work, _ := KindByName(replv1alpha1.KindManifestWork)
+	obj := func(labels, annotations map[string]string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "c1"}}}
+		o.SetLabels(labels)
+		o.SetAnnotations(annotations)
+		return o
+	}
+	copied := map[string]string{LabelReplicatedFrom: "hub-a"}
+	fromSet := map[string]string{LabelReplicatedFrom: "hub-a", ManifestWorkReplicaSetLabel: "apps.web"}
+	hash := map[string]string{AnnotationContentHash: "0123456789abcdef"}
+	for _, tc := range []struct {
+		name string
+		obj  *unstructured.Unstructured
+		want bool
+	}{
+		{"absent", nil, false},
+		{"an original", obj(nil, nil), false},
+		{"a copy", obj(copied, hash), true},
+		{"the hub's own set work, with the set's copy label", obj(fromSet, nil), false},
+		{"a copy of a set work an earlier replicator wrote", obj(fromSet, hash), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsCopyOn(work, tc.obj); got != tc.want {
+				t.Errorf("IsCopyOn = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

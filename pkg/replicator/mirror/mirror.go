@@ -496,6 +496,12 @@ func GeneratedHere(k Kind, obj *unstructured.Unstructured) bool {
 	return !written
 }
 
+// IsCopyOn reports whether obj, of kind k on a hub, is a copy the replicator keeps there: IsCopy, and not that
+// hub's own generated object (GeneratedHere) carrying its generator's copy label.
+func IsCopyOn(k Kind, obj *unstructured.Unstructured) bool {
+	return obj != nil && IsCopy(obj) && !GeneratedHere(k, obj)
+}
+
 // CopiesOn returns the hubs that obj's AnnotationHasCopies lists, nil for a copy or an unmarked original.
 func CopiesOn(obj *unstructured.Unstructured) []string {
 	if obj == nil || IsCopy(obj) {

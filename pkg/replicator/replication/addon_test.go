@@ -5,11 +5,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/openshift/library-go/pkg/operator/events"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -54,7 +58,7 @@ func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
 		testClusterManagementAddOn("placed", "Placements"),
 		testClusterManagementAddOn("manual", mirror.AddOnInstallStrategyManual),
 	)
-	c, _ := startController(t, handler, kinds, a, b)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: 100 * time.Millisecond}, a, b)
 	ctx := context.Background()
 
 	eventually(t, "hub-b holds a copy of the Manual add-on", func() bool {
@@ -127,5 +131,57 @@ func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
 	// The ManagedCluster's copy and manual's.
 	if snap := c.Snapshot(); snap.Copies[testHubB] != 2 {
 		t.Errorf("hub-b counts %d copies, want 2 (the ManagedCluster and manual)", snap.Copies[testHubB])
+	}
+}
+
+// A ClusterManagementAddOn event queues the add-ons of its name only when whether its hub installs the add-on
+// by strategy changed: the add-on manager's status writes queue nothing. The controller runs no worker here,
+// so the queue shows what each event added.
+func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
+	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
+	cmaKind := testKind(t, replv1alpha1.KindClusterManagementAddOn)
+	kinds := []mirror.Kind{testKind(t, replv1alpha1.KindManagedCluster), mcaKind}
+	a := newTestHub(t, testHubA, &proxyHandler{}, kinds)
+	b := newTestHub(t, testHubB, &proxyHandler{}, kinds, testClusterManagementAddOn("hello", mirror.AddOnInstallStrategyManual))
+	c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds,
+		Recorder: &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go a.hub.Run(ctx)
+	go b.hub.Run(ctx)
+	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+	addOn := Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "hello"}
+	c.objects[mcaKind.Name].Insert(addOn, Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "other"})
+	drained := func() []Key {
+		var out []Key
+		for c.queue.Len() > 0 {
+			key, _ := c.queue.Get()
+			c.queue.Done(key)
+			out = append(out, key)
+		}
+		return out
+	}
+
+	c.onClusterManagementAddOn(testHubB, "hello")
+	if got := drained(); !slices.Equal(got, []Key{addOn}) {
+		t.Errorf("first event of hello on hub-b queued %v, want %v", got, addOn)
+	}
+	c.onClusterManagementAddOn(testHubB, "hello") // a status write: the fact is the same
+	if got := drained(); len(got) != 0 {
+		t.Errorf("an event that changed nothing queued %v, want nothing", got)
+	}
+	if _, err := b.fake.Resource(cmaKind.GVR).Update(ctx, testClusterManagementAddOn("hello", "Placements"), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-b's cache shows hello installed by strategy", func() bool {
+		installs, _ := b.hub.AddOnInstall("hello")
+		return installs
+	})
+	c.onClusterManagementAddOn(testHubB, "hello")
+	if got := drained(); !slices.Equal(got, []Key{addOn}) {
+		t.Errorf("the switch to a strategy queued %v, want %v", got, addOn)
 	}
 }

@@ -375,14 +375,14 @@ func specOf(obj *unstructured.Unstructured) any {
 	return obj.Object["spec"]
 }
 
-// startController runs a Controller over hubs a and b (2 workers, direction recheck 100 ms) until the test
-// ends, with handler forwarding their events to it, and returns it with its recorder once both hubs are ready.
-func startController(t *testing.T, handler *proxyHandler, kinds []mirror.Kind, a, b *testHub) (*Controller, *lockedRecorder) {
+// startController runs a Controller made from opts (its Hubs a and b, its Recorder a new lockedRecorder) with 2
+// workers until the test ends, with handler forwarding the hubs' events to it, and returns it with its
+// recorder once both hubs are ready.
+func startController(t *testing.T, handler *proxyHandler, opts Options, a, b *testHub) (*Controller, *lockedRecorder) {
 	t.Helper()
 	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-	c, err := New(Options{
-		Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, DirectionRecheck: 100 * time.Millisecond,
-	})
+	opts.Hubs, opts.Recorder = []*hubconn.Hub{a.hub, b.hub}, recorder
+	c, err := New(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -420,7 +420,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	foreign := manifestWork(testCluster, "shared", "hub-b-own", map[string]any{"owner": "hub-b-team"})
 	b := newTestHub(t, testHubB, handler, kinds, foreign.DeepCopy())
 
-	c, recorder := startController(t, handler, kinds, a, b)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: 100 * time.Millisecond}, a, b)
 	ctx := context.Background()
 
 	// --- Initial replication.
@@ -642,26 +642,10 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-	c, err := New(Options{
-		Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder, ClusterSelector: selector,
+	c, _ := startController(t, handler, Options{Kinds: kinds, ClusterSelector: selector,
 		DirectionRecheck: time.Hour, // only events drive this test
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	handler.c.Store(c)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	wg.Add(3)
-	go func() { defer wg.Done(); c.Run(ctx, 2) }()
-	go func() { defer wg.Done(); a.hub.Run(ctx) }()
-	go func() { defer wg.Done(); b.hub.Run(ctx) }()
-	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+	}, a, b)
+	ctx := context.Background()
 	quiesce(t, c, a, b)
 	if w := b.writes(mwKind); len(w) != 0 {
 		t.Fatalf("an unselected cluster's ManifestWork was written to hub-b: %v", w)

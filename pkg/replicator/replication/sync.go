@@ -404,7 +404,7 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) boo
 			// The replicator neither writes nor deletes a copy there: that hub's add-on manager does.
 			continue
 		}
-		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil && mirror.IsCopy(obj) && !mirror.GeneratedHere(k, obj) && obj.GetDeletionTimestamp() == nil {
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.IsCopyOn(k, obj) && obj.GetDeletionTimestamp() == nil {
 			return false
 		}
 	}
@@ -437,7 +437,7 @@ func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, targe
 	c.setCopy(target.Name(), key, false)
 	c.recordConflict(k, key, target.Name(), mirror.ConflictNone)
 	tgt, _ := target.Peek(k.Name, key.Namespace, key.Name)
-	if tgt == nil || !mirror.IsCopy(tgt) || tgt.GetDeletionTimestamp() != nil {
+	if !mirror.IsCopyOn(k, tgt) || tgt.GetDeletionTimestamp() != nil {
 		return nil
 	}
 	err := c.delete(ctx, target, k, tgt)
@@ -633,7 +633,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	switch d.Action {
 	case mirror.ActionNone:
 		// A generated object carrying its generator's copy label is no copy (mirror.Decide rule 0).
-		isCopy := tgt != nil && mirror.IsCopy(tgt) && !mirror.GeneratedHere(k, tgt)
+		isCopy := mirror.IsCopyOn(k, tgt)
 		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)
 		return isCopy, nil
 	case mirror.ActionCreate:
