@@ -5,6 +5,8 @@
 #   etcd                                              (go.etcd.io/etcd/server/v3, hack/tools/etcd)
 #   registration, work, registration-operator, addon, placement  (open-cluster-management.io/ocm, hack/tools/ocm; "ocm")
 #   ocm-webhooks                                      (hack/tools/ocm/ocm-webhooks: OCM's webhook handlers on a given port)
+# and downloads the modules of hack/tools/crds (CRD files only: governance's Policy, PlacementBinding and
+# PolicySet, ManagedServiceAccount) into Go's module cache.
 # into a cache outside the clone, keyed by the versions and the tool modules' go.sum, so that a fresh clone
 # (CI's) reuses it. An entry may hold some of the binaries (make demo builds only those it runs); .complete
 # records the checksum of each one it holds, and a binary that is missing or does not match is rebuilt, never
@@ -99,6 +101,10 @@ if (( check )); then
   (( ${#missing[@]} == 0 )) && { echo "${DIR}"; exit 0; }
   exit 1
 fi
+
+# The modules of hack/tools/crds (CRD files only): the test bed reads them from Go's module cache
+# (test/framework, with GOPROXY=off), so they are downloaded here, before any test runs; a no-op once cached.
+(cd "${TOOLS}/crds" && GOFLAGS=-mod=mod go mod download) || die "downloading the CRD modules of hack/tools/crds failed"
 
 if (( ${#missing[@]} == 0 )); then
   echo "test binaries: reusing ${DIR}" >&2

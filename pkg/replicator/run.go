@@ -162,6 +162,14 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 			o.writeStatus(ctx, replClient, rc, nil, replication.Snapshot{}, errs.ToAggregate().Error(), clk.Now())
 			continue
 		}
+		if _, err := mirror.ResolveKinds(&rc.Spec); err != nil {
+			if running != nil {
+				running.stop()
+				running = nil
+			}
+			o.writeStatus(ctx, replClient, rc, nil, replication.Snapshot{}, err.Error(), clk.Now())
+			continue
+		}
 		fingerprint := configFingerprint(rc, secrets.Lister().Secrets(o.Namespace))
 		if running == nil || running.fingerprint != fingerprint {
 			if running != nil {
@@ -216,12 +224,8 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	ctx, cancel := context.WithCancel(ctx)
 	e := &engine{fingerprint: fingerprint, cancel: cancel, invalid: map[string]string{}, specHubs: rc.Spec.Hubs}
 
-	var kinds []mirror.Kind
-	for _, name := range rc.Spec.ReplicatedKinds() {
-		if k, ok := mirror.KindByName(name); ok {
-			kinds = append(kinds, k)
-		}
-	}
+	// Checked by the caller (mirror.ResolveKinds), before start.
+	kinds, _ := mirror.ResolveKinds(&rc.Spec)
 	selector := clusterSelector(rc.Spec.ClusterSelector)
 
 	var lazy lazyHandler

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -94,19 +96,84 @@ func ensureCRDs(ctx context.Context, cfg *rest.Config, files ...string) error {
 func loadCRDs(root string, files []string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(files))
 	for _, f := range files {
-		file := filepath.Join(root, ocmAPIVendorDir, filepath.FromSlash(f))
-		data, err := os.ReadFile(file)
+		crd, err := readCRD(filepath.Join(root, ocmAPIVendorDir, filepath.FromSlash(f)))
 		if err != nil {
-			return nil, fmt.Errorf("reading CRD %s: %w", file, err)
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(data, crd); err != nil {
-			return nil, fmt.Errorf("parsing CRD %s: %w", file, err)
-		}
-		if crd.Kind != "CustomResourceDefinition" || crd.Name == "" {
-			return nil, fmt.Errorf("parsing CRD %s: not a named CustomResourceDefinition", file)
+			return nil, err
 		}
 		crds = append(crds, crd)
 	}
 	return crds, nil
+}
+
+// moduleCRD is a CRD file of a module that hack/tools/crds/go.mod pins.
+type moduleCRD struct {
+	// module is the module's path.
+	module string
+	// file is the CRD file, relative to the module's root.
+	file string
+}
+
+// crdModulesDir is the tool module, relative to the repository root, that pins the modules of moduleCRDs.
+const crdModulesDir = "hack/tools/crds"
+
+// mirroredKindCRDs are the CRDs of kinds the replicator mirrors that OCM's cluster-manager does not install:
+// governance's Policy, PlacementBinding and PolicySet (open-cluster-management.io/governance-policy-propagator,
+// deploy/crds) and ManagedServiceAccount (open-cluster-management.io/managed-serviceaccount, config/crd/bases).
+// A complete hub serves them; no controller of theirs runs on the test bed.
+func mirroredKindCRDs() []moduleCRD {
+	const governance = "open-cluster-management.io/governance-policy-propagator"
+	return []moduleCRD{
+		{governance, "deploy/crds/policy.open-cluster-management.io_policies.yaml"},
+		{governance, "deploy/crds/policy.open-cluster-management.io_placementbindings.yaml"},
+		{governance, "deploy/crds/policy.open-cluster-management.io_policysets.yaml"},
+		{"open-cluster-management.io/managed-serviceaccount", "config/crd/bases/authentication.open-cluster-management.io_managedserviceaccounts.yaml"},
+	}
+}
+
+// loadModuleCRDs reads crds from Go's module cache, where hack/build-test-binaries.sh downloads the modules
+// hack/tools/crds pins (`go list -m` with GOPROXY=off: nothing is downloaded here). The error names the module
+// that is not in the cache, or the file that is missing or does not parse.
+func loadModuleCRDs(root string, crds []moduleCRD) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	dirs := map[string]string{}
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(crds))
+	for _, c := range crds {
+		dir, ok := dirs[c.module]
+		if !ok {
+			cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", c.module)
+			cmd.Dir = filepath.Join(root, crdModulesDir)
+			cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+			b, err := cmd.Output()
+			dir = strings.TrimSpace(string(b))
+			if err != nil || dir == "" {
+				var stderr string
+				if ee, ok := err.(*exec.ExitError); ok {
+					stderr = strings.TrimSpace(string(ee.Stderr))
+				}
+				return nil, fmt.Errorf("module %s (pinned by %s) is not in Go's module cache: run hack/build-test-binaries.sh (make test-binaries) first: %v %s", c.module, crdModulesDir, err, stderr)
+			}
+			dirs[c.module] = dir
+		}
+		crd, err := readCRD(filepath.Join(dir, filepath.FromSlash(c.file)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crd)
+	}
+	return out, nil
+}
+
+// readCRD reads and parses the CRD in file. The error names the file that is missing or does not parse.
+func readCRD(file string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading CRD %s: %w", file, err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(data, crd); err != nil {
+		return nil, fmt.Errorf("parsing CRD %s: %w", file, err)
+	}
+	if crd.Kind != "CustomResourceDefinition" || crd.Name == "" {
+		return nil, fmt.Errorf("parsing CRD %s: not a named CustomResourceDefinition", file)
+	}
+	return crd, nil
 }

@@ -98,7 +98,9 @@ type HubOptions struct {
 	// webhook, ManifestWorkReplicaSet, AddOnPlacementScore), the registration, work and add-on webhooks (OCM's
 	// handlers, in hack/tools/ocm/ocm-webhooks on a loopback port, registered by URL), the placement controller
 	// and the work manager with ManifestWorkReplicaSet on. Logs: <LogDir>/{ocm-webhooks,placement-controller,
-	// work-manager}.log.
+	// work-manager}.log. It also serves the CRDs of the kinds the replicator mirrors that cluster-manager does not
+	// install (governance's Policy, PlacementBinding and PolicySet, ManagedServiceAccount; no controller of
+	// theirs runs), read from Go's module cache (hack/tools/crds).
 	ClusterManager bool
 	// Proxy puts a TCP proxy in front of the apiserver; URL, the bootstrap kubeconfig and UserConfig then go
 	// through it, so the test can cut the hub off (Hub.Proxy). Admin clients, kube-controller-manager and the hub
@@ -171,6 +173,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 			t.Fatalf("%s: %v", component, err)
 		}
 		crds = webhooks.withConversionWebhooks(crds)
+		others, err := loadModuleCRDs(root, mirroredKindCRDs())
+		if err != nil {
+			t.Fatalf("%s: %v", component, err)
+		}
+		crds = append(crds, others...)
 	}
 
 	auditArgs, auditLogPath := auditFlags(t, component, opts.AuditPolicy)

@@ -7,10 +7,11 @@
 // (its username on H) and the managed clusters' agents (group GroupManagedClusters):
 //   - In a cluster namespace marked with LabelClusterHub (the replicator marks it on every hub except the
 //     cluster's source, and removes the mark on the source): creating, deleting or changing the spec of a
-//     ManifestWork or a ManagedClusterAddOn, or the data of a Secret or ConfigMap labelled
-//     cluster.open-cluster-management.io/backup, is refused. Not fenced, as the replicator never mirrors them:
-//     the ManifestWorks a hub generates (labelled mirror.AddonNameLabel or mirror.ManifestWorkReplicaSetLabel
-//     before and after the request), and a ManagedClusterAddOn whose controller is a ClusterManagementAddOn,
+//     ManifestWork, ManagedClusterAddOn, ManagedServiceAccount or ClusterPermission, or the data of a Secret or
+//     ConfigMap labelled cluster.open-cluster-management.io/backup, is refused. Not fenced, as the replicator
+//     never mirrors them: the ManifestWorks a hub generates (mirror.Excluded: labelled mirror.AddonNameLabel or
+//     mirror.ManifestWorkReplicaSetLabel, or controlled by a ClusterPermission, before and after the request),
+//     and a ManagedClusterAddOn whose controller is a ClusterManagementAddOn,
 //     unless the object was a copy: the add-on manager's install strategy creates it so, and OCM's addonowner
 //     controller gives that ownerReference to every ManagedClusterAddOn of an add-on the manager manages, so
 //     on a hub that is not the cluster's source this leaves only the copies fenced. A delete while the
@@ -27,12 +28,14 @@ package fence
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -94,6 +97,8 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
 					rule("work.open-cluster-management.io", []string{"*"}, all, "manifestworks"),
 					rule("addon.open-cluster-management.io", []string{"*"}, all, "managedclusteraddons"),
+					rule("authentication.open-cluster-management.io", []string{"*"}, all, "managedserviceaccounts"),
+					rule("rbac.open-cluster-management.io", []string{"*"}, all, "clusterpermissions"),
 					rule("", []string{"v1"}, all, "secrets", "configmaps"),
 					rule("cluster.open-cluster-management.io", []string{"*"}, []admissionregistrationv1.OperationType{admissionregistrationv1.Update}, "managedclusters"),
 				},
@@ -114,10 +119,9 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 				// fenced (a change that also adds the add-on label, or drops the backup label, is still refused).
 				{Name: "newLabels", Expression: "object != null && has(object.metadata.labels) ? object.metadata.labels : {}"},
 				{Name: "oldLabels", Expression: "oldObject != null && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"},
-				{Name: "generatedWork", Expression: fmt.Sprintf("request.resource.resource == 'manifestworks' && "+
-					"(object == null || %[1]q in variables.newLabels || %[2]q in variables.newLabels) && "+
-					"(oldObject == null || %[1]q in variables.oldLabels || %[2]q in variables.oldLabels)",
-					mirror.AddonNameLabel, mirror.ManifestWorkReplicaSetLabel)},
+				{Name: "generatedWork", Expression: "request.resource.resource == 'manifestworks' && " +
+					"(object == null || " + generatedWork("object", "variables.newLabels") + ") && " +
+					"(oldObject == null || " + generatedWork("oldObject", "variables.oldLabels") + ")"},
 				// A ManagedClusterAddOn whose controller is its ClusterManagementAddOn (as the add-on manager's
 				// install strategy makes it, and its addonowner controller adopts others) and that was no copy.
 				{Name: "installedAddOn", Expression: fmt.Sprintf("request.resource.resource == 'managedclusteraddons' && "+
@@ -186,6 +190,22 @@ func NamespaceMark(source string, since time.Time) map[string]any {
 			mirror.AnnotationClusterHubSince: since.UTC().Format(time.RFC3339),
 		},
 	}}
+}
+
+// generatedWork returns the CEL expression that is true when obj (a variable holding a ManifestWork), whose
+// labels are in the variable labels, is one a hub generates (mirror.Excluded for ManifestWorks): it carries one
+// of the kind's generated labels, or its controller is of one of its generator kinds.
+func generatedWork(obj, labels string) string {
+	k, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	var terms []string
+	for _, l := range k.Generated.Labels {
+		terms = append(terms, fmt.Sprintf("%q in %s", l, labels))
+	}
+	for _, gk := range k.Generated.ControllerKinds {
+		terms = append(terms, fmt.Sprintf("(has(%[1]s.metadata.ownerReferences) && %[1]s.metadata.ownerReferences.exists(r, "+
+			"r.kind == %[2]q && r.apiVersion.startsWith(%[3]q) && has(r.controller) && r.controller))", obj, gk.Kind, gk.Group+"/"))
+	}
+	return "(" + strings.Join(terms, " || ") + ")"
 }
 
 // controlledByCMA returns the CEL expression that is true when obj (a variable holding an object with

@@ -276,10 +276,12 @@ func (h *Hub) fetchWhole(ctx context.Context, k replv1alpha1.ReplicatedKind, c *
 	if f != nil && f.resourceVersion == c.resourceVersion {
 		return f.object(), nil
 	}
-	mk, ok := mirror.KindByName(k)
-	if !ok {
-		return nil, fmt.Errorf("hubconn: unknown kind %s", k)
+	kinds := h.watchedKinds()
+	i := slices.IndexFunc(kinds, func(wk mirror.Kind) bool { return wk.Name == k })
+	if i < 0 {
+		return nil, fmt.Errorf("hubconn: kind %s is not watched on hub %s", k, h.opts.Name)
 	}
+	mk := kinds[i]
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	live, err := h.opts.Client.Resource(mk.GVR).Namespace(c.namespace).Get(ctx, c.name, metav1.GetOptions{})

@@ -3,6 +3,7 @@ package mirror
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -50,9 +51,15 @@ func TestInstallsByStrategy(t *testing.T) {
 func TestExcluded(t *testing.T) {
 	work, _ := KindByName(replv1alpha1.KindManifestWork)
 	addOn, _ := KindByName(replv1alpha1.KindManagedClusterAddOn)
+	policy, _ := KindByName(replv1alpha1.KindPolicy)
 	labelled := func(labels map[string]string) *unstructured.Unstructured {
 		o := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "w", "namespace": "c1"}}}
 		o.SetLabels(labels)
+		return o
+	}
+	owned := func(apiVersion, kind string, controller bool) *unstructured.Unstructured {
+		o := labelled(nil)
+		o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: "p", UID: "u1", Controller: &controller}})
 		return o
 	}
 	for _, tc := range []struct {
@@ -66,6 +73,11 @@ func TestExcluded(t *testing.T) {
 		{"an add-on manager's ManifestWork", work, labelled(map[string]string{AddonNameLabel: "hello"}), true},
 		{"a ManifestWorkReplicaSet's ManifestWork", work, labelled(map[string]string{ManifestWorkReplicaSetLabel: "apps.set"}), true},
 		{"the labels on another kind", addOn, labelled(map[string]string{AddonNameLabel: "hello", ManifestWorkReplicaSetLabel: "apps.set"}), false},
+		{"a ClusterPermission's ManifestWork", work, owned("rbac.open-cluster-management.io/v1alpha1", "ClusterPermission", true), true},
+		{"a ManifestWork a ClusterPermission owns but does not control", work, owned("rbac.open-cluster-management.io/v1alpha1", "ClusterPermission", false), false},
+		{"a ManifestWork controlled by a kind of that name in another group", work, owned("example.com/v1", "ClusterPermission", true), false},
+		{"a replicated Policy", policy, labelled(map[string]string{RootPolicyLabel: "default.p"}), true},
+		{"a root Policy", policy, labelled(map[string]string{"app": "x"}), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Excluded(tc.kind, tc.obj); got != tc.want {
@@ -86,21 +98,34 @@ func TestIsCopyOn(t *testing.T) {
 	copied := map[string]string{LabelReplicatedFrom: "hub-a"}
 	fromSet := map[string]string{LabelReplicatedFrom: "hub-a", ManifestWorkReplicaSetLabel: "apps.web"}
 	hash := map[string]string{AnnotationContentHash: "0123456789abcdef"}
+	policy, _ := KindByName(replv1alpha1.KindPolicy)
+	withKind := func(k Kind, o *unstructured.Unstructured) kindObject { return kindObject{k, o} }
+	work1 := func(o *unstructured.Unstructured) kindObject { return kindObject{work, o} }
 	for _, tc := range []struct {
 		name string
-		obj  *unstructured.Unstructured
+		ko   kindObject
 		want bool
 	}{
-		{"absent", nil, false},
-		{"an original", obj(nil, nil), false},
-		{"a copy", obj(copied, hash), true},
-		{"the hub's own set work, with the set's copy label", obj(fromSet, nil), false},
-		{"a copy of a set work an earlier replicator wrote", obj(fromSet, hash), true},
+		{"absent", work1(nil), false},
+		{"an original", work1(obj(nil, nil)), false},
+		{"a copy", work1(obj(copied, hash)), true},
+		{"the hub's own set work, with the set's copy label", work1(obj(fromSet, nil)), false},
+		{"a copy of a set work an earlier replicator wrote", work1(obj(fromSet, hash)), true},
+		{"a copy of a Policy", withKind(policy, obj(copied, hash)), true},
+		// governance's propagator gives a replicated Policy the root's labels and annotations: a replicated
+		// Policy made from a copy of the root carries the copy marks, and is the hub's own all the same.
+		{"the hub's own replicated Policy, with the copied root's marks", withKind(policy, obj(map[string]string{LabelReplicatedFrom: "hub-a", RootPolicyLabel: "default.p"}, hash)), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := IsCopyOn(work, tc.obj); got != tc.want {
+			if got := IsCopyOn(tc.ko.kind, tc.ko.obj); got != tc.want {
 				t.Errorf("IsCopyOn = %t, want %t", got, tc.want)
 			}
 		})
 	}
+}
+
+// kindObject is an object and its kind.
+type kindObject struct {
+	kind Kind
+	obj  *unstructured.Unstructured
 }

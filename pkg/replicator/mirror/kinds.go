@@ -1,6 +1,9 @@
 package mirror
 
 import (
+	"fmt"
+	"slices"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -42,7 +45,43 @@ type Kind struct {
 	Fields []string
 	// LabelSelector restricts the list and watch (empty: every object).
 	LabelSelector string
+	// Generated says which objects of the kind a hub's controllers generate (Excluded): never mirrored.
+	Generated Generated
 }
+
+// Generated says which objects of a kind a hub's controller makes from another object, their generator, on
+// every hub that holds the generator: they are never mirrored (Excluded), and each hub makes its own from its
+// copy of the generator. An object is generated when it carries any of Labels or its controller
+// ownerReference is of one of ControllerKinds.
+type Generated struct {
+	// Labels are label keys (any value).
+	Labels []string
+	// ControllerKinds are the group and kind of generators that own what they generate as its controller.
+	ControllerKinds []schema.GroupKind
+	// CopiedBefore is true when earlier versions of the replicator mirrored these objects: a generated object
+	// carrying AnnotationContentHash is such a copy, not the hub's own (GeneratedHere).
+	CopiedBefore bool
+}
+
+// Labels and owners that mark generated objects (Kind.Generated), from the generators' sources.
+const (
+	// AddonNameLabel marks the ManifestWorks an add-on manager on the hub generates for its add-on agents (OCM's
+	// addon-framework); every hub's add-on manager makes its own.
+	AddonNameLabel = "open-cluster-management.io/addon-name"
+	// ManifestWorkReplicaSetLabel marks the ManifestWorks OCM's work manager generates from a
+	// ManifestWorkReplicaSet (open-cluster-management.io/api work/v1alpha1
+	// ManifestWorkReplicaSetControllerNameLabelKey; value "<set namespace>.<set name>"); the set lives in another
+	// namespace, so they carry no ownerReference.
+	ManifestWorkReplicaSetLabel = "work.open-cluster-management.io/manifestworkreplicaset"
+	// RootPolicyLabel marks a replicated Policy: the copy of a root Policy that governance's propagator makes in
+	// the namespace of each cluster the root's PlacementBindings select (value: the root's namespace.name;
+	// governance-policy-propagator controllers/common). It takes the root's labels and annotations.
+	RootPolicyLabel = "policy.open-cluster-management.io/root-policy"
+)
+
+// ClusterPermissionGroupKind is the controller ownerReference of the ManifestWorks OCM's cluster-permission
+// controller generates from a ClusterPermission in the same cluster namespace (controllers/helper.go there).
+var ClusterPermissionGroupKind = schema.GroupKind{Group: "rbac.open-cluster-management.io", Kind: "ClusterPermission"}
 
 // The resources of OCM's hub the replicator touches besides the mirrored kinds.
 var (
@@ -90,6 +129,14 @@ var Kinds = []Kind{
 		Namespaced: true,
 		Scope:      ClusterByNamespace,
 		Fields:     []string{"spec"},
+		// An add-on manager's works (from the ClusterManagementAddOn, AddOnTemplate and AddOnDeploymentConfig),
+		// a ManifestWorkReplicaSet's (from the set and its Placements' decisions on that hub) and a
+		// ClusterPermission's.
+		Generated: Generated{
+			Labels:          []string{AddonNameLabel, ManifestWorkReplicaSetLabel},
+			ControllerKinds: []schema.GroupKind{ClusterPermissionGroupKind},
+			CopiedBefore:    true,
+		},
 	},
 	{
 		Name:       replv1alpha1.KindManagedClusterAddOn,
@@ -142,6 +189,44 @@ var Kinds = []Kind{
 		Scope:      HubWide,
 		Fields:     []string{"spec"},
 	},
+	{
+		Name:       replv1alpha1.KindPolicy,
+		GVR:        schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies"},
+		Namespaced: true,
+		Scope:      HubWide,
+		Fields:     []string{"spec"},
+		// Replicated policies: each hub's propagator makes its own from its copy of the root.
+		Generated: Generated{Labels: []string{RootPolicyLabel}},
+	},
+	{
+		Name:       replv1alpha1.KindPlacementBinding,
+		GVR:        schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "placementbindings"},
+		Namespaced: true,
+		Scope:      HubWide,
+		// A PlacementBinding has no spec: these are its top-level fields besides metadata and status.
+		Fields: []string{"placementRef", "subjects", "bindingOverrides", "subFilter"},
+	},
+	{
+		Name:       replv1alpha1.KindPolicySet,
+		GVR:        schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1beta1", Resource: "policysets"},
+		Namespaced: true,
+		Scope:      HubWide,
+		Fields:     []string{"spec"},
+	},
+	{
+		Name:       replv1alpha1.KindManagedServiceAccount,
+		GVR:        schema.GroupVersionResource{Group: "authentication.open-cluster-management.io", Version: "v1beta1", Resource: "managedserviceaccounts"},
+		Namespaced: true,
+		Scope:      ClusterByNamespace,
+		Fields:     []string{"spec"},
+	},
+	{
+		Name:       replv1alpha1.KindClusterPermission,
+		GVR:        schema.GroupVersionResource{Group: "rbac.open-cluster-management.io", Version: "v1alpha1", Resource: "clusterpermissions"},
+		Namespaced: true,
+		Scope:      ClusterByNamespace,
+		Fields:     []string{"spec"},
+	},
 }
 
 // KindByName returns the Kind named name and true, or false when name is not a mirrored kind.
@@ -152,6 +237,47 @@ func KindByName(name replv1alpha1.ReplicatedKind) (Kind, bool) {
 		}
 	}
 	return Kind{}, false
+}
+
+// ResolveKinds returns the Kinds spec replicates: those of spec.ReplicatedKinds(), in that order, then
+// CustomKindOf of each spec.customKinds entry. spec must have passed replv1alpha1.ValidateReplicationConfig. The
+// error names the custom kind whose resource is a mirrored kind's (spec.kinds names that one).
+func ResolveKinds(spec *replv1alpha1.ReplicationConfigSpec) ([]Kind, error) {
+	var kinds []Kind
+	for _, name := range spec.ReplicatedKinds() {
+		if k, ok := KindByName(name); ok {
+			kinds = append(kinds, k)
+		}
+	}
+	for i, ck := range spec.CustomKinds {
+		for _, k := range Kinds {
+			if k.GVR.GroupResource() == (schema.GroupResource{Group: ck.Group, Resource: ck.Resource}) {
+				return nil, fmt.Errorf("spec.customKinds[%d]: %s is the resource of kind %s: name %s in spec.kinds instead", i, ck.Name(), k.Name, k.Name)
+			}
+		}
+		kinds = append(kinds, CustomKindOf(ck))
+	}
+	return kinds, nil
+}
+
+// CustomKindOf returns the Kind of a custom kind (ReplicationConfig spec.customKinds): named ck.Name(), its
+// fields ck.CopiedFields(), its generated objects those carrying ck.GeneratedLabels.
+func CustomKindOf(ck replv1alpha1.CustomKind) Kind {
+	scope := map[replv1alpha1.CustomKindScope]ClusterScope{
+		replv1alpha1.ScopeHubWide:                     HubWide,
+		replv1alpha1.ScopeClusterByName:               ClusterByName,
+		replv1alpha1.ScopeClusterByNamespace:          ClusterByNamespace,
+		replv1alpha1.ScopeClusterByNamespaceIfCluster: ClusterByNamespaceIfCluster,
+	}[ck.Scope]
+	return Kind{
+		Name:          ck.Name(),
+		GVR:           schema.GroupVersionResource{Group: ck.Group, Version: ck.Version, Resource: ck.Resource},
+		Namespaced:    ck.Namespaced,
+		Scope:         scope,
+		Fields:        ck.CopiedFields(),
+		LabelSelector: ck.LabelSelector,
+		Generated:     Generated{Labels: slices.Clone(ck.GeneratedLabels)},
+	}
 }
 
 // ClusterOf returns the managed cluster an object of kind k belongs to, given its namespace and name, and

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
@@ -467,30 +469,41 @@ func splitHubs(value string) []string {
 	return out
 }
 
-// AddonNameLabel marks the ManifestWorks an add-on manager on the hub generates for its add-on agents (OCM's
-// addon-framework); every hub's add-on manager makes its own.
-const AddonNameLabel = "open-cluster-management.io/addon-name"
-
-// Excluded reports whether obj (of kind k) is never mirrored: the ManifestWorks a hub generates, which each
-// hub makes and rewrites itself from its own copy of their generator — an add-on manager's (AddonNameLabel,
-// from the ClusterManagementAddOn, AddOnTemplate and AddOnDeploymentConfig) and a ManifestWorkReplicaSet's
-// (ManifestWorkReplicaSetLabel, from the set and its Placements' decisions on that hub).
+// Excluded reports whether obj (of kind k) is never mirrored: an object a hub's controller generates from
+// another object (k.Generated), which each hub makes and rewrites itself from its own copy of that generator.
 func Excluded(k Kind, obj *unstructured.Unstructured) bool {
-	if obj == nil || k.Name != replv1alpha1.KindManifestWork {
+	if obj == nil {
 		return false
 	}
 	labels := obj.GetLabels()
-	_, addOn := labels[AddonNameLabel]
-	_, fromSet := labels[ManifestWorkReplicaSetLabel]
-	return addOn || fromSet
+	for _, l := range k.Generated.Labels {
+		if _, ok := labels[l]; ok {
+			return true
+		}
+	}
+	if len(k.Generated.ControllerKinds) > 0 {
+		if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
+			gv, err := schema.ParseGroupVersion(ref.APIVersion)
+			if err == nil && slices.Contains(k.Generated.ControllerKinds, gv.WithKind(ref.Kind).GroupKind()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-// GeneratedHere reports whether obj, of kind k on a hub, is that hub's own generated object: Excluded, and not
-// written by the replicator (no AnnotationContentHash; a copy an earlier version of the replicator made of a
-// generated object has one, and is treated as a copy).
+// GeneratedHere reports whether obj, of kind k on a hub, is that hub's own generated object: Excluded, and,
+// for a kind whose generated objects earlier versions of the replicator mirrored (Generated.CopiedBefore), not
+// written by the replicator (no AnnotationContentHash: such a copy has one, and is treated as a copy). A
+// generator may pass its own labels and annotations on (OCM's work manager gives a ManifestWorkReplicaSet's
+// works the set's labels; governance's propagator gives a replicated Policy the root's labels and
+// annotations), so the copy marks of a generated object say nothing.
 func GeneratedHere(k Kind, obj *unstructured.Unstructured) bool {
 	if !Excluded(k, obj) {
 		return false
+	}
+	if !k.Generated.CopiedBefore {
+		return true
 	}
 	_, written := obj.GetAnnotations()[AnnotationContentHash]
 	return !written

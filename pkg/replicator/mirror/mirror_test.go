@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -291,15 +292,24 @@ func TestKindByName(t *testing.T) {
 		scope     mirror.ClusterScope
 		fields    []string
 		selector  string
+		generated mirror.Generated
 	}{
-		{replv1alpha1.KindManagedCluster, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"}, false, mirror.ClusterByName, []string{"spec"}, ""},
-		{replv1alpha1.KindManagedClusterSet, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersets"}, false, mirror.HubWide, []string{"spec"}, ""},
-		{replv1alpha1.KindManagedClusterSetBinding, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersetbindings"}, true, mirror.HubWide, []string{"spec"}, ""},
-		{replv1alpha1.KindPlacement, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta1", Resource: "placements"}, true, mirror.HubWide, []string{"spec"}, ""},
-		{replv1alpha1.KindManifestWork, true, schema.GroupVersionResource{Group: "work.open-cluster-management.io", Version: "v1", Resource: "manifestworks"}, true, mirror.ClusterByNamespace, []string{"spec"}, ""},
-		{replv1alpha1.KindManagedClusterAddOn, true, schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "managedclusteraddons"}, true, mirror.ClusterByNamespace, []string{"spec"}, ""},
-		{replv1alpha1.KindSecret, true, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true, mirror.ClusterByNamespaceIfCluster, []string{"type", "data"}, mirror.BackupLabel},
-		{replv1alpha1.KindConfigMap, true, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, true, mirror.ClusterByNamespaceIfCluster, []string{"data", "binaryData"}, mirror.BackupLabel},
+		{replv1alpha1.KindManagedCluster, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"}, false, mirror.ClusterByName, []string{"spec"}, "", mirror.Generated{}},
+		{replv1alpha1.KindManagedClusterSet, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersets"}, false, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{replv1alpha1.KindManagedClusterSetBinding, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersetbindings"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{replv1alpha1.KindPlacement, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta1", Resource: "placements"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{replv1alpha1.KindManifestWork, true, schema.GroupVersionResource{Group: "work.open-cluster-management.io", Version: "v1", Resource: "manifestworks"}, true, mirror.ClusterByNamespace, []string{"spec"}, "",
+			mirror.Generated{Labels: []string{mirror.AddonNameLabel, mirror.ManifestWorkReplicaSetLabel}, ControllerKinds: []schema.GroupKind{mirror.ClusterPermissionGroupKind}, CopiedBefore: true}},
+		{replv1alpha1.KindManagedClusterAddOn, true, schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "managedclusteraddons"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
+		{replv1alpha1.KindSecret, true, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true, mirror.ClusterByNamespaceIfCluster, []string{"type", "data"}, mirror.BackupLabel, mirror.Generated{}},
+		{replv1alpha1.KindConfigMap, true, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, true, mirror.ClusterByNamespaceIfCluster, []string{"data", "binaryData"}, mirror.BackupLabel, mirror.Generated{}},
+		{replv1alpha1.KindPolicy, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies"}, true, mirror.HubWide, []string{"spec"}, "",
+			mirror.Generated{Labels: []string{mirror.RootPolicyLabel}}},
+		{replv1alpha1.KindPlacementBinding, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "placementbindings"}, true, mirror.HubWide,
+			[]string{"placementRef", "subjects", "bindingOverrides", "subFilter"}, "", mirror.Generated{}},
+		{replv1alpha1.KindPolicySet, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1beta1", Resource: "policysets"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{replv1alpha1.KindManagedServiceAccount, true, schema.GroupVersionResource{Group: "authentication.open-cluster-management.io", Version: "v1beta1", Resource: "managedserviceaccounts"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
+		{replv1alpha1.KindClusterPermission, true, schema.GroupVersionResource{Group: "rbac.open-cluster-management.io", Version: "v1alpha1", Resource: "clusterpermissions"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
 		{name: "Pod"},
 		{name: "managedcluster"}, // names are case-sensitive
 		{name: ""},
@@ -316,11 +326,46 @@ func TestKindByName(t *testing.T) {
 				}
 				return
 			}
-			want := mirror.Kind{Name: tt.name, GVR: tt.gvr, Namespaced: tt.namespace, Scope: tt.scope, Fields: tt.fields, LabelSelector: tt.selector}
+			want := mirror.Kind{Name: tt.name, GVR: tt.gvr, Namespaced: tt.namespace, Scope: tt.scope, Fields: tt.fields, LabelSelector: tt.selector, Generated: tt.generated}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("KindByName(%q) (-want +got):\n%s", tt.name, diff)
 			}
 		})
+	}
+}
+
+func TestResolveKinds(t *testing.T) {
+	widgets := replv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true,
+		Scope: replv1alpha1.ScopeClusterByNamespace, LabelSelector: "replicate", GeneratedLabels: []string{"example.com/owner"}}
+	spec := &replv1alpha1.ReplicationConfigSpec{
+		Kinds:       []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindManagedCluster},
+		CustomKinds: []replv1alpha1.CustomKind{widgets, {Version: "v1", Resource: "serviceaccounts", Namespaced: true, Scope: replv1alpha1.ScopeHubWide, Fields: []string{"secrets"}}},
+	}
+	got, err := mirror.ResolveKinds(spec)
+	if err != nil {
+		t.Fatalf("ResolveKinds: %v", err)
+	}
+	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	want := []mirror.Kind{mc, mw,
+		{Name: "widgets.example.com", GVR: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, Namespaced: true,
+			Scope: mirror.ClusterByNamespace, Fields: []string{"spec"}, LabelSelector: "replicate", Generated: mirror.Generated{Labels: []string{"example.com/owner"}}},
+		{Name: "serviceaccounts", GVR: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, Namespaced: true,
+			Scope: mirror.HubWide, Fields: []string{"secrets"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ResolveKinds (-want +got):\n%s", diff)
+	}
+	// A custom kind's objects carrying a generated label are Excluded.
+	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "w", "namespace": "c1", "labels": map[string]any{"example.com/owner": "x"}}}}
+	if !mirror.Excluded(got[2], obj) || mirror.Excluded(got[3], obj) {
+		t.Errorf("Excluded by generatedLabels: widgets %t (want true), serviceaccounts %t (want false)", mirror.Excluded(got[2], obj), mirror.Excluded(got[3], obj))
+	}
+
+	spec.CustomKinds = append(spec.CustomKinds, replv1alpha1.CustomKind{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies", Namespaced: true, Scope: replv1alpha1.ScopeHubWide})
+	_, err = mirror.ResolveKinds(spec)
+	if err == nil || !strings.Contains(err.Error(), "spec.customKinds[2]") || !strings.Contains(err.Error(), "kind Policy") {
+		t.Errorf("ResolveKinds with a custom kind that is Policy's resource: error %v, want one naming spec.customKinds[2] and kind Policy", err)
 	}
 }
 

@@ -66,12 +66,6 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	return Decision{Action: ActionUpdate, Object: WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), oldWrittenAt)}
 }
 
-// ManifestWorkReplicaSetLabel marks the ManifestWorks OCM's work manager generates from a
-// ManifestWorkReplicaSet (open-cluster-management.io/api work/v1alpha1
-// ManifestWorkReplicaSetControllerNameLabelKey; value "<set namespace>.<set name>"); the set lives in another
-// namespace, so they carry no ownerReference.
-const ManifestWorkReplicaSetLabel = "work.open-cluster-management.io/manifestworkreplicaset"
-
 // generated reports whether a controller made obj: it has ownerReferences, or is a ManifestWorkReplicaSet's
 // ManifestWork.
 func generated(obj *unstructured.Unstructured) bool {

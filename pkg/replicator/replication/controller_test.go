@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -261,15 +262,10 @@ func newTestHub(t *testing.T, name string, handler hubconn.Handler, kinds []mirr
 		mirror.LeaseGVR:     "LeaseList",
 		mirror.NamespaceGVR: "NamespaceList",
 	}
-	for _, k := range mirror.Kinds {
-		listKinds[k.GVR] = map[replv1alpha1.ReplicatedKind]string{
-			replv1alpha1.KindManagedCluster: "ManagedClusterList", replv1alpha1.KindManagedClusterSet: "ManagedClusterSetList",
-			replv1alpha1.KindManagedClusterSetBinding: "ManagedClusterSetBindingList", replv1alpha1.KindPlacement: "PlacementList",
-			replv1alpha1.KindManifestWork: "ManifestWorkList", replv1alpha1.KindManagedClusterAddOn: "ManagedClusterAddOnList",
-			replv1alpha1.KindSecret: "SecretList", replv1alpha1.KindConfigMap: "ConfigMapList",
-			replv1alpha1.KindClusterManagementAddOn: "ClusterManagementAddOnList", replv1alpha1.KindAddOnDeploymentConfig: "AddOnDeploymentConfigList",
-			replv1alpha1.KindAddOnTemplate: "AddOnTemplateList", replv1alpha1.KindManifestWorkReplicaSet: "ManifestWorkReplicaSetList",
-		}[k.Name]
+	// Every built-in kind's name is its Kind (e.g. ManagedCluster), its list kind that plus "List"; a custom
+	// kind's is taken as the same.
+	for _, k := range append(slices.Clone(mirror.Kinds), kinds...) {
+		listKinds[k.GVR] = string(k.Name) + "List"
 	}
 	fake := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objects...)
 	client := newGatedClient(fake)

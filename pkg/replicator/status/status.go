@@ -105,9 +105,9 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		}
 		out.Hubs = append(out.Hubs, hs)
 	}
-	for _, kind := range rc.Spec.ReplicatedKinds() {
+	for _, kind := range rc.Spec.KindNames() {
 		out.Kinds = append(out.Kinds, replv1alpha1.ReplicatedKindStatus{
-			Kind:      kind,
+			Kind:      string(kind),
 			Objects:   int32(snap.KindObjects[kind]),
 			Conflicts: int32(snap.KindConflicts[kind]),
 		})

@@ -395,31 +395,50 @@ func TestBuildHubs(t *testing.T) {
 func TestBuildKinds(t *testing.T) {
 	all := make([]replv1alpha1.ReplicatedKindStatus, 0, len(replv1alpha1.AllReplicatedKinds))
 	for _, k := range replv1alpha1.AllReplicatedKinds {
-		all = append(all, replv1alpha1.ReplicatedKindStatus{Kind: k, Objects: int32(snapshot().KindObjects[k]), Conflicts: int32(snapshot().KindConflicts[k])})
+		all = append(all, replv1alpha1.ReplicatedKindStatus{Kind: string(k), Objects: int32(snapshot().KindObjects[k]), Conflicts: int32(snapshot().KindConflicts[k])})
 	}
 	cases := []struct {
-		name  string
-		kinds []replv1alpha1.ReplicatedKind
-		want  []replv1alpha1.ReplicatedKindStatus
+		name   string
+		kinds  []replv1alpha1.ReplicatedKind
+		custom []replv1alpha1.CustomKind
+		want   []replv1alpha1.ReplicatedKindStatus
 	}{
 		{name: "empty spec.kinds: every kind, in AllReplicatedKinds order", want: all},
 		{
 			name:  "spec.kinds: those kinds, in AllReplicatedKinds order, with their counts",
 			kinds: []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindManagedCluster},
 			want: []replv1alpha1.ReplicatedKindStatus{
-				{Kind: replv1alpha1.KindManagedCluster, Objects: 3},
-				{Kind: replv1alpha1.KindManifestWork, Objects: 4, Conflicts: 2},
+				{Kind: string(replv1alpha1.KindManagedCluster), Objects: 3},
+				{Kind: string(replv1alpha1.KindManifestWork), Objects: 4, Conflicts: 2},
 			},
 		},
 		{
 			name:  "a kind without objects is listed with zero counts",
 			kinds: []replv1alpha1.ReplicatedKind{replv1alpha1.KindPlacement},
-			want:  []replv1alpha1.ReplicatedKindStatus{{Kind: replv1alpha1.KindPlacement}},
+			want:  []replv1alpha1.ReplicatedKindStatus{{Kind: string(replv1alpha1.KindPlacement)}},
+		},
+		{
+			name:  "custom kinds follow, by name, with their counts",
+			kinds: []replv1alpha1.ReplicatedKind{replv1alpha1.KindPlacement},
+			custom: []replv1alpha1.CustomKind{
+				{Group: "example.com", Version: "v1", Resource: "widgets", Scope: replv1alpha1.ScopeHubWide},
+				{Version: "v1", Resource: "serviceaccounts", Namespaced: true, Scope: replv1alpha1.ScopeClusterByNamespace},
+			},
+			want: []replv1alpha1.ReplicatedKindStatus{
+				{Kind: string(replv1alpha1.KindPlacement)},
+				{Kind: "widgets.example.com", Objects: 5, Conflicts: 1},
+				{Kind: "serviceaccounts"},
+			},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := status.Build(newRC(1, tc.kinds...), []status.Hub{ready(hubA), ready(hubB)}, snapshot(), "", now)
+			rc := newRC(1, tc.kinds...)
+			rc.Spec.CustomKinds = tc.custom
+			snap := snapshot()
+			snap.KindObjects["widgets.example.com"] = 5
+			snap.KindConflicts["widgets.example.com"] = 1
+			got := status.Build(rc, []status.Hub{ready(hubA), ready(hubB)}, snap, "", now)
 			if diff := cmp.Diff(tc.want, got.Kinds); diff != "" {
 				t.Errorf("Kinds mismatch (-want +got):\n%s", diff)
 			}

@@ -15,7 +15,7 @@ const (
 )
 
 // ReplicatedKind is a kind of hub object the replicator mirrors between hubs.
-// +kubebuilder:validation:Enum=ManagedCluster;ManagedClusterSet;ManagedClusterSetBinding;Placement;ManifestWork;ManagedClusterAddOn;Secret;ConfigMap;ClusterManagementAddOn;AddOnDeploymentConfig;AddOnTemplate;ManifestWorkReplicaSet
+// +kubebuilder:validation:Enum=ManagedCluster;ManagedClusterSet;ManagedClusterSetBinding;Placement;ManifestWork;ManagedClusterAddOn;Secret;ConfigMap;ClusterManagementAddOn;AddOnDeploymentConfig;AddOnTemplate;ManifestWorkReplicaSet;Policy;PlacementBinding;PolicySet;ManagedServiceAccount;ClusterPermission
 type ReplicatedKind string
 
 const (
@@ -60,6 +60,24 @@ const (
 	// spec only; every hub's work manager makes its ManifestWorks from its own copy). Source: the first
 	// reachable hub.
 	KindManifestWorkReplicaSet ReplicatedKind = "ManifestWorkReplicaSet"
+	// KindPolicy: policy.open-cluster-management.io/v1 Policy (namespaced, spec only), except the replicated
+	// policies governance's propagator makes in cluster namespaces (label
+	// policy.open-cluster-management.io/root-policy): every hub's propagator makes its own from its copy of the
+	// root. Source: the first reachable hub.
+	KindPolicy ReplicatedKind = "Policy"
+	// KindPlacementBinding: policy.open-cluster-management.io/v1 PlacementBinding (namespaced; placementRef,
+	// subjects, bindingOverrides, subFilter). Source: the first reachable hub.
+	KindPlacementBinding ReplicatedKind = "PlacementBinding"
+	// KindPolicySet: policy.open-cluster-management.io/v1beta1 PolicySet (namespaced, spec only). Source: the
+	// first reachable hub.
+	KindPolicySet ReplicatedKind = "PolicySet"
+	// KindManagedServiceAccount: authentication.open-cluster-management.io/v1beta1 ManagedServiceAccount in a
+	// cluster's namespace (spec only). Source: the cluster's hub.
+	KindManagedServiceAccount ReplicatedKind = "ManagedServiceAccount"
+	// KindClusterPermission: rbac.open-cluster-management.io/v1alpha1 ClusterPermission in a cluster's namespace
+	// (spec only; every hub's cluster-permission controller makes its ManifestWork from its own copy). Source:
+	// the cluster's hub.
+	KindClusterPermission ReplicatedKind = "ClusterPermission"
 )
 
 // AllReplicatedKinds lists every ReplicatedKind in the order the replicator reports them; it is what an empty
@@ -68,6 +86,7 @@ var AllReplicatedKinds = []ReplicatedKind{
 	KindManagedCluster, KindManagedClusterSet, KindManagedClusterSetBinding, KindPlacement,
 	KindManifestWork, KindManagedClusterAddOn, KindSecret, KindConfigMap,
 	KindClusterManagementAddOn, KindAddOnDeploymentConfig, KindAddOnTemplate, KindManifestWorkReplicaSet,
+	KindPolicy, KindPlacementBinding, KindPolicySet, KindManagedServiceAccount, KindClusterPermission,
 }
 
 // Condition types of ReplicationConfigStatus.Conditions.
@@ -135,8 +154,88 @@ type ReplicationConfigSpec struct {
 	// evicts the workloads of the old hub after a failover.
 	// +optional
 	// +listType=set
-	// +kubebuilder:validation:MaxItems=12
+	// +kubebuilder:validation:MaxItems=17
 	Kinds []ReplicatedKind `json:"kinds,omitempty"`
+
+	// customKinds are further kinds replicated by a rule: any namespaced or cluster-scoped resource the hubs
+	// serve that is not among the ReplicatedKinds. A copy takes the source's fields, labels and annotations,
+	// never its status. At most MaxCustomKinds, resources unique. The replicator's ClusterRole on every hub
+	// must grant get, list, watch, create, update, patch and delete on each of them.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	CustomKinds []CustomKind `json:"customKinds,omitempty"`
+}
+
+// MaxCustomKinds bounds the length of ReplicationConfigSpec.CustomKinds.
+const MaxCustomKinds = 16
+
+// CustomKindScope says which hub is the source of an object of a CustomKind.
+// +kubebuilder:validation:Enum=HubWide;ClusterByName;ClusterByNamespace;ClusterByNamespaceIfCluster
+type CustomKindScope string
+
+const (
+	// ScopeHubWide: the object belongs to no cluster; its source is the first reachable hub of spec.hubs.
+	ScopeHubWide CustomKindScope = "HubWide"
+	// ScopeClusterByName: a cluster-scoped object named after a managed cluster; its source is that cluster's
+	// hub.
+	ScopeClusterByName CustomKindScope = "ClusterByName"
+	// ScopeClusterByNamespace: an object in a managed cluster's namespace; its source is that cluster's hub.
+	ScopeClusterByNamespace CustomKindScope = "ClusterByNamespace"
+	// ScopeClusterByNamespaceIfCluster: an object in a managed cluster's namespace belongs to that cluster (its
+	// source is the cluster's hub); elsewhere it is hub-wide.
+	ScopeClusterByNamespaceIfCluster CustomKindScope = "ClusterByNamespaceIfCluster"
+)
+
+// CustomKind is a resource the replicator mirrors by a rule (ReplicationConfigSpec.CustomKinds). Its name in
+// status, events and metrics is "<resource>.<group>" ("<resource>" in the core group).
+type CustomKind struct {
+	// group is the resource's API group; "" is the core group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group"`
+
+	// version is the API version the replicator reads and writes, served by every hub.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Version string `json:"version"`
+
+	// resource is the resource's plural, lower-case name (as in RBAC rules and URLs, e.g. "widgets").
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Resource string `json:"resource"`
+
+	// namespaced is true for a namespaced resource.
+	// +optional
+	Namespaced bool `json:"namespaced,omitempty"`
+
+	// scope says which hub is an object's source. ClusterByName needs a cluster-scoped resource; the
+	// ClusterByNamespace scopes a namespaced one.
+	// +required
+	Scope CustomKindScope `json:"scope"`
+
+	// fields are the top-level fields a copy takes from the source, e.g. "spec" or "data"; every other field
+	// outside metadata is left as the target has it. Never metadata, status, apiVersion or kind. Omitted:
+	// ["spec"].
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=8
+	Fields []string `json:"fields,omitempty"`
+
+	// labelSelector restricts the objects replicated, in the syntax of kubectl's --selector (e.g.
+	// "app.example.com/replicate"). Omitted: every object.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	LabelSelector string `json:"labelSelector,omitempty"`
+
+	// generatedLabels are label keys of objects a controller on each hub generates from another object: they
+	// are never replicated, and each hub keeps its own.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=8
+	GeneratedLabels []string `json:"generatedLabels,omitempty"`
 }
 
 // ReplicationHub is one hub the replicator connects to.
@@ -204,7 +303,7 @@ type ReplicationConfigStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=kind
-	// +kubebuilder:validation:MaxItems=12
+	// +kubebuilder:validation:MaxItems=33
 	Kinds []ReplicatedKindStatus `json:"kinds,omitempty"`
 }
 
@@ -255,9 +354,10 @@ type ReplicationHubStatus struct {
 
 // ReplicatedKindStatus is the observed state of one replicated kind.
 type ReplicatedKindStatus struct {
-	// kind is the replicated kind.
+	// kind is the replicated kind: a ReplicatedKind, or a custom kind's name ("<resource>.<group>").
 	// +required
-	Kind ReplicatedKind `json:"kind"`
+	// +kubebuilder:validation:MaxLength=317
+	Kind string `json:"kind"`
 
 	// objects is the number of source objects of this kind (summed over the sources).
 	// +optional

@@ -1,9 +1,11 @@
 package v1alpha1
 
 import (
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,7 +17,13 @@ import (
 //   - each hub name is a DNS-1123 label and unique;
 //   - each kubeconfigSecret.name is a DNS-1123 subdomain, each key (when set) a valid Secret data key;
 //   - spec.clusterSelector, when set, is a valid label selector;
-//   - spec.kinds holds known ReplicatedKinds, each at most once.
+//   - spec.kinds holds known ReplicatedKinds, each at most once;
+//   - spec.customKinds has at most MaxCustomKinds entries, each naming a resource once (group a DNS-1123
+//     subdomain or empty, version and resource DNS-1123 labels), a scope that fits namespaced (ClusterByName a
+//     cluster-scoped resource, the ClusterByNamespace scopes a namespaced one), fields that are top-level
+//     field names other than apiVersion, kind, metadata and status, each once, a labelSelector that parses
+//     and generatedLabels that are label keys. That no custom kind is a ReplicatedKind's resource is checked
+//     by the replicator (mirror.ResolveKinds), which knows their resources.
 //
 // It returns every violation found, each naming the field path (e.g. "spec.hubs[1].name"); an empty list
 // means valid. A nil rc yields one Required error.
@@ -81,7 +89,7 @@ func ValidateReplicationConfig(rc *ReplicationConfig) field.ErrorList {
 		}
 		seenKinds.Insert(kind)
 	}
-	return errs
+	return append(errs, validateCustomKinds(path.Child("customKinds"), spec.CustomKinds)...)
 }
 
 // ReplicatedKinds returns the kinds spec replicates: spec.Kinds in AllReplicatedKinds order, or all of them
@@ -98,6 +106,107 @@ func (spec *ReplicationConfigSpec) ReplicatedKinds() []ReplicatedKind {
 		}
 	}
 	return out
+}
+
+// KindNames returns the names of every kind spec replicates: ReplicatedKinds, then each custom kind's Name in
+// spec.customKinds order.
+func (spec *ReplicationConfigSpec) KindNames() []ReplicatedKind {
+	names := spec.ReplicatedKinds()
+	for _, ck := range spec.CustomKinds {
+		names = append(names, ck.Name())
+	}
+	return names
+}
+
+// Name returns the name of ck in status, events and metrics: "<resource>.<group>", or "<resource>" in the core
+// group.
+func (ck CustomKind) Name() ReplicatedKind {
+	if ck.Group == "" {
+		return ReplicatedKind(ck.Resource)
+	}
+	return ReplicatedKind(ck.Resource + "." + ck.Group)
+}
+
+// CopiedFields returns ck.Fields, or ["spec"] when it is empty (the documented default).
+func (ck CustomKind) CopiedFields() []string {
+	if len(ck.Fields) == 0 {
+		return []string{"spec"}
+	}
+	return append([]string(nil), ck.Fields...)
+}
+
+// reservedFields are the top-level fields a custom kind's copy never takes from its source.
+var reservedFields = []string{"apiVersion", "kind", "metadata", "status"}
+
+// validateCustomKinds checks spec.customKinds (see ValidateReplicationConfig).
+func validateCustomKinds(path *field.Path, kinds []CustomKind) field.ErrorList {
+	var errs field.ErrorList
+	if len(kinds) > MaxCustomKinds {
+		errs = append(errs, field.TooMany(path, len(kinds), MaxCustomKinds))
+	}
+	seen := sets.New[ReplicatedKind]()
+	for i, ck := range kinds {
+		p := path.Index(i)
+		if ck.Group != "" {
+			if msgs := validation.IsDNS1123Subdomain(ck.Group); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(p.Child("group"), ck.Group, strings.Join(msgs, "; ")))
+			}
+		}
+		if ck.Version == "" {
+			errs = append(errs, field.Required(p.Child("version"), "the API version the hubs serve is required"))
+		} else if msgs := validation.IsDNS1123Label(ck.Version); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(p.Child("version"), ck.Version, strings.Join(msgs, "; ")))
+		}
+		if ck.Resource == "" {
+			errs = append(errs, field.Required(p.Child("resource"), "the resource's plural name is required"))
+		} else if msgs := validation.IsDNS1123Label(ck.Resource); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(p.Child("resource"), ck.Resource, "must be a resource's plural, lower-case name: "+strings.Join(msgs, "; ")))
+		}
+		if ck.Resource != "" && seen.Has(ck.Name()) {
+			errs = append(errs, field.Duplicate(p, string(ck.Name())))
+		}
+		seen.Insert(ck.Name())
+		scopePath := p.Child("scope")
+		switch ck.Scope {
+		case ScopeHubWide:
+		case ScopeClusterByName:
+			if ck.Namespaced {
+				errs = append(errs, field.Invalid(scopePath, ck.Scope, "needs a cluster-scoped resource (namespaced: false): the object is named after its cluster"))
+			}
+		case ScopeClusterByNamespace, ScopeClusterByNamespaceIfCluster:
+			if !ck.Namespaced {
+				errs = append(errs, field.Invalid(scopePath, ck.Scope, "needs a namespaced resource (namespaced: true): the object is in its cluster's namespace"))
+			}
+		case "":
+			errs = append(errs, field.Required(scopePath, "which hub is an object's source is required"))
+		default:
+			errs = append(errs, field.NotSupported(scopePath, ck.Scope, []CustomKindScope{ScopeHubWide, ScopeClusterByName, ScopeClusterByNamespace, ScopeClusterByNamespaceIfCluster}))
+		}
+		seenFields := sets.New[string]()
+		for j, f := range ck.Fields {
+			fp := p.Child("fields").Index(j)
+			switch {
+			case slices.Contains(reservedFields, f):
+				errs = append(errs, field.Invalid(fp, f, "a copy never takes apiVersion, kind, metadata or status from its source"))
+			case seenFields.Has(f):
+				errs = append(errs, field.Duplicate(fp, f))
+			case len(validation.IsCIdentifier(f)) > 0:
+				errs = append(errs, field.Invalid(fp, f, "must be a top-level field name (letters, digits and '_', not starting with a digit)"))
+			}
+			seenFields.Insert(f)
+		}
+		if ck.LabelSelector != "" {
+			if _, err := labels.Parse(ck.LabelSelector); err != nil {
+				errs = append(errs, field.Invalid(p.Child("labelSelector"), ck.LabelSelector, err.Error()))
+			}
+		}
+		for j, l := range ck.GeneratedLabels {
+			if msgs := validation.IsQualifiedName(l); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(p.Child("generatedLabels").Index(j), l, "must be a label key: "+strings.Join(msgs, "; ")))
+			}
+		}
+	}
+	return errs
 }
 
 // SecretKey returns ref.Key, or ReplicationKubeconfigSecretKey when it is empty (the CRD's default).

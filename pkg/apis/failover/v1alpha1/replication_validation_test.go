@@ -215,6 +215,48 @@ func TestValidateReplicationConfig(t *testing.T) {
 				{field.ErrorTypeNotSupported, "spec.kinds[0]"},
 			},
 		},
+		{
+			name: "valid custom kinds",
+			spec: ReplicationConfigSpec{
+				Hubs: replicationHubs("primary", "hub-b"),
+				CustomKinds: []CustomKind{
+					{Group: "example.com", Version: "v1beta1", Resource: "widgets", Namespaced: true, Scope: ScopeClusterByNamespace,
+						Fields: []string{"spec", "data_1"}, LabelSelector: "app in (a,b),!skip", GeneratedLabels: []string{"example.com/generated-by"}},
+					{Version: "v1", Resource: "serviceaccounts", Namespaced: true, Scope: ScopeClusterByNamespaceIfCluster},
+					{Group: "example.com", Version: "v1", Resource: "clusterwidgets", Scope: ScopeClusterByName},
+					{Group: "example.com", Version: "v1", Resource: "gadgets", Scope: ScopeHubWide},
+				},
+			},
+		},
+		{
+			name: "invalid custom kinds",
+			spec: ReplicationConfigSpec{
+				Hubs: replicationHubs("primary", "hub-b"),
+				CustomKinds: []CustomKind{
+					{Group: "Example.com", Version: "v1", Resource: "Widgets", Scope: "Everywhere"},
+					{Group: "example.com", Resource: "widgets", Scope: ScopeClusterByName, Namespaced: true,
+						Fields: []string{"status", "spec", "spec", "a.b"}, LabelSelector: "a in (", GeneratedLabels: []string{"-x"}},
+					{Group: "example.com", Version: "v1", Resource: "widgets", Scope: ScopeClusterByNamespace},
+					{Group: "example.com", Version: "v1"},
+				},
+			},
+			want: []fieldErr{
+				{field.ErrorTypeInvalid, "spec.customKinds[0].group"},
+				{field.ErrorTypeInvalid, "spec.customKinds[0].resource"},
+				{field.ErrorTypeNotSupported, "spec.customKinds[0].scope"},
+				{field.ErrorTypeRequired, "spec.customKinds[1].version"},
+				{field.ErrorTypeInvalid, "spec.customKinds[1].scope"},
+				{field.ErrorTypeInvalid, "spec.customKinds[1].fields[0]"},
+				{field.ErrorTypeDuplicate, "spec.customKinds[1].fields[2]"},
+				{field.ErrorTypeInvalid, "spec.customKinds[1].fields[3]"},
+				{field.ErrorTypeInvalid, "spec.customKinds[1].labelSelector"},
+				{field.ErrorTypeInvalid, "spec.customKinds[1].generatedLabels[0]"},
+				{field.ErrorTypeDuplicate, "spec.customKinds[2]"},
+				{field.ErrorTypeInvalid, "spec.customKinds[2].scope"},
+				{field.ErrorTypeRequired, "spec.customKinds[3].resource"},
+				{field.ErrorTypeRequired, "spec.customKinds[3].scope"},
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -275,6 +317,21 @@ func TestValidateReplicationConfigMessages(t *testing.T) {
 				`spec.hubs[2].kubeconfigSecret.key: Invalid value: "a/b": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
 				`spec.clusterSelector: Invalid value:`,
 				`"Near" is not a valid label selector operator`,
+			},
+		}, {
+			name: "custom kinds",
+			spec: ReplicationConfigSpec{
+				Hubs: replicationHubs("primary", "hub-b"),
+				CustomKinds: []CustomKind{
+					{Group: "example.com", Version: "v1", Resource: "widgets", Scope: ScopeClusterByNamespace, Fields: []string{"metadata"}},
+					{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true, Scope: ScopeClusterByName},
+				},
+			},
+			want: []string{
+				`spec.customKinds[0].scope: Invalid value: "ClusterByNamespace": needs a namespaced resource (namespaced: true)`,
+				`spec.customKinds[0].fields[0]: Invalid value: "metadata": a copy never takes apiVersion, kind, metadata or status from its source`,
+				`spec.customKinds[1]: Duplicate value: "widgets.example.com"`,
+				`spec.customKinds[1].scope: Invalid value: "ClusterByName": needs a cluster-scoped resource (namespaced: false)`,
 			},
 		},
 	}
