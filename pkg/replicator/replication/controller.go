@@ -135,6 +135,10 @@ type Controller struct {
 	fenceMarks map[string]map[string]string
 	// pending: hub → cluster → how many of the cluster's keys are in dirty[hub] (nil when caught up).
 	pending map[string]map[string]int
+	// listed: hub → OnState has handled the hub's StateReady since it last left that state. hubconn reports a
+	// hub Ready before OnState runs; until then dirty and pending do not cover the hub's new listing, and it is
+	// neither caught up nor free of pending keys.
+	listed map[string]bool
 	// patched: "<what> <key>" → "<hub> <uid> <patch>" of the last patch patchSourceOnce wrote on a source
 	// object, until the source's cache shows it.
 	patched map[string]string
@@ -189,6 +193,7 @@ func New(opts Options) (*Controller, error) {
 		patched:       map[string]string{},
 		addOnInstalls: map[string][2]bool{},
 		namespaces:    map[string]sets.Set[string]{},
+		listed:        map[string]bool{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -407,6 +412,11 @@ func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 
 // OnState implements hubconn.Handler.
 func (c *Controller) OnState(hub string, state hubconn.State, err error) {
+	if state != hubconn.StateReady {
+		c.mu.Lock()
+		c.listed[hub] = false
+		c.mu.Unlock()
+	}
 	switch state {
 	case hubconn.StateUnreachable:
 		metrics.HubReachable.WithLabelValues(hub).Set(0)
@@ -432,6 +442,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.mu.Lock()
 		// This hub, and every hub not caught up yet, must see every object known now.
 		c.dirty[hub] = sets.New(keys...)
+		c.listed[hub] = true
 		c.fenceMarks[hub] = map[string]string{}
 		for other, dirty := range c.dirty {
 			if other != hub && dirty != nil {

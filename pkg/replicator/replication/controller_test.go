@@ -663,3 +663,39 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 		t.Errorf("Snapshot().Clusters = %d once selected, want 1", s.Clusters)
 	}
 }
+
+// TestHubNotListedUntilOnStateReady: hubconn reports a hub Ready before the controller's OnState(Ready) has
+// filled dirty and pending for its new listing. Until then the hub is neither caught up nor free of pending
+// keys, so that the end of a write-back (finishWriteBack) and the steps published on a source do not judge it
+// from the state it had before it left.
+func TestHubNotListedUntilOnStateReady(t *testing.T) {
+	kinds := []mirror.Kind{testKind(t, replv1alpha1.KindManagedCluster)}
+	a := newTestHub(t, "hub-a", &proxyHandler{}, kinds)
+	b := newTestHub(t, "hub-b", &proxyHandler{}, kinds)
+	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+	c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, wantCaughtUp bool) {
+		t.Helper()
+		if got := c.caughtUp("hub-b"); got != wantCaughtUp {
+			t.Errorf("%s: caughtUp = %t, want %t", when, got, wantCaughtUp)
+		}
+		if got := c.pendingFor("hub-b", "c1"); got == wantCaughtUp {
+			t.Errorf("%s: pendingFor = %t, want %t", when, got, !wantCaughtUp)
+		}
+		if got := c.Snapshot().CaughtUp["hub-b"]; got != wantCaughtUp {
+			t.Errorf("%s: Snapshot().CaughtUp = %t, want %t", when, got, wantCaughtUp)
+		}
+	}
+	check("before the hub was ever ready", false)
+	c.OnState("hub-b", hubconn.StateReady, nil) // nothing known: caught up at once
+	check("after OnState(Ready)", true)
+	c.OnState("hub-b", hubconn.StateUnreachable, nil)
+	check("unreachable", false)
+	c.OnState("hub-b", hubconn.StateSyncing, nil)
+	check("listing again (hubconn may report it Ready before OnState(Ready) runs)", false)
+	c.OnState("hub-b", hubconn.StateReady, nil)
+	check("after OnState(Ready) again", true)
+}

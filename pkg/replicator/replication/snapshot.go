@@ -37,7 +37,7 @@ func (c *Controller) Snapshot() Snapshot {
 	}
 	for hub, keys := range c.copies {
 		s.Copies[hub] = keys.Len()
-		s.CaughtUp[hub] = c.dirty[hub] == nil
+		s.CaughtUp[hub] = c.listed[hub] && c.dirty[hub] == nil
 	}
 	for hub, conflicts := range c.conflicts {
 		s.Conflicts[hub] = len(conflicts)

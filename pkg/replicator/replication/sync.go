@@ -132,11 +132,12 @@ func (c *Controller) selectedOn(h *hubconn.Hub, cluster string) bool {
 	return ok && c.opts.ClusterSelector.Matches(labels.Set(mc.Labels))
 }
 
-// caughtUp reports whether hub has no out-of-step object left since it became ready.
+// caughtUp reports whether hub has no out-of-step object left since it became ready (and OnState has handled
+// that: see Controller.listed).
 func (c *Controller) caughtUp(hub string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.dirty[hub] == nil
+	return c.listed[hub] && c.dirty[hub] == nil
 }
 
 // hubView builds the direction view of cluster on hub h.
@@ -505,11 +506,12 @@ func (c *Controller) publishSteps(ctx context.Context, cluster string, source *h
 	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.StepPatch(src, steps), "publishing the hubs in step")
 }
 
-// pendingFor reports whether some object of cluster waits to be compared on hub since it became ready.
+// pendingFor reports whether some object of cluster waits to be compared on hub since it became ready, or OnState
+// has not handled its becoming ready yet (Controller.listed).
 func (c *Controller) pendingFor(hub, cluster string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.pending[hub][cluster] > 0
+	return !c.listed[hub] || c.pending[hub][cluster] > 0
 }
 
 // markCopies adds the hubs of holding to src's mirror.AnnotationHasCopies (src is a per-cluster object on its
