@@ -658,7 +658,8 @@ func valueOrAbsent(v int, present bool) string {
 	return strconv.Itoa(v)
 }
 
-// reset deletes every chaos ManifestWork on both hubs (as the admin, whom the fence exempts), also one whose
+// reset deletes every chaos ManifestWork on both hubs (as the admin: on the hub the cluster is not on, the fence
+// refuses a copy's delete, and the replicator deletes that copy once the source's is gone), also one whose
 // create reported an error but was made, and waits until the spoke holds no chaos ConfigMap, so that the next
 // schedule starts clean. A work that stays deleting on the hub the agent is not on (the work agent's finalizer)
 // is left: names carry the seed.

@@ -162,6 +162,12 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	// Generated workloads: a ManifestWorkReplicaSet and an add-on installed by strategy from an AddOnTemplate,
 	// both placed by a Placement that tolerates the taints a standby puts on a cluster not connected to it.
 	applyGenerators(t, hubA)
+	// Governance, a ManagedServiceAccount and a kind of the user's own, Widget, named in the ReplicationConfig
+	// (customKinds) and granted to the replicator by a ClusterRole of the user's.
+	for _, h := range []*framework.Hub{hubA, hubBHub} {
+		installWidgets(t, h)
+	}
+	applyHubKinds(t, hubA)
 	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two", "cm-exec": "as-deployer",
 		"cm-mwrs": "from-set", "cm-addon": "from-template"})
 	// On hub A the generators made their ManifestWorks and the add-on manager its ManagedClusterAddOn.
@@ -171,7 +177,8 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 
 	// The replicator, configured on hub B (a standby), mirrors it all to hub B.
 	started := time.Now()
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{}, namedHub{name: primary, hub: hubA}, namedHub{name: hubB, hub: hubBHub})
+	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{CustomKinds: []replv1alpha1.CustomKind{widgetKind}},
+		namedHub{name: primary, hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
 	mcB := waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a copy from primary, accepted, labelled, saying the cluster is on primary",
 		func(o *unstructured.Unstructured) bool {
@@ -219,6 +226,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 			return o != nil && !mirror.IsCopy(o) && len(o.GetOwnerReferences()) > 0
 		})
 	addOnUIDOnB := string(addOnOnB.GetUID())
+	ownReplicaUID := waitHubKindsCopied(t, hubBHub, primary)
 	waitAddOnWork(t, hubBHub, cluster, addOnName)
 	execCopy, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, "work-exec")
 	if err != nil {
@@ -250,8 +258,9 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	if got, ok := mcB.GetAnnotations()[agentAnnotation]; ok {
 		t.Errorf("the agent-owned annotation %s was copied to hub B: %q", agentAnnotation, got)
 	}
-	r.waitStatus(replicationTimeout, "both hubs reachable and synced, cluster1 sourced from primary", func(s replv1alpha1.ReplicationConfigStatus) bool {
-		return s.ReachableHubs == 2 && hubStatus(s, hubB).Synced && hubStatus(s, primary).SourceClusters == 1 && s.Clusters == 1
+	r.waitStatus(replicationTimeout, "both hubs reachable and synced, cluster1 sourced from primary, the custom kind's widget counted", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return s.ReachableHubs == 2 && hubStatus(s, hubB).Synced && hubStatus(s, primary).SourceClusters == 1 && s.Clusters == 1 &&
+			slices.Contains(s.Kinds, replv1alpha1.ReplicatedKindStatus{Kind: string(widgetKind.Name()), Objects: 1})
 	})
 	// Hub B's controller treats the pre-created cluster as its own: accepted, with its namespace.
 	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
@@ -278,7 +287,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	}
 	// The add-on installed by strategy: the replicator never wrote it on hub B, and hub B's add-on manager never
 	// deleted and re-made it there.
-	for resource, name := range map[string]string{"managedclusteraddons": addOnName, "manifestworks": mwrsName} {
+	for resource, name := range map[string]string{"managedclusteraddons": addOnName, "manifestworks": mwrsName, "policies": replicatedPolicy} {
 		if writes := replicatorWritesOf(t, hubBHub, resource, cluster, name, started, time.Now()); len(writes) > 0 {
 			t.Errorf("the replicator wrote %s %s/%s on hub B, which makes its own: %v", resource, cluster, name, writes)
 		}
@@ -321,6 +330,33 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	expectSameUIDs(t, spoke, uids)
 	if len(r.events("ClusterSourceChanged")) == 0 {
 		t.Errorf("no ClusterSourceChanged event after the failover")
+	}
+	// What governance and the user's kinds had on hub A is on hub B after the failover, and hub B's own
+	// replicated Policy, which carries its root copy's marks, was never taken for a copy.
+	waitObj(t, hubBHub, replv1alpha1.KindPolicy, "apps", rootPolicy, replicationTimeout, "the Policy made on hub A, its spec whole",
+		func(o *unstructured.Unstructured) bool {
+			if o == nil || o.GetDeletionTimestamp() != nil {
+				return false
+			}
+			action, _, _ := unstructured.NestedString(o.Object, "spec", "remediationAction")
+			templates, _, _ := unstructured.NestedSlice(o.Object, "spec", "policy-templates")
+			return action == "inform" && len(templates) == 1
+		})
+	for _, obj := range []struct {
+		kind            replv1alpha1.ReplicatedKind
+		namespace, name string
+	}{
+		{replv1alpha1.KindPlacementBinding, "apps", placementBinding},
+		{replv1alpha1.KindPolicySet, "apps", policySet},
+		{replv1alpha1.KindManagedServiceAccount, cluster, managedServiceAccount},
+		{widgetKind.Name(), cluster, widget},
+	} {
+		if o, err := getObj(hubBHub, mustKind(obj.kind), obj.namespace, obj.name); err != nil || o == nil || o.GetDeletionTimestamp() != nil {
+			t.Errorf("hub B lost %s %s/%s after the failover (err %v)", obj.kind, obj.namespace, obj.name, err)
+		}
+	}
+	if o, err := getObj(hubBHub, mustKind(replv1alpha1.KindPolicy), cluster, replicatedPolicy); err != nil || o == nil || o.GetUID() != ownReplicaUID {
+		t.Errorf("hub B's own replicated Policy %s/%s was deleted or made again (err %v)", cluster, replicatedPolicy, err)
 	}
 
 	// The edit on hub B kept the objects.

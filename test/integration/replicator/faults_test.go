@@ -45,13 +45,12 @@ func TestReplicationFaults(t *testing.T) {
 		createWork(t, hubA, configMapWork(t, fleetCluster, fmt.Sprintf("work-%d", i), map[string]string{"cm": fmt.Sprint(i)}))
 	}
 
-	// The ReplicationConfig lives on hub B, so that hub C can be taken away. The replicator runs as each hub's
-	// admin here: the test's own out-of-band writes on standbys (a foreign object, an edited copy, edits on a
-	// hub the cluster left) are made as that admin, which the fence exempts as the replicator's identity.
+	// The ReplicationConfig lives on hub B, so that hub C can be taken away. The replicator runs under its own
+	// ServiceAccount and ClusterRole on each hub (manifests/replicator/hub); the test's out-of-band writes on
+	// a standby (a foreign object, an edited copy) are made by the hub's admin under the fence's emergency
+	// override, as a user would make them.
 	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
-		namedHub{name: "hub-a", hub: hubA, kubeconfig: hubA.AdminKubeconfig()},
-		namedHub{name: hubB, hub: hubBHub, kubeconfig: hubBHub.AdminKubeconfig()},
-		namedHub{name: "hub-c", hub: hubC, kubeconfig: hubC.AdminKubeconfig()})
+		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub}, namedHub{name: "hub-c", hub: hubC})
 	r.start()
 	standbys := []*framework.Hub{hubBHub, hubC}
 	for _, h := range standbys {
@@ -103,7 +102,9 @@ func TestReplicationFaults(t *testing.T) {
 	}
 
 	// 2. A foreign object with a mirrored name on B is left alone and reported; C gets the copy.
+	refence := unfence(t, hubBHub, fleetCluster)
 	createWork(t, hubBHub, configMapWork(t, fleetCluster, "shared-name", map[string]string{"cm": "made-on-b"}))
+	refence()
 	createWork(t, hubA, configMapWork(t, fleetCluster, "shared-name", map[string]string{"cm": "made-on-a"}))
 	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "shared-name", replicationTimeout, "A's object copied", sameValues(t, map[string]string{"cm": "made-on-a"}))
 	r.waitStatus(replicationTimeout, "a conflict on hub-b", func(s replv1alpha1.ReplicationConfigStatus) bool {
@@ -116,7 +117,9 @@ func TestReplicationFaults(t *testing.T) {
 	expectEvent(t, r, "ReplicationConflict", "ManifestWork/fleet1/shared-name on hub hub-b was not made by the replicator")
 
 	// 3. A copy edited on C is overwritten from the source and reported.
+	refence = unfence(t, hubC, fleetCluster)
 	updateWork(t, hubC, fleetCluster, "work-2", map[string]string{"cm": "edited-on-c"})
+	refence()
 	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-2", replicationTimeout, "restored from hub-a", sameValues(t, map[string]string{"cm": "2"}))
 	expectEvent(t, r, "ReplicationConflict", "ManifestWork/fleet1/work-2 on hub hub-c was changed there")
 
@@ -173,7 +176,8 @@ func TestReplicationFaults(t *testing.T) {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB
 		})
 	// A user of hub B deletes the work there (B's copy) while hub A is down: the delete reaches C at once and
-	// A's original when A returns (issue: deletes came back on failback).
+	// A's original when A returns (issue: deletes came back on failback). B, the source now, is not fenced.
+	waitNamespaceMark(t, hubBHub, fleetCluster, "")
 	deleteObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a")
 	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "deleted on hub-b", absent)
 	hubA.StartAPIServer()

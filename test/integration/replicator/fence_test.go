@@ -2,6 +2,7 @@ package replicator_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -70,6 +72,23 @@ func waitNamespaceMark(t *testing.T, h *framework.Hub, cluster, source string) {
 		}
 		return got == source && ns.Annotations[mirror.AnnotationClusterHub] == source && ns.Annotations[mirror.AnnotationClusterHubSince] != "", nil
 	}, "namespace %s on hub %s marked as managed from %q", cluster, h.Name, source)
+}
+
+// unfence labels cluster's namespace on h fence.LabelUnfenced=true, the fence's emergency override, and returns
+// the func that removes the label again.
+func unfence(t *testing.T, h *framework.Hub, cluster string) func() {
+	t.Helper()
+	setLabel := func(value any) {
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{fence.LabelUnfenced: value}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Kube.CoreV1().Namespaces().Patch(context.Background(), cluster, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatalf("hub %s: label namespace %s %s=%v: %v", h.Name, cluster, fence.LabelUnfenced, value, err)
+		}
+	}
+	setLabel("true")
+	return func() { t.Helper(); setLabel(nil) }
 }
 
 // expectFenced checks that err is the fence's refusal naming cluster, source and hub.
@@ -165,10 +184,13 @@ func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourc
 			"data":     map[string]any{"k": "v"}}}
 		_, err = c.Resource(configMapGVR).Namespace(cluster).Create(ctx, backup, metav1.CreateOptions{})
 		expectFenced(t, "backup ConfigMap create", err, cluster, sourceName, h.Name)
-		// (Made by the admin, whom the fence exempts.) Dropping the backup label with a data change is refused.
+		// (Made by the admin under the emergency override.) Dropping the backup label with a data change is
+		// refused.
+		refence := unfence(t, h, cluster)
 		if _, err := dyn(h).Resource(configMapGVR).Namespace(cluster).Create(ctx, backup, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		refence()
 		relabelled := backup.DeepCopy()
 		relabelled.SetLabels(nil)
 		relabelled.Object["data"] = map[string]any{"k": "changed"}

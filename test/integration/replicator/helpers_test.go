@@ -48,7 +48,11 @@ var (
 	mcGVR   = mustKind(replv1alpha1.KindManagedCluster).GVR
 )
 
+// mustKind returns the mirror.Kind named name: a built-in kind, or the test's custom kind widgetKind.
 func mustKind(name replv1alpha1.ReplicatedKind) mirror.Kind {
+	if name == widgetKind.Name() {
+		return mirror.CustomKindOf(widgetKind)
+	}
 	k, ok := mirror.KindByName(name)
 	if !ok {
 		panic(fmt.Sprintf("no mirror.Kind %s", name))
