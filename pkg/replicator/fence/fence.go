@@ -8,9 +8,10 @@
 //   - In a cluster namespace marked with LabelClusterHub (the replicator marks it on every hub except the
 //     cluster's source, and removes the mark on the source): creating, deleting or changing the spec of a
 //     ManifestWork, ManagedClusterAddOn, ManagedServiceAccount or ClusterPermission, or the data of a Secret or
-//     ConfigMap labelled cluster.open-cluster-management.io/backup, is refused. Not fenced, as the replicator
-//     never mirrors them: the ManifestWorks a hub generates (mirror.Excluded: labelled mirror.AddonNameLabel or
-//     mirror.ManifestWorkReplicaSetLabel, or controlled by a ClusterPermission, before and after the request),
+//     ConfigMap labelled cluster.open-cluster-management.io/backup, or the fields of a custom kind
+//     (FencedCustomKinds), is refused. Not fenced, as the replicator never mirrors them: the ManifestWorks a hub
+//     generates (mirror.Excluded: labelled mirror.AddonNameLabel or mirror.ManifestWorkReplicaSetLabel, or
+//     controlled by a ClusterPermission, before and after the request), a custom kind's generated objects,
 //     and a ManagedClusterAddOn whose controller is a ClusterManagementAddOn,
 //     unless the object was a copy: the add-on manager's install strategy creates it so, and OCM's addonowner
 //     controller gives that ownerReference to every ManagedClusterAddOn of an add-on the manager manages, so
@@ -63,9 +64,11 @@ var (
 )
 
 // Policy returns the ValidatingAdmissionPolicy for the hub named hub (ReplicationConfig spec.hubs[].name),
-// exempting replicatorUser, the replicator's username on that hub (from a SelfSubjectReview). It returns an
-// error when either is empty or replicatorUser holds a character that cannot be quoted in CEL.
-func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
+// exempting replicatorUser, the replicator's username on that hub (from a SelfSubjectReview). Of kinds, the
+// kinds replicated, those of the ReplicationConfig's spec.customKinds that live in a cluster's namespace
+// (FencedCustomKinds) are fenced too, with their fields and generated labels. It returns an error when hub or
+// replicatorUser is empty or replicatorUser holds a character that cannot be quoted in CEL.
+func Policy(hub, replicatorUser string, kinds []mirror.Kind) (*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
 	if hub == "" {
 		return nil, fmt.Errorf("fence: hub name is empty")
 	}
@@ -88,20 +91,37 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 			Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: versions, Resources: resources},
 		}}
 	}
+	rules := []admissionregistrationv1.NamedRuleWithOperations{
+		rule("work.open-cluster-management.io", []string{"*"}, all, "manifestworks"),
+		rule("addon.open-cluster-management.io", []string{"*"}, all, "managedclusteraddons"),
+		rule("authentication.open-cluster-management.io", []string{"*"}, all, "managedserviceaccounts"),
+		rule("rbac.open-cluster-management.io", []string{"*"}, all, "clusterpermissions"),
+		rule("", []string{"v1"}, all, "secrets", "configmaps"),
+		rule("cluster.open-cluster-management.io", []string{"*"}, []admissionregistrationv1.OperationType{admissionregistrationv1.Update}, "managedclusters"),
+	}
+	// A custom kind: its resource matched, its generated objects let through, a change of its fields changes
+	// what the spoke gets.
+	generatedCustom, customChanges := []string{"false"}, ""
+	for _, k := range FencedCustomKinds(kinds) {
+		rules = append(rules, rule(k.GVR.Group, []string{"*"}, all, k.GVR.Resource))
+		is := fmt.Sprintf("(request.resource.group == '%s' && request.resource.resource == '%s')", k.GVR.Group, k.GVR.Resource)
+		if len(k.Generated.Labels) > 0 {
+			generatedCustom = append(generatedCustom, is+" && (object == null || "+anyLabel(k.Generated.Labels, "variables.newLabels")+
+				") && (oldObject == null || "+anyLabel(k.Generated.Labels, "variables.oldLabels")+")")
+		}
+		var changed []string
+		for _, f := range k.Fields {
+			changed = append(changed, fmt.Sprintf("object[?'%[1]s'] != oldObject[?'%[1]s']", f))
+		}
+		customChanges += is + " ? (" + strings.Join(changed, " || ") + ") : "
+	}
 	return &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: PolicyName},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: &fail,
 			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
-					rule("work.open-cluster-management.io", []string{"*"}, all, "manifestworks"),
-					rule("addon.open-cluster-management.io", []string{"*"}, all, "managedclusteraddons"),
-					rule("authentication.open-cluster-management.io", []string{"*"}, all, "managedserviceaccounts"),
-					rule("rbac.open-cluster-management.io", []string{"*"}, all, "clusterpermissions"),
-					rule("", []string{"v1"}, all, "secrets", "configmaps"),
-					rule("cluster.open-cluster-management.io", []string{"*"}, []admissionregistrationv1.OperationType{admissionregistrationv1.Update}, "managedclusters"),
-				},
+				ResourceRules: rules,
 				// Namespaced requests only in the namespaces of clusters managed from another hub that are not
 				// unfenced; cluster-scoped requests (ManagedClusters) are never skipped by a namespace selector.
 				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -115,6 +135,7 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 			},
 			Variables: []admissionregistrationv1.Variable{
 				{Name: "isCluster", Expression: "request.resource.resource == 'managedclusters'"},
+				{Name: "backupKind", Expression: "request.resource.group == '' && request.resource.resource in ['secrets', 'configmaps']"},
 				// The labels of the object before and after the request: a kind that is fenced on either side is
 				// fenced (a change that also adds the add-on label, or drops the backup label, is still refused).
 				{Name: "newLabels", Expression: "object != null && has(object.metadata.labels) ? object.metadata.labels : {}"},
@@ -135,18 +156,19 @@ func Policy(hub, replicatorUser string) (*admissionregistrationv1.ValidatingAdmi
 				{Name: "since", Expression: fmt.Sprintf("%q in variables.marks ? variables.marks[%q] : 'an unknown time'", mirror.AnnotationClusterHubSince, mirror.AnnotationClusterHubSince)},
 				{Name: "cluster", Expression: "variables.isCluster ? oldObject.metadata.name : namespaceObject.metadata.name"},
 				{Name: "unfenced", Expression: fmt.Sprintf("variables.isCluster && has(oldObject.metadata.labels) && %q in oldObject.metadata.labels && oldObject.metadata.labels[%q] == 'true'", LabelUnfenced, LabelUnfenced)},
-				// What is fenced: not the ManifestWorks a hub generates nor an add-on manager's own
-				// ManagedClusterAddOns (never mirrored: each hub makes its own), and of Secrets and ConfigMaps
-				// only those the replicator mirrors.
-				{Name: "fencedKind", Expression: fmt.Sprintf("request.resource.group == '' ? (%[1]q in variables.newLabels || %[1]q in variables.oldLabels) : "+
-					"!variables.generatedWork && !variables.installedAddOn", mirror.BackupLabel)},
+				{Name: "generatedCustom", Expression: strings.Join(generatedCustom, " || ")},
+				// What is fenced: not the ManifestWorks a hub generates, an add-on manager's own
+				// ManagedClusterAddOns nor a custom kind's generated objects (never mirrored: each hub makes its
+				// own), and of Secrets and ConfigMaps only those the replicator mirrors.
+				{Name: "fencedKind", Expression: fmt.Sprintf("variables.backupKind ? (%[1]q in variables.newLabels || %[1]q in variables.oldLabels) : "+
+					"!variables.generatedWork && !variables.installedAddOn && !variables.generatedCustom", mirror.BackupLabel)},
 				// Whether the request changes what the spoke gets.
 				{Name: "changes", Expression: "request.operation == 'CREATE' ? true : " +
 					"request.operation == 'DELETE' ? !has(namespaceObject.metadata.deletionTimestamp) : " +
 					"variables.isCluster ? (object.?spec.?hubAcceptsClient != oldObject.?spec.?hubAcceptsClient || " +
 					"object.?spec.?leaseDurationSeconds != oldObject.?spec.?leaseDurationSeconds || " +
-					"object.?spec.?managedClusterClientConfigs != oldObject.?spec.?managedClusterClientConfigs) : " +
-					"request.resource.group == '' ? (object.?data != oldObject.?data || object.?binaryData != oldObject.?binaryData) : " +
+					"object.?spec.?managedClusterClientConfigs != oldObject.?spec.?managedClusterClientConfigs) : " + customChanges +
+					"variables.backupKind ? (object.?data != oldObject.?data || object.?binaryData != oldObject.?binaryData) : " +
 					"object.?spec != oldObject.?spec"},
 			},
 			Validations: []admissionregistrationv1.Validation{{
@@ -190,6 +212,31 @@ func NamespaceMark(source string, since time.Time) map[string]any {
 			mirror.AnnotationClusterHubSince: since.UTC().Format(time.RFC3339),
 		},
 	}}
+}
+
+// FencedCustomKinds returns those of kinds that the fence covers besides the built-in ones: the custom kinds
+// (ReplicationConfig spec.customKinds; not in mirror.Kinds) of a namespaced resource whose scope ties an object
+// in a cluster's namespace to that cluster (ClusterByNamespace, ClusterByNamespaceIfCluster), without a label
+// selector (the fence cannot tell the selected objects from the others).
+func FencedCustomKinds(kinds []mirror.Kind) []mirror.Kind {
+	var out []mirror.Kind
+	for _, k := range kinds {
+		if _, builtIn := mirror.KindByName(k.Name); builtIn || !k.Namespaced || k.LabelSelector != "" ||
+			(k.Scope != mirror.ClusterByNamespace && k.Scope != mirror.ClusterByNamespaceIfCluster) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// anyLabel returns the CEL expression that is true when the map in the variable labels holds any of keys.
+func anyLabel(keys []string, labels string) string {
+	terms := make([]string, 0, len(keys))
+	for _, l := range keys {
+		terms = append(terms, fmt.Sprintf("%q in %s", l, labels))
+	}
+	return "(" + strings.Join(terms, " || ") + ")"
 }
 
 // generatedWork returns the CEL expression that is true when obj (a variable holding a ManifestWork), whose

@@ -40,7 +40,7 @@ func (c *Controller) syncFencePolicy(ctx context.Context, hub string) error {
 	if err != nil {
 		return fmt.Errorf("fence on hub %s: %w", hub, err)
 	}
-	policy, err := fence.Policy(hub, user)
+	policy, err := fence.Policy(hub, user, c.opts.Kinds)
 	if err != nil {
 		return err
 	}

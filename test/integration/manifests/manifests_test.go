@@ -26,6 +26,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	failoverclient "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 )
 
@@ -413,7 +414,10 @@ spec:
 // each time a hub becomes ready. (Their evaluation is checked in test/integration/replicator.)
 func checkFenceApplies(t *testing.T, hub *framework.Hub, sa string) {
 	t.Helper()
-	policy, err := fence.Policy("hub-x", "system:serviceaccount:"+replicatorNamespace+":"+replicatorServiceAccount)
+	widgets := failoverv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true,
+		Scope: failoverv1alpha1.ScopeClusterByNamespace, Fields: []string{"spec", "data"}, GeneratedLabels: []string{"example.com/generated-by"}}
+	policy, err := fence.Policy("hub-x", "system:serviceaccount:"+replicatorNamespace+":"+replicatorServiceAccount,
+		append(slices.Clone(mirror.Kinds), mirror.CustomKindOf(widgets)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -383,6 +383,8 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	time.Sleep(evictionGracePeriod + 15*time.Second)
 	expectSameUIDs(t, spoke, uids)
 	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one", "cm-2": "two"})
+	// Hub B, which the cluster left, fences the custom kind as it does ManifestWorks.
+	checkWidgetFence(t, hubBHub, primary)
 }
 
 // The generators applyGenerators makes on a hub.

@@ -233,3 +233,42 @@ func policy(namespace, name string, labels, annotations map[string]string) map[s
 		},
 	}
 }
+
+// checkWidgetFence checks the fence on the custom kind on stale, a hub the cluster is not on (its source is
+// sourceName): a user's change of a Widget's spec, and a new Widget, are refused; a label change and a
+// generated Widget (widgetGeneratedLabel) pass.
+func checkWidgetFence(t *testing.T, stale *framework.Hub, sourceName string) {
+	t.Helper()
+	ctx := context.Background()
+	waitNamespaceMark(t, stale, cluster, sourceName)
+	widgets := userClient(t, stale, fenceUser).Resource(mirror.CustomKindOf(widgetKind).GVR).Namespace(cluster)
+	cur, err := widgets.Get(ctx, widget, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := cur.DeepCopy()
+	if err := unstructured.SetNestedField(edited.Object, int64(99), "spec", "size"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = widgets.Update(ctx, edited, metav1.UpdateOptions{})
+	expectFenced(t, "Widget spec update", err, cluster, sourceName, stale.Name)
+	fresh := func(name string, labels map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": name, "namespace": cluster, "labels": labels}, "spec": map[string]any{"size": int64(2)}}}
+	}
+	_, err = widgets.Create(ctx, fresh("new-on-stale-hub", nil), metav1.CreateOptions{})
+	expectFenced(t, "Widget create", err, cluster, sourceName, stale.Name)
+	if _, err := widgets.Create(ctx, fresh("generated-on-stale-hub", map[string]any{widgetGeneratedLabel: "y"}), metav1.CreateOptions{}); err != nil {
+		t.Errorf("a generated Widget (label %s) create on hub %s: %v (want allowed)", widgetGeneratedLabel, stale.Name, err)
+	}
+	labelled := cur.DeepCopy()
+	labels := labelled.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["fence-test"] = "metadata-only"
+	labelled.SetLabels(labels)
+	if _, err := widgets.Update(ctx, labelled, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("a label-only update of Widget %s/%s on hub %s: %v (want allowed)", cluster, widget, stale.Name, err)
+	}
+}
