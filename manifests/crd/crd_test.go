@@ -380,18 +380,42 @@ func TestReplicationConfigCRDShape(t *testing.T) {
 	for _, k := range failoverv1alpha1.AllReplicatedKinds {
 		wantEnum = append(wantEnum, string(k))
 	}
-	for _, path := range []string{"spec.kinds.[]", "status.kinds.[].kind"} {
-		var enum []string
-		for _, e := range schemaAt(t, root, path).Enum {
-			var s string
-			if err := yaml.Unmarshal(e.Raw, &s); err != nil {
-				t.Fatalf("%s: enum value %s: %v", path, e.Raw, err)
-			}
-			enum = append(enum, s)
+	var enum []string
+	for _, e := range schemaAt(t, root, "spec.kinds.[]").Enum {
+		var s string
+		if err := yaml.Unmarshal(e.Raw, &s); err != nil {
+			t.Fatalf("spec.kinds.[]: enum value %s: %v", e.Raw, err)
 		}
-		if diff := cmp.Diff(wantEnum, enum); diff != "" {
-			t.Errorf("%s: enum differs from AllReplicatedKinds (-want +got):\n%s", path, diff)
+		enum = append(enum, s)
+	}
+	if diff := cmp.Diff(wantEnum, enum); diff != "" {
+		t.Errorf("spec.kinds.[]: enum differs from AllReplicatedKinds (-want +got):\n%s", diff)
+	}
+	// status.kinds: every built-in kind and every custom kind (named "<resource>.<group>"), so no enum.
+	statusKinds := schemaAt(t, root, "status.kinds")
+	if want := int64(len(failoverv1alpha1.AllReplicatedKinds) + failoverv1alpha1.MaxCustomKinds); statusKinds.MaxItems == nil || *statusKinds.MaxItems != want {
+		t.Errorf("status.kinds maxItems %s, want %d (every built-in and every custom kind)", optional(statusKinds.MaxItems), want)
+	}
+	if kind := schemaAt(t, root, "status.kinds.[].kind"); len(kind.Enum) != 0 {
+		t.Errorf("status.kinds.[].kind has an enum %d values long: a custom kind's name would be refused", len(kind.Enum))
+	}
+	// spec.customKinds: at most MaxCustomKinds, the scopes those of CustomKindScope.
+	custom := schemaAt(t, root, "spec.customKinds")
+	if custom.MaxItems == nil || *custom.MaxItems != int64(failoverv1alpha1.MaxCustomKinds) {
+		t.Errorf("spec.customKinds maxItems %s, want %d", optional(custom.MaxItems), failoverv1alpha1.MaxCustomKinds)
+	}
+	var scopes []string
+	for _, e := range schemaAt(t, root, "spec.customKinds.[].scope").Enum {
+		var s string
+		if err := yaml.Unmarshal(e.Raw, &s); err != nil {
+			t.Fatalf("spec.customKinds.[].scope: enum value %s: %v", e.Raw, err)
 		}
+		scopes = append(scopes, s)
+	}
+	wantScopes := []string{string(failoverv1alpha1.ScopeHubWide), string(failoverv1alpha1.ScopeClusterByName),
+		string(failoverv1alpha1.ScopeClusterByNamespace), string(failoverv1alpha1.ScopeClusterByNamespaceIfCluster)}
+	if diff := cmp.Diff(wantScopes, scopes); diff != "" {
+		t.Errorf("spec.customKinds.[].scope: enum (-want +got):\n%s", diff)
 	}
 
 	// The key's default is what SecretKey returns for an empty key.
