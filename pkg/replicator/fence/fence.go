@@ -29,6 +29,7 @@ package fence
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,8 +66,10 @@ var (
 
 // Policy returns the ValidatingAdmissionPolicy for the hub named hub (ReplicationConfig spec.hubs[].name),
 // exempting replicatorUser, the replicator's username on that hub (from a SelfSubjectReview). Of kinds, the
-// kinds replicated, those of the ReplicationConfig's spec.customKinds that live in a cluster's namespace
-// (FencedCustomKinds) are fenced too, with their fields and generated labels. It returns an error when hub or
+// kinds replicated, the built-in kinds of a cluster's namespace (ManifestWork, ManagedClusterAddOn,
+// ManagedServiceAccount, ClusterPermission, backup Secrets and ConfigMaps) are fenced when they are among them,
+// and those of the ReplicationConfig's spec.customKinds that live in a cluster's namespace (FencedCustomKinds)
+// too, with their fields and generated labels; the ManagedCluster always. It returns an error when hub or
 // replicatorUser is empty or replicatorUser holds a character that cannot be quoted in CEL.
 func Policy(hub, replicatorUser string, kinds []mirror.Kind) (*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
 	if hub == "" {
@@ -91,13 +94,23 @@ func Policy(hub, replicatorUser string, kinds []mirror.Kind) (*admissionregistra
 			Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: versions, Resources: resources},
 		}}
 	}
+	// The ManagedCluster always (a cluster's copy is marked only when ManagedClusters are replicated); the
+	// built-in kinds of a cluster's namespace when they are replicated.
 	rules := []admissionregistrationv1.NamedRuleWithOperations{
-		rule("work.open-cluster-management.io", []string{"*"}, all, "manifestworks"),
-		rule("addon.open-cluster-management.io", []string{"*"}, all, "managedclusteraddons"),
-		rule("authentication.open-cluster-management.io", []string{"*"}, all, "managedserviceaccounts"),
-		rule("rbac.open-cluster-management.io", []string{"*"}, all, "clusterpermissions"),
-		rule("", []string{"v1"}, all, "secrets", "configmaps"),
 		rule("cluster.open-cluster-management.io", []string{"*"}, []admissionregistrationv1.OperationType{admissionregistrationv1.Update}, "managedclusters"),
+	}
+	replicated := func(name replv1alpha1.ReplicatedKind) bool {
+		return slices.ContainsFunc(kinds, func(k mirror.Kind) bool { return k.Name == name })
+	}
+	for _, name := range []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindManagedClusterAddOn,
+		replv1alpha1.KindManagedServiceAccount, replv1alpha1.KindClusterPermission, replv1alpha1.KindSecret, replv1alpha1.KindConfigMap} {
+		if k, _ := mirror.KindByName(name); replicated(name) {
+			versions := []string{"*"}
+			if k.GVR.Group == "" {
+				versions = []string{"v1"}
+			}
+			rules = append(rules, rule(k.GVR.Group, versions, all, k.GVR.Resource))
+		}
 	}
 	// A custom kind: its resource matched, its generated objects let through, a change of its fields changes
 	// what the spoke gets.
@@ -134,18 +147,18 @@ func Policy(hub, replicatorUser string, kinds []mirror.Kind) (*admissionregistra
 				{Name: "not-a-managed-cluster-agent", Expression: fmt.Sprintf("!has(request.userInfo.groups) || !(%q in request.userInfo.groups)", GroupManagedClusters)},
 			},
 			Variables: []admissionregistrationv1.Variable{
-				{Name: "isCluster", Expression: "request.resource.resource == 'managedclusters'"},
+				{Name: "isCluster", Expression: "request.resource.group == 'cluster.open-cluster-management.io' && request.resource.resource == 'managedclusters'"},
 				{Name: "backupKind", Expression: "request.resource.group == '' && request.resource.resource in ['secrets', 'configmaps']"},
 				// The labels of the object before and after the request: a kind that is fenced on either side is
 				// fenced (a change that also adds the add-on label, or drops the backup label, is still refused).
 				{Name: "newLabels", Expression: "object != null && has(object.metadata.labels) ? object.metadata.labels : {}"},
 				{Name: "oldLabels", Expression: "oldObject != null && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"},
-				{Name: "generatedWork", Expression: "request.resource.resource == 'manifestworks' && " +
+				{Name: "generatedWork", Expression: "request.resource.group == 'work.open-cluster-management.io' && request.resource.resource == 'manifestworks' && " +
 					"(object == null || " + generatedWork("object", "variables.newLabels") + ") && " +
 					"(oldObject == null || " + generatedWork("oldObject", "variables.oldLabels") + ")"},
 				// A ManagedClusterAddOn whose controller is its ClusterManagementAddOn (as the add-on manager's
 				// install strategy makes it, and its addonowner controller adopts others) and that was no copy.
-				{Name: "installedAddOn", Expression: fmt.Sprintf("request.resource.resource == 'managedclusteraddons' && "+
+				{Name: "installedAddOn", Expression: fmt.Sprintf("request.resource.group == 'addon.open-cluster-management.io' && request.resource.resource == 'managedclusteraddons' && "+
 					"(object == null || (has(object.metadata.ownerReferences) && %[1]s)) && "+
 					"(oldObject == null || (has(oldObject.metadata.ownerReferences) && %[2]s && !(%[3]q in variables.oldLabels)))",
 					controlledByCMA("object"), controlledByCMA("oldObject"), mirror.LabelReplicatedFrom)},

@@ -74,3 +74,22 @@ func TestPolicyFencesCustomKinds(t *testing.T) {
 		}
 	}
 }
+
+// The built-in kinds of a cluster's namespace are fenced only when they are replicated; the ManagedCluster
+// always.
+func TestPolicyFencesReplicatedKindsOnly(t *testing.T) {
+	work, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	secret, _ := mirror.KindByName(replv1alpha1.KindSecret)
+	policy, err := Policy("hub-a", "system:serviceaccount:ns:replicator", []mirror.Kind{work, secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range policy.Spec.MatchConstraints.ResourceRules {
+		got = append(got, r.APIGroups[0]+"/"+strings.Join(r.Resources, ","))
+	}
+	want := []string{"cluster.open-cluster-management.io/managedclusters", "work.open-cluster-management.io/manifestworks", "/secrets"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resource rules (-want +got):\n%s", diff)
+	}
+}

@@ -34,7 +34,8 @@ const (
 type Kind struct {
 	// Name is the ReplicationConfig kind name.
 	Name replv1alpha1.ReplicatedKind
-	// GVR is the resource the replicator reads and writes, in the version OCM v1.2.0's hub serves.
+	// GVR is the resource the replicator reads and writes: for OCM's kinds in the version OCM v1.2.0's hub
+	// serves, for the others in the version their current release serves, for a custom kind as configured.
 	GVR schema.GroupVersionResource
 	// Namespaced is true for namespaced resources.
 	Namespaced bool
@@ -229,7 +230,8 @@ var Kinds = []Kind{
 	},
 }
 
-// KindByName returns the Kind named name and true, or false when name is not a mirrored kind.
+// KindByName returns the built-in Kind named name and true, or false when name is none of Kinds (a custom kind's
+// Kind comes from CustomKindOf).
 func KindByName(name replv1alpha1.ReplicatedKind) (Kind, bool) {
 	for _, k := range Kinds {
 		if k.Name == name {
@@ -250,15 +252,35 @@ func ResolveKinds(spec *replv1alpha1.ReplicationConfigSpec) ([]Kind, error) {
 		}
 	}
 	for i, ck := range spec.CustomKinds {
+		gr := schema.GroupResource{Group: ck.Group, Resource: ck.Resource}
 		for _, k := range Kinds {
-			if k.GVR.GroupResource() == (schema.GroupResource{Group: ck.Group, Resource: ck.Resource}) {
+			if k.GVR.GroupResource() == gr {
 				return nil, fmt.Errorf("spec.customKinds[%d]: %s is the resource of kind %s: name %s in spec.kinds instead", i, ck.Name(), k.Name, k.Name)
 			}
+		}
+		if why, ok := reservedResources[gr]; ok {
+			return nil, fmt.Errorf("spec.customKinds[%d]: %s cannot be replicated: %s", i, ck.Name(), why)
+		}
+		if reservedGroups[ck.Group] {
+			return nil, fmt.Errorf("spec.customKinds[%d]: %s cannot be replicated: the replicator's own API group %s", i, ck.Name(), ck.Group)
 		}
 		kinds = append(kinds, CustomKindOf(ck))
 	}
 	return kinds, nil
 }
+
+// reservedResources are the resources a custom kind may not name, and why: what the replicator reads or writes
+// on each hub for itself.
+var reservedResources = map[schema.GroupResource]string{
+	LeaseGVR.GroupResource():     "a cluster's managed-cluster-lease on each hub says where its agent is; a copy would make a standby look like the cluster's hub",
+	NamespaceGVR.GroupResource(): "the replicator makes a copy's namespace and keeps the fence's marks on a cluster's namespace",
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       "the fence is each hub's own",
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: "the fence is each hub's own",
+}
+
+// reservedGroups are the API groups a custom kind may not name: the replicator's and agent's own
+// (ReplicationConfig, FailoverConfig).
+var reservedGroups = map[string]bool{replv1alpha1.GroupName: true}
 
 // CustomKindOf returns the Kind of a custom kind (ReplicationConfig spec.customKinds): named ck.Name(), its
 // fields ck.CopiedFields(), its generated objects those carrying ck.GeneratedLabels.

@@ -3,6 +3,7 @@ package mirror_test
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -362,10 +363,23 @@ func TestResolveKinds(t *testing.T) {
 		t.Errorf("Excluded by generatedLabels: widgets %t (want true), serviceaccounts %t (want false)", mirror.Excluded(got[2], obj), mirror.Excluded(got[3], obj))
 	}
 
-	spec.CustomKinds = append(spec.CustomKinds, replv1alpha1.CustomKind{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies", Namespaced: true, Scope: replv1alpha1.ScopeHubWide})
-	_, err = mirror.ResolveKinds(spec)
-	if err == nil || !strings.Contains(err.Error(), "spec.customKinds[2]") || !strings.Contains(err.Error(), "kind Policy") {
-		t.Errorf("ResolveKinds with a custom kind that is Policy's resource: error %v, want one naming spec.customKinds[2] and kind Policy", err)
+	// What the replicator reads or writes for itself is no custom kind.
+	for _, tc := range []struct {
+		ck   replv1alpha1.CustomKind
+		want string
+	}{
+		{replv1alpha1.CustomKind{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies", Namespaced: true, Scope: replv1alpha1.ScopeHubWide}, "kind Policy"},
+		{replv1alpha1.CustomKind{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespaced: true, Scope: replv1alpha1.ScopeClusterByNamespace}, "managed-cluster-lease"},
+		{replv1alpha1.CustomKind{Version: "v1", Resource: "namespaces", Scope: replv1alpha1.ScopeClusterByName}, "fence's marks"},
+		{replv1alpha1.CustomKind{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies", Scope: replv1alpha1.ScopeHubWide}, "fence is each hub's own"},
+		{replv1alpha1.CustomKind{Group: replv1alpha1.GroupName, Version: "v1alpha1", Resource: "replicationconfigs", Namespaced: true, Scope: replv1alpha1.ScopeHubWide}, "own API group"},
+	} {
+		bad := *spec
+		bad.CustomKinds = append(slices.Clone(spec.CustomKinds), tc.ck)
+		_, err = mirror.ResolveKinds(&bad)
+		if err == nil || !strings.Contains(err.Error(), "spec.customKinds[2]") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ResolveKinds with custom kind %s: error %v, want one naming spec.customKinds[2] and %q", tc.ck.Name(), err, tc.want)
+		}
 	}
 }
 

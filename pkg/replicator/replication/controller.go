@@ -333,7 +333,7 @@ func (c *Controller) clearDirty(key Key, hubs []string) {
 			if dirty.Len() == 0 {
 				caughtUp = append(caughtUp, hub)
 			}
-			if cluster := keyCluster(key); cluster != "" && c.pending[hub] != nil {
+			if cluster := c.keyCluster(key); cluster != "" && c.pending[hub] != nil {
 				c.pending[hub][cluster]--
 				if c.pending[hub][cluster] <= 0 {
 					delete(c.pending[hub], cluster)
@@ -357,9 +357,9 @@ func (c *Controller) clearDirty(key Key, hubs []string) {
 
 // keyCluster returns the cluster a key's object belongs to by its name or namespace ("" for none, or when
 // that depends on which namespaces are cluster namespaces: then the namespace).
-func keyCluster(key Key) string {
+func (c *Controller) keyCluster(key Key) string {
 	switch {
-	case key.Kind == replv1alpha1.KindManagedCluster:
+	case key.Kind == replv1alpha1.KindManagedCluster || c.kinds[key.Kind].Scope == mirror.ClusterByName:
 		return key.Name
 	case key.Kind == "" || key.Kind == keyFencePolicy:
 		return ""
@@ -375,7 +375,7 @@ func (c *Controller) countPending(hub string) {
 	}
 	counts := map[string]int{}
 	for key := range c.dirty[hub] {
-		if cluster := keyCluster(key); cluster != "" {
+		if cluster := c.keyCluster(key); cluster != "" {
 			counts[cluster]++
 		}
 	}
@@ -442,7 +442,8 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.mu.Lock()
 		// This hub, and every hub not caught up yet, must see every object known now.
 		c.dirty[hub] = sets.New(keys...)
-		c.listed[hub] = true
+		// hubconn reports Ready outside its lock: a hub that left Ready since is not listed.
+		c.listed[hub] = c.byName[hub] != nil && c.byName[hub].Ready()
 		c.fenceMarks[hub] = map[string]string{}
 		for other, dirty := range c.dirty {
 			if other != hub && dirty != nil {

@@ -667,17 +667,14 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 // TestHubNotListedUntilOnStateReady: hubconn reports a hub Ready before the controller's OnState(Ready) has
 // filled dirty and pending for its new listing. Until then the hub is neither caught up nor free of pending
 // keys, so that the end of a write-back (finishWriteBack) and the steps published on a source do not judge it
-// from the state it had before it left.
+// from the state it had before it left. A Ready that arrives once the hub has left that state again (hubconn
+// calls OnState outside its lock) does not count.
 func TestHubNotListedUntilOnStateReady(t *testing.T) {
 	kinds := []mirror.Kind{testKind(t, replv1alpha1.KindManagedCluster)}
-	a := newTestHub(t, "hub-a", &proxyHandler{}, kinds)
-	b := newTestHub(t, "hub-b", &proxyHandler{}, kinds)
-	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-	c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := func(when string, wantCaughtUp bool) {
+	handler := &proxyHandler{}
+	a := newTestHub(t, "hub-a", handler, kinds)
+	b := newTestHub(t, "hub-b", handler, kinds)
+	check := func(c *Controller, when string, wantCaughtUp bool) {
 		t.Helper()
 		if got := c.caughtUp("hub-b"); got != wantCaughtUp {
 			t.Errorf("%s: caughtUp = %t, want %t", when, got, wantCaughtUp)
@@ -689,13 +686,23 @@ func TestHubNotListedUntilOnStateReady(t *testing.T) {
 			t.Errorf("%s: Snapshot().CaughtUp = %t, want %t", when, got, wantCaughtUp)
 		}
 	}
-	check("before the hub was ever ready", false)
-	c.OnState("hub-b", hubconn.StateReady, nil) // nothing known: caught up at once
-	check("after OnState(Ready)", true)
+	// A controller whose hubs never started.
+	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
+	idle, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds, Recorder: recorder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(idle, "before the hub was ever ready", false)
+	idle.OnState("hub-b", hubconn.StateReady, nil)
+	check(idle, "a late Ready of a hub that is not ready", false)
+
+	c, _ := startController(t, handler, Options{Kinds: kinds}, a, b)
+	eventually(t, "hub-b caught up", func() bool { return c.caughtUp("hub-b") })
+	check(c, "after OnState(Ready)", true)
 	c.OnState("hub-b", hubconn.StateUnreachable, nil)
-	check("unreachable", false)
+	check(c, "unreachable", false)
 	c.OnState("hub-b", hubconn.StateSyncing, nil)
-	check("listing again (hubconn may report it Ready before OnState(Ready) runs)", false)
+	check(c, "listing again (hubconn may report it Ready before OnState(Ready) runs)", false)
 	c.OnState("hub-b", hubconn.StateReady, nil)
-	check("after OnState(Ready) again", true)
+	check(c, "after OnState(Ready) again", true)
 }

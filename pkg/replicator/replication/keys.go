@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
 // isCluster reports whether name is a managed cluster on any ready hub.
@@ -51,12 +52,14 @@ func (c *Controller) allKeys() []Key {
 	return keys.UnsortedList()
 }
 
-// clusterKeys returns the keys of cluster's ManagedCluster and of every mirrored object in its namespace, on
-// every hub.
+// clusterKeys returns the keys of cluster's ManagedCluster, of every mirrored object in its namespace and of
+// every object of a ClusterByName kind named after it, on every hub.
 func (c *Controller) clusterKeys(cluster string) []Key {
 	keys := sets.New[Key]()
-	if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok {
-		keys.Insert(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+	for name, k := range c.kinds {
+		if name == replv1alpha1.KindManagedCluster || k.Scope == mirror.ClusterByName {
+			keys.Insert(Key{Kind: name, Name: cluster})
+		}
 	}
 	for _, h := range c.opts.Hubs {
 		for name, k := range c.kinds {

@@ -191,7 +191,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	if mirror.Excluded(k, src) {
 		c.forget(key)
-		return c.releaseOthers(ctx, k, key, nil, "")
+		return errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, ""))
 	}
 
 	var errs []error
@@ -430,6 +430,33 @@ func mirroredTo(k mirror.Kind, key Key, source, target *hubconn.Hub) bool {
 	return !installs
 }
 
+// dropStaleCopies deletes, on the ready hubs other than source, the copies of key's object (mirror.IsCopyOn,
+// not being deleted) while the source's object is a generated one (mirror.Excluded): copies an earlier version
+// of the replicator made before that kind of generated object was excluded. That hub's own generator makes its
+// own; its object of that name is never a copy (mirror.GeneratedHere) and stays. The error joins the deletes'.
+func (c *Controller) dropStaleCopies(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub) error {
+	var errs []error
+	for _, h := range c.opts.Hubs {
+		if h == source || !h.Ready() || !h.Serves(k.Name) {
+			continue
+		}
+		tgt, _ := h.Peek(k.Name, key.Namespace, key.Name)
+		if !mirror.IsCopyOn(k, tgt) || tgt.GetDeletionTimestamp() != nil {
+			continue
+		}
+		c.setCopy(h.Name(), key, false)
+		err := c.delete(ctx, h, k, tgt)
+		h.ReportError(err)
+		if err != nil {
+			metrics.WriteErrors.WithLabelValues(string(k.Name), h.Name()).Inc()
+			errs = append(errs, fmt.Errorf("deleting on hub %s the copy of %s, generated on each hub now: %w", h.Name(), key, err))
+			continue
+		}
+		metrics.ObjectsMirrored.WithLabelValues(string(k.Name), h.Name(), string(mirror.ActionDelete)).Inc()
+	}
+	return errors.Join(errs...)
+}
+
 // dropCopy leaves key's object on target, a hub mirroredTo excludes, to that hub: it counts neither as a copy
 // nor as a conflict, and a copy the replicator wrote there earlier (before that hub's ClusterManagementAddOn
 // installed the add-on by strategy, or before the replicator saw that it does) is deleted; that hub's add-on
@@ -597,6 +624,12 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 	src := c.sources[cluster]
 	c.mu.Unlock()
 	if src.Hub == "" {
+		if !c.isCluster(cluster) && !c.anyListing() {
+			// No hub, every one listed, knows such a cluster (an object of a cluster-scoped kind in a namespace
+			// that is no cluster's, or named after none): nothing to replicate, and nothing for a hub to wait
+			// for. syncDirection queues the key again when that cluster's source is found.
+			return nil, nil, sourceNone
+		}
 		return nil, nil, sourceWait
 	}
 	source := c.byName[src.Hub]
@@ -620,6 +653,16 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 		}
 	}
 	return source, extra, sourceOK
+}
+
+// anyListing reports whether some hub is listing (StateSyncing): its caches may not show every cluster yet.
+func (c *Controller) anyListing() bool {
+	for _, h := range c.opts.Hubs {
+		if state, _, _ := h.State(); state == hubconn.StateSyncing {
+			return true
+		}
+	}
+	return false
 }
 
 // syncTarget applies mirror.Decide for one target hub. holds reports whether the target holds a copy of src
