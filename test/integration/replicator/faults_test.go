@@ -31,6 +31,11 @@ import (
 // and reported; a copy edited on its hub is overwritten and reported; a replicator killed in the middle of a
 // sync and restarted leaves no duplicate and loses no delete; a lease renewed on hub B while hub A is down makes
 // B the source, a delete made on B then reaches hub A's original when A returns, and B's changes flow to A and C.
+//
+// The hubs run OCM's hub controller only, not the complete cluster-manager: the test checks ManifestWork and
+// ManagedCluster flows, whose copies the complete hubs' webhooks accept from the replicator under its
+// ClusterRole (TestReplicatedClusterSurvivesFailover), and three complete hubs would add six processes each on
+// a two-core machine for no further check.
 func TestReplicationFaults(t *testing.T) {
 	const fleetCluster = "fleet1"
 	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
