@@ -166,6 +166,10 @@ func chaosReport(all []chaosSchedule, took time.Duration) string {
 		len(all), took.Round(time.Second), accepted, refused, checks, violations, strings.Join(failing, ","), warned, strings.Join(warnedSeeds, ","))
 }
 
+// newChaosBed starts the bed: the replicator's host, two hubs behind proxies, a spoke with the agent and OCM's
+// work agent. The hubs run OCM's hub controller only: the schedules write ManifestWorks and move the cluster,
+// flows the complete hubs' webhooks accept from the replicator (TestReplicatedClusterSurvivesFailover), and
+// the seeds' timing on a two-core machine is what the suite measures.
 func newChaosBed(t *testing.T) *chaosBed {
 	b := &chaosBed{names: [2]string{primary, hubB}}
 	host := framework.StartHub(t, framework.HubOptions{Name: "repl-host"})
