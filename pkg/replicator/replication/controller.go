@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
+	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -148,6 +149,8 @@ type Controller struct {
 	// namespaces: hub → the namespaces the replicator made sure of there (ensureNamespace), since the hub became
 	// reachable.
 	namespaces map[string]sets.Set[string]
+	// namespaceCreates: "<hub>/<namespace>" → the namespace create in flight there (ensureNamespace).
+	namespaceCreates singleflight.Group
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.

@@ -37,19 +37,24 @@ func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 	return err
 }
 
-// ensureNamespace creates namespace on hub h unless it exists, and records it as known there.
+// ensureNamespace creates namespace on hub h unless it exists, and records it as known there. Concurrent calls
+// for the same hub and namespace (the workers of one new cluster's objects) share one create and its result, so a
+// new cluster costs one namespace create per hub, not one per worker with all but the first refused (409).
 func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namespace string) error {
-	ns := &unstructured.Unstructured{Object: map[string]any{}}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetName(namespace)
-	if _, err := h.Client().Resource(mirror.NamespaceGVR).Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating namespace %s: %w", namespace, err)
-	}
-	c.mu.Lock()
-	c.namespaces[h.Name()].Insert(namespace)
-	c.mu.Unlock()
-	return nil
+	_, err, _ := c.namespaceCreates.Do(h.Name()+"/"+namespace, func() (any, error) {
+		ns := &unstructured.Unstructured{Object: map[string]any{}}
+		ns.SetAPIVersion("v1")
+		ns.SetKind("Namespace")
+		ns.SetName(namespace)
+		if _, err := h.Client().Resource(mirror.NamespaceGVR).Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("creating namespace %s: %w", namespace, err)
+		}
+		c.mu.Lock()
+		c.namespaces[h.Name()].Insert(namespace)
+		c.mu.Unlock()
+		return nil, nil
+	})
+	return err
 }
 
 // namespaceKnown reports whether namespace is known to exist on hub.
