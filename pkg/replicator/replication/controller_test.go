@@ -49,6 +49,10 @@ type gatedClient struct {
 	dynamic.Interface
 	mu      sync.Mutex
 	watched map[schema.GroupVersionResource]chan struct{}
+	// slowCreates: resource → how long each create of it takes before it reaches the fake, as on a busy hub.
+	// The wait is outside the fake's lock (which serializes its actions), so that other requests overlap it.
+	// Set before the client is used.
+	slowCreates map[schema.GroupVersionResource]time.Duration
 }
 
 func newGatedClient(c dynamic.Interface) *gatedClient {
@@ -137,6 +141,7 @@ func (r *gatedNamespaced) Watch(ctx context.Context, opts metav1.ListOptions) (w
 
 func (r *gatedNamespaced) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, sub ...string) (*unstructured.Unstructured, error) {
 	r.c.waitWatched(r.gvr)
+	time.Sleep(r.c.slowCreates[r.gvr])
 	return r.ResourceInterface.Create(ctx, obj, opts, sub...)
 }
 

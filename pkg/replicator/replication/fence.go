@@ -108,7 +108,7 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 		if h.Name() == source {
 			markedSource = ""
 		}
-		if err := markNamespace(ctx, h, cluster, fence.NamespaceMark(markedSource, since)); err != nil {
+		if err := c.markNamespace(ctx, h, cluster, fence.NamespaceMark(markedSource, since)); err != nil {
 			h.ReportError(err)
 			metrics.WriteErrors.WithLabelValues("Namespace", h.Name()).Inc()
 			errs = append(errs, fmt.Errorf("fence marks of namespace %s on hub %s: %w", cluster, h.Name(), err))
@@ -123,8 +123,10 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 	return errors.Join(errs...)
 }
 
-// markNamespace merge-patches namespace name on h with patch, or creates it with patch's metadata when absent.
-func markNamespace(ctx context.Context, h *hubconn.Hub, name string, patch map[string]any) error {
+// markNamespace merge-patches namespace name on h with patch. A namespace not there yet is created with patch's
+// labels and annotations, through ensureNamespace: when a worker writing the cluster's first copy is creating it
+// at the same time, that create is shared, and the marks are patched on once it is made.
+func (c *Controller) markNamespace(ctx context.Context, h *hubconn.Hub, name string, patch map[string]any) error {
 	data, err := json.Marshal(patch)
 	if err != nil {
 		return err
@@ -135,23 +137,10 @@ func markNamespace(ctx context.Context, h *hubconn.Hub, name string, patch map[s
 		return err
 	}
 	meta, _ := patch["metadata"].(map[string]any)
-	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
-	for _, field := range []string{"labels", "annotations"} {
-		kept := map[string]any{}
-		m, _ := meta[field].(map[string]any)
-		for k, v := range m {
-			if v != nil {
-				kept[k] = v
-			}
-		}
-		if len(kept) > 0 {
-			ns.Object["metadata"].(map[string]any)[field] = kept
-		}
+	made, err := c.ensureNamespace(ctx, h, name, meta)
+	if err != nil || made {
+		return err
 	}
-	_, err = client.Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
-	if apierrors.IsAlreadyExists(err) {
-		// Made meanwhile (by OCM's hub controller): patch it on the next sync.
-		return fmt.Errorf("namespace %s was created meanwhile: %w", name, err)
-	}
+	_, err = client.Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
 	return err
 }

@@ -22,14 +22,14 @@ func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
 	namespace := obj.GetNamespace()
 	if k.Namespaced && !c.namespaceKnown(h.Name(), namespace) {
-		if err := c.ensureNamespace(ctx, h, namespace); err != nil {
+		if _, err := c.ensureNamespace(ctx, h, namespace, nil); err != nil {
 			return err
 		}
 	}
 	_, err := client.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
 	if apierrors.IsNotFound(err) && k.Namespaced {
 		// The namespace was deleted since it was known: create it again, then the copy.
-		if nsErr := c.ensureNamespace(ctx, h, namespace); nsErr != nil {
+		if _, nsErr := c.ensureNamespace(ctx, h, namespace, nil); nsErr != nil {
 			return nsErr
 		}
 		_, err = client.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
@@ -37,16 +37,33 @@ func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 	return err
 }
 
-// ensureNamespace creates namespace on hub h unless it exists, and records it as known there. Concurrent calls
-// for the same hub and namespace (the workers of one new cluster's objects) share one create and its result, so a
-// new cluster costs one namespace create per hub, not one per worker with all but the first refused (409).
-func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namespace string) error {
-	_, err, _ := c.namespaceCreates.Do(h.Name()+"/"+namespace, func() (any, error) {
-		ns := &unstructured.Unstructured{Object: map[string]any{}}
-		ns.SetAPIVersion("v1")
-		ns.SetKind("Namespace")
-		ns.SetName(namespace)
-		if _, err := h.Client().Resource(mirror.NamespaceGVR).Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+// ensureNamespace creates namespace on hub h unless it exists, with the labels and annotations of meta (a
+// metadata map as in a merge patch; nil values and a nil meta add none), and records it as known there.
+// Concurrent calls for the same hub and namespace (the workers of one new cluster's objects, the fence marks of
+// its namespace) share one create and its result, so a new cluster costs one namespace create per hub, not one
+// per caller with all but the first refused (409). made reports whether this call's own create made the
+// namespace, with meta; false when it existed or another call's create made it.
+func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namespace string, meta map[string]any) (made bool, err error) {
+	_, err, _ = c.namespaceCreates.Do(h.Name()+"/"+namespace, func() (any, error) {
+		ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": namespace}}}
+		for _, field := range []string{"labels", "annotations"} {
+			kept := map[string]any{}
+			values, _ := meta[field].(map[string]any)
+			for k, v := range values {
+				if v != nil {
+					kept[k] = v
+				}
+			}
+			if len(kept) > 0 {
+				ns.Object["metadata"].(map[string]any)[field] = kept
+			}
+		}
+		_, err := h.Client().Resource(mirror.NamespaceGVR).Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
+		switch {
+		case err == nil:
+			made = true
+		case !apierrors.IsAlreadyExists(err):
 			return nil, fmt.Errorf("creating namespace %s: %w", namespace, err)
 		}
 		c.mu.Lock()
@@ -54,7 +71,7 @@ func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namesp
 		c.mu.Unlock()
 		return nil, nil
 	})
-	return err
+	return made, err
 }
 
 // namespaceKnown reports whether namespace is known to exist on hub.
