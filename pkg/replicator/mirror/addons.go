@@ -1,7 +1,11 @@
 package mirror
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // The ClusterManagementAddOn fields InstallsByStrategy reads (open-cluster-management.io/api addon/v1alpha1).
@@ -32,4 +36,32 @@ func InstallsByStrategy(cma *unstructured.Unstructured) bool {
 	}
 	strategy, _, _ := unstructured.NestedString(cma.Object, "spec", "installStrategy", "type")
 	return strategy != "" && strategy != AddOnInstallStrategyManual
+}
+
+// PreDeleteHookFinalizers are the finalizers OCM's add-on framework (v1.2.0, agentdeploy's hook syncers) puts on
+// a ManagedClusterAddOn whose add-on has a pre-delete hook, and their deprecated forms (which it replaces by those).
+// While one is there, that hub's add-on manager answers the add-on's delete with a hook ManifestWork in the
+// cluster's namespace (the hosting cluster's, hosted) and waits for the spoke to complete it.
+var PreDeleteHookFinalizers = []string{
+	"addon.open-cluster-management.io/addon-pre-delete",           // addon/v1alpha1 AddonPreDeleteHookFinalizer
+	"addon.open-cluster-management.io/hosting-addon-pre-delete",   // AddonHostingPreDeleteHookFinalizer
+	"cluster.open-cluster-management.io/addon-pre-delete",         // AddonDeprecatedPreDeleteHookFinalizer
+	"cluster.open-cluster-management.io/hosting-addon-pre-delete", // AddonDeprecatedHostingPreDeleteHookFinalizer
+}
+
+// PreDeleteHookPatch returns the JSON merge patch that removes PreDeleteHookFinalizers from obj, a
+// ManagedClusterAddOn copy about to be deleted, with its metadata.uid and resourceVersion as preconditions, or
+// nil when k is another kind or obj carries none of them. A copy lives on a hub the cluster is not connected
+// to: its add-on manager's hook work would wait there and run on the spoke at the next switch to that hub, an
+// uninstall nobody asked for. The add-on's hook runs from the cluster's own hub, where its original is deleted.
+func PreDeleteHookPatch(k Kind, obj *unstructured.Unstructured) []byte {
+	if k.Name != replv1alpha1.KindManagedClusterAddOn || obj == nil {
+		return nil
+	}
+	finalizers := obj.GetFinalizers()
+	kept := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return slices.Contains(PreDeleteHookFinalizers, f) })
+	if len(kept) == len(finalizers) {
+		return nil
+	}
+	return finalizersPatch(obj, kept)
 }

@@ -129,3 +129,43 @@ type kindObject struct {
 	kind Kind
 	obj  *unstructured.Unstructured
 }
+
+func TestPreDeleteHookPatch(t *testing.T) {
+	mca := func(finalizers ...string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
+			"metadata": map[string]any{"name": "hello", "namespace": "cluster1", "uid": "uid-1", "resourceVersion": "7"},
+		}}
+		u.SetFinalizers(finalizers)
+		return u
+	}
+	mcaKind, ok := KindByName(replv1alpha1.KindManagedClusterAddOn)
+	if !ok {
+		t.Fatal("no ManagedClusterAddOn kind")
+	}
+	mwKind, _ := KindByName(replv1alpha1.KindManifestWork)
+	for _, tc := range []struct {
+		name string
+		k    Kind
+		obj  *unstructured.Unstructured
+		want string
+	}{
+		{"no finalizers", mcaKind, mca(), ""},
+		{"no object", mcaKind, nil, ""},
+		{"only other finalizers", mcaKind, mca(FinalizerDeleteCopies, "addon.open-cluster-management.io/hosting-manifests-cleanup"), ""},
+		{"the hook's: removed, preconditions uid and resourceVersion", mcaKind,
+			mca("addon.open-cluster-management.io/addon-pre-delete"),
+			`{"metadata":{"finalizers":null,"resourceVersion":"7","uid":"uid-1"}}`},
+		{"every hook form, others kept in order", mcaKind,
+			mca("a/first", "addon.open-cluster-management.io/hosting-addon-pre-delete", "cluster.open-cluster-management.io/addon-pre-delete",
+				"b/second", "cluster.open-cluster-management.io/hosting-addon-pre-delete", "addon.open-cluster-management.io/addon-pre-delete"),
+			`{"metadata":{"finalizers":["a/first","b/second"],"resourceVersion":"7","uid":"uid-1"}}`},
+		{"another kind is left alone", mwKind, mca("addon.open-cluster-management.io/addon-pre-delete"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(PreDeleteHookPatch(tc.k, tc.obj)); got != tc.want {
+				t.Errorf("PreDeleteHookPatch = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

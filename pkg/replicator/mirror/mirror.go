@@ -615,9 +615,14 @@ func ReleasePatch(obj *unstructured.Unstructured) []byte {
 	if !slices.Contains(finalizers, FinalizerDeleteCopies) {
 		return nil
 	}
-	rest := withoutDeleteCopies(finalizers)
-	var list any = rest
-	if len(rest) == 0 {
+	return finalizersPatch(obj, withoutDeleteCopies(finalizers))
+}
+
+// finalizersPatch returns the JSON merge patch that sets obj's finalizers to finalizers (none when empty), with
+// obj's metadata.uid and resourceVersion as preconditions.
+func finalizersPatch(obj *unstructured.Unstructured, finalizers []string) []byte {
+	var list any = finalizers
+	if len(finalizers) == 0 {
 		list = nil
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{

@@ -185,3 +185,100 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 		t.Errorf("the switch to a strategy queued %v, want %v", got, addOn)
 	}
 }
+
+// A ManagedClusterAddOn copy goes without its add-on's pre-delete hook. A standby's add-on manager puts the hook
+// finalizer on a copy as on any add-on of an add-on with a hook; a delete it still carries makes that hub write a
+// hook ManifestWork, which waits there and runs on the spoke at the next switch to that hub. The replicator
+// removes the hook finalizers before it deletes a copy (the source's add-on was deleted; the hub's add-on manager
+// now installs the add-on by strategy), and from a copy being deleted already.
+func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
+	cmaKind := testKind(t, replv1alpha1.KindClusterManagementAddOn)
+	kinds := []mirror.Kind{mcKind, mcaKind}
+	const otherFinalizer = "example.com/keep"
+
+	handler := &proxyHandler{}
+	a := newTestHub(t, testHubA, handler, kinds,
+		managedCluster(testCluster, nil),
+		testManagedClusterAddOn(testCluster, "uninstalled"),
+		testManagedClusterAddOn(testCluster, "placed"),
+		testManagedClusterAddOn(testCluster, "deleting"),
+	)
+	b := newTestHub(t, testHubB, handler, kinds,
+		testClusterManagementAddOn("placed", mirror.AddOnInstallStrategyManual),
+	)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: 100 * time.Millisecond}, a, b)
+	ctx := context.Background()
+
+	// Hub B's add-on manager marks each copy for the add-on's hook.
+	for _, name := range []string{"uninstalled", "placed", "deleting"} {
+		eventually(t, "hub-b holds a copy of "+name, func() bool {
+			cp, _ := b.hub.Peek(mcaKind.Name, testCluster, name)
+			return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
+		})
+	}
+	quiesce(t, c, a, b)
+	before := len(b.writes(mcaKind))
+	for _, name := range []string{"uninstalled", "placed", "deleting"} {
+		cp := b.get(t, mcaKind, testCluster, name)
+		cp.SetFinalizers([]string{"addon.open-cluster-management.io/addon-pre-delete", otherFinalizer})
+		if name == "deleting" {
+			now := metav1.Now()
+			cp.SetDeletionTimestamp(&now)
+		}
+		if _, err := b.fake.Resource(mcaKind.GVR).Namespace(testCluster).Update(ctx, cp, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "hub-b's cache shows the hook finalizer of placed", func() bool {
+		cp, _ := b.hub.Peek(mcaKind.Name, testCluster, "placed")
+		return cp != nil && len(cp.GetFinalizers()) == 2
+	})
+
+	// The add-on is uninstalled on the cluster's hub; hub B's add-on manager starts installing placed by
+	// strategy.
+	if err := a.fake.Resource(mcaKind.GVR).Namespace(testCluster).Delete(ctx, "uninstalled", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.fake.Resource(cmaKind.GVR).Update(ctx, testClusterManagementAddOn("placed", "Placements"), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"uninstalled", "placed"} {
+		eventually(t, "the replicator deleted its copy of "+name+" on hub-b", func() bool {
+			return b.get(t, mcaKind, testCluster, name) == nil
+		})
+	}
+	eventually(t, "the copy being deleted lost its hook finalizer", func() bool {
+		cp := b.get(t, mcaKind, testCluster, "deleting")
+		return cp != nil && slices.Equal(cp.GetFinalizers(), []string{otherFinalizer})
+	})
+	quiesce(t, c, a, b)
+
+	writes := b.writes(mcaKind)[before:]
+	for name, want := range map[string][]string{
+		// The test's update (hub B's add-on manager), then the replicator's.
+		"uninstalled": {"update " + testCluster + "/uninstalled", "patch " + testCluster + "/uninstalled", "delete " + testCluster + "/uninstalled"},
+		"placed":      {"update " + testCluster + "/placed", "patch " + testCluster + "/placed", "delete " + testCluster + "/placed"},
+		// Being deleted already: only the finalizers go; the delete is under way.
+		"deleting": {"update " + testCluster + "/deleting", "patch " + testCluster + "/deleting"},
+	} {
+		var got []string
+		for _, w := range writes {
+			if strings.HasSuffix(w, " "+testCluster+"/"+name) {
+				got = append(got, w)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("writes of %s on hub-b from the hook finalizer on: %v, want %v", name, got, want)
+		}
+	}
+	// Only the hook's finalizers were removed: the patch kept the other one.
+	for _, action := range b.fake.Actions() {
+		if p, ok := action.(interface{ GetPatch() []byte }); ok && action.GetResource() == mcaKind.GVR {
+			if patch := string(p.GetPatch()); strings.Contains(patch, "finalizers") && !strings.Contains(patch, otherFinalizer) {
+				t.Errorf("a finalizer patch on hub-b drops %s: %s", otherFinalizer, patch)
+			}
+		}
+	}
+}

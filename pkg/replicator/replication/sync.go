@@ -445,7 +445,7 @@ func (c *Controller) dropStaleCopies(ctx context.Context, k mirror.Kind, key Key
 			continue
 		}
 		c.setCopy(h.Name(), key, false)
-		err := c.delete(ctx, h, k, tgt)
+		err := c.deleteCopy(ctx, h, k, tgt)
 		h.ReportError(err)
 		if err != nil {
 			metrics.WriteErrors.WithLabelValues(string(k.Name), h.Name()).Inc()
@@ -460,21 +460,24 @@ func (c *Controller) dropStaleCopies(ctx context.Context, k mirror.Kind, key Key
 // dropCopy leaves key's object on target, a hub mirroredTo excludes, to that hub: it counts neither as a copy
 // nor as a conflict, and a copy the replicator wrote there earlier (before that hub's ClusterManagementAddOn
 // installed the add-on by strategy, or before the replicator saw that it does) is deleted; that hub's add-on
-// manager makes its own where its Placements decide. The error is the delete's.
+// manager makes its own where its Placements decide. A copy there being deleted already only loses its
+// add-on's pre-delete hook finalizers (deleteCopy). The error is the delete's.
 func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, target *hubconn.Hub) error {
 	c.setCopy(target.Name(), key, false)
 	c.recordConflict(k, key, target.Name(), mirror.ConflictNone)
 	tgt, _ := target.Peek(k.Name, key.Namespace, key.Name)
-	if !mirror.IsCopyOn(k, tgt) || tgt.GetDeletionTimestamp() != nil {
+	if !mirror.IsCopyOn(k, tgt) || (tgt.GetDeletionTimestamp() != nil && mirror.PreDeleteHookPatch(k, tgt) == nil) {
 		return nil
 	}
-	err := c.delete(ctx, target, k, tgt)
+	err := c.deleteCopy(ctx, target, k, tgt)
 	target.ReportError(err)
 	if err != nil {
 		metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
 		return fmt.Errorf("deleting the copy on hub %s, whose add-on manager installs it: %w", target.Name(), err)
 	}
-	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), target.Name(), string(mirror.ActionDelete)).Inc()
+	if tgt.GetDeletionTimestamp() == nil {
+		metrics.ObjectsMirrored.WithLabelValues(string(k.Name), target.Name(), string(mirror.ActionDelete)).Inc()
+	}
 	return nil
 }
 
@@ -679,6 +682,14 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	case mirror.ActionNone:
 		// A generated object carrying its generator's copy label is no copy (mirror.Decide rule 0).
 		isCopy := mirror.IsCopyOn(k, tgt)
+		if isCopy && tgt.GetDeletionTimestamp() != nil && mirror.PreDeleteHookPatch(k, tgt) != nil {
+			// A copy being deleted (rule 1) goes without its add-on's pre-delete hook.
+			if err := c.deleteCopy(ctx, target, k, tgt); err != nil {
+				target.ReportError(err)
+				metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
+				return false, fmt.Errorf("finishing the delete of the copy on hub %s: %w", target.Name(), err)
+			}
+		}
 		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)
 		return isCopy, nil
 	case mirror.ActionCreate:
@@ -686,7 +697,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	case mirror.ActionUpdate:
 		err = c.update(ctx, target, k, mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)))
 	case mirror.ActionDelete:
-		err = c.delete(ctx, target, k, tgt)
+		err = c.deleteCopy(ctx, target, k, tgt)
 	}
 	target.ReportError(err)
 	if err != nil {

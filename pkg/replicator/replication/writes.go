@@ -86,6 +86,34 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 	return err
 }
 
+// deleteCopy deletes obj, a copy (or an original of a cluster now managed elsewhere) on hub h, a hub other than
+// the cluster's source, unless it is being deleted already. A ManagedClusterAddOn goes without its add-on's
+// pre-delete hook: the finalizers that would have h's add-on manager make a hook ManifestWork for the spoke are
+// removed first (mirror.PreDeleteHookPatch), also from a copy being deleted already (a hook work made for it
+// goes with it: it is owned by the ManagedClusterAddOn), and the delete is conditional on the resourceVersion
+// that patch left. Should h's add-on manager put a finalizer back in between, the delete answers a conflict and
+// the next sync tries again. The errors are the patch's and the delete's; an object already gone is no error.
+func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
+	if patch := mirror.PreDeleteHookPatch(k, obj); patch != nil {
+		patched, err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch,
+			metav1.PatchOptions{FieldManager: FieldManager})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("removing the pre-delete hook finalizers: %w", err)
+		}
+		c.logger.V(2).Info("Removed a copy's pre-delete hook finalizers before its delete", "object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name())
+		obj = patched
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	return c.delete(ctx, h, k, obj)
+}
+
+// delete deletes obj on hub h, on condition that its UID and resourceVersion are still obj's. An object
+// already gone is no error.
 func (c *Controller) delete(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
 	uid := types.UID(obj.GetUID())
 	rv := obj.GetResourceVersion()
