@@ -38,15 +38,15 @@ func InstallsByStrategy(cma *unstructured.Unstructured) bool {
 	return strategy != "" && strategy != AddOnInstallStrategyManual
 }
 
-// PreDeleteHookFinalizers are the finalizers OCM's add-on framework (v1.2.0, agentdeploy's hook syncers) puts on
-// a ManagedClusterAddOn whose add-on has a pre-delete hook, and their deprecated forms (which it replaces by those).
-// While one is there, that hub's add-on manager answers the add-on's delete with a hook ManifestWork in the
-// cluster's namespace (the hosting cluster's, hosted) and waits for the spoke to complete it.
+// PreDeleteHookFinalizers are the finalizers OCM's add-on framework (v1.2.0, agentdeploy's hook syncer) puts on
+// a ManagedClusterAddOn whose add-on has a pre-delete hook, and its deprecated form (which it replaces by the
+// first). While one is there, that hub's add-on manager answers the add-on's delete with a hook ManifestWork in
+// the cluster's namespace, owned by the ManagedClusterAddOn, and waits for the spoke to complete it. The hosted
+// mode's finalizers (hosting-addon-pre-delete, hosting-manifests-cleanup) are not among them: the hosting hook's
+// work lives in the hosting cluster's namespace, which only that finalizer's controller cleans up.
 var PreDeleteHookFinalizers = []string{
-	"addon.open-cluster-management.io/addon-pre-delete",           // addon/v1alpha1 AddonPreDeleteHookFinalizer
-	"addon.open-cluster-management.io/hosting-addon-pre-delete",   // AddonHostingPreDeleteHookFinalizer
-	"cluster.open-cluster-management.io/addon-pre-delete",         // AddonDeprecatedPreDeleteHookFinalizer
-	"cluster.open-cluster-management.io/hosting-addon-pre-delete", // AddonDeprecatedHostingPreDeleteHookFinalizer
+	"addon.open-cluster-management.io/addon-pre-delete",   // addon/v1alpha1 AddonPreDeleteHookFinalizer
+	"cluster.open-cluster-management.io/addon-pre-delete", // AddonDeprecatedPreDeleteHookFinalizer
 }
 
 // PreDeleteHookPatch returns the JSON merge patch that removes PreDeleteHookFinalizers from obj, a

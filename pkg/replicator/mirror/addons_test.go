@@ -156,10 +156,11 @@ func TestPreDeleteHookPatch(t *testing.T) {
 		{"the hook's: removed, preconditions uid and resourceVersion", mcaKind,
 			mca("addon.open-cluster-management.io/addon-pre-delete"),
 			`{"metadata":{"finalizers":null,"resourceVersion":"7","uid":"uid-1"}}`},
-		{"every hook form, others kept in order", mcaKind,
+		{"both hook forms; others, the hosted mode's included, kept in order", mcaKind,
 			mca("a/first", "addon.open-cluster-management.io/hosting-addon-pre-delete", "cluster.open-cluster-management.io/addon-pre-delete",
-				"b/second", "cluster.open-cluster-management.io/hosting-addon-pre-delete", "addon.open-cluster-management.io/addon-pre-delete"),
-			`{"metadata":{"finalizers":["a/first","b/second"],"resourceVersion":"7","uid":"uid-1"}}`},
+				"b/second", "addon.open-cluster-management.io/addon-pre-delete"),
+			`{"metadata":{"finalizers":["a/first","addon.open-cluster-management.io/hosting-addon-pre-delete","b/second"],"resourceVersion":"7","uid":"uid-1"}}`},
+		{"only the hosted mode's hook", mcaKind, mca("addon.open-cluster-management.io/hosting-addon-pre-delete"), ""},
 		{"another kind is left alone", mwKind, mca("addon.open-cluster-management.io/addon-pre-delete"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

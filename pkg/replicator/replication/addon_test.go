@@ -2,14 +2,18 @@ package replication
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -190,7 +194,9 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 // finalizer on a copy as on any add-on of an add-on with a hook; a delete it still carries makes that hub write a
 // hook ManifestWork, which waits there and runs on the spoke at the next switch to that hub. The replicator
 // removes the hook finalizers before it deletes a copy (the source's add-on was deleted; the hub's add-on manager
-// now installs the add-on by strategy), and from a copy being deleted already.
+// now installs the add-on by strategy), and from a copy being deleted already. When the hub's add-on manager
+// puts the finalizer back between the two (contested), the copy is deleted on its UID alone and the finalizer
+// removed from it then, when no finalizer can be added any more.
 func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
 	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
@@ -204,15 +210,36 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		testManagedClusterAddOn(testCluster, "uninstalled"),
 		testManagedClusterAddOn(testCluster, "placed"),
 		testManagedClusterAddOn(testCluster, "deleting"),
+		testManagedClusterAddOn(testCluster, "contested"),
 	)
 	b := newTestHub(t, testHubB, handler, kinds,
 		testClusterManagementAddOn("placed", mirror.AddOnInstallStrategyManual),
 	)
+	// Hub B's add-on manager wins the race on contested: a delete on a resourceVersion finds the finalizer back
+	// (409); a delete on the UID alone marks the copy deleted, the hook finalizer on it, as the apiserver would.
+	b.fake.PrependReactor("delete", "managedclusteraddons", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		del := action.(clienttesting.DeleteAction)
+		if del.GetName() != "contested" {
+			return false, nil, nil
+		}
+		if p := del.GetDeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil {
+			return true, nil, apierrors.NewConflict(mcaKind.GVR.GroupResource(), "contested", fmt.Errorf("the object has been modified"))
+		}
+		obj, err := b.fake.Tracker().Get(mcaKind.GVR, testCluster, "contested")
+		if err != nil {
+			return true, nil, err
+		}
+		u := obj.(*unstructured.Unstructured).DeepCopy()
+		now := metav1.Now()
+		u.SetDeletionTimestamp(&now)
+		u.SetFinalizers([]string{"addon.open-cluster-management.io/addon-pre-delete", otherFinalizer})
+		return true, nil, b.fake.Tracker().Update(mcaKind.GVR, u, testCluster)
+	})
 	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: 100 * time.Millisecond}, a, b)
 	ctx := context.Background()
 
 	// Hub B's add-on manager marks each copy for the add-on's hook.
-	for _, name := range []string{"uninstalled", "placed", "deleting"} {
+	for _, name := range []string{"uninstalled", "placed", "deleting", "contested"} {
 		eventually(t, "hub-b holds a copy of "+name, func() bool {
 			cp, _ := b.hub.Peek(mcaKind.Name, testCluster, name)
 			return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
@@ -220,7 +247,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	}
 	quiesce(t, c, a, b)
 	before := len(b.writes(mcaKind))
-	for _, name := range []string{"uninstalled", "placed", "deleting"} {
+	for _, name := range []string{"uninstalled", "placed", "deleting", "contested"} {
 		cp := b.get(t, mcaKind, testCluster, name)
 		cp.SetFinalizers([]string{"addon.open-cluster-management.io/addon-pre-delete", otherFinalizer})
 		if name == "deleting" {
@@ -238,8 +265,10 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 
 	// The add-on is uninstalled on the cluster's hub; hub B's add-on manager starts installing placed by
 	// strategy.
-	if err := a.fake.Resource(mcaKind.GVR).Namespace(testCluster).Delete(ctx, "uninstalled", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"uninstalled", "contested"} {
+		if err := a.fake.Resource(mcaKind.GVR).Namespace(testCluster).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := b.fake.Resource(cmaKind.GVR).Update(ctx, testClusterManagementAddOn("placed", "Placements"), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
@@ -249,10 +278,12 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 			return b.get(t, mcaKind, testCluster, name) == nil
 		})
 	}
-	eventually(t, "the copy being deleted lost its hook finalizer", func() bool {
-		cp := b.get(t, mcaKind, testCluster, "deleting")
-		return cp != nil && slices.Equal(cp.GetFinalizers(), []string{otherFinalizer})
-	})
+	for _, name := range []string{"deleting", "contested"} {
+		eventually(t, "the copy "+name+", being deleted, lost its hook finalizer", func() bool {
+			cp := b.get(t, mcaKind, testCluster, name)
+			return cp != nil && cp.GetDeletionTimestamp() != nil && slices.Equal(cp.GetFinalizers(), []string{otherFinalizer})
+		})
+	}
 	quiesce(t, c, a, b)
 
 	writes := b.writes(mcaKind)[before:]
@@ -262,6 +293,9 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		"placed":      {"update " + testCluster + "/placed", "patch " + testCluster + "/placed", "delete " + testCluster + "/placed"},
 		// Being deleted already: only the finalizers go; the delete is under way.
 		"deleting": {"update " + testCluster + "/deleting", "patch " + testCluster + "/deleting"},
+		// Lost the race: 409 on the resourceVersion, then on the UID alone, then the finalizers once more.
+		"contested": {"update " + testCluster + "/contested", "patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
+			"delete " + testCluster + "/contested", "patch " + testCluster + "/contested"},
 	} {
 		var got []string
 		for _, w := range writes {

@@ -42,7 +42,8 @@ func (c *Controller) create(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 // Concurrent calls for the same hub and namespace (the workers of one new cluster's objects, the fence marks of
 // its namespace) share one create and its result, so a new cluster costs one namespace create per hub, not one
 // per caller with all but the first refused (409). made reports whether this call's own create made the
-// namespace, with meta; false when it existed or another call's create made it.
+// namespace, with meta; false when it existed or another call's create made it. The shared create runs under the
+// first caller's ctx (every caller passes Run's).
 func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namespace string, meta map[string]any) (made bool, err error) {
 	_, err, _ = c.namespaceCreates.Do(h.Name()+"/"+namespace, func() (any, error) {
 		ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
@@ -88,28 +89,63 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 
 // deleteCopy deletes obj, a copy (or an original of a cluster now managed elsewhere) on hub h, a hub other than
 // the cluster's source, unless it is being deleted already. A ManagedClusterAddOn goes without its add-on's
-// pre-delete hook: the finalizers that would have h's add-on manager make a hook ManifestWork for the spoke are
-// removed first (mirror.PreDeleteHookPatch), also from a copy being deleted already (a hook work made for it
-// goes with it: it is owned by the ManagedClusterAddOn), and the delete is conditional on the resourceVersion
-// that patch left. Should h's add-on manager put a finalizer back in between, the delete answers a conflict and
-// the next sync tries again. The errors are the patch's and the delete's; an object already gone is no error.
+// pre-delete hook (mirror.PreDeleteHookPatch), in at most four requests:
+//  1. the hook finalizers are removed, on obj's UID and resourceVersion;
+//  2. the copy is deleted on the resourceVersion that left: without the finalizers, h's add-on manager makes no
+//     hook ManifestWork for it;
+//  3. only when h's add-on manager put a finalizer back in between (409), the copy is deleted on its UID alone,
+//     and read again: an object being deleted takes no new finalizer, so
+//  4. removing them once more lets the delete finish. A hook work made meanwhile goes with the copy: the
+//     ManagedClusterAddOn owns it.
+//
+// A copy being deleted already gets step 4 only. The errors are the requests'; an object already gone is no
+// error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
-	if patch := mirror.PreDeleteHookPatch(k, obj); patch != nil {
-		patched, err := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch,
-			metav1.PatchOptions{FieldManager: FieldManager})
+	if mirror.PreDeleteHookPatch(k, obj) == nil {
+		if obj.GetDeletionTimestamp() != nil {
+			return nil
+		}
+		return c.delete(ctx, h, k, obj)
+	}
+	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
+	if obj.GetDeletionTimestamp() == nil {
+		patched, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, mirror.PreDeleteHookPatch(k, obj), metav1.PatchOptions{FieldManager: FieldManager})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("removing the pre-delete hook finalizers: %w", err)
 		}
-		c.logger.V(2).Info("Removed a copy's pre-delete hook finalizers before its delete", "object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name())
-		obj = patched
+		if err = c.delete(ctx, h, k, patched); !apierrors.IsConflict(err) {
+			return err
+		}
+		uid := types.UID(obj.GetUID())
+		err = client.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if obj, err = client.Get(ctx, obj.GetName(), metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if mirror.PreDeleteHookPatch(k, obj) == nil {
+			return nil
+		}
+		c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it from the copy being deleted",
+			"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name())
 	}
-	if obj.GetDeletionTimestamp() != nil {
+	_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, mirror.PreDeleteHookPatch(k, obj), metav1.PatchOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	return c.delete(ctx, h, k, obj)
+	if err != nil {
+		return fmt.Errorf("removing the pre-delete hook finalizers of the copy being deleted: %w", err)
+	}
+	return nil
 }
 
 // delete deletes obj on hub h, on condition that its UID and resourceVersion are still obj's. An object

@@ -114,6 +114,15 @@ func TestAddOnCopyGoesWithoutItsPreDeleteHook(t *testing.T) {
 	if w, err := getObj(hubBHub, mwKind, hookCluster, hookWorkName); err != nil || w != nil {
 		t.Errorf("hub B holds ManifestWork %s/%s: %s (err %v), want none", hookCluster, hookWorkName, describe(w), err)
 	}
+	// The uninstall on the cluster's hub still waits for its hook: the replicator left hub A's finalizer alone.
+	if o, err := getObj(hubA, mcaKind, hookCluster, hookedAddOn); err != nil || o == nil || o.GetDeletionTimestamp() == nil ||
+		!hasFinalizer(preDeleteHookFinalizer)(o) {
+		t.Errorf("hub A's ManagedClusterAddOn %s/%s: %s (err %v), want it being deleted, held by %s until the spoke completes the hook",
+			hookCluster, hookedAddOn, describe(o), err, preDeleteHookFinalizer)
+	}
+	if w, err := getObj(hubA, mwKind, hookCluster, hookWorkName); err != nil || w == nil {
+		t.Errorf("hub A's hook work %s/%s is gone (err %v): the hook must run from the cluster's hub", hookCluster, hookWorkName, err)
+	}
 	t.Logf("measured: hub A made the hook work %s; hub B's ManifestWorks in the namespace, from before the uninstall until the copy was gone: %v, no hook work", hookWorkName, madeOnB)
 }
 
