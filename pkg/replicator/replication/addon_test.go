@@ -303,8 +303,11 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 				got = append(got, w)
 			}
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("writes of %s on hub-b from the hook finalizer on: %v, want %v", name, got, want)
+		// A sync that ran on a cache not yet showing the delete may repeat it (the fake, like the apiserver,
+		// answers 404, or here applies it again: it checks no resourceVersion). Nothing is written back.
+		if len(got) < len(want) || !slices.Equal(got[:len(want)], want) ||
+			slices.ContainsFunc(got[len(want):], func(w string) bool { return !strings.HasPrefix(w, "patch ") && !strings.HasPrefix(w, "delete ") }) {
+			t.Errorf("writes of %s on hub-b from the hook finalizer on: %v, want %v, then at most repeated patches and deletes", name, got, want)
 		}
 	}
 	// Only the hook's finalizers were removed: the patch kept the other one.
