@@ -466,7 +466,7 @@ func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, targe
 	c.setCopy(target.Name(), key, false)
 	c.recordConflict(k, key, target.Name(), mirror.ConflictNone)
 	tgt, _ := target.Peek(k.Name, key.Namespace, key.Name)
-	if !mirror.IsCopyOn(k, tgt) || (tgt.GetDeletionTimestamp() != nil && mirror.PreDeleteHookPatch(k, tgt) == nil) {
+	if !mirror.IsCopyOn(k, tgt) {
 		return nil
 	}
 	err := c.deleteCopy(ctx, target, k, tgt)
@@ -682,8 +682,8 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	case mirror.ActionNone:
 		// A generated object carrying its generator's copy label is no copy (mirror.Decide rule 0).
 		isCopy := mirror.IsCopyOn(k, tgt)
-		if isCopy && tgt.GetDeletionTimestamp() != nil && mirror.PreDeleteHookPatch(k, tgt) != nil {
-			// A copy being deleted (rule 1) goes without its add-on's pre-delete hook.
+		if isCopy && tgt.GetDeletionTimestamp() != nil {
+			// A copy being deleted (rule 1) goes without its add-on's pre-delete hook (no request without one).
 			if err := c.deleteCopy(ctx, target, k, tgt); err != nil {
 				target.ReportError(err)
 				metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()

@@ -98,18 +98,19 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 //  4. removing them once more lets the delete finish. A hook work made meanwhile goes with the copy: the
 //     ManagedClusterAddOn owns it.
 //
-// A copy being deleted already gets step 4 only. The errors are the requests'; an object already gone is no
-// error.
+// A copy being deleted already gets step 4 only, and no request at all without those finalizers. The errors are
+// the requests'; an object already gone is no error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
-	if mirror.PreDeleteHookPatch(k, obj) == nil {
-		if obj.GetDeletionTimestamp() != nil {
-			return nil
-		}
+	patch := mirror.PreDeleteHookPatch(k, obj)
+	switch {
+	case patch == nil && obj.GetDeletionTimestamp() != nil:
+		return nil
+	case patch == nil:
 		return c.delete(ctx, h, k, obj)
 	}
 	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
 	if obj.GetDeletionTimestamp() == nil {
-		patched, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, mirror.PreDeleteHookPatch(k, obj), metav1.PatchOptions{FieldManager: FieldManager})
+		patched, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -132,13 +133,13 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 		} else if err != nil {
 			return err
 		}
-		if mirror.PreDeleteHookPatch(k, obj) == nil {
+		if patch = mirror.PreDeleteHookPatch(k, obj); patch == nil {
 			return nil
 		}
 		c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it from the copy being deleted",
 			"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name())
 	}
-	_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, mirror.PreDeleteHookPatch(k, obj), metav1.PatchOptions{FieldManager: FieldManager})
+	_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
