@@ -149,15 +149,7 @@ func applyHookedAddOn(t *testing.T, h *framework.Hub) {
 			}}},
 		},
 	})
-	applyUnstructured(t, h, replv1alpha1.KindClusterManagementAddOn, map[string]any{
-		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn",
-		"metadata": map[string]any{"name": hookedAddOn},
-		"spec": map[string]any{
-			"supportedConfigs": []any{map[string]any{"group": "addon.open-cluster-management.io", "resource": "addontemplates",
-				"defaultConfig": map[string]any{"name": hookedAddOnTempl}}},
-			"installStrategy": map[string]any{"type": mirror.AddOnInstallStrategyManual},
-		},
-	})
+	applyTemplateClusterManagementAddOn(t, h, hookedAddOn, hookedAddOnTempl, map[string]any{"type": mirror.AddOnInstallStrategyManual})
 }
 
 // hasFinalizer returns a condition: the object exists and carries finalizer f.

@@ -445,14 +445,21 @@ func applyGenerators(t *testing.T, h *framework.Hub) {
 			"agentSpec": map[string]any{"workload": map[string]any{"manifests": manifests("cm-addon", "from-template")}},
 		},
 	})
+	applyTemplateClusterManagementAddOn(t, h, addOnName, addOnTemplateName, map[string]any{"type": "Placements",
+		"placements": []any{map[string]any{"name": workloadsPlacement, "namespace": "apps"}}})
+}
+
+// applyTemplateClusterManagementAddOn makes on hub h the ClusterManagementAddOn addOn, whose default config is
+// AddOnTemplate template, with spec.installStrategy installStrategy.
+func applyTemplateClusterManagementAddOn(t *testing.T, h *framework.Hub, addOn, template string, installStrategy map[string]any) {
+	t.Helper()
 	applyUnstructured(t, h, replv1alpha1.KindClusterManagementAddOn, map[string]any{
 		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn",
-		"metadata": map[string]any{"name": addOnName},
+		"metadata": map[string]any{"name": addOn},
 		"spec": map[string]any{
 			"supportedConfigs": []any{map[string]any{"group": "addon.open-cluster-management.io", "resource": "addontemplates",
-				"defaultConfig": map[string]any{"name": addOnTemplateName}}},
-			"installStrategy": map[string]any{"type": "Placements",
-				"placements": []any{map[string]any{"name": workloadsPlacement, "namespace": "apps"}}},
+				"defaultConfig": map[string]any{"name": template}}},
+			"installStrategy": installStrategy,
 		},
 	})
 }
