@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,14 +196,19 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 // hook ManifestWork, which waits there and runs on the spoke at the next switch to that hub. The replicator
 // removes the hook finalizers before it deletes a copy (the source's add-on was deleted; the hub's add-on manager
 // now installs the add-on by strategy), and from a copy being deleted already. When the hub's add-on manager
-// puts the finalizer back between the two (contested), the copy is deleted on its UID alone and the finalizer
-// removed from it then, when no finalizer can be added any more.
+// puts the finalizer back between the two, the replicator removes it again and deletes (contested-once); when the
+// add-on manager wins every time (contested), the copy is deleted on its UID alone and the finalizer removed
+// from it then, when no finalizer can be added any more.
 func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
 	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
 	cmaKind := testKind(t, replv1alpha1.KindClusterManagementAddOn)
 	kinds := []mirror.Kind{mcKind, mcaKind}
-	const otherFinalizer = "example.com/keep"
+	const (
+		otherFinalizer = "example.com/keep"
+		hookFinalizer  = "addon.open-cluster-management.io/addon-pre-delete"
+	)
+	names := []string{"uninstalled", "placed", "deleting", "contested", "contested-once"}
 
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds,
@@ -211,35 +217,52 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		testManagedClusterAddOn(testCluster, "placed"),
 		testManagedClusterAddOn(testCluster, "deleting"),
 		testManagedClusterAddOn(testCluster, "contested"),
+		testManagedClusterAddOn(testCluster, "contested-once"),
 	)
 	b := newTestHub(t, testHubB, handler, kinds,
 		testClusterManagementAddOn("placed", mirror.AddOnInstallStrategyManual),
 	)
-	// Hub B's add-on manager wins the race on contested: a delete on a resourceVersion finds the finalizer back
-	// (409); a delete on the UID alone marks the copy deleted, the hook finalizer on it, as the apiserver would.
+	// Hub B's add-on manager wins the race on contested every time, on contested-once the first time: it puts
+	// the hook finalizer back, and the delete on a resourceVersion finds it (409). A delete on the UID alone
+	// marks the copy deleted, with the finalizers it holds, as the apiserver would.
+	var (
+		mu   sync.Mutex
+		lost = map[string]int{}
+	)
 	b.fake.PrependReactor("delete", "managedclusteraddons", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		del := action.(clienttesting.DeleteAction)
-		if del.GetName() != "contested" {
+		name := del.GetName()
+		if name != "contested" && name != "contested-once" {
 			return false, nil, nil
 		}
-		if p := del.GetDeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil {
-			return true, nil, apierrors.NewConflict(mcaKind.GVR.GroupResource(), "contested", fmt.Errorf("the object has been modified"))
-		}
-		obj, err := b.fake.Tracker().Get(mcaKind.GVR, testCluster, "contested")
+		obj, err := b.fake.Tracker().Get(mcaKind.GVR, testCluster, name)
 		if err != nil {
 			return true, nil, err
 		}
 		u := obj.(*unstructured.Unstructured).DeepCopy()
+		mu.Lock()
+		wins := name == "contested" || lost[name] == 0
+		lost[name]++
+		mu.Unlock()
+		if p := del.GetDeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil {
+			if !wins {
+				return false, nil, nil
+			}
+			u.SetFinalizers([]string{hookFinalizer, otherFinalizer})
+			if err := b.fake.Tracker().Update(mcaKind.GVR, u, testCluster); err != nil {
+				return true, nil, err
+			}
+			return true, nil, apierrors.NewConflict(mcaKind.GVR.GroupResource(), name, fmt.Errorf("the object has been modified"))
+		}
 		now := metav1.Now()
 		u.SetDeletionTimestamp(&now)
-		u.SetFinalizers([]string{"addon.open-cluster-management.io/addon-pre-delete", otherFinalizer})
 		return true, nil, b.fake.Tracker().Update(mcaKind.GVR, u, testCluster)
 	})
 	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: 100 * time.Millisecond}, a, b)
 	ctx := context.Background()
 
 	// Hub B's add-on manager marks each copy for the add-on's hook.
-	for _, name := range []string{"uninstalled", "placed", "deleting", "contested"} {
+	for _, name := range names {
 		eventually(t, "hub-b holds a copy of "+name, func() bool {
 			cp, _ := b.hub.Peek(mcaKind.Name, testCluster, name)
 			return cp != nil && cp.GetLabels()[mirror.LabelReplicatedFrom] == testHubA
@@ -247,9 +270,9 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	}
 	quiesce(t, c, a, b)
 	before := len(b.writes(mcaKind))
-	for _, name := range []string{"uninstalled", "placed", "deleting", "contested"} {
+	for _, name := range names {
 		cp := b.get(t, mcaKind, testCluster, name)
-		cp.SetFinalizers([]string{"addon.open-cluster-management.io/addon-pre-delete", otherFinalizer})
+		cp.SetFinalizers([]string{hookFinalizer, otherFinalizer})
 		if name == "deleting" {
 			now := metav1.Now()
 			cp.SetDeletionTimestamp(&now)
@@ -265,7 +288,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 
 	// The add-on is uninstalled on the cluster's hub; hub B's add-on manager starts installing placed by
 	// strategy.
-	for _, name := range []string{"uninstalled", "contested"} {
+	for _, name := range []string{"uninstalled", "contested", "contested-once"} {
 		if err := a.fake.Resource(mcaKind.GVR).Namespace(testCluster).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +296,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	if _, err := b.fake.Resource(cmaKind.GVR).Update(ctx, testClusterManagementAddOn("placed", "Placements"), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"uninstalled", "placed"} {
+	for _, name := range []string{"uninstalled", "placed", "contested-once"} {
 		eventually(t, "the replicator deleted its copy of "+name+" on hub-b", func() bool {
 			return b.get(t, mcaKind, testCluster, name) == nil
 		})
@@ -293,8 +316,15 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		"placed":      {"update " + testCluster + "/placed", "patch " + testCluster + "/placed", "delete " + testCluster + "/placed"},
 		// Being deleted already: only the finalizers go; the delete is under way.
 		"deleting": {"update " + testCluster + "/deleting", "patch " + testCluster + "/deleting"},
-		// Lost the race: 409 on the resourceVersion, then on the UID alone, then the finalizers once more.
-		"contested": {"update " + testCluster + "/contested", "patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
+		// Lost the race once: 409 on the resourceVersion; the finalizer removed again, then the delete.
+		"contested-once": {"update " + testCluster + "/contested-once", "patch " + testCluster + "/contested-once", "delete " + testCluster + "/contested-once",
+			"patch " + testCluster + "/contested-once", "delete " + testCluster + "/contested-once"},
+		// Lost it every time: three removals each followed by a 409, then the delete on the UID alone and the
+		// finalizers once more.
+		"contested": {"update " + testCluster + "/contested",
+			"patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
+			"patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
+			"patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
 			"delete " + testCluster + "/contested", "patch " + testCluster + "/contested"},
 	} {
 		var got []string

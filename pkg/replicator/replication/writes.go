@@ -87,19 +87,24 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 	return err
 }
 
+// hookRemovalAttempts is how many times deleteCopy removes a copy's pre-delete hook finalizers and deletes it on
+// the resourceVersion that left before it deletes the copy on its UID alone.
+const hookRemovalAttempts = 3
+
 // deleteCopy deletes obj, a copy (or an original of a cluster now managed elsewhere) on hub h, a hub other than
 // the cluster's source, unless it is being deleted already. A ManagedClusterAddOn goes without its add-on's
-// pre-delete hook (mirror.PreDeleteHookPatch), in at most four requests:
+// pre-delete hook (mirror.PreDeleteHookPatch):
 //  1. the hook finalizers are removed, on obj's UID and resourceVersion;
 //  2. the copy is deleted on the resourceVersion that left: without the finalizers, h's add-on manager makes no
-//     hook ManifestWork for it;
-//  3. only when h's add-on manager put a finalizer back in between (409), the copy is deleted on its UID alone,
-//     and read again: an object being deleted takes no new finalizer, so
+//     hook ManifestWork for it. When h's add-on manager put a finalizer back in between (409), the copy is read
+//     again and steps 1 and 2 are repeated, hookRemovalAttempts times in all;
+//  3. when it won every time, the copy is deleted on its UID alone, and read again: an object being deleted
+//     takes no new finalizer, so
 //  4. removing them once more lets the delete finish. A hook work made meanwhile goes with the copy: the
 //     ManagedClusterAddOn owns it.
 //
-// A copy being deleted already gets step 4 only, and no request at all without those finalizers. The errors are
-// the requests'; an object already gone is no error.
+// A copy being deleted already gets step 4 only, and no request at all without those finalizers. That is at
+// most 3×hookRemovalAttempts+2 requests. The errors are the requests'; an object already gone is no error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
 	patch := mirror.PreDeleteHookPatch(k, obj)
 	switch {
@@ -109,7 +114,7 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 		return c.delete(ctx, h, k, obj)
 	}
 	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
-	if obj.GetDeletionTimestamp() == nil {
+	for attempt := 1; obj.GetDeletionTimestamp() == nil; attempt++ {
 		patched, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -120,13 +125,15 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 		if err = c.delete(ctx, h, k, patched); !apierrors.IsConflict(err) {
 			return err
 		}
-		uid := types.UID(obj.GetUID())
-		err = client.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
+		if attempt == hookRemovalAttempts {
+			uid := types.UID(obj.GetUID())
+			err = client.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
 		}
 		if obj, err = client.Get(ctx, obj.GetName(), metav1.GetOptions{}); apierrors.IsNotFound(err) {
 			return nil
@@ -134,10 +141,14 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 			return err
 		}
 		if patch = mirror.PreDeleteHookPatch(k, obj); patch == nil {
-			return nil
+			// Another write came in between, not the finalizer: delete on what it left.
+			if obj.GetDeletionTimestamp() != nil {
+				return nil
+			}
+			return c.delete(ctx, h, k, obj)
 		}
-		c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it from the copy being deleted",
-			"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name())
+		c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it again",
+			"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempt", attempt)
 	}
 	_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 	if apierrors.IsNotFound(err) {
