@@ -310,6 +310,11 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	quiesce(t, c, a, b)
 
 	writes := b.writes(mcaKind)[before:]
+	contestedWrites := []string{"update " + testCluster + "/contested"}
+	for range hookRemovalAttempts {
+		contestedWrites = append(contestedWrites, "patch "+testCluster+"/contested", "delete "+testCluster+"/contested")
+	}
+	contestedWrites = append(contestedWrites, "delete "+testCluster+"/contested", "patch "+testCluster+"/contested")
 	for name, want := range map[string][]string{
 		// The test's update (hub B's add-on manager), then the replicator's.
 		"uninstalled": {"update " + testCluster + "/uninstalled", "patch " + testCluster + "/uninstalled", "delete " + testCluster + "/uninstalled"},
@@ -319,13 +324,9 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		// Lost the race once: 409 on the resourceVersion; the finalizer removed again, then the delete.
 		"contested-once": {"update " + testCluster + "/contested-once", "patch " + testCluster + "/contested-once", "delete " + testCluster + "/contested-once",
 			"patch " + testCluster + "/contested-once", "delete " + testCluster + "/contested-once"},
-		// Lost it every time: three removals each followed by a 409, then the delete on the UID alone and the
-		// finalizers once more.
-		"contested": {"update " + testCluster + "/contested",
-			"patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
-			"patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
-			"patch " + testCluster + "/contested", "delete " + testCluster + "/contested",
-			"delete " + testCluster + "/contested", "patch " + testCluster + "/contested"},
+		// Lost it every time: hookRemovalAttempts removals each followed by a 409, then the delete on the UID
+		// alone and the finalizers once more.
+		"contested": contestedWrites,
 	} {
 		var got []string
 		for _, w := range writes {

@@ -88,8 +88,11 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 }
 
 // hookRemovalAttempts is how many times deleteCopy removes a copy's pre-delete hook finalizers and deletes it on
-// the resourceVersion that left before it deletes the copy on its UID alone.
-const hookRemovalAttempts = 3
+// the resourceVersion that left before it deletes the copy on its UID alone. A hub's add-on manager puts the
+// finalizer back within about one round trip of its removal: in three runs of the integration test on the test bed
+// it won 2 races of 5 (both in one run), so each attempt is close to a coin toss, and ten leave about one delete
+// in 10,000 to the fallback.
+const hookRemovalAttempts = 10
 
 // deleteCopy deletes obj, a copy (or an original of a cluster now managed elsewhere) on hub h, a hub other than
 // the cluster's source, unless it is being deleted already. A ManagedClusterAddOn goes without its add-on's
