@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 
@@ -198,7 +199,8 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 // now installs the add-on by strategy), and from a copy being deleted already. When the hub's add-on manager
 // puts the finalizer back between the two, the replicator removes it again and deletes (contested-once); when the
 // add-on manager wins every time (contested), the copy is deleted on its UID alone and the finalizer removed
-// from it then, when no finalizer can be added any more.
+// from it then, when no finalizer can be added any more. A copy deleted meanwhile by someone else and made again
+// under its name (remade, another UID) is left alone.
 func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
 	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
@@ -208,7 +210,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		otherFinalizer = "example.com/keep"
 		hookFinalizer  = "addon.open-cluster-management.io/addon-pre-delete"
 	)
-	names := []string{"uninstalled", "placed", "deleting", "contested", "contested-once"}
+	names := []string{"uninstalled", "placed", "deleting", "contested", "contested-once", "remade"}
 
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds,
@@ -218,13 +220,16 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		testManagedClusterAddOn(testCluster, "deleting"),
 		testManagedClusterAddOn(testCluster, "contested"),
 		testManagedClusterAddOn(testCluster, "contested-once"),
+		testManagedClusterAddOn(testCluster, "remade"),
 	)
 	b := newTestHub(t, testHubB, handler, kinds,
 		testClusterManagementAddOn("placed", mirror.AddOnInstallStrategyManual),
 	)
 	// Hub B's add-on manager wins the race on contested every time, on contested-once the first time: it puts
 	// the hook finalizer back, and the delete on a resourceVersion finds it (409). A delete on the UID alone
-	// marks the copy deleted, with the finalizers it holds, as the apiserver would.
+	// marks the copy deleted, with the finalizers it holds, as the apiserver would. On remade, the first delete
+	// finds an add-on of hub B's own made under that name (another UID, no copy label) after the copy went.
+	const remadeUID = types.UID("0f7a3a34-2222-4333-8444-955566667777")
 	var (
 		mu   sync.Mutex
 		lost = map[string]int{}
@@ -232,7 +237,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	b.fake.PrependReactor("delete", "managedclusteraddons", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		del := action.(clienttesting.DeleteAction)
 		name := del.GetName()
-		if name != "contested" && name != "contested-once" {
+		if name != "contested" && name != "contested-once" && name != "remade" {
 			return false, nil, nil
 		}
 		obj, err := b.fake.Tracker().Get(mcaKind.GVR, testCluster, name)
@@ -244,8 +249,24 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		wins := name == "contested" || lost[name] == 0
 		lost[name]++
 		mu.Unlock()
+		if name == "remade" {
+			if !wins || u.GetUID() == remadeUID {
+				t.Errorf("a delete of the add-on hub B made again under the copy's name: %+v", del.GetDeleteOptions())
+				return true, nil, nil
+			}
+			remade := testManagedClusterAddOn(testCluster, name)
+			remade.SetUID(remadeUID)
+			remade.SetFinalizers([]string{hookFinalizer})
+			if err := b.fake.Tracker().Update(mcaKind.GVR, remade, testCluster); err != nil {
+				return true, nil, err
+			}
+			return true, nil, apierrors.NewConflict(mcaKind.GVR.GroupResource(), name, fmt.Errorf("the object has been modified"))
+		}
 		if p := del.GetDeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil {
 			if !wins {
+				if slices.Contains(u.GetFinalizers(), hookFinalizer) {
+					t.Errorf("%s deleted with the hook finalizer on: %v", name, u.GetFinalizers())
+				}
 				return false, nil, nil
 			}
 			u.SetFinalizers([]string{hookFinalizer, otherFinalizer})
@@ -288,7 +309,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 
 	// The add-on is uninstalled on the cluster's hub; hub B's add-on manager starts installing placed by
 	// strategy.
-	for _, name := range []string{"uninstalled", "contested", "contested-once"} {
+	for _, name := range []string{"uninstalled", "contested", "contested-once", "remade"} {
 		if err := a.fake.Resource(mcaKind.GVR).Namespace(testCluster).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -308,6 +329,9 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		})
 	}
 	quiesce(t, c, a, b)
+	if o := b.get(t, mcaKind, testCluster, "remade"); o == nil || o.GetUID() != remadeUID || !slices.Equal(o.GetFinalizers(), []string{hookFinalizer}) {
+		t.Errorf("hub B's own add-on made again under the copy's name: %v, want it untouched (UID %s, its hook finalizer)", o, remadeUID)
+	}
 
 	writes := b.writes(mcaKind)[before:]
 	contestedWrites := []string{"update " + testCluster + "/contested"}
@@ -321,6 +345,8 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		"placed":      {"update " + testCluster + "/placed", "patch " + testCluster + "/placed", "delete " + testCluster + "/placed"},
 		// Being deleted already: only the finalizers go; the delete is under way.
 		"deleting": {"update " + testCluster + "/deleting", "patch " + testCluster + "/deleting"},
+		// Found another object under the name after the 409: no more writes.
+		"remade": {"update " + testCluster + "/remade", "patch " + testCluster + "/remade", "delete " + testCluster + "/remade"},
 		// Lost the race once: 409 on the resourceVersion; the finalizer removed again, then the delete.
 		"contested-once": {"update " + testCluster + "/contested-once", "patch " + testCluster + "/contested-once", "delete " + testCluster + "/contested-once",
 			"patch " + testCluster + "/contested-once", "delete " + testCluster + "/contested-once"},

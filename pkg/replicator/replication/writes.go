@@ -90,8 +90,8 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 // hookRemovalAttempts is how many times deleteCopy removes a copy's pre-delete hook finalizers and deletes it on
 // the resourceVersion that left before it deletes the copy on its UID alone. A hub's add-on manager puts the
 // finalizer back within about one round trip of its removal: in three runs of the integration test on the test bed
-// it won 2 races of 5 (both in one run), so each attempt is close to a coin toss, and ten leave about one delete
-// in 10,000 to the fallback.
+// it won 2 races of 5, both in one run. At that rate ten attempts leave about one delete in 10,000 (0.4^10) to
+// the fallback; lost races that come in runs leave it more.
 const hookRemovalAttempts = 10
 
 // deleteCopy deletes obj, a copy (or an original of a cluster now managed elsewhere) on hub h, a hub other than
@@ -99,15 +99,18 @@ const hookRemovalAttempts = 10
 // pre-delete hook (mirror.PreDeleteHookPatch):
 //  1. the hook finalizers are removed, on obj's UID and resourceVersion;
 //  2. the copy is deleted on the resourceVersion that left: without the finalizers, h's add-on manager makes no
-//     hook ManifestWork for it. When h's add-on manager put a finalizer back in between (409), the copy is read
-//     again and steps 1 and 2 are repeated, hookRemovalAttempts times in all;
-//  3. when it won every time, the copy is deleted on its UID alone, and read again: an object being deleted
-//     takes no new finalizer, so
+//     hook ManifestWork for it. When either request is refused with 409 (h's add-on manager put a finalizer
+//     back in between, or wrote the object otherwise), the copy is read again and steps 1 and 2 are repeated,
+//     hookRemovalAttempts times in all;
+//  3. when the last attempt is refused too, the copy is deleted on its UID alone, and read again: an object
+//     being deleted takes no new finalizer, so
 //  4. removing them once more lets the delete finish. A hook work made meanwhile goes with the copy: the
 //     ManagedClusterAddOn owns it.
 //
-// A copy being deleted already gets step 4 only, and no request at all without those finalizers. That is at
-// most 3×hookRemovalAttempts+2 requests. The errors are the requests'; an object already gone is no error.
+// A copy read again without hook finalizers is deleted on its new resourceVersion; an object of that name with
+// another UID (the copy was deleted and an object made again) is left alone. A copy being deleted already gets
+// step 4 only, and no request at all without those finalizers. That is at most 3×hookRemovalAttempts+2
+// requests. The errors are the requests'; an object already gone is no error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
 	patch := mirror.PreDeleteHookPatch(k, obj)
 	switch {
@@ -117,21 +120,28 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 		return c.delete(ctx, h, k, obj)
 	}
 	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
+	uid := obj.GetUID()
 	for attempt := 1; obj.GetDeletionTimestamp() == nil; attempt++ {
+		if attempt > hookRemovalAttempts {
+			return fmt.Errorf("the copy was not deleted after %d attempts and a delete on its UID", hookRemovalAttempts)
+		}
 		patched, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
-		if apierrors.IsNotFound(err) {
+		switch {
+		case apierrors.IsNotFound(err):
 			return nil
-		}
-		if err != nil {
+		case apierrors.IsConflict(err):
+			// Written since it was read: read it again.
+		case err != nil:
 			return fmt.Errorf("removing the pre-delete hook finalizers: %w", err)
-		}
-		if err = c.delete(ctx, h, k, patched); !apierrors.IsConflict(err) {
-			return err
+		default:
+			if err = c.delete(ctx, h, k, patched); !apierrors.IsConflict(err) {
+				return err
+			}
 		}
 		if attempt == hookRemovalAttempts {
-			uid := types.UID(obj.GetUID())
 			err = client.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-			if apierrors.IsNotFound(err) {
+			if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+				// Gone, or made again: not this copy any more.
 				return nil
 			}
 			if err != nil {
@@ -143,6 +153,10 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 		} else if err != nil {
 			return err
 		}
+		if obj.GetUID() != uid {
+			// The copy is gone and an object of that name was made again: the next sync decides about it.
+			return nil
+		}
 		if patch = mirror.PreDeleteHookPatch(k, obj); patch == nil {
 			// Another write came in between, not the finalizer: delete on what it left.
 			if obj.GetDeletionTimestamp() != nil {
@@ -150,8 +164,13 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 			}
 			return c.delete(ctx, h, k, obj)
 		}
-		c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it again",
-			"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempt", attempt)
+		if obj.GetDeletionTimestamp() == nil {
+			c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it again",
+				"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempt", attempt)
+		} else {
+			c.logger.Info("Deleted a copy on its UID alone, its pre-delete hook finalizer on: removing it now",
+				"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempts", attempt)
+		}
 	}
 	_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 	if apierrors.IsNotFound(err) {
