@@ -16,10 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
+	metricstestutil "k8s.io/component-base/metrics/testutil"
 	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -200,7 +202,8 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 // puts the finalizer back between the two, the replicator removes it again and deletes (contested-once); when the
 // add-on manager wins every time (contested), the copy is deleted on its UID alone and the finalizer removed
 // from it then, when no finalizer can be added any more. A copy deleted meanwhile by someone else and made again
-// under its name (remade, another UID) is left alone.
+// under its name (remade, another UID) is left alone. A removal refused with 409 is a lost race too
+// (patch-refused).
 func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
 	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
@@ -210,7 +213,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		otherFinalizer = "example.com/keep"
 		hookFinalizer  = "addon.open-cluster-management.io/addon-pre-delete"
 	)
-	names := []string{"uninstalled", "placed", "deleting", "contested", "contested-once", "remade"}
+	names := []string{"uninstalled", "placed", "deleting", "contested", "contested-once", "remade", "patch-refused"}
 
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds,
@@ -221,6 +224,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		testManagedClusterAddOn(testCluster, "contested"),
 		testManagedClusterAddOn(testCluster, "contested-once"),
 		testManagedClusterAddOn(testCluster, "remade"),
+		testManagedClusterAddOn(testCluster, "patch-refused"),
 	)
 	b := newTestHub(t, testHubB, handler, kinds,
 		testClusterManagementAddOn("placed", mirror.AddOnInstallStrategyManual),
@@ -228,7 +232,8 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	// Hub B's add-on manager wins the race on contested every time, on contested-once the first time: it puts
 	// the hook finalizer back, and the delete on a resourceVersion finds it (409). A delete on the UID alone
 	// marks the copy deleted, with the finalizers it holds, as the apiserver would. On remade, the first delete
-	// finds an add-on of hub B's own made under that name (another UID, no copy label) after the copy went.
+	// finds an add-on of hub B's own made under that name (another UID, no copy label) after the copy went. No
+	// delete on a resourceVersion may reach a copy that still holds the hook finalizer.
 	const remadeUID = types.UID("0f7a3a34-2222-4333-8444-955566667777")
 	var (
 		mu   sync.Mutex
@@ -237,14 +242,18 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	b.fake.PrependReactor("delete", "managedclusteraddons", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		del := action.(clienttesting.DeleteAction)
 		name := del.GetName()
+		obj, err := b.fake.Tracker().Get(mcaKind.GVR, testCluster, name)
+		if err != nil {
+			return false, nil, nil
+		}
+		u := obj.(*unstructured.Unstructured).DeepCopy()
+		if p := del.GetDeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil && u.GetDeletionTimestamp() == nil &&
+			slices.Contains(u.GetFinalizers(), hookFinalizer) {
+			t.Errorf("%s deleted with the hook finalizer on: %v", name, u.GetFinalizers())
+		}
 		if name != "contested" && name != "contested-once" && name != "remade" {
 			return false, nil, nil
 		}
-		obj, err := b.fake.Tracker().Get(mcaKind.GVR, testCluster, name)
-		if err != nil {
-			return true, nil, err
-		}
-		u := obj.(*unstructured.Unstructured).DeepCopy()
 		mu.Lock()
 		wins := name == "contested" || lost[name] == 0
 		lost[name]++
@@ -264,9 +273,6 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		}
 		if p := del.GetDeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil {
 			if !wins {
-				if slices.Contains(u.GetFinalizers(), hookFinalizer) {
-					t.Errorf("%s deleted with the hook finalizer on: %v", name, u.GetFinalizers())
-				}
 				return false, nil, nil
 			}
 			u.SetFinalizers([]string{hookFinalizer, otherFinalizer})
@@ -278,6 +284,21 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		now := metav1.Now()
 		u.SetDeletionTimestamp(&now)
 		return true, nil, b.fake.Tracker().Update(mcaKind.GVR, u, testCluster)
+	})
+	// On patch-refused, hub B's add-on manager writes the copy between the replicator's read and its first
+	// removal (409 on the resourceVersion).
+	patchRefused := false
+	b.fake.PrependReactor("patch", "managedclusteraddons", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.(clienttesting.PatchAction).GetName() != "patch-refused" {
+			return false, nil, nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if patchRefused {
+			return false, nil, nil
+		}
+		patchRefused = true
+		return true, nil, apierrors.NewConflict(mcaKind.GVR.GroupResource(), "patch-refused", fmt.Errorf("the object has been modified"))
 	})
 	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: 100 * time.Millisecond}, a, b)
 	ctx := context.Background()
@@ -291,6 +312,15 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	}
 	quiesce(t, c, a, b)
 	before := len(b.writes(mcaKind))
+	metrics.Register()
+	writeErrors := func() float64 {
+		v, err := metricstestutil.GetCounterMetricValue(metrics.WriteErrors.WithLabelValues(string(mcaKind.Name), testHubB))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	errorsBefore := writeErrors()
 	for _, name := range names {
 		cp := b.get(t, mcaKind, testCluster, name)
 		cp.SetFinalizers([]string{hookFinalizer, otherFinalizer})
@@ -309,7 +339,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 
 	// The add-on is uninstalled on the cluster's hub; hub B's add-on manager starts installing placed by
 	// strategy.
-	for _, name := range []string{"uninstalled", "contested", "contested-once", "remade"} {
+	for _, name := range []string{"uninstalled", "contested", "contested-once", "remade", "patch-refused"} {
 		if err := a.fake.Resource(mcaKind.GVR).Namespace(testCluster).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +347,7 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	if _, err := b.fake.Resource(cmaKind.GVR).Update(ctx, testClusterManagementAddOn("placed", "Placements"), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"uninstalled", "placed", "contested-once"} {
+	for _, name := range []string{"uninstalled", "placed", "contested-once", "patch-refused"} {
 		eventually(t, "the replicator deleted its copy of "+name+" on hub-b", func() bool {
 			return b.get(t, mcaKind, testCluster, name) == nil
 		})
@@ -333,6 +363,10 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		t.Errorf("hub B's own add-on made again under the copy's name: %v, want it untouched (UID %s, its hook finalizer)", o, remadeUID)
 	}
 
+	// Every lost race was handled within its sync: none failed it.
+	if n := writeErrors() - errorsBefore; n != 0 {
+		t.Errorf("%v write errors of ManagedClusterAddOns on hub-b, want 0", n)
+	}
 	writes := b.writes(mcaKind)[before:]
 	contestedWrites := []string{"update " + testCluster + "/contested"}
 	for range hookRemovalAttempts {
@@ -345,6 +379,9 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 		"placed":      {"update " + testCluster + "/placed", "patch " + testCluster + "/placed", "delete " + testCluster + "/placed"},
 		// Being deleted already: only the finalizers go; the delete is under way.
 		"deleting": {"update " + testCluster + "/deleting", "patch " + testCluster + "/deleting"},
+		// The first removal refused: read again, removed, deleted.
+		"patch-refused": {"update " + testCluster + "/patch-refused", "patch " + testCluster + "/patch-refused",
+			"patch " + testCluster + "/patch-refused", "delete " + testCluster + "/patch-refused"},
 		// Found another object under the name after the 409: no more writes.
 		"remade": {"update " + testCluster + "/remade", "patch " + testCluster + "/remade", "delete " + testCluster + "/remade"},
 		// Lost the race once: 409 on the resourceVersion; the finalizer removed again, then the delete.

@@ -107,10 +107,11 @@ const hookRemovalAttempts = 10
 //  4. removing them once more lets the delete finish. A hook work made meanwhile goes with the copy: the
 //     ManagedClusterAddOn owns it.
 //
-// A copy read again without hook finalizers is deleted on its new resourceVersion; an object of that name with
-// another UID (the copy was deleted and an object made again) is left alone. A copy being deleted already gets
-// step 4 only, and no request at all without those finalizers. That is at most 3×hookRemovalAttempts+2
-// requests. The errors are the requests'; an object already gone is no error.
+// A copy read again without hook finalizers (another write came in between) is deleted on its new
+// resourceVersion, in the same count of attempts; an object of that name with another UID (the copy was deleted
+// and an object made again) is left alone. A copy being deleted already gets step 4 only, and no request at all
+// without those finalizers. That is at most 3×hookRemovalAttempts+2 requests. The errors are the requests'; an
+// object already gone is no error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
 	patch := mirror.PreDeleteHookPatch(k, obj)
 	switch {
@@ -125,16 +126,23 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 		if attempt > hookRemovalAttempts {
 			return fmt.Errorf("the copy was not deleted after %d attempts and a delete on its UID", hookRemovalAttempts)
 		}
-		patched, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil
-		case apierrors.IsConflict(err):
-			// Written since it was read: read it again.
-		case err != nil:
-			return fmt.Errorf("removing the pre-delete hook finalizers: %w", err)
-		default:
-			if err = c.delete(ctx, h, k, patched); !apierrors.IsConflict(err) {
+		// One attempt: the finalizers removed (when the copy holds them), then the delete on the
+		// resourceVersion that left. A 409 on either is a lost race.
+		target := obj
+		var err error
+		if patch != nil {
+			target, err = client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+			switch {
+			case apierrors.IsNotFound(err):
+				return nil
+			case apierrors.IsConflict(err):
+				target = nil
+			case err != nil:
+				return fmt.Errorf("removing the pre-delete hook finalizers: %w", err)
+			}
+		}
+		if target != nil {
+			if err = c.delete(ctx, h, k, target); !apierrors.IsConflict(err) {
 				return err
 			}
 		}
@@ -157,19 +165,16 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 			// The copy is gone and an object of that name was made again: the next sync decides about it.
 			return nil
 		}
-		if patch = mirror.PreDeleteHookPatch(k, obj); patch == nil {
-			// Another write came in between, not the finalizer: delete on what it left.
-			if obj.GetDeletionTimestamp() != nil {
-				return nil
-			}
-			return c.delete(ctx, h, k, obj)
-		}
-		if obj.GetDeletionTimestamp() == nil {
-			c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it again",
-				"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempt", attempt)
-		} else {
+		patch = mirror.PreDeleteHookPatch(k, obj)
+		switch {
+		case patch == nil && obj.GetDeletionTimestamp() != nil:
+			return nil
+		case patch != nil && attempt == hookRemovalAttempts:
 			c.logger.Info("Deleted a copy on its UID alone, its pre-delete hook finalizer on: removing it now",
 				"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempts", attempt)
+		case patch != nil:
+			c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it again",
+				"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempt", attempt)
 		}
 	}
 	_, err := client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
