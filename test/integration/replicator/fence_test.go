@@ -72,10 +72,27 @@ func waitNamespaceMark(t *testing.T, h *framework.Hub, cluster, source string) {
 		}
 		return got == source && ns.Annotations[mirror.AnnotationClusterHub] == source && ns.Annotations[mirror.AnnotationClusterHubSince] != "", nil
 	}, "namespace %s on hub %s marked as managed from %q", cluster, h.Name, source)
+	waitFence(t, h, cluster, source != "")
+}
+
+// waitFence waits until hub h's fence acts on cluster's namespace as fenced says. The apiserver's admission
+// reads namespaces from its own cache, so a change of a namespace's marks or of fence.LabelUnfenced takes effect
+// a moment after the write that made it. The probe is a ManifestWork create, dry run, by the hub's admin.
+func waitFence(t *testing.T, h *framework.Hub, cluster string, fenced bool) {
+	t.Helper()
+	probe := configMapWork(t, cluster, "fence-probe", map[string]string{"cm": "probe"})
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		_, err := dyn(h).Resource(workGVR).Namespace(cluster).Create(context.Background(), probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		refused := apierrors.IsForbidden(err) && strings.Contains(err.Error(), "cluster "+cluster+" is managed from hub ")
+		if fenced {
+			return refused, err
+		}
+		return err == nil, err
+	}, "the fence on hub %s %s ManifestWorks in namespace %s", h.Name, map[bool]string{true: "refuses", false: "lets through"}[fenced], cluster)
 }
 
 // unfence labels cluster's namespace on h fence.LabelUnfenced=true, the fence's emergency override, and returns
-// the func that removes the label again.
+// the func that removes the label again; each waits until the fence acts on it.
 func unfence(t *testing.T, h *framework.Hub, cluster string) func() {
 	t.Helper()
 	setLabel := func(value any) {
@@ -88,7 +105,12 @@ func unfence(t *testing.T, h *framework.Hub, cluster string) func() {
 		}
 	}
 	setLabel("true")
-	return func() { t.Helper(); setLabel(nil) }
+	waitFence(t, h, cluster, false)
+	return func() {
+		t.Helper()
+		setLabel(nil)
+		waitFence(t, h, cluster, true)
+	}
 }
 
 // expectFenced checks that err is the fence's refusal naming cluster, source and hub.
