@@ -4,6 +4,9 @@
 package direction
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -50,6 +53,12 @@ type HubView struct {
 	RecordedHub string
 	// RecordedSince is the time of the cluster-hub-since annotation; zero when absent or unparsable.
 	RecordedSince time.Time
+	// ClusterID is the spoke's identity that the agent of the spoke joined to this hub under the cluster's name
+	// reports (its id.k8s.io ClusterClaim in the ManagedCluster's status); empty when none is reported.
+	ClusterID string
+	// RecordedClusterID is the identity the replicator recorded on this hub's copy of the ManagedCluster (the
+	// cluster-id annotation): the spoke the copy was made for; empty when not recorded.
+	RecordedClusterID string
 }
 
 // Source is the outcome of DecideSource.
@@ -193,6 +202,61 @@ func recordedSince(hubs []HubView, hub string) time.Time {
 			(out.IsZero() || h.RecordedSince.Before(out)) {
 			out = h.RecordedSince
 		}
+	}
+	return out
+}
+
+// Identity is the outcome of DecideIdentity: which spoke a cluster name stands for across the hubs.
+type Identity struct {
+	// ID is the identity the agents report for the cluster (its id.k8s.io ClusterClaim), the one every copy
+	// records; empty when no agent reports one, or on a Conflict.
+	ID string
+	// Conflict is true when the name stands for more than one spoke (see DecideIdentity).
+	Conflict bool
+	// Seen lists, for messages, every identity known and where, in the order of hubs:
+	// "hub-a: <id> (claim); hub-b: <id> (copy)"; empty when none is known.
+	Seen string
+}
+
+// DecideIdentity returns which spoke a cluster name stands for, given the view of every hub in spec order.
+// Rules:
+//  1. Each reachable hub holding the cluster's ManagedCluster contributes what it knows: the identity the agent
+//     of the spoke that joined it reports (ClusterID, a claim) and the identity recorded on its copy
+//     (RecordedClusterID). An unreachable hub contributes nothing.
+//  2. Conflict when the claims name more than one identity (two spokes joined hubs under one name: ACM's
+//     local-cluster on every hub, or per-hub names that collide), or when a hub's claim differs from the identity
+//     recorded on that hub's copy (a spoke joined a copy made for another). Nothing of such a name may be
+//     replicated, fenced or written back: a copy would hand one spoke's ManifestWorks to the other.
+//  3. Otherwise ID is the one claimed identity, which every copy records from then on. A record alone never
+//     conflicts: a copy says which spoke it was made for, not which spoke is there, and follows the claim.
+//  4. No claim: ID is empty and the name is replicated as it is (an agent that reports no id.k8s.io claim
+//     gives nothing to compare); copies keep what they record.
+func DecideIdentity(hubs []HubView) Identity {
+	var claims, seen []string
+	conflict := false
+	for _, h := range hubs {
+		if !h.Reachable || !h.HasCluster {
+			continue
+		}
+		if h.ClusterID != "" {
+			seen = append(seen, fmt.Sprintf("%s: %s (claim)", h.Hub, h.ClusterID))
+			if !slices.Contains(claims, h.ClusterID) {
+				claims = append(claims, h.ClusterID)
+			}
+		}
+		if h.RecordedClusterID != "" {
+			seen = append(seen, fmt.Sprintf("%s: %s (copy)", h.Hub, h.RecordedClusterID))
+			if h.ClusterID != "" && h.ClusterID != h.RecordedClusterID {
+				conflict = true
+			}
+		}
+	}
+	out := Identity{Seen: strings.Join(seen, "; ")}
+	switch {
+	case conflict || len(claims) > 1:
+		out.Conflict = true
+	case len(claims) == 1:
+		out.ID = claims[0]
 	}
 	return out
 }

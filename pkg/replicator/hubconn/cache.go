@@ -65,6 +65,11 @@ type Cluster struct {
 	RecordedHub string
 	// RecordedSince is mirror.AnnotationClusterHubSince (RFC 3339); zero when absent or unparsable.
 	RecordedSince time.Time
+	// ID is the spoke's identity its agent reports in status.clusterClaims (mirror.ClusterIDClaim); "" when
+	// absent.
+	ID string
+	// RecordedID is mirror.AnnotationClusterID, the identity the replicator wrote on a copy; "" when absent.
+	RecordedID string
 }
 
 // GetObjectKind implements runtime.Object; the kind is not kept.
@@ -108,6 +113,10 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 		c.lastWrite = mirror.LastWrite(u)
 	}
 	u.SetManagedFields(nil)
+	if k != nil && k.Name == replv1alpha1.KindManagedCluster {
+		// Before the status goes: the spoke's identity is a claim there.
+		c.cluster = clusterOf(u)
+	}
 	delete(u.Object, "status")
 	if k == nil {
 		// Only the two times of a lease are read.
@@ -119,9 +128,7 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 	if k.Name == replv1alpha1.KindClusterManagementAddOn {
 		c.installsByStrategy = mirror.InstallsByStrategy(u)
 	}
-	if k.Name == replv1alpha1.KindManagedCluster {
-		c.cluster = clusterOf(u)
-	} else if mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.namespace, c.name) {
+	if k.Name != replv1alpha1.KindManagedCluster && mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.namespace, c.name) {
 		u, c.contentHash = mirror.WithoutContent(*k, u)
 	}
 	raw, err := json.Marshal(u.Object)
@@ -135,6 +142,7 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 // clusterOf returns the Cluster facts of mc, a ManagedCluster.
 func clusterOf(mc *unstructured.Unstructured) *Cluster {
 	out := &Cluster{Labels: mc.GetLabels(), IsCopy: mirror.IsCopy(mc)}
+	out.ID, out.RecordedID = mirror.ClusterIdentity(mc)
 	if seconds, found, _ := unstructured.NestedInt64(mc.Object, "spec", "leaseDurationSeconds"); found && seconds > 0 {
 		out.LeaseDuration = time.Duration(seconds) * time.Second
 	}

@@ -68,6 +68,14 @@ var (
 		Help:           "Failed creates, updates and deletes of copies (retried).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "hub"})
+
+	// ClusterIdentityConflicts is the number of managed cluster names that stand for more than one spoke
+	// (direction.DecideIdentity): nothing of them is replicated or fenced until one identity is left.
+	ClusterIdentityConflicts = metrics.NewGauge(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "cluster_identity_conflicts",
+		Help:           "Managed cluster names whose ManagedClusters on the hubs belong to different spokes (id.k8s.io claims); none of them is replicated.",
+		StabilityLevel: metrics.ALPHA,
+	})
 )
 
 var registerOnce sync.Once
@@ -75,6 +83,7 @@ var registerOnce sync.Once
 // Register registers every metric of this package in the legacy registry; later calls do nothing.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, WritesBack, Conflicts, HubReachable, SourceChanges, WriteErrors)
+		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, WritesBack, Conflicts, HubReachable, SourceChanges, WriteErrors,
+			ClusterIdentityConflicts)
 	})
 }

@@ -63,7 +63,35 @@ const (
 	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
 	// replicator's caches keep that time, not the managedFields).
 	AnnotationSourceWrittenAt = "failover.open-cluster-management.io/source-written-at"
+	// AnnotationClusterID is, on a copy of a ManagedCluster, the identity of the spoke the copy was made for:
+	// the value of the ClusterIDClaim that spoke's agent reports on the cluster's source hub. A spoke whose
+	// identity differs is another cluster under the same name (ClusterIdentity).
+	AnnotationClusterID = "failover.open-cluster-management.io/cluster-id"
 )
+
+// ClusterIDClaim is the ClusterClaim that identifies a spoke, as its agent reports it in the ManagedCluster's
+// status.clusterClaims (the first of open-cluster-management.io/api cluster/v1alpha1
+// ReservedClusterClaimNames, defined by KEP-2149 "ClusterId for ClusterSet identification"). The failover agent
+// reports its kube-system namespace's UID there when the spoke has no such ClusterClaim.
+const ClusterIDClaim = "id.k8s.io"
+
+// ClusterIdentity returns what ManagedCluster mc says of the identity of its spoke: claim, the value of the
+// ClusterIDClaim in its status.clusterClaims (written by the agent of the spoke that joined this hub under that
+// name), and recorded, its AnnotationClusterID (written by the replicator on a copy). Either is "" when absent.
+func ClusterIdentity(mc *unstructured.Unstructured) (claim, recorded string) {
+	if mc == nil {
+		return "", ""
+	}
+	claims, _, _ := unstructured.NestedSlice(mc.Object, "status", "clusterClaims")
+	for _, c := range claims {
+		m, _ := c.(map[string]any)
+		if name, _ := m["name"].(string); name == ClusterIDClaim {
+			claim, _ = m["value"].(string)
+			break
+		}
+	}
+	return claim, mc.GetAnnotations()[AnnotationClusterID]
+}
 
 // FieldManager is the field manager of every write the replicator makes; its entries in metadata.managedFields
 // are not a user's writes (LastWrite).
@@ -158,8 +186,9 @@ func (c Content) Equal(other Content) bool {
 // target's current object, nil when absent) with the mirrored content replaced by src's, the target's
 // reserved labels, annotations, status and hub-owned taints kept, and the copy marks set: LabelReplicatedFrom
 // = source, AnnotationContentHash, AnnotationSourceResourceVersion. extraAnnotations (for a ManagedCluster:
-// AnnotationClusterHub and AnnotationClusterHubSince) are set too; for a ManagedCluster without them, any
-// AnnotationClusterHub* the target has is removed. Neither src nor tgt is modified.
+// AnnotationClusterHub, AnnotationClusterHubSince and, when the spoke's identity is known, AnnotationClusterID)
+// are set too; for a ManagedCluster without them, any AnnotationClusterHub* the target has is removed (an
+// AnnotationClusterID it has is kept). Neither src nor tgt is modified.
 func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAnnotations map[string]string) *unstructured.Unstructured {
 	content := ContentOf(k, src)
 	// The hash covers the mirrored content only, before the target's own hub-owned taints join the spec
@@ -657,7 +686,7 @@ func IsCopy(obj *unstructured.Unstructured) bool {
 }
 
 // markAnnotations are the annotations whose change on a copy is worth a write.
-var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince, AnnotationHubsInStep, AnnotationHubsBehind}
+var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince, AnnotationHubsInStep, AnnotationHubsBehind, AnnotationClusterID}
 
 // sameMarks reports whether a and b carry the same copy marks (AnnotationSourceResourceVersion excluded).
 func sameMarks(a, b *unstructured.Unstructured) bool {

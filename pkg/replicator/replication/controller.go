@@ -60,6 +60,13 @@ const (
 	// ReasonFenceUnavailable: a hub does not serve ValidatingAdmissionPolicy; changes made there to clusters
 	// managed from another hub are not refused.
 	ReasonFenceUnavailable = "FenceUnavailable"
+	// ReasonClusterIdentityConflict (Warning): a managed cluster name stands for more than one spoke (their
+	// agents report different id.k8s.io claims, direction.DecideIdentity): nothing of it is replicated, fenced
+	// or written back until one identity is left.
+	ReasonClusterIdentityConflict = "ClusterIdentityConflict"
+	// ReasonClusterIdentityResolved: a name that stood for several spokes stands for one again, on every hub:
+	// it is replicated.
+	ReasonClusterIdentityResolved = "ClusterIdentityResolved"
 	// ReasonWrittenBack: a create, edit or delete made on a cluster's previous source before the cluster moved,
 	// which never reached the new source, was written there (mirror.DecideWriteBack).
 	ReasonWrittenBack = "WrittenBack"
@@ -127,10 +134,13 @@ type Controller struct {
 	// viewsRead, when set (tests only), is called by syncDirection once it has read the hubs' views.
 	viewsRead func(cluster string)
 	conflicts map[string]map[Key]mirror.Conflict
-	copies    map[string]sets.Set[Key] // hub → keys of copies in step
-	objects   map[replv1alpha1.ReplicatedKind]sets.Set[Key]
-	firstSeen map[Key]time.Time
-	dirty     map[string]sets.Set[Key] // hub → keys not yet synced since the hub became ready
+	// identityConflicts: cluster → the identities seen (direction.Identity.Seen) of a name that stands for
+	// several spokes; written by checkIdentity alone.
+	identityConflicts map[string]string
+	copies            map[string]sets.Set[Key] // hub → keys of copies in step
+	objects           map[replv1alpha1.ReplicatedKind]sets.Set[Key]
+	firstSeen         map[Key]time.Time
+	dirty             map[string]sets.Set[Key] // hub → keys not yet synced since the hub became ready
 	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
 	// "<source>@<since>"), since the hub became ready.
 	fenceMarks map[string]map[string]string
@@ -180,23 +190,24 @@ func New(opts Options) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[Key](50*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication", Clock: opts.Clock}),
-		logger:        opts.Logger.WithName("replication"),
-		sources:       map[string]direction.Source{},
-		selected:      map[string]bool{},
-		movedFrom:     map[string]string{},
-		renewed:       map[string]sets.Set[string]{},
-		deferred:      map[string]uint64{},
-		conflicts:     map[string]map[Key]mirror.Conflict{},
-		copies:        map[string]sets.Set[Key]{},
-		objects:       map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
-		firstSeen:     map[Key]time.Time{},
-		dirty:         map[string]sets.Set[Key]{},
-		fenceMarks:    map[string]map[string]string{},
-		pending:       map[string]map[string]int{},
-		patched:       map[string]string{},
-		addOnInstalls: map[string][2]bool{},
-		namespaces:    map[string]sets.Set[string]{},
-		listed:        map[string]bool{},
+		logger:            opts.Logger.WithName("replication"),
+		sources:           map[string]direction.Source{},
+		selected:          map[string]bool{},
+		movedFrom:         map[string]string{},
+		renewed:           map[string]sets.Set[string]{},
+		deferred:          map[string]uint64{},
+		conflicts:         map[string]map[Key]mirror.Conflict{},
+		identityConflicts: map[string]string{},
+		copies:            map[string]sets.Set[Key]{},
+		objects:           map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
+		firstSeen:         map[Key]time.Time{},
+		dirty:             map[string]sets.Set[Key]{},
+		fenceMarks:        map[string]map[string]string{},
+		pending:           map[string]map[string]int{},
+		patched:           map[string]string{},
+		addOnInstalls:     map[string][2]bool{},
+		namespaces:        map[string]sets.Set[string]{},
+		listed:            map[string]bool{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -480,7 +491,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	var err error
 	switch key.Kind {
 	case "":
-		err = c.syncDirection(key.Name)
+		err = c.syncDirection(ctx, key.Name)
 	case keyFencePolicy:
 		err = c.syncFencePolicy(ctx, key.Name)
 	default:

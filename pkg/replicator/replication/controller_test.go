@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -85,8 +86,8 @@ func (c *gatedClient) markWatched(gvr schema.GroupVersionResource) {
 }
 
 func (c *gatedClient) waitWatched(gvr schema.GroupVersionResource) {
-	if gvr == mirror.NamespaceGVR {
-		// The replicator creates namespaces but never watches them.
+	if gvr == mirror.NamespaceGVR || gvr == fence.SelfSubjectReviewGVR {
+		// The replicator creates namespaces and SelfSubjectReviews but never watches them.
 		return
 	}
 	select {
@@ -552,7 +553,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	// --- A second pass over everything, directly, writes nothing.
 	quiesce(t, c, a, b)
 	beforeA, beforeB = len(a.writes(mwKind))+len(a.writes(mcKind)), len(b.writes(mwKind))+len(b.writes(mcKind))
-	if err := c.syncDirection(testCluster); err != nil {
+	if err := c.syncDirection(context.Background(), testCluster); err != nil {
 		t.Errorf("syncDirection: %v", err)
 	}
 	for _, key := range c.allKeys() {

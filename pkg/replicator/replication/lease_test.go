@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"context"
 	"testing"
 
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -77,7 +78,7 @@ func TestSyncDirectionDecidesAgainAfterARenewalItDidNotSee(t *testing.T) {
 				c.OnLease(testHubA, cluster, hubconn.LeaseRenewed)
 			}
 		}
-		if err := c.syncDirection(testCluster); err != nil {
+		if err := c.syncDirection(context.Background(), testCluster); err != nil {
 			t.Fatal(err)
 		}
 		if got := c.queue.Len() == 1; got != renewDuringSync {

@@ -18,6 +18,9 @@ type Snapshot struct {
 	CaughtUp map[string]bool
 	// KindObjects and KindConflicts count source objects and conflicts by kind.
 	KindObjects, KindConflicts map[replv1alpha1.ReplicatedKind]int
+	// IdentityConflicts are the cluster names that stand for more than one spoke (none of them is replicated),
+	// sorted.
+	IdentityConflicts []string
 }
 
 // Snapshot returns the current counts.
@@ -48,6 +51,10 @@ func (c *Controller) Snapshot() Snapshot {
 	for kind, keys := range c.objects {
 		s.KindObjects[kind] = keys.Len()
 	}
+	for cluster := range c.identityConflicts {
+		s.IdentityConflicts = append(s.IdentityConflicts, cluster)
+	}
+	sort.Strings(s.IdentityConflicts)
 	return s
 }
 

@@ -29,7 +29,10 @@ const catchUpGrace = time.Minute
 // every object of the cluster is enqueued. A flip to a hub that became ready less than catchUpGrace ago and is
 // not caught up yet waits while the previous source is still ready: the returning hub first receives what
 // changed on the previous source (a quick failback must not make its stale originals the source).
-func (c *Controller) syncDirection(cluster string) error {
+//
+// A name that stands for several spokes (checkIdentity) gets no source: standDown takes down what the
+// replicator kept of it.
+func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 	now := c.opts.Clock.Now()
 	views := make([]direction.HubView, 0, len(c.opts.Hubs))
 	c.mu.Lock()
@@ -49,6 +52,9 @@ func (c *Controller) syncDirection(cluster string) error {
 	}
 	if c.viewsRead != nil {
 		c.viewsRead(cluster)
+	}
+	if c.checkIdentity(ctx, cluster, views).Conflict {
+		return c.standDown(ctx, cluster)
 	}
 	if allReady && !anyHas {
 		// The cluster is gone from every hub.
@@ -153,6 +159,7 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool) direction.HubView {
 			v.LeaseDuration = mc.LeaseDuration
 		}
 		v.RecordedHub, v.RecordedSince = mc.RecordedHub, mc.RecordedSince
+		v.ClusterID, v.RecordedClusterID = mc.ID, mc.RecordedID
 	}
 	if renewTime, created, ok := h.Lease(cluster); ok {
 		v.HasLease = true
@@ -168,7 +175,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if !ok {
 		return nil
 	}
-	source, extra, outcome := c.sourceOf(k, key)
+	source, extra, outcome := c.sourceOf(ctx, k, key)
 	switch outcome {
 	case sourceWait:
 		// The source is not known or not ready yet: the key is enqueued again when that changes, and stays
@@ -176,7 +183,8 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		c.logger.V(4).Info("No source to replicate from yet", "object", key.String())
 		return nil
 	case sourceNone:
-		// Nothing is replicated for this key (its cluster is not selected): no delete is held for it either.
+		// Nothing is replicated for this key (its cluster is not selected, or its name stands for several
+		// spokes): no delete is held for it either.
 		c.forget(key)
 		return c.releaseOthers(ctx, k, key, nil, "")
 	}
@@ -228,6 +236,11 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 				errs = append(errs, fmt.Errorf("removing the cluster-hub annotations on source hub %s: %w", source.Name(), err))
 			}
 		}
+	}
+	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok && c.checkIdentity(ctx, cluster, nil).Conflict {
+		// A hub that became ready since sourceOf looked (the targets are the hubs ready now) holds another spoke of this name: nothing is written.
+		c.forget(key)
+		return errors.Join(append(errs, c.releaseOthers(ctx, k, key, nil, ""))...)
 	}
 	// The source holds originals: neither copies nor conflicts are counted there for this key.
 	c.setCopy(source.Name(), key, false)
@@ -600,14 +613,16 @@ const (
 	// sourceWait: the source is not known, not ready, or (for hub-wide objects) the first reachable hub is
 	// still listing: replicate later.
 	sourceWait
-	// sourceNone: nothing is replicated for the key (its cluster is not selected).
+	// sourceNone: nothing is replicated for the key (its cluster is not selected, or its name stands for several
+	// spokes).
 	sourceNone
 )
 
 // sourceOf returns the source hub of key and the extra annotations of its copies, or why there is none.
-// Hub-wide objects come from the first hub in spec order that answers; while that hub is still listing after
+// A cluster's object has none while the cluster's name stands for several spokes (checkIdentity); a copy of its
+// ManagedCluster records the spoke's identity when one is known. Hub-wide objects come from the first hub in spec order that answers; while that hub is still listing after
 // it came back, nothing flows (no other hub becomes the source for that moment).
-func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]string, sourceOutcome) {
+func (c *Controller) sourceOf(ctx context.Context, k mirror.Kind, key Key) (*hubconn.Hub, map[string]string, sourceOutcome) {
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !perCluster {
 		for _, h := range c.opts.Hubs {
@@ -622,6 +637,11 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 			}
 		}
 		return nil, nil, sourceWait
+	}
+	identity := c.checkIdentity(ctx, cluster, nil)
+	if identity.Conflict {
+		// The name stands for several spokes: nothing of it is replicated, and no hub waits for it.
+		return nil, nil, sourceNone
 	}
 	c.mu.Lock()
 	src := c.sources[cluster]
@@ -653,6 +673,9 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key) (*hubconn.Hub, map[string]
 		extra = map[string]string{
 			mirror.AnnotationClusterHub:      src.Hub,
 			mirror.AnnotationClusterHubSince: src.Since.UTC().Format(time.RFC3339),
+		}
+		if identity.ID != "" {
+			extra[mirror.AnnotationClusterID] = identity.ID
 		}
 	}
 	return source, extra, sourceOK
