@@ -28,6 +28,9 @@ const (
 	ReasonHubsUnavailable = "HubsUnavailable"
 	// ReasonTooFewHubsReady: fewer than two hubs are ready, so nothing can be replicated.
 	ReasonTooFewHubsReady = "TooFewHubsReady"
+	// ReasonClusterIdentityConflict: every hub is ready, but some managed cluster names stand for more than one
+	// spoke (the message names them); those clusters are not replicated (Degraded only).
+	ReasonClusterIdentityConflict = "ClusterIdentityConflict"
 	// ReasonInvalidConfiguration: the spec or a hub's kubeconfig Secret is invalid (the message says which field or
 	// hub and why). With an invalid spec nothing is replicated; with an unusable hub kubeconfig the other
 	// hubs go on when at least two are ready.
@@ -136,6 +139,12 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		msg := fmt.Sprintf("%d of %d hubs ready; not ready: %s", ready, len(hubs), strings.Join(notReady, "; "))
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reason, text.Truncate(msg, maxMessageLength)
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, text.Truncate(msg, maxMessageLength)
+	case len(snap.IdentityConflicts) > 0:
+		msg := fmt.Sprintf("all %d hubs ready", len(hubs))
+		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonReplicating, msg
+		conflicts := fmt.Sprintf("%d managed cluster names stand for more than one spoke (their agents report different id.k8s.io claims) and are not replicated: %s",
+			len(snap.IdentityConflicts), strings.Join(snap.IdentityConflicts, ", "))
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonClusterIdentityConflict, text.Truncate(conflicts, maxMessageLength)
 	default:
 		msg := fmt.Sprintf("all %d hubs ready", len(hubs))
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonReplicating, msg

@@ -105,14 +105,30 @@ func TestBuildConditions(t *testing.T) {
 		name      string
 		hubs      []status.Hub
 		configErr string
-		available want
-		degraded  want
+		// identityConflicts are the snapshot's cluster names that stand for several spokes.
+		identityConflicts []string
+		available         want
+		degraded          want
 	}{
 		{
 			name:      "every hub ready: replicating",
 			hubs:      []status.Hub{ready(hubA), ready(hubB)},
 			available: want{metav1.ConditionTrue, status.ReasonReplicating, []string{"2"}},
 			degraded:  want{metav1.ConditionFalse, status.ReasonReplicating, []string{"2"}},
+		},
+		{
+			name:              "every hub ready, two names of several spokes: available, degraded naming them",
+			hubs:              []status.Hub{ready(hubA), ready(hubB)},
+			identityConflicts: []string{"local-cluster", "prod-1"},
+			available:         want{metav1.ConditionTrue, status.ReasonReplicating, []string{"2"}},
+			degraded:          want{metav1.ConditionTrue, status.ReasonClusterIdentityConflict, []string{"2 managed cluster names", "local-cluster, prod-1"}},
+		},
+		{
+			name:              "a hub unreachable and a name of several spokes: the hub first",
+			hubs:              []status.Hub{ready(hubA), unreachable(hubB, errRefused), ready(hubC)},
+			identityConflicts: []string{"local-cluster"},
+			available:         want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB}},
+			degraded:          want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB}},
 		},
 		{
 			name:      "one of three hubs unreachable: available but degraded, message names the hub and its error",
@@ -173,7 +189,9 @@ func TestBuildConditions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := newRC(4)
-			got := status.Build(rc, tc.hubs, snapshot(), tc.configErr, now)
+			snap := snapshot()
+			snap.IdentityConflicts = tc.identityConflicts
+			got := status.Build(rc, tc.hubs, snap, tc.configErr, now)
 			if got.ObservedGeneration != 4 {
 				t.Errorf("ObservedGeneration = %d, want 4", got.ObservedGeneration)
 			}
