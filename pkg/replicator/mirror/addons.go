@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	workv1 "open-cluster-management.io/api/work/v1"
+
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
@@ -49,17 +51,31 @@ var PreDeleteHookFinalizers = []string{
 	"cluster.open-cluster-management.io/addon-pre-delete", // AddonDeprecatedPreDeleteHookFinalizer
 }
 
-// PreDeleteHookPatch returns the JSON merge patch that removes PreDeleteHookFinalizers from obj, a
-// ManagedClusterAddOn copy about to be deleted, with its metadata.uid and resourceVersion as preconditions, or
-// nil when k is another kind or obj carries none of them. A copy lives on a hub the cluster is not connected
-// to: its add-on manager's hook work would wait there and run on the spoke at the next switch to that hub, an
-// uninstall nobody asked for. The add-on's hook runs from the cluster's own hub, where its original is deleted.
-func PreDeleteHookPatch(k Kind, obj *unstructured.Unstructured) []byte {
-	if k.Name != replv1alpha1.KindManagedClusterAddOn || obj == nil {
+// CopyFinalizers are, by kind, the finalizers a hub's own controllers put on a copy that the copy must go
+// without when the replicator deletes it. A copy lives on a hub the cluster is not connected to, where they would
+// never be removed or would act at the next switch to that hub:
+//   - ManagedClusterAddOn: PreDeleteHookFinalizers. Its add-on manager's hook work would wait there and run on the
+//     spoke at the next switch to that hub, an uninstall nobody asked for; the add-on's hook runs from the
+//     cluster's own hub, where its original is deleted.
+//   - ManifestWork: OCM's work agent's cleanup finalizer (open-cluster-management.io/api work/v1
+//     ManifestWorkFinalizer), which the agent put on the copy while the cluster was on that hub and which only
+//     that agent removes: a copy left with it stays Terminating on a hub the cluster left, and blocks a new copy
+//     of that name. The work agent on the cluster's hub cleans up the spoke for the original.
+var CopyFinalizers = map[replv1alpha1.ReplicatedKind][]string{
+	replv1alpha1.KindManagedClusterAddOn: PreDeleteHookFinalizers,
+	replv1alpha1.KindManifestWork:        {workv1.ManifestWorkFinalizer},
+}
+
+// CopyFinalizersPatch returns the JSON merge patch that removes CopyFinalizers[k] from obj, a copy about to be
+// deleted (or being deleted), with its metadata.uid and resourceVersion as preconditions, or nil when obj
+// carries none of them.
+func CopyFinalizersPatch(k Kind, obj *unstructured.Unstructured) []byte {
+	drop := CopyFinalizers[k.Name]
+	if len(drop) == 0 || obj == nil {
 		return nil
 	}
 	finalizers := obj.GetFinalizers()
-	kept := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return slices.Contains(PreDeleteHookFinalizers, f) })
+	kept := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return slices.Contains(drop, f) })
 	if len(kept) == len(finalizers) {
 		return nil
 	}

@@ -130,7 +130,7 @@ type kindObject struct {
 	obj  *unstructured.Unstructured
 }
 
-func TestPreDeleteHookPatch(t *testing.T) {
+func TestCopyFinalizersPatch(t *testing.T) {
 	mca := func(finalizers ...string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
@@ -144,6 +144,7 @@ func TestPreDeleteHookPatch(t *testing.T) {
 		t.Fatal("no ManagedClusterAddOn kind")
 	}
 	mwKind, _ := KindByName(replv1alpha1.KindManifestWork)
+	placementKind, _ := KindByName(replv1alpha1.KindPlacement)
 	for _, tc := range []struct {
 		name string
 		k    Kind
@@ -161,11 +162,15 @@ func TestPreDeleteHookPatch(t *testing.T) {
 				"b/second", "addon.open-cluster-management.io/addon-pre-delete"),
 			`{"metadata":{"finalizers":["a/first","addon.open-cluster-management.io/hosting-addon-pre-delete","b/second"],"resourceVersion":"7","uid":"uid-1"}}`},
 		{"only the hosted mode's hook", mcaKind, mca("addon.open-cluster-management.io/hosting-addon-pre-delete"), ""},
-		{"another kind is left alone", mwKind, mca("addon.open-cluster-management.io/addon-pre-delete"), ""},
+		{"another kind's finalizers are left alone", mwKind, mca("addon.open-cluster-management.io/addon-pre-delete"), ""},
+		{"a ManifestWork loses the work agent's cleanup finalizer, keeps the others", mwKind,
+			mca(FinalizerDeleteCopies, "cluster.open-cluster-management.io/manifest-work-cleanup", "example.com/keep"),
+			`{"metadata":{"finalizers":["failover.open-cluster-management.io/delete-copies","example.com/keep"],"resourceVersion":"7","uid":"uid-1"}}`},
+		{"a kind without copy finalizers", placementKind, mca("cluster.open-cluster-management.io/manifest-work-cleanup"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := string(PreDeleteHookPatch(tc.k, tc.obj)); got != tc.want {
-				t.Errorf("PreDeleteHookPatch = %s, want %s", got, tc.want)
+			if got := string(CopyFinalizersPatch(tc.k, tc.obj)); got != tc.want {
+				t.Errorf("CopyFinalizersPatch = %s, want %s", got, tc.want)
 			}
 		})
 	}

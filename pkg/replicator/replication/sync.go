@@ -284,6 +284,10 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		if results[i].holds {
 			holding = append(holding, target.Name())
 		}
+		if errors.Is(results[i].err, errCopyGoing) {
+			// Not in step there yet, and no failure: the copy's delete event syncs the key again.
+			continue
+		}
 		if results[i].err != nil {
 			errs = append(errs, results[i].err)
 			continue
@@ -691,6 +695,10 @@ func (c *Controller) anyListing() bool {
 	return false
 }
 
+// errCopyGoing is syncTarget's answer for a target whose copy is being deleted while the source holds an object
+// of that name: the target is not in step, and nothing failed.
+var errCopyGoing = errors.New("the copy is being deleted")
+
 // syncTarget applies mirror.Decide for one target hub. holds reports whether the target holds a copy of src
 // afterwards (written now, or already there).
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
@@ -706,11 +714,17 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		// A generated object carrying its generator's copy label is no copy (mirror.Decide rule 0).
 		isCopy := mirror.IsCopyOn(k, tgt)
 		if isCopy && tgt.GetDeletionTimestamp() != nil {
-			// A copy being deleted (rule 1) goes without its add-on's pre-delete hook (no request without one).
+			// A copy being deleted (rule 1) goes without its hub's finalizers (no request without one).
 			if err := c.deleteCopy(ctx, target, k, tgt); err != nil {
 				target.ReportError(err)
 				metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
 				return false, fmt.Errorf("finishing the delete of the copy on hub %s: %w", target.Name(), err)
+			}
+			if src != nil && src.GetDeletionTimestamp() == nil {
+				// The source holds an object of that name (made again since): this hub holds no copy of it
+				// until the old one is gone and the new one written, which its delete event brings about.
+				c.setCopy(target.Name(), key, false)
+				return false, errCopyGoing
 			}
 		}
 		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)

@@ -95,9 +95,10 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 const hookRemovalAttempts = 10
 
 // deleteCopy deletes obj, a copy (or an original of a cluster now managed elsewhere) on hub h, a hub other than
-// the cluster's source, unless it is being deleted already. A ManagedClusterAddOn goes without its add-on's
-// pre-delete hook (mirror.PreDeleteHookPatch):
-//  1. the hook finalizers are removed, on obj's UID and resourceVersion;
+// the cluster's source, unless it is being deleted already. The copy goes without the finalizers of h's own
+// controllers that would wait there (mirror.CopyFinalizers: a ManagedClusterAddOn's pre-delete hook, a
+// ManifestWork's work-agent cleanup):
+//  1. those finalizers are removed, on obj's UID and resourceVersion;
 //  2. the copy is deleted on the resourceVersion that left: without the finalizers, h's add-on manager makes no
 //     hook ManifestWork for it. When either request is refused with 409 (h's add-on manager put a finalizer
 //     back in between, or wrote the object otherwise), the copy is read again and steps 1 and 2 are repeated,
@@ -107,13 +108,13 @@ const hookRemovalAttempts = 10
 //  4. removing them once more lets the delete finish. A hook work made meanwhile goes with the copy: the
 //     ManagedClusterAddOn owns it.
 //
-// A copy read again without hook finalizers (another write came in between) is deleted on its new
+// A copy read again without those finalizers (another write came in between) is deleted on its new
 // resourceVersion, in the same count of attempts; an object of that name with another UID (the copy was deleted
 // and an object made again) is left alone. A copy being deleted already gets step 4 only, and no request at all
 // without those finalizers. That is at most 3×hookRemovalAttempts+2 requests. The errors are the requests'; an
 // object already gone is no error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
-	patch := mirror.PreDeleteHookPatch(k, obj)
+	patch := mirror.CopyFinalizersPatch(k, obj)
 	switch {
 	case patch == nil && obj.GetDeletionTimestamp() != nil:
 		return nil
@@ -138,7 +139,7 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 			case apierrors.IsConflict(err):
 				target = nil
 			case err != nil:
-				return fmt.Errorf("removing the pre-delete hook finalizers: %w", err)
+				return fmt.Errorf("removing the hub's finalizers from the copy: %w", err)
 			}
 		}
 		if target != nil {
@@ -165,15 +166,15 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 			// The copy is gone and an object of that name was made again: the next sync decides about it.
 			return nil
 		}
-		patch = mirror.PreDeleteHookPatch(k, obj)
+		patch = mirror.CopyFinalizersPatch(k, obj)
 		switch {
 		case patch == nil && obj.GetDeletionTimestamp() != nil:
 			return nil
 		case patch != nil && attempt == hookRemovalAttempts:
-			c.logger.Info("Deleted a copy on its UID alone, its pre-delete hook finalizer on: removing it now",
+			c.logger.Info("Deleted a copy on its UID alone, a finalizer of its hub on: removing it now",
 				"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempts", attempt)
 		case patch != nil:
-			c.logger.V(2).Info("A copy's pre-delete hook finalizer came back before its delete: removing it again",
+			c.logger.V(2).Info("A finalizer of the copy's hub came back before its delete: removing it again",
 				"object", obj.GetNamespace()+"/"+obj.GetName(), "hub", h.Name(), "attempt", attempt)
 		}
 	}
@@ -182,7 +183,7 @@ func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Ki
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("removing the pre-delete hook finalizers of the copy being deleted: %w", err)
+		return fmt.Errorf("removing the hub's finalizers from the copy being deleted: %w", err)
 	}
 	return nil
 }
