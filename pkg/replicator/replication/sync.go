@@ -286,10 +286,12 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}
 		if errors.Is(results[i].err, errCopyGoing) {
 			// Not in step there yet, and no failure: the copy's delete event syncs the key again.
+			c.markBehind(key, target.Name())
 			continue
 		}
 		if results[i].err != nil {
 			errs = append(errs, results[i].err)
+			c.markBehind(key, target.Name())
 			continue
 		}
 		compared = append(compared, target.Name())

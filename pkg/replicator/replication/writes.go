@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
@@ -231,6 +232,35 @@ func (c *Controller) setCopy(hub string, key Key, isCopy bool) {
 		c.copies[hub].Insert(key)
 	} else {
 		c.copies[hub].Delete(key)
+	}
+}
+
+// markBehind puts key back among hub's out-of-step keys after a write there failed (or waits), also once the hub
+// was caught up: until the key is compared there again, hub is not caught up, and the source's ManagedCluster of
+// key's cluster names hub behind (publishSteps). The next comparison that succeeds takes it out (clearDirty).
+func (c *Controller) markBehind(key Key, hub string) {
+	cluster := c.keyCluster(key)
+	c.mu.Lock()
+	if c.dirty[hub] == nil {
+		if !c.listed[hub] {
+			// Not ready: OnState lists every key again when it is.
+			c.mu.Unlock()
+			return
+		}
+		c.dirty[hub] = sets.New[Key]()
+		c.pending[hub] = map[string]int{}
+	}
+	added := !c.dirty[hub].Has(key)
+	if added {
+		c.dirty[hub].Insert(key)
+		if cluster != "" && c.pending[hub] != nil {
+			c.pending[hub][cluster]++
+		}
+	}
+	c.mu.Unlock()
+	if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok && added && cluster != "" {
+		// The source's ManagedCluster names hub behind from now on.
+		c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
 	}
 }
 
