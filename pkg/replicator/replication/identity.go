@@ -22,10 +22,9 @@ import (
 // of every hub in spec order (read from the hubs' caches when nil), and keeps the record of names that stand
 // for several spokes (Controller.identityConflicts). A conflict, once seen, stays until every hub is ready and
 // shows no conflict, in the caches and then in a read of each hub's ManagedCluster (liveIdentity): a hub that is
-// down may still hold the other spoke's ManagedCluster. The first sync that
-// finds a conflict reports it (event ReasonClusterIdentityConflict, metric) and queues the cluster's direction
-// (syncDirection takes the fence marks down); the one that finds it gone reports that and queues the
-// cluster's direction and keys.
+// down may still hold the other spoke's ManagedCluster. The first sync that finds a conflict reports it (event
+// ReasonClusterIdentityConflict, metric) and queues the cluster's direction (syncDirection takes the fence marks
+// down); the one that finds it gone reports that and queues the cluster's direction and keys.
 func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []direction.HubView) direction.Identity {
 	if views == nil {
 		views = make([]direction.HubView, 0, len(c.opts.Hubs))
@@ -86,9 +85,8 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 // standDown undoes, for cluster, whose name stands for several spokes, what the replicator keeps of a
 // replicated cluster: it forgets the cluster's source, takes the fence marks off the cluster's namespace on
 // every ready hub when Options.Fencing (each spoke's users manage their own cluster of that name on their own
-// hub), and, on each
-// hub whose ManagedCluster reports other hubs in step, names every other hub behind: none holds this cluster's
-// state. A ManagedCluster that never had that report is left untouched.
+// hub), and, on each hub whose ManagedCluster reports other hubs in step, names every other hub behind: none
+// holds this cluster's state. A ManagedCluster that never had that report is left untouched.
 func (c *Controller) standDown(ctx context.Context, cluster string) error {
 	c.mu.Lock()
 	delete(c.sources, cluster)
