@@ -224,8 +224,8 @@ type Identity struct {
 //     of the spoke that joined it reports (ClusterID, a claim) and the identity recorded on its copy
 //     (RecordedClusterID). An unreachable hub contributes nothing.
 //  2. Conflict when the claims name more than one identity (two spokes joined hubs under one name: ACM's
-//     local-cluster on every hub, or per-hub names that collide), or when a hub's claim differs from the identity
-//     recorded on that hub's copy (a spoke joined a copy made for another). Nothing of such a name may be
+//     local-cluster on every hub, or per-hub names that collide), or when a copy's claim differs from the identity
+//     recorded on it (a spoke joined a copy made for another). Nothing of such a name may be
 //     replicated, fenced or written back: a copy would hand one spoke's ManifestWorks to the other.
 //  3. Otherwise ID is the one claimed identity, which every copy records from then on. A record alone never
 //     conflicts: a copy says which spoke it was made for, not which spoke is there, and follows the claim.
@@ -246,7 +246,7 @@ func DecideIdentity(hubs []HubView) Identity {
 		}
 		if h.RecordedClusterID != "" {
 			seen = append(seen, fmt.Sprintf("%s: %s (copy)", h.Hub, h.RecordedClusterID))
-			if h.ClusterID != "" && h.ClusterID != h.RecordedClusterID {
+			if h.IsCopy && h.ClusterID != "" && h.ClusterID != h.RecordedClusterID {
 				conflict = true
 			}
 		}

@@ -398,26 +398,45 @@ func WithSourceWrittenAt(obj *unstructured.Unstructured, t time.Time) *unstructu
 	return obj
 }
 
-// SourceCleanup returns a copy of the source hub's ManagedCluster obj without AnnotationClusterHub and
-// AnnotationClusterHubSince (which only copies on other hubs carry), AnnotationClusterHub's value kept as
-// AnnotationMovedFrom (the hub the cluster came from) unless it names source itself; or nil when obj has
-// neither and needs no write.
+// SourceCleanup returns a copy of the source hub's ManagedCluster obj without AnnotationClusterHub,
+// AnnotationClusterHubSince and AnnotationClusterID (which only copies on other hubs carry: the source's own agent
+// reports the spoke's identity), AnnotationClusterHub's value kept as AnnotationMovedFrom (the hub the cluster
+// came from) unless it names source itself; or nil when obj has none of them and needs no write.
 func SourceCleanup(obj *unstructured.Unstructured, source string) *unstructured.Unstructured {
 	annotations := obj.GetAnnotations()
 	prev, hub := annotations[AnnotationClusterHub]
 	_, since := annotations[AnnotationClusterHubSince]
-	if !hub && !since {
+	_, id := annotations[AnnotationClusterID]
+	if !hub && !since && !id {
 		return nil
 	}
 	out := obj.DeepCopy()
 	cleaned := out.GetAnnotations()
 	delete(cleaned, AnnotationClusterHub)
 	delete(cleaned, AnnotationClusterHubSince)
+	delete(cleaned, AnnotationClusterID)
 	if prev != "" && prev != source {
 		cleaned[AnnotationMovedFrom] = prev
 	}
 	out.SetAnnotations(cleaned)
 	return out
+}
+
+// UnfencePatch returns the JSON merge patch (RFC 7386) that removes AnnotationClusterHub and
+// AnnotationClusterHubSince from mc, a ManagedCluster copy, with its metadata.uid as a precondition; nil when mc
+// carries neither. Without them the fence no longer refuses changes of that copy's spec.
+func UnfencePatch(mc *unstructured.Unstructured) []byte {
+	annotations := mc.GetAnnotations()
+	_, hub := annotations[AnnotationClusterHub]
+	_, since := annotations[AnnotationClusterHubSince]
+	if !hub && !since {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":         string(mc.GetUID()),
+		"annotations": map[string]any{AnnotationClusterHub: nil, AnnotationClusterHubSince: nil},
+	}})
+	return patch
 }
 
 // MovedFrom returns the hub that the cluster of mc (its ManagedCluster on the source hub) came from, as far as

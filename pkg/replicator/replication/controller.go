@@ -144,6 +144,9 @@ type Controller struct {
 	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
 	// "<source>@<since>"), since the hub became ready.
 	fenceMarks map[string]map[string]string
+	// reopened: hub → dirty[hub] was made again by markBehind after the hub was caught up (no HubCaughtUp event
+	// when it empties again); reset when the hub becomes ready.
+	reopened map[string]bool
 	// pending: hub → cluster → how many of the cluster's keys are in dirty[hub] (nil when caught up).
 	pending map[string]map[string]int
 	// listed: hub → OnState has handled the hub's StateReady since it last left that state. hubconn reports a
@@ -208,6 +211,7 @@ func New(opts Options) (*Controller, error) {
 		addOnInstalls:     map[string][2]bool{},
 		namespaces:        map[string]sets.Set[string]{},
 		listed:            map[string]bool{},
+		reopened:          map[string]bool{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -456,6 +460,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.mu.Lock()
 		// This hub, and every hub not caught up yet, must see every object known now.
 		c.dirty[hub] = sets.New(keys...)
+		c.reopened[hub] = false
 		// hubconn reports Ready outside its lock: a hub that left Ready since is not listed.
 		c.listed[hub] = c.byName[hub] != nil && c.byName[hub].Ready()
 		c.fenceMarks[hub] = map[string]string{}

@@ -27,10 +27,7 @@ import (
 // down); the one that finds it gone reports that and queues the cluster's direction and keys.
 func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []direction.HubView) direction.Identity {
 	if views == nil {
-		views = make([]direction.HubView, 0, len(c.opts.Hubs))
-		for _, h := range c.opts.Hubs {
-			views = append(views, hubView(h, cluster, false))
-		}
+		views = c.identityViews(cluster)
 	}
 	id := direction.DecideIdentity(views)
 	allReady := true
@@ -40,28 +37,32 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 	c.mu.Lock()
 	recorded, had := c.identityConflicts[cluster]
 	c.mu.Unlock()
+	confirmed := false
 	if had && allReady && !id.Conflict {
 		// A cache may miss an object for a moment: the end of a conflict is confirmed from the hubs.
-		if live, err := c.liveIdentity(ctx, cluster); err != nil || live.Conflict {
+		live, err := c.liveIdentity(ctx, cluster)
+		if err != nil || live.Conflict {
 			if err != nil {
 				c.logger.V(2).Info("Could not confirm that a cluster name stands for one spoke again", "cluster", cluster, "err", err.Error())
+				c.queue.AddRateLimited(Key{Name: cluster})
 			}
 			return direction.Identity{Conflict: true, Seen: recorded}
 		}
+		confirmed = true
 	}
 	c.mu.Lock()
 	recorded, had = c.identityConflicts[cluster]
 	switch {
 	case id.Conflict:
 		c.identityConflicts[cluster] = id.Seen
-	case had && allReady:
+	case had && confirmed:
 		delete(c.identityConflicts, cluster)
 	case had:
+		// Seen by another sync meanwhile, or not confirmed yet: still a conflict.
 		id = direction.Identity{Conflict: true, Seen: recorded}
 	}
-	conflicts := len(c.identityConflicts)
+	metrics.ClusterIdentityConflicts.Set(float64(len(c.identityConflicts)))
 	c.mu.Unlock()
-	metrics.ClusterIdentityConflicts.Set(float64(conflicts))
 	switch {
 	case id.Conflict && !had:
 		c.logger.Info("Managed cluster name stands for more than one spoke: nothing of it is replicated or fenced",
@@ -82,11 +83,21 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 	return id
 }
 
+// identityViews returns the direction view of cluster on every hub, in spec order, as the identity check reads it.
+func (c *Controller) identityViews(cluster string) []direction.HubView {
+	views := make([]direction.HubView, 0, len(c.opts.Hubs))
+	for _, h := range c.opts.Hubs {
+		views = append(views, hubView(h, cluster, false))
+	}
+	return views
+}
+
 // standDown undoes, for cluster, whose name stands for several spokes, what the replicator keeps of a
 // replicated cluster: it forgets the cluster's source, takes the fence marks off the cluster's namespace on
 // every ready hub when Options.Fencing (each spoke's users manage their own cluster of that name on their own
-// hub), and, on each hub whose ManagedCluster reports other hubs in step, names every other hub behind: none
-// holds this cluster's state. A ManagedCluster that never had that report is left untouched.
+// hub) and from every ManagedCluster copy there (mirror.UnfencePatch), and, on each hub whose ManagedCluster
+// reports other hubs in step, names every other hub behind: none holds this cluster's state. A ManagedCluster that
+// is no copy and never had that report is left untouched.
 func (c *Controller) standDown(ctx context.Context, cluster string) error {
 	c.mu.Lock()
 	delete(c.sources, cluster)
@@ -110,6 +121,13 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 		mc, _ := h.Peek(replv1alpha1.KindManagedCluster, "", cluster)
 		if mc == nil || mc.GetDeletionTimestamp() != nil {
 			continue
+		}
+		if c.opts.Fencing && mirror.IsCopy(mc) {
+			// The fence reads a copy's cluster-hub annotations: the spoke that joined it manages it here.
+			if err := c.patchSourceOnce(ctx, h, k, Key{Kind: k.Name, Name: cluster}, mc, mirror.UnfencePatch(mc),
+				"removing the cluster-hub annotations of a copy joined by another spoke on "+h.Name()); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if _, reported := mc.GetAnnotations()[mirror.AnnotationHubsInStep]; !reported {
 			continue

@@ -197,13 +197,28 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		// The source stopped being ready between the check and the read: an empty cache is no delete.
 		return nil
 	}
+	// checked says whether the identity check below saw hub h ready. A cluster's object is written on no other hub:
+	// one that became ready since may hold another spoke of that name, and OnState queues every key for it.
+	checked := func(*hubconn.Hub) bool { return true }
+	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok {
+		views := c.identityViews(cluster)
+		if c.checkIdentity(ctx, cluster, views).Conflict {
+			c.forget(key)
+			return c.releaseOthers(ctx, k, key, nil, "")
+		}
+		seen := map[string]bool{}
+		for _, v := range views {
+			seen[v.Hub] = v.Reachable
+		}
+		checked = func(h *hubconn.Hub) bool { return seen[h.Name()] }
+	}
 	if mirror.Excluded(k, src) {
 		c.forget(key)
 		return errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, ""))
 	}
 
 	var errs []error
-	wrote, failedHub, err := c.writeBack(ctx, k, key, source, src)
+	wrote, failedHub, err := c.writeBack(ctx, k, key, source, src, checked)
 	if wrote {
 		// The source's watch event syncs the key again, from what was written.
 		return nil
@@ -237,11 +252,6 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			}
 		}
 	}
-	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok && c.checkIdentity(ctx, cluster, nil).Conflict {
-		// A hub that became ready since sourceOf looked (the targets are the hubs ready now) holds another spoke of this name: nothing is written.
-		c.forget(key)
-		return errors.Join(append(errs, c.releaseOthers(ctx, k, key, nil, ""))...)
-	}
 	// The source holds originals: neither copies nor conflicts are counted there for this key.
 	c.setCopy(source.Name(), key, false)
 	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
@@ -249,7 +259,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	var targets []*hubconn.Hub
 	for _, target := range c.opts.Hubs {
 		switch {
-		case target == source || !target.Serves(k.Name) || target.Name() == failedHub:
+		case target == source || !target.Serves(k.Name) || target.Name() == failedHub || !checked(target):
 			// A hub whose write could not be written back keeps its object as it is (the evidence) until it can.
 		case !mirroredTo(k, key, source, target):
 			// The target's add-on manager keeps its add-ons of this name: it is in step once it holds no
@@ -289,9 +299,13 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			c.markBehind(key, target.Name())
 			continue
 		}
-		if results[i].err != nil {
-			errs = append(errs, results[i].err)
-			c.markBehind(key, target.Name())
+		if err := results[i].err; err != nil {
+			errs = append(errs, err)
+			if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) && !apierrors.IsNotFound(err) {
+				// A write refused for a cache that lags (409, 404, already exists) is retried at once; any
+				// other failure leaves the hub behind until the retry goes through.
+				c.markBehind(key, target.Name())
+			}
 			continue
 		}
 		compared = append(compared, target.Name())
@@ -341,11 +355,12 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 
 // writeBack writes on the source what the hub the cluster moved from wrote and never replicated
 // (mirror.DecideWriteBack), while the source's ManagedCluster names that hub (mirror.MovedFrom, as c.movedFrom
-// last read it) and it is ready. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
+// last read it) and it is ready, and the identity check saw it ready (checked). wrote reports a write, or a write refused because the source's cache is behind (conflict, not
 // found): the source's watch event syncs the key again. A create refused because the source holds an object
 // of that name its cache does not show is no write: the key is compared as usual. On another error,
 // failedHub names the old hub, which the caller leaves untouched for this sync.
-func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured) (wrote bool, failedHub string, err error) {
+func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured,
+	checked func(*hubconn.Hub) bool) (wrote bool, failedHub string, err error) {
 	cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !ok || k.Name == replv1alpha1.KindManagedCluster {
 		return false, "", nil
@@ -354,7 +369,7 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	prev := c.movedFrom[cluster]
 	c.mu.Unlock()
 	old := c.byName[prev]
-	if old == nil || old == source || !old.Ready() || !old.Serves(k.Name) {
+	if old == nil || old == source || !old.Ready() || !old.Serves(k.Name) || !checked(old) {
 		return false, "", nil
 	}
 	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
@@ -479,8 +494,8 @@ func (c *Controller) dropStaleCopies(ctx context.Context, k mirror.Kind, key Key
 // dropCopy leaves key's object on target, a hub mirroredTo excludes, to that hub: it counts neither as a copy
 // nor as a conflict, and a copy the replicator wrote there earlier (before that hub's ClusterManagementAddOn
 // installed the add-on by strategy, or before the replicator saw that it does) is deleted; that hub's add-on
-// manager makes its own where its Placements decide. A copy there being deleted already only loses its
-// add-on's pre-delete hook finalizers (deleteCopy). The error is the delete's.
+// manager makes its own where its Placements decide. A copy there being deleted already only loses its hub's
+// finalizers (mirror.CopyFinalizers, deleteCopy). The error is the delete's.
 func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, target *hubconn.Hub) error {
 	c.setCopy(target.Name(), key, false)
 	c.recordConflict(k, key, target.Name(), mirror.ConflictNone)

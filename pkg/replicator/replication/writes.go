@@ -88,7 +88,7 @@ func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 	return err
 }
 
-// hookRemovalAttempts is how many times deleteCopy removes a copy's pre-delete hook finalizers and deletes it on
+// hookRemovalAttempts is how many times deleteCopy removes a copy's hub finalizers (mirror.CopyFinalizers) and deletes it on
 // the resourceVersion that left before it deletes the copy on its UID alone. A hub's add-on manager puts the
 // finalizer back within about one round trip of its removal: in three runs of the integration test on the test bed
 // it won 2 races of 5, both in one run. At that rate ten attempts leave about one delete in 10,000 (0.4^10) to
@@ -249,6 +249,7 @@ func (c *Controller) markBehind(key Key, hub string) {
 		}
 		c.dirty[hub] = sets.New[Key]()
 		c.pending[hub] = map[string]int{}
+		c.reopened[hub] = true
 	}
 	added := !c.dirty[hub].Has(key)
 	if added {
@@ -267,9 +268,16 @@ func (c *Controller) markBehind(key Key, hub string) {
 func (c *Controller) markCaughtUp(hub string) {
 	c.mu.Lock()
 	already := c.dirty[hub] == nil
+	reopened := c.reopened[hub]
 	c.dirty[hub] = nil
 	c.pending[hub] = nil
+	c.reopened[hub] = false
 	c.mu.Unlock()
+	if reopened {
+		// Caught up again after a failed write (markBehind): the cluster whose key it was is queued by
+		// clearDirty; the event is for a hub's catch-up after it became ready.
+		return
+	}
 	if !already {
 		c.opts.Recorder.Eventf(ReasonHubCaughtUp, "hub %s is caught up", hub)
 		// Every source's ManagedCluster names this hub in step from now on.

@@ -137,6 +137,10 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 			reason = ReasonInvalidConfiguration
 		}
 		msg := fmt.Sprintf("%d of %d hubs ready; not ready: %s", ready, len(hubs), strings.Join(notReady, "; "))
+		if len(snap.IdentityConflicts) > 0 {
+			msg += fmt.Sprintf("; %d managed cluster names stand for more than one spoke and are not replicated: %s",
+				len(snap.IdentityConflicts), strings.Join(snap.IdentityConflicts, ", "))
+		}
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, reason, text.Truncate(msg, maxMessageLength)
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, reason, text.Truncate(msg, maxMessageLength)
 	case len(snap.IdentityConflicts) > 0:

@@ -124,11 +124,11 @@ func TestBuildConditions(t *testing.T) {
 			degraded:          want{metav1.ConditionTrue, status.ReasonClusterIdentityConflict, []string{"2 managed cluster names", "local-cluster, prod-1"}},
 		},
 		{
-			name:              "a hub unreachable and a name of several spokes: the hub first",
+			name:              "a hub unreachable and a name of several spokes: the hub's reason, both named",
 			hubs:              []status.Hub{ready(hubA), unreachable(hubB, errRefused), ready(hubC)},
 			identityConflicts: []string{"local-cluster"},
-			available:         want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB}},
-			degraded:          want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB}},
+			available:         want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB, "local-cluster"}},
+			degraded:          want{metav1.ConditionTrue, status.ReasonHubsUnavailable, []string{hubB, "1 managed cluster names", "local-cluster"}},
 		},
 		{
 			name:      "one of three hubs unreachable: available but degraded, message names the hub and its error",
