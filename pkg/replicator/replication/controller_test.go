@@ -629,7 +629,8 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 
 // TestControllerReplicatesAClusterOnceSelected: a cluster outside the cluster selector is not replicated; once
 // its ManagedCluster on the source gets the selected label, its ManifestWorks follow too (not only the
-// ManagedCluster, whose own event triggers the change).
+// ManagedCluster, whose own event triggers the change), and its source reports hub-b in step; de-selected again,
+// hub-b is reported behind.
 func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, replv1alpha1.KindManifestWork)
@@ -668,6 +669,21 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 	if s := c.Snapshot(); s.Clusters != 1 {
 		t.Errorf("Snapshot().Clusters = %d once selected, want 1", s.Clusters)
 	}
+	eventually(t, "hub-a's ManagedCluster names hub-b in step", func() bool {
+		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
+		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB
+	})
+
+	// De-selected, the cluster is not replicated any more: hub-b is no longer reported in step.
+	mc = a.get(t, mcKind, "", testCluster)
+	mc.SetLabels(map[string]string{"env": "dev"})
+	if _, err := a.client.Resource(mcKind.GVR).Update(ctx, mc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-a's ManagedCluster names hub-b behind once the cluster is de-selected", func() bool {
+		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
+		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == "" && mc.GetAnnotations()[mirror.AnnotationHubsBehind] == testHubB
+	})
 }
 
 // TestHubNotListedUntilOnStateReady: hubconn reports a hub Ready before the controller's OnState(Ready) has

@@ -9,11 +9,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -129,17 +131,45 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 				errs = append(errs, err)
 			}
 		}
-		if _, reported := mc.GetAnnotations()[mirror.AnnotationHubsInStep]; !reported {
+		if err := c.reportAllBehind(ctx, h, cluster, mc); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// reportAllBehind names every hub but h behind on mc, cluster's ManagedCluster on hub h, when mc carries an
+// in-step report (mirror.AnnotationHubsInStep): the replicator no longer keeps the cluster's state on the other
+// hubs (its name stands for several spokes, or the cluster selector no longer selects it), so none of them is in
+// step. A ManagedCluster without that report is left untouched.
+func (c *Controller) reportAllBehind(ctx context.Context, h *hubconn.Hub, cluster string, mc *unstructured.Unstructured) error {
+	k, ok := c.kinds[replv1alpha1.KindManagedCluster]
+	if !ok || mc == nil || mc.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	if _, reported := mc.GetAnnotations()[mirror.AnnotationHubsInStep]; !reported {
+		return nil
+	}
+	steps := make([]mirror.HubStep, 0, len(c.opts.Hubs)-1)
+	for _, other := range c.opts.Hubs {
+		if other != h {
+			steps = append(steps, mirror.HubStep{Hub: other.Name(), Ready: other.Ready(), Pending: true})
+		}
+	}
+	return c.patchSourceOnce(ctx, h, k, Key{Kind: k.Name, Name: cluster}, mc, mirror.StepPatch(mc, steps),
+		"naming every other hub behind for a cluster not replicated, on "+h.Name())
+}
+
+// reportUnreplicated names every other hub behind on each ready hub's ManagedCluster of cluster that carries an
+// in-step report (reportAllBehind): cluster is not replicated.
+func (c *Controller) reportUnreplicated(ctx context.Context, cluster string) error {
+	var errs []error
+	for _, h := range c.opts.Hubs {
+		if !h.Ready() {
 			continue
 		}
-		steps := make([]mirror.HubStep, 0, len(c.opts.Hubs)-1)
-		for _, other := range c.opts.Hubs {
-			if other != h {
-				steps = append(steps, mirror.HubStep{Hub: other.Name(), Ready: other.Ready(), Pending: true})
-			}
-		}
-		if err := c.patchSourceOnce(ctx, h, k, Key{Kind: k.Name, Name: cluster}, mc, mirror.StepPatch(mc, steps),
-			"naming every other hub behind for a cluster name of several spokes on "+h.Name()); err != nil {
+		mc, _ := h.Peek(replv1alpha1.KindManagedCluster, "", cluster)
+		if err := c.reportAllBehind(ctx, h, cluster, mc); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -184,9 +184,13 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		return nil
 	case sourceNone:
 		// Nothing is replicated for this key (its cluster is not selected, or its name stands for several
-		// spokes): no delete is held for it either.
+		// spokes): no delete is held for it either, and no hub is reported in step for it.
 		c.forget(key)
-		return c.releaseOthers(ctx, k, key, nil, "")
+		err := c.releaseOthers(ctx, k, key, nil, "")
+		if k.Name == replv1alpha1.KindManagedCluster {
+			err = errors.Join(err, c.reportUnreplicated(ctx, key.Name))
+		}
+		return err
 	}
 	src, err := source.Get(ctx, k.Name, key.Namespace, key.Name)
 	if err != nil {
