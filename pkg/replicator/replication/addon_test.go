@@ -332,10 +332,18 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "hub-b's cache shows the hook finalizer of placed", func() bool {
-		cp, _ := b.hub.Peek(mcaKind.Name, testCluster, "placed")
-		return cp != nil && len(cp.GetFinalizers()) == 2
-	})
+	// Every copy's update is in hub-b's cache before the uninstall: a sync that read a copy without its finalizers
+	// would delete it without a removal first, and the races below would not be the ones they are.
+	for _, name := range names {
+		eventually(t, "hub-b's cache shows the update of "+name, func() bool {
+			cp, _ := b.hub.Peek(mcaKind.Name, testCluster, name)
+			if name == "deleting" {
+				// The replicator answers this update at once, by removing the hook finalizer.
+				return cp != nil && cp.GetDeletionTimestamp() != nil
+			}
+			return cp != nil && len(cp.GetFinalizers()) == 2
+		})
+	}
 
 	// The add-on is uninstalled on the cluster's hub; hub B's add-on manager starts installing placed by
 	// strategy.
