@@ -120,10 +120,11 @@ func NewRegistrationAgentCommand() *cobra.Command {
 
 // newAgentCommand builds a controllercmd command named componentName that runs o. addFlags registers the
 // options' flags; prepare checks and completes what ValidateFlags does not know, and runs first. All of it runs
-// before any I/O and before leader election, so a bad flag fails at once with one message. The agent namespace (--namespace, else the
-// service-account namespace, else open-cluster-management-agent) is the namespace of events and of the lock.
+// before any I/O and before leader election (CompleteNamespace, then ValidateFlags), so a bad flag fails at once
+// with one message. The agent namespace (--namespace, else the service-account namespace, else
+// open-cluster-management-agent) is the namespace of events and of the lock. The run function is runAgent.
 func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, addFlags func(*pflag.FlagSet), prepare func(*cobra.Command) error) *cobra.Command {
-	cmdConfig := controllercmd.NewControllerCommandConfig(componentName, version.Get(), o.RunFailoverAgent, clock.RealClock{})
+	cmdConfig := controllercmd.NewControllerCommandConfig(componentName, version.Get(), runAgent(o), clock.RealClock{})
 	cmdConfig.DisableLeaderElection = false
 	cmdConfig.LeaseDuration.Duration = defaultLeaseDuration
 	cmdConfig.RenewDeadline.Duration = defaultRenewDeadline
@@ -136,7 +137,7 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 		if ns := c.Flags().Lookup("namespace"); ns != nil && ns.Changed {
 			o.ComponentNamespace = ns.Value.String()
 		} else {
-			o.Complete()
+			o.CompleteNamespace()
 			if err := c.Flags().Set("namespace", o.ComponentNamespace); err != nil {
 				return err
 			}
@@ -163,6 +164,26 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 		}
 	}
 	return cmd
+}
+
+// runAgent returns the run function of the agent commands (the seed's flow, as OCM's agent): o.Complete with
+// a client of the cluster the agent runs in (controllerContext.KubeConfig) and the command's event recorder,
+// o.Validate, then o.RunFailoverAgent. An error of Complete (an unreadable hub kubeconfig Secret) or Validate
+// ends the command with that message.
+func runAgent(o *klusterlet.FailoverAgentOptions) controllercmd.StartFunc {
+	return func(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
+		kubeClient, err := kubernetes.NewForConfig(controllerContext.KubeConfig)
+		if err != nil {
+			return fmt.Errorf("client of the cluster the agent runs in: %w", err)
+		}
+		if err := o.Complete(kubeClient.CoreV1(), ctx, controllerContext.EventRecorder); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.RunFailoverAgent(ctx, controllerContext)
+	}
 }
 
 // freeOwnStaleLease frees the leader election Lease (namespace/lock, library-go's <component>-lock) when an
