@@ -49,7 +49,7 @@ func newFileHubsOrchestrator(t *testing.T, ctx context.Context, fileHubs []strin
 	}
 	kube := kubefake.NewSimpleClientset(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: fileHubsNamespace},
-		Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: []byte("neither")},
+		Data:       map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: []byte("neither")},
 	})
 	kubeInformers := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(fileHubsNamespace))
 	secrets := kubeInformers.Core().V1().Secrets()

@@ -106,16 +106,16 @@ func (r *Orchestrator) reconcileHubs(spec failoverv1alpha1.FailoverConfigSpec) {
 			shadowed[alt.Name] = true
 			continue
 		}
-		desc := fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, alt.BootstrapKubeconfigSecretRef, failoverv1alpha1.BootstrapKubeconfigSecretKey)
+		desc := fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, alt.BootstrapKubeconfigSecretRef, failoverv1alpha1.KubeconfigSecretKey)
 		s := hubSource{name: alt.Name, desc: desc}
 		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(alt.BootstrapKubeconfigSecretRef)
 		switch {
 		case err != nil:
 			s.readErr = fmt.Errorf("%s: %w", desc, err)
-		case len(secret.Data[failoverv1alpha1.BootstrapKubeconfigSecretKey]) == 0:
+		case len(secret.Data[failoverv1alpha1.KubeconfigSecretKey]) == 0:
 			s.readErr = fmt.Errorf("%s: key is missing or empty", desc)
 		default:
-			s.raw = secret.Data[failoverv1alpha1.BootstrapKubeconfigSecretKey]
+			s.raw = secret.Data[failoverv1alpha1.KubeconfigSecretKey]
 		}
 		sources = append(sources, s)
 	}
@@ -176,9 +176,9 @@ func (r *Orchestrator) primarySource() (s hubSource) {
 	s.name = failoverv1alpha1.HubNamePrimary
 	if r.o.PrimaryBootstrapSecretName != "" {
 		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.PrimaryBootstrapSecretName)
-		if err == nil && len(secret.Data[clientcert.BootstrapSecretKey]) > 0 {
-			s.desc = fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, r.o.PrimaryBootstrapSecretName, clientcert.BootstrapSecretKey)
-			s.raw = secret.Data[clientcert.BootstrapSecretKey]
+		if err == nil && len(secret.Data[failoverv1alpha1.KubeconfigSecretKey]) > 0 {
+			s.desc = fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, r.o.PrimaryBootstrapSecretName, failoverv1alpha1.KubeconfigSecretKey)
+			s.raw = secret.Data[failoverv1alpha1.KubeconfigSecretKey]
 			return s
 		}
 	}

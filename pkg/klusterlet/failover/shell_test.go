@@ -232,7 +232,7 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 	}
 	s.kube = kubefake.NewSimpleClientset(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: fileHubsNamespace},
-		Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: s.hubs["hub-b"].kubeconfig(t)},
+		Data:       map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: s.hubs["hub-b"].kubeconfig(t)},
 	})
 	spec.AlternateHubs = []failoverv1alpha1.AlternateHub{{Name: "hub-b", BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}}
 	fc := &failoverv1alpha1.FailoverConfig{ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: fileHubsNamespace, Generation: 1}, Spec: spec}
