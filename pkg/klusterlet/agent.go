@@ -343,12 +343,8 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		}
 	}
 	return failover.OrchestratorOptions{
-		Standby:        standby,
-		ClusterName:    o.ClusterName,
-		AgentName:      o.AgentName,
-		Namespace:      o.ComponentNamespace,
-		SecretName:     o.HubKubeconfigSecret,
-		SecretInformer: ai.secrets,
+		Standby: standby,
+		Agent:   sessionConfig,
 		NewSession: func(p hubsession.Params) (failover.Session, error) {
 			s, err := hubsession.New(sessionConfig, p)
 			if err != nil {
@@ -356,8 +352,6 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 			}
 			return s, nil
 		},
-		Clock:                          clk,
-		Recorder:                       recorder,
 		FailoverConfigName:             o.FailoverConfigName,
 		PrimaryBootstrapKubeconfigFile: hubs.primaryFile,
 		PrimaryBootstrapSecretName:     hubs.primarySecret,

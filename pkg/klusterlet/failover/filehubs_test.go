@@ -57,8 +57,8 @@ func newFileHubsOrchestrator(t *testing.T, ctx context.Context, fileHubs []strin
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	recorder := events.NewInMemoryRecorder("test", clk)
 	opts := OrchestratorOptions{
-		ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
-		SecretInformer: secrets, Clock: clk, Recorder: recorder,
+		Agent: hubsession.Config{ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
+			SecretInformer: secrets, Clock: clk, Recorder: recorder},
 		NewSession: func(p hubsession.Params) (Session, error) {
 			t.Errorf("a session was built on hub %s, which has no usable bootstrap kubeconfig", p.Hub.Name)
 			return nil, errors.New("no session in this test")
