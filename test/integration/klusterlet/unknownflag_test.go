@@ -17,6 +17,8 @@ import (
 // OperatorFlagIgnored Warning event naming it. The same args with an unknown registration driver flag end the
 // agent at once, with a message naming the flag, the value and the rule, before any hub call.
 func TestKlusterletOperatorUnknownFlag(t *testing.T) {
+	// Build the agent binary before the test's deadline starts: a cold build can take minutes.
+	framework.AgentBinary(t)
 	hub := framework.StartHub(t, framework.HubOptions{Name: "hub-unknown-flag", HubController: true})
 	spoke := framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true, KlusterletCRD: true})
 	operator := framework.StartKlusterletOperator(t, spoke)
