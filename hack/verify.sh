@@ -21,6 +21,7 @@ go mod vendor -o "${tmp}/vendor" >/dev/null 2>&1 || { echo "verify: go mod vendo
 if ! diff -r -q vendor "${tmp}/vendor" >/dev/null; then
   echo "verify: vendor/ out of sync (run go mod vendor)"; fail=1
 fi
+hack/verify-layering.sh || { echo "verify: a hub-side package imports the spoke agent"; fail=1; }
 if [[ -x hack/verify-codegen.sh ]]; then
   hack/verify-codegen.sh || { echo "verify: generated code is stale (run make update)"; fail=1; }
 fi

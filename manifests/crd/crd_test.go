@@ -420,8 +420,8 @@ func TestReplicationConfigCRDShape(t *testing.T) {
 
 	// The key's default is what SecretKey returns for an empty key.
 	key := schemaAt(t, root, "spec.hubs.[].kubeconfigSecret.key")
-	if key.Default == nil || string(key.Default.Raw) != `"`+failoverv1alpha1.ReplicationKubeconfigSecretKey+`"` {
-		t.Errorf("kubeconfigSecret.key default = %v, want %q", key.Default, failoverv1alpha1.ReplicationKubeconfigSecretKey)
+	if key.Default == nil || string(key.Default.Raw) != `"`+failoverv1alpha1.KubeconfigSecretKey+`"` {
+		t.Errorf("kubeconfigSecret.key default = %v, want %q", key.Default, failoverv1alpha1.KubeconfigSecretKey)
 	}
 }
 

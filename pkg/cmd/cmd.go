@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
@@ -89,7 +90,7 @@ const (
 // Lease failover-agent-lock in the agent namespace, released when the agent stops.
 func NewFailoverAgentCommand() *cobra.Command {
 	o := klusterlet.NewFailoverAgentOptions()
-	cmd := newAgentCommand("failover-agent", o, o.AddFlags, func(*cobra.Command) error { return nil })
+	cmd := newAgentCommand("failover-agent", o, o.AddFlags, func(*cobra.Command, []string) error { return nil }, nil)
 	cmd.Use = "failover"
 	cmd.Short = "Register this cluster with an OCM hub and fail over to an alternate hub when it is lost"
 	return cmd
@@ -98,10 +99,18 @@ func NewFailoverAgentCommand() *cobra.Command {
 // NewRegistrationAgentCommand returns `registration agent`: OCM's registration agent command line (every flag
 // the klusterlet operator v1.2.0 renders, with OCM's meaning) running the failover agent. Its component name
 // is OCM's, registration-agent, so its leader election lock (Lease registration-agent-lock in the agent
-// namespace) is the one OCM's agent takes: during a switch between the two images only one of them runs.
+// namespace) is the one OCM's agent takes: during a switch between the two images only one of them runs. A flag
+// it does not know is ignored with a log line and an OperatorFlagIgnored Warning event, or refused when it may
+// change how the agent registers (registrationagent.ClassifyUnknownFlags).
 func NewRegistrationAgentCommand() *cobra.Command {
 	o := registrationagent.NewOptions()
-	cmd := newAgentCommand("registration-agent", o.FailoverAgentOptions, o.AddFlags, func(c *cobra.Command) error {
+	cmd := newAgentCommand("registration-agent", o.FailoverAgentOptions, o.AddFlags, func(c *cobra.Command, unknown []string) error {
+		ignored, err := registrationagent.ClassifyUnknownFlags(unknown)
+		if err != nil {
+			return err
+		}
+		o.Ignored = append(ignored, o.UnknownFeatureGates...)
+		registrationagent.LogIgnored(o.Ignored)
 		if err := o.ValidateOCMFlags(); err != nil {
 			return err
 		}
@@ -112,18 +121,25 @@ func NewRegistrationAgentCommand() *cobra.Command {
 			klog.Infof("Feature gates accepted without effect (klusterlet-failover implements MultipleHubs and AddonManagement only): %s", strings.Join(ignored, ","))
 		}
 		return nil
-	})
+	}, func(recorder events.Recorder) { registrationagent.WarnIgnored(recorder, o.Ignored) })
+	// A newer klusterlet operator may render flags this agent does not know: they reach prepare as arguments,
+	// where the unknown-flag policy (registrationagent.ClassifyUnknownFlags) ignores or refuses each one.
+	cmd.FParseErrWhitelist.UnknownFlagsHandling = pflag.PassUnknownFlagToArgs
 	cmd.Use = "agent"
 	cmd.Short = "Start the registration agent (OCM's flags) with hub failover"
 	return cmd
 }
 
 // newAgentCommand builds a controllercmd command named componentName that runs o. addFlags registers the
-// options' flags; prepare checks and completes what ValidateFlags does not know, and runs first. All of it runs
-// before any I/O and before leader election, so a bad flag fails at once with one message. The agent namespace (--namespace, else the
-// service-account namespace, else open-cluster-management-agent) is the namespace of events and of the lock.
-func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, addFlags func(*pflag.FlagSet), prepare func(*cobra.Command) error) *cobra.Command {
-	cmdConfig := controllercmd.NewControllerCommandConfig(componentName, version.Get(), o.RunFailoverAgent, clock.RealClock{})
+// options' flags; prepare checks and completes what ValidateFlags does not know, and runs first, with the
+// command's positional arguments (where the parser puts unknown flags when the command lets them through).
+// announce, when set, runs in the run function with the agent's event recorder before Complete. All of it runs
+// before any I/O and before leader election (CompleteNamespace, then ValidateFlags), so a bad flag fails at once
+// with one message. The agent namespace (--namespace, else the service-account namespace, else
+// open-cluster-management-agent) is the namespace of events and of the lock. The run function is runAgent.
+func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, addFlags func(*pflag.FlagSet),
+	prepare func(*cobra.Command, []string) error, announce func(events.Recorder)) *cobra.Command {
+	cmdConfig := controllercmd.NewControllerCommandConfig(componentName, version.Get(), runAgent(o, announce), clock.RealClock{})
 	cmdConfig.DisableLeaderElection = false
 	cmdConfig.LeaseDuration.Duration = defaultLeaseDuration
 	cmdConfig.RenewDeadline.Duration = defaultRenewDeadline
@@ -132,16 +148,16 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 	flags := cmd.Flags()
 	addFlags(flags)
 	addLeaderElectionFlags(cmd, cmdConfig, "Disable leader election; then only one agent may run per cluster.")
-	cmd.PreRunE = func(c *cobra.Command, _ []string) error {
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
 		if ns := c.Flags().Lookup("namespace"); ns != nil && ns.Changed {
 			o.ComponentNamespace = ns.Value.String()
 		} else {
-			o.Complete()
+			o.CompleteNamespace()
 			if err := c.Flags().Set("namespace", o.ComponentNamespace); err != nil {
 				return err
 			}
 		}
-		if err := prepare(c); err != nil {
+		if err := prepare(c, args); err != nil {
 			return err
 		}
 		if err := o.ValidateFlags(); err != nil {
@@ -163,6 +179,29 @@ func newAgentCommand(componentName string, o *klusterlet.FailoverAgentOptions, a
 		}
 	}
 	return cmd
+}
+
+// runAgent returns the run function of the agent commands (the seed's flow, as OCM's agent): announce (when
+// set) with the command's event recorder, o.Complete with a client of the cluster the agent runs in
+// (controllerContext.KubeConfig) and that recorder, o.Validate, then o.RunFailoverAgent. An error of Complete
+// (an unreadable hub kubeconfig Secret) or Validate ends the command with that message.
+func runAgent(o *klusterlet.FailoverAgentOptions, announce func(events.Recorder)) controllercmd.StartFunc {
+	return func(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
+		if announce != nil {
+			announce(controllerContext.EventRecorder)
+		}
+		kubeClient, err := kubernetes.NewForConfig(controllerContext.KubeConfig)
+		if err != nil {
+			return fmt.Errorf("client of the cluster the agent runs in: %w", err)
+		}
+		if err := o.Complete(kubeClient.CoreV1(), ctx, controllerContext.EventRecorder); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.RunFailoverAgent(ctx, controllerContext)
+	}
 }
 
 // freeOwnStaleLease frees the leader election Lease (namespace/lock, library-go's <component>-lock) when an

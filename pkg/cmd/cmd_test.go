@@ -126,6 +126,15 @@ func TestAgentFlagsRefusedBeforeAnyIO(t *testing.T) {
 		{args: []string{"registration", "agent", "--spoke-cluster-name=Not_A_Label", "--bootstrap-kubeconfig=/b"}, want: `--cluster-name "Not_A_Label": must be a DNS-1123 label`},
 		{args: []string{"agent", "failover", "--bootstrap-kubeconfig=/b", "--leader-election-lease-duration=5s", "--leader-election-renew-deadline=10s", "--leader-election-retry-period=2s"}, want: "--leader-election-lease-duration 5s: must be greater than --leader-election-renew-deadline (10s)"},
 		{args: []string{"agent", "failover"}, want: `--bootstrap-kubeconfig "": must name the bootstrap kubeconfig file`},
+		// The unknown-flag policy of `registration agent`: a flag that may change how the agent registers is
+		// refused, naming the flag, the value and the rule.
+		{args: []string{"registration", "agent", "--spoke-cluster-name=c1", "--bootstrap-kubeconfig=/b", "--registration-driver", "awsirsa"},
+			want: `--registration-driver "awsirsa": not supported by klusterlet-failover, and not ignored: an unknown flag whose name contains "driver"`},
+		// Other unknown flags and feature gates are let through: the error is the next check's.
+		{args: []string{"registration", "agent", "--spoke-cluster-name=Not_A_Label", "--bootstrap-kubeconfig=/b", "--hosting-cluster-claim-enabled",
+			"--status-sync-interval=30s", "--feature-gates=AddonManagement=true,SomeNewGate=true"}, want: `--cluster-name "Not_A_Label": must be a DNS-1123 label`},
+		// The canonical command stays strict.
+		{args: []string{"agent", "failover", "--bootstrap-kubeconfig=/b", "--status-sync-interval=30s"}, want: "unknown flag: --status-sync-interval"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -56,10 +56,10 @@ type SpokeClients struct {
 	AgentFailover failoverclientset.Interface
 }
 
-// RunFailoverAgent is the run function of `klusterlet-failover agent failover` (library-go controllercmd
-// StartFunc). It sets the agent's GC target (setAgentGCPercent), builds the spoke clients (NewSpokeClients with
-// the command's client config) and calls RunWithClients. It returns an error only for bad flags or unusable
-// spoke clients; hub problems never end it.
+// RunFailoverAgent runs the agent (a library-go controllercmd StartFunc); the command's run function calls it
+// after Complete and Validate. It sets the agent's GC target (setAgentGCPercent), builds the spoke clients
+// (NewSpokeClients with the command's client config) and calls RunWithClients. It returns an error only for bad
+// flags or unusable spoke clients; hub problems never end it.
 func (o *FailoverAgentOptions) RunFailoverAgent(ctx context.Context, controllerContext *controllercmd.ControllerContext) error {
 	setAgentGCPercent()
 	clients, err := o.NewSpokeClients(controllerContext.KubeConfig)
@@ -144,8 +144,8 @@ func protobuf(config *rest.Config) *rest.Config {
 }
 
 // RunWithClients runs the agent with the given spoke clients until ctx is cancelled (design §3): it completes
-// and validates the options, resolves the identity (resolveIdentity, which first mirrors the hub kubeconfig
-// Secret into --hub-kubeconfig-dir) and records it in o, builds the agent namespace's informers, restores the
+// the options when Complete has not run yet (Complete resolves the identity and first mirrors the hub kubeconfig
+// Secret into --hub-kubeconfig-dir) and validates them, builds the agent namespace's informers, restores the
 // bootstrap CSR back-off, and hands over to the failover orchestrator, which runs one hub session at a time. It
 // blocks until ctx ends and returns nil then; it returns an error at once for invalid options (one message
 // naming every flag at fault) or an unreadable hub kubeconfig Secret.
@@ -153,7 +153,7 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	if err := o.completeWithIdentity(ctx, spoke.AgentKube.CoreV1(), recorder); err != nil {
+	if err := o.completeAndValidate(ctx, spoke.AgentKube.CoreV1(), recorder); err != nil {
 		return err
 	}
 	logger := klog.FromContext(ctx).WithValues("cluster", o.ClusterName, "agent", o.AgentName, "namespace", o.ComponentNamespace)
@@ -186,19 +186,19 @@ func (o *FailoverAgentOptions) RunWithClients(ctx context.Context, spoke *SpokeC
 	return nil
 }
 
-// completeWithIdentity is the first step of RunWithClients: Complete, ValidateFlags (an error is returned before
-// any I/O), resolveIdentity through secrets (its error is returned), the resolved names recorded in o, and
-// Validate.
-func (o *FailoverAgentOptions) completeWithIdentity(ctx context.Context, secrets corev1client.SecretsGetter, recorder events.Recorder) error {
-	o.Complete()
-	if err := o.ValidateFlags(); err != nil {
-		return err
+// completeAndValidate is the first step of RunWithClients, for options the command has not completed (tests
+// run RunWithClients directly): CompleteNamespace and ValidateFlags (an error is returned before any I/O),
+// Complete through coreV1Client (its error is returned), and Validate.
+func (o *FailoverAgentOptions) completeAndValidate(ctx context.Context, coreV1Client corev1client.CoreV1Interface, recorder events.Recorder) error {
+	if !o.completed {
+		o.CompleteNamespace()
+		if err := o.ValidateFlags(); err != nil {
+			return err
+		}
+		if err := o.Complete(coreV1Client, ctx, recorder); err != nil {
+			return err
+		}
 	}
-	clusterName, agentName, err := o.resolveIdentity(ctx, secrets, recorder)
-	if err != nil {
-		return err
-	}
-	o.ClusterName, o.AgentName = clusterName, agentName
 	return o.Validate()
 }
 
@@ -343,12 +343,8 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		}
 	}
 	return failover.OrchestratorOptions{
-		Standby:        standby,
-		ClusterName:    o.ClusterName,
-		AgentName:      o.AgentName,
-		Namespace:      o.ComponentNamespace,
-		SecretName:     o.HubKubeconfigSecret,
-		SecretInformer: ai.secrets,
+		Standby: standby,
+		Agent:   sessionConfig,
 		NewSession: func(p hubsession.Params) (failover.Session, error) {
 			s, err := hubsession.New(sessionConfig, p)
 			if err != nil {
@@ -356,8 +352,6 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 			}
 			return s, nil
 		},
-		Clock:                          clk,
-		Recorder:                       recorder,
 		FailoverConfigName:             o.FailoverConfigName,
 		PrimaryBootstrapKubeconfigFile: hubs.primaryFile,
 		PrimaryBootstrapSecretName:     hubs.primarySecret,

@@ -26,9 +26,9 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
-// TestResolveIdentity: resolveIdentity chooses the names from the flags, the Secret, the directory or generates
+// TestCompleteIdentity: Complete chooses the names from the flags, the Secret, the directory or generates
 // them (with one event per generated name, none after a restart), and stores them in the directory.
-func TestResolveIdentity(t *testing.T) {
+func TestCompleteIdentity(t *testing.T) {
 	const ns = "open-cluster-management-agent"
 	secret := func(cluster, agent string) *corev1.Secret {
 		return &corev1.Secret{
@@ -87,11 +87,12 @@ func TestResolveIdentity(t *testing.T) {
 				o := NewFailoverAgentOptions()
 				o.ComponentNamespace, o.HubKubeconfigDir, o.BootstrapKubeconfig = ns, dir, "/bootstrap/kubeconfig"
 				o.ClusterName, o.AgentName = tc.flagCluster, tc.flagAgent
-				cluster, agent, err := o.resolveIdentity(context.Background(), client.CoreV1(), recorder)
-				if err != nil {
-					t.Fatalf("resolveIdentity: %v", err)
+				if err := o.Complete(client.CoreV1(), context.Background(), recorder); err != nil {
+					t.Fatalf("Complete: %v", err)
 				}
-				o.ClusterName, o.AgentName = cluster, agent
+				if o.ComponentNamespace != ns {
+					t.Fatalf("Complete changed the namespace to %q", o.ComponentNamespace)
+				}
 				return o
 			}
 			first := run()
@@ -201,5 +202,32 @@ func TestCheckFailoverConfigAPI(t *testing.T) {
 	defer cancel()
 	if err := CheckFailoverConfigAPI(ctx, client, "ns", 5*time.Millisecond); err == nil {
 		t.Error("CheckFailoverConfigAPI returned nil on a context that ended with the API unknown")
+	}
+}
+
+// TestCompleteOnce: Complete fills in the namespace and the names, and a second call (RunWithClients after the
+// command's run function) reads nothing more and emits no event.
+func TestCompleteOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hub-kubeconfig")
+	client := fake.NewClientset()
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+	o := NewFailoverAgentOptions()
+	o.HubKubeconfigDir, o.BootstrapKubeconfig = dir, "/bootstrap/kubeconfig"
+	if err := o.Complete(client.CoreV1(), context.Background(), recorder); err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if o.ComponentNamespace == "" || o.ClusterName == "" || o.AgentName == "" {
+		t.Fatalf("Complete left namespace %q, cluster %q, agent %q", o.ComponentNamespace, o.ClusterName, o.AgentName)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatalf("Validate after Complete: %v", err)
+	}
+	cluster, actions, evts := o.ClusterName, len(client.Actions()), len(recorder.Events())
+	if err := o.completeAndValidate(context.Background(), client.CoreV1(), recorder); err != nil {
+		t.Fatalf("completeAndValidate: %v", err)
+	}
+	if o.ClusterName != cluster || len(client.Actions()) != actions || len(recorder.Events()) != evts {
+		t.Errorf("second completion: cluster %q (was %q), %d API calls (was %d), %d events (was %d)",
+			o.ClusterName, cluster, len(client.Actions()), actions, len(recorder.Events()), evts)
 	}
 }

@@ -1,8 +1,9 @@
 // Package klusterlet is the failover agent's composition root. It holds the agent's options
-// (FailoverAgentOptions: NewFailoverAgentOptions, AddFlags, Complete, ValidateFlags, Validate: flag work, no
-// cluster I/O) and its wiring: RunFailoverAgent builds the spoke clients and calls RunWithClients, whose steps
-// resolve the identity (resolveIdentity), build the agent namespace's informers, restore the bootstrap CSR
-// back-off, build the failover orchestrator and run it until the command stops.
+// (FailoverAgentOptions: NewFailoverAgentOptions, AddFlags, CompleteNamespace and ValidateFlags before any I/O,
+// Complete — namespace, stored or generated cluster and agent names — and Validate) and its wiring:
+// RunFailoverAgent builds the spoke clients and calls RunWithClients, whose steps build the agent namespace's
+// informers, restore the bootstrap CSR back-off, build the failover orchestrator and run it until the command
+// stops. The command's run function calls Complete, Validate and RunFailoverAgent, in that order.
 //
 // Everything else lives in the packages it wires: registrationagent (OCM's `registration agent` command line),
 // failover (the orchestrator), hubsession (one hub's session), clientcert, managedcluster, lease and addon (the

@@ -15,7 +15,7 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
-// Event reasons of resolveIdentity (Normal, on the spoke).
+// Event reasons of Complete (Normal, on the spoke).
 const (
 	// ReasonClusterNameGenerated: no --cluster-name was given and none was stored, so one was generated.
 	ReasonClusterNameGenerated = "ClusterNameGenerated"
@@ -23,19 +23,35 @@ const (
 	ReasonAgentNameGenerated = "AgentNameGenerated"
 )
 
-// resolveIdentity is the step of the agent's wiring that chooses its cluster and agent names (design §2). It
-// reads, in this order:
-//  1. the hub kubeconfig Secret (--hub-kubeconfig-secret in ComponentNamespace, through secrets, on the cluster
-//     the agent runs in); an existing Secret is first mirrored into --hub-kubeconfig-dir (design §3 step 1), and
-//     its `cluster-name` / `agent-name` keys (or the CN of its certificate) are the stored names;
-//  2. for a name the Secret does not hold, the files of --hub-kubeconfig-dir (clientcert.IdentityFromDir).
+// Complete fills in the values the flags left empty (OCM's SpokeAgentOptions.Complete does the same I/O):
+//   - ComponentNamespace: CompleteNamespace (the service-account namespace file, else DefaultComponentNamespace);
+//   - ClusterName and AgentName (design §2): the flag when set, else the name stored in the hub kubeconfig
+//     Secret (--hub-kubeconfig-secret in ComponentNamespace, read through coreV1Client on the cluster the agent
+//     runs in: its `cluster-name` / `agent-name` keys or the CN of its certificate), else the name stored in the
+//     files of --hub-kubeconfig-dir (clientcert.IdentityFromDir), else a generated one, announced with a
+//     ClusterNameGenerated / AgentNameGenerated event on recorder.
 //
-// It returns, for each name, the flag (--cluster-name, --agent-name) when set, else the stored name, else a
-// generated one, announced with a ClusterNameGenerated / AgentNameGenerated event on recorder. When the Secret
-// does not hold both names yet, it writes the chosen ones to the directory's cluster-name and agent-name files
-// so that a restart before the first certificate keeps them. It does not change o. A failed read of the Secret
-// (other than NotFound) is returned; failures to mirror or write the directory are logged only. Call it after
-// ValidateFlags, and Validate the options with the names it returns.
+// An existing Secret is first mirrored into --hub-kubeconfig-dir (design §3 step 1). When the Secret does not
+// hold both names yet, the chosen ones are written to the directory's cluster-name and agent-name files so that
+// a restart before the first certificate keeps them. A failed read of the Secret (other than NotFound) is
+// returned; failures to mirror or write the directory are logged only. Call Validate afterwards. Complete is
+// idempotent: once the names are filled in, a second call reads nothing and emits nothing.
+func (o *FailoverAgentOptions) Complete(coreV1Client corev1client.CoreV1Interface, ctx context.Context, recorder events.Recorder) error {
+	o.CompleteNamespace()
+	if o.completed {
+		return nil
+	}
+	clusterName, agentName, err := o.resolveIdentity(ctx, coreV1Client, recorder)
+	if err != nil {
+		return err
+	}
+	o.ClusterName, o.AgentName = clusterName, agentName
+	o.completed = true
+	return nil
+}
+
+// resolveIdentity is Complete's identity step: it returns the cluster and agent names Complete documents,
+// reading the Secret through secrets, and does not change o.
 func (o *FailoverAgentOptions) resolveIdentity(ctx context.Context, secrets corev1client.SecretsGetter, recorder events.Recorder) (clusterName, agentName string, err error) {
 	secret, err := secrets.Secrets(o.ComponentNamespace).Get(ctx, o.HubKubeconfigSecret, metav1.GetOptions{})
 	var data map[string][]byte

@@ -39,9 +39,9 @@ const (
 	serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 )
 
-// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags) and the value Complete derives
-// (the agent namespace), checked by ValidateFlags before any I/O; RunWithClients records the resolved cluster and
-// agent names in it and checks them with Validate. Create it with NewFailoverAgentOptions.
+// FailoverAgentOptions holds the agent's configuration: flags (see AddFlags), checked by ValidateFlags before
+// any I/O, and the values Complete fills in (agent namespace, cluster and agent names), checked by Validate.
+// Create it with NewFailoverAgentOptions; then AddFlags, Complete, Validate and RunFailoverAgent.
 type FailoverAgentOptions struct {
 	// ComponentNamespace is where the agent's Secrets, events and FailoverConfig live: --namespace, else
 	// Complete reads it from the service-account namespace file, else DefaultComponentNamespace.
@@ -112,6 +112,9 @@ type FailoverAgentOptions struct {
 	// DisableStandbyCredentials turns off hot standby credentials (--disable-standby-credentials): no CSR is
 	// sent to a standby hub before a switch to it, which then bootstraps there. Default: on.
 	DisableStandbyCredentials bool
+
+	// completed is set by Complete once the cluster and agent names are filled in.
+	completed bool
 }
 
 // NewFailoverAgentOptions returns options with the documented defaults. It does no I/O.
@@ -174,10 +177,10 @@ func (o *FailoverAgentOptions) AddFlags(fs *pflag.FlagSet) {
 		"Do not keep a client certificate on the standby hubs (Secrets <hub-kubeconfig-secret>-<hub>); a switch then sends a CSR to the new hub and waits for its approval.")
 }
 
-// Complete fills in what the flags left empty and can be derived without the cluster: ComponentNamespace, from
-// the service-account namespace file, else DefaultComponentNamespace. The cluster and agent names are resolved
-// by RunWithClients (they need the stored identity). Call ValidateFlags afterwards.
-func (o *FailoverAgentOptions) Complete() {
+// CompleteNamespace fills in ComponentNamespace when it is empty, without a call to the cluster: from the
+// service-account namespace file, else DefaultComponentNamespace. The command runs it before any I/O (with
+// ValidateFlags); Complete runs it first.
+func (o *FailoverAgentOptions) CompleteNamespace() {
 	if o.ComponentNamespace != "" {
 		return
 	}
@@ -258,8 +261,9 @@ func (o *FailoverAgentOptions) ValidateFlags() error {
 	return errors.Join(errs...)
 }
 
-// Validate checks every flag rule (ValidateFlags) and that the resolved cluster and agent names are non-empty
-// DNS-1123 labels. Call it after the identity has been resolved.
+// Validate checks every flag rule (ValidateFlags) and that the cluster and agent names are non-empty DNS-1123
+// labels and the namespace is set. Call it after Complete. The error lists every violation, each naming the
+// flag, the value and the rule.
 func (o *FailoverAgentOptions) Validate() error {
 	var errs []error
 	if err := o.ValidateFlags(); err != nil {

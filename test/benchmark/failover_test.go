@@ -132,7 +132,7 @@ func (b *bench) createFailoverConfigWithTimeout(t *testing.T, spoke *framework.S
 	}
 	if _, err := spoke.Kube.CoreV1().Secrets(name).Create(b.ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: name},
-		Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: hubB.BootstrapKubeconfig()},
+		Data:       map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: hubB.BootstrapKubeconfig()},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating the hub-b bootstrap Secret in %s: %v", name, err)
 	}

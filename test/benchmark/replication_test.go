@@ -37,7 +37,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -778,7 +778,7 @@ func (r *replRun) setUpReplicatorConfig() []byte {
 		}
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: replNamespace},
-			Data:       map[string][]byte{replv1alpha1.ReplicationKubeconfigSecretKey: kubeconfig},
+			Data:       map[string][]byte{replv1alpha1.KubeconfigSecretKey: kubeconfig},
 		}
 		if _, err := hubB.Kube.CoreV1().Secrets(replNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -898,7 +898,7 @@ func (r *replRun) populate(ctx context.Context) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clusters, err := clusterclient.NewForConfig(unthrottled(r.hubs[0].AdminConfig))
+	clusters, err := clusterclientset.NewForConfig(unthrottled(r.hubs[0].AdminConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -913,7 +913,7 @@ func (r *replRun) populate(ctx context.Context) int {
 }
 
 // populateCluster creates cluster i's objects on hub A.
-func (r *replRun) populateCluster(ctx context.Context, kube kubernetes.Interface, clusters clusterclient.Interface, i int) error {
+func (r *replRun) populateCluster(ctx context.Context, kube kubernetes.Interface, clusters clusterclientset.Interface, i int) error {
 	name := clusterName(i)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {

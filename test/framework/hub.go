@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 )
 
 // Signer chooses who signs approved kubernetes.io/kube-apiserver-client CSRs on a hub.
@@ -129,7 +129,7 @@ type Hub struct {
 	// Kube is a clientset built from AdminConfig.
 	Kube kubernetes.Interface
 	// Cluster is an OCM cluster clientset built from AdminConfig.
-	Cluster clusterclient.Interface
+	Cluster clusterclientset.Interface
 	// Proxy is the TCP proxy in front of the apiserver when HubOptions.Proxy is set, else nil.
 	Proxy *Proxy
 
@@ -188,7 +188,7 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	if h.Kube, err = kubernetes.NewForConfig(cp.adminConfig); err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
-	if h.Cluster, err = clusterclient.NewForConfig(cp.adminConfig); err != nil {
+	if h.Cluster, err = clusterclientset.NewForConfig(cp.adminConfig); err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
 	if opts.Proxy {

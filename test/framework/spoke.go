@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 )
 
 // Spoke is a running managed cluster: kube-apiserver + etcd (authorization RBAC) serving the ClusterClaim CRD
@@ -26,7 +26,7 @@ type Spoke struct {
 	// Kube is a clientset built from AdminConfig.
 	Kube kubernetes.Interface
 	// Cluster is an OCM cluster clientset built from AdminConfig (ClusterClaims: Cluster.ClusterV1alpha1()).
-	Cluster clusterclient.Interface
+	Cluster clusterclientset.Interface
 
 	t              testing.TB
 	cp             *controlPlane
@@ -91,7 +91,7 @@ func StartSpoke(t testing.TB, opts ...SpokeOptions) *Spoke {
 	if s.Kube, err = kubernetes.NewForConfig(cp.adminConfig); err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
-	if s.Cluster, err = clusterclient.NewForConfig(cp.adminConfig); err != nil {
+	if s.Cluster, err = clusterclientset.NewForConfig(cp.adminConfig); err != nil {
 		t.Fatalf("%s: %v", component, err)
 	}
 	if s.kubeconfig, err = kubeconfig(cp.adminConfig, "spoke-admin"); err != nil {

@@ -6,7 +6,10 @@
 // the bootstrap back-off of clientcert spaces bootstrap CSRs to a hub with it; the failover orchestrator spaces
 // its attempts while no hub is viable with a Timer.
 //
-// There is no jitter: delays are exact, so tests and the times reported in events are exact.
+// There is no jitter: delays are exact, so tests and the times reported in events are exact. Neither of
+// client-go's back-offs fits: wait.Backoff's Step multiplies in float64 and, with a cap near the int64 limit,
+// returns a negative delay instead of the cap (Delay never overflows); flowcontrol.Backoff offers no "time left"
+// (Timer.Remaining) and, by default, restarts its curve after twice the cap without a failure.
 package backoff
 
 import (

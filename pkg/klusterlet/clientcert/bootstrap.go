@@ -18,11 +18,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
-)
 
-// BootstrapSecretKey is the key of a bootstrap kubeconfig Secret (e.g. an alternate hub's
-// bootstrapKubeconfigSecretRef) that holds the kubeconfig.
-const BootstrapSecretKey = "kubeconfig"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+)
 
 // HubInfo is how the agent reaches and trusts a hub: the cluster entry of the hub's bootstrap kubeconfig.
 // It is what the hub kubeconfig the agent writes must carry, and what CheckHubKubeconfig compares against.
@@ -181,11 +179,11 @@ func ParseBootstrapKubeconfig(data []byte, source string) (*BootstrapKubeconfig,
 	return parseBootstrapKubeconfig(data, source, "", false)
 }
 
-// BootstrapKubeconfigFromSecret parses the BootstrapSecretKey of a bootstrap kubeconfig Secret with
+// BootstrapKubeconfigFromSecret parses the failoverv1alpha1.KubeconfigSecretKey of a bootstrap kubeconfig Secret with
 // ParseBootstrapKubeconfig, the source being "secret <namespace>/<name> key kubeconfig".
 func BootstrapKubeconfigFromSecret(secret *corev1.Secret) (*BootstrapKubeconfig, error) {
-	source := fmt.Sprintf("secret %s/%s key %s", secret.Namespace, secret.Name, BootstrapSecretKey)
-	data, ok := secret.Data[BootstrapSecretKey]
+	source := fmt.Sprintf("secret %s/%s key %s", secret.Namespace, secret.Name, failoverv1alpha1.KubeconfigSecretKey)
+	data, ok := secret.Data[failoverv1alpha1.KubeconfigSecretKey]
 	if !ok {
 		return nil, &KubeconfigError{Source: source, Err: errors.New("key not found in the Secret")}
 	}

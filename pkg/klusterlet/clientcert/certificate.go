@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
@@ -36,16 +37,16 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 		return fmt.Errorf("get CSR %s: %w", name, err)
 	}
 
-	outcome, cond := csrStatus(csr)
+	outcome, cond := OutcomeOf(csr)
 	switch outcome {
-	case csrPending:
+	case CSRPending:
 		msg := fmt.Sprintf("waiting for approval of CSR %s on the hub", name)
 		if cond != nil {
 			msg = fmt.Sprintf("CSR %s approved; waiting for the signer to issue the certificate", name)
 		}
 		c.setStatus(Status{Phase: PhaseWaitingForApproval, Reason: reason, Message: msg, CSRName: name})
 		return nil
-	case csrDenied, csrFailed:
+	case CSRDenied, CSRFailed:
 		c.failAttempt(syncCtx, logger, now, ReasonCSRDenied,
 			fmt.Sprintf("CSR %s %s: %s: %s", name, cond.Type, cond.Reason, cond.Message))
 		return nil
@@ -62,11 +63,11 @@ func (c *ClientCertForHubController) ensureCertificate(ctx context.Context, sync
 		return err
 	}
 	data := map[string][]byte{
-		KubeconfigSecretKey:  kubeconfig,
-		TLSCertSecretKey:     certPEM,
-		TLSKeySecretKey:      c.pending.keyPEM,
-		ClusterNameSecretKey: []byte(c.opts.ClusterName),
-		AgentNameSecretKey:   []byte(c.opts.AgentName),
+		failoverv1alpha1.KubeconfigSecretKey: kubeconfig,
+		TLSCertSecretKey:                     certPEM,
+		TLSKeySecretKey:                      c.pending.keyPEM,
+		ClusterNameSecretKey:                 []byte(c.opts.ClusterName),
+		AgentNameSecretKey:                   []byte(c.opts.AgentName),
 	}
 	if c.opts.BootstrapBackoff != nil {
 		// Before the write: a session that sees the Secret change must know these credentials as the process's.

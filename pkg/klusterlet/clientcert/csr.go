@@ -74,19 +74,25 @@ func NewCSR(clusterName, agentName string, keyPEM []byte, expirationSeconds *int
 	}, nil
 }
 
-// csrOutcome is what a CSR's status says.
-type csrOutcome int
+// CSROutcome is what a CSR's status says (OutcomeOf), for this package's controller and for controllers outside it
+// (add-on registration).
+type CSROutcome string
 
 const (
-	csrPending csrOutcome = iota
-	csrIssued             // approved and status.certificate set
-	csrDenied
-	csrFailed
+	// CSRPending: neither denied nor failed, and no certificate yet (possibly approved, waiting for the signer).
+	CSRPending CSROutcome = "Pending"
+	// CSRIssued: approved and status.certificate is set.
+	CSRIssued CSROutcome = "Issued"
+	// CSRDenied: a Denied condition is True.
+	CSRDenied CSROutcome = "Denied"
+	// CSRFailed: a Failed condition is True (the signer gave up).
+	CSRFailed CSROutcome = "Failed"
 )
 
-// csrStatus reads a CSR's status: Denied and Failed win over Approved; an approved CSR without a certificate
-// is still pending (the signer has not signed yet). The returned condition is the deciding one, if any.
-func csrStatus(csr *certificatesv1.CertificateSigningRequest) (csrOutcome, *certificatesv1.CertificateSigningRequestCondition) {
+// OutcomeOf reads a CSR's status with the agent's own rules: Denied and Failed win over Approved, and an approved
+// CSR without a certificate is still pending (the signer has not signed yet). The returned condition is the
+// deciding one (nil when pending and not approved).
+func OutcomeOf(csr *certificatesv1.CertificateSigningRequest) (CSROutcome, *certificatesv1.CertificateSigningRequestCondition) {
 	var approved *certificatesv1.CertificateSigningRequestCondition
 	for i := range csr.Status.Conditions {
 		c := &csr.Status.Conditions[i]
@@ -95,17 +101,17 @@ func csrStatus(csr *certificatesv1.CertificateSigningRequest) (csrOutcome, *cert
 		}
 		switch c.Type {
 		case certificatesv1.CertificateDenied:
-			return csrDenied, c
+			return CSRDenied, c
 		case certificatesv1.CertificateFailed:
-			return csrFailed, c
+			return CSRFailed, c
 		case certificatesv1.CertificateApproved:
 			approved = c
 		}
 	}
 	if approved != nil && len(csr.Status.Certificate) > 0 {
-		return csrIssued, approved
+		return CSRIssued, approved
 	}
-	return csrPending, approved
+	return CSRPending, approved
 }
 
 // VerifyIssuedCertificate checks a certificate a hub issued for a CSR before it is stored: certPEM parses,

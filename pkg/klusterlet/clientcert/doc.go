@@ -6,7 +6,7 @@
 //
 // The wire contract (design §4) is OCM's:
 //
-//   - Secret keys: [KubeconfigSecretKey], [TLSCertSecretKey], [TLSKeySecretKey], [ClusterNameSecretKey],
+//   - Secret keys: "kubeconfig" (failoverv1alpha1.KubeconfigSecretKey), [TLSCertSecretKey], [TLSKeySecretKey], [ClusterNameSecretKey],
 //     [AgentNameSecretKey], always written together in one Create/Update.
 //   - CSR: generateName "<cluster>-", label [ClusterNameLabel], signer [SignerName], usages digital signature,
 //     key encipherment and client auth, subject CN [CommonName] and O [Organizations]; a fresh ECDSA P-256 key

@@ -15,6 +15,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
@@ -25,7 +26,7 @@ const (
 	hubKubeconfigContextName = "default-context"
 )
 
-// BuildHubKubeconfig returns the serialized hub kubeconfig for the Secret's KubeconfigSecretKey: one cluster with
+// BuildHubKubeconfig returns the serialized hub kubeconfig for the Secret's failoverv1alpha1.KubeconfigSecretKey: one cluster with
 // hub's server, proxy-url, tls-server-name, insecure-skip-tls-verify and CA data inline, one user whose
 // client-certificate and client-key are the relative paths "tls.crt" and "tls.key" (client-go resolves them
 // against the directory the kubeconfig file is in, i.e. the directory the Secret is mirrored to), and a current
@@ -68,22 +69,22 @@ func BuildHubKubeconfig(hub HubInfo) ([]byte, error) {
 // depend on the mirrored directory being up to date. A missing key, an unparsable kubeconfig or a
 // certificate-authority file reference without inline data is an error.
 func RestConfigFromSecretData(data map[string][]byte) (*rest.Config, error) {
-	for _, key := range []string{KubeconfigSecretKey, TLSCertSecretKey, TLSKeySecretKey} {
+	for _, key := range []string{failoverv1alpha1.KubeconfigSecretKey, TLSCertSecretKey, TLSKeySecretKey} {
 		if len(data[key]) == 0 {
 			return nil, fmt.Errorf("hub kubeconfig secret data: missing key %s", key)
 		}
 	}
-	cfg, err := clientcmd.Load(data[KubeconfigSecretKey])
+	cfg, err := clientcmd.Load(data[failoverv1alpha1.KubeconfigSecretKey])
 	if err != nil {
-		return nil, fmt.Errorf("hub kubeconfig secret data: parse key %s: %w", KubeconfigSecretKey, err)
+		return nil, fmt.Errorf("hub kubeconfig secret data: parse key %s: %w", failoverv1alpha1.KubeconfigSecretKey, err)
 	}
 	contextName, clusterName, cluster, _, _, err := currentEntries(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("hub kubeconfig secret data: key %s: %w", KubeconfigSecretKey, err)
+		return nil, fmt.Errorf("hub kubeconfig secret data: key %s: %w", failoverv1alpha1.KubeconfigSecretKey, err)
 	}
 	if cluster.CertificateAuthority != "" && len(cluster.CertificateAuthorityData) == 0 {
 		return nil, fmt.Errorf("hub kubeconfig secret data: key %s: clusters[%q].certificate-authority %q: kubeconfig is not self-contained",
-			KubeconfigSecretKey, clusterName, cluster.CertificateAuthority)
+			failoverv1alpha1.KubeconfigSecretKey, clusterName, cluster.CertificateAuthority)
 	}
 	cluster = cluster.DeepCopy()
 	cluster.CertificateAuthority = ""
@@ -213,20 +214,20 @@ func CheckHubKubeconfig(data map[string][]byte, clusterName, agentName string, h
 		return withValidity(invalid(ReasonCertificateExpired, "%s expired at %s", TLSCertSecretKey, text.Time(leaf.NotAfter)))
 	}
 
-	cfg, err := clientcmd.Load(data[KubeconfigSecretKey])
+	cfg, err := clientcmd.Load(data[failoverv1alpha1.KubeconfigSecretKey])
 	if err != nil {
-		return withValidity(invalid(ReasonKubeconfigUnparsable, "%s unparsable: %v", KubeconfigSecretKey, err))
+		return withValidity(invalid(ReasonKubeconfigUnparsable, "%s unparsable: %v", failoverv1alpha1.KubeconfigSecretKey, err))
 	}
 	_, kcClusterName, cluster, userName, user, err := currentEntries(cfg)
 	if err != nil {
-		return withValidity(invalid(ReasonKubeconfigUnparsable, "%s: %v", KubeconfigSecretKey, err))
+		return withValidity(invalid(ReasonKubeconfigUnparsable, "%s: %v", failoverv1alpha1.KubeconfigSecretKey, err))
 	}
 	if filepath.Base(user.ClientCertificate) != TLSCertSecretKey || filepath.Base(user.ClientKey) != TLSKeySecretKey ||
 		len(user.ClientCertificateData) > 0 || len(user.ClientKeyData) > 0 || user.Token != "" || user.TokenFile != "" ||
 		user.Exec != nil || user.AuthProvider != nil {
 		return withValidity(invalid(ReasonKubeconfigCredentialsMismatch,
 			"%s users[%q] does not authenticate with client-certificate %s and client-key %s only",
-			KubeconfigSecretKey, userName, TLSCertSecretKey, TLSKeySecretKey))
+			failoverv1alpha1.KubeconfigSecretKey, userName, TLSCertSecretKey, TLSKeySecretKey))
 	}
 	current := hubInfoOf(cluster)
 	if cluster.CertificateAuthority != "" && len(cluster.CertificateAuthorityData) == 0 {
@@ -235,7 +236,7 @@ func CheckHubKubeconfig(data map[string][]byte, clusterName, agentName string, h
 	}
 	if fields := current.Diff(hub); len(fields) > 0 {
 		e := invalid(ReasonHubMismatch, "%s clusters[%q] differs from the hub's bootstrap kubeconfig in %s",
-			KubeconfigSecretKey, kcClusterName, describeHubDiff(fields, current, hub))
+			failoverv1alpha1.KubeconfigSecretKey, kcClusterName, describeHubDiff(fields, current, hub))
 		e.HubFields = fields
 		return withValidity(e)
 	}

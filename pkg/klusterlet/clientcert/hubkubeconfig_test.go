@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	clientcerttesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
 )
@@ -34,7 +35,7 @@ func TestBuildHubKubeconfigRoundTrip(t *testing.T) {
 	}
 
 	// The written kubeconfig is self-contained apart from tls.crt / tls.key relative to its own directory.
-	cfg, err := clientcmd.Load(data[clientcert.KubeconfigSecretKey])
+	cfg, err := clientcmd.Load(data[failoverv1alpha1.KubeconfigSecretKey])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestBuildHubKubeconfigRoundTrip(t *testing.T) {
 		t.Errorf("RestConfigFromSecretData without tls.key: %v", err)
 	}
 
-	got, err := clientcert.HubInfoFromKubeconfig(data[clientcert.KubeconfigSecretKey])
+	got, err := clientcert.HubInfoFromKubeconfig(data[failoverv1alpha1.KubeconfigSecretKey])
 	if err != nil {
 		t.Fatal(err)
 	}

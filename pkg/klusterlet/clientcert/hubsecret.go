@@ -13,6 +13,8 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // rebuildKubeconfig rewrites only the kubeconfig key for a changed hub CA / proxy-url / TLS options (FC-03).
@@ -22,14 +24,14 @@ func (c *ClientCertForHubController) rebuildKubeconfig(ctx context.Context, sync
 	if err != nil {
 		return err
 	}
-	if _, err := c.writeSecret(ctx, map[string][]byte{KubeconfigSecretKey: kubeconfig}); err != nil {
+	if _, err := c.writeSecret(ctx, map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: kubeconfig}); err != nil {
 		c.setStatusError(PhaseSecretWriteFailing, invalid.Reason, "rebuilding the hub kubeconfig failed", err)
 		return err
 	}
 	c.pending = nil
 	logger.Info("Rebuilt hub kubeconfig for changed hub settings", "fields", invalid.HubFields)
 	syncCtx.Recorder().Eventf(ReasonHubKubeconfigRebuilt, "Secret %s/%s key %s rebuilt for the hub's new %v; key and certificate kept",
-		c.opts.Namespace, c.opts.SecretName, KubeconfigSecretKey, invalid.HubFields)
+		c.opts.Namespace, c.opts.SecretName, failoverv1alpha1.KubeconfigSecretKey, invalid.HubFields)
 	return nil
 }
 

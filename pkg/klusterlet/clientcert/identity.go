@@ -14,14 +14,15 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
-// Keys of the hub kubeconfig Secret (OCM's `hub-kubeconfig-secret`). Other klusterlet components (work agent,
-// add-ons) read exactly these keys, so they are part of the wire contract (design §4).
+// Keys of the hub kubeconfig Secret (OCM's `hub-kubeconfig-secret`), besides failoverv1alpha1.KubeconfigSecretKey,
+// which holds a self-contained kubeconfig (inline CA data) whose user references TLSCertSecretKey and
+// TLSKeySecretKey as paths relative to the directory the Secret is mirrored to. Other klusterlet components
+// (work agent, add-ons) read exactly these keys, so they are part of the wire contract (design §4).
 const (
-	// KubeconfigSecretKey holds a self-contained kubeconfig (inline CA data) whose user references
-	// TLSCertSecretKey and TLSKeySecretKey as paths relative to the directory the Secret is mirrored to.
-	KubeconfigSecretKey = "kubeconfig"
 	// TLSCertSecretKey holds the PEM client certificate (chain, leaf first) issued by the hub.
 	TLSCertSecretKey = "tls.crt"
 	// TLSKeySecretKey holds the PEM private key (ECDSA P-256, "EC PRIVATE KEY") matching TLSCertSecretKey.
@@ -35,7 +36,7 @@ const (
 // SecretKeys returns the five keys a valid hub kubeconfig Secret carries, in a stable order (a new slice on
 // every call).
 func SecretKeys() []string {
-	return []string{KubeconfigSecretKey, TLSCertSecretKey, TLSKeySecretKey, ClusterNameSecretKey, AgentNameSecretKey}
+	return []string{failoverv1alpha1.KubeconfigSecretKey, TLSCertSecretKey, TLSKeySecretKey, ClusterNameSecretKey, AgentNameSecretKey}
 }
 
 const (

@@ -14,37 +14,6 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
-// CSROutcome is what a CSR's status says, for controllers outside this package (add-on registration).
-type CSROutcome string
-
-const (
-	// CSRPending: neither denied nor failed, and no certificate yet (possibly approved, waiting for the signer).
-	CSRPending CSROutcome = "Pending"
-	// CSRIssued: approved and status.certificate is set.
-	CSRIssued CSROutcome = "Issued"
-	// CSRDenied: a Denied condition is True.
-	CSRDenied CSROutcome = "Denied"
-	// CSRFailed: a Failed condition is True (the signer gave up).
-	CSRFailed CSROutcome = "Failed"
-)
-
-// OutcomeOf reads a CSR's status with the agent's own rules: Denied and Failed win over Approved, and an approved
-// CSR without a certificate is still pending. The returned condition is the deciding one (nil when pending and
-// not approved).
-func OutcomeOf(csr *certificatesv1.CertificateSigningRequest) (CSROutcome, *certificatesv1.CertificateSigningRequestCondition) {
-	outcome, cond := csrStatus(csr)
-	switch outcome {
-	case csrIssued:
-		return CSRIssued, cond
-	case csrDenied:
-		return CSRDenied, cond
-	case csrFailed:
-		return CSRFailed, cond
-	default:
-		return CSRPending, cond
-	}
-}
-
 // SubjectCSRRequest describes a CSR for an arbitrary subject and signer (an add-on's registration), as opposed to
 // NewCSR, which always asks for the agent's own identity.
 type SubjectCSRRequest struct {

@@ -326,7 +326,6 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 // ShouldFailBack says so. It also returns the planned target, and how long until a failback could be due (0:
 // none pending).
 func monitorVerdict(v View, moving bool, now time.Time) (verdict Verdict, plannedTarget string, wait time.Duration) {
-	noCreds := v.Phase == hubsession.PhaseNoCredentials
 	spec := v.Spec
 	in := MonitorInput{
 		Now:                  now,
@@ -337,10 +336,9 @@ func monitorVerdict(v View, moving bool, now time.Time) (verdict Verdict, planne
 		Acceptance:           v.Acceptance,
 		RejectedSince:        v.RejectedSince,
 		Credentials: CredentialsState{
-			HubKubeconfigValid: !noCreds,
-			BootstrapUsable:    !noCreds,
-			UnusableSince:      v.UnusableSince,
-			Message:            v.PhaseMessage,
+			Usable:        v.Phase != hubsession.PhaseNoCredentials,
+			UnusableSince: v.UnusableSince,
+			Message:       v.PhaseMessage,
 		},
 	}
 	// A planned switch waits until the target's standby probe is Ready (API: spec.switchTo): a target without a

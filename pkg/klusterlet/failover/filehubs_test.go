@@ -49,7 +49,7 @@ func newFileHubsOrchestrator(t *testing.T, ctx context.Context, fileHubs []strin
 	}
 	kube := kubefake.NewSimpleClientset(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: fileHubsNamespace},
-		Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: []byte("neither")},
+		Data:       map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: []byte("neither")},
 	})
 	kubeInformers := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(fileHubsNamespace))
 	secrets := kubeInformers.Core().V1().Secrets()
@@ -57,8 +57,8 @@ func newFileHubsOrchestrator(t *testing.T, ctx context.Context, fileHubs []strin
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	recorder := events.NewInMemoryRecorder("test", clk)
 	opts := OrchestratorOptions{
-		ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
-		SecretInformer: secrets, Clock: clk, Recorder: recorder,
+		Agent: hubsession.Config{ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
+			SecretInformer: secrets, Clock: clk, Recorder: recorder},
 		NewSession: func(p hubsession.Params) (Session, error) {
 			t.Errorf("a session was built on hub %s, which has no usable bootstrap kubeconfig", p.Hub.Name)
 			return nil, errors.New("no session in this test")

@@ -64,7 +64,7 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 		return interval
 	}
 	r.beat.inFlight.Store(true)
-	name, hub := r.o.ClusterName, r.run.hub
+	name, hub := r.o.Agent.ClusterName, r.run.hub
 	go func() {
 		hctx, cancel := context.WithTimeout(ctx, min(interval, maxHeartbeatDeadline))
 		defer cancel()
@@ -89,7 +89,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) (clusterv1clie
 	var base *rest.Config
 	switch phase {
 	case hubsession.PhaseRegistered:
-		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName)
+		secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.Agent.SecretName)
 		if err != nil {
 			return nil, nil
 		}

@@ -100,22 +100,22 @@ func (r *Orchestrator) reconcileHubs(spec failoverv1alpha1.FailoverConfigSpec) {
 	for _, alt := range spec.AlternateHubs {
 		if named[alt.Name] {
 			if alt.Name != failoverv1alpha1.HubNamePrimary && !r.duplicateHubs[alt.Name] {
-				r.o.Recorder.Warningf(ReasonAlternateHubShadowed, "FailoverConfig %s/%s lists hub %s, which --bootstrap-kubeconfigs already names; the bootstrap kubeconfig file is used and this entry is ignored",
-					r.o.Namespace, r.o.FailoverConfigName, alt.Name)
+				r.o.Agent.Recorder.Warningf(ReasonAlternateHubShadowed, "FailoverConfig %s/%s lists hub %s, which --bootstrap-kubeconfigs already names; the bootstrap kubeconfig file is used and this entry is ignored",
+					r.o.Agent.Namespace, r.o.FailoverConfigName, alt.Name)
 			}
 			shadowed[alt.Name] = true
 			continue
 		}
-		desc := fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, alt.BootstrapKubeconfigSecretRef, failoverv1alpha1.BootstrapKubeconfigSecretKey)
+		desc := fmt.Sprintf("secret %s/%s key %s", r.o.Agent.Namespace, alt.BootstrapKubeconfigSecretRef, failoverv1alpha1.KubeconfigSecretKey)
 		s := hubSource{name: alt.Name, desc: desc}
-		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(alt.BootstrapKubeconfigSecretRef)
+		secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(alt.BootstrapKubeconfigSecretRef)
 		switch {
 		case err != nil:
 			s.readErr = fmt.Errorf("%s: %w", desc, err)
-		case len(secret.Data[failoverv1alpha1.BootstrapKubeconfigSecretKey]) == 0:
+		case len(secret.Data[failoverv1alpha1.KubeconfigSecretKey]) == 0:
 			s.readErr = fmt.Errorf("%s: key is missing or empty", desc)
 		default:
-			s.raw = secret.Data[failoverv1alpha1.BootstrapKubeconfigSecretKey]
+			s.raw = secret.Data[failoverv1alpha1.KubeconfigSecretKey]
 		}
 		sources = append(sources, s)
 	}
@@ -152,12 +152,12 @@ func (r *Orchestrator) reconcileHubs(spec failoverv1alpha1.FailoverConfigSpec) {
 			if h.loadErr != nil {
 				msg += ": " + h.loadErr.Error()
 			}
-			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "%s", msg)
+			r.o.Agent.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "%s", msg)
 			if s.name == r.run.hub && h.loadErr != nil && previous != nil {
 				// An unusable replacement must not tear down a working registration (scenario 3 never needs
 				// the bootstrap): the session keeps the last good bootstrap kubeconfig, Degraded names the error.
 				h.bootstrap = previous
-				r.o.Recorder.Warningf(ReasonBootstrapKubeconfigInvalid, "bootstrap kubeconfig of the active hub %s is unusable (%v); the agent stays registered and keeps the previous one until it is fixed", s.name, h.loadErr)
+				r.o.Agent.Recorder.Warningf(ReasonBootstrapKubeconfigInvalid, "bootstrap kubeconfig of the active hub %s is unusable (%v); the agent stays registered and keeps the previous one until it is fixed", s.name, h.loadErr)
 			}
 		}
 	}
@@ -166,7 +166,7 @@ func (r *Orchestrator) reconcileHubs(spec failoverv1alpha1.FailoverConfigSpec) {
 			delete(r.hubs, name)
 			r.o.Metrics.ForgetHub(name)
 			r.forgetStandby(r.ctx, name)
-			r.o.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "hub %s was removed from FailoverConfig %s/%s", name, r.o.Namespace, r.o.FailoverConfigName)
+			r.o.Agent.Recorder.Eventf(ReasonBootstrapKubeconfigChanged, "hub %s was removed from FailoverConfig %s/%s", name, r.o.Agent.Namespace, r.o.FailoverConfigName)
 		}
 	}
 }
@@ -175,10 +175,10 @@ func (r *Orchestrator) reconcileHubs(spec failoverv1alpha1.FailoverConfigSpec) {
 func (r *Orchestrator) primarySource() (s hubSource) {
 	s.name = failoverv1alpha1.HubNamePrimary
 	if r.o.PrimaryBootstrapSecretName != "" {
-		secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.PrimaryBootstrapSecretName)
-		if err == nil && len(secret.Data[clientcert.BootstrapSecretKey]) > 0 {
-			s.desc = fmt.Sprintf("secret %s/%s key %s", r.o.Namespace, r.o.PrimaryBootstrapSecretName, clientcert.BootstrapSecretKey)
-			s.raw = secret.Data[clientcert.BootstrapSecretKey]
+		secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.PrimaryBootstrapSecretName)
+		if err == nil && len(secret.Data[failoverv1alpha1.KubeconfigSecretKey]) > 0 {
+			s.desc = fmt.Sprintf("secret %s/%s key %s", r.o.Agent.Namespace, r.o.PrimaryBootstrapSecretName, failoverv1alpha1.KubeconfigSecretKey)
+			s.raw = secret.Data[failoverv1alpha1.KubeconfigSecretKey]
 			return s
 		}
 	}
@@ -216,7 +216,7 @@ func (r *Orchestrator) pollFiles(ctx context.Context, _ factory.SyncContext) err
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-r.o.Clock.After(r.o.FilePollInterval):
+		case <-r.o.Agent.Clock.After(r.o.FilePollInterval):
 		}
 		if r.readFiles() {
 			r.kick()
@@ -254,7 +254,7 @@ func (r *Orchestrator) readFiles() bool {
 func (r *Orchestrator) hubViews(now time.Time) []HubView {
 	var stored map[string][]byte
 	if _, ok := r.hubs[r.run.hub]; r.run.session == nil || !ok {
-		if secret, err := r.o.SecretInformer.Lister().Secrets(r.o.Namespace).Get(r.o.SecretName); err == nil {
+		if secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.Agent.SecretName); err == nil {
 			stored = secret.Data
 		}
 	}
@@ -264,7 +264,7 @@ func (r *Orchestrator) hubViews(now time.Time) []HubView {
 		v := HubView{Name: name, Usable: h.bootstrap != nil, SessionError: h.sessionErr, Probed: h.probed, Probe: h.probe.Result,
 			FailedAt: h.failedAt, HealthySince: h.healthySince.Since()}
 		if stored != nil && h.bootstrap != nil {
-			v.HoldsCredentials = clientcert.CheckHubKubeconfig(stored, r.o.ClusterName, r.o.AgentName, h.bootstrap.Hub, now) == nil
+			v.HoldsCredentials = clientcert.CheckHubKubeconfig(stored, r.o.Agent.ClusterName, r.o.Agent.AgentName, h.bootstrap.Hub, now) == nil
 		}
 		out = append(out, v)
 	}
@@ -275,7 +275,7 @@ func (r *Orchestrator) failoverConfig() *failoverv1alpha1.FailoverConfig {
 	if r.o.FailoverConfigName == "" || r.o.FailoverConfigInformer == nil {
 		return nil
 	}
-	fc, err := r.o.FailoverConfigInformer.Lister().FailoverConfigs(r.o.Namespace).Get(r.o.FailoverConfigName)
+	fc, err := r.o.FailoverConfigInformer.Lister().FailoverConfigs(r.o.Agent.Namespace).Get(r.o.FailoverConfigName)
 	if err != nil {
 		return nil
 	}

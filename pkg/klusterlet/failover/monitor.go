@@ -92,14 +92,15 @@ func (a HubAcceptance) PendingAcceptance() bool {
 	return a.Observed && !a.HubAcceptsClient && a.AcceptedCondition == ""
 }
 
-// CredentialsState says which credentials for the active hub are usable.
+// CredentialsState says whether the agent has usable credentials for the active hub.
 type CredentialsState struct {
-	// HubKubeconfigValid: the hub kubeconfig Secret passes the design §3 step 2 checks.
-	HubKubeconfigValid bool
-	// BootstrapUsable: the active hub's bootstrap kubeconfig parses and its client credentials are not expired.
-	BootstrapUsable bool
-	// UnusableSince is since when neither has been usable (a RejectionTracker fed with
-	// !HubKubeconfigValid && !BootstrapUsable). Zero while both are unusable means "just now".
+	// Usable: the active hub's session can register — its hub kubeconfig Secret passes the design §3 step 2
+	// checks, or its bootstrap kubeconfig parses and its client credentials are not expired. False is the
+	// session's hubsession.PhaseNoCredentials (design §3 scenario 4); which of the two is usable is the join
+	// flow's business, not the monitor's.
+	Usable bool
+	// UnusableSince is since when the credentials have not been usable (a RejectionTracker fed with !Usable).
+	// Zero while they are unusable means "just now".
 	UnusableSince time.Time
 	// Message explains what is wrong, for the verdict message (no key material).
 	Message string
@@ -168,7 +169,7 @@ func Evaluate(in MonitorInput) Verdict {
 	}
 
 	// 2. Credentials.
-	if !in.Credentials.HubKubeconfigValid && !in.Credentials.BootstrapUsable {
+	if !in.Credentials.Usable {
 		since := startOrNow(in.Credentials.UnusableSince, now)
 		return Verdict{
 			Trigger: failoverv1alpha1.FailoverReasonCredentialsInvalid,

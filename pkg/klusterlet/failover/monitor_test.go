@@ -27,7 +27,7 @@ func healthyInput() MonitorInput {
 			LastResponseCode: 200,
 		},
 		Acceptance:  HubAcceptance{Observed: true, HubAcceptsClient: true, AcceptedCondition: metav1.ConditionTrue},
-		Credentials: CredentialsState{HubKubeconfigValid: true, BootstrapUsable: true},
+		Credentials: CredentialsState{Usable: true},
 	}
 }
 
@@ -241,13 +241,6 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: []string{`hub "primary"`, "client certificate expired"},
 		},
 		{
-			name: "invalid hub kubeconfig with a usable bootstrap is the join flow's business, not a failover",
-			modify: func(in *MonitorInput) {
-				in.Credentials.HubKubeconfigValid = false
-			},
-			want: Verdict{Trigger: NoFailover, Reason: ReasonHubHealthy, RecheckAfter: 5*time.Minute - 10*time.Second},
-		},
-		{
 			name: "planned switch to another hub",
 			modify: func(in *MonitorInput) {
 				in.PlannedTarget = "hub-b"
@@ -367,7 +360,7 @@ func TestEvaluateQuickAcceptFlipsDoNotTrigger(t *testing.T) {
 				Connectivity:         connectivity,
 				Acceptance:           acceptance,
 				RejectedSince:        tracker.Since(),
-				Credentials:          CredentialsState{HubKubeconfigValid: true, BootstrapUsable: true},
+				Credentials:          CredentialsState{Usable: true},
 			})
 			if last.Trigger != NoFailover {
 				return last

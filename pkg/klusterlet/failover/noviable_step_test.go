@@ -29,7 +29,7 @@ func TestNoViableHubWakesForProbes(t *testing.T) {
 		},
 	}
 	r, _ := newFileHubsOrchestrator(t, ctx, nil, fc, 0)
-	clk := r.o.Clock.(*clocktesting.FakeClock)
+	clk := r.o.Agent.Clock.(*clocktesting.FakeClock)
 
 	for round := 0; round < 3; round++ {
 		next := r.step(ctx)

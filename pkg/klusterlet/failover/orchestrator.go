@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
-	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
-	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -39,20 +37,15 @@ type SessionBuilder func(p hubsession.Params) (Session, error)
 
 // OrchestratorOptions configures the Orchestrator. Fields without a stated default are required.
 type OrchestratorOptions struct {
-	// ClusterName and AgentName are the agent's identity (design §2): in messages, and to tell whether the
-	// stored hub kubeconfig Secret holds this agent's credentials for a hub.
-	ClusterName, AgentName string
-	// Namespace is the agent namespace: the FailoverConfig, the hub kubeconfig Secret (SecretName) and the
-	// bootstrap Secrets live there.
-	Namespace, SecretName string
-	// SecretInformer covers Namespace; the caller starts it.
-	SecretInformer corev1informers.SecretInformer
+	// Agent is the configuration every hub session shares; the orchestrator reads from it the agent's identity
+	// (ClusterName, AgentName: in messages, and to tell whether the stored hub kubeconfig Secret holds this
+	// agent's credentials for a hub), the agent Namespace (where the FailoverConfig, the hub kubeconfig Secret
+	// SecretName and the bootstrap Secrets live), SecretInformer (covering Namespace; the caller starts it),
+	// Clock (drives every decision; default: the real clock) and Recorder (the failover events, reasons in
+	// reasons.go).
+	Agent hubsession.Config
 	// NewSession builds the session of a hub.
 	NewSession SessionBuilder
-	// Clock drives every decision. Default: the real clock.
-	Clock clock.Clock
-	// Recorder receives the failover events (reasons in reasons.go).
-	Recorder events.Recorder
 	// FailoverConfigName is the FailoverConfig to read (--failover-config-name); it may be absent, then only the
 	// primary hub is used and no status is written.
 	FailoverConfigName string
@@ -157,19 +150,19 @@ type Orchestrator struct {
 // NewOrchestrator checks o, fills its defaults and returns the orchestrator.
 func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 	switch {
-	case o.Namespace == "" || o.PrimaryBootstrapKubeconfigFile == "":
+	case o.Agent.Namespace == "" || o.PrimaryBootstrapKubeconfigFile == "":
 		return nil, fmt.Errorf("failover orchestrator: namespace and primary bootstrap kubeconfig file are required")
-	case o.ClusterName == "" || o.AgentName == "" || o.SecretName == "":
+	case o.Agent.ClusterName == "" || o.Agent.AgentName == "" || o.Agent.SecretName == "":
 		return nil, fmt.Errorf("failover orchestrator: cluster name, agent name and hub kubeconfig secret name are required")
-	case o.SecretInformer == nil || o.NewSession == nil:
+	case o.Agent.SecretInformer == nil || o.NewSession == nil:
 		return nil, fmt.Errorf("failover orchestrator: the secret informer and the session builder are required")
 	case o.FailoverConfigInformer != nil && o.FailoverConfigClient == nil:
 		return nil, fmt.Errorf("failover orchestrator: the FailoverConfig client is required with the FailoverConfig informer")
-	case o.Recorder == nil:
+	case o.Agent.Recorder == nil:
 		return nil, fmt.Errorf("failover orchestrator: recorder is required")
 	}
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
+	if o.Agent.Clock == nil {
+		o.Agent.Clock = clock.RealClock{}
 	}
 	if o.FilePollInterval <= 0 {
 		o.FilePollInterval = 5 * time.Second
@@ -181,15 +174,15 @@ func NewOrchestrator(o OrchestratorOptions) (*Orchestrator, error) {
 		o.SessionStopTimeout = 2 * time.Second
 	}
 	if o.NoViableHubBackoff == nil {
-		o.NoViableHubBackoff = backoff.NewTimer(backoff.Default, o.Clock)
+		o.NoViableHubBackoff = backoff.NewTimer(backoff.Default, o.Agent.Clock)
 	}
 	if o.Metrics == nil {
 		o.Metrics = LegacyRegistryMetrics()
 	}
 	r := &Orchestrator{
 		o:             o,
-		tracker:       NewHubConnectivityTracker(o.Clock),
-		syncCtx:       factory.NewSyncContext(controllerName, o.Recorder),
+		tracker:       NewHubConnectivityTracker(o.Agent.Clock),
+		syncCtx:       factory.NewSyncContext(controllerName, o.Agent.Recorder),
 		ctx:           context.Background(),
 		facts:         sessionFacts{cur: factsSnapshot{addOns: map[string][]failoverv1alpha1.AddOnRegistrationStatus{}}},
 		files:         fileReads{m: map[string]fileRead{}},
@@ -219,8 +212,8 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 				obj = d.Obj
 			}
 			s, ok := obj.(*corev1.Secret)
-			return ok && s.Name != r.o.SecretName
-		}, r.o.SecretInformer.Informer()).
+			return ok && s.Name != r.o.Agent.SecretName
+		}, r.o.Agent.SecretInformer.Informer()).
 		WithPostStartHooks(r.pollFiles)
 	if r.o.FailoverConfigInformer != nil {
 		f = f.WithInformers(r.o.FailoverConfigInformer.Informer())
@@ -229,7 +222,7 @@ func (r *Orchestrator) Run(ctx context.Context) error {
 	r.readFiles()
 	r.kick()
 	// One worker: every decision is made in one goroutine.
-	f.ToController(controllerName, r.o.Recorder).Run(r.ctx, 1)
+	f.ToController(controllerName, r.o.Agent.Recorder).Run(r.ctx, 1)
 	r.stopSession()
 	for name := range r.standbys {
 		r.stopStandby(name)
@@ -251,7 +244,7 @@ func (r *Orchestrator) sync(_ context.Context, syncCtx factory.SyncContext) erro
 // step makes one round: it gathers the View, lets Decide choose once, carries out the Decision, starts the
 // standby probes that are due and writes the status. It returns when the next round is due without any new event.
 func (r *Orchestrator) step(ctx context.Context) time.Duration {
-	now := r.o.Clock.Now()
+	now := r.o.Agent.Clock.Now()
 	fc := r.failoverConfig()
 	spec, configErr := r.specWithoutFailoverConfig(), ""
 	if fc != nil {
@@ -296,9 +289,9 @@ func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapsho
 		switch a.Kind {
 		case ActEvent:
 			if a.Warning {
-				r.o.Recorder.Warningf(a.EventReason, "%s", a.Message)
+				r.o.Agent.Recorder.Warningf(a.EventReason, "%s", a.Message)
 			} else {
-				r.o.Recorder.Eventf(a.EventReason, "%s", a.Message)
+				r.o.Agent.Recorder.Eventf(a.EventReason, "%s", a.Message)
 			}
 		case ActStartSession:
 			r.startSession(ctx, a.Hub, "", "", now)
@@ -338,7 +331,7 @@ func (r *Orchestrator) noViableBackoff(a Action) time.Duration {
 		d = r.o.NoViableHubBackoff.Next()
 	}
 	if a.Warning {
-		r.o.Recorder.Warningf(ReasonNoViableHub, "%s; retrying in %s", a.Message, d.Round(time.Second))
+		r.o.Agent.Recorder.Warningf(ReasonNoViableHub, "%s; retrying in %s", a.Message, d.Round(time.Second))
 	}
 	return d
 }

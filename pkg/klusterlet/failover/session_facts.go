@@ -144,7 +144,7 @@ func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts fact
 		changed = h.bootstrap != r.run.bootstrap
 	}
 	return View{
-		Spec: spec, ConfigError: configErr, ClusterName: r.o.ClusterName, Hubs: r.hubViews(now),
+		Spec: spec, ConfigError: configErr, ClusterName: r.o.Agent.ClusterName, Hubs: r.hubViews(now),
 		Active: r.run.hub, ActiveBootstrapChanged: changed, Memory: r.mem,
 		Phase: facts.phase, PhaseMessage: facts.phaseMsg, Acceptance: facts.acceptance, Available: facts.available, Steps: facts.steps,
 		RejectedSince: r.rejection.Since(), UnusableSince: r.credentials.Since(),

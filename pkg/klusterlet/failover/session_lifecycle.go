@@ -48,7 +48,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, reas
 		if h != nil {
 			h.sessionErr = err.Error()
 		}
-		r.o.Recorder.Warningf(ReasonHubSessionFailed, "no session can be started on hub %s: %v; the hub is skipped until its bootstrap kubeconfig changes", name, err)
+		r.o.Agent.Recorder.Warningf(ReasonHubSessionFailed, "no session can be started on hub %s: %v; the hub is skipped until its bootstrap kubeconfig changes", name, err)
 		r.kick()
 		return false
 	}
@@ -100,7 +100,7 @@ func (r *Orchestrator) stopSession() {
 		return
 	}
 	r.run.cancel()
-	timer := r.o.Clock.NewTimer(r.o.SessionStopTimeout)
+	timer := r.o.Agent.Clock.NewTimer(r.o.SessionStopTimeout)
 	defer timer.Stop()
 	select {
 	case <-r.run.done:
@@ -121,6 +121,6 @@ func (r *Orchestrator) finishSwitch(sw *Switch, now time.Time) {
 		StartTime: apiTime(sw.Start), EndTime: &end, DurationMilliseconds: now.Sub(sw.Start).Milliseconds(),
 	}
 	r.o.Metrics.RecordFailover(sw.From, sw.To, sw.Reason, now)
-	r.o.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
-		r.o.ClusterName, sw.From, sw.To, now.Sub(sw.Start).Seconds(), sw.Reason)
+	r.o.Agent.Recorder.Eventf(ReasonFailoverSucceeded, "cluster %s moved from hub %s to hub %s in %.1fs (%s)",
+		r.o.Agent.ClusterName, sw.From, sw.To, now.Sub(sw.Start).Seconds(), sw.Reason)
 }

@@ -23,7 +23,7 @@ var _ hubsession.Observer = (*sessionObserver)(nil)
 
 // PhaseChanged records the session's phase, and since when it holds.
 func (o *sessionObserver) PhaseChanged(p hubsession.Phase, msg string) {
-	if o.r.facts.setPhase(o.gen, p, msg, o.r.o.Clock.Now()) {
+	if o.r.facts.setPhase(o.gen, p, msg, o.r.o.Agent.Clock.Now()) {
 		o.r.kick()
 	}
 }
@@ -52,6 +52,6 @@ func (o *sessionObserver) AddOnsChanged(list []failoverv1alpha1.AddOnRegistratio
 // Contested records the report of the hub kubeconfig Secret taken over by another writer, whichever session
 // made it.
 func (o *sessionObserver) Contested(msg string) {
-	o.r.facts.setContested(msg, o.r.o.Clock.Now())
+	o.r.facts.setContested(msg, o.r.o.Agent.Clock.Now())
 	o.r.kick()
 }

@@ -19,7 +19,7 @@ func TestSessionObserver(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r, _ := newFileHubsOrchestrator(t, ctx, nil, nil, 0)
-	clk := r.o.Clock.(*clocktesting.FakeClock)
+	clk := r.o.Agent.Clock.(*clocktesting.FakeClock)
 	r.facts.generation = 2
 	active := &sessionObserver{r: r, gen: 2, hub: "primary"}
 	replaced := &sessionObserver{r: r, gen: 1, hub: "hub-b"}

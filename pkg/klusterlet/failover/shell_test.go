@@ -232,7 +232,7 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 	}
 	s.kube = kubefake.NewSimpleClientset(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "hub-b-bootstrap", Namespace: fileHubsNamespace},
-		Data:       map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: s.hubs["hub-b"].kubeconfig(t)},
+		Data:       map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: s.hubs["hub-b"].kubeconfig(t)},
 	})
 	spec.AlternateHubs = []failoverv1alpha1.AlternateHub{{Name: "hub-b", BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}}
 	fc := &failoverv1alpha1.FailoverConfig{ObjectMeta: metav1.ObjectMeta{Name: "failover", Namespace: fileHubsNamespace, Generation: 1}, Spec: spec}
@@ -250,8 +250,9 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 	s.clock = clocktesting.NewFakeClock(time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	s.recorder = events.NewInMemoryRecorder("test", s.clock)
 	r, err := NewOrchestrator(OrchestratorOptions{
-		ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
-		SecretInformer: secrets, NewSession: s.newSession, Clock: s.clock, Recorder: s.recorder,
+		Agent: hubsession.Config{ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
+			SecretInformer: secrets, Clock: s.clock, Recorder: s.recorder},
+		NewSession:         s.newSession,
 		FailoverConfigName: "failover", PrimaryBootstrapKubeconfigFile: s.primary,
 		FailoverConfigInformer: fcInformer, FailoverConfigClient: s.fo.FailoverV1alpha1(),
 		ProbeTimeout: time.Second, SessionStopTimeout: time.Second,

@@ -68,7 +68,7 @@ func (r *Orchestrator) runProbe(ctx context.Context, name string, b *clientcert.
 	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout)
 	res.Message = b.Source + ": " + res.Message
 	r.probes.mu.Lock()
-	r.probes.list = append(r.probes.list, probeOutcome{name: name, bootstrap: b, result: res, at: r.o.Clock.Now()})
+	r.probes.list = append(r.probes.list, probeOutcome{name: name, bootstrap: b, result: res, at: r.o.Agent.Clock.Now()})
 	r.probes.mu.Unlock()
 	r.kick()
 }
@@ -103,9 +103,9 @@ func (r *Orchestrator) recordProbe(h *hubEntry, res ProbeResult, now time.Time) 
 	if changed {
 		h.probeChange = now
 		if res.Result == failoverv1alpha1.HubProbeReady {
-			r.o.Recorder.Eventf(ReasonStandbyProbeSucceeded, "standby hub %s is ready: bootstrap kubeconfig works and may create CSRs and ManagedClusters", h.name)
+			r.o.Agent.Recorder.Eventf(ReasonStandbyProbeSucceeded, "standby hub %s is ready: bootstrap kubeconfig works and may create CSRs and ManagedClusters", h.name)
 		} else {
-			r.o.Recorder.Warningf(ReasonStandbyProbeFailed, "standby hub %s: %s: %s", h.name, res.Result, res.Message)
+			r.o.Agent.Recorder.Warningf(ReasonStandbyProbeFailed, "standby hub %s: %s: %s", h.name, res.Result, res.Message)
 		}
 	}
 	if res.Result == failoverv1alpha1.HubProbeReady {

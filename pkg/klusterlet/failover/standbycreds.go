@@ -84,7 +84,7 @@ func (r *Orchestrator) reconcileStandbys(ctx context.Context) {
 			if err := r.o.Standby.Keep(kctx, hub, func(st hubsession.StandbyStatus) { r.standbyReported(name, run, st) }); err != nil {
 				// A configuration error: retried when the hub's bootstrap kubeconfig changes.
 				r.standbyReported(name, run, hubsession.StandbyStatus{State: failoverv1alpha1.StandbyCredentialsRefused,
-					Secret: hubsession.StandbySecretName(r.o.SecretName, name), Message: err.Error()})
+					Secret: hubsession.StandbySecretName(r.o.Agent.SecretName, name), Message: err.Error()})
 			}
 		}()
 	}
@@ -104,11 +104,11 @@ func (r *Orchestrator) sweepStandbys(ctx context.Context) {
 	defer cancel()
 	forgotten, err := r.o.Standby.ForgetOthers(ctx, r.order)
 	for _, hub := range forgotten {
-		r.o.Recorder.Eventf(ReasonStandbyCredentialsRemoved, "hub %s is no longer configured: its standby credentials Secret %s was deleted",
-			hub, hubsession.StandbySecretName(r.o.SecretName, hub))
+		r.o.Agent.Recorder.Eventf(ReasonStandbyCredentialsRemoved, "hub %s is no longer configured: its standby credentials Secret %s was deleted",
+			hub, hubsession.StandbySecretName(r.o.Agent.SecretName, hub))
 	}
 	if err != nil {
-		r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "deleting the standby credentials of hubs no longer configured: %v; they are tried again at the next start", err)
+		r.o.Agent.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "deleting the standby credentials of hubs no longer configured: %v; they are tried again at the next start", err)
 	}
 }
 
@@ -135,7 +135,7 @@ func (r *Orchestrator) forgetStandby(ctx context.Context, hub string) {
 	ctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
 	defer cancel()
 	if err := r.o.Standby.Forget(ctx, hub); err != nil {
-		r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "hub %s was removed: %v", hub, err)
+		r.o.Agent.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "hub %s was removed: %v", hub, err)
 	}
 }
 
@@ -153,9 +153,9 @@ func (r *Orchestrator) standbyReported(hub string, run *standbyRun, st hubsessio
 	if prev == nil || prev.State != st.State {
 		switch st.State {
 		case failoverv1alpha1.StandbyCredentialsReady:
-			r.o.Recorder.Eventf(ReasonStandbyCredentialsReady, "standby hub %s: credentials ready in secret %s; a switch to it needs no CSR", hub, st.Secret)
+			r.o.Agent.Recorder.Eventf(ReasonStandbyCredentialsReady, "standby hub %s: credentials ready in secret %s; a switch to it needs no CSR", hub, st.Secret)
 		case failoverv1alpha1.StandbyCredentialsRefused:
-			r.o.Recorder.Warningf(ReasonStandbyCredentialsRefused, "standby hub %s refuses a client certificate: %s; it stays a cold standby", hub, st.Message)
+			r.o.Agent.Recorder.Warningf(ReasonStandbyCredentialsRefused, "standby hub %s refuses a client certificate: %s; it stays a cold standby", hub, st.Message)
 		}
 	}
 	r.kick()
@@ -183,7 +183,7 @@ func (r *Orchestrator) handOverCredentials(ctx context.Context, to, from string,
 	discard := reason == failoverv1alpha1.FailoverReasonHubRejected || reason == failoverv1alpha1.FailoverReasonCredentialsInvalid
 	used, err := r.o.Standby.Swap(sctx, hubsession.Handover{From: fromHub, DiscardFrom: discard, To: hubsession.Hub{Name: to, Bootstrap: h.bootstrap}})
 	if err != nil {
-		r.o.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "handing over credentials to hub %s: %v; the session on %s bootstraps if it must", to, err, to)
+		r.o.Agent.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "handing over credentials to hub %s: %v; the session on %s bootstraps if it must", to, err, to)
 	}
 	klog.FromContext(ctx).V(2).Info("Standby credentials handed over", "hub", to, "from", from, "used", used)
 }

@@ -188,7 +188,7 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 		facts.phase, facts.phaseMsg, facts.available = "", "", ""
 	}
 	v := StatusView{
-		Now: now, Generation: fc.Generation, ClusterName: r.o.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
+		Now: now, Generation: fc.Generation, ClusterName: r.o.Agent.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
 		Active: r.run.hub, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
 		State: r.state, Switch: r.mem.Switch, Degraded: r.degraded,
 		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,

@@ -102,7 +102,6 @@ func clientCertOptionsFor(c Config, hub Hub, secretName, backoffKey string, kube
 		HubCSRInformer:      csrInformers.Certificates().V1().CertificateSigningRequests(),
 		ExpirationSeconds:   c.CSRExpirationSeconds,
 		Clock:               c.Clock,
-		RetryBackoff:        c.CSRRetryBackoff,
 		BootstrapBackoff:    c.BootstrapBackoff,
 		BackoffHub:          backoffKey,
 		Recorder:            c.Recorder,

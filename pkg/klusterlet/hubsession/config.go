@@ -11,7 +11,6 @@ import (
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -54,8 +53,6 @@ type Config struct {
 	MaxCustomClusterClaims int
 	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
 	CSRExpirationSeconds *int32
-	// CSRRetryBackoff spaces failed CSR attempts of one controller; zero fields take backoff.Default (10s, 5m).
-	CSRRetryBackoff backoff.Backoff
 	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
 	// certificates the process wrote; one for every session of a process. Nil: one private to each session, with
 	// the defaults (the agent's wiring passes one restored from its Lease).
@@ -77,9 +74,6 @@ type Config struct {
 	// AddOnHostingKubeClient is the cluster hosting the agent in hosted mode (--spoke-kubeconfig), where the
 	// Secrets and leases of hosted add-ons live; nil when the agent runs on the managed cluster.
 	AddOnHostingKubeClient kubernetes.Interface
-	// AddOnLeaseDurationSeconds and AddOnHealthResyncInterval tune add-on health (0: OCM's 60 s and 30 s).
-	AddOnLeaseDurationSeconds int
-	AddOnHealthResyncInterval time.Duration
 	// Clock drives the controllers and validity checks (and the orchestrator's decisions). Default: real clock.
 	Clock clock.Clock
 	// Recorder receives the events of the sessions and their controllers (and of the orchestrator).

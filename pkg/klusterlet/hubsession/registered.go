@@ -273,22 +273,19 @@ func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.C
 	go func() {
 		defer wg.Done()
 		err := addon.Run(ctx, addon.Options{
-			ClusterName:          s.config.ClusterName,
-			AgentName:            s.config.AgentName,
-			HubName:              s.hub.Name,
-			Hub:                  s.hub.Bootstrap.Hub,
-			HubConfig:            cfg,
-			HubKubeClient:        kubeClient,
-			HubCSRInformer:       csrs,
-			SpokeKubeClient:      s.config.SpokeKubeClient,
-			HostingKubeClient:    s.config.AddOnHostingKubeClient,
-			ExpirationSeconds:    s.config.CSRExpirationSeconds,
-			RetryBackoff:         s.config.CSRRetryBackoff,
-			LeaseDurationSeconds: s.config.AddOnLeaseDurationSeconds,
-			HealthResyncInterval: s.config.AddOnHealthResyncInterval,
-			OnStatus:             s.obs.AddOnsChanged,
-			Clock:                s.config.Clock,
-			Recorder:             s.config.Recorder,
+			ClusterName:       s.config.ClusterName,
+			AgentName:         s.config.AgentName,
+			HubName:           s.hub.Name,
+			Hub:               s.hub.Bootstrap.Hub,
+			HubConfig:         cfg,
+			HubKubeClient:     kubeClient,
+			HubCSRInformer:    csrs,
+			SpokeKubeClient:   s.config.SpokeKubeClient,
+			HostingKubeClient: s.config.AddOnHostingKubeClient,
+			ExpirationSeconds: s.config.CSRExpirationSeconds,
+			OnStatus:          s.obs.AddOnsChanged,
+			Clock:             s.config.Clock,
+			Recorder:          s.config.Recorder,
 		})
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Add-on controllers not started")

@@ -3,13 +3,15 @@ package managedcluster
 import (
 	"sort"
 	"strings"
+
+	operatorv1 "open-cluster-management.io/api/operator/v1"
 )
 
 // ClusterAnnotationsKeyPrefix is the prefix every annotation key of --cluster-annotations must carry: the agent
-// sets those annotations on the ManagedCluster it creates. The value is OCM's (open-cluster-management.io/api
-// operator/v1 ClusterAnnotationsKeyPrefix), which the klusterlet operator renders from the Klusterlet's
+// sets those annotations on the ManagedCluster it creates. It is OCM's constant (open-cluster-management.io/api
+// operator/v1), whose prefix the klusterlet operator expects of the Klusterlet's
 // spec.registrationConfiguration.clusterAnnotations.
-const ClusterAnnotationsKeyPrefix = "agent.open-cluster-management.io"
+const ClusterAnnotationsKeyPrefix = operatorv1.ClusterAnnotationsKeyPrefix
 
 // FilterClusterAnnotations splits annotations into the ones the agent may set on its ManagedCluster (keys that
 // start with ClusterAnnotationsKeyPrefix) and the sorted keys of the others, which OCM's agent ignores with a

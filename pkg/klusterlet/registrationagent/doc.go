@@ -7,6 +7,7 @@
 // registration feature gates, of which MultipleHubs and AddonManagement take effect), --registration-auth and
 // the awsirsa, grpc and add-on authentication flags. What this agent cannot honour is refused at start by
 // ValidateOCMFlags with a message naming the flag; what OCM itself ignores is ignored here too
-// (CompleteOCMFlags). The command is built in pkg/cmd; the agent it runs is the failover agent's
+// (CompleteOCMFlags). A flag it does not know at all, as a newer operator may render, is ignored with a warning
+// or, when it may change how the agent registers, refused (ClassifyUnknownFlags). The command is built in pkg/cmd; the agent it runs is the failover agent's
 // (FailoverAgentOptions.RunFailoverAgent).
 package registrationagent

@@ -37,8 +37,9 @@ type Options struct {
 	// HubKubeconfigFile is OCM's --hub-kubeconfig; this agent always uses <--hub-kubeconfig-dir>/kubeconfig, so
 	// only that value (or empty) is accepted.
 	HubKubeconfigFile string
-	// FeatureGates are OCM's registration agent feature gates (--feature-gates, OCM's names and parsing, an
-	// unknown name is an error). MultipleHubs and AddonManagement are honoured; the others are accepted and logged once.
+	// FeatureGates are OCM's registration agent feature gates (--feature-gates, OCM's names and parsing; a name
+	// it does not know goes to UnknownFeatureGates). MultipleHubs and AddonManagement are honoured; the others
+	// are accepted and logged once.
 	FeatureGates featuregate.MutableFeatureGate
 	// RegistrationAuth is --registration-auth: "" or "csr"; "awsirsa" and "grpc" are refused at start.
 	RegistrationAuth string
@@ -52,6 +53,13 @@ type Options struct {
 	AddonKubeClientRegistrationAuth string
 	// AddonTokenExpirationSeconds is --addon-token-expiration-seconds; it only applies to "token".
 	AddonTokenExpirationSeconds int64
+	// UnknownFeatureGates are the --feature-gates names FeatureGates does not know, with their values, in
+	// command-line order; they are ignored (see ClassifyUnknownFlags for the policy).
+	UnknownFeatureGates []IgnoredFlag
+	// Ignored are the flags and feature gates the command runs without (ClassifyUnknownFlags, then
+	// UnknownFeatureGates), set by the command before any I/O and announced by WarnIgnored once the agent's
+	// event recorder exists.
+	Ignored []IgnoredFlag
 }
 
 // NewOptions returns the options of `registration agent` with OCM's defaults where they differ from
@@ -79,7 +87,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AgentName, "agent-id", o.AgentName, "ID of the agent (OCM's name of --agent-name).")
 	fs.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig", o.HubKubeconfigFile,
 		"Kubeconfig file of the hub; this agent always writes and reads <--hub-kubeconfig-dir>/kubeconfig, so only that value is accepted.")
-	o.FeatureGates.AddFlag(fs)
+	fs.Var(&featureGatesFlag{gates: o.FeatureGates, unknown: &o.UnknownFeatureGates}, "feature-gates",
+		"OCM's registration feature gates, Name=true|false pairs separated by commas; a name this agent does not know is ignored with a warning. Known: "+
+			strings.Join(knownFeatureGates(o.FeatureGates), ", ")+".")
 	fs.StringVar(&o.RegistrationAuth, "registration-auth", o.RegistrationAuth,
 		`How the agent authenticates with the hub: "" or "csr" (client certificates); "awsirsa" and "grpc" are not supported.`)
 	fs.StringVar(&o.HubClusterARN, "hub-cluster-arn", o.HubClusterARN, "awsirsa only; not supported.")
@@ -146,17 +156,19 @@ func (o *Options) CompleteOCMFlags() string {
 	return ""
 }
 
-// IgnoredFeatureGates returns, sorted, the feature gates given on the command line that this agent accepts
-// but does not act on ("Name=true"); MultipleHubs and AddonManagement are acted on and never listed. fs is the parsed flag set.
+// IgnoredFeatureGates returns, sorted, the known feature gates given on the command line that this agent accepts
+// but does not act on ("Name=true"); MultipleHubs and AddonManagement are acted on and never listed, unknown
+// gates are in UnknownFeatureGates. fs is the parsed flag set.
 func (o *Options) IgnoredFeatureGates(fs *pflag.FlagSet) []string {
 	f := fs.Lookup("feature-gates")
 	if f == nil || !f.Changed {
 		return nil
 	}
+	known := o.FeatureGates.GetAll()
 	var out []string
 	for _, kv := range strings.Split(f.Value.String(), ",") {
 		name, _, _ := strings.Cut(strings.TrimSpace(kv), "=")
-		if name == "" || name == string(ocmfeature.MultipleHubs) || name == string(ocmfeature.AddonManagement) {
+		if _, isKnown := known[featuregate.Feature(name)]; !isKnown || name == string(ocmfeature.MultipleHubs) || name == string(ocmfeature.AddonManagement) {
 			continue
 		}
 		out = append(out, strings.TrimSpace(kv))

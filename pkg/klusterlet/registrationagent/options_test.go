@@ -151,7 +151,8 @@ func TestOCMFlagsRefused(t *testing.T) {
 			want: []string{`--hub-kubeconfig "/elsewhere/kubeconfig": must be empty or "/spoke/hub-kubeconfig/kubeconfig"`}},
 		{name: "MultipleHubs with one hub", args: []string{"--feature-gates=MultipleHubs=true", "--bootstrap-kubeconfigs=/spoke/a/kubeconfig"},
 			want: []string{"--bootstrap-kubeconfigs (1 given): the MultipleHubs feature gate needs at least 2"}},
-		{name: "unknown feature gate", args: []string{"--feature-gates=NoSuchGate=true"}, parseErr: "NoSuchGate"},
+		// An unknown gate name is ignored (TestUnknownFeatureGates); a bad value is not.
+		{name: "feature gate without a bool value", args: []string{"--feature-gates=AddonManagement=maybe"}, parseErr: "AddonManagement=maybe"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	operatorv1 "open-cluster-management.io/api/operator/v1"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
 // Labels and annotations the replicator writes on the objects it manages.
@@ -108,7 +108,7 @@ var ReservedLabelPrefixes = []string{"failover.open-cluster-management.io/", "fe
 // automatic acceptance.
 var ReservedAnnotationPrefixes = []string{
 	"failover.open-cluster-management.io/",
-	managedcluster.ClusterAnnotationsKeyPrefix,
+	operatorv1.ClusterAnnotationsKeyPrefix,
 	// Set by OCM's hub on a ManagedCluster it accepted automatically (ManagedClusterAutoApproval): each hub
 	// records its own acceptance.
 	"open-cluster-management.io/automatically-accepted-on",

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
@@ -116,7 +117,7 @@ func TestHubServingCAReplaced(t *testing.T) {
 		if s == nil {
 			return false, nil
 		}
-		cfg, err := clientcmd.Load(s.Data[clientcert.KubeconfigSecretKey])
+		cfg, err := clientcmd.Load(s.Data[failoverv1alpha1.KubeconfigSecretKey])
 		if err != nil {
 			return false, err
 		}

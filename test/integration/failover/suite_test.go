@@ -169,7 +169,7 @@ func (b *bed) expectSecretFor(t *testing.T, hub *framework.Hub) map[string][]byt
 	if secret == nil {
 		t.Fatalf("hub kubeconfig secret is missing")
 	}
-	if got := util.KubeconfigServer(secret.Data[clientcert.KubeconfigSecretKey]); got != hub.URL() {
+	if got := util.KubeconfigServer(secret.Data[failoverv1alpha1.KubeconfigSecretKey]); got != hub.URL() {
 		t.Errorf("hub kubeconfig secret: server %q, want hub %s's %q", got, hub.Name, hub.URL())
 	}
 	if got := string(secret.Data[clientcert.ClusterNameSecretKey]); got != clusterName {

@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -124,7 +124,7 @@ func TestBootstrapCSRIsSigned(t *testing.T) {
 				t.Errorf("identity of the issued certificate (-want +got):\n%s", diff)
 			}
 			// Authenticated but not yet authorized: the hub has not accepted the cluster.
-			_, err = clusterclient.NewForConfigOrDie(agentConfig).ClusterV1().ManagedClusters().Get(ctx, testCluster, metav1.GetOptions{})
+			_, err = clusterclientset.NewForConfigOrDie(agentConfig).ClusterV1().ManagedClusters().Get(ctx, testCluster, metav1.GetOptions{})
 			if !apierrors.IsForbidden(err) {
 				t.Errorf("getting ManagedCluster %s as the agent before acceptance: got %v, want 403 Forbidden", testCluster, err)
 			}

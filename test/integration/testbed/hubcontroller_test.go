@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -34,7 +34,7 @@ func TestHubControllerAcceptsCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("parsing the bootstrap kubeconfig: %v", err)
 	}
-	bootstrapCluster := clusterclient.NewForConfigOrDie(bootstrapConfig)
+	bootstrapCluster := clusterclientset.NewForConfigOrDie(bootstrapConfig)
 	bootstrapKube := kubernetes.NewForConfigOrDie(bootstrapConfig)
 
 	mc := &clusterv1.ManagedCluster{
@@ -95,13 +95,13 @@ func TestAcceptClusterWithoutHubController(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	bootstrapCluster := clusterclient.NewForConfigOrDie(hub.BootstrapConfig())
+	bootstrapCluster := clusterclientset.NewForConfigOrDie(hub.BootstrapConfig())
 	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: testCluster}}
 	if _, err := bootstrapCluster.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating ManagedCluster %s as the bootstrap user: %v", testCluster, err)
 	}
 	agentConfig := hub.UserConfig(framework.AgentUser(testCluster, testAgent), framework.AgentGroups(testCluster)...)
-	agentCluster := clusterclient.NewForConfigOrDie(agentConfig)
+	agentCluster := clusterclientset.NewForConfigOrDie(agentConfig)
 	agentKube := kubernetes.NewForConfigOrDie(agentConfig)
 
 	if _, err := agentCluster.ClusterV1().ManagedClusters().Get(ctx, testCluster, metav1.GetOptions{}); !apierrors.IsForbidden(err) {

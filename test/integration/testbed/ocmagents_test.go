@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -136,10 +136,10 @@ func TestKlusterletOperatorRendersAgents(t *testing.T) {
 	}, "ServiceAccount %s/%s reads Secret %s", lc.Namespace, lc.ServiceAccountName, framework.BootstrapHubKubeconfigSecret)
 	// The operator's managed ClusterRole lets the registration agent read ClusterClaims, not write them.
 	claim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: "id.k8s.io"}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "x"}}
-	if _, err := clusterclient.NewForConfigOrDie(saConfig).ClusterV1alpha1().ClusterClaims().Create(ctx, claim, metav1.CreateOptions{}); !apierrors.IsForbidden(err) {
+	if _, err := clusterclientset.NewForConfigOrDie(saConfig).ClusterV1alpha1().ClusterClaims().Create(ctx, claim, metav1.CreateOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("ServiceAccount %s creating a ClusterClaim: got %v, want 403 Forbidden", lc.ServiceAccountName, err)
 	}
-	if _, err := clusterclient.NewForConfigOrDie(saConfig).ClusterV1alpha1().ClusterClaims().List(ctx, metav1.ListOptions{}); err != nil {
+	if _, err := clusterclientset.NewForConfigOrDie(saConfig).ClusterV1alpha1().ClusterClaims().List(ctx, metav1.ListOptions{}); err != nil {
 		t.Errorf("ServiceAccount %s listing ClusterClaims: %v", lc.ServiceAccountName, err)
 	}
 

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -36,7 +36,7 @@ func TestSpoke(t *testing.T) {
 		t.Errorf("admin kubeconfig: server %q, inline CA %t, inline cert %t, inline key %t; want server %q with inline CA, cert and key",
 			cfg.Host, string(cfg.CAData) == string(spoke.CAData()), len(cfg.CertData) > 0, len(cfg.KeyData) > 0, spoke.URL())
 	}
-	got, err := clusterclient.NewForConfigOrDie(cfg).ClusterV1alpha1().ClusterClaims().Get(ctx, claim.Name, metav1.GetOptions{})
+	got, err := clusterclientset.NewForConfigOrDie(cfg).ClusterV1alpha1().ClusterClaims().Get(ctx, claim.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("reading ClusterClaim %s through the kubeconfig file: %v", claim.Name, err)
 	}

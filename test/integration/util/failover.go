@@ -70,7 +70,7 @@ func ApplySecret(t testing.TB, spoke *framework.Spoke, name string, data map[str
 // hub's bootstrap Secret, or the primary's bootstrap-hub-kubeconfig).
 func ApplyBootstrapSecret(t testing.TB, spoke *framework.Spoke, name string, kubeconfig []byte) {
 	t.Helper()
-	ApplySecret(t, spoke, name, map[string][]byte{failoverv1alpha1.BootstrapKubeconfigSecretKey: kubeconfig})
+	ApplySecret(t, spoke, name, map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: kubeconfig})
 }
 
 // LabelSecret sets label key=value on Secret name in AgentNamespace, leaving its data alone.

@@ -4,10 +4,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ReplicationKubeconfigSecretKey is the default key, in a hub's kubeconfig Secret (ReplicationHub.KubeconfigSecret),
-// that holds the kubeconfig the replicator uses for that hub.
-const ReplicationKubeconfigSecretKey = "kubeconfig"
-
 // MinReplicationHubs and MaxReplicationHubs bound the length of ReplicationConfigSpec.Hubs.
 const (
 	MinReplicationHubs = 2

@@ -209,10 +209,10 @@ func validateCustomKinds(path *field.Path, kinds []CustomKind) field.ErrorList {
 	return errs
 }
 
-// SecretKey returns ref.Key, or ReplicationKubeconfigSecretKey when it is empty (the CRD's default).
+// SecretKey returns ref.Key, or KubeconfigSecretKey when it is empty (the CRD's default).
 func (ref KubeconfigSecretReference) SecretKey() string {
 	if ref.Key == "" {
-		return ReplicationKubeconfigSecretKey
+		return KubeconfigSecretKey
 	}
 	return ref.Key
 }

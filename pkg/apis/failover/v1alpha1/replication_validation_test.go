@@ -414,7 +414,7 @@ func TestSecretKey(t *testing.T) {
 	cases := []struct {
 		key, want string
 	}{
-		{"", ReplicationKubeconfigSecretKey},
+		{"", KubeconfigSecretKey},
 		{"kubeconfig", "kubeconfig"},
 		{"hub-b.kubeconfig", "hub-b.kubeconfig"},
 	}
@@ -424,8 +424,8 @@ func TestSecretKey(t *testing.T) {
 			t.Errorf("SecretKey() with key %q = %q, want %q", tc.key, got, tc.want)
 		}
 	}
-	if ReplicationKubeconfigSecretKey != "kubeconfig" {
-		t.Errorf("ReplicationKubeconfigSecretKey = %q, want the CRD default \"kubeconfig\"", ReplicationKubeconfigSecretKey)
+	if KubeconfigSecretKey != "kubeconfig" {
+		t.Errorf("KubeconfigSecretKey = %q, want the CRD default \"kubeconfig\"", KubeconfigSecretKey)
 	}
 }
 

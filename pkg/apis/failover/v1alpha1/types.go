@@ -11,9 +11,12 @@ import (
 // from/to of a FailoverRecord use it.
 const HubNamePrimary = "primary"
 
-// BootstrapKubeconfigSecretKey is the key of an alternate hub's bootstrap Secret (named by
-// AlternateHub.BootstrapKubeconfigSecretRef) that holds the bootstrap kubeconfig.
-const BootstrapKubeconfigSecretKey = "kubeconfig"
+// KubeconfigSecretKey is the key that holds the kubeconfig in every kubeconfig Secret the agent and the
+// replicator read or write: the hub kubeconfig Secret (OCM's hub-kubeconfig-secret, whose other keys are in
+// package clientcert), a bootstrap Secret (AlternateHub.BootstrapKubeconfigSecretRef, the klusterlet operator's
+// bootstrap-hub-kubeconfig) and, by default, a replicator hub's Secret (ReplicationHub.KubeconfigSecret). It is
+// OCM's key.
+const KubeconfigSecretKey = "kubeconfig"
 
 // MaxAlternateHubs is the maximum number of entries in spec.alternateHubs.
 const MaxAlternateHubs = 16

@@ -103,7 +103,7 @@ func validateAlternateHub(hub *AlternateHub, path *field.Path) field.ErrorList {
 	refPath := path.Child("bootstrapKubeconfigSecretRef")
 	if hub.BootstrapKubeconfigSecretRef == "" {
 		errs = append(errs, field.Required(refPath,
-			fmt.Sprintf("the name of a Secret with key %q holding the hub's bootstrap kubeconfig is required", BootstrapKubeconfigSecretKey)))
+			fmt.Sprintf("the name of a Secret with key %q holding the hub's bootstrap kubeconfig is required", KubeconfigSecretKey)))
 	} else if msgs := validation.IsDNS1123Subdomain(hub.BootstrapKubeconfigSecretRef); len(msgs) > 0 {
 		errs = append(errs, field.Invalid(refPath, hub.BootstrapKubeconfigSecretRef, strings.Join(msgs, "; ")))
 	}

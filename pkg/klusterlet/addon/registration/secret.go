@@ -12,6 +12,7 @@ import (
 
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
@@ -21,7 +22,7 @@ import (
 const (
 	// KubeconfigKey holds a kubeconfig for the hub (inline CA, context namespace "configuration") whose user
 	// references TLSCertKey and TLSKeyKey as paths relative to the directory the Secret is mounted at.
-	KubeconfigKey = clientcert.KubeconfigSecretKey
+	KubeconfigKey = failoverv1alpha1.KubeconfigSecretKey
 	// TLSCertKey holds the PEM certificate (chain, leaf first) issued by the hub for the registration's subject.
 	TLSCertKey = clientcert.TLSCertSecretKey
 	// TLSKeyKey holds the PEM private key (ECDSA P-256) of TLSCertKey.

@@ -23,6 +23,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -137,11 +138,11 @@ func NewHubKubeconfigSecretData(ca *CA, hub clientcert.HubInfo, clusterName, age
 		return nil, err
 	}
 	return map[string][]byte{
-		clientcert.KubeconfigSecretKey:  kubeconfig,
-		clientcert.TLSCertSecretKey:     certPEM,
-		clientcert.TLSKeySecretKey:      keyPEM,
-		clientcert.ClusterNameSecretKey: []byte(clusterName),
-		clientcert.AgentNameSecretKey:   []byte(agentName),
+		failoverv1alpha1.KubeconfigSecretKey: kubeconfig,
+		clientcert.TLSCertSecretKey:          certPEM,
+		clientcert.TLSKeySecretKey:           keyPEM,
+		clientcert.ClusterNameSecretKey:      []byte(clusterName),
+		clientcert.AgentNameSecretKey:        []byte(agentName),
 	}, nil
 }
 
