@@ -21,16 +21,13 @@ import (
 )
 
 // checkIdentity decides which spoke cluster's name stands for (direction.DecideIdentity) from views, the view
-// of every hub in spec order (read from the hubs' caches when nil), and keeps the record of names that stand
+// of every hub in spec order (hubView, identityViews), and keeps the record of names that stand
 // for several spokes (Controller.identityConflicts). A conflict, once seen, stays until every hub is ready and
 // shows no conflict, in the caches and then in a read of each hub's ManagedCluster (liveIdentity): a hub that is
 // down may still hold the other spoke's ManagedCluster. The first sync that finds a conflict reports it (event
 // ReasonClusterIdentityConflict, metric) and queues the cluster's direction (syncDirection takes the fence marks
 // down); the one that finds it gone reports that and queues the cluster's direction and keys.
 func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []direction.HubView) direction.Identity {
-	if views == nil {
-		views = c.identityViews(cluster)
-	}
 	id := direction.DecideIdentity(views)
 	allReady := true
 	for _, v := range views {

@@ -175,7 +175,23 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if !ok {
 		return nil
 	}
-	source, extra, outcome := c.sourceOf(ctx, k, key)
+	// checked says whether the identity check saw hub h ready. A cluster's object is written on no other hub: one
+	// that became ready since may hold another spoke of that name, and OnState queues every key for it.
+	checked := func(*hubconn.Hub) bool { return true }
+	var identity direction.Identity
+	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok {
+		views := c.identityViews(cluster)
+		if identity = c.checkIdentity(ctx, cluster, views); identity.Conflict {
+			// The name stands for several spokes: nothing of it is replicated, and no hub waits for it.
+			return c.notReplicated(ctx, k, key)
+		}
+		seen := map[string]bool{}
+		for _, v := range views {
+			seen[v.Hub] = v.Reachable
+		}
+		checked = func(h *hubconn.Hub) bool { return seen[h.Name()] }
+	}
+	source, extra, outcome := c.sourceOf(k, key, identity)
 	switch outcome {
 	case sourceWait:
 		// The source is not known or not ready yet: the key is enqueued again when that changes, and stays
@@ -183,14 +199,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		c.logger.V(4).Info("No source to replicate from yet", "object", key.String())
 		return nil
 	case sourceNone:
-		// Nothing is replicated for this key (its cluster is not selected, or its name stands for several
-		// spokes): no delete is held for it either, and no hub is reported in step for it.
-		c.forget(key)
-		err := c.releaseOthers(ctx, k, key, nil, "")
-		if k.Name == replv1alpha1.KindManagedCluster {
-			err = errors.Join(err, c.reportUnreplicated(ctx, key.Name))
-		}
-		return err
+		return c.notReplicated(ctx, k, key)
 	}
 	src, err := source.Get(ctx, k.Name, key.Namespace, key.Name)
 	if err != nil {
@@ -200,21 +209,6 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if src == nil && !source.Serves(k.Name) {
 		// The source stopped being ready between the check and the read: an empty cache is no delete.
 		return nil
-	}
-	// checked says whether the identity check below saw hub h ready. A cluster's object is written on no other hub:
-	// one that became ready since may hold another spoke of that name, and OnState queues every key for it.
-	checked := func(*hubconn.Hub) bool { return true }
-	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok {
-		views := c.identityViews(cluster)
-		if c.checkIdentity(ctx, cluster, views).Conflict {
-			c.forget(key)
-			return c.releaseOthers(ctx, k, key, nil, "")
-		}
-		seen := map[string]bool{}
-		for _, v := range views {
-			seen[v.Hub] = v.Reachable
-		}
-		checked = func(h *hubconn.Hub) bool { return seen[h.Name()] }
 	}
 	if mirror.Excluded(k, src) {
 		c.forget(key)
@@ -623,6 +617,17 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 	return nil
 }
 
+// notReplicated handles key, whose cluster is not replicated (not selected, or its name stands for several
+// spokes): it waits on no hub, no delete is held for it, and for its ManagedCluster no hub is reported in step.
+func (c *Controller) notReplicated(ctx context.Context, k mirror.Kind, key Key) error {
+	c.forget(key)
+	err := c.releaseOthers(ctx, k, key, nil, "")
+	if k.Name == replv1alpha1.KindManagedCluster {
+		err = errors.Join(err, c.reportUnreplicated(ctx, key.Name))
+	}
+	return err
+}
+
 // perCluster reports whether key, of kind k, belongs to a managed cluster (its source is the cluster's hub).
 func perCluster(k mirror.Kind, key Key, isCluster func(string) bool) bool {
 	_, ok := k.ClusterOf(key.Namespace, key.Name, isCluster)
@@ -638,16 +643,15 @@ const (
 	// sourceWait: the source is not known, not ready, or (for hub-wide objects) the first reachable hub is
 	// still listing: replicate later.
 	sourceWait
-	// sourceNone: nothing is replicated for the key (its cluster is not selected, or its name stands for several
-	// spokes).
+	// sourceNone: nothing is replicated for the key (its cluster is not selected).
 	sourceNone
 )
 
-// sourceOf returns the source hub of key and the extra annotations of its copies, or why there is none.
-// A cluster's object has none while the cluster's name stands for several spokes (checkIdentity); a copy of its
-// ManagedCluster records the spoke's identity when one is known. Hub-wide objects come from the first hub in spec order that answers; while that hub is still listing after
+// sourceOf returns the source hub of key and the extra annotations of its copies, or why there is none. identity
+// is the identity check of key's cluster (syncObject's; zero for a hub-wide object): a copy of its ManagedCluster
+// records the spoke's identity when one is known. Hub-wide objects come from the first hub in spec order that answers; while that hub is still listing after
 // it came back, nothing flows (no other hub becomes the source for that moment).
-func (c *Controller) sourceOf(ctx context.Context, k mirror.Kind, key Key) (*hubconn.Hub, map[string]string, sourceOutcome) {
+func (c *Controller) sourceOf(k mirror.Kind, key Key, identity direction.Identity) (*hubconn.Hub, map[string]string, sourceOutcome) {
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !perCluster {
 		for _, h := range c.opts.Hubs {
@@ -662,11 +666,6 @@ func (c *Controller) sourceOf(ctx context.Context, k mirror.Kind, key Key) (*hub
 			}
 		}
 		return nil, nil, sourceWait
-	}
-	identity := c.checkIdentity(ctx, cluster, nil)
-	if identity.Conflict {
-		// The name stands for several spokes: nothing of it is replicated, and no hub waits for it.
-		return nil, nil, sourceNone
 	}
 	c.mu.Lock()
 	src := c.sources[cluster]
