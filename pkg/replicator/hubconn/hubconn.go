@@ -107,6 +107,25 @@ type Hub struct {
 	// fetched holds the copies Get read from the hub, whole, until the informer's next event for them: valid
 	// while the informer's entry has the same resourceVersion.
 	fetched map[objectKey]*cachedObject
+
+	// deletesMu guards deletes and pruned.
+	deletesMu sync.Mutex
+	// deletes holds the deletes a live watch delivered (recordDelete), until an object of that name appears
+	// again, ForgetDeleted, or DeleteMemory passed. They outlive the hub's caches: a delete seen stays seen.
+	deletes map[objectKey]seenDelete
+	// pruned is when deletes was last cleared of entries older than DeleteMemory.
+	pruned time.Time
+}
+
+// DeleteMemory is how long a Hub remembers a delete its watch delivered (Deleted) that nobody forgot: long
+// enough for a hub that held a copy to come back from an outage of that length and have the copy deleted; a
+// delete older than that leaves the copy in place, reported (mirror.ConflictSourceMissing).
+const DeleteMemory = time.Hour
+
+// seenDelete is one delete a hub's watch delivered, and when the replicator saw it (its own clock).
+type seenDelete struct {
+	deleted mirror.Deleted
+	at      time.Time
 }
 
 // objectKey names one object of a mirrored kind on a hub.
@@ -134,7 +153,7 @@ func New(opts Options) (*Hub, error) {
 		opts.Clock = clock.RealClock{}
 	}
 	return &Hub{opts: opts, state: StateUnreachable, lastErr: fmt.Errorf("not probed yet"),
-		keepWhole: sets.New[objectKey](), fetched: map[objectKey]*cachedObject{}}, nil
+		keepWhole: sets.New[objectKey](), fetched: map[objectKey]*cachedObject{}, deletes: map[objectKey]seenDelete{}}, nil
 }
 
 // Name returns the hub's name.
@@ -327,6 +346,61 @@ func (h *Hub) dropFetched(k replv1alpha1.ReplicatedKind, namespace, name string,
 	delete(h.fetched, key)
 	if deleted {
 		h.keepWhole.Delete(key)
+	}
+}
+
+// Deleted returns the delete of the object of kind k at namespace/name that the hub's watch delivered while the
+// replicator watched it, within DeleteMemory, and whether there is one. A hub restored from a backup, rebuilt,
+// or listed again after an outage shows its missing objects as absent, never as deleted.
+func (h *Hub) Deleted(k replv1alpha1.ReplicatedKind, namespace, name string) *mirror.Deleted {
+	h.deletesMu.Lock()
+	defer h.deletesMu.Unlock()
+	seen, ok := h.deletes[objectKey{kind: k, namespace: namespace, name: name}]
+	if !ok || h.opts.Clock.Since(seen.at) > DeleteMemory {
+		return nil
+	}
+	deleted := seen.deleted
+	return &deleted
+}
+
+// ForgetDeleted forgets the delete of the object of kind k at namespace/name: it reached every hub.
+func (h *Hub) ForgetDeleted(k replv1alpha1.ReplicatedKind, namespace, name string) {
+	h.deletesMu.Lock()
+	defer h.deletesMu.Unlock()
+	delete(h.deletes, objectKey{kind: k, namespace: namespace, name: name})
+}
+
+// recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true, and forgets
+// any earlier delete of that name otherwise (the name holds an object again). Entries older than DeleteMemory
+// are dropped at most once a minute.
+func (h *Hub) recordDelete(k replv1alpha1.ReplicatedKind, n cache.ObjectName, obj any, seen bool) {
+	key := objectKey{kind: k, namespace: n.Namespace, name: n.Name}
+	now := h.opts.Clock.Now()
+	h.deletesMu.Lock()
+	defer h.deletesMu.Unlock()
+	if !seen {
+		delete(h.deletes, key)
+		return
+	}
+	var u *unstructured.Unstructured
+	switch o := obj.(type) {
+	case *cachedObject:
+		u = o.object()
+	case *unstructured.Unstructured:
+		u = o
+	}
+	if u == nil {
+		return
+	}
+	h.deletes[key] = seenDelete{deleted: mirror.Deleted{UID: string(u.GetUID()), SourceUID: u.GetAnnotations()[mirror.AnnotationSourceUID]}, at: now}
+	if now.Sub(h.pruned) < time.Minute {
+		return
+	}
+	h.pruned = now
+	for k, d := range h.deletes {
+		if now.Sub(d.at) > DeleteMemory {
+			delete(h.deletes, k)
+		}
 	}
 }
 
@@ -568,23 +642,27 @@ func (h *Hub) newInformer(k mirror.Kind) cache.SharedIndexInformer {
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, tweak).Informer()
 	keepWhole := func(namespace, name string) bool { return h.keepsWhole(k.Name, namespace, name) }
 	_ = inf.SetTransform(func(obj any) (any, error) { return compact(obj, &k, keepWhole) })
-	name := h.opts.Name
-	handler := h.opts.Handler
-	notify := func(obj any, deleted bool) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		if n, ok := objectName(obj); ok {
-			h.dropFetched(k.Name, n.Namespace, n.Name, deleted)
-			handler.OnObject(name, k, n.Namespace, n.Name)
-		}
-	}
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { notify(obj, false) },
-		UpdateFunc: func(_, obj any) { notify(obj, false) },
-		DeleteFunc: func(obj any) { notify(obj, true) },
+		AddFunc:    func(obj any) { h.onObject(k, obj, false) },
+		UpdateFunc: func(_, obj any) { h.onObject(k, obj, false) },
+		DeleteFunc: func(obj any) { h.onObject(k, obj, true) },
 	})
 	return inf
+}
+
+// onObject handles an informer event of obj, of kind k (deleted for a delete) and tells the Handler. A delete
+// the watch delivered is recorded (Deleted); one the informer inferred from a new list (a
+// cache.DeletedFinalStateUnknown) is not: the object may be missing because the hub was restored from a backup.
+func (h *Hub) onObject(k mirror.Kind, obj any, deleted bool) {
+	tomb, inferred := obj.(cache.DeletedFinalStateUnknown)
+	if inferred {
+		obj = tomb.Obj
+	}
+	if n, ok := objectName(obj); ok {
+		h.dropFetched(k.Name, n.Namespace, n.Name, deleted)
+		h.recordDelete(k.Name, n, obj, deleted && !inferred)
+		h.opts.Handler.OnObject(h.opts.Name, k, n.Namespace, n.Name)
+	}
 }
 
 // newLeaseInformer returns an informer over every managed-cluster-lease of the hub.

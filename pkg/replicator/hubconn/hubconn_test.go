@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -206,5 +207,48 @@ func TestGetRefusesAnotherVersion(t *testing.T) {
 	})
 	if obj, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
 		t.Errorf("Get when the hub answers not found = %v, %v; want nil, ErrCacheBehind (not an absent object)", obj, err)
+	}
+}
+
+// TestDeletedOnlyWhenTheWatchDeliversIt checks that a delete the watch delivers is remembered with the object's
+// UID and source UID, that the object made again under the name ends it, that ForgetDeleted forgets it, and that
+// a delete the informer only inferred from a new list (cache.DeletedFinalStateUnknown: the object is missing, as
+// on a hub restored from a backup) is no delete.
+func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
+	gone := workObject("gone", "v1", true)
+	gone.SetUID("uid-gone")
+	gone.SetAnnotations(map[string]string{mirror.AnnotationSourceUID: "uid-original"})
+	h, fake := startHub(t, gone, workObject("lost", "v1", false))
+	ctx := context.Background()
+	works := fake.Resource(manifestWork.GVR).Namespace("c1")
+
+	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone"); d != nil {
+		t.Fatalf("Deleted before any delete = %+v, want nil", d)
+	}
+	if err := works.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the delete of gone seen", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") != nil })
+	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone"); *d != (mirror.Deleted{UID: "uid-gone", SourceUID: "uid-original"}) {
+		t.Errorf("Deleted = %+v, want the object's uid and source uid", *d)
+	}
+	if _, err := works.Create(ctx, workObject("gone", "v2", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "gone made again ends its delete", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") == nil })
+	if err := works.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the second delete of gone seen", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") != nil })
+	h.ForgetDeleted(replv1alpha1.KindManifestWork, "c1", "gone")
+	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone"); d != nil {
+		t.Errorf("Deleted after ForgetDeleted = %+v, want nil", d)
+	}
+
+	// The informer found "lost" missing from a new list.
+	lost, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "lost")
+	h.onObject(manifestWork, cache.DeletedFinalStateUnknown{Key: "c1/lost", Obj: lost}, true)
+	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "lost"); d != nil {
+		t.Errorf("Deleted for an object missing from a list = %+v, want nil: absence is no delete", d)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,6 +60,11 @@ const (
 	AnnotationMovedFrom = "failover.open-cluster-management.io/moved-from"
 	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
 	AnnotationSourceUID = "failover.open-cluster-management.io/source-uid"
+	// AnnotationSourceGeneration is, on a copy, the source object's metadata.generation when the copy was
+	// last written (absent when the source's kind keeps none). The apiserver only ever raises an object's
+	// generation, so a source object of the same UID with a lower one is an older state of it (a hub
+	// restored from a backup): Decide never writes it over the copy.
+	AnnotationSourceGeneration = "failover.open-cluster-management.io/source-generation"
 	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
 	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
 	// replicator's caches keep that time, not the managedFields).
@@ -261,6 +267,10 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 	if uid := src.GetUID(); uid != "" {
 		annotations[AnnotationSourceUID] = string(uid)
 	}
+	delete(annotations, AnnotationSourceGeneration)
+	if generation := src.GetGeneration(); generation > 0 {
+		annotations[AnnotationSourceGeneration] = strconv.FormatInt(generation, 10)
+	}
 	if k.Name == replv1alpha1.KindManagedCluster {
 		delete(annotations, AnnotationClusterHub)
 		delete(annotations, AnnotationClusterHubSince)
@@ -301,7 +311,38 @@ const (
 	// ConflictCopyModified: a copy the replicator made from the current source was changed on the target
 	// since the replicator wrote it. The source wins: the copy is overwritten.
 	ConflictCopyModified Conflict = "CopyModified"
+	// ConflictSourceMissing: the source hub holds no object of the copy's name, and no delete of it was
+	// observed (Deleted): a hub restored from a backup or rebuilt, a lost namespace, or a delete made while the
+	// replicator could not see it. The copy is kept.
+	ConflictSourceMissing Conflict = "SourceMissing"
+	// ConflictSourceOlder: the source's object is an older state of the one the copy was made from (same
+	// UID, lower metadata.generation than the copy's AnnotationSourceGeneration): a hub restored from a
+	// backup. The copy, the newer state, is kept.
+	ConflictSourceOlder Conflict = "SourceOlder"
 )
+
+// Deleted is what the replicator saw of an object's delete on the source hub: the object's metadata.uid and,
+// when it was itself a copy, its AnnotationSourceUID. Only a delete event of a live watch counts
+// (hubconn.Hub.Deleted): an object missing from a list (a hub restored, rebuilt, or listed again after it was
+// unreachable) is no delete.
+type Deleted struct {
+	UID, SourceUID string
+}
+
+// Explains reports whether d, a delete seen (nil: none), is the delete of the object that tgt, a copy or an
+// original on another hub, stands for: tgt was made from the deleted object (its AnnotationSourceUID is d.UID,
+// or d.SourceUID when the deleted object was a copy of the same original), or tgt is the original the deleted
+// copy was made from. A copy that records no source UID is explained by any delete of its name.
+func (d *Deleted) Explains(tgt *unstructured.Unstructured) bool {
+	if d == nil || tgt == nil {
+		return false
+	}
+	if !IsCopy(tgt) {
+		return d.SourceUID != "" && string(tgt.GetUID()) == d.SourceUID
+	}
+	made, ok := tgt.GetAnnotations()[AnnotationSourceUID]
+	return !ok || (made != "" && (made == d.UID || made == d.SourceUID))
+}
 
 // Decision is the outcome of Decide.
 type Decision struct {
@@ -324,31 +365,48 @@ type Decision struct {
 //     it took from its generator (OCM's work manager gives a ManifestWorkReplicaSet's works the set's labels,
 //     so the works a standby makes from a copy of the set carry LabelReplicatedFrom).
 //  1. A target object being deleted is left alone.
-//  2. No source object (or one being deleted): a copy (LabelReplicatedFrom set) is deleted, and so is an
-//     original whose AnnotationHasCopies lists the source hub (the source held a copy, and deleted it);
-//     anything else is left alone (a foreign object is not a conflict when there is nothing to mirror onto
-//     it).
-//  3. No target object: create Desired.
-//  4. A target object that is not a copy: if the source's object is a copy made from the target
+//  2. A source object being deleted (its deletionTimestamp is the observed delete): a copy (LabelReplicatedFrom
+//     set) is deleted, and so is an original whose AnnotationHasCopies lists the source hub (the source held a
+//     copy, and deletes it); anything else is left alone (a foreign object is not a conflict when there is
+//     nothing to mirror onto it).
+//  3. No source object: a copy is deleted only when deleted, the delete the replicator saw on the source (nil:
+//     none), Explains it; otherwise it is kept (ConflictSourceMissing). Absence is no delete. An original that
+//     AnnotationHasCopies says the source held a copy of is deleted as in rule 2 (the source deleted its copy;
+//     that hub became the source after a failover, and its copies carry no finalizer of the replicator's).
+//     Anything else is left alone.
+//  4. No target object: create Desired.
+//  5. A target object that is not a copy: if the source's object is a copy made from the target
 //     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted), with
 //     ConflictCopyModified when the original was changed after that copy was made. Otherwise
 //     it is foreign and left alone: with the same mirrored content as the source's (made on each hub
 //     independently, like the default ManagedClusterSets) that is no conflict; else ConflictForeignObject.
-//  5. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
+//  6. A copy made from this very source object (LabelReplicatedFrom = source, AnnotationSourceUID = src's uid)
+//     at a higher metadata.generation than src's (AnnotationSourceGeneration): src is an older state of it (a
+//     restored hub). The copy is kept (ConflictSourceOlder); neither clocks nor resourceVersions are compared.
+//  7. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
 //     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
 //     its content differs from the source's, it was copied from the same source and its content no longer
 //     matches AnnotationContentHash, it was changed on the target since: ConflictCopyModified (the source
 //     still wins). A copy whose content already equals the source's gets its marks refreshed without a
 //     conflict (after a switch back, the old source's edits were mirrored here already).
-func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target string, extraAnnotations map[string]string) Decision {
+func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target string, deleted *Deleted, extraAnnotations map[string]string) Decision {
 	if tgt != nil && (GeneratedHere(k, tgt) || tgt.GetDeletionTimestamp() != nil) {
 		return Decision{Action: ActionNone}
 	}
-	if src == nil || src.GetDeletionTimestamp() != nil {
+	if src != nil && src.GetDeletionTimestamp() != nil {
 		if tgt != nil && (IsCopy(tgt) || HasCopyOn(tgt, source)) {
 			return Decision{Action: ActionDelete}
 		}
 		return Decision{Action: ActionNone}
+	}
+	if src == nil {
+		switch {
+		case tgt == nil || (!IsCopy(tgt) && !HasCopyOn(tgt, source)):
+			return Decision{Action: ActionNone}
+		case !IsCopy(tgt) || deleted.Explains(tgt):
+			return Decision{Action: ActionDelete}
+		}
+		return Decision{Action: ActionNone, Conflict: ConflictSourceMissing}
 	}
 	if tgt == nil {
 		return Decision{Action: ActionCreate, Object: Desired(k, src, nil, source, extraAnnotations)}
@@ -373,6 +431,9 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
 	}
+	if olderSource(src, tgt, source) {
+		return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
+	}
 	if tgtHash == "" {
 		tgtHash = ContentOf(k, tgt).Hash()
 	}
@@ -385,6 +446,17 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		conflict = ConflictCopyModified
 	}
 	return Decision{Action: ActionUpdate, Object: desired, Conflict: conflict}
+}
+
+// olderSource reports whether src, the source hub's object, is an older state of the object the copy tgt was
+// made from: same source hub and UID, and a lower metadata.generation than the one the copy records.
+func olderSource(src, tgt *unstructured.Unstructured, source string) bool {
+	annotations := tgt.GetAnnotations()
+	if tgt.GetLabels()[LabelReplicatedFrom] != source || src.GetUID() == "" || annotations[AnnotationSourceUID] != string(src.GetUID()) {
+		return false
+	}
+	recorded, err := strconv.ParseInt(annotations[AnnotationSourceGeneration], 10, 64)
+	return err == nil && src.GetGeneration() < recorded
 }
 
 // WithSourceWrittenAt sets AnnotationSourceWrittenAt on obj (a copy about to be written) to t, and returns obj.
@@ -642,6 +714,18 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": meta})
 	return patch
+}
+
+// HoldPatch returns the JSON merge patch (RFC 7386) that adds FinalizerDeleteCopies to src, an original of kind k
+// on its source hub about to get its first copy, with src's metadata.uid and resourceVersion as preconditions:
+// its delete is then held, and seen, also while the replicator is down, before any copy exists that only such a
+// delete may remove (Decide, rule 3). It returns nil when k does not HoldsDeletes, or src is nil, a copy, being
+// deleted, or held already.
+func HoldPatch(k Kind, src *unstructured.Unstructured) []byte {
+	if !HoldsDeletes(k) || src == nil || IsCopy(src) || src.GetDeletionTimestamp() != nil || slices.Contains(src.GetFinalizers(), FinalizerDeleteCopies) {
+		return nil
+	}
+	return finalizersPatch(src, append(slices.Clone(src.GetFinalizers()), FinalizerDeleteCopies))
 }
 
 // HoldsDeletes reports whether the originals of kind k get FinalizerDeleteCopies: namespaced kinds listed

@@ -848,6 +848,7 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"open-cluster-management.io/owner":     "team-a",
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "1001",
+						mirror.AnnotationSourceGeneration:      "4",
 						mirror.AnnotationSourceUID:             "uid-source",
 						mirror.AnnotationClusterHub:            hubA,
 						mirror.AnnotationClusterHubSince:       since,
@@ -876,6 +877,7 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"agent.open-cluster-management.io/zone": "b",
 						mirror.AnnotationContentHash:            srcHash,
 						mirror.AnnotationSourceResourceVersion:  "1001",
+						mirror.AnnotationSourceGeneration:       "4",
 						mirror.AnnotationSourceUID:              "uid-source",
 						mirror.AnnotationClusterHub:             hubA,
 						mirror.AnnotationClusterHubSince:        since,
@@ -907,6 +909,7 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"agent.open-cluster-management.io/zone": "b",
 						mirror.AnnotationContentHash:            srcHash,
 						mirror.AnnotationSourceResourceVersion:  "1001",
+						mirror.AnnotationSourceGeneration:       "4",
 						mirror.AnnotationSourceUID:              "uid-source",
 					},
 				},
@@ -938,6 +941,7 @@ func TestDesiredManagedCluster(t *testing.T) {
 						"agent.open-cluster-management.io/zone": "b",
 						mirror.AnnotationContentHash:            srcHash,
 						mirror.AnnotationSourceResourceVersion:  "1001",
+						mirror.AnnotationSourceGeneration:       "4",
 						mirror.AnnotationSourceUID:              "uid-source",
 					},
 				},
@@ -1063,6 +1067,7 @@ func TestDesiredManifestWork(t *testing.T) {
 					"annotations": map[string]any{
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "2001",
+						mirror.AnnotationSourceGeneration:      "7",
 						mirror.AnnotationSourceUID:             "uid-mw-source",
 					},
 				},
@@ -1082,6 +1087,7 @@ func TestDesiredManifestWork(t *testing.T) {
 					"annotations": map[string]any{
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "2001",
+						mirror.AnnotationSourceGeneration:      "7",
 						mirror.AnnotationSourceUID:             "uid-mw-source",
 					},
 				},
@@ -1102,6 +1108,7 @@ func TestDesiredManifestWork(t *testing.T) {
 					"annotations": map[string]any{
 						mirror.AnnotationContentHash:           srcHash,
 						mirror.AnnotationSourceResourceVersion: "2001",
+						mirror.AnnotationSourceGeneration:      "7",
 						mirror.AnnotationSourceUID:             "uid-mw-source",
 						"example.com/extra":                    "yes",
 					},
@@ -1193,7 +1200,7 @@ func TestDesiredFieldRemoved(t *testing.T) {
 				check(t, mirror.Desired(tt.kind, tt.src, tt.tgt, hubA, nil))
 			})
 			t.Run("Decide", func(t *testing.T) {
-				d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, nil)
+				d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, nil, nil)
 				if d.Action != mirror.ActionUpdate || d.Conflict != mirror.ConflictNone || d.Object == nil {
 					t.Fatalf("Decide = {%s, conflict %q, object %v}, want Update without conflict", d.Action, d.Conflict, d.Object != nil)
 				}
@@ -1259,7 +1266,7 @@ func TestDesiredDoesNotModifyInputs(t *testing.T) {
 
 			got := mirror.Desired(tt.kind, tt.src, tt.tgt, hubA, tt.extra)
 			assertUnchanged("after Desired")
-			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, tt.extra)
+			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, nil, tt.extra)
 			assertUnchanged("after Decide")
 
 			// The result shares no memory with the inputs: a caller may change it (e.g. before an update).
@@ -1318,6 +1325,7 @@ func TestDecide(t *testing.T) {
 		source       string
 		target       string
 		extra        map[string]string
+		deleted      *mirror.Deleted
 		wantAction   mirror.Action
 		wantConflict mirror.Conflict
 		wantAdopted  bool
@@ -1333,11 +1341,12 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone,
 		},
 		{
-			name: "rule 0 does not apply to a copy an earlier replicator made of a set's work: source gone, deleted",
+			name: "rule 0 does not apply to a copy an earlier replicator made of a set's work: source deleted, deleted",
 			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) {
 				setLabel(m, mirror.ManifestWorkReplicaSetLabel, "apps.web")
 				setAnnotation(m, mirror.AnnotationContentHash, "0123456789abcdef")
 			}),
+			deleted:    &mirror.Deleted{UID: "uid-mw-source"},
 			wantAction: mirror.ActionDelete,
 		},
 		{
@@ -1368,35 +1377,10 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone,
 		},
 
-		// Rule 2: no source object (or one being deleted).
-		{
-			name: "rule 2: source gone: copy deleted",
-			kind: mw, src: nil, tgt: mwCopy,
-			wantAction: mirror.ActionDelete,
-		},
+		// Rule 2: the source object is being deleted.
 		{
 			name: "rule 2: source being deleted: copy deleted",
 			kind: mw, src: mod(mwSource(), deleting), tgt: mwCopy,
-			wantAction: mirror.ActionDelete,
-		},
-		{
-			name: "rule 2: source gone: copy from another hub deleted too",
-			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }),
-			wantAction: mirror.ActionDelete,
-		},
-		{
-			name: "rule 2: source gone: ManagedCluster copy deleted",
-			kind: mc, src: nil, tgt: mcCopy,
-			wantAction: mirror.ActionDelete,
-		},
-		{
-			name: "rule 2: source gone: foreign object left alone, no conflict",
-			kind: mw, src: nil, tgt: mwForeign,
-			wantAction: mirror.ActionNone,
-		},
-		{
-			name: "rule 2: source gone: original whose has-copies lists the source deleted (deleted on the hub the cluster moved to)",
-			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubA+","+hubC) }),
 			wantAction: mirror.ActionDelete,
 		},
 		{
@@ -1409,16 +1393,6 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionDelete,
 		},
 		{
-			name: "rule 2: source gone: original whose has-copies does not list the source left alone (the source never held it)",
-			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubC) }),
-			wantAction: mirror.ActionNone,
-		},
-		{
-			name: "rule 2: source gone: unmarked original (never copied) left alone",
-			kind: mw, src: nil, tgt: mwOriginal,
-			wantAction: mirror.ActionNone,
-		},
-		{
 			name: "rule 2: source being deleted: foreign object left alone, no conflict",
 			kind: mw, src: mod(mwSource(), deleting), tgt: mwForeign,
 			wantAction: mirror.ActionNone,
@@ -1428,8 +1402,67 @@ func TestDecide(t *testing.T) {
 			kind: mw, src: mod(mwSource(), deleting), tgt: nil,
 			wantAction: mirror.ActionNone,
 		},
+
+		// Rule 3: no source object: a copy goes only for a delete that was seen.
 		{
-			name: "rule 2: neither exists",
+			name: "rule 3: source deleted (seen): its copy deleted",
+			kind: mw, src: nil, tgt: mwCopy, deleted: &mirror.Deleted{UID: "uid-mw-source"},
+			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 3: source missing, no delete seen (a restored or rebuilt hub): copy kept, reported",
+			kind: mw, src: nil, tgt: mwCopy,
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceMissing,
+		},
+		{
+			name: "rule 3: the delete seen was of another object of that name: copy kept, reported",
+			kind: mw, src: nil, tgt: mwCopy, deleted: &mirror.Deleted{UID: "uid-made-again"},
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceMissing,
+		},
+		{
+			name: "rule 3: the source's copy of the same original deleted (seen): copy from another hub deleted too",
+			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }),
+			deleted:    &mirror.Deleted{UID: "uid-copy-on-a", SourceUID: "uid-mw-source"},
+			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 3: a copy that records no source UID goes with any delete seen of its name",
+			kind: mw, src: nil, tgt: mod(mwCopy, func(m map[string]any) { delete(meta(m)["annotations"].(map[string]any), mirror.AnnotationSourceUID) }),
+			deleted:    &mirror.Deleted{UID: "uid-other"},
+			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 3: source deleted (seen): ManagedCluster copy deleted",
+			kind: mc, src: nil, tgt: mcCopy, deleted: &mirror.Deleted{UID: "uid-source"},
+			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 3: ManagedCluster missing on the source, no delete seen: copy kept",
+			kind: mc, src: nil, tgt: mcCopy,
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceMissing,
+		},
+		{
+			name: "rule 3: source gone: foreign object left alone, no conflict",
+			kind: mw, src: nil, tgt: mwForeign, deleted: &mirror.Deleted{UID: "uid-mw-source"},
+			wantAction: mirror.ActionNone,
+		},
+		{
+			name: "rule 3: source gone: original whose has-copies lists the source deleted (deleted on the hub the cluster moved to)",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubA+","+hubC) }),
+			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 3: source gone: original whose has-copies does not list the source left alone (the source never held it)",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubC) }),
+			wantAction: mirror.ActionNone,
+		},
+		{
+			name: "rule 3: source gone: unmarked original (never copied) left alone",
+			kind: mw, src: nil, tgt: mwOriginal, deleted: &mirror.Deleted{UID: "uid-original"},
+			wantAction: mirror.ActionNone,
+		},
+		{
+			name: "rule 3: neither exists",
 			kind: mw, src: nil, tgt: nil,
 			wantAction: mirror.ActionNone,
 		},
@@ -1542,7 +1575,67 @@ func TestDecide(t *testing.T) {
 			},
 		},
 
-		// Rule 5: a copy.
+		// Rule 6: a source older than the copy's own source state (same UID, lower generation) never overwrites it.
+		{
+			name: "rule 6: source restored to a lower generation than the copy records: copy kept, SourceOlder",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["generation"] = int64(6)
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt:        mwCopy,
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceOlder,
+		},
+		{
+			name: "rule 6: a source made again under the name (another UID) with a lower generation: copy updated",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["uid"] = "uid-made-again"
+				meta(m)["generation"] = int64(1)
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt:        mwCopy,
+			wantAction: mirror.ActionUpdate,
+			check: func(t *testing.T, obj *unstructured.Unstructured) {
+				if got := obj.GetAnnotations()[mirror.AnnotationSourceGeneration]; got != "1" {
+					t.Errorf("%s = %q, want 1", mirror.AnnotationSourceGeneration, got)
+				}
+			},
+		},
+		{
+			name: "rule 6: a copy made from another hub's object of that UID and generation: not compared, updated",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["generation"] = int64(2)
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt:        mod(mwCopy, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }),
+			wantAction: mirror.ActionUpdate,
+		},
+		{
+			name: "rule 6: a copy that records no generation: updated",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["generation"] = int64(2)
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt: mod(mwCopy, func(m map[string]any) {
+				delete(meta(m)["annotations"].(map[string]any), mirror.AnnotationSourceGeneration)
+			}),
+			wantAction: mirror.ActionUpdate,
+		},
+		{
+			name: "rule 6: a later generation of the source: updated, the copy records it",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["generation"] = int64(8)
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt:        mwCopy,
+			wantAction: mirror.ActionUpdate,
+			check: func(t *testing.T, obj *unstructured.Unstructured) {
+				if got := obj.GetAnnotations()[mirror.AnnotationSourceGeneration]; got != "8" {
+					t.Errorf("%s = %q, want 8", mirror.AnnotationSourceGeneration, got)
+				}
+			},
+		},
+
+		// Rule 7: a copy.
 		{
 			name: "rule 5: ManifestWork copy up to date: nothing",
 			kind: mw, src: mwSource(), tgt: mwCopy,
@@ -1869,7 +1962,7 @@ func TestDecide(t *testing.T) {
 			if target == "" {
 				target = hubB
 			}
-			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", source, target, tt.extra)
+			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", source, target, tt.deleted, tt.extra)
 			if d.Action != tt.wantAction {
 				t.Errorf("Action = %s, want %s", d.Action, tt.wantAction)
 			}
@@ -1912,7 +2005,7 @@ func TestDecide(t *testing.T) {
 						t.Fatalf("WithoutContent kept mirrored field %q", f)
 					}
 				}
-				got := mirror.Decide(tt.kind, tt.src, trimmed, hash, source, target, tt.extra)
+				got := mirror.Decide(tt.kind, tt.src, trimmed, hash, source, target, tt.deleted, tt.extra)
 				if got.Action != d.Action || got.Conflict != d.Conflict || got.Adopted != d.Adopted {
 					t.Errorf("Decide on the copy without content = {%s, %q, %v}, on the whole copy {%s, %q, %v}",
 						got.Action, got.Conflict, got.Adopted, d.Action, d.Conflict, d.Adopted)
@@ -1949,11 +2042,11 @@ func TestDecideConverges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, tt.extra)
+			d := mirror.Decide(tt.kind, tt.src, tt.tgt, "", hubA, hubB, nil, tt.extra)
 			if d.Action != mirror.ActionCreate && d.Action != mirror.ActionUpdate {
 				t.Fatalf("first Decide = %s, want a write", d.Action)
 			}
-			next := mirror.Decide(tt.kind, tt.src, written(d.Object, "9000"), "", hubA, hubB, tt.extra)
+			next := mirror.Decide(tt.kind, tt.src, written(d.Object, "9000"), "", hubA, hubB, nil, tt.extra)
 			if next.Action != mirror.ActionNone || next.Conflict != mirror.ConflictNone {
 				t.Errorf("Decide after writing its Object = {%s, %q}, want {None, \"\"}", next.Action, next.Conflict)
 			}

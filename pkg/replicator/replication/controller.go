@@ -51,6 +51,9 @@ const (
 	// ReasonReplicationConflict: a target hub holds an object the replicator must not overwrite (a foreign
 	// object) or a copy that was changed on that hub (overwritten).
 	ReasonReplicationConflict = "ReplicationConflict"
+	// ReasonCopyKept: a copy is kept against its source hub, which holds no object of its name with no delete
+	// of it seen (mirror.ConflictSourceMissing), or an older state of it (mirror.ConflictSourceOlder).
+	ReasonCopyKept = "CopyKept"
 	// ReasonHubUnreachable: a hub stopped answering; replication among the others goes on.
 	ReasonHubUnreachable = "HubUnreachable"
 	// ReasonHubReady: a hub answers again and its caches are synced; it is caught up from now on.

@@ -496,9 +496,9 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	if msgs := recorder.messages(ReasonReplicationConflict); len(msgs) != 1 {
 		t.Errorf("ReplicationConflict events = %q, want exactly one (for the foreign object)", msgs)
 	}
-	// On the source, the replicator only marks the originals it copied, once, before their first copy; not
-	// the one whose name hub-b uses for its own object.
-	if w, want := a.writes(mwKind), []string{"patch " + testCluster + "/work-1"}; !cmp.Equal(w, want) {
+	// On the source, the replicator only marks the originals it copied: the finalizer that holds their delete
+	// before the first copy, the hubs holding copies after it; not the one whose name hub-b uses for its own object.
+	if w, want := a.writes(mwKind), []string{"patch " + testCluster + "/work-1", "patch " + testCluster + "/work-1"}; !cmp.Equal(w, want) {
 		t.Errorf("the replicator's ManifestWork writes on the source hub: %v, want %v", w, want)
 	}
 	// And it publishes on the source's ManagedCluster which hubs are in step: hub-b is behind until it was

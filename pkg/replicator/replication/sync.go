@@ -271,6 +271,14 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			targets = append(targets, target)
 		}
 	}
+	if src != nil && firstCopy(k, key, targets) && perCluster(k, key, c.isCluster) {
+		held, err := c.holdBeforeCopies(ctx, source, k, key, src)
+		if err != nil || held == nil {
+			// No copy without the hold; a refused hold (the cache is behind) is retried on the watch event.
+			return errors.Join(append(errs, err)...)
+		}
+		src = held
+	}
 	// The targets are written at once: a key costs one round trip, not one per standby.
 	type targetResult struct {
 		holds bool
@@ -329,6 +337,10 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		if err := c.release(ctx, source, k, key, src); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if src == nil && len(errs) == 0 && len(compared) == len(c.opts.Hubs) {
+		// Every hub was compared with the delete: none needs it any more.
+		source.ForgetDeleted(k.Name, key.Namespace, key.Name)
 	}
 	c.clearDirty(key, compared)
 	// After clearDirty: this key itself no longer counts as waiting on the hubs it was compared on.
@@ -576,6 +588,38 @@ func (c *Controller) pendingFor(hub, cluster string) bool {
 	return !c.listed[hub] || c.pending[hub][cluster] > 0
 }
 
+// firstCopy reports whether one of targets holds no object of key yet: a copy is about to be made there.
+func firstCopy(k mirror.Kind, key Key, targets []*hubconn.Hub) bool {
+	for _, h := range targets {
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// holdBeforeCopies returns src, a per-cluster object on its source hub, with mirror.FinalizerDeleteCopies (it
+// writes it when missing: mirror.HoldPatch), or src as it is when it needs no hold. It returns nil and no error
+// when the write was refused because src changed or went since it was read: its watch event syncs the key again.
+func (c *Controller) holdBeforeCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	patch := mirror.HoldPatch(k, src)
+	if patch == nil {
+		return src, nil
+	}
+	held, err := source.Client().Resource(k.GVR).Namespace(src.GetNamespace()).Patch(ctx, src.GetName(), types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		c.logger.V(4).Info("Source object changed before it was held", "object", key.String(), "hub", source.Name())
+		return nil, nil
+	}
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		return nil, fmt.Errorf("%s: holding the original's delete on source hub %s before its first copy: %w", key, source.Name(), err)
+	}
+	return held, nil
+}
+
 // markCopies adds the hubs of holding to src's mirror.AnnotationHasCopies (src is a per-cluster object on its
 // source hub) when it does not list them yet, and, to a ManifestWork with copies, mirror.FinalizerDeleteCopies
 // (mirror.MarkPatch).
@@ -724,7 +768,11 @@ var errCopyGoing = errors.New("the copy is being deleted")
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
 	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) (holds bool, err error) {
 	tgt, tgtHash := target.Peek(k.Name, key.Namespace, key.Name)
-	d := mirror.Decide(k, src, tgt, tgtHash, source.Name(), target.Name(), extra)
+	var deleted *mirror.Deleted
+	if src == nil {
+		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
+	}
+	d := mirror.Decide(k, src, tgt, tgtHash, source.Name(), target.Name(), deleted, extra)
 	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
 		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
 	c.recordConflict(k, key, target.Name(), d.Conflict)

@@ -222,6 +222,10 @@ func (c *Controller) recordConflict(k mirror.Kind, key Key, hub string, conflict
 		c.opts.Recorder.Warningf(ReasonReplicationConflict, "%s on hub %s was not made by the replicator: left alone, not replicated there", key, hub)
 	case mirror.ConflictCopyModified:
 		c.opts.Recorder.Warningf(ReasonReplicationConflict, "%s on hub %s was changed there since the replicator wrote it: overwritten from the source hub", key, hub)
+	case mirror.ConflictSourceMissing:
+		c.opts.Recorder.Warningf(ReasonCopyKept, "%s: the source hub holds no object of this name and no delete of it was seen (a hub restored from a backup or rebuilt, a lost namespace, or a delete while the replicator was away): the copy on hub %s is kept; delete it there if the object is meant to be gone", key, hub)
+	case mirror.ConflictSourceOlder:
+		c.opts.Recorder.Warningf(ReasonCopyKept, "%s: the source hub holds an older state of the object the copy on hub %s was made from (a lower metadata.generation: a hub restored from a backup): the copy, newer, is kept and not rolled back", key, hub)
 	}
 }
 
