@@ -431,7 +431,44 @@ func (h *Hub) Thaw() {
 // directory, ports), as a crashed etcd restarted by its supervisor; the kube-apiserver keeps running and
 // reconnects. The new etcd writes to the same log and stops with the hub, after its apiserver. It returns when
 // etcd answers /health again.
-func (h *Hub) RestartEtcd() {
+func (h *Hub) RestartEtcd() { h.t.Helper(); h.restartEtcd(nil) }
+
+// BackupEtcd copies the hub's etcd data directory while etcd is stopped (a cold backup: RestartEtcd with the copy
+// made in between) and returns the directory holding the copy, removed when the test ends. RestoreEtcd puts it back.
+func (h *Hub) BackupEtcd() string {
+	h.t.Helper()
+	backup := filepath.Join(h.t.TempDir(), "etcd-backup")
+	h.restartEtcd(func(dataDir string) {
+		if out, err := exec.Command("cp", "-a", dataDir, backup).CombinedOutput(); err != nil {
+			h.t.Fatalf("hub %s: copying etcd's data directory %s: %v: %s", h.Name, dataDir, err, out)
+		}
+	})
+	h.t.Logf("hub %s: etcd data directory backed up to %s", h.Name, backup)
+	return backup
+}
+
+// RestoreEtcd restores the hub from backup (a directory BackupEtcd returned) as an operator restores a hub from a
+// backup of its etcd: kube-apiserver stopped, etcd stopped, its data directory replaced by the backup, etcd and
+// then kube-apiserver started again (the apiserver's watch cache would otherwise hold newer states than etcd).
+// Everything written since the backup is gone from the hub; objects are back at their state of then, with the
+// same UIDs.
+func (h *Hub) RestoreEtcd(backup string) {
+	h.t.Helper()
+	h.StopAPIServer()
+	h.restartEtcd(func(dataDir string) {
+		if err := os.RemoveAll(dataDir); err != nil {
+			h.t.Fatalf("hub %s: removing etcd's data directory: %v", h.Name, err)
+		}
+		if out, err := exec.Command("cp", "-a", backup, dataDir).CombinedOutput(); err != nil {
+			h.t.Fatalf("hub %s: restoring etcd's data directory from %s: %v: %s", h.Name, backup, err, out)
+		}
+	})
+	h.StartAPIServer()
+	h.t.Logf("hub %s: restored from the etcd backup %s", h.Name, backup)
+}
+
+// restartEtcd is RestartEtcd, calling between (when set) with etcd's data directory while etcd is down.
+func (h *Hub) restartEtcd(between func(dataDir string)) {
 	h.t.Helper()
 	pid, err := h.cp.etcdPID()
 	if err != nil {
@@ -451,6 +488,20 @@ func (h *Hub) RestartEtcd() {
 		return err != nil, nil
 	}); err != nil {
 		h.t.Fatalf("hub %s: etcd (pid %d) still runs 10 s after SIGKILL", h.Name, pid)
+	}
+	if between != nil {
+		dataDir := ""
+		for i, a := range args {
+			if v, ok := strings.CutPrefix(a, "--data-dir="); ok {
+				dataDir = v
+			} else if a == "--data-dir" && i+1 < len(args) {
+				dataDir = args[i+1]
+			}
+		}
+		if dataDir == "" {
+			h.t.Fatalf("hub %s: etcd's command line names no --data-dir: %q", h.Name, args)
+		}
+		between(dataDir)
 	}
 	log := openLog(h.t, h.cp.component, filepath.Join(h.cp.logDir, BinaryEtcd+".log"))
 	cmd := exec.Command(args[0], args[1:]...)

@@ -1,0 +1,118 @@
+package replicator_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// restoreWatch is how long TestHubRestoredFromABackup watches hub B once the replicator reported the copies it
+// keeps: several syncs of every key (the hubs are probed every 2 s) and a lease renewal of the agent on hub A.
+const restoreWatch = 45 * time.Second
+
+// TestHubRestoredFromABackup: hub A, the source of a cluster whose agent runs on a spoke, and of the hub-wide
+// objects (the first hub), is restored from a cold backup of its etcd data directory. Since the backup, a
+// ManifestWork was edited on A and another made there, as was a Placement, and the replicator copied all three
+// to hub B: those copies are now the only record of the newer state. The restored hub must not become the source
+// of its older state: B's copies are neither deleted (absence is no delete) nor rolled back (the restored work
+// has a lower generation than the one B's copy was made from); each is reported (CopyKept). A user's delete on the
+// restored hub is still a delete.
+func TestHubRestoredFromABackup(t *testing.T) {
+	const (
+		cluster   = "restored1"
+		namespace = "apps"
+	)
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
+	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
+	ctx := context.Background()
+	spoke := framework.StartSpoke(t, framework.SpokeOptions{})
+	util.EnsureAgentNamespace(t, spoke)
+	util.StartAgent(t, spoke, util.AgentConfig{
+		Bootstrap: hubA.BootstrapKubeconfig(),
+		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName = cluster },
+	})
+	util.WaitForClusterAvailable(t, hubA, cluster, 90*time.Second)
+	if _, err := hubA.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	createWork(t, hubA, configMapWork(t, cluster, "edited", map[string]string{"v": "before the backup"}))
+
+	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
+	r.start()
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the original held and marked",
+		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
+
+	backup := hubA.BackupEtcd()
+	updateWork(t, hubA, cluster, "edited", map[string]string{"v": "after the backup"})
+	createWork(t, hubA, configMapWork(t, cluster, "made-after", map[string]string{"v": "after the backup"}))
+	applyUnstructured(t, hubA, replv1alpha1.KindPlacement, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
+		"metadata": map[string]any{"name": "made-after", "namespace": namespace},
+		"spec":     map[string]any{"numberOfClusters": int64(1)},
+	})
+	newer := sameValues(t, map[string]string{"v": "after the backup"})
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the edit copied", newer)
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, replv1alpha1.KindPlacement, namespace, "made-after", replicationTimeout, "the new Placement copied", copiedFrom("hub-a"))
+
+	start := time.Now()
+	hubA.RestoreEtcd(backup)
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "hub-a back at its backup's state",
+		sameValues(t, map[string]string{"v": "before the backup"}))
+	for _, k := range []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindPlacement} {
+		ns := map[replv1alpha1.ReplicatedKind]string{replv1alpha1.KindManifestWork: cluster, replv1alpha1.KindPlacement: namespace}[k]
+		if obj, err := getObj(hubA, mustKind(k), ns, "made-after"); err != nil || obj != nil {
+			t.Fatalf("restored hub-a holds %s %s/made-after: %s (err %v); the backup was taken before it was made", k, ns, describe(obj), err)
+		}
+	}
+	r.waitStatus(replicationTimeout, "hub-a reachable and synced again", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, "hub-a").Reachable && hubStatus(s, "hub-a").Synced
+	})
+	expectEvent(t, r, replication.ReasonCopyKept, "ManifestWork/"+cluster+"/edited: the source hub holds an older state")
+	expectEvent(t, r, replication.ReasonCopyKept, "ManifestWork/"+cluster+"/made-after: the source hub holds no object")
+	expectEvent(t, r, replication.ReasonCopyKept, "Placement/"+namespace+"/made-after: the source hub holds no object")
+	reported := time.Since(start)
+
+	// The agent renews its lease on hub A meanwhile: A stays the cluster's source, and B keeps the newer state.
+	checks := 0
+	for deadline := time.Now().Add(restoreWatch); time.Now().Before(deadline); checks++ {
+		for _, c := range []struct {
+			kind      replv1alpha1.ReplicatedKind
+			namespace string
+			name      string
+			want      func(*unstructured.Unstructured) bool
+		}{
+			{replv1alpha1.KindManifestWork, cluster, "edited", newer},
+			{replv1alpha1.KindManifestWork, cluster, "made-after", newer},
+			{replv1alpha1.KindPlacement, namespace, "made-after", copiedFrom("hub-a")},
+		} {
+			obj, err := getObj(hubBHub, mustKind(c.kind), c.namespace, c.name)
+			if err != nil || obj == nil || obj.GetDeletionTimestamp() != nil || !c.want(obj) {
+				t.Fatalf("hub-b's %s %s/%s after hub-a's restore: %s (err %v), want the copy of the state after the backup",
+					c.kind, c.namespace, c.name, describe(obj), err)
+			}
+		}
+		time.Sleep(3 * time.Second)
+	}
+
+	// A delete on the restored hub is seen (the original came back with the replicator's finalizer) and reaches B.
+	deleteObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited")
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "deleted on the restored hub-a", absent)
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the delete finished on hub-a", absent)
+	t.Logf("measured: restore to the three CopyKept events %s; %d checks over %s: no copy of the newer state deleted or rolled back",
+		reported.Round(time.Second), checks, restoreWatch)
+}
