@@ -66,12 +66,12 @@ var CopyFinalizers = map[replv1alpha1.ReplicatedKind][]string{
 	replv1alpha1.KindManifestWork:        {workv1.ManifestWorkFinalizer},
 }
 
-// CopyFinalizersPatch returns the JSON merge patch that removes CopyFinalizers[k] from obj, a copy about to be
-// deleted (or being deleted), with its metadata.uid and resourceVersion as preconditions, or nil when obj
-// carries none of them.
+// CopyFinalizersPatch returns the JSON merge patch that removes CopyFinalizers[k] and FinalizerDeleteCopies (a
+// copy marked while its hub was the cluster's source keeps it) from obj, a copy about to be deleted (or being
+// deleted), with its metadata.uid and resourceVersion as preconditions, or nil when obj carries none of them.
 func CopyFinalizersPatch(k Kind, obj *unstructured.Unstructured) []byte {
-	drop := CopyFinalizers[k.Name]
-	if len(drop) == 0 || obj == nil {
+	drop := append(slices.Clone(CopyFinalizers[k.Name]), FinalizerDeleteCopies)
+	if obj == nil {
 		return nil
 	}
 	finalizers := obj.GetFinalizers()

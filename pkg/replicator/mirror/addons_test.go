@@ -153,7 +153,10 @@ func TestCopyFinalizersPatch(t *testing.T) {
 	}{
 		{"no finalizers", mcaKind, mca(), ""},
 		{"no object", mcaKind, nil, ""},
-		{"only other finalizers", mcaKind, mca(FinalizerDeleteCopies, "addon.open-cluster-management.io/hosting-manifests-cleanup"), ""},
+		{"only other finalizers", mcaKind, mca("addon.open-cluster-management.io/hosting-manifests-cleanup"), ""},
+		{"the replicator's own hold goes too (a copy marked while its hub was the source)", mcaKind,
+			mca(FinalizerDeleteCopies, "addon.open-cluster-management.io/hosting-manifests-cleanup"),
+			`{"metadata":{"finalizers":["addon.open-cluster-management.io/hosting-manifests-cleanup"],"resourceVersion":"7","uid":"uid-1"}}`},
 		{"the hook's: removed, preconditions uid and resourceVersion", mcaKind,
 			mca("addon.open-cluster-management.io/addon-pre-delete"),
 			`{"metadata":{"finalizers":null,"resourceVersion":"7","uid":"uid-1"}}`},
@@ -165,7 +168,7 @@ func TestCopyFinalizersPatch(t *testing.T) {
 		{"another kind's finalizers are left alone", mwKind, mca("addon.open-cluster-management.io/addon-pre-delete"), ""},
 		{"a ManifestWork loses the work agent's cleanup finalizer, keeps the others", mwKind,
 			mca(FinalizerDeleteCopies, "cluster.open-cluster-management.io/manifest-work-cleanup", "example.com/keep"),
-			`{"metadata":{"finalizers":["failover.open-cluster-management.io/delete-copies","example.com/keep"],"resourceVersion":"7","uid":"uid-1"}}`},
+			`{"metadata":{"finalizers":["example.com/keep"],"resourceVersion":"7","uid":"uid-1"}}`},
 		{"a kind without copy finalizers", placementKind, mca("cluster.open-cluster-management.io/manifest-work-cleanup"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

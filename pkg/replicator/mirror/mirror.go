@@ -369,11 +369,10 @@ type Decision struct {
 //     set) is deleted, and so is an original whose AnnotationHasCopies lists the source hub (the source held a
 //     copy, and deletes it); anything else is left alone (a foreign object is not a conflict when there is
 //     nothing to mirror onto it).
-//  3. No source object: a copy is deleted only when deleted, the delete the replicator saw on the source (nil:
-//     none), Explains it; otherwise it is kept (ConflictSourceMissing). Absence is no delete. An original that
-//     AnnotationHasCopies says the source held a copy of is deleted as in rule 2 (the source deleted its copy;
-//     that hub became the source after a failover, and its copies carry no finalizer of the replicator's).
-//     Anything else is left alone.
+//  3. No source object: a copy, or an original whose AnnotationHasCopies lists the source, is deleted only when
+//     deleted, the delete the replicator saw on the source (nil: none), Explains it; otherwise it is kept
+//     (ConflictSourceMissing). Absence is no delete: a hub restored, rebuilt, or that lost a namespace shows
+//     missing objects, not deletes. Anything else is left alone.
 //  4. No target object: create Desired.
 //  5. A target object that is not a copy: if the source's object is a copy made from the target
 //     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted), with
@@ -403,7 +402,7 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		switch {
 		case tgt == nil || (!IsCopy(tgt) && !HasCopyOn(tgt, source)):
 			return Decision{Action: ActionNone}
-		case !IsCopy(tgt) || deleted.Explains(tgt):
+		case deleted.Explains(tgt):
 			return Decision{Action: ActionDelete}
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictSourceMissing}
@@ -690,12 +689,15 @@ func copiesMeta(src *unstructured.Unstructured, hubs []string) map[string]any {
 // it there).
 const FinalizerDeleteCopies = "failover.open-cluster-management.io/delete-copies"
 
-// MarkPatch returns the JSON merge patch (RFC 7386) that marks src, an original of kind k on its source hub held
-// on the hubs of holding: CopiesPatch's AnnotationHasCopies and, for a kind that HoldsDeletes with a copy
-// somewhere, FinalizerDeleteCopies added to its finalizers (with src's metadata.resourceVersion as a precondition, since
-// the list is written whole). It returns nil when src needs neither, is being deleted or is a copy.
+// MarkPatch returns the JSON merge patch (RFC 7386) that marks src, the object of kind k on its source hub, held
+// on the hubs of holding: for an original, CopiesPatch's AnnotationHasCopies; for a kind that HoldsDeletes with
+// a copy somewhere (or, for src a copy, the source's after a failover, with another hub holding its object),
+// FinalizerDeleteCopies added to its finalizers (with src's metadata.resourceVersion as a precondition, since the
+// list is written whole): a delete made on the hub the cluster moved to is then seen, also while the replicator
+// is down, and reaches the original it was made from (Decide, rule 2). It returns nil when src needs neither or
+// is being deleted.
 func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte {
-	if src == nil || IsCopy(src) || src.GetDeletionTimestamp() != nil {
+	if src == nil || src.GetDeletionTimestamp() != nil {
 		return nil
 	}
 	meta := copiesMeta(src, holding)
@@ -735,9 +737,10 @@ func HoldsDeletes(k Kind) bool {
 	return k.Namespaced && k.LabelSelector == ""
 }
 
-// HoldsDelete reports whether obj is an original being deleted that FinalizerDeleteCopies still holds.
+// HoldsDelete reports whether obj is an object being deleted that FinalizerDeleteCopies still holds: an original,
+// or a copy that was its cluster's source's object when it was marked (MarkPatch).
 func HoldsDelete(obj *unstructured.Unstructured) bool {
-	return obj != nil && !IsCopy(obj) && obj.GetDeletionTimestamp() != nil && slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies)
+	return obj != nil && obj.GetDeletionTimestamp() != nil && slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies)
 }
 
 // ReleasePatch returns the JSON merge patch (RFC 7386) that removes FinalizerDeleteCopies from obj's

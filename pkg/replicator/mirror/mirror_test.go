@@ -1447,9 +1447,21 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone,
 		},
 		{
-			name: "rule 3: source gone: original whose has-copies lists the source deleted (deleted on the hub the cluster moved to)",
+			name: "rule 3: the source's copy of an original whose has-copies lists the source deleted (seen): the original deleted",
 			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubA+","+hubC) }),
+			deleted:    &mirror.Deleted{UID: "uid-copy-on-a", SourceUID: "uid-original"},
 			wantAction: mirror.ActionDelete,
+		},
+		{
+			name: "rule 3: an original whose has-copies lists the source, missing there with no delete seen (a standby that lost its copies): kept",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubA+","+hubC) }),
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceMissing,
+		},
+		{
+			name: "rule 3: a delete seen of a copy made from another original: the listed original kept",
+			kind: mw, src: nil, tgt: mod(mwOriginal, func(m map[string]any) { setAnnotation(m, mirror.AnnotationHasCopies, hubA) }),
+			deleted:    &mirror.Deleted{UID: "uid-copy-on-a", SourceUID: "uid-other-original"},
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceMissing,
 		},
 		{
 			name: "rule 3: source gone: original whose has-copies does not list the source left alone (the source never held it)",

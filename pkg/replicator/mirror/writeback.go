@@ -14,7 +14,8 @@ import (
 // same kind, namespace and name on oldHub, the hub the source's ManagedCluster names as the one the cluster
 // moved from (MovedFrom; the caller asks for no other hub, and only while that record stands); src is the
 // source's (nil when absent). source and oldHub are hub names; oldWrittenAt is old's last write by a user
-// (LastWrite of old as the hub served it: the replicator's caches drop managedFields).
+// (LastWrite of old as the hub served it: the replicator's caches drop managedFields); deleted is the delete of
+// the object the replicator saw on the source (nil: none, see Deleted).
 //
 // The Decision's action applies to the source's object: ActionCreate and ActionUpdate write Decision.Object
 // there (a copy marked as made from oldHub, which Decide then has oldHub take over as usual), ActionDelete
@@ -23,23 +24,25 @@ import (
 // ManifestWorkReplicaSetLabel: a controller made it, and acts on the old hub when the cluster leaves it; the
 // source's controller makes its own). Every rule needs evidence on oldHub that
 // an etcd restore of oldHub cannot produce. The rules, in order:
-//  1. old is absent, a copy (LabelReplicatedFrom set), or not a user's: nothing. A missing object is no
-//     evidence of a delete (a restore removes objects too).
-//  2. old is being deleted, of a kind that HoldsDeletes: when src is a copy made from old (LabelReplicatedFrom = oldHub,
+//  1. old is absent, a copy (LabelReplicatedFrom set) that is not being deleted, or not a user's: nothing. A
+//     missing object is no evidence of a delete (a restore removes objects too).
+//  2. old is being deleted, of a kind that HoldsDeletes (an original, or a copy marked while oldHub was the
+//     cluster's source): when src is a copy made from old (LabelReplicatedFrom = oldHub,
 //     AnnotationSourceUID = old's uid), unchanged on the source since the replicator wrote it (its content
 //     still has AnnotationContentHash) and not being deleted, src is deleted. The delete was made on oldHub;
 //     FinalizerDeleteCopies held it there (and, for a ManifestWork, OCM's work agent's finalizer when the agent
 //     was gone from oldHub). Other kinds leave no trace of a delete: theirs are not written back.
-//  3. src is absent: when old does not list source in AnnotationHasCopies (source never held it), create it on
-//     the source.
+//  3. src is absent, and old is an original: create it on the source, unless deleted Explains old (the source
+//     held a copy of it and its delete was seen there). The source never held it, or lost it (a standby whose
+//     namespace was deleted, restored or rebuilt before the cluster moved there).
 //  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
 //     and old's content differs from that copy's: when oldWrittenAt (whole seconds) is after the copy's
 //     AnnotationSourceWrittenAt (the last user write the copy has), update src to old's
 //     content. A restore brings back only writes at or before that time.
 //  5. Anything else: nothing (the source's own changes win, through Decide).
-func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time) Decision {
+func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time, deleted *Deleted) Decision {
 	none := Decision{Action: ActionNone}
-	if old == nil || IsCopy(old) || k.Name == replv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
+	if old == nil || (IsCopy(old) && !HoldsDelete(old)) || k.Name == replv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
 		return none
 	}
 	srcIsCopyOfOld := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
@@ -51,7 +54,7 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		return none
 	}
 	if src == nil {
-		if !HasCopyOn(old, source) {
+		if !IsCopy(old) && !deleted.Explains(old) {
 			return Decision{Action: ActionCreate, Object: WithSourceWrittenAt(Desired(k, old, nil, oldHub, nil), oldWrittenAt)}
 		}
 		return none

@@ -74,6 +74,7 @@ func TestDecideWriteBack(t *testing.T) {
 		name     string
 		kind     mirror.Kind
 		src, old *unstructured.Unstructured
+		deleted  *mirror.Deleted
 		want     mirror.Action
 		// wantReplicas is the replicas value of the object written (create, update).
 		wantReplicas string
@@ -123,9 +124,25 @@ func TestDecideWriteBack(t *testing.T) {
 
 		{name: "created on the old hub, never copied: create", src: nil, old: oldOriginal(),
 			want: mirror.ActionCreate, wantReplicas: "3"},
-		{name: "copied to the source once, deleted there since: not made again", src: nil, old: mod(oldOriginal(), func(m map[string]any) {
+		{name: "copied to the source once, its delete seen there since: not made again", src: nil, old: mod(oldOriginal(), func(m map[string]any) {
 			setAnnotation(m, mirror.AnnotationHasCopies, hubB)
-		}), want: mirror.ActionNone},
+		}), deleted: &mirror.Deleted{UID: "uid-copy-on-b", SourceUID: "uid-mw-source"}, want: mirror.ActionNone},
+		{name: "copied to the source once, missing there with no delete seen (the standby lost it): made again", src: nil,
+			old: mod(oldOriginal(), func(m map[string]any) {
+				setAnnotation(m, mirror.AnnotationHasCopies, hubB)
+			}), want: mirror.ActionCreate, wantReplicas: "3"},
+		{name: "a copy marked on the old hub while it was the source, deleted there (held): delete the source's copy of it",
+			src: srcCopy(t),
+			old: mod(oldOriginal(), func(m map[string]any) {
+				setLabel(m, mirror.LabelReplicatedFrom, hubB)
+				meta(m)["finalizers"] = []any{mirror.FinalizerDeleteCopies}
+				deletedAt("2024-05-01T09:59:00Z")(m)
+			}), want: mirror.ActionDelete},
+		{name: "a copy on the old hub being deleted without the replicator's hold: nothing", src: srcCopy(t),
+			old: mod(oldOriginal(), func(m map[string]any) {
+				setLabel(m, mirror.LabelReplicatedFrom, hubB)
+				deletedAt("2024-05-01T09:59:00Z")(m)
+			}), want: mirror.ActionNone},
 		{name: "copied to another hub only: create", src: nil, old: mod(oldOriginal(), func(m map[string]any) {
 			setAnnotation(m, mirror.AnnotationHasCopies, hubC)
 		}), want: mirror.ActionCreate, wantReplicas: "3"},
@@ -178,7 +195,7 @@ func TestDecideWriteBack(t *testing.T) {
 			if tc.old != nil {
 				oldWrittenAt = mirror.LastWrite(tc.old)
 			}
-			d := mirror.DecideWriteBack(kk, tc.src, tc.old, hubB, hubA, oldWrittenAt)
+			d := mirror.DecideWriteBack(kk, tc.src, tc.old, hubB, hubA, oldWrittenAt, tc.deleted)
 			if d.Action != tc.want {
 				t.Fatalf("action = %s, want %s", d.Action, tc.want)
 			}
@@ -278,7 +295,10 @@ func TestMarkAndReleasePatches(t *testing.T) {
 		{"a ManagedCluster gets the mark only (cluster-scoped)", kind(t, replv1alpha1.KindManagedCluster), mod(mcSource(), func(m map[string]any) { meta(m)["uid"] = "uid-1" }), []string{hubB},
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/has-copies":"hub-b"},"uid":"uid-1"}}`},
 		{"being deleted: nothing", mw, mod(original, deleting), []string{hubB}, ""},
-		{"a copy: nothing", mw, mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), []string{hubB}, ""},
+		{"a copy on its cluster's source (after a failover) held by another hub: the finalizer only, no has-copies", mw,
+			mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), []string{hubB},
+			`{"metadata":{"finalizers":["cluster.open-cluster-management.io/manifest-work-cleanup","failover.open-cluster-management.io/delete-copies"],"resourceVersion":"2001","uid":"uid-1"}}`},
+		{"a copy held nowhere: nothing", mw, mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), nil, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

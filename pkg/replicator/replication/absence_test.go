@@ -117,3 +117,42 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 func equalSpec(a, b *unstructured.Unstructured) bool {
 	return a != nil && b != nil && cmp.Equal(specOf(a), specOf(b))
 }
+
+// TestControllerRewritesCopiesAStandbyLost: the cluster moved from hub A to hub B (B's ManagedCluster records
+// moved-from A), but B lost its copy of work-1 before (its namespace deleted or restored while it was a standby).
+// A's original lists B in has-copies, yet no delete of it on B was ever seen: A's original is not deleted, and the
+// copy is written again on B from it, so the spoke, now on B, keeps the workload.
+func TestControllerRewritesCopiesAStandbyLost(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetGeneration(1)
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "hub-b holds work-1 again, written back from hub-a's original", func() bool {
+		cp := b.get(t, mwKind, testCluster, "work-1")
+		return cp != nil && cp.GetAnnotations()[mirror.AnnotationSourceUID] == "uid-w1"
+	})
+	quiesce(t, c, a, b)
+	if got := a.get(t, mwKind, testCluster, "work-1"); got == nil || got.GetDeletionTimestamp() != nil {
+		t.Errorf("hub-a's original work-1 = %v, want kept: no delete of it was seen on hub-b", got)
+	}
+	for _, w := range a.writes(mwKind) {
+		if strings.HasPrefix(w, "delete ") {
+			t.Errorf("the replicator deleted on hub-a: %s", w)
+		}
+	}
+	if msgs := recorder.messages(ReasonWrittenBack); len(msgs) != 1 || !strings.Contains(msgs[0], "work-1") {
+		t.Errorf("WrittenBack events = %q, want one for work-1", msgs)
+	}
+}

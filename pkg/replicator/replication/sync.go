@@ -384,7 +384,11 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
 	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
-	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name))
+	var deleted *mirror.Deleted
+	if src == nil {
+		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
+	}
+	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name), deleted)
 	switch d.Action {
 	case mirror.ActionNone:
 		return false, "", nil
