@@ -121,3 +121,58 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	t.Logf("measured: %d checks over %s from %s after the restore: no copy of the newer state deleted or rolled back",
 		checks, restoreWatch, synced.Round(time.Second))
 }
+
+// TestStandbyThatLostItsCopies: hub B, a standby of cluster lost1, loses its copy of a ManifestWork while the
+// replicator is down (here deleted by its admin under the fence's override; a namespace deleted or restored does
+// the same), and the cluster then moves to B while hub A is down. B's missing copy is no delete: when A returns,
+// A's original, which lists B in has-copies, is not deleted, and the work is written back to B from it, so the
+// cluster, now on B, keeps it. The test plays the agent by renewing the cluster's lease.
+func TestStandbyThatLostItsCopies(t *testing.T) {
+	const cluster = "lost1"
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
+	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
+	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": cluster},
+		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
+	})
+	stopOnA := keepRenewing(t, hubA, cluster, 3*time.Second)
+	defer stopOnA()
+	createWork(t, hubA, configMapWork(t, cluster, "kept", map[string]string{"v": "1"}))
+	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
+	r.start()
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	original := waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "the original marked",
+		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
+	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
+
+	// The replicator is down: B loses its copy, then the cluster moves to B while A is down.
+	r.stop()
+	refence := unfence(t, hubBHub, cluster)
+	deleteObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "kept")
+	refence()
+	stopOnA()
+	hubA.StopAPIServer()
+	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
+	defer stopOnB()
+	r.start()
+	r.waitStatus(replicationTimeout, "hub-b the cluster's source", func(s replv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, hubB).SourceClusters == 1
+	})
+
+	// A returns: its original stays, and B gets the work again.
+	hubA.StartAPIServer()
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "written back from hub-a's original",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetDeletionTimestamp() == nil && o.GetAnnotations()[mirror.AnnotationSourceUID] == string(original.GetUID())
+		})
+	expectEvent(t, r, replication.ReasonWrittenBack, "ManifestWork/"+cluster+"/kept")
+	for i := 0; i < 5; i++ {
+		obj, err := getObj(hubA, mustKind(replv1alpha1.KindManifestWork), cluster, "kept")
+		if err != nil || obj == nil || obj.GetDeletionTimestamp() != nil || obj.GetUID() != original.GetUID() {
+			t.Fatalf("hub-a's original kept after the cluster moved to hub-b, which had lost its copy: %s (err %v), want it there", describe(obj), err)
+		}
+		time.Sleep(3 * time.Second)
+	}
+}
