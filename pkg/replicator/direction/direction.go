@@ -42,6 +42,10 @@ type HubView struct {
 	// AgentRenewed is true when the lease was renewed by an agent: the replicator saw an update advance its
 	// renewTime, or the renewTime is more than CreationSlack after the lease's creation.
 	AgentRenewed bool
+	// RenewSeen is when the replicator last saw an update advance the lease's renewTime, by the replicator's own
+	// clock (the now of DecideSource); zero when it has seen none since it started. Freshness is judged by it, so
+	// that no decision compares the agent's clock (RenewTime) with the replicator's.
+	RenewSeen time.Time
 	// LeaseDuration is the cluster's spec.leaseDurationSeconds on this hub (DefaultLeaseDuration when unset).
 	LeaseDuration time.Duration
 	// HasCluster is true when the hub has a ManagedCluster of that name.
@@ -89,29 +93,32 @@ const (
 )
 
 // DecideSource returns the source hub of one cluster, given the previous decision (zero Source at start) and
-// a view of every hub in spec order, at time now. Rules, in order:
-//  1. Among reachable hubs whose lease was renewed by an agent and whose renewTime is no older than
-//     FreshnessFactor × the lease duration, the one with the newest renewTime is the source (the agent renews
-//     one hub at a time, and renewTimes come from the same clock). Ties keep the previous source, else the
-//     earlier hub in spec order. Since is kept when the hub does not change, else it is now (without a
-//     previous source: the earliest time the copies record for that hub, if they do).
+// a view of every hub in spec order, at time now (the replicator's clock). Rules, in order:
+//  1. Among reachable hubs whose lease was renewed by an agent and is fresh, the one with the newest renewTime
+//     is the source (the agent renews one hub at a time, and renewTimes come from its one clock). A lease is
+//     fresh when the replicator saw it renewed (RenewSeen) no longer than FreshnessFactor × the lease duration
+//     before now, both read on the replicator's clock; until it has seen a renewal of the cluster on any hub
+//     (it just started), every lease an agent renewed counts. The agent's clock is never compared with the
+//     replicator's: a clock off by minutes on either side changes no decision. Ties keep the previous
+//     source, else the earlier hub in spec order. Since is kept when the hub does not change, else it is now
+//     (without a previous source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, the hub that the copies' cluster-hub annotations name (the one named by
 //     most copies; ties by spec order), with the recorded since time.
 //  4. Else the first hub in spec order whose ManagedCluster is not a copy, since now.
 //  5. Else no source.
 func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
+	seenAny := false
+	for _, h := range hubs {
+		seenAny = seenAny || (h.Reachable && h.HasLease && !h.RenewSeen.IsZero())
+	}
 	var best *HubView
 	for i := range hubs {
 		h := &hubs[i]
 		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
 			continue
 		}
-		duration := h.LeaseDuration
-		if duration <= 0 {
-			duration = DefaultLeaseDuration
-		}
-		if now.Sub(h.RenewTime) > FreshnessFactor*duration {
+		if seenAny && !fresh(*h, now) {
 			continue
 		}
 		switch {
@@ -170,20 +177,16 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 }
 
 // NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts
-// as fresh at now stops being fresh (its renewTime + FreshnessFactor × the lease duration), or the zero time
+// as fresh at now stops being fresh (its RenewSeen + FreshnessFactor × the lease duration), or the zero time
 // when none is fresh. Without new observations DecideSource can only decide differently after that time: the
 // caller decides again then instead of on a fixed period.
 func NextExpiry(hubs []HubView, now time.Time) time.Time {
 	var next time.Time
 	for _, h := range hubs {
-		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
+		if !h.Reachable || !h.HasLease || !h.AgentRenewed || h.RenewSeen.IsZero() {
 			continue
 		}
-		duration := h.LeaseDuration
-		if duration <= 0 {
-			duration = DefaultLeaseDuration
-		}
-		expiry := h.RenewTime.Add(FreshnessFactor * duration)
+		expiry := h.RenewSeen.Add(FreshnessFactor * leaseDuration(h))
 		if !expiry.After(now) {
 			continue
 		}
@@ -192,6 +195,20 @@ func NextExpiry(hubs []HubView, now time.Time) time.Time {
 		}
 	}
 	return next
+}
+
+// fresh reports whether the replicator saw h's lease renewed no longer than FreshnessFactor × its lease
+// duration before now (both the replicator's clock).
+func fresh(h HubView, now time.Time) bool {
+	return !h.RenewSeen.IsZero() && now.Sub(h.RenewSeen) <= FreshnessFactor*leaseDuration(h)
+}
+
+// leaseDuration returns h's lease duration, DefaultLeaseDuration when unset.
+func leaseDuration(h HubView) time.Duration {
+	if h.LeaseDuration <= 0 {
+		return DefaultLeaseDuration
+	}
+	return h.LeaseDuration
 }
 
 // recordedSince returns the earliest cluster-hub-since that copies in hubs record for hub, or zero.

@@ -24,9 +24,21 @@ func ago(d time.Duration) time.Time { return now.Add(-d) }
 // earlier is a previous decision's Since, well before now.
 var earlier = ago(time.Hour)
 
-// renewing is a reachable hub whose lease an agent renewed at renewTime (default lease duration).
+// renewing is a reachable hub whose lease an agent renewed at renewTime (default lease duration), a renewal the
+// replicator saw at that time on its own clock (the two clocks agree).
 func renewing(hub string, renewTime time.Time) direction.HubView {
-	return direction.HubView{Hub: hub, Reachable: true, HasLease: true, RenewTime: renewTime, AgentRenewed: true, HasCluster: true}
+	return direction.HubView{Hub: hub, Reachable: true, HasLease: true, RenewTime: renewTime, AgentRenewed: true, HasCluster: true, RenewSeen: renewTime}
+}
+
+// unseen is v, a lease the replicator has not seen renewed since it started (it listed it).
+func unseen(v direction.HubView) direction.HubView {
+	return with(v, func(v *direction.HubView) { v.RenewSeen = time.Time{} })
+}
+
+// skewed is v with the agent's clock off by d from the replicator's: its renewTime moves, not when the
+// replicator saw the renewal.
+func skewed(v direction.HubView, d time.Duration) direction.HubView {
+	return with(v, func(v *direction.HubView) { v.RenewTime = v.RenewTime.Add(d) })
 }
 
 // original is a reachable hub holding the cluster's original (non-copy) ManagedCluster, without a lease.
@@ -613,5 +625,58 @@ func TestNextExpiry(t *testing.T) {
 				t.Errorf("NextExpiry = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestDecideSourceClocks: freshness is judged by when the replicator saw each renewal, on its own clock, never by
+// comparing the agent's renewTime with the replicator's clock. With the agent's clock ten minutes behind or ahead
+// of the replicator's, a move is followed as with agreeing clocks, and a hub whose agent left goes stale.
+func TestDecideSourceClocks(t *testing.T) {
+	const skew = 10 * time.Minute
+	for _, d := range []time.Duration{-skew, skew} {
+		runDecide(t, []decideCase{
+			{
+				name: "agent clock off by " + d.String() + ": moved from hub-a to hub-b, followed",
+				prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+				hubs: []direction.HubView{skewed(renewing(hubA, ago(3*time.Minute)), d), skewed(renewing(hubB, ago(5*time.Second)), d)},
+				want: src(hubB, now, direction.ReasonLeaseRenewed),
+			},
+			{
+				name: "agent clock off by " + d.String() + ": agent gone from hub-a, no fresh lease: previous kept, not renewed",
+				prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+				hubs: []direction.HubView{skewed(renewing(hubA, ago(3*time.Minute)), d), copyOn(hubB, hubA, earlier)},
+				want: src(hubA, earlier, direction.ReasonNoFreshLease),
+			},
+			{
+				name: "agent clock off by " + d.String() + ": the agent renews hub-a: kept",
+				prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+				hubs: []direction.HubView{skewed(renewing(hubA, ago(10*time.Second)), d), skewed(renewing(hubB, ago(10*time.Minute)), d)},
+				want: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			},
+		})
+	}
+	runDecide(t, []decideCase{
+		{
+			name: "just started, no renewal seen yet: the newest renewal an agent made counts, however old by the replicator's clock",
+			hubs: []direction.HubView{unseen(renewing(hubA, ago(time.Hour))), unseen(renewing(hubB, ago(2*time.Hour))), copyOn(hubC, hubB, earlier)},
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "a renewal seen on one hub: a lease never seen renewed since the start no longer counts",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{unseen(renewing(hubA, ago(time.Second))), renewing(hubB, ago(30*time.Second))},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "a hub-created lease (no agent renewal) never counts, also at the start",
+			hubs: []direction.HubView{unseen(with(renewing(hubA, ago(time.Second)), func(v *direction.HubView) { v.AgentRenewed, v.IsCopy = false, true })), original(hubB)},
+			want: src(hubB, now, direction.ReasonOriginal),
+		},
+	})
+	if got := direction.NextExpiry([]direction.HubView{unseen(renewing(hubA, ago(time.Second)))}, now); !got.IsZero() {
+		t.Errorf("NextExpiry of a lease never seen renewed = %s, want zero", got)
+	}
+	if got, want := direction.NextExpiry([]direction.HubView{skewed(renewing(hubA, ago(10*time.Second)), skew)}, now), ago(10*time.Second).Add(2*direction.DefaultLeaseDuration); !got.Equal(want) {
+		t.Errorf("NextExpiry with the agent's clock ahead = %s, want %s (when the renewal was seen + FreshnessFactor × duration)", got, want)
 	}
 }

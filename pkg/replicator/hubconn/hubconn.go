@@ -393,6 +393,7 @@ func (h *Hub) recordDelete(k replv1alpha1.ReplicatedKind, n cache.ObjectName, ob
 		return
 	}
 	h.deletes[key] = seenDelete{deleted: mirror.Deleted{UID: string(u.GetUID()), SourceUID: u.GetAnnotations()[mirror.AnnotationSourceUID]}, at: now}
+	klog.V(4).InfoS("Delete seen", "hub", h.opts.Name, "kind", k, "namespace", n.Namespace, "name", n.Name, "uid", u.GetUID())
 	if now.Sub(h.pruned) < time.Minute {
 		return
 	}

@@ -156,3 +156,36 @@ func TestControllerRewritesCopiesAStandbyLost(t *testing.T) {
 		t.Errorf("WrittenBack events = %q, want one for work-1", msgs)
 	}
 }
+
+// TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource: the cluster moved from hub A to hub B; B's copy of
+// work-1 is deleted there by a user. The delete, seen on B's watch, reaches A's original, and is not written back.
+func TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	ctx := context.Background()
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
+	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
+	cp.SetUID("uid-copy")
+	b := newTestHub(t, testHubB, handler, kinds, mcB, cp)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	quiesce(t, c, a, b)
+	if err := b.client.Resource(mwKind.GVR).Namespace(testCluster).Delete(ctx, "work-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-a's original work-1 is deleted", func() bool { return a.get(t, mwKind, testCluster, "work-1") == nil })
+	quiesce(t, c, a, b)
+	if got := b.get(t, mwKind, testCluster, "work-1"); got != nil {
+		t.Errorf("hub-b's work-1 = %v, want none: its delete is not written back", got.GetAnnotations())
+	}
+	if msgs := recorder.messages(ReasonWrittenBack); len(msgs) != 0 {
+		t.Errorf("WrittenBack events = %q, want none", msgs)
+	}
+}

@@ -130,7 +130,8 @@ type Controller struct {
 	// movedFrom: cluster → the hub its source's ManagedCluster says it moved from (mirror.MovedFrom), read when
 	// the source changes and on each sync of that ManagedCluster.
 	movedFrom map[string]string
-	renewed   map[string]sets.Set[string] // hub → clusters whose lease an agent was seen renewing
+	renewed   map[string]sets.Set[string]     // hub → clusters whose lease an agent was seen renewing
+	renewSeen map[string]map[string]time.Time // hub → cluster → when (the replicator's clock) a renewal of its lease was last seen
 	// deferred: cluster → how many renewals OnLease recorded without queueing the cluster's direction. A
 	// syncDirection that read its views before such a renewal decides again (see OnLease).
 	deferred map[string]uint64
@@ -201,6 +202,7 @@ func New(opts Options) (*Controller, error) {
 		selected:          map[string]bool{},
 		movedFrom:         map[string]string{},
 		renewed:           map[string]sets.Set[string]{},
+		renewSeen:         map[string]map[string]time.Time{},
 		deferred:          map[string]uint64{},
 		conflicts:         map[string]map[Key]mirror.Conflict{},
 		identityConflicts: map[string]string{},
@@ -220,6 +222,7 @@ func New(opts Options) (*Controller, error) {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
 		c.byName[h.Name()] = h
 		c.renewed[h.Name()] = sets.New[string]()
+		c.renewSeen[h.Name()] = map[string]time.Time{}
 		c.conflicts[h.Name()] = map[Key]mirror.Conflict{}
 		c.copies[h.Name()] = sets.New[Key]()
 		c.dirty[h.Name()] = sets.New[Key]()
@@ -417,6 +420,7 @@ func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 		src := c.sources[cluster]
 		settled = c.renewed[hub].Has(cluster) && src.Hub == hub && src.Reason == direction.ReasonLeaseRenewed
 		c.renewed[hub].Insert(cluster)
+		c.renewSeen[hub][cluster] = c.opts.Clock.Now()
 		if settled {
 			c.deferred[cluster]++
 		}

@@ -86,7 +86,7 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 func (c *Controller) identityViews(cluster string) []direction.HubView {
 	views := make([]direction.HubView, 0, len(c.opts.Hubs))
 	for _, h := range c.opts.Hubs {
-		views = append(views, hubView(h, cluster, false))
+		views = append(views, hubView(h, cluster, false, time.Time{}))
 	}
 	return views
 }

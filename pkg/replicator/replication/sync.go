@@ -42,10 +42,14 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 	for hub, clusters := range c.renewed {
 		renewed[hub] = clusters.Has(cluster)
 	}
+	seen := map[string]time.Time{}
+	for hub, clusters := range c.renewSeen {
+		seen[hub] = clusters[cluster]
+	}
 	c.mu.Unlock()
 	allReady, anyHas := true, false
 	for _, h := range c.opts.Hubs {
-		v := hubView(h, cluster, renewed[h.Name()])
+		v := hubView(h, cluster, renewed[h.Name()], seen[h.Name()])
 		allReady = allReady && v.Reachable
 		anyHas = anyHas || v.HasCluster
 		views = append(views, v)
@@ -65,6 +69,9 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 		delete(c.deferred, cluster)
 		for _, clusters := range c.renewed {
 			clusters.Delete(cluster)
+		}
+		for _, clusters := range c.renewSeen {
+			delete(clusters, cluster)
 		}
 		c.mu.Unlock()
 		return nil
@@ -146,8 +153,9 @@ func (c *Controller) caughtUp(hub string) bool {
 	return c.listed[hub] && c.dirty[hub] == nil
 }
 
-// hubView builds the direction view of cluster on hub h.
-func hubView(h *hubconn.Hub, cluster string, renewed bool) direction.HubView {
+// hubView builds the direction view of cluster on hub h; renewed says whether an agent was seen renewing its
+// lease there, seen when a renewal was last seen (zero: never).
+func hubView(h *hubconn.Hub, cluster string, renewed bool, seen time.Time) direction.HubView {
 	v := direction.HubView{Hub: h.Name(), Reachable: h.Ready(), LeaseDuration: direction.DefaultLeaseDuration}
 	if !v.Reachable {
 		return v
@@ -165,6 +173,7 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool) direction.HubView {
 		v.HasLease = true
 		v.RenewTime = renewTime
 		v.AgentRenewed = renewed || renewTime.Sub(created) > direction.CreationSlack
+		v.RenewSeen = seen
 	}
 	return v
 }
@@ -338,8 +347,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			errs = append(errs, err)
 		}
 	}
-	if src == nil && len(errs) == 0 && len(compared) == len(c.opts.Hubs) {
-		// Every hub was compared with the delete: none needs it any more.
+	if src == nil && len(errs) == 0 && len(compared) == len(c.opts.Hubs) && !c.heldElsewhere(k, key, source) {
+		// Every hub was compared with the delete, and none shows an object of the name any more (a delete sent is
+		// not one done: until its event, a write-back could read the object as one the source never held).
 		source.ForgetDeleted(k.Name, key.Namespace, key.Name)
 	}
 	c.clearDirty(key, compared)
@@ -389,6 +399,8 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
 	}
 	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name), deleted)
+	c.logger.V(4).Info("Decided write-back", "object", key.String(), "from", old.Name(), "source", source.Name(), "action", d.Action,
+		"sourceHolds", src != nil, "deleteSeen", deleted)
 	switch d.Action {
 	case mirror.ActionNone:
 		return false, "", nil
@@ -590,6 +602,19 @@ func (c *Controller) pendingFor(hub, cluster string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.listed[hub] || c.pending[hub][cluster] > 0
+}
+
+// heldElsewhere reports whether a hub other than source still shows an object of key in its cache.
+func (c *Controller) heldElsewhere(k mirror.Kind, key Key, source *hubconn.Hub) bool {
+	for _, h := range c.opts.Hubs {
+		if h == source {
+			continue
+		}
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // firstCopy reports whether one of targets holds no object of key yet: a copy is about to be made there.

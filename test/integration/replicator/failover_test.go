@@ -393,6 +393,26 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one", "cm-2": "two"})
 	// Hub B, which the cluster left, fences the custom kind as it does ManifestWorks.
 	checkWidgetFence(t, hubBHub, primary)
+
+	// After the round trip A → B → A, hub B's copy of work-2 carries the cleanup finalizer OCM's work agent put on
+	// it while the cluster was on B, which only a work agent connected to B would remove. work-2 deleted on A and
+	// made again there with new content (GitOps tools and kubectl replace --force do this): B's old copy goes,
+	// nothing stays Terminating, and B holds a copy of the new work-2, so the next switch to B keeps it.
+	if old, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, "work-2"); err == nil && old != nil {
+		t.Logf("hub-b's copy of work-2 before the delete: finalizers %v", old.GetFinalizers())
+	}
+	deleteObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-2")
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "the old copy gone from hub-b, not left Terminating", absent)
+	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "the delete finished on primary", absent)
+	createWork(t, hubA, configMapWork(t, cluster, "work-2", map[string]string{"cm-2": "two-again"}))
+	remade := waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "work-2 made again, its copy listed",
+		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
+	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "a copy of the new work-2",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetDeletionTimestamp() == nil && o.GetAnnotations()[mirror.AnnotationSourceUID] == string(remade.GetUID()) &&
+				sameValues(t, map[string]string{"cm-2": "two-again"})(o)
+		})
+	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-2": "two-again"})
 }
 
 // The generators applyGenerators makes on a hub.

@@ -75,10 +75,21 @@ type replicatorRun struct {
 	host     *framework.Hub
 	opts     *replicator.Options
 	recorder events.Recorder
-	mu       sync.Mutex
-	cancel   context.CancelFunc
-	done     chan struct{}
+	// clock is the replicator's clock (default: the real one).
+	clock  clock.WithTicker
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
 }
+
+// offsetClock is the real clock read as if the machine's clock were off by offset.
+type offsetClock struct {
+	clock.RealClock
+	offset time.Duration
+}
+
+func (c offsetClock) Now() time.Time                  { return c.RealClock.Now().Add(c.offset) }
+func (c offsetClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 // setUpReplicator installs the ReplicationConfig CRD on host, the namespace, one kubeconfig Secret per hub (the
 // replicator's least privilege there, unless namedHub.kubeconfig is set) and the ReplicationConfig listing hubs in order (util.InstallReplication); it does not start the replicator.
@@ -114,7 +125,11 @@ func (r *replicatorRun) start() {
 	repl := replClient(r.host)
 	go func() {
 		defer close(done)
-		if err := r.opts.RunWithClients(ctx, kube, repl, r.recorder, clock.RealClock{}); err != nil {
+		clk := r.clock
+		if clk == nil {
+			clk = clock.RealClock{}
+		}
+		if err := r.opts.RunWithClients(ctx, kube, repl, r.recorder, clk); err != nil {
 			r.t.Errorf("replicator returned: %v", err)
 		}
 	}()
