@@ -43,7 +43,8 @@ type HubView struct {
 	// renewTime, or the renewTime is more than CreationSlack after the lease's creation.
 	AgentRenewed bool
 	// RenewSeen is when the replicator last saw an update advance the lease's renewTime, by the replicator's own
-	// clock (the now of DecideSource); zero when it has seen none since it started. Freshness is judged by it, so
+	// clock (the now of DecideSource); zero when it has seen none since it started. Set also when the hub is not
+	// reachable now. Freshness is judged by it, so
 	// that no decision compares the agent's clock (RenewTime) with the replicator's.
 	RenewSeen time.Time
 	// LeaseDuration is the cluster's spec.leaseDurationSeconds on this hub (DefaultLeaseDuration when unset).
@@ -97,8 +98,9 @@ const (
 //  1. Among reachable hubs whose lease was renewed by an agent and is fresh, the one with the newest renewTime
 //     is the source (the agent renews one hub at a time, and renewTimes come from its one clock). A lease is
 //     fresh when the replicator saw it renewed (RenewSeen) no longer than FreshnessFactor × the lease duration
-//     before now, both read on the replicator's clock; until it has seen a renewal of the cluster on any hub
-//     (it just started), every lease an agent renewed counts. The agent's clock is never compared with the
+//     before now, both read on the replicator's clock. Until it has seen a renewal of the cluster on any hub,
+//     reachable or not (it just started), every lease an agent renewed counts, but only once every hub is
+//     reachable: a hub still listing may hold the newest. The agent's clock is never compared with the
 //     replicator's: a clock off by minutes on either side changes no decision. Ties keep the previous
 //     source, else the earlier hub in spec order. Since is kept when the hub does not change, else it is now
 //     (without a previous source: the earliest time the copies record for that hub, if they do).
@@ -108,9 +110,10 @@ const (
 //  4. Else the first hub in spec order whose ManagedCluster is not a copy, since now.
 //  5. Else no source.
 func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
-	seenAny := false
+	seenAny, allReachable := false, true
 	for _, h := range hubs {
-		seenAny = seenAny || (h.Reachable && h.HasLease && !h.RenewSeen.IsZero())
+		seenAny = seenAny || !h.RenewSeen.IsZero()
+		allReachable = allReachable && h.Reachable
 	}
 	var best *HubView
 	for i := range hubs {
@@ -118,7 +121,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
 			continue
 		}
-		if seenAny && !fresh(*h, now) {
+		if (seenAny || !allReachable) && !fresh(*h, now) {
 			continue
 		}
 		switch {

@@ -668,6 +668,19 @@ func TestDecideSourceClocks(t *testing.T) {
 			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
+			name: "the hub seen renewed is unreachable now: an older lease never seen renewed does not take over, previous kept",
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{unseen(renewing(hubA, ago(48*time.Hour))), unreachable(renewing(hubB, ago(10*time.Second)))},
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
+		},
+		{
+			name: "just started, a hub still listing: no lease counts unseen, the copies' record decides",
+			hubs: []direction.HubView{with(unseen(renewing(hubA, ago(48*time.Hour))), func(v *direction.HubView) {
+				v.IsCopy, v.RecordedHub, v.RecordedSince = true, hubB, earlier
+			}), unreachable(unseen(renewing(hubB, ago(10*time.Second))))},
+			want: src(hubB, earlier, direction.ReasonRecorded),
+		},
+		{
 			name: "a hub-created lease (no agent renewal) never counts, also at the start",
 			hubs: []direction.HubView{unseen(with(renewing(hubA, ago(time.Second)), func(v *direction.HubView) { v.AgentRenewed, v.IsCopy = false, true })), original(hubB)},
 			want: src(hubB, now, direction.ReasonOriginal),

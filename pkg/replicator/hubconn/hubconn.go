@@ -111,15 +111,17 @@ type Hub struct {
 	// deletesMu guards deletes and pruned.
 	deletesMu sync.Mutex
 	// deletes holds the deletes a live watch delivered (recordDelete), until an object of that name appears
-	// again, ForgetDeleted, or DeleteMemory passed. They outlive the hub's caches: a delete seen stays seen.
+	// again or DeleteMemory passed (they are matched by UID: mirror.Deleted.Explains). They outlive the hub's
+	// caches: a delete seen stays seen.
 	deletes map[objectKey]seenDelete
 	// pruned is when deletes was last cleared of entries older than DeleteMemory.
 	pruned time.Time
 }
 
-// DeleteMemory is how long a Hub remembers a delete its watch delivered (Deleted) that nobody forgot: long
-// enough for a hub that held a copy to come back from an outage of that length and have the copy deleted; a
-// delete older than that leaves the copy in place, reported (mirror.ConflictSourceMissing).
+// DeleteMemory is how long a Hub remembers a delete its watch delivered (Deleted): long enough for a hub that held
+// a copy to come back from an outage of that length and have the copy deleted; a delete older than that (or one
+// made before the replicator's last start) leaves the copy in place, reported (mirror.ConflictSourceMissing). The
+// kinds that hold deletes (mirror.HoldsDeletes) need none of it: their finalizer keeps the delete on the hub.
 const DeleteMemory = time.Hour
 
 // seenDelete is one delete a hub's watch delivered, and when the replicator saw it (its own clock).
@@ -363,16 +365,9 @@ func (h *Hub) Deleted(k replv1alpha1.ReplicatedKind, namespace, name string) *mi
 	return &deleted
 }
 
-// ForgetDeleted forgets the delete of the object of kind k at namespace/name: it reached every hub.
-func (h *Hub) ForgetDeleted(k replv1alpha1.ReplicatedKind, namespace, name string) {
-	h.deletesMu.Lock()
-	defer h.deletesMu.Unlock()
-	delete(h.deletes, objectKey{kind: k, namespace: namespace, name: name})
-}
-
 // recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true, and forgets
-// any earlier delete of that name otherwise (the name holds an object again). Entries older than DeleteMemory
-// are dropped at most once a minute.
+// any earlier delete of that name otherwise (the name holds an object again). When a delete is recorded, entries
+// older than DeleteMemory are dropped, at most once a minute (Deleted ignores them meanwhile).
 func (h *Hub) recordDelete(k replv1alpha1.ReplicatedKind, n cache.ObjectName, obj any, seen bool) {
 	key := objectKey{kind: k, namespace: n.Namespace, name: n.Name}
 	now := h.opts.Clock.Now()

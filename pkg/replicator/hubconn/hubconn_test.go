@@ -211,8 +211,7 @@ func TestGetRefusesAnotherVersion(t *testing.T) {
 }
 
 // TestDeletedOnlyWhenTheWatchDeliversIt checks that a delete the watch delivers is remembered with the object's
-// UID and source UID, that the object made again under the name ends it, that ForgetDeleted forgets it, and that
-// a delete the informer only inferred from a new list (cache.DeletedFinalStateUnknown: the object is missing, as
+// UID and source UID, that the object made again under the name ends it, and that a delete the informer only inferred from a new list (cache.DeletedFinalStateUnknown: the object is missing, as
 // on a hub restored from a backup) is no delete.
 func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 	gone := workObject("gone", "v1", true)
@@ -236,14 +235,6 @@ func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "gone made again ends its delete", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") == nil })
-	if err := works.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the second delete of gone seen", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") != nil })
-	h.ForgetDeleted(replv1alpha1.KindManifestWork, "c1", "gone")
-	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone"); d != nil {
-		t.Errorf("Deleted after ForgetDeleted = %+v, want nil", d)
-	}
 
 	// The informer found "lost" missing from a new list.
 	lost, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "lost")

@@ -39,9 +39,10 @@ const (
 	AnnotationClusterHubSince = "failover.open-cluster-management.io/cluster-hub-since"
 	// AnnotationHasCopies, on an original of a cluster's object (one that is not a copy), lists the hubs
 	// (comma-separated, sorted ReplicationConfig names) that hold a copy of it; the replicator adds a hub once
-	// its copy is written. A marked original whose cluster is now on one of those hubs, which no longer holds
-	// the object, was deleted there, and is deleted like a copy (Decide, rule 2), also when its own hub was down
-	// at the time of the delete. Hub-wide originals are never marked (their source is the first reachable hub
+	// its copy is written. A marked original whose cluster is now on one of those hubs is deleted like a copy
+	// when the delete of its copy there was observed (Decide, rules 2 and 3: held by FinalizerDeleteCopies, or
+	// delivered by that hub's watch), also when its own hub was down at the time of the delete; a copy merely
+	// missing there is no delete. Hub-wide originals are never marked (their source is the first reachable hub
 	// in order).
 	AnnotationHasCopies = "failover.open-cluster-management.io/has-copies"
 	// AnnotationHubsInStep, on the ManagedCluster of the cluster's source hub only, lists (comma-separated, in
@@ -63,7 +64,10 @@ const (
 	// AnnotationSourceGeneration is, on a copy, the source object's metadata.generation when the copy was
 	// last written (absent when the source's kind keeps none). The apiserver only ever raises an object's
 	// generation, so a source object of the same UID with a lower one is an older state of it (a hub
-	// restored from a backup): Decide never writes it over the copy.
+	// restored from a backup): Decide does not write it over the copy (rule 6). The generation counts spec
+	// writes only, by anyone: once writes on the restored object (an edit, or OCM's hub adding a taint to a
+	// ManagedCluster) raise it back to the recorded one, the source's state is copied again; an edit of labels
+	// or annotations alone is not copied until then.
 	AnnotationSourceGeneration = "failover.open-cluster-management.io/source-generation"
 	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
 	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
@@ -683,10 +687,11 @@ func copiesMeta(src *unstructured.Unstructured, hubs []string) map[string]any {
 }
 
 // FinalizerDeleteCopies is the replicator's finalizer on a cluster's original of a kind that HoldsDeletes
-// (ManifestWork, ManagedClusterAddOn) that has copies (MarkPatch): a delete of the original waits
-// until the delete has reached the copies (ReleasePatch), so that an object deleted on a hub the replicator
-// cannot reach still shows the delete when it can (for a ManifestWork, also after OCM's work agent finished
-// it there).
+// (ManifestWork, ManagedClusterAddOn), written before its first copy (HoldPatch) or with its has-copies mark
+// (MarkPatch), and on a copy that is its cluster's source's object after a failover (MarkPatch): a delete of it
+// waits until the delete has reached the copies on every hub, which must all be ready (ReleasePatch), so that an
+// object deleted on a hub the replicator cannot reach still shows the delete when it can (for a ManifestWork,
+// also after OCM's work agent finished it there).
 const FinalizerDeleteCopies = "failover.open-cluster-management.io/delete-copies"
 
 // MarkPatch returns the JSON merge patch (RFC 7386) that marks src, the object of kind k on its source hub, held

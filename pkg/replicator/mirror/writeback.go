@@ -24,8 +24,9 @@ import (
 // ManifestWorkReplicaSetLabel: a controller made it, and acts on the old hub when the cluster leaves it; the
 // source's controller makes its own). Every rule needs evidence on oldHub that
 // an etcd restore of oldHub cannot produce. The rules, in order:
-//  1. old is absent, a copy (LabelReplicatedFrom set) that is not being deleted, or not a user's: nothing. A
-//     missing object is no evidence of a delete (a restore removes objects too).
+//  1. old is absent, a copy (LabelReplicatedFrom set) that FinalizerDeleteCopies does not hold being deleted
+//     (HoldsDelete), or not a user's: nothing. A missing object is no evidence of a delete (a restore removes
+//     objects too).
 //  2. old is being deleted, of a kind that HoldsDeletes (an original, or a copy marked while oldHub was the
 //     cluster's source): when src is a copy made from old (LabelReplicatedFrom = oldHub,
 //     AnnotationSourceUID = old's uid), unchanged on the source since the replicator wrote it (its content

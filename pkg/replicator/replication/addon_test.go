@@ -2,6 +2,7 @@ package replication
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -247,6 +248,11 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 			return false, nil, nil
 		}
 		u := obj.(*unstructured.Unstructured).DeepCopy()
+		if p := del.GetDeleteOptions().Preconditions; p != nil && p.UID != nil && *p.UID != u.GetUID() {
+			// As the apiserver does (the fake checks no precondition): a delete sent from a cache that still shows
+			// an object of the name that is gone meets the object made again.
+			return true, nil, apierrors.NewConflict(mcaKind.GVR.GroupResource(), name, fmt.Errorf("precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, u.GetUID()))
+		}
 		if p := del.GetDeleteOptions().Preconditions; p != nil && p.ResourceVersion != nil && u.GetDeletionTimestamp() == nil &&
 			slices.Contains(u.GetFinalizers(), hookFinalizer) {
 			t.Errorf("%s deleted with the hook finalizer on: %v", name, u.GetFinalizers())
@@ -289,7 +295,19 @@ func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
 	// removal (409 on the resourceVersion).
 	patchRefused := false
 	b.fake.PrependReactor("patch", "managedclusteraddons", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if action.(clienttesting.PatchAction).GetName() != "patch-refused" {
+		patch := action.(clienttesting.PatchAction)
+		var body struct {
+			Metadata struct {
+				UID *types.UID `json:"uid"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(patch.GetPatch(), &body); err == nil && body.Metadata.UID != nil {
+			// The UID precondition of a merge patch, which the fake does not check either.
+			if obj, err := b.fake.Tracker().Get(mcaKind.GVR, testCluster, patch.GetName()); err == nil && obj.(*unstructured.Unstructured).GetUID() != *body.Metadata.UID {
+				return true, nil, apierrors.NewConflict(mcaKind.GVR.GroupResource(), patch.GetName(), fmt.Errorf("precondition failed: UID in precondition: %s", *body.Metadata.UID))
+			}
+		}
+		if patch.GetName() != "patch-refused" {
 			return false, nil, nil
 		}
 		mu.Lock()

@@ -499,7 +499,13 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	// On the source, the replicator only marks the originals it copied: the finalizer that holds their delete
 	// before the first copy, the hubs holding copies after it; not the one whose name hub-b uses for its own object.
 	if w, want := a.writes(mwKind), []string{"patch " + testCluster + "/work-1", "patch " + testCluster + "/work-1"}; !cmp.Equal(w, want) {
-		t.Errorf("the replicator's ManifestWork writes on the source hub: %v, want %v", w, want)
+		var patches []string
+		for _, act := range a.fake.Actions() {
+			if p, ok := act.(interface{ GetPatch() []byte }); ok && act.GetResource() == mwKind.GVR {
+				patches = append(patches, string(p.GetPatch()))
+			}
+		}
+		t.Errorf("the replicator's ManifestWork writes on the source hub: %v, want %v (patches %q)", w, want, patches)
 	}
 	// And it publishes on the source's ManagedCluster which hubs are in step: hub-b is behind until it was
 	// compared, then in step (patches of the ManagedCluster only, as many as the published value changed).

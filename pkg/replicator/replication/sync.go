@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -156,7 +157,7 @@ func (c *Controller) caughtUp(hub string) bool {
 // hubView builds the direction view of cluster on hub h; renewed says whether an agent was seen renewing its
 // lease there, seen when a renewal was last seen (zero: never).
 func hubView(h *hubconn.Hub, cluster string, renewed bool, seen time.Time) direction.HubView {
-	v := direction.HubView{Hub: h.Name(), Reachable: h.Ready(), LeaseDuration: direction.DefaultLeaseDuration}
+	v := direction.HubView{Hub: h.Name(), Reachable: h.Ready(), LeaseDuration: direction.DefaultLeaseDuration, RenewSeen: seen}
 	if !v.Reachable {
 		return v
 	}
@@ -173,7 +174,6 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool, seen time.Time) direc
 		v.HasLease = true
 		v.RenewTime = renewTime
 		v.AgentRenewed = renewed || renewTime.Sub(created) > direction.CreationSlack
-		v.RenewSeen = seen
 	}
 	return v
 }
@@ -217,6 +217,13 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	if src == nil && !source.Serves(k.Name) {
 		// The source stopped being ready between the check and the read: an empty cache is no delete.
+		return nil
+	}
+	src = c.withHold(source, key, src)
+	if src == nil && source.Deleted(k.Name, key.Namespace, key.Name) == nil && c.justGone(k, key) {
+		// The object was there at the last sync: an informer drops it from its cache before its handler hears
+		// the delete. Decided again in a moment, with the delete if there was one.
+		c.queue.AddAfter(key, goneRecheck)
 		return nil
 	}
 	if mirror.Excluded(k, src) {
@@ -347,11 +354,6 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			errs = append(errs, err)
 		}
 	}
-	if src == nil && len(errs) == 0 && len(compared) == len(c.opts.Hubs) && !c.heldElsewhere(k, key, source) {
-		// Every hub was compared with the delete, and none shows an object of the name any more (a delete sent is
-		// not one done: until its event, a write-back could read the object as one the source never held).
-		source.ForgetDeleted(k.Name, key.Namespace, key.Name)
-	}
 	c.clearDirty(key, compared)
 	// After clearDirty: this key itself no longer counts as waiting on the hubs it was compared on.
 	if k.Name == replv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
@@ -451,15 +453,19 @@ func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, 
 	return errors.Join(errs...)
 }
 
-// copiesGone reports whether every hub but source that serves kind k is ready and holds no copy of key that is
-// not being deleted: the delete of the source's original has reached them all.
+// copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key that
+// is not being deleted: the delete of the source's original has reached them all. A hub that is down keeps the
+// delete held: the replicator's memory of a delete (hubconn.Hub.Deleted) does not outlive a restart.
 func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) bool {
 	for _, h := range c.opts.Hubs {
-		if h == source || !h.Serves(k.Name) {
+		if h == source {
 			continue
 		}
 		if !h.Ready() {
 			return false
+		}
+		if !h.Serves(k.Name) {
+			continue
 		}
 		if !mirroredTo(k, key, source, h) {
 			// The replicator neither writes nor deletes a copy there: that hub's add-on manager does.
@@ -604,17 +610,21 @@ func (c *Controller) pendingFor(hub, cluster string) bool {
 	return !c.listed[hub] || c.pending[hub][cluster] > 0
 }
 
-// heldElsewhere reports whether a hub other than source still shows an object of key in its cache.
-func (c *Controller) heldElsewhere(k mirror.Kind, key Key, source *hubconn.Hub) bool {
-	for _, h := range c.opts.Hubs {
-		if h == source {
-			continue
-		}
-		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); obj != nil {
-			return true
-		}
+// goneRecheck is how long syncObject waits before it decides about an object its source's cache no longer shows
+// while the last sync saw it, when no delete of it was heard: the informer's handler hears a delete a moment after
+// the cache drops the object.
+const goneRecheck = 2 * time.Second
+
+// justGone reports whether the last sync of key saw its object on the source (Controller.objects), and forgets
+// that: the next sync decides about the absence.
+func (c *Controller) justGone(k mirror.Kind, key Key) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.objects[k.Name].Has(key) {
+		return false
 	}
-	return false
+	c.objects[k.Name].Delete(key)
+	return true
 }
 
 // firstCopy reports whether one of targets holds no object of key yet: a copy is about to be made there.
@@ -633,8 +643,11 @@ func firstCopy(k mirror.Kind, key Key, targets []*hubconn.Hub) bool {
 func (c *Controller) holdBeforeCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	patch := mirror.HoldPatch(k, src)
 	if patch == nil {
+		// Held (or held by an earlier write the source's cache does not show yet: withHold).
 		return src, nil
 	}
+	memoKey := "holding the original's delete " + key.String()
+	written := source.Name() + " " + string(src.GetUID()) + " " + string(patch)
 	held, err := source.Client().Resource(k.GVR).Namespace(src.GetNamespace()).Patch(ctx, src.GetName(), types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: FieldManager})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
@@ -646,12 +659,37 @@ func (c *Controller) holdBeforeCopies(ctx context.Context, source *hubconn.Hub, 
 		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
 		return nil, fmt.Errorf("%s: holding the original's delete on source hub %s before its first copy: %w", key, source.Name(), err)
 	}
+	c.mu.Lock()
+	c.patched[memoKey] = written
+	c.mu.Unlock()
 	return held, nil
 }
 
+// withHold returns src as its source hub holds it: with mirror.FinalizerDeleteCopies when holdBeforeCopies wrote it
+// on this very object and the source's cache does not show it yet, so that no later patch writes it again.
+func (c *Controller) withHold(source *hubconn.Hub, key Key, src *unstructured.Unstructured) *unstructured.Unstructured {
+	if src == nil {
+		return src
+	}
+	memoKey := "holding the original's delete " + key.String()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slices.Contains(src.GetFinalizers(), mirror.FinalizerDeleteCopies) {
+		// The cache shows the hold: nothing to remember any more.
+		delete(c.patched, memoKey)
+		return src
+	}
+	if !strings.HasPrefix(c.patched[memoKey], source.Name()+" "+string(src.GetUID())+" ") {
+		return src
+	}
+	held := src.DeepCopy()
+	held.SetFinalizers(append(held.GetFinalizers(), mirror.FinalizerDeleteCopies))
+	return held
+}
+
 // markCopies adds the hubs of holding to src's mirror.AnnotationHasCopies (src is a per-cluster object on its
-// source hub) when it does not list them yet, and, to a ManifestWork with copies, mirror.FinalizerDeleteCopies
-// (mirror.MarkPatch).
+// source hub) when it does not list them yet, and, to an object of a kind that holds deletes with copies (a copy
+// included), mirror.FinalizerDeleteCopies (mirror.MarkPatch).
 func (c *Controller) markCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured, holding []string) error {
 	return c.patchSourceOnce(ctx, source, k, key, src, mirror.MarkPatch(k, src, holding), "marking the original with the hubs holding copies")
 }

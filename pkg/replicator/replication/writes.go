@@ -109,18 +109,16 @@ const hookRemovalAttempts = 10
 //  4. removing them once more lets the delete finish. A hook work made meanwhile goes with the copy: the
 //     ManagedClusterAddOn owns it.
 //
-// A copy read again without those finalizers (another write came in between) is deleted on its new
-// resourceVersion, in the same count of attempts; an object of that name with another UID (the copy was deleted
+// A copy without those finalizers is deleted on its resourceVersion, and read again after a 409 like the others;
+// a copy read again without them (another write came in between) is deleted on its new resourceVersion, in the
+// same count of attempts; an object of that name with another UID (the copy was deleted
 // and an object made again) is left alone. A copy being deleted already gets step 4 only, and no request at all
 // without those finalizers. That is at most 3×hookRemovalAttempts+2 requests. The errors are the requests'; an
 // object already gone is no error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
 	patch := mirror.CopyFinalizersPatch(k, obj)
-	switch {
-	case patch == nil && obj.GetDeletionTimestamp() != nil:
+	if patch == nil && obj.GetDeletionTimestamp() != nil {
 		return nil
-	case patch == nil:
-		return c.delete(ctx, h, k, obj)
 	}
 	client := h.Client().Resource(k.GVR).Namespace(obj.GetNamespace())
 	uid := obj.GetUID()
