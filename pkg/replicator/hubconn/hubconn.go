@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -114,7 +115,10 @@ type Hub struct {
 	// again or DeleteMemory passed (they are matched by UID: mirror.Deleted.Explains). They outlive the hub's
 	// caches: a delete seen stays seen.
 	deletes map[objectKey]seenDelete
-	// pruned is when deletes was last cleared of entries older than DeleteMemory.
+	// ownDeletes holds the deletes the replicator itself is about to make (ExpectDelete), by object and UID,
+	// until their event comes or DeleteMemory passed: they are not a user's deletes on this hub.
+	ownDeletes map[objectKey]seenDelete
+	// pruned is when deletes and ownDeletes were last cleared of entries older than DeleteMemory.
 	pruned time.Time
 }
 
@@ -155,7 +159,8 @@ func New(opts Options) (*Hub, error) {
 		opts.Clock = clock.RealClock{}
 	}
 	return &Hub{opts: opts, state: StateUnreachable, lastErr: fmt.Errorf("not probed yet"),
-		keepWhole: sets.New[objectKey](), fetched: map[objectKey]*cachedObject{}, deletes: map[objectKey]seenDelete{}}, nil
+		keepWhole: sets.New[objectKey](), fetched: map[objectKey]*cachedObject{}, deletes: map[objectKey]seenDelete{},
+		ownDeletes: map[objectKey]seenDelete{}}, nil
 }
 
 // Name returns the hub's name.
@@ -365,6 +370,15 @@ func (h *Hub) Deleted(k replv1alpha1.ReplicatedKind, namespace, name string) *mi
 	return &deleted
 }
 
+// ExpectDelete tells h that the replicator is about to delete the object of kind k at namespace/name whose
+// metadata.uid is uid (a copy, or an original its cluster's new source deleted): its delete event is not a
+// delete a user made on h, and Deleted does not report it, also if h becomes the object's source later.
+func (h *Hub) ExpectDelete(k replv1alpha1.ReplicatedKind, namespace, name string, uid types.UID) {
+	h.deletesMu.Lock()
+	defer h.deletesMu.Unlock()
+	h.ownDeletes[objectKey{kind: k, namespace: namespace, name: name}] = seenDelete{deleted: mirror.Deleted{UID: string(uid)}, at: h.opts.Clock.Now()}
+}
+
 // recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true, and forgets
 // any earlier delete of that name otherwise (the name holds an object again). When a delete is recorded, entries
 // older than DeleteMemory are dropped, at most once a minute (Deleted ignores them meanwhile).
@@ -387,15 +401,22 @@ func (h *Hub) recordDelete(k replv1alpha1.ReplicatedKind, n cache.ObjectName, ob
 	if u == nil {
 		return
 	}
+	if own, ok := h.ownDeletes[key]; ok && own.deleted.UID == string(u.GetUID()) {
+		// The replicator's own delete.
+		delete(h.ownDeletes, key)
+		return
+	}
 	h.deletes[key] = seenDelete{deleted: mirror.Deleted{UID: string(u.GetUID()), SourceUID: u.GetAnnotations()[mirror.AnnotationSourceUID]}, at: now}
 	klog.V(4).InfoS("Delete seen", "hub", h.opts.Name, "kind", k, "namespace", n.Namespace, "name", n.Name, "uid", u.GetUID())
 	if now.Sub(h.pruned) < time.Minute {
 		return
 	}
 	h.pruned = now
-	for k, d := range h.deletes {
-		if now.Sub(d.at) > DeleteMemory {
-			delete(h.deletes, k)
+	for _, m := range []map[objectKey]seenDelete{h.deletes, h.ownDeletes} {
+		for k, d := range m {
+			if now.Sub(d.at) > DeleteMemory {
+				delete(m, k)
+			}
 		}
 	}
 }

@@ -211,7 +211,8 @@ func TestGetRefusesAnotherVersion(t *testing.T) {
 }
 
 // TestDeletedOnlyWhenTheWatchDeliversIt checks that a delete the watch delivers is remembered with the object's
-// UID and source UID, that the object made again under the name ends it, and that a delete the informer only inferred from a new list (cache.DeletedFinalStateUnknown: the object is missing, as
+// UID and source UID, that the object made again under the name ends it, that the replicator's own delete
+// (ExpectDelete) is not one, and that a delete the informer only inferred from a new list (cache.DeletedFinalStateUnknown: the object is missing, as
 // on a hub restored from a backup) is no delete.
 func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 	gone := workObject("gone", "v1", true)
@@ -235,6 +236,29 @@ func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "gone made again ends its delete", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") == nil })
+
+	// The replicator's own delete is no user's delete on this hub.
+	made, err := works.Create(ctx, workObject("own", "v1", true), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "own cached", func() bool { o, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "own"); return o != nil })
+	h.ExpectDelete(replv1alpha1.KindManifestWork, "c1", "own", made.GetUID())
+	if err := works.Delete(ctx, "own", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A user's delete after it: once its event is heard, so was the one before (one informer, in order).
+	if _, err := works.Create(ctx, workObject("barrier", "v1", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "barrier cached", func() bool { o, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "barrier"); return o != nil })
+	if err := works.Delete(ctx, "barrier", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the delete of barrier seen", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "barrier") != nil })
+	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "own"); d != nil {
+		t.Errorf("Deleted after the replicator's own delete = %+v, want nil", d)
+	}
 
 	// The informer found "lost" missing from a new list.
 	lost, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "lost")

@@ -116,6 +116,8 @@ const hookRemovalAttempts = 10
 // without those finalizers. That is at most 3×hookRemovalAttempts+2 requests. The errors are the requests'; an
 // object already gone is no error.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
+	// Its delete event is the replicator's, not a user's delete on h (hubconn.Hub.Deleted).
+	h.ExpectDelete(k.Name, obj.GetNamespace(), obj.GetName(), obj.GetUID())
 	patch := mirror.CopyFinalizersPatch(k, obj)
 	if patch == nil && obj.GetDeletionTimestamp() != nil {
 		return nil
