@@ -637,6 +637,10 @@ func firstCopy(k mirror.Kind, key Key, targets []*hubconn.Hub) bool {
 	return false
 }
 
+// holdWrite names the hold written before a first copy (mirror.HoldPatch) among the source writes that
+// patchSourceOnce remembers until the source's cache shows them (withHold).
+const holdWrite = "holding the original's delete"
+
 // holdBeforeCopies returns src, a per-cluster object on its source hub, with mirror.FinalizerDeleteCopies (it
 // writes it when missing: mirror.HoldPatch), or src as it is when it needs no hold. It returns nil and no error
 // when the write was refused because src changed or went since it was read: its watch event syncs the key again.
@@ -646,23 +650,14 @@ func (c *Controller) holdBeforeCopies(ctx context.Context, source *hubconn.Hub, 
 		// Held (or held by an earlier write the source's cache does not show yet: withHold).
 		return src, nil
 	}
-	memoKey := "holding the original's delete " + key.String()
-	written := source.Name() + " " + string(src.GetUID()) + " " + string(patch)
-	held, err := source.Client().Resource(k.GVR).Namespace(src.GetNamespace()).Patch(ctx, src.GetName(), types.MergePatchType, patch,
-		metav1.PatchOptions{FieldManager: FieldManager})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		c.logger.V(4).Info("Source object changed before it was held", "object", key.String(), "hub", source.Name())
-		return nil, nil
+	if err := c.patchSourceOnce(ctx, source, k, key, src, patch, holdWrite); err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	source.ReportError(err)
-	if err != nil {
-		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-		return nil, fmt.Errorf("%s: holding the original's delete on source hub %s before its first copy: %w", key, source.Name(), err)
+	if held := c.withHold(source, key, src); mirror.HoldPatch(k, held) == nil {
+		return held, nil
 	}
-	c.mu.Lock()
-	c.patched[memoKey] = written
-	c.mu.Unlock()
-	return held, nil
+	c.logger.V(4).Info("Source object changed before it was held", "object", key.String(), "hub", source.Name())
+	return nil, nil
 }
 
 // withHold returns src as its source hub holds it: with mirror.FinalizerDeleteCopies when holdBeforeCopies wrote it
@@ -671,7 +666,7 @@ func (c *Controller) withHold(source *hubconn.Hub, key Key, src *unstructured.Un
 	if src == nil {
 		return src
 	}
-	memoKey := "holding the original's delete " + key.String()
+	memoKey := holdWrite + " " + key.String()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if slices.Contains(src.GetFinalizers(), mirror.FinalizerDeleteCopies) {
