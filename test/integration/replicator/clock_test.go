@@ -8,7 +8,6 @@ import (
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
-	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 )
 
 // clockSkew is how far off the replicator's clock is in TestReplicatorClockTenMinutesOff.
@@ -21,19 +20,8 @@ const clockSkew = 10 * time.Minute
 // renewTime with it.
 func TestReplicatorClockTenMinutesOff(t *testing.T) {
 	const cluster = "skewed1"
-	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
-	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
-		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
-		"metadata": map[string]any{"name": cluster},
-		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
-	})
-	stopOnA := keepRenewing(t, hubA, cluster, 3*time.Second)
+	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "made-on-a")
 	defer stopOnA()
-	createWork(t, hubA, configMapWork(t, cluster, "made-on-a", map[string]string{"v": "a"}))
-
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
-		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.clock = offsetClock{offset: clockSkew}
 	r.start()
 	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "made-on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))

@@ -129,18 +129,8 @@ func TestHubRestoredFromABackup(t *testing.T) {
 // cluster, now on B, keeps it. The test plays the agent by renewing the cluster's lease.
 func TestStandbyThatLostItsCopies(t *testing.T) {
 	const cluster = "lost1"
-	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
-	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
-		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
-		"metadata": map[string]any{"name": cluster},
-		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
-	})
-	stopOnA := keepRenewing(t, hubA, cluster, 3*time.Second)
+	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
 	defer stopOnA()
-	createWork(t, hubA, configMapWork(t, cluster, "kept", map[string]string{"v": "1"}))
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
-		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
 	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
 	original := waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "the original marked",
@@ -175,4 +165,23 @@ func TestStandbyThatLostItsCopies(t *testing.T) {
 		}
 		time.Sleep(3 * time.Second)
 	}
+}
+
+// twoHubsLeased starts hubs A and B with OCM's hub controller, registers cluster on A (accepted, a 10 s lease that
+// the test renews every 3 s, as an agent would, until stopOnA) with the ManifestWork work, and sets up the
+// replicator for both hubs, its ReplicationConfig on B; it does not start it.
+func twoHubsLeased(t *testing.T, cluster, work string) (hubA, hubBHub *framework.Hub, stopOnA func(), r *replicatorRun) {
+	t.Helper()
+	hubA = framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
+	hubBHub = framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
+	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": cluster},
+		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
+	})
+	stopOnA = keepRenewing(t, hubA, cluster, 3*time.Second)
+	createWork(t, hubA, configMapWork(t, cluster, work, map[string]string{"v": "1"}))
+	r = setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
+	return hubA, hubBHub, stopOnA, r
 }
