@@ -30,6 +30,7 @@ import (
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	replinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -106,14 +107,16 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 		}
 	}
 	_, _ = secrets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, n any) { poke(n) }, DeleteFunc: poke})
-	// The replicator's own status writes update the ReplicationConfig too: only a new spec (generation) wakes
-	// the loop, which otherwise writes the status at most every StatusInterval.
+	// The replicator's own status writes update the ReplicationConfig too: only a new spec (generation) or a
+	// release of delete brakes (replv1alpha1.AnnotationReleaseDeletes) wakes the loop, which otherwise writes the
+	// status at most every StatusInterval.
 	_, _ = configs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: poke,
 		UpdateFunc: func(o, n any) {
 			oldRC, ok1 := o.(*replv1alpha1.ReplicationConfig)
 			newRC, ok2 := n.(*replv1alpha1.ReplicationConfig)
-			if !ok1 || !ok2 || oldRC.Generation != newRC.Generation {
+			if !ok1 || !ok2 || oldRC.Generation != newRC.Generation ||
+				oldRC.Annotations[replv1alpha1.AnnotationReleaseDeletes] != newRC.Annotations[replv1alpha1.AnnotationReleaseDeletes] {
 				poke(n)
 			}
 		},
@@ -172,11 +175,19 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 		}
 		fingerprint := configFingerprint(rc, secrets.Lister().Secrets(o.Namespace))
 		if running == nil || running.fingerprint != fingerprint {
+			engaged := engagedBrakes(rc, running)
 			if running != nil {
 				logger.Info("ReplicationConfig or a hub kubeconfig Secret changed: restarting replication")
 				running.stop()
 			}
-			running = o.start(ctx, rc, secrets.Lister().Secrets(o.Namespace), recorder, clk, fingerprint)
+			running = o.start(ctx, rc, secrets.Lister().Secrets(o.Namespace), recorder, clk, fingerprint, engaged)
+		}
+		if running.controller != nil {
+			if tokens := releaseTokens(rc); len(tokens) > 0 {
+				if released := running.controller.ReleaseDeletes(tokens); len(released) > 0 {
+					logger.Info("Delete brakes released", "tokens", released)
+				}
+			}
 		}
 		o.writeStatus(ctx, replClient, rc, running.hubStatus(), running.snapshot(), "", clk.Now())
 	}
@@ -219,7 +230,7 @@ type engine struct {
 // start connects to rc's hubs and starts the replication. Hubs whose kubeconfig Secret cannot be used are
 // reported in the status and left out; with fewer than two usable hubs nothing is replicated.
 func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig, secrets secretGetter,
-	recorder events.Recorder, clk clock.WithTicker, fingerprint string) *engine {
+	recorder events.Recorder, clk clock.WithTicker, fingerprint string, engaged map[string]time.Time) *engine {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	e := &engine{fingerprint: fingerprint, cancel: cancel, invalid: map[string]string{}, specHubs: rc.Spec.Hubs}
@@ -260,7 +271,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	}
 	controller, err := replication.New(replication.Options{
 		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk, Logger: logger,
-		Fencing: !o.DisableFencing,
+		Fencing: !o.DisableFencing, DeleteBrake: brake.LimitsOf(rc.Spec.DeleteBrake), EngagedBrakes: engaged,
 	})
 	if err != nil {
 		logger.Error(err, "Starting replication")
@@ -282,6 +293,44 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	}
 	logger.Info("Replication started", "hubs", len(e.hubs), "kinds", len(kinds), "generation", rc.Generation)
 	return e
+}
+
+// engagedBrakes returns the delete brakes engaged when a new engine starts (hub → since): those of the running
+// engine when there is one, else those the ReplicationConfig's status recorded (a restart of the replicator).
+// A brake stays engaged until a person releases it; a restart does not release it.
+func engagedBrakes(rc *replv1alpha1.ReplicationConfig, running *engine) map[string]time.Time {
+	engaged := map[string]time.Time{}
+	if running != nil && running.controller != nil {
+		for _, b := range running.controller.EngagedBrakes() {
+			engaged[b.Hub] = b.Since
+		}
+	} else {
+		for _, h := range rc.Status.Hubs {
+			if h.DeleteBrake != nil {
+				engaged[h.Name] = h.DeleteBrake.Since.Time
+			}
+		}
+	}
+	// A hub removed from spec.hubs takes its brake with it: the replicator makes no delete there any more.
+	out := map[string]time.Time{}
+	for _, h := range rc.Spec.Hubs {
+		if since, ok := engaged[h.Name]; ok {
+			out[h.Name] = since
+		}
+	}
+	return out
+}
+
+// releaseTokens returns the release tokens of rc's annotation replv1alpha1.AnnotationReleaseDeletes (a
+// comma-separated list; blanks around each are ignored).
+func releaseTokens(rc *replv1alpha1.ReplicationConfig) []string {
+	var out []string
+	for _, t := range strings.Split(rc.Annotations[replv1alpha1.AnnotationReleaseDeletes], ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // clusterSelector returns the selector of spec.clusterSelector: every cluster when it is omitted (the API's

@@ -69,6 +69,14 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "hub"})
 
+	// DeleteBrakeEngaged is 1 while a hub's delete brake (ReplicationConfig spec.deleteBrake) is engaged: no
+	// delete is made there until a person releases it; else 0. Label: hub.
+	DeleteBrakeEngaged = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "delete_brake_engaged",
+		Help:           "1 while the hub's delete brake is engaged (every delete there waits for a person), else 0.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"hub"})
+
 	// ClusterIdentityConflicts is the number of managed cluster names that stand for more than one spoke
 	// (direction.DecideIdentity): nothing of them is replicated or fenced until one identity is left.
 	ClusterIdentityConflicts = metrics.NewGauge(&metrics.GaugeOpts{
@@ -84,6 +92,6 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, WritesBack, Conflicts, HubReachable, SourceChanges, WriteErrors,
-			ClusterIdentityConflicts)
+			ClusterIdentityConflicts, DeleteBrakeEngaged)
 	})
 }

@@ -34,6 +34,7 @@ import (
 	"k8s.io/utils/clock"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
@@ -70,6 +71,13 @@ const (
 	// ReasonClusterIdentityResolved: a name that stood for several spokes stands for one again, on every hub:
 	// it is replicated.
 	ReasonClusterIdentityResolved = "ClusterIdentityResolved"
+	// ReasonDeletesHeld (Warning): the replicator's deletes on a hub within replv1alpha1.DeleteBrakeWindow would
+	// go beyond spec.deleteBrake: the hub's brake engaged and every delete there waits for a person (package
+	// brake). The message names the hub, the limit and the release token.
+	ReasonDeletesHeld = "DeletesHeld"
+	// ReasonDeletesReleased: a person released a hub's delete brake (replv1alpha1.AnnotationReleaseDeletes): the
+	// deletes it held are made.
+	ReasonDeletesReleased = "DeletesReleased"
 	// ReasonWrittenBack: a create, edit or delete made on a cluster's previous source before the cluster moved,
 	// which never reached the new source, was written there (mirror.DecideWriteBack).
 	ReasonWrittenBack = "WrittenBack"
@@ -113,6 +121,11 @@ type Options struct {
 	// Fencing installs the fence (package fence) on every hub when it becomes ready and keeps the fence marks
 	// of every cluster namespace.
 	Fencing bool
+	// DeleteBrake bounds the deletes on each hub (spec.deleteBrake, brake.LimitsOf); zero: brake.LimitsOf(nil).
+	DeleteBrake brake.Limits
+	// EngagedBrakes are the brakes engaged before this controller started (hub → when, from the
+	// ReplicationConfig's status): they stay engaged until released.
+	EngagedBrakes map[string]time.Time
 }
 
 // Controller replicates. Create it with New, feed it the hubs' events (it is their hubconn.Handler) and run it
@@ -168,6 +181,8 @@ type Controller struct {
 	namespaces map[string]sets.Set[string]
 	// namespaceCreates: "<hub>/<namespace>" → the namespace create in flight there (ensureNamespace).
 	namespaceCreates singleflight.Group
+	// brake admits or holds every delete the replicator makes (admitDelete); it has its own lock.
+	brake *brake.Brake[Key]
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -189,6 +204,9 @@ func New(opts Options) (*Controller, error) {
 	}
 	if opts.DirectionRecheck <= 0 {
 		opts.DirectionRecheck = 5 * time.Minute
+	}
+	if opts.DeleteBrake == (brake.Limits{}) {
+		opts.DeleteBrake = brake.LimitsOf(nil)
 	}
 	c := &Controller{
 		opts:   opts,
@@ -217,9 +235,15 @@ func New(opts Options) (*Controller, error) {
 		namespaces:        map[string]sets.Set[string]{},
 		listed:            map[string]bool{},
 		reopened:          map[string]bool{},
+		brake:             brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
+		engaged := 0.0
+		if c.brake.IsEngaged(h.Name()) {
+			engaged = 1
+		}
+		metrics.DeleteBrakeEngaged.WithLabelValues(h.Name()).Set(engaged)
 		c.byName[h.Name()] = h
 		c.renewed[h.Name()] = sets.New[string]()
 		c.renewSeen[h.Name()] = map[string]time.Time{}

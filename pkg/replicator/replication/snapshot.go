@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 )
 
 // Snapshot is the controller's state for the status of the ReplicationConfig.
@@ -21,6 +22,8 @@ type Snapshot struct {
 	// IdentityConflicts are the cluster names that stand for more than one spoke (none of them is replicated),
 	// sorted.
 	IdentityConflicts []string
+	// Brakes are the engaged delete brakes, sorted by hub.
+	Brakes []brake.State
 }
 
 // Snapshot returns the current counts.
@@ -55,6 +58,7 @@ func (c *Controller) Snapshot() Snapshot {
 		s.IdentityConflicts = append(s.IdentityConflicts, cluster)
 	}
 	sort.Strings(s.IdentityConflicts)
+	s.Brakes = c.brake.Engaged() // the brake's lock is never held while c.mu is taken
 	return s
 }
 

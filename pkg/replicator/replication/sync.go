@@ -278,7 +278,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		case !mirroredTo(k, key, source, target):
 			// The target's add-on manager keeps its add-ons of this name: it is in step once it holds no
 			// copy of the replicator's.
-			if err := c.dropCopy(ctx, k, key, target); err != nil {
+			if err := c.dropCopy(ctx, k, key, target); errors.Is(err, errDeleteHeld) {
+				c.markBehind(key, target.Name())
+			} else if err != nil {
 				errs = append(errs, err)
 			} else {
 				compared = append(compared, target.Name())
@@ -316,8 +318,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		if results[i].holds {
 			holding = append(holding, target.Name())
 		}
-		if errors.Is(results[i].err, errCopyGoing) {
-			// Not in step there yet, and no failure: the copy's delete event syncs the key again.
+		if errors.Is(results[i].err, errCopyGoing) || errors.Is(results[i].err, errDeleteHeld) {
+			// Not in step there yet, and no failure: the copy's delete event, or the release of the hub's
+			// delete brake, syncs the key again.
 			c.markBehind(key, target.Name())
 			continue
 		}
@@ -411,9 +414,16 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	case mirror.ActionUpdate:
 		err = c.update(ctx, source, k, d.Object)
 	case mirror.ActionDelete:
-		err = c.delete(ctx, source, k, src)
+		if err = c.admitDelete(source.Name(), key); err == nil {
+			err = c.delete(ctx, source, k, src)
+		}
 	}
 	switch {
+	case errors.Is(err, errDeleteHeld):
+		// The old hub keeps its object as it is (the evidence, its delete held there) until the brake of the
+		// source is released, which syncs the key again.
+		c.markBehind(key, source.Name())
+		return false, old.Name(), nil
 	case apierrors.IsAlreadyExists(err):
 		c.logger.V(2).Info("Source holds an object its cache does not show: not written back", "object", key.String(), "hub", source.Name())
 		return false, "", nil
@@ -512,6 +522,10 @@ func (c *Controller) dropStaleCopies(ctx context.Context, k mirror.Kind, key Key
 		}
 		c.setCopy(h.Name(), key, false)
 		err := c.deleteCopy(ctx, h, k, tgt)
+		if errors.Is(err, errDeleteHeld) {
+			c.markBehind(key, h.Name())
+			continue
+		}
 		h.ReportError(err)
 		if err != nil {
 			metrics.WriteErrors.WithLabelValues(string(k.Name), h.Name()).Inc()
@@ -536,6 +550,9 @@ func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, targe
 		return nil
 	}
 	err := c.deleteCopy(ctx, target, k, tgt)
+	if errors.Is(err, errDeleteHeld) {
+		return err
+	}
 	target.ReportError(err)
 	if err != nil {
 		metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
@@ -838,6 +855,10 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
 		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
 	c.recordConflict(k, key, target.Name(), d.Conflict)
+	if d.Action != mirror.ActionDelete {
+		// A delete the brake held is no longer asked for: it is not made at the release.
+		c.brake.Forget(target.Name(), key)
+	}
 
 	switch d.Action {
 	case mirror.ActionNone:
@@ -865,6 +886,9 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		err = c.update(ctx, target, k, mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)))
 	case mirror.ActionDelete:
 		err = c.deleteCopy(ctx, target, k, tgt)
+		if errors.Is(err, errDeleteHeld) {
+			return false, err
+		}
 	}
 	target.ReportError(err)
 	if err != nil {

@@ -114,8 +114,15 @@ const hookRemovalAttempts = 10
 // same count of attempts; an object of that name with another UID (the copy was deleted
 // and an object made again) is left alone. A copy being deleted already gets step 4 only, and no request at all
 // without those finalizers. That is at most 3×hookRemovalAttempts+2 requests. The errors are the requests'; an
-// object already gone is no error.
+// object already gone is no error. A copy not being deleted yet is deleted only when h's delete brake admits it
+// (admitDelete); otherwise nothing is sent and the error is errDeleteHeld.
 func (c *Controller) deleteCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
+	if obj.GetDeletionTimestamp() == nil {
+		// A delete the replicator makes (not the end of one made already) passes the hub's delete brake.
+		if err := c.admitDelete(h.Name(), Key{Kind: k.Name, Namespace: obj.GetNamespace(), Name: obj.GetName()}); err != nil {
+			return err
+		}
+	}
 	// Its delete event is the replicator's, not a user's delete on h (hubconn.Hub.Deleted).
 	h.ExpectDelete(k.Name, obj.GetNamespace(), obj.GetName(), obj.GetUID())
 	patch := mirror.CopyFinalizersPatch(k, obj)

@@ -31,6 +31,11 @@ const (
 	// ReasonClusterIdentityConflict: every hub is ready, but some managed cluster names stand for more than one
 	// spoke (the message names them); those clusters are not replicated (Degraded only).
 	ReasonClusterIdentityConflict = "ClusterIdentityConflict"
+	// ReasonDeletesHeld: a hub's delete brake is engaged (condition DeletesHeld, and Degraded when nothing else
+	// degrades it); the message names the hubs and the command that releases them.
+	ReasonDeletesHeld = "DeletesHeld"
+	// ReasonNoDeletesHeld: no delete brake is engaged (condition DeletesHeld False).
+	ReasonNoDeletesHeld = "NoDeletesHeld"
 	// ReasonInvalidConfiguration: the spec or a hub's kubeconfig Secret is invalid (the message says which field or
 	// hub and why). With an invalid spec nothing is replicated; with an unusable hub kubeconfig the other
 	// hubs go on when at least two are ready.
@@ -100,6 +105,13 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 			t := metav1.NewTime(h.LastTransition.Truncate(time.Second))
 			hs.LastTransitionTime = &t
 		}
+		for _, b := range snap.Brakes {
+			if b.Hub == h.Name {
+				hs.DeleteBrake = &replv1alpha1.DeleteBrakeStatus{
+					Since: metav1.NewTime(b.Since), Limit: int32(b.Limit), DeletesHeld: int32(b.Held), ReleaseToken: b.Token(),
+				}
+			}
+		}
 		// Keep the previous transition time when nothing else says otherwise.
 		for _, prev := range rc.Status.Hubs {
 			if prev.Name == h.Name && hs.LastTransitionTime == nil {
@@ -154,9 +166,32 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonReplicating, msg
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionFalse, ReasonReplicating, msg
 	}
+	held := metav1.Condition{Type: replv1alpha1.ReplicationConditionDeletesHeld, ObservedGeneration: rc.Generation,
+		Status: metav1.ConditionFalse, Reason: ReasonNoDeletesHeld, Message: "no delete brake is engaged"}
+	if configErr == "" && len(snap.Brakes) > 0 {
+		msg := deletesHeldMessage(rc, snap)
+		held.Status, held.Reason, held.Message = metav1.ConditionTrue, ReasonDeletesHeld, text.Truncate(msg, maxMessageLength)
+		if degraded.Status != metav1.ConditionTrue {
+			degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonDeletesHeld, text.Truncate(msg, maxMessageLength)
+		}
+	}
 	setCondition(&out.Conditions, available, now)
 	setCondition(&out.Conditions, degraded, now)
+	setCondition(&out.Conditions, held, now)
 	return out
+}
+
+// deletesHeldMessage names each engaged brake of snap (hub, deletes held, limit, token) and the command that
+// releases them all.
+func deletesHeldMessage(rc *replv1alpha1.ReplicationConfig, snap replication.Snapshot) string {
+	parts := make([]string, 0, len(snap.Brakes))
+	tokens := make([]string, 0, len(snap.Brakes))
+	for _, b := range snap.Brakes {
+		parts = append(parts, fmt.Sprintf("hub %s: %d deletes held (more than %d within %s)", b.Hub, b.Held, b.Limit, replv1alpha1.DeleteBrakeWindow))
+		tokens = append(tokens, b.Token())
+	}
+	return fmt.Sprintf("%s; check what would be deleted (events %s, status.hubs[].deleteBrake), then release with: kubectl -n %s annotate replicationconfig %s %s=%s --overwrite",
+		strings.Join(parts, "; "), replication.ReasonDeletesHeld, rc.Namespace, rc.Name, replv1alpha1.AnnotationReleaseDeletes, strings.Join(tokens, ","))
 }
 
 // Write updates rc's status to desired unless it already holds it (no write that changes nothing).

@@ -3,6 +3,7 @@ package status_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/status"
@@ -195,8 +197,11 @@ func TestBuildConditions(t *testing.T) {
 			if got.ObservedGeneration != 4 {
 				t.Errorf("ObservedGeneration = %d, want 4", got.ObservedGeneration)
 			}
-			if len(got.Conditions) != 2 {
-				t.Errorf("got %d conditions, want 2 (Available, Degraded): %+v", len(got.Conditions), got.Conditions)
+			if len(got.Conditions) != 3 {
+				t.Errorf("got %d conditions, want 3 (Available, Degraded, DeletesHeld): %+v", len(got.Conditions), got.Conditions)
+			}
+			if held := condition(t, got, replv1alpha1.ReplicationConditionDeletesHeld); held.Status != metav1.ConditionFalse || held.Reason != status.ReasonNoDeletesHeld {
+				t.Errorf("DeletesHeld = %s/%s, want False/%s without an engaged brake", held.Status, held.Reason, status.ReasonNoDeletesHeld)
 			}
 			for _, c := range []struct {
 				condType string
@@ -476,6 +481,9 @@ func TestBuildInvalidConfigDropsHubsAndKinds(t *testing.T) {
 	long := strings.Repeat("e", 3000)
 	got = status.Build(rc, nil, replication.Snapshot{}, long, now)
 	for _, c := range got.Conditions {
+		if c.Type == replv1alpha1.ReplicationConditionDeletesHeld {
+			continue
+		}
 		if len(c.Message) != 1024 || !strings.HasSuffix(c.Message, "...") {
 			t.Errorf("%s message has %d characters, want 1024 ending in ...", c.Type, len(c.Message))
 		}
@@ -716,4 +724,50 @@ func TestWriteReturnsUpdateError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "etcd is sad") || !strings.Contains(err.Error(), namespace+"/"+name) {
 		t.Errorf("Write() = %v, want an error naming %s/%s and the cause", err, namespace, name)
 	}
+}
+
+// TestBuildDeletesHeld: an engaged delete brake shows on its hub (since, limit, deletes held, release token), in
+// the DeletesHeld condition with the command that releases it, and makes the ReplicationConfig Degraded when
+// nothing else does; a hub unreachable as well keeps its own Degraded reason.
+func TestBuildDeletesHeld(t *testing.T) {
+	since := time.Date(2026, 12, 5, 6, 0, 0, 0, time.UTC)
+	snap := snapshot()
+	snap.Brakes = []brake.State{{Hub: hubB, Since: since, Limit: 20, Held: 37}}
+	rc := newRC(2)
+	got := status.Build(rc, []status.Hub{ready(hubA), ready(hubB)}, snap, "", now)
+
+	wantHub := &replv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), Limit: 20, DeletesHeld: 37, ReleaseToken: "hub-b@2026-12-05T06:00:00Z"}
+	if diff := cmp.Diff(wantHub, hubStatusOf(got, hubB).DeleteBrake); diff != "" {
+		t.Errorf("hub-b deleteBrake (-want +got):\n%s", diff)
+	}
+	if b := hubStatusOf(got, hubA).DeleteBrake; b != nil {
+		t.Errorf("hub-a deleteBrake = %+v, want none", b)
+	}
+	held := condition(t, got, replv1alpha1.ReplicationConditionDeletesHeld)
+	wantCommand := fmt.Sprintf("kubectl -n %s annotate replicationconfig %s %s=hub-b@2026-12-05T06:00:00Z --overwrite",
+		rc.Namespace, rc.Name, replv1alpha1.AnnotationReleaseDeletes)
+	if held.Status != metav1.ConditionTrue || held.Reason != status.ReasonDeletesHeld ||
+		!strings.Contains(held.Message, "hub hub-b: 37 deletes held (more than 20 within 10m0s)") || !strings.Contains(held.Message, wantCommand) {
+		t.Errorf("DeletesHeld = %s/%s %q; want True/%s naming hub-b, 37 held, the limit and %q", held.Status, held.Reason, held.Message, status.ReasonDeletesHeld, wantCommand)
+	}
+	if degraded := condition(t, got, replv1alpha1.ReplicationConditionDegraded); degraded.Status != metav1.ConditionTrue || degraded.Reason != status.ReasonDeletesHeld {
+		t.Errorf("Degraded = %s/%s, want True/%s", degraded.Status, degraded.Reason, status.ReasonDeletesHeld)
+	}
+
+	got = status.Build(rc, []status.Hub{unreachable(hubA, errTimeout), ready(hubB), ready(hubC)}, snap, "", now)
+	if degraded := condition(t, got, replv1alpha1.ReplicationConditionDegraded); degraded.Reason != status.ReasonHubsUnavailable {
+		t.Errorf("Degraded reason with a hub down and a brake engaged = %s, want %s", degraded.Reason, status.ReasonHubsUnavailable)
+	}
+	if held := condition(t, got, replv1alpha1.ReplicationConditionDeletesHeld); held.Status != metav1.ConditionTrue {
+		t.Errorf("DeletesHeld with a hub down = %s, want True", held.Status)
+	}
+}
+
+func hubStatusOf(s replv1alpha1.ReplicationConfigStatus, name string) replv1alpha1.ReplicationHubStatus {
+	for _, h := range s.Hubs {
+		if h.Name == name {
+			return h
+		}
+	}
+	return replv1alpha1.ReplicationHubStatus{}
 }

@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -91,9 +93,12 @@ const (
 	// (reachable, caches synced): replication runs among the ready hubs.
 	ReplicationConditionAvailable = "Available"
 	// ReplicationConditionDegraded is True when something needs attention: a hub is unreachable or its
-	// kubeconfig Secret is missing or invalid, or the configuration is invalid. The message names the hub and
-	// the cause.
+	// kubeconfig Secret is missing or invalid, the configuration is invalid, or a hub's delete brake is
+	// engaged. The message names the hub and the cause.
 	ReplicationConditionDegraded = "Degraded"
+	// ReplicationConditionDeletesHeld is True while the delete brake (spec.deleteBrake) of some hub is engaged:
+	// the message names each such hub, how many deletes wait there and the command that releases it.
+	ReplicationConditionDeletesHeld = "DeletesHeld"
 )
 
 // ReplicationConfig configures the hub-side replicator (`klusterlet-failover replicator`): which hubs it keeps
@@ -161,6 +166,73 @@ type ReplicationConfigSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
 	CustomKinds []CustomKind `json:"customKinds,omitempty"`
+
+	// deleteBrake bounds the deletes the replicator makes on each hub. Within any DeleteBrakeWindow (10
+	// minutes) it deletes on one hub at most the larger of minimum and percent % of the objects it replicates;
+	// the delete that would go beyond engages the hub's brake: from then on every delete on that hub waits
+	// (the objects stay, the hub is reported behind, a delete on the source stays held by its delete-copies
+	// finalizer) until a person releases the brake with the annotation AnnotationReleaseDeletes on this
+	// ReplicationConfig. Deletes that were seen made (a deletionTimestamp on the source, a delete a watch
+	// delivered) are the only ones the replicator makes at all; the brake stops them too when many come at
+	// once, as from a cluster namespace deleted by mistake or a hub restored from an old backup. Omitted: percent
+	// DefaultDeleteBrakePercent, minimum DefaultDeleteBrakeMinimum.
+	// +optional
+	DeleteBrake *DeleteBrake `json:"deleteBrake,omitempty"`
+}
+
+// DeleteBrakeWindow is the span, in time, over which the deletes of each hub are counted against
+// ReplicationConfigSpec.DeleteBrake.
+const DeleteBrakeWindow = 10 * time.Minute
+
+// Defaults of DeleteBrake.
+const (
+	// DefaultDeleteBrakePercent is DeleteBrake.Percent when omitted.
+	DefaultDeleteBrakePercent = 10
+	// DefaultDeleteBrakeMinimum is DeleteBrake.Minimum when omitted.
+	DefaultDeleteBrakeMinimum = 20
+)
+
+// AnnotationReleaseDeletes, on the ReplicationConfig, releases engaged delete brakes: its value is a
+// comma-separated list of release tokens (status.hubs[].deleteBrake.releaseToken, "<hub>@<RFC 3339 time the
+// brake engaged>"). A token releases the brake it names once; a token of a brake no longer engaged does nothing,
+// so the annotation may stay.
+const AnnotationReleaseDeletes = "failover.open-cluster-management.io/release-deletes"
+
+// DeleteBrake is spec.deleteBrake: how many deletes the replicator makes on one hub within DeleteBrakeWindow
+// before it waits for a person.
+type DeleteBrake struct {
+	// percent is the share, in percent, of the objects the replicator replicates (the source objects of
+	// every mirrored kind, or the copies on the hub when those are more) that it may delete on one hub within
+	// DeleteBrakeWindow. Between 1 and 100; omitted: DefaultDeleteBrakePercent.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	Percent *int32 `json:"percent,omitempty"`
+
+	// minimum is how many deletes on one hub within DeleteBrakeWindow are allowed whatever percent gives (a
+	// small fleet). Between 0 and 100000; omitted: DefaultDeleteBrakeMinimum.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100000
+	Minimum *int32 `json:"minimum,omitempty"`
+}
+
+// MaxDeleteBrakeMinimum bounds DeleteBrake.Minimum.
+const MaxDeleteBrakeMinimum = 100000
+
+// Limits returns percent and minimum of b with the defaults filled in; b may be nil.
+func (b *DeleteBrake) Limits() (percent, minimum int) {
+	percent, minimum = DefaultDeleteBrakePercent, DefaultDeleteBrakeMinimum
+	if b == nil {
+		return percent, minimum
+	}
+	if b.Percent != nil {
+		percent = int(*b.Percent)
+	}
+	if b.Minimum != nil {
+		minimum = int(*b.Minimum)
+	}
+	return percent, minimum
 }
 
 // MaxCustomKinds bounds the length of ReplicationConfigSpec.CustomKinds.
@@ -346,6 +418,40 @@ type ReplicationHubStatus struct {
 	// lastTransitionTime is when the hub's connection state (unreachable, listing, ready) last changed.
 	// +optional
 	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
+
+	// deleteBrake is set while the hub's delete brake (spec.deleteBrake) is engaged: no delete is made on the
+	// hub until a person releases it.
+	// +optional
+	DeleteBrake *DeleteBrakeStatus `json:"deleteBrake,omitempty"`
+}
+
+// DeleteBrakeStatus is an engaged delete brake of one hub.
+type DeleteBrakeStatus struct {
+	// since is when the brake engaged. The replicator reads it back when it starts: a brake stays engaged
+	// across its restarts.
+	// +required
+	Since metav1.Time `json:"since"`
+
+	// limit is the number of deletes the hub was allowed within DeleteBrakeWindow when the brake engaged.
+	// +optional
+	Limit int32 `json:"limit,omitempty"`
+
+	// deletesHeld is the number of objects whose delete on this hub waits since the brake engaged (counted
+	// since the replicator last started).
+	// +optional
+	DeletesHeld int32 `json:"deletesHeld,omitempty"`
+
+	// releaseToken is the value of the annotation AnnotationReleaseDeletes on the ReplicationConfig that
+	// releases this brake: "<hub>@<since, RFC 3339>".
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	ReleaseToken string `json:"releaseToken"`
+}
+
+// ReleaseToken returns the release token of hub's brake engaged at since: "<hub>@<since, RFC 3339, UTC, in
+// seconds>".
+func ReleaseToken(hub string, since time.Time) string {
+	return hub + "@" + since.UTC().Truncate(time.Second).Format(time.RFC3339)
 }
 
 // ReplicatedKindStatus is the observed state of one replicated kind.

@@ -23,7 +23,9 @@ import (
 //     cluster-scoped resource, the ClusterByNamespace scopes a namespaced one), fields that are top-level
 //     field names other than apiVersion, kind, metadata and status, each once, a labelSelector that parses
 //     and generatedLabels that are label keys. That no custom kind is a ReplicatedKind's resource is checked
-//     by the replicator (mirror.ResolveKinds), which knows their resources.
+//     by the replicator (mirror.ResolveKinds), which knows their resources;
+//   - spec.deleteBrake.percent, when set, is between 1 and 100, and spec.deleteBrake.minimum between 0 and
+//     MaxDeleteBrakeMinimum.
 //
 // It returns every violation found, each naming the field path (e.g. "spec.hubs[1].name"); an empty list
 // means valid. A nil rc yields one Required error.
@@ -89,7 +91,23 @@ func ValidateReplicationConfig(rc *ReplicationConfig) field.ErrorList {
 		}
 		seenKinds.Insert(kind)
 	}
-	return append(errs, validateCustomKinds(path.Child("customKinds"), spec.CustomKinds)...)
+	errs = append(errs, validateCustomKinds(path.Child("customKinds"), spec.CustomKinds)...)
+	return append(errs, validateDeleteBrake(path.Child("deleteBrake"), spec.DeleteBrake)...)
+}
+
+// validateDeleteBrake checks spec.deleteBrake (see ValidateReplicationConfig).
+func validateDeleteBrake(path *field.Path, b *DeleteBrake) field.ErrorList {
+	if b == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if b.Percent != nil && (*b.Percent < 1 || *b.Percent > 100) {
+		errs = append(errs, field.Invalid(path.Child("percent"), *b.Percent, "must be between 1 and 100"))
+	}
+	if b.Minimum != nil && (*b.Minimum < 0 || *b.Minimum > MaxDeleteBrakeMinimum) {
+		errs = append(errs, field.Invalid(path.Child("minimum"), *b.Minimum, "must be between 0 and 100000"))
+	}
+	return errs
 }
 
 // ReplicatedKinds returns the kinds spec replicates: spec.Kinds in AllReplicatedKinds order, or all of them

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // replicationHubs returns one valid ReplicationHub per name, whose kubeconfig Secret is "<name>-kubeconfig".
@@ -257,6 +259,23 @@ func TestValidateReplicationConfig(t *testing.T) {
 				{field.ErrorTypeRequired, "spec.customKinds[3].scope"},
 			},
 		},
+		{
+			name: "delete brake at its bounds",
+			spec: ReplicationConfigSpec{Hubs: numberedHubs(2), DeleteBrake: &DeleteBrake{Percent: ptr.To[int32](100), Minimum: ptr.To[int32](MaxDeleteBrakeMinimum)}},
+		},
+		{
+			name: "delete brake off its bounds",
+			spec: ReplicationConfigSpec{Hubs: numberedHubs(2), DeleteBrake: &DeleteBrake{Percent: ptr.To[int32](0), Minimum: ptr.To[int32](-1)}},
+			want: []fieldErr{
+				{field.ErrorTypeInvalid, "spec.deleteBrake.percent"},
+				{field.ErrorTypeInvalid, "spec.deleteBrake.minimum"},
+			},
+		},
+		{
+			name: "delete brake percent over 100",
+			spec: ReplicationConfigSpec{Hubs: numberedHubs(2), DeleteBrake: &DeleteBrake{Percent: ptr.To[int32](101)}},
+			want: []fieldErr{{field.ErrorTypeInvalid, "spec.deleteBrake.percent"}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -435,4 +454,32 @@ func reversed(kinds []ReplicatedKind) []ReplicatedKind {
 		out = append(out, kinds[i])
 	}
 	return out
+}
+
+func TestDeleteBrakeLimits(t *testing.T) {
+	cases := []struct {
+		name             string
+		brake            *DeleteBrake
+		percent, minimum int
+	}{
+		{"omitted", nil, DefaultDeleteBrakePercent, DefaultDeleteBrakeMinimum},
+		{"empty", &DeleteBrake{}, DefaultDeleteBrakePercent, DefaultDeleteBrakeMinimum},
+		{"percent only", &DeleteBrake{Percent: ptr.To[int32](5)}, 5, DefaultDeleteBrakeMinimum},
+		{"minimum zero", &DeleteBrake{Minimum: ptr.To[int32](0)}, DefaultDeleteBrakePercent, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			percent, minimum := tc.brake.Limits()
+			if percent != tc.percent || minimum != tc.minimum {
+				t.Errorf("Limits() = %d, %d; want %d, %d", percent, minimum, tc.percent, tc.minimum)
+			}
+		})
+	}
+}
+
+func TestReleaseToken(t *testing.T) {
+	since := time.Date(2026, 12, 5, 6, 7, 8, 900_000_000, time.FixedZone("x", 3600))
+	if got, want := ReleaseToken("hub-b", since), "hub-b@2026-12-05T05:07:08Z"; got != want {
+		t.Errorf("ReleaseToken = %q, want %q", got, want)
+	}
 }
