@@ -184,6 +184,19 @@ func (b *Brake[K]) Release(token string) (hubName string, keys []K, ok bool) {
 	return "", nil, false
 }
 
+// Holding returns the hub of the engaged brake whose release token is token and the keys it holds; ok is false
+// when no engaged brake has that token.
+func (b *Brake[K]) Holding(token string) (hubName string, held sets.Set[K], ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for name, h := range b.hubs {
+		if !h.since.IsZero() && replv1alpha1.ReleaseToken(name, h.since) == token {
+			return name, h.held.Clone(), true
+		}
+	}
+	return "", nil, false
+}
+
 // Engaged returns the engaged brakes, sorted by hub.
 func (b *Brake[K]) Engaged() []State {
 	b.mu.Lock()

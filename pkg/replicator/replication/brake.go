@@ -51,10 +51,24 @@ func (c *Controller) replicatedObjects(hub string) int {
 
 // ReleaseDeletes releases the engaged brakes whose release tokens are among tokens (the value of
 // replv1alpha1.AnnotationReleaseDeletes): each held delete is synced again and made once, uncounted. It returns
-// the tokens that released a brake; tokens of no engaged brake are ignored.
+// the tokens that released a brake; tokens of no engaged brake are ignored. A release waits (the token is not
+// used, the caller offers it again later) until every key out of step on the brake's hub is a held delete: after
+// a restart the brake (engaged from the status) learns again which deletes it holds only as the first comparison
+// of every object asks for them, and a release before that would let them count against a fresh window.
 func (c *Controller) ReleaseDeletes(tokens []string) []string {
 	var released []string
 	for _, token := range tokens {
+		hub, held, ok := c.brake.Holding(token)
+		if !ok {
+			continue
+		}
+		c.mu.Lock()
+		asked := c.listed[hub] && (c.dirty[hub] == nil || held.IsSuperset(c.dirty[hub]))
+		c.mu.Unlock()
+		if !asked {
+			c.logger.V(2).Info("Delete brake release waits for the hub's first comparison", "hub", hub, "releaseToken", token)
+			continue
+		}
 		hub, keys, ok := c.brake.Release(token)
 		if !ok {
 			continue
