@@ -83,14 +83,10 @@ type Memory struct {
 type PlannedWait struct {
 	// Target is the hub the switch goes to.
 	Target string
-	// Since is when the wait began; it lasts at most PlannedSwitchCatchUpTimeout.
+	// Since is when the wait began; it lasts until the replicator reports the target in step, or spec.forceSwitch
+	// names the target.
 	Since time.Time
 }
-
-// PlannedSwitchCatchUpTimeout bounds how long a planned switch (spec.switchTo, failback) waits for a target
-// hub that the replicator reported behind the active hub to catch up; after it the switch goes ahead with a
-// HubBehind warning.
-const PlannedSwitchCatchUpTimeout = 2 * time.Minute
 
 // plannedWaitRecheck is how often a waiting planned switch looks again at the replicator's report.
 const plannedWaitRecheck = 5 * time.Second
@@ -497,25 +493,30 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 	d.RecheckAfter = minPositive(wait, time.Second)
 }
 
-// waitForCatchUp holds a planned switch to target, which the replicator reported behind the active hub, for at
-// most PlannedSwitchCatchUpTimeout: it returns false (stay, look again soon) while the wait lasts, and true
-// (switch, with a HubBehind warning) once it is over.
+// waitForCatchUp holds a planned switch to target, which the replicator reported behind the active hub, for as
+// long as that report lasts: edits and creates made on the active hub reach the target before the cluster
+// moves, however long the catch-up takes. It returns false (stay, look again soon) while the wait lasts, and
+// true (switch, with a HubBehind warning) when spec.forceSwitch names the target: a person chose the switch over
+// what the target lacks.
 func (d *Decision) waitForCatchUp(v View, target string, now time.Time) bool {
-	w := d.Memory.PlannedWait
-	if w == nil || w.Target != target {
-		w = &PlannedWait{Target: target, Since: now}
-		d.Memory.PlannedWait = w
-		d.event(false, ReasonPlannedSwitchWaiting, "planned switch of cluster %s from hub %s to hub %s waits up to %s: the replicator reports hub %s behind hub %s",
-			v.ClusterName, v.Active, target, PlannedSwitchCatchUpTimeout, target, v.Active)
+	if v.Spec.ForceSwitch == target {
+		since := ""
+		if w := d.Memory.PlannedWait; w != nil && w.Target == target {
+			since = fmt.Sprintf(" after waiting %s", now.Sub(w.Since).Round(time.Second))
+		}
+		d.event(true, ReasonHubBehind, "planned switch of cluster %s to hub %s goes ahead%s, forced by FailoverConfig spec.forceSwitch, although the replicator reports hub %s behind hub %s: "+
+			"ManifestWorks there may be older than on %s", v.ClusterName, target, since, target, v.Active, v.Active)
+		return true
 	}
-	if left := w.Since.Add(PlannedSwitchCatchUpTimeout).Sub(now); left > 0 {
-		d.add(Action{Kind: ActHeartbeat})
-		d.RecheckAfter = min(left, plannedWaitRecheck)
-		return false
+	if w := d.Memory.PlannedWait; w == nil || w.Target != target {
+		d.Memory.PlannedWait = &PlannedWait{Target: target, Since: now}
+		d.event(false, ReasonPlannedSwitchWaiting, "planned switch of cluster %s from hub %s to hub %s waits until the replicator reports hub %s in step with hub %s "+
+			"(set FailoverConfig spec.forceSwitch: %s to switch now, with what hub %s lacks lost to the cluster)",
+			v.ClusterName, v.Active, target, target, v.Active, target, target)
 	}
-	d.event(true, ReasonHubBehind, "planned switch of cluster %s to hub %s goes ahead after %s although the replicator still reports hub %s behind hub %s: "+
-		"ManifestWorks there may be older than on %s", v.ClusterName, target, PlannedSwitchCatchUpTimeout, target, v.Active, v.Active)
-	return true
+	d.add(Action{Kind: ActHeartbeat})
+	d.RecheckAfter = plannedWaitRecheck
+	return false
 }
 
 // reportAcceptance emits an event on each acceptance transition of the active hub (FC-12).

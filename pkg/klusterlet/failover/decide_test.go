@@ -347,20 +347,46 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name: "Active: planned switch still waiting: no second event", state: StateActive,
+			name: "Active: planned switch still waiting after an hour: no second event, no switch", state: StateActive,
 			view: decideView(onHub("primary"), func(v *View) {
 				v.Spec.SwitchTo = "hub-b"
 				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
-				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-PlannedSwitchCatchUpTimeout + 2*time.Second)}
+				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-time.Hour)}
 			}),
-			wantNext: StateActive, wantActions: []string{"Heartbeat"}, wantRecheck: 2 * time.Second,
+			wantNext: StateActive, wantActions: []string{"Heartbeat"}, wantRecheck: plannedWaitRecheck,
+			check: func(t *testing.T, d Decision) {
+				if w := d.Memory.PlannedWait; w == nil || !w.Since.Equal(decideNow.Add(-time.Hour)) {
+					t.Errorf("PlannedWait = %+v, want the wait kept since an hour ago", w)
+				}
+			},
 		},
 		{
-			name: "Active -> Joining: planned switch goes ahead after the catch-up timeout, with a warning", state: StateActive,
+			name: "Active: failback to a primary reported behind waits", state: StateActive,
+			view: decideView(onHub("hub-b"), func(v *View) {
+				v.Spec.Failback = &failoverv1alpha1.FailbackSpec{Policy: failoverv1alpha1.FailbackPolicyPrimary, HealthyFor: &metav1.Duration{Duration: time.Minute}}
+				hubAt(v, "primary").HealthySince = decideNow.Add(-25 * time.Hour)
+				v.Steps = HubSteps{Behind: map[string]bool{"primary": true}}
+				v.Memory.PlannedWait = &PlannedWait{Target: "primary", Since: decideNow.Add(-24 * time.Hour)}
+			}),
+			wantNext: StateActive, wantActions: []string{"Heartbeat"}, wantRecheck: plannedWaitRecheck,
+		},
+		{
+			name: "Active: spec.forceSwitch naming another hub forces nothing", state: StateActive,
 			view: decideView(onHub("primary"), func(v *View) {
 				v.Spec.SwitchTo = "hub-b"
+				v.Spec.ForceSwitch = "hub-c"
 				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
-				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-PlannedSwitchCatchUpTimeout)}
+				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-time.Hour)}
+			}),
+			wantNext: StateActive, wantActions: []string{"Heartbeat"}, wantRecheck: plannedWaitRecheck,
+		},
+		{
+			name: "Active -> Joining: planned switch forced by spec.forceSwitch goes ahead, with a warning", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				v.Spec.ForceSwitch = "hub-b"
+				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
+				v.Memory.PlannedWait = &PlannedWait{Target: "hub-b", Since: decideNow.Add(-time.Hour)}
 			}),
 			wantNext: StateJoining, wantActions: []string{"Warning:HubBehind", "Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
 			check: func(t *testing.T, d Decision) {

@@ -19,10 +19,10 @@ const (
 	// active one. Also the Verdict.Reason of PlannedSwitch.
 	ReasonPlannedSwitchRequested = "PlannedSwitchRequested"
 	// ReasonHubBehind (Warning): the agent moves the cluster to a hub that the replicator last reported behind
-	// the active hub (no hub in step was viable, or a planned switch waited PlannedSwitchCatchUpTimeout).
+	// the active hub (no hub in step was viable, or spec.forceSwitch forced a planned switch to it).
 	ReasonHubBehind = "HubBehind"
 	// ReasonPlannedSwitchWaiting (Normal): a planned switch waits for its target, which the replicator reports
-	// behind the active hub, to catch up (at most PlannedSwitchCatchUpTimeout).
+	// behind the active hub, to catch up: as long as that report lasts, unless spec.forceSwitch names the target.
 	ReasonPlannedSwitchWaiting = "PlannedSwitchWaiting"
 	// ReasonNoViableHub (Warning): no configured hub can be used now; the agent reports Degraded, backs off and
 	// keeps trying.

@@ -37,7 +37,8 @@ const (
 // (--disable-standby-credentials): hub B is a cold standby, sees no CSR before the switch, and the switch
 // bootstraps there. The planned switch first waits while the replicator's report on hub A's ManagedCluster says
 // hub B is behind (status.hubs[hub-b].replication Behind, event PlannedSwitchWaiting), and goes once hub B is
-// reported in step.
+// reported in step. A planned switch back to the primary while hub B's report says it is behind waits until
+// spec.forceSwitch names it, then goes with a HubBehind warning.
 func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	t.Parallel()
 	s := spec(shortConnectionTimeout)
@@ -113,7 +114,7 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 		return h != nil && h.Replication == failoverv1alpha1.HubBehind, util.DescribeFailoverStatus(fc)
 	})
 	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = hubB })
-	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, "the replicator reports hub hub-b behind hub primary", statusTimeout)
+	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, "waits until the replicator reports hub hub-b in step with hub primary", statusTimeout)
 	framework.Consistently(t, 10*time.Second, time.Second, func() (bool, error) {
 		fc, err := util.GetFailoverConfig(b.spoke)
 		if err != nil {
@@ -136,6 +137,29 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	if n := util.EventReasons(t, b.spoke)[failover.ReasonHubBehind]; n != 0 {
 		t.Errorf("%d HubBehind events: the switch went to a hub reported in step", n)
 	}
+
+	// A planned switch back to the primary, reported behind on hub B's ManagedCluster, waits (there is no time
+	// after which it goes ahead on its own: the decision's table test holds it an hour and a day) until a person
+	// forces it with spec.forceSwitch; it then goes ahead with a HubBehind warning.
+	annotateManagedCluster(t, b.hubB, clusterName, map[string]any{failoverv1alpha1.AnnotationHubsInStep: "", failoverv1alpha1.AnnotationHubsBehind: primary})
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "primary reported Behind", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		h := util.HubProbe(fc, primary)
+		return h != nil && h.Replication == failoverv1alpha1.HubBehind, util.DescribeFailoverStatus(fc)
+	})
+	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = primary })
+	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, "set FailoverConfig spec.forceSwitch: primary to switch now", statusTimeout)
+	framework.Consistently(t, 10*time.Second, time.Second, func() (bool, error) {
+		fc, err := util.GetFailoverConfig(b.spoke)
+		if err != nil {
+			return false, err
+		}
+		return fc.Status.ActiveHub == hubB, nil
+	}, "the planned switch back waits while the primary is reported behind")
+	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.ForceSwitch = primary })
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout+failoverSlack, "forced planned switch hub-b -> primary",
+		lastFailoverIs(hubB, primary, failoverv1alpha1.FailoverReasonPlannedSwitch, 2))
+	util.WaitForClusterAvailable(t, b.hubA, clusterName, failoverSlack)
+	util.WaitForEvent(t, b.spoke, failover.ReasonHubBehind, "forced by FailoverConfig spec.forceSwitch", statusTimeout)
 	b.expectNotExited(t)
 }
 

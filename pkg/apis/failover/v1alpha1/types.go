@@ -157,6 +157,19 @@ type FailoverConfigSpec struct {
 	// +kubebuilder:validation:Pattern=`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	SwitchTo string `json:"switchTo,omitempty"`
 
+	// forceSwitch names a hub that a planned switch (switchTo, or failback) goes to without waiting for the
+	// replicator to report it in step with the active hub. Without it, a planned switch to a hub the replicator
+	// reports behind (status.hubs[].replication Behind) waits as long as that lasts, however long a catch-up
+	// takes (event PlannedSwitchWaiting): a switch to a hub behind makes OCM's work agent apply the older
+	// ManifestWorks of that hub, and creates and edits made on the active hub since are lost to the cluster. Set
+	// it when the replicator cannot catch the hub up (it is stopped, or cannot reach the active hub) and the
+	// switch matters more; the switch then goes ahead with a HubBehind warning. The same names as switchTo;
+	// empty: no planned switch is forced.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	ForceSwitch string `json:"forceSwitch,omitempty"`
+
 	// failback controls whether the cluster returns to the primary hub after a failover.
 	// Default: policy None.
 	// +optional

@@ -18,8 +18,9 @@ import (
 //   - each name is a DNS-1123 label, unique, and not HubNamePrimary;
 //   - each bootstrapKubeconfigSecretRef is a DNS-1123 subdomain (a valid Secret name);
 //   - every set duration is at least its Min* constant (omitted ones take their defaults);
-//   - spec.switchTo is empty, HubNamePrimary, the name of an alternate hub or one of fileHubs (the names of the
-//     hubs the agent has from bootstrap kubeconfig files, which the FailoverConfig does not list);
+//   - spec.switchTo and spec.forceSwitch are each empty, HubNamePrimary, the name of an alternate hub or one of
+//     fileHubs (the names of the hubs the agent has from bootstrap kubeconfig files, which the FailoverConfig
+//     does not list);
 //   - spec.failback.policy is empty, None or Primary.
 //
 // It returns every violation found, each naming the field path (e.g. "spec.alternateHubs[1].name"); an empty
@@ -57,17 +58,18 @@ func validateSpec(spec *FailoverConfigSpec, path *field.Path, fileHubs []string)
 	errs = append(errs, validateMinDuration(spec.FailedHubSkipPeriod, MinFailedHubSkipPeriod, path.Child("failedHubSkipPeriod"))...)
 	errs = append(errs, validateMinDuration(spec.ProbeInterval, MinProbeInterval, path.Child("probeInterval"))...)
 
-	if spec.SwitchTo != "" {
-		known := append(spec.HubNames(), fileHubs...)
-		if !slices.Contains(known, spec.SwitchTo) {
-			supported := make([]string, 0, len(known))
-			for _, name := range known {
-				if name != "" && !slices.Contains(supported, name) {
-					supported = append(supported, name)
-				}
-			}
-			errs = append(errs, field.NotSupported(path.Child("switchTo"), spec.SwitchTo, supported))
+	known := append(spec.HubNames(), fileHubs...)
+	for _, f := range []struct{ name, value string }{{"switchTo", spec.SwitchTo}, {"forceSwitch", spec.ForceSwitch}} {
+		if f.value == "" || slices.Contains(known, f.value) {
+			continue
 		}
+		supported := make([]string, 0, len(known))
+		for _, name := range known {
+			if name != "" && !slices.Contains(supported, name) {
+				supported = append(supported, name)
+			}
+		}
+		errs = append(errs, field.NotSupported(path.Child(f.name), f.value, supported))
 	}
 
 	if spec.Failback != nil {

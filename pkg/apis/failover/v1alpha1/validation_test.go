@@ -117,6 +117,12 @@ func TestValidateFailoverConfig(t *testing.T) {
 			want: []fieldErr{{field.ErrorTypeNotSupported, "spec.switchTo"}},
 		},
 		{
+			name: "forceSwitch names an unknown hub",
+			spec: FailoverConfigSpec{AlternateHubs: hubs("hub-b"), SwitchTo: "hub-b", ForceSwitch: "hub-c"},
+			want: []fieldErr{{field.ErrorTypeNotSupported, "spec.forceSwitch"}},
+		},
+		{name: "forceSwitch names a configured hub", spec: FailoverConfigSpec{AlternateHubs: hubs("hub-b"), ForceSwitch: "hub-b"}},
+		{
 			name: "unknown failback policy",
 			spec: FailoverConfigSpec{Failback: &FailbackSpec{Policy: "Always"}},
 			want: []fieldErr{{field.ErrorTypeNotSupported, "spec.failback.policy"}},
