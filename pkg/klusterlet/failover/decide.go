@@ -464,7 +464,7 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 			return
 		}
 		target = name
-		if c, _ := candidateNamed(candidates, name); c.Behind {
+		if c, _ := candidateNamed(candidates, name); c.Replication == failoverv1alpha1.HubBehind {
 			d.event(true, ReasonHubBehind, "moving cluster %s to hub %s, which the replicator last reported behind hub %s: no hub in step is viable; "+
 				"ManifestWorks there may be older than on %s", v.ClusterName, name, v.Active, v.Active)
 		}
@@ -596,7 +596,7 @@ func (v View) candidates(failed string, now time.Time) []HubCandidate {
 		} else if h.Probed {
 			c.Probe = h.Probe
 		}
-		c.Behind = v.Steps.Behind[h.Name]
+		c.Replication = v.Steps.State(h.Name)
 		out = append(out, c)
 	}
 	return out

@@ -17,10 +17,10 @@ type HubCandidate struct {
 	SkipPeriod time.Duration
 	// Probe is the result of the hub's latest standby probe; "" when never probed.
 	Probe failoverv1alpha1.HubProbeResult
-	// Behind is true when the replicator last reported the hub behind the cluster's state on the active hub
-	// (failoverv1alpha1.AnnotationHubsBehind on the active hub's ManagedCluster): joining it may apply older
-	// ManifestWorks.
-	Behind bool
+	// Replication is how the replicator last reported the hub on the active hub's ManagedCluster (HubSteps):
+	// HubInStep, HubBehind (joining it may apply older ManifestWorks), or "" when the report does not name it (no
+	// replicator, a hub it does not keep in step, or one removed from its ReplicationConfig).
+	Replication failoverv1alpha1.HubReplicationState
 }
 
 // skippedUntil returns when the hub stops being skipped; zero or past means not skipped.
@@ -37,22 +37,24 @@ func (c HubCandidate) skippedUntil() time.Time {
 //
 // A hub is viable when it is not skipped (now >= FailedAt+SkipPeriod) and its latest standby probe is Ready or
 // it was never probed. A hub whose probe failed is not viable until a later probe says Ready: moving to it
-// would fail the same way. Among viable hubs the order is:
-//  1. probed Ready and not Behind, in list order;
-//  2. never probed and not Behind, in list order;
-//  3. probed Ready but Behind, then never probed but Behind, in list order.
+// would fail the same way. Among viable hubs the order is by the replicator's report first, then by the probe,
+// then by list order:
+//  1. reported in step: probed Ready, then never probed;
+//  2. not reported: probed Ready, then never probed;
+//  3. reported behind: probed Ready, then never probed.
 //
-// A proven hub beats an unknown one even if the unknown one is listed earlier, and a hub in step (or not
-// reported) beats one the replicator reported behind; but a hub that is behind is still chosen rather than
-// staying on a lost hub — the caller warns (Behind of the chosen candidate).
+// A hub the replicator vouches for beats one it says nothing of, and both beat one it reported behind; a proven
+// hub beats an unknown one of the same report even if the unknown one is listed earlier. Without a replicator
+// no hub is reported, and the order is the probe's, then the list's. A hub that is behind is still chosen
+// rather than staying on a lost hub — the caller warns (Replication of the chosen candidate).
 //
 // The active hub is excluded unless it is the only configured hub; then it is returned (if viable) so that the
 // caller can re-bootstrap on it with the same code path. An empty active (no hub yet, scenario 4) excludes
 // nothing.
 func SelectNext(hubs []HubCandidate, active string, now time.Time) (name string, ok bool) {
 	onlyActive := len(hubs) == 1 && hubs[0].Name == active
-	// rank[0..3]: the first hub of each rank in the order above.
-	var rank [4]string
+	// rank[0..5]: the first hub of each rank in the order above.
+	var rank [6]string
 	for _, h := range hubs {
 		if h.Name == active && !onlyActive {
 			continue
@@ -70,7 +72,11 @@ func SelectNext(hubs []HubCandidate, active string, now time.Time) (name string,
 		if r < 0 {
 			continue
 		}
-		if h.Behind {
+		switch h.Replication {
+		case failoverv1alpha1.HubInStep:
+		case failoverv1alpha1.HubBehind:
+			r += 4
+		default:
 			r += 2
 		}
 		if rank[r] == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/metrics/legacyregistry"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -227,6 +229,30 @@ func TestReplicationFaults(t *testing.T) {
 			t.Errorf("metric %s%v = %v, want > 0", m.name, m.labels, v)
 		}
 	}
+
+	// 7. Hub C removed from spec.hubs: the report on the source (B) no longer names it, in step or behind; the
+	// agent ranks a hub the report does not name below one it names in step (failover.SelectNext).
+	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-a and hub-c reported in step on the source",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == "hub-a,hub-c"
+		})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		configs := replClient(r.host).FailoverV1alpha1().ReplicationConfigs(replicatorNamespace)
+		rc, err := configs.Get(context.Background(), configName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		rc.Spec.Hubs = slices.DeleteFunc(rc.Spec.Hubs, func(h replv1alpha1.ReplicationHub) bool { return h.Name == "hub-c" })
+		_, err = configs.Update(context.Background(), rc, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("removing hub-c from the ReplicationConfig: %v", err)
+	}
+	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c gone from the report on the source",
+		func(o *unstructured.Unstructured) bool {
+			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == "hub-a" && o.GetAnnotations()[mirror.AnnotationHubsBehind] == ""
+		})
 }
 
 // metricSum returns the sum, over the series of the legacy registry's metric name whose labels include
