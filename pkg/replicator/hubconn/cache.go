@@ -20,6 +20,10 @@ import (
 // unstructured ManifestWork in memory is several times the size of its JSON (every nested field is a map
 // entry); the replicator decodes the JSON only for the objects it syncs.
 //
+// An object its hub generates (mirror.Excluded: an add-on manager's ManifestWorks, a ManifestWorkReplicaSet's,
+// governance's replicated Policies) is held as its metadata only: it is never mirrored, and every decision about
+// it (mirror.Decide rule 0, dropStaleCopies) reads its labels, owners and marks; Hub.Get returns it so.
+//
 // A copy (mirror.IsCopy) of a kind other than ManagedCluster is held without its mirrored fields
 // (mirror.WithoutContent): on a standby, the replicator compares its copies by contentHash, the hash of the
 // mirrored content, and rebuilds them from the source's object. When such a copy is needed whole (its hub
@@ -128,7 +132,12 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 	if k.Name == replv1alpha1.KindClusterManagementAddOn {
 		c.installsByStrategy = mirror.InstallsByStrategy(u)
 	}
-	if k.Name != replv1alpha1.KindManagedCluster && mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.namespace, c.name) {
+	switch {
+	case mirror.Excluded(*k, u):
+		// Generated on its hub (an add-on manager's ManifestWorks, governance's replicated Policies): never
+		// mirrored, and decided from its metadata alone, which is all that is kept.
+		u = &unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "metadata": u.Object["metadata"]}}
+	case k.Name != replv1alpha1.KindManagedCluster && mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.namespace, c.name):
 		u, c.contentHash = mirror.WithoutContent(*k, u)
 	}
 	raw, err := json.Marshal(u.Object)

@@ -40,7 +40,8 @@ func benchWork(cluster, name string, isCopy bool) *unstructured.Unstructured {
 }
 
 // BenchmarkCachedObjectMemory reports the heap one cached ManifestWork costs (B/object, after a GC, over
-// b.N objects held at once): an original, a copy cached whole, and a copy cached without its mirrored fields.
+// b.N objects held at once): an original, a copy cached whole, a copy cached without its mirrored fields, and a
+// work its hub generated (an add-on's), cached as its metadata.
 func BenchmarkCachedObjectMemory(b *testing.B) {
 	for _, tc := range []struct {
 		name      string
@@ -50,11 +51,16 @@ func BenchmarkCachedObjectMemory(b *testing.B) {
 		{"original", false, true},
 		{"copy-whole", true, true},
 		{"copy-without-content", true, false},
+		{"generated", false, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			inputs := make([]*unstructured.Unstructured, b.N)
 			for i := range inputs {
 				inputs[i] = benchWork(fmt.Sprintf("cluster-%04d", i/10), fmt.Sprintf("work-%02d", i%10), tc.isCopy)
+				if tc.name == "generated" {
+					// An add-on manager's work: as large as an original, labelled with its add-on.
+					inputs[i].SetLabels(map[string]string{mirror.AddonNameLabel: "addon-x"})
+				}
 			}
 			keepWhole := func(string, string) bool { return tc.keepWhole }
 			held := make([]any, b.N)
@@ -68,7 +74,7 @@ func BenchmarkCachedObjectMemory(b *testing.B) {
 				inputs[i] = nil
 			}
 			b.StopTimer()
-			if c, ok := held[0].(*cachedObject); !ok || (c.contentHash == "") != tc.keepWhole {
+			if c, ok := held[0].(*cachedObject); !ok || (c.contentHash == "") != tc.keepWhole || (tc.name == "generated" && c.object().Object["spec"] != nil) {
 				b.Fatalf("cached %T, want whole=%v", held[0], tc.keepWhole)
 			}
 			// The heap with the cached objects, less the heap once they are dropped.

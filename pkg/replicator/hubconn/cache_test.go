@@ -122,3 +122,35 @@ func TestCompactKeepsInstallStrategyOfACopy(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactKeepsOnlyTheMetadataOfAGeneratedObject: an add-on manager's ManifestWork (generated on its hub,
+// never mirrored) is cached as its metadata, from which it is still recognised as generated; an original is
+// cached whole.
+func TestCompactKeepsOnlyTheMetadataOfAGeneratedObject(t *testing.T) {
+	generated := benchWork("c1", "addon-x-deploy-0", false)
+	generated.SetLabels(map[string]string{mirror.AddonNameLabel: "x"})
+	generated.SetFinalizers([]string{"cluster.open-cluster-management.io/manifest-work-cleanup"})
+	out, err := compact(generated.DeepCopy(), &manifestWork, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*cachedObject).object()
+	want := generated.DeepCopy()
+	want.SetManagedFields(nil)
+	want.Object = map[string]any{"apiVersion": want.GetAPIVersion(), "kind": want.GetKind(), "metadata": want.Object["metadata"]}
+	if diff := cmp.Diff(want.Object, got.Object); diff != "" {
+		t.Errorf("cached generated work (-want +got):\n%s", diff)
+	}
+	if !mirror.Excluded(manifestWork, got) {
+		t.Errorf("the cached generated work is no longer recognised as generated: %v", got.GetLabels())
+	}
+
+	original := benchWork("c1", "mine", false)
+	out, err = compact(original.DeepCopy(), &manifestWork, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, hasSpec := out.(*cachedObject).object().Object["spec"]; !hasSpec {
+		t.Errorf("an original ManifestWork was cached without its spec")
+	}
+}
