@@ -2,12 +2,21 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"slices"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/yaml"
 
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/uninstall"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/servingcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/version"
 )
@@ -32,6 +41,7 @@ func NewReplicatorCommand() *cobra.Command {
 	flags := cmd.Flags()
 	o.AddFlags(flags)
 	addLeaderElectionFlags(cmd, cmdConfig, "Disable leader election; then only one replicator may run for a ReplicationConfig.")
+	cmd.AddCommand(newReplicatorUninstallCommand())
 	cmd.PreRunE = func(c *cobra.Command, _ []string) error {
 		if ns := c.Flags().Lookup("namespace"); ns != nil && ns.Changed {
 			o.Namespace = ns.Value.String()
@@ -51,5 +61,53 @@ func NewReplicatorCommand() *cobra.Command {
 		}
 		return servingcert.UseGenerated(c.Flags())
 	}
+	return cmd
+}
+
+// newReplicatorUninstallCommand returns `replicator uninstall`: run on every hub, as its administrator, once the
+// replicator is stopped for good (package uninstall). --config names the ReplicationConfig's YAML when it has
+// customKinds (their objects may hold the finalizer too); without it the built-in kinds are cleaned.
+func newReplicatorUninstallCommand() *cobra.Command {
+	var kubeconfig, configFile string
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove the replicator's fence, delete-copies finalizers, cluster-hub marks and in-step report from one hub (stop the replicator first)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			kinds := mirror.Kinds
+			if configFile != "" {
+				data, err := os.ReadFile(configFile)
+				if err != nil {
+					return fmt.Errorf("--config: %w", err)
+				}
+				var rc replv1alpha1.ReplicationConfig
+				if err := yaml.UnmarshalStrict(data, &rc); err != nil {
+					return fmt.Errorf("--config %s: not a ReplicationConfig: %w", configFile, err)
+				}
+				if kinds, err = mirror.ResolveKinds(&rc.Spec); err != nil {
+					return fmt.Errorf("--config %s: %w", configFile, err)
+				}
+				// Every built-in kind as well: one the ReplicationConfig no longer lists may still hold the finalizer.
+				for _, k := range mirror.Kinds {
+					if !slices.ContainsFunc(kinds, func(x mirror.Kind) bool { return x.Name == k.Name }) {
+						kinds = append(kinds, k)
+					}
+				}
+			}
+			config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+			if err != nil {
+				return fmt.Errorf("--kubeconfig %q: %w", kubeconfig, err)
+			}
+			client, err := dynamic.NewForConfig(config)
+			if err != nil {
+				return fmt.Errorf("building a client for %s: %w", config.Host, err)
+			}
+			report, err := uninstall.Hub(c.Context(), client, kinds)
+			fmt.Fprintf(c.OutOrStdout(), "hub %s: %s\n", config.Host, report)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the hub, for a user who may delete ValidatingAdmissionPolicies and patch every replicated kind and namespaces (empty: in-cluster)")
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML of the ReplicationConfig, for its spec.customKinds (optional)")
 	return cmd
 }

@@ -619,6 +619,10 @@ func (h *Hub) createBootstrapRBAC(ctx context.Context) error {
 	return nil
 }
 
+// AdminKubeconfigFile returns the path of a kubeconfig file for the hub's admin (a system:masters user, straight
+// to the apiserver), for commands a hub administrator runs.
+func (h *Hub) AdminKubeconfigFile() string { return h.adminKubeconfigFile }
+
 // writeControllersKubeconfig writes the kubeconfig kube-controller-manager and the hub controller use: a
 // system:masters user, straight to the apiserver.
 func (h *Hub) writeControllersKubeconfig() string {

@@ -1,0 +1,185 @@
+// Package uninstall removes from a hub what the replicator put there that would hold users or mislead agents once
+// the replicator is gone: the fence, the delete-copies finalizer, the cluster-hub marks and the in-step report.
+// It is `klusterlet-failover replicator uninstall`, run on every hub after the replicator is stopped.
+//
+// What stays: the marks by which the replicator recognises its copies (mirror.LabelReplicatedFrom and the
+// source annotations). Without a replicator they are inert labels and annotations; a replicator installed again
+// takes those copies up where it left them.
+package uninstall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// clusterAnnotations are the annotations the replicator keeps on ManagedClusters that say where a cluster is and
+// how the other hubs stand: an agent reads the in-step report, a person the cluster-hub marks. has-copies, on
+// originals of every kind, is removed with them.
+var clusterAnnotations = []string{
+	mirror.AnnotationHubsInStep, mirror.AnnotationHubsBehind, mirror.AnnotationMovedFrom,
+	mirror.AnnotationClusterHub, mirror.AnnotationClusterHubSince,
+}
+
+// Report is what Hub removed, for the command's output.
+type Report struct {
+	// Fence is true when the fence's ValidatingAdmissionPolicy or its binding was there and was deleted.
+	Fence bool
+	// Finalizers is the number of objects that lost mirror.FinalizerDeleteCopies (deletes it held finish).
+	Finalizers int
+	// Annotated is the number of objects that lost the in-step report, cluster-hub marks or has-copies.
+	Annotated int
+	// Namespaces is the number of cluster namespaces that lost the fence's marks.
+	Namespaces int
+	// NotServed are the kinds the hub does not serve (skipped).
+	NotServed []replv1alpha1.ReplicatedKind
+}
+
+func (r Report) String() string {
+	return fmt.Sprintf("fence removed: %t; delete-copies finalizers removed: %d; objects unannotated: %d; cluster namespaces unmarked: %d; kinds not served: %v",
+		r.Fence, r.Finalizers, r.Annotated, r.Namespaces, r.NotServed)
+}
+
+// Hub removes the replicator's fence, finalizers, marks and report from the hub client talks to, for kinds (the
+// replicated kinds: mirror.ResolveKinds of the ReplicationConfig, or mirror.Kinds). The replicator must be
+// stopped first: it would put them back. Each object is patched on its resourceVersion and read again after a
+// conflict (client-go's retry.DefaultRetry), so no write of another client is lost. It goes on past an object
+// that fails and returns the errors joined, with what it did; running it again finishes the rest.
+func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind) (Report, error) {
+	var r Report
+	var errs []error
+	for _, gvr := range [...]struct {
+		what string
+		res  dynamic.NamespaceableResourceInterface
+	}{{"binding", client.Resource(fence.BindingGVR)}, {"policy", client.Resource(fence.PolicyGVR)}} {
+		err := gvr.res.Delete(ctx, fence.PolicyName, metav1.DeleteOptions{})
+		switch {
+		case err == nil:
+			r.Fence = true
+		case apierrors.IsNotFound(err):
+		default:
+			errs = append(errs, fmt.Errorf("deleting the fence's ValidatingAdmission %s %s: %w", gvr.what, fence.PolicyName, err))
+		}
+	}
+	for _, k := range kinds {
+		// Secrets and ConfigMaps only by the backup label the replicator mirrors them by (Kind.LabelSelector).
+		list, err := client.Resource(k.GVR).List(ctx, metav1.ListOptions{LabelSelector: k.LabelSelector})
+		if apierrors.IsNotFound(err) {
+			r.NotServed = append(r.NotServed, k.Name)
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("listing %s: %w", k.Name, err))
+			continue
+		}
+		for i := range list.Items {
+			finalizer, annotated, err := clean(ctx, client, k, &list.Items[i])
+			if finalizer {
+				r.Finalizers++
+			}
+			if annotated {
+				r.Annotated++
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	namespaces, err := client.Resource(mirror.NamespaceGVR).List(ctx, metav1.ListOptions{LabelSelector: fence.LabelClusterHub})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("listing the cluster namespaces marked %s: %w", fence.LabelClusterHub, err))
+	} else {
+		patch, _ := json.Marshal(fence.NamespaceMark("", metav1.Now().Time))
+		for _, ns := range namespaces.Items {
+			if _, err := client.Resource(mirror.NamespaceGVR).Patch(ctx, ns.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+				if !apierrors.IsNotFound(err) {
+					errs = append(errs, fmt.Errorf("unmarking namespace %s: %w", ns.GetName(), err))
+				}
+				continue
+			}
+			r.Namespaces++
+		}
+	}
+	return r, errors.Join(errs...)
+}
+
+// clean removes mirror.FinalizerDeleteCopies and the replicator's cluster annotations and has-copies from obj,
+// in one patch on its resourceVersion, reading it again after a conflict. It reports what was removed.
+func clean(ctx context.Context, client dynamic.Interface, k mirror.Kind, obj *unstructured.Unstructured) (finalizer, annotated bool, err error) {
+	res := client.Resource(k.GVR).Namespace(obj.GetNamespace())
+	if !k.Namespaced {
+		res = client.Resource(k.GVR).Namespace("")
+	}
+	first := true
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			fresh, err := res.Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			obj = fresh
+		}
+		first = false
+		patch, hasFinalizer, hasAnnotations := cleanPatch(obj)
+		if patch == nil {
+			return nil
+		}
+		if _, err := res.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
+		finalizer, annotated = hasFinalizer, hasAnnotations
+		return nil
+	})
+	if apierrors.IsNotFound(err) {
+		return finalizer, annotated, nil
+	}
+	if err != nil {
+		return finalizer, annotated, fmt.Errorf("cleaning %s %s/%s: %w", k.Name, obj.GetNamespace(), obj.GetName(), err)
+	}
+	return finalizer, annotated, nil
+}
+
+// cleanPatch returns the JSON merge patch (RFC 7386) that removes mirror.FinalizerDeleteCopies, the cluster
+// annotations and mirror.AnnotationHasCopies from obj, with its resourceVersion as a precondition; nil when obj
+// carries none of them.
+func cleanPatch(obj *unstructured.Unstructured) (patch []byte, finalizer, annotated bool) {
+	metadata := map[string]any{"resourceVersion": obj.GetResourceVersion()}
+	finalizers := obj.GetFinalizers()
+	if slices.Contains(finalizers, mirror.FinalizerDeleteCopies) {
+		finalizer = true
+		left := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == mirror.FinalizerDeleteCopies })
+		if len(left) == 0 {
+			metadata["finalizers"] = nil
+		} else {
+			metadata["finalizers"] = left
+		}
+	}
+	annotations := map[string]any{}
+	for _, a := range append(slices.Clone(clusterAnnotations), mirror.AnnotationHasCopies) {
+		if _, ok := obj.GetAnnotations()[a]; ok {
+			annotations[a] = nil
+		}
+	}
+	if len(annotations) > 0 {
+		annotated = true
+		metadata["annotations"] = annotations
+	}
+	if !finalizer && !annotated {
+		return nil, false, false
+	}
+	patch, _ = json.Marshal(map[string]any{"metadata": metadata})
+	return patch, finalizer, annotated
+}

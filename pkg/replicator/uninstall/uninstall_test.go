@@ -1,0 +1,122 @@
+package uninstall
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+func object(apiVersion, kind, namespace, name string, labels, annotations map[string]string, finalizers ...string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	u.SetLabels(labels)
+	u.SetAnnotations(annotations)
+	u.SetFinalizers(finalizers)
+	u.SetResourceVersion("1")
+	return u
+}
+
+// TestHub: the fence goes, the delete-copies finalizer goes (other finalizers stay), the in-step report,
+// cluster-hub marks and has-copies go (the copy marks and users' annotations stay), marked namespaces are
+// unmarked; a second run finds nothing to do.
+func TestHub(t *testing.T) {
+	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	kinds := []mirror.Kind{mw, mc}
+	work := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w1", nil,
+		map[string]string{mirror.AnnotationHasCopies: "hub-b", "user": "kept"},
+		"cluster.open-cluster-management.io/manifest-work-cleanup", mirror.FinalizerDeleteCopies)
+	copyOfWork := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w2",
+		map[string]string{mirror.LabelReplicatedFrom: "hub-a"}, map[string]string{mirror.AnnotationContentHash: "abc"})
+	cluster := object("cluster.open-cluster-management.io/v1", "ManagedCluster", "", "c1", nil, map[string]string{
+		mirror.AnnotationHubsInStep: "hub-b", mirror.AnnotationHubsBehind: "", mirror.AnnotationMovedFrom: "hub-c", "user": "kept",
+	})
+	marked := object("v1", "Namespace", "", "c1", map[string]string{fence.LabelClusterHub: "hub-b", "team": "x"},
+		map[string]string{mirror.AnnotationClusterHub: "hub-b", mirror.AnnotationClusterHubSince: "2026-12-05T06:00:00Z"})
+	other := object("v1", "Namespace", "", "default", nil, nil)
+	policy := object("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", "", fence.PolicyName, nil, nil)
+	binding := object("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", "", fence.PolicyName, nil, nil)
+	listKinds := map[schema.GroupVersionResource]string{
+		mw.GVR: "ManifestWorkList", mc.GVR: "ManagedClusterList", mirror.NamespaceGVR: "NamespaceList",
+		fence.PolicyGVR: "ValidatingAdmissionPolicyList", fence.BindingGVR: "ValidatingAdmissionPolicyBindingList",
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds,
+		work, copyOfWork, cluster, marked, other, policy, binding)
+	ctx := context.Background()
+
+	report, err := Hub(ctx, client, kinds)
+	if err != nil {
+		t.Fatalf("Hub: %v", err)
+	}
+	if want := (Report{Fence: true, Finalizers: 1, Annotated: 2, Namespaces: 1}); !cmp.Equal(want, report) {
+		t.Errorf("report %+v, want %+v", report, want)
+	}
+	get := func(gvr schema.GroupVersionResource, namespace, name string) *unstructured.Unstructured {
+		t.Helper()
+		u, err := client.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get %s %s/%s: %v", gvr.Resource, namespace, name, err)
+		}
+		return u
+	}
+	w := get(mw.GVR, "c1", "w1")
+	if diff := cmp.Diff([]string{"cluster.open-cluster-management.io/manifest-work-cleanup"}, w.GetFinalizers()); diff != "" {
+		t.Errorf("work finalizers (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"user": "kept"}, w.GetAnnotations()); diff != "" {
+		t.Errorf("work annotations (-want +got):\n%s", diff)
+	}
+	if c := get(mw.GVR, "c1", "w2"); c.GetLabels()[mirror.LabelReplicatedFrom] != "hub-a" || c.GetAnnotations()[mirror.AnnotationContentHash] != "abc" {
+		t.Errorf("the copy lost its copy marks: %v %v", c.GetLabels(), c.GetAnnotations())
+	}
+	if diff := cmp.Diff(map[string]string{"user": "kept"}, get(mc.GVR, "", "c1").GetAnnotations()); diff != "" {
+		t.Errorf("ManagedCluster annotations (-want +got):\n%s", diff)
+	}
+	ns := get(mirror.NamespaceGVR, "", "c1")
+	if diff := cmp.Diff(map[string]string{"team": "x"}, ns.GetLabels()); diff != "" || len(ns.GetAnnotations()) != 0 {
+		t.Errorf("namespace labels (-want +got):\n%s\nannotations %v", diff, ns.GetAnnotations())
+	}
+	for _, gvr := range []schema.GroupVersionResource{fence.PolicyGVR, fence.BindingGVR} {
+		if _, err := client.Resource(gvr).Get(ctx, fence.PolicyName, metav1.GetOptions{}); err == nil {
+			t.Errorf("%s %s still there", gvr.Resource, fence.PolicyName)
+		}
+	}
+
+	again, err := Hub(ctx, client, kinds)
+	if err != nil || !cmp.Equal(again, Report{}) {
+		t.Errorf("a second run: %+v, %v; want nothing done", again, err)
+	}
+}
+
+// TestHubSkipsKindsNotServed: a kind the hub does not serve is reported, not an error.
+func TestHubSkipsKindsNotServed(t *testing.T) {
+	policyKind, _ := mirror.KindByName(replv1alpha1.KindPolicy)
+	listKinds := map[schema.GroupVersionResource]string{
+		mirror.NamespaceGVR: "NamespaceList", fence.PolicyGVR: "ValidatingAdmissionPolicyList", fence.BindingGVR: "ValidatingAdmissionPolicyBindingList",
+		policyKind.GVR: "PolicyList",
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
+	client.PrependReactor("list", policyKind.GVR.Resource, func(action k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(policyKind.GVR.GroupResource(), "")
+	})
+	report, err := Hub(context.Background(), client, []mirror.Kind{policyKind})
+	if err != nil {
+		t.Fatalf("Hub: %v", err)
+	}
+	if diff := cmp.Diff([]replv1alpha1.ReplicatedKind{replv1alpha1.KindPolicy}, report.NotServed); diff != "" {
+		t.Errorf("not served (-want +got):\n%s", diff)
+	}
+}
