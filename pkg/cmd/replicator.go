@@ -94,7 +94,9 @@ func newReplicatorUninstallCommand() *cobra.Command {
 					}
 				}
 			}
-			config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+			rules := clientcmd.NewDefaultClientConfigLoadingRules()
+			rules.ExplicitPath = kubeconfig
+			config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 			if err != nil {
 				return fmt.Errorf("--kubeconfig %q: %w", kubeconfig, err)
 			}
@@ -107,7 +109,7 @@ func newReplicatorUninstallCommand() *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the hub, for a user who may delete ValidatingAdmissionPolicies and patch every replicated kind and namespaces (empty: in-cluster)")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the hub, for a user who may delete ValidatingAdmissionPolicies and patch every replicated kind and namespaces (empty: $KUBECONFIG, ~/.kube/config, then in-cluster)")
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML of the ReplicationConfig, for its spec.customKinds (optional)")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -129,6 +130,9 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 	}
 
 	var running *engine
+	// carried are the brakes of the last engine, kept while no engine runs (an invalid spec): a new engine
+	// starts with them.
+	var carried map[string]time.Time
 	defer func() {
 		if running != nil {
 			running.stop()
@@ -149,7 +153,7 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 			if running != nil {
 				logger.Info("ReplicationConfig deleted: replication stopped")
 				running.stop()
-				running = nil
+				running, carried = nil, nil
 			}
 			continue
 		}
@@ -159,6 +163,7 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 		}
 		if errs := replv1alpha1.ValidateReplicationConfig(rc); len(errs) > 0 {
 			if running != nil {
+				carried = engagedBrakes(rc, running, carried)
 				running.stop()
 				running = nil
 			}
@@ -167,6 +172,7 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 		}
 		if _, err := mirror.ResolveKinds(&rc.Spec); err != nil {
 			if running != nil {
+				carried = engagedBrakes(rc, running, carried)
 				running.stop()
 				running = nil
 			}
@@ -175,12 +181,13 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 		}
 		fingerprint := configFingerprint(rc, secrets.Lister().Secrets(o.Namespace))
 		if running == nil || running.fingerprint != fingerprint {
-			engaged := engagedBrakes(rc, running)
+			engaged := engagedBrakes(rc, running, carried)
 			if running != nil {
 				logger.Info("ReplicationConfig or a hub kubeconfig Secret changed: restarting replication")
 				running.stop()
 			}
-			running = o.start(ctx, rc, secrets.Lister().Secrets(o.Namespace), recorder, clk, fingerprint, engaged)
+			running = o.start(ctx, rc, secrets.Lister().Secrets(o.Namespace), recorder, clk, fingerprint, engaged, func() { poke(nil) })
+			carried = nil
 		}
 		if running.controller != nil {
 			if tokens := releaseTokens(rc); len(tokens) > 0 {
@@ -225,15 +232,18 @@ type engine struct {
 	invalid     map[string]string // hub → why its kubeconfig cannot be used
 	specHubs    []replv1alpha1.ReplicationHub
 	controller  *replication.Controller
+	// engaged are the brakes the engine started with: reported while no controller runs (fewer than two
+	// usable hubs), so that they are not lost from the status.
+	engaged map[string]time.Time
 }
 
 // start connects to rc's hubs and starts the replication. Hubs whose kubeconfig Secret cannot be used are
 // reported in the status and left out; with fewer than two usable hubs nothing is replicated.
 func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig, secrets secretGetter,
-	recorder events.Recorder, clk clock.WithTicker, fingerprint string, engaged map[string]time.Time) *engine {
+	recorder events.Recorder, clk clock.WithTicker, fingerprint string, engaged map[string]time.Time, brakeEngaged func()) *engine {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
-	e := &engine{fingerprint: fingerprint, cancel: cancel, invalid: map[string]string{}, specHubs: rc.Spec.Hubs}
+	e := &engine{fingerprint: fingerprint, cancel: cancel, invalid: map[string]string{}, specHubs: rc.Spec.Hubs, engaged: engaged}
 
 	// Checked by the caller (mirror.ResolveKinds), before start.
 	kinds, _ := mirror.ResolveKinds(&rc.Spec)
@@ -272,6 +282,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	controller, err := replication.New(replication.Options{
 		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk, Logger: logger,
 		Fencing: !o.DisableFencing, DeleteBrake: brake.LimitsOf(rc.Spec.DeleteBrake), EngagedBrakes: engaged,
+		BrakeEngaged: brakeEngaged,
 	})
 	if err != nil {
 		logger.Error(err, "Starting replication")
@@ -296,15 +307,19 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 }
 
 // engagedBrakes returns the delete brakes engaged when a new engine starts (hub → since): those of the running
-// engine when there is one, else those the ReplicationConfig's status recorded (a restart of the replicator).
-// A brake stays engaged until a person releases it; a restart does not release it.
-func engagedBrakes(rc *replv1alpha1.ReplicationConfig, running *engine) map[string]time.Time {
+// engine when there is one, else those carried from the last engine (no engine ran since: an invalid spec), else
+// those the ReplicationConfig's status recorded (a restart of the replicator). A brake stays engaged until a
+// person releases it; a restart does not release it.
+func engagedBrakes(rc *replv1alpha1.ReplicationConfig, running *engine, carried map[string]time.Time) map[string]time.Time {
 	engaged := map[string]time.Time{}
-	if running != nil && running.controller != nil {
-		for _, b := range running.controller.EngagedBrakes() {
+	switch {
+	case running != nil:
+		for _, b := range running.snapshot().Brakes {
 			engaged[b.Hub] = b.Since
 		}
-	} else {
+	case carried != nil:
+		engaged = carried
+	default:
 		for _, h := range rc.Status.Hubs {
 			if h.DeleteBrake != nil {
 				engaged[h.Name] = h.DeleteBrake.Since.Time
@@ -376,7 +391,12 @@ func (e *engine) hubStatus() []status.Hub {
 
 func (e *engine) snapshot() replication.Snapshot {
 	if e.controller == nil {
-		return replication.Snapshot{}
+		var snap replication.Snapshot
+		for hub, since := range e.engaged {
+			snap.Brakes = append(snap.Brakes, brake.State{Hub: hub, Since: since})
+		}
+		sort.Slice(snap.Brakes, func(i, j int) bool { return snap.Brakes[i].Hub < snap.Brakes[j].Hub })
+		return snap
 	}
 	return e.controller.Snapshot()
 }

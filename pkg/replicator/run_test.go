@@ -60,7 +60,17 @@ func TestEngagedBrakesFromStatus(t *testing.T) {
 			{Name: "hub-gone", DeleteBrake: &replv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), ReleaseToken: "hub-gone@2026-12-05T06:00:00Z"}},
 		}},
 	}
-	if diff := cmp.Diff(map[string]time.Time{"hub-b": since}, engagedBrakes(rc, nil)); diff != "" {
+	if diff := cmp.Diff(map[string]time.Time{"hub-b": since}, engagedBrakes(rc, nil, nil)); diff != "" {
 		t.Errorf("engaged brakes (-want +got):\n%s", diff)
+	}
+	// Carried from the last engine (none ran since), they win over the status, which an invalid spec emptied.
+	carried := map[string]time.Time{"hub-a": since}
+	if diff := cmp.Diff(carried, engagedBrakes(rc, nil, carried)); diff != "" {
+		t.Errorf("engaged brakes carried (-want +got):\n%s", diff)
+	}
+	// An engine without a controller (fewer than two usable hubs) reports the brakes it started with.
+	e := &engine{engaged: map[string]time.Time{"hub-b": since}}
+	if diff := cmp.Diff(map[string]time.Time{"hub-b": since}, engagedBrakes(rc, e, nil)); diff != "" {
+		t.Errorf("engaged brakes of an engine without a controller (-want +got):\n%s", diff)
 	}
 }

@@ -84,13 +84,22 @@ type hub[K comparable] struct {
 	// admitted: key → when its delete was first admitted within the window. A delete retried (a request that
 	// failed) counts once.
 	admitted map[K]time.Time
-	// since is when the brake engaged; zero while it is not.
-	since time.Time
-	limit int
+	// since is when the brake engaged; zero while it is not. lastSince is the since of the last engagement:
+	// a new one is at least a second later, so that no two engagements share a release token.
+	since, lastSince time.Time
+	limit            int
+	// restored is true for a brake engaged before this Brake was made (New's engaged): which deletes it holds
+	// is learnt again as they are asked for.
+	restored bool
 	// held are the keys whose delete waits for the release.
 	held sets.Set[K]
-	// released are the keys a person released: each is admitted once more without being counted.
-	released sets.Set[K]
+	// released: key → when a person released its delete: it is admitted once more, uncounted, within the
+	// window after the release.
+	released map[K]time.Time
+	// openUntil: after the release of a restored brake, every delete is admitted uncounted until then (the
+	// window after the release) or until the hub is caught up (CaughtUp), whichever comes first: the deletes it
+	// held are asked for again during that time.
+	openUntil time.Time
 }
 
 // New returns a Brake with limits on clk. engaged restores brakes that were engaged before a restart (hub →
@@ -100,6 +109,7 @@ func New[K comparable](limits Limits, clk clock.PassiveClock, engaged map[string
 	for name, since := range engaged {
 		h := b.hub(name)
 		h.since = since.Truncate(time.Second)
+		h.lastSince, h.restored = h.since, true
 	}
 	return b
 }
@@ -107,35 +117,46 @@ func New[K comparable](limits Limits, clk clock.PassiveClock, engaged map[string
 func (b *Brake[K]) hub(name string) *hub[K] {
 	h := b.hubs[name]
 	if h == nil {
-		h = &hub[K]{admitted: map[K]time.Time{}, held: sets.New[K](), released: sets.New[K]()}
+		h = &hub[K]{admitted: map[K]time.Time{}, held: sets.New[K](), released: map[K]time.Time{}}
 		b.hubs[name] = h
 	}
 	return h
 }
 
-// Admit decides whether the delete of key's object on hubName may be made now, objects being the number of
-// objects replicated (the share's base). The rules, in order:
-//  1. a key a person released (Release) is admitted, once, and not counted;
+// Admit decides whether the delete of key's object on hubName may be made now; objects returns the number of
+// objects on the hub (the share's base), and is called only when the count reaches Limits.Minimum. The rules, in
+// order:
+//  1. a key a person released (Release) within the window is admitted, once, and not counted; so is every
+//     delete while the hub is open after the release of a restored brake (until it is caught up, at most the
+//     window);
 //  2. while the hub's brake is engaged, the delete is Held (key remembered for the release);
 //  3. a key whose delete was admitted on the hub within the window (a retry) is admitted, not counted again;
 //  4. when the objects whose deletes were admitted on the hub within the window already reach
-//     Limits.Allowed(objects), the brake engages: Engaged (key held);
+//     Limits.Allowed(objects()), the brake engages: Engaged (key held);
 //  5. otherwise the delete is Admitted and counted.
 //
 // The caller makes the delete only when the verdict is Admitted.
-func (b *Brake[K]) Admit(hubName string, key K, objects int) Verdict {
+func (b *Brake[K]) Admit(hubName string, key K, objects func() int) Verdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	h := b.hub(hubName)
-	if h.released.Has(key) {
-		h.released.Delete(key)
+	now := b.clock.Now()
+	for k, at := range h.released {
+		if now.Sub(at) >= b.limits.Window {
+			delete(h.released, k)
+		}
+	}
+	if _, ok := h.released[key]; ok {
+		delete(h.released, key)
+		return Admitted
+	}
+	if now.Before(h.openUntil) {
 		return Admitted
 	}
 	if !h.since.IsZero() {
 		h.held.Insert(key)
 		return Held
 	}
-	now := b.clock.Now()
 	for k, at := range h.admitted {
 		if now.Sub(at) >= b.limits.Window {
 			delete(h.admitted, k)
@@ -144,14 +165,29 @@ func (b *Brake[K]) Admit(hubName string, key K, objects int) Verdict {
 	if _, again := h.admitted[key]; again {
 		return Admitted
 	}
-	if allowed := b.limits.Allowed(objects); len(h.admitted) >= allowed {
-		h.since = now.Truncate(time.Second)
-		h.limit = allowed
-		h.held.Insert(key)
-		return Engaged
+	if len(h.admitted) >= b.limits.Minimum {
+		if allowed := b.limits.Allowed(objects()); len(h.admitted) >= allowed {
+			since := now.Truncate(time.Second)
+			if !since.After(h.lastSince) {
+				since = h.lastSince.Add(time.Second)
+			}
+			h.since, h.lastSince, h.limit, h.restored = since, since, allowed, false
+			h.held.Insert(key)
+			return Engaged
+		}
 	}
 	h.admitted[key] = now
 	return Admitted
+}
+
+// CaughtUp tells the brake that hubName has no object out of step: the deletes a released restored brake held
+// have been asked for again, and the hub is no longer open (Admit rule 1).
+func (b *Brake[K]) CaughtUp(hubName string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h := b.hubs[hubName]; h != nil {
+		h.openUntil = time.Time{}
+	}
 }
 
 // Forget drops key from hubName's held and released deletes: a sync found that its object needs no delete there
@@ -161,40 +197,47 @@ func (b *Brake[K]) Forget(hubName string, key K) {
 	defer b.mu.Unlock()
 	if h := b.hubs[hubName]; h != nil {
 		h.held.Delete(key)
-		h.released.Delete(key)
+		delete(h.released, key)
 	}
 }
 
 // Release releases the brake whose release token is token (State.Token), when it is engaged: the deletes it
-// held are admitted once each (keys, in no order, for the caller to sync again) and the hub's window starts afresh. A token of
-// no engaged brake (released already, engaged again since, or malformed) returns ok false and changes nothing.
-func (b *Brake[K]) Release(token string) (hubName string, keys []K, ok bool) {
+// held are admitted once each within the window (keys, in no order, for the caller to sync again) and the hub's
+// window starts afresh. A brake restored at the start (New's engaged) learns again what it holds only as deletes
+// are asked for: its release opens the hub (Admit rule 1) until the hub is caught up or the window ends. A token
+// of no engaged brake (released already, engaged again since, or malformed) returns ok false and changes
+// nothing; tokens never repeat.
+func (b *Brake[K]) Release(token string) (Released[K], bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.clock.Now()
 	for name, h := range b.hubs {
 		if h.since.IsZero() || replv1alpha1.ReleaseToken(name, h.since) != token {
 			continue
 		}
-		keys = h.held.UnsortedList()
-		h.released.Insert(keys...)
+		r := Released[K]{Hub: name, Keys: h.held.UnsortedList(), Restored: h.restored}
+		for _, k := range r.Keys {
+			h.released[k] = now
+		}
+		if h.restored {
+			h.openUntil = now.Add(b.limits.Window)
+		}
 		h.held = sets.New[K]()
-		h.since, h.limit, h.admitted = time.Time{}, 0, map[K]time.Time{}
-		return name, keys, true
+		h.since, h.limit, h.admitted, h.restored = time.Time{}, 0, map[K]time.Time{}, false
+		return r, true
 	}
-	return "", nil, false
+	return Released[K]{}, false
 }
 
-// Holding returns the hub of the engaged brake whose release token is token and the keys it holds; ok is false
-// when no engaged brake has that token.
-func (b *Brake[K]) Holding(token string) (hubName string, held sets.Set[K], ok bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for name, h := range b.hubs {
-		if !h.since.IsZero() && replv1alpha1.ReleaseToken(name, h.since) == token {
-			return name, h.held.Clone(), true
-		}
-	}
-	return "", nil, false
+// Released is what Release let go of.
+type Released[K comparable] struct {
+	// Hub is the hub whose brake was released.
+	Hub string
+	// Keys are the deletes it held (in no order).
+	Keys []K
+	// Restored is true for a brake engaged before the Brake was made: Keys are only those asked for since, and
+	// the hub is open until it is caught up.
+	Restored bool
 }
 
 // Engaged returns the engaged brakes, sorted by hub.

@@ -2,6 +2,7 @@ package brake
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -163,7 +164,7 @@ func TestAdmit(t *testing.T) {
 				{hub: "hub-b", key: "y", objects: 10, want: Admitted},
 				{hub: "hub-b", key: "c", objects: 10, want: Engaged},
 			},
-			engaged: []State{{Hub: "hub-b", Since: start, Limit: 2, Held: 1}},
+			engaged: []State{{Hub: "hub-b", Since: start.Add(time.Second), Limit: 2, Held: 1}}, // a second after the released engagement: a new token
 		},
 		{
 			name: "no objects: the minimum is the limit",
@@ -183,9 +184,10 @@ func TestAdmit(t *testing.T) {
 				clk.SetTime(clk.Now().Add(s.advance))
 				switch {
 				case s.release != "" || (s.key == "" && !s.forget):
-					hub, keys, ok := b.Release(s.release)
+					r, ok := b.Release(s.release)
+					keys := r.Keys
 					if ok != (s.released != nil) {
-						t.Fatalf("step %d: Release(%q) ok = %v (hub %q, keys %v), want %v", i, s.release, ok, hub, keys, s.released != nil)
+						t.Fatalf("step %d: Release(%q) ok = %v (hub %q, keys %v), want %v", i, s.release, ok, r.Hub, keys, s.released != nil)
 					}
 					sort.Strings(keys)
 					if diff := cmp.Diff(s.released, keys); ok && diff != "" {
@@ -194,7 +196,7 @@ func TestAdmit(t *testing.T) {
 				case s.forget:
 					b.Forget(s.hub, s.key)
 				default:
-					if got := b.Admit(s.hub, s.key, s.objects); got != s.want {
+					if got := b.Admit(s.hub, s.key, func() int { return s.objects }); got != s.want {
 						t.Fatalf("step %d: Admit(%s, %s, %d) = %s, want %s", i, s.hub, s.key, s.objects, got, s.want)
 					}
 				}
@@ -211,7 +213,7 @@ func TestMinimumZero(t *testing.T) {
 	b := New[string](Limits{Percent: 1, Minimum: 0, Window: time.Minute}, clocktesting.NewFakePassiveClock(start), nil)
 	var got []Verdict
 	for i := range 3 {
-		got = append(got, b.Admit("hub-b", fmt.Sprint(i), 150))
+		got = append(got, b.Admit("hub-b", fmt.Sprint(i), func() int { return 150 }))
 	}
 	if diff := cmp.Diff([]Verdict{Admitted, Admitted, Engaged}, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
@@ -223,20 +225,82 @@ func TestEngagedAcrossARestart(t *testing.T) {
 	since := start.Add(-time.Hour).Add(300 * time.Millisecond)
 	b := New[string](Limits{Percent: 10, Minimum: 20, Window: time.Minute}, clocktesting.NewFakePassiveClock(start),
 		map[string]time.Time{"hub-b": since})
-	if got := b.Admit("hub-b", "a", 1000); got != Held {
+	thousand := func() int { return 1000 }
+	if got := b.Admit("hub-b", "a", thousand); got != Held {
 		t.Fatalf("Admit after a restart with the brake engaged = %s, want %s", got, Held)
 	}
-	if got := b.Admit("hub-c", "a", 1000); got != Admitted {
+	if got := b.Admit("hub-c", "a", thousand); got != Admitted {
 		t.Fatalf("Admit on another hub = %s, want %s", got, Admitted)
 	}
 	engaged := b.Engaged()
 	if len(engaged) != 1 || engaged[0].Token() != "hub-b@2026-12-05T05:00:00Z" {
 		t.Fatalf("Engaged = %+v, want hub-b's brake with token hub-b@2026-12-05T05:00:00Z", engaged)
 	}
-	if _, keys, ok := b.Release("hub-b@2026-12-05T05:00:00Z"); !ok || len(keys) != 1 {
-		t.Fatalf("Release = %v %v, want the held key a", keys, ok)
+	if r, ok := b.Release("hub-b@2026-12-05T05:00:00Z"); !ok || len(r.Keys) != 1 || !r.Restored {
+		t.Fatalf("Release = %+v %v, want the held key a of a restored brake", r, ok)
 	}
 	if b.IsEngaged("hub-b") {
 		t.Errorf("hub-b still engaged after its release")
+	}
+	// The release of a restored brake opens the hub: the deletes it held are asked for again as the hub is
+	// compared, and admitted uncounted, until it is caught up.
+	var got []Verdict
+	for i := range 30 {
+		got = append(got, b.Admit("hub-b", fmt.Sprint("k", i), thousand))
+	}
+	if slices.ContainsFunc(got, func(v Verdict) bool { return v != Admitted }) {
+		t.Errorf("after the release of a restored brake, verdicts %v, want every delete admitted until the hub is caught up", got)
+	}
+	b.CaughtUp("hub-b")
+	got = nil
+	for i := range 101 {
+		got = append(got, b.Admit("hub-b", fmt.Sprint("m", i), thousand))
+	}
+	if got[99] != Admitted || got[100] != Engaged {
+		t.Errorf("once caught up, the 100th delete %s and the 101st %s; want counted again: Admitted, then Engaged (100 allowed of 1000)", got[99], got[100])
+	}
+}
+
+// TestTokensNeverRepeat: a brake that engages again in the second of its release gets a new token, and the old
+// token (which may stay in the annotation) does not release it.
+func TestTokensNeverRepeat(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(start)
+	b := New[string](Limits{Percent: 1, Minimum: 0, Window: time.Minute}, clk, nil)
+	none := func() int { return 0 }
+	if got := b.Admit("hub-b", "a", none); got != Engaged {
+		t.Fatalf("first delete with minimum 0 and no objects: %s, want %s", got, Engaged)
+	}
+	first := b.Engaged()[0].Token()
+	if _, ok := b.Release(first); !ok {
+		t.Fatalf("release of %s failed", first)
+	}
+	clk.SetTime(start.Add(300 * time.Millisecond))
+	if got := b.Admit("hub-b", "b", none); got != Engaged {
+		t.Fatalf("next delete: %s, want %s", got, Engaged)
+	}
+	second := b.Engaged()[0].Token()
+	if second == first {
+		t.Fatalf("two engagements share the token %s", first)
+	}
+	if _, ok := b.Release(first); ok {
+		t.Errorf("the first token released the second engagement")
+	}
+}
+
+// TestReleasedDeletesExpire: a released delete its sync never asked for again is not admitted uncounted after the
+// window.
+func TestReleasedDeletesExpire(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(start)
+	b := New[string](Limits{Percent: 1, Minimum: 1, Window: time.Minute}, clk, nil)
+	none := func() int { return 0 }
+	b.Admit("hub-b", "a", none)
+	if got := b.Admit("hub-b", "b", none); got != Engaged {
+		t.Fatalf("second delete: %s, want %s", got, Engaged)
+	}
+	b.Release(b.Engaged()[0].Token())
+	clk.SetTime(start.Add(2 * time.Minute))
+	b.Admit("hub-b", "c", none)
+	if got := b.Admit("hub-b", "b", none); got != Engaged {
+		t.Errorf("a released delete asked for after the window: %s, want it counted (%s)", got, Engaged)
 	}
 }

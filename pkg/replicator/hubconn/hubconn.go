@@ -455,6 +455,21 @@ func (h *Hub) cached(k replv1alpha1.ReplicatedKind, namespace, name string) any 
 	return obj
 }
 
+// Objects returns how many objects of the mirrored kinds the hub's caches hold (originals, copies and objects of
+// the hub's own), and false when the hub is not ready. It lists every cache's keys: call it seldom.
+func (h *Hub) Objects() (int, bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if h.state != StateReady {
+		return 0, false
+	}
+	n := 0
+	for _, inf := range h.informers {
+		n += len(inf.GetStore().ListKeys())
+	}
+	return n, true
+}
+
 // List returns the names of the cached objects of kind k in namespace ("" for all namespaces); nil when the
 // hub is not ready.
 func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []cache.ObjectName {

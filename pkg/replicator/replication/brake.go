@@ -2,6 +2,7 @@ package replication
 
 import (
 	"errors"
+	"time"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
@@ -17,7 +18,7 @@ var errDeleteHeld = errors.New("the hub's delete brake holds the delete")
 // The brake engaging is reported once: a Warning event ReasonDeletesHeld naming the hub, the limit and the
 // release token, a log line and the metric metrics.DeleteBrakeEngaged.
 func (c *Controller) admitDelete(hub string, key Key) error {
-	switch c.brake.Admit(hub, key, c.replicatedObjects(hub)) {
+	switch c.brake.Admit(hub, key, func() int { return c.hubObjects(hub) }) {
 	case brake.Admitted:
 		return nil
 	case brake.Engaged:
@@ -32,52 +33,69 @@ func (c *Controller) admitDelete(hub string, key Key) error {
 				"hub %s: deleting %s would make more than %d deletes there within %s (spec.deleteBrake): every delete on hub %s waits until a person releases it with the annotation %s=%s on the ReplicationConfig",
 				hub, key, s.Limit, c.opts.DeleteBrake.Window, hub, replv1alpha1.AnnotationReleaseDeletes, s.Token())
 		}
+		if c.opts.BrakeEngaged != nil {
+			c.opts.BrakeEngaged()
+		}
 	}
 	c.logger.V(2).Info("Delete held by the hub's delete brake", "hub", hub, "object", key.String())
 	return errDeleteHeld
 }
 
-// replicatedObjects is the base of a hub's share of deletes: the source objects of every mirrored kind, or the
-// copies on hub when those are more.
-func (c *Controller) replicatedObjects(hub string) int {
+// hubObjectsMemo is how long hubObjects reuses a count: counting lists every cache's keys.
+const hubObjectsMemo = 10 * time.Second
+
+// hubObjects is the base of hub's share of deletes: the objects of the mirrored kinds its caches hold (counted
+// at most every hubObjectsMemo), or, while it is not ready, the source objects the controller knows.
+func (c *Controller) hubObjects(hub string) int {
+	now := c.opts.Clock.Now()
+	c.mu.Lock()
+	memo, ok := c.objectCounts[hub]
+	c.mu.Unlock()
+	if ok && now.Sub(memo.at) < hubObjectsMemo {
+		return memo.n
+	}
+	n, ready := 0, false
+	if h := c.byName[hub]; h != nil {
+		n, ready = h.Objects()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
-	for _, keys := range c.objects {
-		n += keys.Len()
+	if !ready {
+		for _, keys := range c.objects {
+			n += keys.Len()
+		}
+		return n
 	}
-	return max(n, c.copies[hub].Len())
+	c.objectCounts[hub] = objectCount{n: n, at: now}
+	return n
+}
+
+// objectCount is a count of hubObjects and when it was taken.
+type objectCount struct {
+	n  int
+	at time.Time
 }
 
 // ReleaseDeletes releases the engaged brakes whose release tokens are among tokens (the value of
-// replv1alpha1.AnnotationReleaseDeletes): each held delete is synced again and made once, uncounted. It returns
-// the tokens that released a brake; tokens of no engaged brake are ignored. A release waits (the token is not
-// used, the caller offers it again later) until every key out of step on the brake's hub is a held delete: after
-// a restart the brake (engaged from the status) learns again which deletes it holds only as the first comparison
-// of every object asks for them, and a release before that would let them count against a fresh window.
+// replv1alpha1.AnnotationReleaseDeletes): each held delete is synced again and made once, uncounted, if its sync
+// still asks for it (brake.Brake.Release; a brake restored at the start opens its hub until it is caught up). It
+// returns the tokens that released a brake; tokens of no engaged brake are ignored.
 func (c *Controller) ReleaseDeletes(tokens []string) []string {
 	var released []string
 	for _, token := range tokens {
-		hub, held, ok := c.brake.Holding(token)
-		if !ok {
-			continue
-		}
-		c.mu.Lock()
-		asked := c.listed[hub] && (c.dirty[hub] == nil || held.IsSuperset(c.dirty[hub]))
-		c.mu.Unlock()
-		if !asked {
-			c.logger.V(2).Info("Delete brake release waits for the hub's first comparison", "hub", hub, "releaseToken", token)
-			continue
-		}
-		hub, keys, ok := c.brake.Release(token)
+		r, ok := c.brake.Release(token)
 		if !ok {
 			continue
 		}
 		released = append(released, token)
-		metrics.DeleteBrakeEngaged.WithLabelValues(hub).Set(0)
-		c.logger.Info("Delete brake released", "hub", hub, "releaseToken", token, "deletes", len(keys))
-		c.opts.Recorder.Eventf(ReasonDeletesReleased, "hub %s: delete brake %s released: %d held deletes are made", hub, token, len(keys))
-		for _, key := range keys {
+		metrics.DeleteBrakeEngaged.WithLabelValues(r.Hub).Set(0)
+		c.logger.Info("Delete brake released", "hub", r.Hub, "releaseToken", token, "deletes", len(r.Keys), "restored", r.Restored)
+		if r.Restored {
+			c.opts.Recorder.Eventf(ReasonDeletesReleased, "hub %s: delete brake %s released: the deletes it held are made as the hub is compared, uncounted, until it is caught up", r.Hub, token)
+		} else {
+			c.opts.Recorder.Eventf(ReasonDeletesReleased, "hub %s: delete brake %s released: %d held deletes are synced again and made where still asked for", r.Hub, token, len(r.Keys))
+		}
+		for _, key := range r.Keys {
 			c.queue.Add(key)
 		}
 	}

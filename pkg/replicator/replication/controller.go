@@ -126,6 +126,9 @@ type Options struct {
 	// EngagedBrakes are the brakes engaged before this controller started (hub → when, from the
 	// ReplicationConfig's status): they stay engaged until released.
 	EngagedBrakes map[string]time.Time
+	// BrakeEngaged, when set, is called after a hub's delete brake engaged (the caller writes the status at
+	// once, so that the brake outlives a crash right after).
+	BrakeEngaged func()
 }
 
 // Controller replicates. Create it with New, feed it the hubs' events (it is their hubconn.Handler) and run it
@@ -183,6 +186,8 @@ type Controller struct {
 	namespaceCreates singleflight.Group
 	// brake admits or holds every delete the replicator makes (admitDelete); it has its own lock.
 	brake *brake.Brake[Key]
+	// objectCounts: hub → the last count of hubObjects.
+	objectCounts map[string]objectCount
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -236,6 +241,7 @@ func New(opts Options) (*Controller, error) {
 		listed:            map[string]bool{},
 		reopened:          map[string]bool{},
 		brake:             brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
+		objectCounts:      map[string]objectCount{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready

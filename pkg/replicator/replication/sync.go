@@ -422,7 +422,6 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	case errors.Is(err, errDeleteHeld):
 		// The old hub keeps its object as it is (the evidence, its delete held there) until the brake of the
 		// source is released, which syncs the key again.
-		c.markBehind(key, source.Name())
 		return false, old.Name(), nil
 	case apierrors.IsAlreadyExists(err):
 		c.logger.V(2).Info("Source holds an object its cache does not show: not written back", "object", key.String(), "hub", source.Name())

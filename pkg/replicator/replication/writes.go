@@ -277,6 +277,7 @@ func (c *Controller) markBehind(key Key, hub string) {
 }
 
 func (c *Controller) markCaughtUp(hub string) {
+	c.brake.CaughtUp(hub)
 	c.mu.Lock()
 	already := c.dirty[hub] == nil
 	reopened := c.reopened[hub]

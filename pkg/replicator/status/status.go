@@ -135,6 +135,12 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfiguration, text.Truncate(configErr, maxMessageLength)
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidConfiguration, text.Truncate(configErr, maxMessageLength)
 		out.Hubs, out.Kinds, out.ReachableHubs, out.Clusters = nil, nil, 0, 0
+		// An engaged delete brake stays recorded: the replicator reads it back when the spec is valid again.
+		for _, prev := range rc.Status.Hubs {
+			if prev.DeleteBrake != nil {
+				out.Hubs = append(out.Hubs, replv1alpha1.ReplicationHubStatus{Name: prev.Name, DeleteBrake: prev.DeleteBrake})
+			}
+		}
 	case ready < 2:
 		reason := ReasonTooFewHubsReady
 		if invalidHubs > 0 {

@@ -754,6 +754,13 @@ func TestBuildDeletesHeld(t *testing.T) {
 		t.Errorf("Degraded = %s/%s, want True/%s", degraded.Status, degraded.Reason, status.ReasonDeletesHeld)
 	}
 
+	// An invalid spec drops the hubs from the status, but not an engaged brake: it is read back at the next start.
+	rc.Status = got
+	invalid := status.Build(rc, nil, replication.Snapshot{}, "spec.hubs: Required value", now)
+	if len(invalid.Hubs) != 1 || invalid.Hubs[0].Name != hubB || !cmp.Equal(wantHub, invalid.Hubs[0].DeleteBrake) {
+		t.Errorf("hubs with an invalid spec: %+v, want hub-b's brake only", invalid.Hubs)
+	}
+
 	got = status.Build(rc, []status.Hub{unreachable(hubA, errTimeout), ready(hubB), ready(hubC)}, snap, "", now)
 	if degraded := condition(t, got, replv1alpha1.ReplicationConditionDegraded); degraded.Reason != status.ReasonHubsUnavailable {
 		t.Errorf("Degraded reason with a hub down and a brake engaged = %s, want %s", degraded.Reason, status.ReasonHubsUnavailable)

@@ -48,6 +48,7 @@ type Report struct {
 	NotServed []replv1alpha1.ReplicatedKind
 }
 
+// String is the one-line summary the command prints.
 func (r Report) String() string {
 	return fmt.Sprintf("fence removed: %t; delete-copies finalizers removed: %d; objects unannotated: %d; cluster namespaces unmarked: %d; kinds not served: %v",
 		r.Fence, r.Finalizers, r.Annotated, r.Namespaces, r.NotServed)

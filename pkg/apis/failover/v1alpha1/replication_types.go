@@ -201,8 +201,8 @@ const AnnotationReleaseDeletes = "failover.open-cluster-management.io/release-de
 // DeleteBrake is spec.deleteBrake: how many deletes the replicator makes on one hub within DeleteBrakeWindow
 // before it waits for a person.
 type DeleteBrake struct {
-	// percent is the share, in percent, of the objects the replicator replicates (the source objects of
-	// every mirrored kind, or the copies on the hub when those are more) that it may delete on one hub within
+	// percent is the share, in percent, of a hub's objects of the mirrored kinds (originals, copies and the
+	// hub's own, as the replicator's caches hold them) that the replicator may delete on that hub within
 	// DeleteBrakeWindow. Between 1 and 100; omitted: DefaultDeleteBrakePercent.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
