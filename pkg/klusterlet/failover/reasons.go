@@ -23,6 +23,7 @@ const (
 	ReasonHubBehind = "HubBehind"
 	// ReasonPlannedSwitchWaiting (Normal): a planned switch waits for its target, which the replicator reports
 	// behind the active hub, to catch up: as long as that report lasts, unless spec.forceSwitch names the target.
+	// Also the reason of the Progressing condition (True) while it waits.
 	ReasonPlannedSwitchWaiting = "PlannedSwitchWaiting"
 	// ReasonNoViableHub (Warning): no configured hub can be used now; the agent reports Degraded, backs off and
 	// keeps trying.

@@ -37,10 +37,11 @@ type StatusView struct {
 	Phase        hubsession.Phase
 	PhaseMessage string
 	Available    metav1.ConditionStatus
-	// State, Switch and Degraded are the orchestrator's state and memory after the round.
-	State    State
-	Switch   *Switch
-	Degraded string
+	// State, Switch, PlannedWait and Degraded are the orchestrator's state and memory after the round.
+	State       State
+	Switch      *Switch
+	PlannedWait *PlannedWait
+	Degraded    string
 	// UnrecordedFailovers is the number of completed moves not yet in status.failoverCount; LastFailover is the
 	// latest move (EndTime nil while in progress), nil if none in this process.
 	UnrecordedFailovers int32
@@ -146,6 +147,10 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 	if sw := v.Switch; sw != nil {
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue,
 			Reason: ConditionReasonSwitching, Message: fmt.Sprintf("moving from hub %s to hub %s: %s", sw.From, sw.To, sw.Message)})
+	} else if w := v.PlannedWait; w != nil {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: ReasonPlannedSwitchWaiting,
+			Message: fmt.Sprintf("planned switch from hub %s to hub %s waits since %s until the replicator reports hub %s in step (spec.forceSwitch: %s switches now)",
+				v.Active, w.Target, w.Since.UTC().Format(time.RFC3339), w.Target, w.Target)})
 	} else {
 		msg := "on hub " + v.Active
 		if v.Active == "" {
@@ -190,7 +195,7 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 	v := StatusView{
 		Now: now, Generation: fc.Generation, ClusterName: r.o.Agent.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
 		Active: r.run.hub, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
-		State: r.state, Switch: r.mem.Switch, Degraded: r.degraded,
+		State: r.state, Switch: r.mem.Switch, PlannedWait: r.mem.PlannedWait, Degraded: r.degraded,
 		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,
 		Contested: facts.contested, ContestedAt: facts.contestedAt,
 	}

@@ -48,6 +48,14 @@ func TestBuildStatus(t *testing.T) {
 			wantDegraded: cond{metav1.ConditionTrue, ReasonBootstrapKubeconfigInvalid}, wantActiveResult: failoverv1alpha1.HubProbeReady, wantCount: 1,
 		},
 		{
+			name: "a planned switch waiting for its target's catch-up: Progressing True PlannedSwitchWaiting",
+			view: StatusView{Active: "primary", ActiveServer: "https://a", State: StateActive, Phase: hubsession.PhaseRegistered,
+				Available: metav1.ConditionTrue, Verdict: Verdict{Reason: ReasonHubHealthy},
+				PlannedWait: &PlannedWait{Target: "hub-b", Since: now.Add(-time.Hour)}},
+			wantAvailable: cond{metav1.ConditionTrue, ConditionReasonHubAvailable}, wantProgressing: cond{metav1.ConditionTrue, ReasonPlannedSwitchWaiting},
+			wantDegraded: cond{metav1.ConditionTrue, ReasonBootstrapKubeconfigInvalid}, wantActiveResult: failoverv1alpha1.HubProbeReady, wantCount: 1,
+		},
+		{
 			name: "NoViableHub: Degraded NoViableHub, the lost hub Unreachable",
 			view: StatusView{Active: "primary", State: StateNoViableHub, Phase: hubsession.PhaseRegistered, Degraded: "hub lost; no other hub is viable",
 				Verdict: Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost, Message: "gone"}},

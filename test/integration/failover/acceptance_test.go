@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -148,6 +149,10 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	})
 	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = primary })
 	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, "set FailoverConfig spec.forceSwitch: primary to switch now", statusTimeout)
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "Progressing True PlannedSwitchWaiting", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		c := meta.FindStatusCondition(fc.Status.Conditions, failoverv1alpha1.ConditionProgressing)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == failover.ReasonPlannedSwitchWaiting, util.DescribeFailoverStatus(fc)
+	})
 	framework.Consistently(t, 10*time.Second, time.Second, func() (bool, error) {
 		fc, err := util.GetFailoverConfig(b.spoke)
 		if err != nil {
