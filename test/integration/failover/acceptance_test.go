@@ -109,20 +109,7 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 
 	// Planned switch, while the replicator's report on hub A's ManagedCluster (written here as the replicator
 	// writes it) says hub B is behind: the switch waits, and goes once hub B is reported in step.
-	annotateManagedCluster(t, b.hubA, clusterName, map[string]any{failoverv1alpha1.AnnotationHubsInStep: "", failoverv1alpha1.AnnotationHubsBehind: hubB})
-	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-b reported Behind", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
-		h := util.HubProbe(fc, hubB)
-		return h != nil && h.Replication == failoverv1alpha1.HubBehind, util.DescribeFailoverStatus(fc)
-	})
-	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = hubB })
-	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, "waits until the replicator reports hub hub-b in step with hub primary", statusTimeout)
-	framework.Consistently(t, 10*time.Second, time.Second, func() (bool, error) {
-		fc, err := util.GetFailoverConfig(b.spoke)
-		if err != nil {
-			return false, err
-		}
-		return fc.Status.ActiveHub == primary, nil
-	}, "the planned switch waits while hub B is reported behind")
+	b.plannedSwitchWaits(t, b.hubA, primary, hubB, "waits until the replicator reports hub hub-b in step with hub primary")
 	annotateManagedCluster(t, b.hubA, clusterName, map[string]any{failoverv1alpha1.AnnotationHubsInStep: hubB, failoverv1alpha1.AnnotationHubsBehind: ""})
 	util.WaitForClusterAvailable(t, b.hubB, clusterName, failoverSlack)
 	if csrs := util.CSRNames(t, b.hubB, clusterName); len(csrs) == 0 {
@@ -142,24 +129,7 @@ func TestQuickAcceptFlipsThenPlannedSwitch(t *testing.T) {
 	// A planned switch back to the primary, reported behind on hub B's ManagedCluster, waits (there is no time
 	// after which it goes ahead on its own: the decision's table test holds it an hour and a day) until a person
 	// forces it with spec.forceSwitch; it then goes ahead with a HubBehind warning.
-	annotateManagedCluster(t, b.hubB, clusterName, map[string]any{failoverv1alpha1.AnnotationHubsInStep: "", failoverv1alpha1.AnnotationHubsBehind: primary})
-	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "primary reported Behind", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
-		h := util.HubProbe(fc, primary)
-		return h != nil && h.Replication == failoverv1alpha1.HubBehind, util.DescribeFailoverStatus(fc)
-	})
-	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = primary })
-	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, "set FailoverConfig spec.forceSwitch: primary to switch now", statusTimeout)
-	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "Progressing True PlannedSwitchWaiting", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
-		c := meta.FindStatusCondition(fc.Status.Conditions, failoverv1alpha1.ConditionProgressing)
-		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == failover.ReasonPlannedSwitchWaiting, util.DescribeFailoverStatus(fc)
-	})
-	framework.Consistently(t, 10*time.Second, time.Second, func() (bool, error) {
-		fc, err := util.GetFailoverConfig(b.spoke)
-		if err != nil {
-			return false, err
-		}
-		return fc.Status.ActiveHub == hubB, nil
-	}, "the planned switch back waits while the primary is reported behind")
+	b.plannedSwitchWaits(t, b.hubB, hubB, primary, "set FailoverConfig spec.forceSwitch: primary to switch now")
 	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.ForceSwitch = primary })
 	util.WaitForFailoverConfig(t, b.spoke, statusTimeout+failoverSlack, "forced planned switch hub-b -> primary",
 		lastFailoverIs(hubB, primary, failoverv1alpha1.FailoverReasonPlannedSwitch, 2))
@@ -186,4 +156,30 @@ func uidOf(s *corev1.Secret) types.UID {
 		return ""
 	}
 	return s.GetUID()
+}
+
+// plannedSwitchWaits writes, on hub's ManagedCluster (the active hub's, as the replicator would), a report that
+// names target behind, asks for a planned switch to target and checks that it waits: the status shows target
+// Behind, the PlannedSwitchWaiting event (containing eventText) and condition come, and the cluster stays on
+// active for 10 s.
+func (b *bed) plannedSwitchWaits(t *testing.T, hub *framework.Hub, active, target, eventText string) {
+	t.Helper()
+	annotateManagedCluster(t, hub, clusterName, map[string]any{failoverv1alpha1.AnnotationHubsInStep: "", failoverv1alpha1.AnnotationHubsBehind: target})
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, target+" reported Behind", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		h := util.HubProbe(fc, target)
+		return h != nil && h.Replication == failoverv1alpha1.HubBehind, util.DescribeFailoverStatus(fc)
+	})
+	util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = target })
+	util.WaitForEvent(t, b.spoke, failover.ReasonPlannedSwitchWaiting, eventText, statusTimeout)
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "Progressing True PlannedSwitchWaiting", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		c := meta.FindStatusCondition(fc.Status.Conditions, failoverv1alpha1.ConditionProgressing)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == failover.ReasonPlannedSwitchWaiting, util.DescribeFailoverStatus(fc)
+	})
+	framework.Consistently(t, 10*time.Second, time.Second, func() (bool, error) {
+		fc, err := util.GetFailoverConfig(b.spoke)
+		if err != nil {
+			return false, err
+		}
+		return fc.Status.ActiveHub == active, nil
+	}, "the planned switch to %s waits while it is reported behind", target)
 }
