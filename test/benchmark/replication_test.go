@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -768,7 +769,10 @@ func (r *replRun) setUpReplicatorConfig() []byte {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	spec := replv1alpha1.ReplicationConfigSpec{}
+	// The delete phase deletes 100 ManifestWorks a second, most of what a small size holds, as a user would on
+	// purpose: the delete brake (spec.deleteBrake) would hold them, as it should for a mass delete nobody meant.
+	// The benchmark measures the replication of deletes, so it lets every delete through.
+	spec := replv1alpha1.ReplicationConfigSpec{DeleteBrake: &replv1alpha1.DeleteBrake{Percent: ptr.To[int32](100), Minimum: ptr.To[int32](replv1alpha1.MaxDeleteBrakeMinimum)}}
 	var kubeconfigB []byte
 	for i, h := range r.hubs {
 		name := r.names[i]

@@ -724,15 +724,27 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 }
 
 // HoldPatch returns the JSON merge patch (RFC 7386) that adds FinalizerDeleteCopies to src, an original of kind k
-// on its source hub about to get its first copy, with src's metadata.uid and resourceVersion as preconditions:
-// its delete is then held, and seen, also while the replicator is down, before any copy exists that only such a
-// delete may remove (Decide, rule 3). It returns nil when k does not HoldsDeletes, or src is nil, a copy, being
+// on its source hub about to get its first copies on the hubs of targets, with src's metadata.uid and
+// resourceVersion as preconditions: its delete is then held, and seen, also while the replicator is down, before
+// any copy exists that only such a delete may remove (Decide, rule 3). The same patch lists targets in
+// AnnotationHasCopies (what MarkPatch writes once the copies exist), so that a new original costs its hub one
+// write: a hub listed before its copy is written, and never written, is harmless, since an original is deleted
+// for a listed hub only on a delete of the copy seen there, and the write-back makes a listed copy missing on a
+// new source (DecideWriteBack). It returns nil when k does not HoldsDeletes, or src is nil, a copy, being
 // deleted, or held already.
-func HoldPatch(k Kind, src *unstructured.Unstructured) []byte {
+func HoldPatch(k Kind, src *unstructured.Unstructured, targets []string) []byte {
 	if !HoldsDeletes(k) || src == nil || IsCopy(src) || src.GetDeletionTimestamp() != nil || slices.Contains(src.GetFinalizers(), FinalizerDeleteCopies) {
 		return nil
 	}
-	return finalizersPatch(src, append(slices.Clone(src.GetFinalizers()), FinalizerDeleteCopies))
+	meta := copiesMeta(src, targets)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["uid"] = string(src.GetUID())
+	meta["resourceVersion"] = src.GetResourceVersion()
+	meta["finalizers"] = append(slices.Clone(src.GetFinalizers()), FinalizerDeleteCopies)
+	patch, _ := json.Marshal(map[string]any{"metadata": meta})
+	return patch
 }
 
 // HoldsDeletes reports whether the originals of kind k get FinalizerDeleteCopies: namespaced kinds listed

@@ -2,8 +2,10 @@ package replication
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -290,7 +292,14 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}
 	}
 	if src != nil && firstCopy(k, key, targets) && perCluster(k, key, c.isCluster) {
-		held, err := c.holdBeforeCopies(ctx, source, k, key, src)
+		// The hubs about to get a copy, or holding one: a hub holding a foreign object of that name gets none.
+		names := make([]string, 0, len(targets))
+		for _, t := range targets {
+			if obj, _ := t.Peek(k.Name, key.Namespace, key.Name); obj == nil || mirror.IsCopyOn(k, obj) {
+				names = append(names, t.Name())
+			}
+		}
+		held, err := c.holdBeforeCopies(ctx, source, k, key, src, names)
 		if err != nil || held == nil {
 			// No copy without the hold; a refused hold (the cache is behind) is retried on the watch event.
 			return errors.Join(append(errs, err)...)
@@ -406,6 +415,10 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name), deleted)
 	c.logger.V(4).Info("Decided write-back", "object", key.String(), "from", old.Name(), "source", source.Name(), "action", d.Action,
 		"sourceHolds", src != nil, "deleteSeen", deleted)
+	if d.Action != mirror.ActionDelete {
+		// A delete of the source's object the brake held is no longer asked for.
+		c.brake.Forget(source.Name(), key)
+	}
 	switch d.Action {
 	case mirror.ActionNone:
 		return false, "", nil
@@ -546,6 +559,7 @@ func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, targe
 	c.recordConflict(k, key, target.Name(), mirror.ConflictNone)
 	tgt, _ := target.Peek(k.Name, key.Namespace, key.Name)
 	if !mirror.IsCopyOn(k, tgt) {
+		c.brake.Forget(target.Name(), key)
 		return nil
 	}
 	err := c.deleteCopy(ctx, target, k, tgt)
@@ -653,15 +667,17 @@ func firstCopy(k mirror.Kind, key Key, targets []*hubconn.Hub) bool {
 	return false
 }
 
-// holdWrite names the hold written before a first copy (mirror.HoldPatch) among the source writes that
+// holdWrite names the hold written before a first copy (mirror.HoldPatch, with has-copies) among the source writes that
 // patchSourceOnce remembers until the source's cache shows them (withHold).
 const holdWrite = "holding the original's delete"
 
-// holdBeforeCopies returns src, a per-cluster object on its source hub, with mirror.FinalizerDeleteCopies (it
-// writes it when missing: mirror.HoldPatch), or src as it is when it needs no hold. It returns nil and no error
-// when the write was refused because src changed or went since it was read: its watch event syncs the key again.
-func (c *Controller) holdBeforeCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	patch := mirror.HoldPatch(k, src)
+// holdBeforeCopies returns src, a per-cluster object on its source hub, with mirror.FinalizerDeleteCopies and the
+// hubs of targets in its has-copies (it writes both in one patch when the finalizer is missing: mirror.HoldPatch),
+// or src as it is when it needs no hold. It returns nil and no error when the write was refused because src
+// changed or went since it was read: its watch event syncs the key again.
+func (c *Controller) holdBeforeCopies(ctx context.Context, source *hubconn.Hub, k mirror.Kind, key Key, src *unstructured.Unstructured,
+	targets []string) (*unstructured.Unstructured, error) {
+	patch := mirror.HoldPatch(k, src, targets)
 	if patch == nil {
 		// Held (or held by an earlier write the source's cache does not show yet: withHold).
 		return src, nil
@@ -669,15 +685,16 @@ func (c *Controller) holdBeforeCopies(ctx context.Context, source *hubconn.Hub, 
 	if err := c.patchSourceOnce(ctx, source, k, key, src, patch, holdWrite); err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	if held := c.withHold(source, key, src); mirror.HoldPatch(k, held) == nil {
+	if held := c.withHold(source, key, src); mirror.HoldPatch(k, held, targets) == nil {
 		return held, nil
 	}
 	c.logger.V(4).Info("Source object changed before it was held", "object", key.String(), "hub", source.Name())
 	return nil, nil
 }
 
-// withHold returns src as its source hub holds it: with mirror.FinalizerDeleteCopies when holdBeforeCopies wrote it
-// on this very object and the source's cache does not show it yet, so that no later patch writes it again.
+// withHold returns src as its source hub holds it: with what holdBeforeCopies wrote on this very object
+// (mirror.FinalizerDeleteCopies and has-copies) when the source's cache does not show it yet, so that no later
+// patch writes it again.
 func (c *Controller) withHold(source *hubconn.Hub, key Key, src *unstructured.Unstructured) *unstructured.Unstructured {
 	if src == nil {
 		return src
@@ -690,11 +707,27 @@ func (c *Controller) withHold(source *hubconn.Hub, key Key, src *unstructured.Un
 		delete(c.patched, memoKey)
 		return src
 	}
-	if !strings.HasPrefix(c.patched[memoKey], source.Name()+" "+string(src.GetUID())+" ") {
+	prefix := source.Name() + " " + string(src.GetUID()) + " "
+	written, ok := strings.CutPrefix(c.patched[memoKey], prefix)
+	if !ok {
 		return src
 	}
+	var patch struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal([]byte(written), &patch)
 	held := src.DeepCopy()
 	held.SetFinalizers(append(held.GetFinalizers(), mirror.FinalizerDeleteCopies))
+	if len(patch.Metadata.Annotations) > 0 {
+		annotations := held.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		maps.Copy(annotations, patch.Metadata.Annotations)
+		held.SetAnnotations(annotations)
+	}
 	return held
 }
 
