@@ -476,11 +476,14 @@ func checkReplicatorDeployment(t *testing.T, hub *framework.Hub) {
 	if sc := spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
 		t.Errorf("the replicator must run as non-root")
 	}
-	if got := c.Resources.Requests[corev1.ResourceMemory]; got.Cmp(resource.MustParse("128Mi")) != 0 {
-		t.Errorf("memory request %s, want 128Mi", got.String())
+	// The limit fits the largest fleet measured (docs/benchmarks-replication.md: a peak of 433 MiB at 3,500
+	// clusters x 10 ManifestWorks x 2 standbys) with at least 40 % to spare: an OOM-killed replicator holds deletes.
+	limit, ok := c.Resources.Limits[corev1.ResourceMemory]
+	if floor := resource.MustParse("607Mi"); !ok || limit.Cmp(floor) < 0 {
+		t.Errorf("memory limit %s, want at least %s (1.4 x the 433 MiB peak measured)", limit.String(), floor.String())
 	}
-	if got, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok || got.Cmp(resource.MustParse("256Mi")) != 0 {
-		t.Errorf("memory limit %s, want 256Mi", got.String())
+	if got := c.Resources.Requests[corev1.ResourceMemory]; got.IsZero() || got.Cmp(limit) > 0 {
+		t.Errorf("memory request %s, want one, not above the limit %s", got.String(), limit.String())
 	}
 }
 
