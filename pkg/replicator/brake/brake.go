@@ -12,7 +12,6 @@
 package brake
 
 import (
-	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -252,22 +251,4 @@ func (b *Brake[K]) Engaged() []State {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Hub < out[j].Hub })
 	return out
-}
-
-// IsEngaged reports whether hubName's brake is engaged.
-func (b *Brake[K]) IsEngaged(hubName string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	h := b.hubs[hubName]
-	return h != nil && !h.since.IsZero()
-}
-
-// String describes s for events and conditions.
-func (s State) String() string {
-	limit := "its limit"
-	if s.Limit > 0 {
-		limit = fmt.Sprintf("its limit of %d", s.Limit)
-	}
-	return fmt.Sprintf("hub %s: %d deletes held since %s (more than %s within %s); release token %s",
-		s.Hub, s.Held, s.Since.UTC().Format(time.RFC3339), limit, replv1alpha1.DeleteBrakeWindow, s.Token())
 }

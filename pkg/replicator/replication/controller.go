@@ -246,7 +246,7 @@ func New(opts Options) (*Controller, error) {
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
 		engaged := 0.0
-		if c.brake.IsEngaged(h.Name()) {
+		if _, ok := opts.EngagedBrakes[h.Name()]; ok {
 			engaged = 1
 		}
 		metrics.DeleteBrakeEngaged.WithLabelValues(h.Name()).Set(engaged)
