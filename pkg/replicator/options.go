@@ -38,6 +38,10 @@ type Options struct {
 	HubProbeInterval time.Duration
 	// StatusInterval is how often the ReplicationConfig's status is recomputed (written only when it changed).
 	StatusInterval time.Duration
+	// ReportInterval is the longest the replicator lets pass between two writes of a cluster's in-step report
+	// (AnnotationHubsReported): an agent takes a report unconfirmed for ReportStaleConfirmations intervals as
+	// unknown. One merge patch per replicated cluster per interval on its source hub.
+	ReportInterval time.Duration
 	// HubQPS and HubBurst limit the requests to each hub.
 	HubQPS   float32
 	HubBurst int
@@ -54,6 +58,7 @@ func NewOptions() *Options {
 		Workers:          16,
 		HubProbeInterval: 5 * time.Second,
 		StatusInterval:   5 * time.Second,
+		ReportInterval:   5 * time.Minute,
 		HubQPS:           500,
 		HubBurst:         1000,
 	}
@@ -65,6 +70,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Workers, "workers", o.Workers, "Number of objects replicated in parallel.")
 	fs.DurationVar(&o.HubProbeInterval, "hub-probe-interval", o.HubProbeInterval, "How often each hub is probed; a hub that stops answering is left out until it answers again.")
 	fs.DurationVar(&o.StatusInterval, "status-interval", o.StatusInterval, "How often the ReplicationConfig's status is recomputed; it is written only when it changed.")
+	fs.DurationVar(&o.ReportInterval, "report-interval", o.ReportInterval, "Longest time between two writes of a cluster's in-step report; "+
+		"agents take a report not rewritten for three intervals as unknown (the replicator stopped).")
 	fs.Float32Var(&o.HubQPS, "hub-kube-api-qps", o.HubQPS, "Requests per second to each hub.")
 	fs.IntVar(&o.HubBurst, "hub-kube-api-burst", o.HubBurst, "Burst of requests to each hub.")
 	fs.BoolVar(&o.DisableFencing, "disable-fencing", o.DisableFencing, "Do not install the ValidatingAdmissionPolicy "+
@@ -107,6 +114,9 @@ func (o *Options) Validate() error {
 	}
 	if o.StatusInterval < time.Second {
 		errs = append(errs, fmt.Errorf("--status-interval %s: must be at least 1s", o.StatusInterval))
+	}
+	if o.ReportInterval < time.Second || o.ReportInterval > time.Hour {
+		errs = append(errs, fmt.Errorf("--report-interval %s: must be between 1s and 1h", o.ReportInterval))
 	}
 	if o.HubQPS <= 0 {
 		errs = append(errs, fmt.Errorf("--hub-kube-api-qps %g: must be greater than 0", o.HubQPS))

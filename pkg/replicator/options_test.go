@@ -30,6 +30,8 @@ func TestValidate(t *testing.T) {
 		{name: "workers upper bound", mod: func(o *replicator.Options) { o.Workers = 64 }},
 		{name: "probe interval lower bound", mod: func(o *replicator.Options) { o.HubProbeInterval = time.Second }},
 		{name: "status interval lower bound", mod: func(o *replicator.Options) { o.StatusInterval = time.Second }},
+		{name: "report interval lower bound", mod: func(o *replicator.Options) { o.ReportInterval = time.Second }},
+		{name: "report interval upper bound", mod: func(o *replicator.Options) { o.ReportInterval = time.Hour }},
 		{name: "smallest positive QPS", mod: func(o *replicator.Options) { o.HubQPS = 0.01 }},
 		{name: "burst lower bound", mod: func(o *replicator.Options) { o.HubBurst = 1 }},
 		{name: "63-character namespace", mod: func(o *replicator.Options) { o.Namespace = strings.Repeat("n", 63) }},
@@ -47,6 +49,8 @@ func TestValidate(t *testing.T) {
 		{name: "probe interval below 1s", mod: func(o *replicator.Options) { o.HubProbeInterval = 999 * time.Millisecond }, wantErr: []string{"--hub-probe-interval 999ms", "at least 1s"}},
 		{name: "zero probe interval", mod: func(o *replicator.Options) { o.HubProbeInterval = 0 }, wantErr: []string{"--hub-probe-interval 0s"}},
 		{name: "status interval below 1s", mod: func(o *replicator.Options) { o.StatusInterval = 500 * time.Millisecond }, wantErr: []string{"--status-interval 500ms", "at least 1s"}},
+		{name: "report interval below 1s", mod: func(o *replicator.Options) { o.ReportInterval = 100 * time.Millisecond }, wantErr: []string{"--report-interval 100ms", "between 1s and 1h"}},
+		{name: "report interval above 1h", mod: func(o *replicator.Options) { o.ReportInterval = 61 * time.Minute }, wantErr: []string{"--report-interval 1h1m0s", "between 1s and 1h"}},
 		{name: "zero QPS", mod: func(o *replicator.Options) { o.HubQPS = 0 }, wantErr: []string{"--hub-kube-api-qps 0", "greater than 0"}},
 		{name: "negative QPS", mod: func(o *replicator.Options) { o.HubQPS = -1.5 }, wantErr: []string{"--hub-kube-api-qps -1.5"}},
 		{name: "zero burst", mod: func(o *replicator.Options) { o.HubBurst = 0 }, wantErr: []string{"--hub-kube-api-burst 0", "at least 1"}},
@@ -54,7 +58,7 @@ func TestValidate(t *testing.T) {
 			name: "every flag wrong: all reported together",
 			mod: func(o *replicator.Options) {
 				*o = replicator.Options{Namespace: "Bad_NS", ConfigName: "Bad_Name", Workers: 100, HubProbeInterval: time.Millisecond,
-					StatusInterval: 2 * time.Millisecond, HubQPS: -2, HubBurst: -4}
+					StatusInterval: 2 * time.Millisecond, ReportInterval: 5 * time.Minute, HubQPS: -2, HubBurst: -4}
 			},
 			wantErr: []string{
 				`--namespace "Bad_NS"`, `--config-name "Bad_Name"`, "--workers 100", "--hub-probe-interval 1ms",

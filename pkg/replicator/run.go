@@ -282,7 +282,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 	controller, err := replication.New(replication.Options{
 		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk, Logger: logger,
 		Fencing: !o.DisableFencing, DeleteBrake: brake.LimitsOf(rc.Spec.DeleteBrake), EngagedBrakes: engaged,
-		BrakeEngaged: brakeEngaged,
+		BrakeEngaged: brakeEngaged, ReportWriter: rc.Name, ReportInterval: o.ReportInterval,
 	})
 	if err != nil {
 		logger.Error(err, "Starting replication")

@@ -99,17 +99,37 @@ type HubSteps struct {
 	InStep map[string]bool
 	// Behind holds the hub names of failoverv1alpha1.AnnotationHubsBehind.
 	Behind map[string]bool
+	// Report is the value of failoverv1alpha1.AnnotationHubsReported, "" when absent.
+	Report string
+	// Every is the report's confirmation interval (HubsReport.Every); zero when Report is absent or malformed:
+	// such a report never goes stale.
+	Every time.Duration
+	// SeenSince is when the agent first saw Report with its current value (the agent's clock).
+	SeenSince time.Time
 }
 
-// State returns how hub stands: HubInStep, HubBehind, or "" when not reported.
-func (s HubSteps) State(hub string) failoverv1alpha1.HubReplicationState {
-	switch {
-	case s.Behind[hub]:
-		return failoverv1alpha1.HubBehind
-	case s.InStep[hub]:
-		return failoverv1alpha1.HubInStep
+// StaleAt is when the report becomes unknown: ReportStaleConfirmations × Every after SeenSince. Zero when it
+// never does (no confirmation interval).
+func (s HubSteps) StaleAt() time.Time {
+	if s.Every <= 0 || s.SeenSince.IsZero() {
+		return time.Time{}
 	}
-	return ""
+	return s.SeenSince.Add(failoverv1alpha1.ReportStaleConfirmations * s.Every)
+}
+
+// State returns how hub stands at now: HubInStep, HubBehind, HubReplicationUnknown when the report names it
+// but went unconfirmed past StaleAt, or "" when not reported.
+func (s HubSteps) State(hub string, now time.Time) failoverv1alpha1.HubReplicationState {
+	if !s.Behind[hub] && !s.InStep[hub] {
+		return ""
+	}
+	if at := s.StaleAt(); !at.IsZero() && now.After(at) {
+		return failoverv1alpha1.HubReplicationUnknown
+	}
+	if s.Behind[hub] {
+		return failoverv1alpha1.HubBehind
+	}
+	return failoverv1alpha1.HubInStep
 }
 
 // HubView is one configured hub as a decision sees it.
@@ -314,6 +334,10 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 	}
 	d.add(Action{Kind: ActHeartbeat})
 	d.RecheckAfter = minPositive(wait, verdict.RecheckAfter)
+	if at := v.Steps.StaleAt(); at.After(now) {
+		// The report turns unknown then: the status says so, and a ranking made after it reads it so.
+		d.RecheckAfter = minPositive(d.RecheckAfter, at.Sub(now)+time.Millisecond)
+	}
 	return d
 }
 
@@ -469,8 +493,8 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 				"ManifestWorks there may be older than on %s", v.ClusterName, name, v.Active, v.Active)
 		}
 	}
-	if planned && v.Steps.Behind[target] {
-		if !d.waitForCatchUp(v, target, now) {
+	if state := v.Steps.State(target, now); planned && (state == failoverv1alpha1.HubBehind || state == failoverv1alpha1.HubReplicationUnknown) {
+		if !d.waitForCatchUp(v, target, state, now) {
 			return
 		}
 	}
@@ -493,26 +517,34 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 	d.RecheckAfter = minPositive(wait, time.Second)
 }
 
-// waitForCatchUp holds a planned switch to target, which the replicator reported behind the active hub, for as
-// long as that report lasts: edits and creates made on the active hub reach the target before the cluster
-// moves, however long the catch-up takes. It returns false (stay, look again soon) while the wait lasts, and
-// true (switch, with a HubBehind warning) when spec.forceSwitch names the target: a person chose the switch over
-// what the target lacks.
-func (d *Decision) waitForCatchUp(v View, target string, now time.Time) bool {
+// waitForCatchUp holds a planned switch to target, which the replicator reported behind the active hub (state
+// HubBehind) or whose report went unconfirmed (HubReplicationUnknown: the hub may be behind), for as long as
+// that lasts: edits and creates made on the active hub reach the target before the cluster moves, however long
+// the catch-up or the replicator's return takes. It returns false (stay, look again soon) while the wait lasts,
+// and true (switch, with a HubBehind warning) when spec.forceSwitch names the target: a person chose the switch
+// over what the target may lack.
+func (d *Decision) waitForCatchUp(v View, target string, state failoverv1alpha1.HubReplicationState, now time.Time) bool {
+	why := fmt.Sprintf("the replicator reports hub %s behind hub %s", target, v.Active)
+	until := fmt.Sprintf("the replicator reports hub %s in step with hub %s", target, v.Active)
+	if state == failoverv1alpha1.HubReplicationUnknown {
+		why = fmt.Sprintf("the replicator's report (%s) has not been confirmed for %s, more than %d of its intervals: hub %s may be behind hub %s",
+			v.Steps.Report, now.Sub(v.Steps.SeenSince).Round(time.Second), failoverv1alpha1.ReportStaleConfirmations, target, v.Active)
+		until = fmt.Sprintf("a running replicator confirms hub %s in step with hub %s", target, v.Active)
+	}
 	if v.Spec.ForceSwitch == target {
 		since := ""
 		if w := d.Memory.PlannedWait; w != nil && w.Target == target {
 			since = fmt.Sprintf(" after waiting %s", now.Sub(w.Since).Round(time.Second))
 		}
-		d.event(true, ReasonHubBehind, "planned switch of cluster %s to hub %s goes ahead%s, forced by FailoverConfig spec.forceSwitch, although the replicator reports hub %s behind hub %s: "+
-			"ManifestWorks there may be older than on %s", v.ClusterName, target, since, target, v.Active, v.Active)
+		d.event(true, ReasonHubBehind, "planned switch of cluster %s to hub %s goes ahead%s, forced by FailoverConfig spec.forceSwitch, although %s: "+
+			"ManifestWorks there may be older than on %s", v.ClusterName, target, since, why, v.Active)
 		return true
 	}
 	if w := d.Memory.PlannedWait; w == nil || w.Target != target {
 		d.Memory.PlannedWait = &PlannedWait{Target: target, Since: now}
-		d.event(false, ReasonPlannedSwitchWaiting, "planned switch of cluster %s from hub %s to hub %s waits until the replicator reports hub %s in step with hub %s "+
+		d.event(false, ReasonPlannedSwitchWaiting, "planned switch of cluster %s from hub %s to hub %s waits until %s, as %s "+
 			"(set FailoverConfig spec.forceSwitch: %s to switch now, with what hub %s lacks lost to the cluster)",
-			v.ClusterName, v.Active, target, target, v.Active, target, target)
+			v.ClusterName, v.Active, target, until, why, target, target)
 	}
 	d.add(Action{Kind: ActHeartbeat})
 	d.RecheckAfter = plannedWaitRecheck
@@ -596,7 +628,7 @@ func (v View) candidates(failed string, now time.Time) []HubCandidate {
 		} else if h.Probed {
 			c.Probe = h.Probe
 		}
-		c.Replication = v.Steps.State(h.Name)
+		c.Replication = v.Steps.State(h.Name, now)
 		out = append(out, c)
 	}
 	return out

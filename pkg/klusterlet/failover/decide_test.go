@@ -371,6 +371,48 @@ func TestDecide(t *testing.T) {
 			wantNext: StateActive, wantActions: []string{"Heartbeat"}, wantRecheck: plannedWaitRecheck,
 		},
 		{
+			name: "Active: planned switch to a hub reported in step by a report unconfirmed past three intervals waits", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s",
+					Every: time.Minute, SeenSince: decideNow.Add(-3*time.Minute - time.Second)}
+			}),
+			wantNext: StateActive, wantActions: []string{"Event:PlannedSwitchWaiting", "Heartbeat"}, wantRecheck: plannedWaitRecheck,
+			check: func(t *testing.T, d Decision) {
+				if msg := eventMessage(d, ReasonPlannedSwitchWaiting); !strings.Contains(msg, "has not been confirmed for 3m1s") ||
+					!strings.Contains(msg, "a running replicator confirms hub hub-b in step") {
+					t.Errorf("PlannedSwitchWaiting message = %q, want the unconfirmed report named", msg)
+				}
+			},
+		},
+		{
+			name: "Active -> Joining: planned switch to a hub in step by a report seen within three intervals goes ahead", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Spec.SwitchTo = "hub-b"
+				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s",
+					Every: time.Minute, SeenSince: decideNow.Add(-3 * time.Minute)}
+			}),
+			wantNext: StateJoining, wantActions: []string{"Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+		},
+		{
+			name: "Active -> Joining: hub lost, the hub in step by an unconfirmed report ranks like one not reported", state: StateActive,
+			view: decideView(onHub("primary"), lost, func(v *View) {
+				// In step, hub-b never probed would beat hub-c probed Ready; unknown, it ranks with hub-c and after it.
+				hubAt(v, "hub-b").Probed, hubAt(v, "hub-b").Probe = false, ""
+				v.Hubs = append(v.Hubs, HubView{Name: "hub-c", Usable: true, Probed: true, Probe: failoverv1alpha1.HubProbeReady})
+				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Every: time.Minute, Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s",
+					SeenSince: decideNow.Add(-time.Hour)}
+			}),
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-c HubConnectionLost"},
+		},
+		{
+			name: "Active: a report seen 2m30s ago brings the next look back when it goes unconfirmed", state: StateActive,
+			view: decideView(onHub("primary"), func(v *View) {
+				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Every: time.Minute, SeenSince: decideNow.Add(-150 * time.Second)}
+			}),
+			wantNext: StateActive, wantActions: []string{"ResetBackoff", "Heartbeat"}, wantRecheck: 30*time.Second + time.Millisecond,
+		},
+		{
 			name: "Active: spec.forceSwitch naming another hub forces nothing", state: StateActive,
 			view: decideView(onHub("primary"), func(v *View) {
 				v.Spec.SwitchTo = "hub-b"
@@ -532,4 +574,14 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
+}
+
+// eventMessage returns the message of d's first event of reason, "" when it has none.
+func eventMessage(d Decision, reason string) string {
+	for _, a := range d.Actions {
+		if a.Kind == ActEvent && a.EventReason == reason {
+			return a.Message
+		}
+	}
+	return ""
 }

@@ -18,8 +18,9 @@ type HubCandidate struct {
 	// Probe is the result of the hub's latest standby probe; "" when never probed.
 	Probe failoverv1alpha1.HubProbeResult
 	// Replication is how the replicator last reported the hub on the active hub's ManagedCluster (HubSteps):
-	// HubInStep, HubBehind (joining it may apply older ManifestWorks), or "" when the report does not name it (no
-	// replicator, a hub it does not keep in step, or one removed from its ReplicationConfig).
+	// HubInStep, HubBehind (joining it may apply older ManifestWorks), HubReplicationUnknown (the report went
+	// unconfirmed), or "" when the report does not name it (no replicator, a hub it does not keep in step, or one
+	// removed from its ReplicationConfig).
 	Replication failoverv1alpha1.HubReplicationState
 }
 
@@ -40,7 +41,8 @@ func (c HubCandidate) skippedUntil() time.Time {
 // would fail the same way. Among viable hubs the order is by the replicator's report first, then by the probe,
 // then by list order:
 //  1. reported in step: probed Ready, then never probed;
-//  2. not reported: probed Ready, then never probed;
+//  2. not reported, or reported in a report gone unconfirmed (HubReplicationUnknown): probed Ready, then never
+//     probed;
 //  3. reported behind: probed Ready, then never probed.
 //
 // A hub the replicator vouches for beats one it says nothing of, and both beat one it reported behind; a proven

@@ -73,8 +73,9 @@ func (f *sessionFacts) setPhase(gen int, p hubsession.Phase, msg string, now tim
 	return true
 }
 
-// setManagedCluster records acceptance and availability from session gen's ManagedCluster (nil: not on the hub).
-func (f *sessionFacts) setManagedCluster(gen int, mc *clusterv1.ManagedCluster) bool {
+// setManagedCluster records acceptance, availability and the replicator's report from session gen's
+// ManagedCluster (nil: not on the hub), seen at now.
+func (f *sessionFacts) setManagedCluster(gen int, mc *clusterv1.ManagedCluster, now time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.generation != gen {
@@ -85,7 +86,12 @@ func (f *sessionFacts) setManagedCluster(gen int, mc *clusterv1.ManagedCluster) 
 		return true
 	}
 	f.cur.acceptance = HubAcceptance{Observed: true, HubAcceptsClient: mc.Spec.HubAcceptsClient}
+	prev := f.cur.steps
 	f.cur.steps = stepsOf(mc.Annotations)
+	f.cur.steps.SeenSince = now
+	if prev.Report == f.cur.steps.Report && !prev.SeenSince.IsZero() {
+		f.cur.steps.SeenSince = prev.SeenSince
+	}
 	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil {
 		f.cur.acceptance.AcceptedCondition = c.Status
 	}
@@ -96,7 +102,8 @@ func (f *sessionFacts) setManagedCluster(gen int, mc *clusterv1.ManagedCluster) 
 }
 
 // stepsOf reads the replicator's report from a ManagedCluster's annotations (failoverv1alpha1.AnnotationHubsInStep
-// and AnnotationHubsBehind, comma-separated hub names).
+// and AnnotationHubsBehind, comma-separated hub names; AnnotationHubsReported, whose confirmation interval is
+// left zero when it is malformed). SeenSince is left zero.
 func stepsOf(annotations map[string]string) HubSteps {
 	split := func(v string) map[string]bool {
 		out := map[string]bool{}
@@ -107,7 +114,12 @@ func stepsOf(annotations map[string]string) HubSteps {
 		}
 		return out
 	}
-	return HubSteps{InStep: split(annotations[failoverv1alpha1.AnnotationHubsInStep]), Behind: split(annotations[failoverv1alpha1.AnnotationHubsBehind])}
+	steps := HubSteps{InStep: split(annotations[failoverv1alpha1.AnnotationHubsInStep]), Behind: split(annotations[failoverv1alpha1.AnnotationHubsBehind]),
+		Report: annotations[failoverv1alpha1.AnnotationHubsReported]}
+	if r, err := failoverv1alpha1.ParseHubsReport(steps.Report); err == nil {
+		steps.Every = r.Every
+	}
+	return steps
 }
 
 // setAddOns records hub's add-on registration states reported by session gen.

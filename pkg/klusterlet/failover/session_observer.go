@@ -30,7 +30,7 @@ func (o *sessionObserver) PhaseChanged(p hubsession.Phase, msg string) {
 
 // ManagedClusterChanged records the hub's acceptance of the cluster and its Available condition (nil: deleted).
 func (o *sessionObserver) ManagedClusterChanged(mc *clusterv1.ManagedCluster) {
-	if o.r.facts.setManagedCluster(o.gen, mc) {
+	if o.r.facts.setManagedCluster(o.gen, mc, o.r.o.Agent.Clock.Now()) {
 		o.r.kick()
 	}
 }

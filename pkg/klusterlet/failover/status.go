@@ -203,7 +203,7 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 		h := r.hubs[name]
 		hv := HubStatusView{Name: name, Usable: h.bootstrap != nil, LoadError: text.Error(h.loadErr), Probed: h.probed, Probe: h.probe,
 			ProbeTime: h.probeTime, ProbeChange: h.probeChange, ProbeSuccess: h.probeSuccess, FailedAt: h.failedAt, AddOns: facts.addOns[name],
-			Replication: facts.steps.State(name)}
+			Replication: facts.steps.State(name, now)}
 		if h.bootstrap != nil {
 			hv.Server = h.bootstrap.Hub.Server
 		}

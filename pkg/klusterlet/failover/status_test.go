@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
@@ -192,24 +193,85 @@ func TestHubReplicationStatus(t *testing.T) {
 	for hub, want := range map[string]failoverv1alpha1.HubReplicationState{
 		"hub-b": failoverv1alpha1.HubInStep, "hub-c": failoverv1alpha1.HubBehind, "hub-d": "", "primary": "",
 	} {
-		if got := steps.State(hub); got != want {
+		if got := steps.State(hub, t0); got != want {
 			t.Errorf("State(%s) = %q, want %q", hub, got, want)
 		}
 	}
-	if got := stepsOf(nil); got.State("hub-b") != "" {
-		t.Errorf("no annotations: State = %q, want none", got.State("hub-b"))
+	if got := stepsOf(nil); got.State("hub-b", t0) != "" {
+		t.Errorf("no annotations: State = %q, want none", got.State("hub-b", t0))
 	}
 	status := BuildStatus(&failoverv1alpha1.FailoverConfigStatus{}, StatusView{Active: "primary", State: StateActive, Now: t0,
 		Hubs: []HubStatusView{
 			{Name: "primary", Usable: true, Replication: failoverv1alpha1.HubInStep},
-			{Name: "hub-b", Usable: true, Replication: steps.State("hub-b")},
-			{Name: "hub-c", Usable: true, Replication: steps.State("hub-c")},
-			{Name: "hub-d", Usable: true, Replication: steps.State("hub-d")},
+			{Name: "hub-b", Usable: true, Replication: steps.State("hub-b", t0)},
+			{Name: "hub-c", Usable: true, Replication: steps.State("hub-c", t0)},
+			{Name: "hub-d", Usable: true, Replication: steps.State("hub-d", t0)},
 		}})
 	want := map[string]failoverv1alpha1.HubReplicationState{"primary": "", "hub-b": failoverv1alpha1.HubInStep, "hub-c": failoverv1alpha1.HubBehind, "hub-d": ""}
 	for _, h := range status.Hubs {
 		if h.Replication != want[h.Name] {
 			t.Errorf("status.hubs[%s].replication = %q, want %q", h.Name, h.Replication, want[h.Name])
 		}
+	}
+}
+
+// TestReplicationReportConfirmations: the agent times how long it has seen one value of the replicator's report
+// (AnnotationHubsReported) on its own clock, never reading the report's time: past ReportStaleConfirmations of
+// the report's intervals without a new value, the hubs it names are Unknown; a new value makes them known again.
+func TestReplicationReportConfirmations(t *testing.T) {
+	mc := func(report string) *clusterv1.ManagedCluster {
+		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1", Annotations: map[string]string{
+			failoverv1alpha1.AnnotationHubsInStep: "hub-b", failoverv1alpha1.AnnotationHubsBehind: "hub-c",
+			failoverv1alpha1.AnnotationHubsReported: report}}}
+	}
+	// The report's time is a year off the agent's clock: nothing reads it.
+	first := failoverv1alpha1.HubsReport{Writer: "fleet", Time: t0.Add(-365 * 24 * time.Hour), Every: time.Minute}
+	facts := &sessionFacts{}
+	gen := facts.begin()
+	steps := func(at time.Time, report string) HubSteps {
+		t.Helper()
+		if !facts.setManagedCluster(gen, mc(report), at) {
+			t.Fatalf("setManagedCluster refused the current session")
+		}
+		return facts.snapshot().steps
+	}
+	check := func(s HubSteps, at time.Time, inStep, behind failoverv1alpha1.HubReplicationState) {
+		t.Helper()
+		if got := s.State("hub-b", at); got != inStep {
+			t.Errorf("at %s: State(hub-b) = %q, want %q", at.Sub(t0), got, inStep)
+		}
+		if got := s.State("hub-c", at); got != behind {
+			t.Errorf("at %s: State(hub-c) = %q, want %q", at.Sub(t0), got, behind)
+		}
+		if got := s.State("hub-d", at); got != "" {
+			t.Errorf("at %s: State(hub-d) = %q, want none (not named)", at.Sub(t0), got)
+		}
+	}
+	s := steps(t0, first.String())
+	if s.Every != time.Minute || !s.SeenSince.Equal(t0) {
+		t.Fatalf("first report: Every %s SeenSince %s, want 1m and t0", s.Every, s.SeenSince)
+	}
+	check(s, t0, failoverv1alpha1.HubInStep, failoverv1alpha1.HubBehind)
+	// The same value seen again (another ManagedCluster update) is no confirmation.
+	s = steps(t0.Add(2*time.Minute), first.String())
+	if !s.SeenSince.Equal(t0) {
+		t.Errorf("same value again: SeenSince %s, want t0", s.SeenSince)
+	}
+	check(s, t0.Add(3*time.Minute), failoverv1alpha1.HubInStep, failoverv1alpha1.HubBehind)
+	stale := t0.Add(3*time.Minute + time.Second)
+	check(s, stale, failoverv1alpha1.HubReplicationUnknown, failoverv1alpha1.HubReplicationUnknown)
+	// A new value, whatever its time says (here: older), confirms.
+	second := first
+	second.Time = first.Time.Add(-time.Hour)
+	s = steps(stale, second.String())
+	if !s.SeenSince.Equal(stale) {
+		t.Errorf("new value: SeenSince %s, want %s", s.SeenSince, stale)
+	}
+	check(s, stale, failoverv1alpha1.HubInStep, failoverv1alpha1.HubBehind)
+	// Without AnnotationHubsReported (a replicator that writes none) or with a malformed one, the report never
+	// goes stale.
+	for _, report := range []string{"", "writer=fleet,time=yesterday,every=1m"} {
+		s = steps(stale, report)
+		check(s, stale.Add(24*time.Hour), failoverv1alpha1.HubInStep, failoverv1alpha1.HubBehind)
 	}
 }

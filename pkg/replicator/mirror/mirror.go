@@ -53,6 +53,9 @@ const (
 	// AnnotationHubsBehind, beside AnnotationHubsInStep, lists the other hubs that are not in step (unreachable,
 	// or with objects of the cluster still to be written): joining one may apply older ManifestWorks.
 	AnnotationHubsBehind = replv1alpha1.AnnotationHubsBehind
+	// AnnotationHubsReported, beside the two lists, names their writer, its time and its confirmation interval
+	// (replv1alpha1.HubsReport); rewritten at least every interval while the replicator runs.
+	AnnotationHubsReported = replv1alpha1.AnnotationHubsReported
 	// AnnotationMovedFrom, on the ManagedCluster of the cluster's source hub only, names the hub the cluster
 	// was on before (the AnnotationClusterHub this ManagedCluster carried as a copy, kept when SourceCleanup
 	// removes it). While it is set, writes that hub made and never replicated are written back to the source
@@ -281,6 +284,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		// Only the source's ManagedCluster says which hubs are in step, and where the cluster came from.
 		delete(annotations, AnnotationHubsInStep)
 		delete(annotations, AnnotationHubsBehind)
+		delete(annotations, AnnotationHubsReported)
 		delete(annotations, AnnotationMovedFrom)
 	}
 	maps.Copy(annotations, extraAnnotations)
@@ -555,9 +559,11 @@ type HubStep struct {
 
 // StepPatch returns the JSON merge patch (RFC 7386) that sets AnnotationHubsInStep and AnnotationHubsBehind on
 // src, the cluster's ManagedCluster on its source hub, from steps (the other hubs, in spec order): a hub is in
-// step when Ready and not Pending, else behind. It returns nil when src already carries both values, and
-// never removes a hub's name from both lists at once: every hub in steps is named in one of them.
-func StepPatch(src *unstructured.Unstructured, steps []HubStep) []byte {
+// step when Ready and not Pending, else behind. The patch also sets AnnotationHubsReported to report (a
+// replv1alpha1.HubsReport value). It returns nil when src already carries both lists and confirm is false: an
+// unchanged report is written again only to confirm it. It never removes a hub's name from both lists at once:
+// every hub in steps is named in one of them.
+func StepPatch(src *unstructured.Unstructured, steps []HubStep, report string, confirm bool) []byte {
 	var inStep, behind []string
 	for _, h := range steps {
 		if h.Ready && !h.Pending {
@@ -574,9 +580,10 @@ func StepPatch(src *unstructured.Unstructured, steps []HubStep) []byte {
 			same = false
 		}
 	}
-	if same {
+	if same && !confirm {
 		return nil
 	}
+	want[AnnotationHubsReported] = report
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
 	return patch
 }
@@ -809,7 +816,8 @@ func IsCopy(obj *unstructured.Unstructured) bool {
 }
 
 // markAnnotations are the annotations whose change on a copy is worth a write.
-var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince, AnnotationHubsInStep, AnnotationHubsBehind, AnnotationClusterID}
+var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince, AnnotationHubsInStep, AnnotationHubsBehind,
+	AnnotationHubsReported, AnnotationClusterID}
 
 // sameMarks reports whether a and b carry the same copy marks (AnnotationSourceResourceVersion excluded).
 func sameMarks(a, b *unstructured.Unstructured) bool {

@@ -2252,18 +2252,21 @@ func TestStepPatch(t *testing.T) {
 		wantPatch  bool
 		wantInStep string
 		wantBehind string
+		confirm    bool
 	}{
-		{"no annotations yet, both in step", mcSource(), []mirror.HubStep{ready(hubB), ready(hubC)}, true, hubB + "," + hubC, ""},
-		{"already published: no write", withSteps(hubB+","+hubC, ""), []mirror.HubStep{ready(hubB), ready(hubC)}, false, "", ""},
-		{"unreachable hub is behind", withSteps(hubB+","+hubC, ""), []mirror.HubStep{ready(hubB), {Hub: hubC}}, true, hubB, hubC},
-		{"ready hub with objects pending is behind", withSteps(hubB, hubC), []mirror.HubStep{{Hub: hubB, Ready: true, Pending: true}, {Hub: hubC}}, true, "", hubB + "," + hubC},
-		{"caught up again", withSteps("", hubB), []mirror.HubStep{ready(hubB)}, true, hubB, ""},
+		{"no annotations yet, both in step", mcSource(), []mirror.HubStep{ready(hubB), ready(hubC)}, true, hubB + "," + hubC, "", false},
+		{"already published: no write", withSteps(hubB+","+hubC, ""), []mirror.HubStep{ready(hubB), ready(hubC)}, false, "", "", false},
+		{"already published, confirmation due: written again", withSteps(hubB+","+hubC, ""), []mirror.HubStep{ready(hubB), ready(hubC)}, true, hubB + "," + hubC, "", true},
+		{"unreachable hub is behind", withSteps(hubB+","+hubC, ""), []mirror.HubStep{ready(hubB), {Hub: hubC}}, true, hubB, hubC, false},
+		{"ready hub with objects pending is behind", withSteps(hubB, hubC), []mirror.HubStep{{Hub: hubB, Ready: true, Pending: true}, {Hub: hubC}}, true, "", hubB + "," + hubC, false},
+		{"caught up again", withSteps("", hubB), []mirror.HubStep{ready(hubB)}, true, hubB, "", false},
 		{"only one list present: written", mod(mcSource(), func(m map[string]any) { setAnnotation(m, mirror.AnnotationHubsInStep, hubB) }),
-			[]mirror.HubStep{ready(hubB)}, true, hubB, ""},
-		{"no other hub: both empty", mcSource(), nil, true, "", ""},
+			[]mirror.HubStep{ready(hubB)}, true, hubB, "", false},
+		{"no other hub: both empty", mcSource(), nil, true, "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			patch := mirror.StepPatch(tc.src, tc.steps)
+			const report = "writer=fleet,time=2026-12-05T08:00:00Z,every=5m0s"
+			patch := mirror.StepPatch(tc.src, tc.steps, report, tc.confirm)
 			if (patch != nil) != tc.wantPatch {
 				t.Fatalf("StepPatch = %s, want a patch: %v", patch, tc.wantPatch)
 			}
@@ -2275,7 +2278,7 @@ func TestStepPatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[string]any{"metadata": map[string]any{"annotations": map[string]any{
-				mirror.AnnotationHubsInStep: tc.wantInStep, mirror.AnnotationHubsBehind: tc.wantBehind}}}
+				mirror.AnnotationHubsInStep: tc.wantInStep, mirror.AnnotationHubsBehind: tc.wantBehind, mirror.AnnotationHubsReported: report}}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("patch (-want +got):\n%s", diff)
 			}

@@ -129,6 +129,12 @@ type Options struct {
 	// BrakeEngaged, when set, is called after a hub's delete brake engaged (the caller writes the status at
 	// once, so that the brake outlives a crash right after).
 	BrakeEngaged func()
+	// ReportWriter names the writer in each cluster's in-step report (mirror.AnnotationHubsReported): the
+	// ReplicationConfig's name.
+	ReportWriter string
+	// ReportInterval is the longest time between two writes of a cluster's in-step report (the report is
+	// rewritten, unchanged but for its time, when nothing else changed it); default 5 min.
+	ReportInterval time.Duration
 }
 
 // Controller replicates. Create it with New, feed it the hubs' events (it is their hubconn.Handler) and run it
@@ -188,6 +194,8 @@ type Controller struct {
 	brake *brake.Brake[Key]
 	// objectCounts: hub → the last count of hubObjects.
 	objectCounts map[string]objectCount
+	// reports: when each cluster's in-step report was last written (publishSteps); it has its own lock.
+	reports reportTimes
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -206,6 +214,9 @@ func New(opts Options) (*Controller, error) {
 	}
 	if opts.ClusterSelector == nil {
 		opts.ClusterSelector = labels.Everything()
+	}
+	if opts.ReportInterval <= 0 {
+		opts.ReportInterval = 5 * time.Minute
 	}
 	if opts.DirectionRecheck <= 0 {
 		opts.DirectionRecheck = 5 * time.Minute

@@ -654,6 +654,7 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 	}
 	c, _ := startController(t, handler, Options{Kinds: kinds, ClusterSelector: selector,
 		DirectionRecheck: time.Hour, // only events drive this test
+		ReportWriter:     "fleet", ReportInterval: time.Second,
 	}, a, b)
 	ctx := context.Background()
 	quiesce(t, c, a, b)
@@ -680,6 +681,19 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
 		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB
 	})
+	report := func() string {
+		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
+		return mc.GetAnnotations()[mirror.AnnotationHubsReported]
+	}
+	first := report()
+	if r, err := replv1alpha1.ParseHubsReport(first); err != nil || r.Writer != "fleet" || r.Every != time.Second {
+		t.Fatalf("hub-a's report %q (%v), want writer fleet every 1s", first, err)
+	}
+	// Nothing changes, yet the report is written again within its interval: a running replicator confirms it.
+	eventually(t, "the report confirmed again while nothing changed", func() bool {
+		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
+		return report() != first && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB
+	})
 
 	// De-selected, the cluster is not replicated any more: hub-b is no longer reported in step.
 	mc = a.get(t, mcKind, "", testCluster)
@@ -691,6 +705,12 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
 		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == "" && mc.GetAnnotations()[mirror.AnnotationHubsBehind] == testHubB
 	})
+	// Nor is that report confirmed: an agent takes it as unknown after three intervals.
+	last := report()
+	time.Sleep(2500 * time.Millisecond)
+	if got := report(); got != last {
+		t.Errorf("the report of a de-selected cluster was written again: %q, then %q", last, got)
+	}
 }
 
 // TestHubNotListedUntilOnStateReady: hubconn reports a hub Ready before the controller's OnState(Ready) has

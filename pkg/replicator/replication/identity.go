@@ -153,7 +153,9 @@ func (c *Controller) reportAllBehind(ctx context.Context, h *hubconn.Hub, cluste
 			steps = append(steps, mirror.HubStep{Hub: other.Name(), Ready: other.Ready(), Pending: true})
 		}
 	}
-	return c.patchSourceOnce(ctx, h, k, Key{Kind: k.Name, Name: cluster}, mc, mirror.StepPatch(mc, steps),
+	// Not confirmed later: the report goes unknown for the agent once its interval has passed thrice.
+	c.reports.forget(cluster)
+	return c.patchSourceOnce(ctx, h, k, Key{Kind: k.Name, Name: cluster}, mc, mirror.StepPatch(mc, steps, c.hubsReport(c.opts.Clock.Now()), false),
 		"naming every other hub behind for a cluster not replicated, on "+h.Name())
 }
 

@@ -618,20 +618,6 @@ func (c *Controller) finishWriteBack(ctx context.Context, cluster string, source
 	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.MovedFromDonePatch(src), "ending the write-back from the hub the cluster moved from")
 }
 
-// publishSteps writes, on src (cluster's ManagedCluster on its source hub), which other hubs are in step with
-// it and which are behind (mirror.StepPatch), when that changed.
-func (c *Controller) publishSteps(ctx context.Context, cluster string, source *hubconn.Hub, src *unstructured.Unstructured) error {
-	steps := make([]mirror.HubStep, 0, len(c.opts.Hubs)-1)
-	for _, h := range c.opts.Hubs {
-		if h == source {
-			continue
-		}
-		steps = append(steps, mirror.HubStep{Hub: h.Name(), Ready: h.Ready(), Pending: c.pendingFor(h.Name(), cluster)})
-	}
-	k := c.kinds[replv1alpha1.KindManagedCluster]
-	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.StepPatch(src, steps), "publishing the hubs in step")
-}
-
 // pendingFor reports whether some object of cluster waits to be compared on hub since it became ready, or OnState
 // has not handled its becoming ready yet (Controller.listed).
 func (c *Controller) pendingFor(hub, cluster string) bool {

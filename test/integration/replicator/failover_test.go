@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -286,13 +287,52 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		t.Logf("hub %s: %d writes by the replicator from its start to the end of the sync", hubBHub.Name, len(synced))
 	}
 	time.Sleep(quietWindow)
+	// The one write a running replicator makes when nothing changes: the in-step report on the source's
+	// ManagedCluster, confirmed once every report interval.
+	confirmation := "patch /apis/cluster.open-cluster-management.io/v1/managedclusters/" + cluster + " 200"
+	allowed := int(quietWindow/r.opts.ReportInterval) + 1
 	for _, h := range []*framework.Hub{hubA, hubBHub} {
-		if writes := replicatorWrites(t, h, quietFrom, time.Now()); len(writes) > 0 {
-			t.Errorf("hub %s: the replicator wrote %d times in a quiet %s, want 0: %v", h.Name, len(writes), quietWindow, writes)
+		writes := replicatorWrites(t, h, quietFrom, time.Now())
+		confirmations := 0
+		if h == hubA {
+			writes = slices.DeleteFunc(writes, func(w string) bool { return w == confirmation })
+			confirmations = len(replicatorWrites(t, h, quietFrom, time.Now())) - len(writes)
+		}
+		if len(writes) > 0 || confirmations > allowed {
+			t.Errorf("hub %s: the replicator wrote %d times in a quiet %s, want 0, and confirmed the report %d times, want at most %d: %v",
+				h.Name, len(writes), quietWindow, confirmations, allowed, writes)
 		} else {
-			t.Logf("measured: hub %s: 0 writes by the replicator in a quiet %s", h.Name, quietWindow)
+			t.Logf("measured: hub %s: 0 writes by the replicator in a quiet %s besides %d confirmations of the in-step report (report interval %s)",
+				h.Name, quietWindow, confirmations, r.opts.ReportInterval)
 		}
 	}
+	// The agent reads the report on hub A's ManagedCluster. A replicator that stopped confirming it (stopped,
+	// crash-looping) leaves a report the agent takes as unknown after three of its intervals, timed on the
+	// agent's clock; a running replicator's confirmation makes it known again.
+	replicationIs := func(want failoverv1alpha1.HubReplicationState) func(*failoverv1alpha1.FailoverConfig) (bool, string) {
+		return func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			h := util.HubProbe(fc, hubB)
+			return h != nil && h.Replication == want, util.DescribeFailoverStatus(fc)
+		}
+	}
+	util.WaitForFailoverConfig(t, spoke, replicationTimeout, "hub-b reported InStep", replicationIs(failoverv1alpha1.HubInStep))
+	interval := r.opts.ReportInterval
+	r.stop()
+	r.opts.ReportInterval = 2 * time.Second
+	r.start()
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a report confirmed every 2s", func(o *unstructured.Unstructured) bool {
+		return o != nil && strings.HasSuffix(o.GetAnnotations()[mirror.AnnotationHubsReported], ",every=2s")
+	})
+	r.stop()
+	stoppedAt := time.Now()
+	util.WaitForFailoverConfig(t, spoke, replicationTimeout, "hub-b Unknown once the replicator stopped", replicationIs(failoverv1alpha1.HubReplicationUnknown))
+	t.Logf("measured: replicator stopped -> the agent reports hub-b Unknown in %.1f s (3 intervals of 2 s)", time.Since(stoppedAt).Seconds())
+	if since := time.Since(stoppedAt); since < 4*time.Second {
+		t.Errorf("the agent took the report as unknown %s after the replicator stopped, before two of its 2 s intervals had passed", since)
+	}
+	r.opts.ReportInterval = interval
+	r.start()
+	util.WaitForFailoverConfig(t, spoke, replicationTimeout, "hub-b InStep once the replicator runs again", replicationIs(failoverv1alpha1.HubInStep))
 	// The add-on installed by strategy: the replicator never wrote it on hub B, and hub B's add-on manager never
 	// deleted and re-made it there.
 	for resource, name := range map[string]string{"managedclusteraddons": addOnName, "manifestworks": mwrsName, "policies": replicatedPolicy} {

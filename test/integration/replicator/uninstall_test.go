@@ -59,7 +59,8 @@ func TestUninstall(t *testing.T) {
 		t.Errorf("hub-a's work after the uninstall: %s (err %v), want it without the finalizer and has-copies", describe(orig), err)
 	}
 	if mc, err := getObj(hubA, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || mc == nil ||
-		mc.GetAnnotations()[mirror.AnnotationHubsInStep] != "" || mc.GetAnnotations()[mirror.AnnotationHubsBehind] != "" {
+		mc.GetAnnotations()[mirror.AnnotationHubsInStep] != "" || mc.GetAnnotations()[mirror.AnnotationHubsBehind] != "" ||
+		mc.GetAnnotations()[mirror.AnnotationHubsReported] != "" {
 		t.Errorf("hub-a's ManagedCluster after the uninstall: %s (err %v), want no in-step report", describe(mc), err)
 	}
 	if mc, err := getObj(hubBHub, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || mc == nil || mc.GetAnnotations()[mirror.AnnotationClusterHub] != "" {

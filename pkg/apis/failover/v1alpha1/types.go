@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -382,7 +384,7 @@ type HubStatus struct {
 
 // HubReplicationState is how a hub stands with the cluster's state on the active hub, as the replicator
 // reports it.
-// +kubebuilder:validation:Enum=InStep;Behind
+// +kubebuilder:validation:Enum=InStep;Behind;Unknown
 type HubReplicationState string
 
 const (
@@ -391,6 +393,11 @@ const (
 	// HubBehind: the hub was unreachable to the replicator, or has objects of the cluster still to be
 	// written: joining it may apply older ManifestWorks.
 	HubBehind HubReplicationState = "Behind"
+	// HubReplicationUnknown: the replicator named the hub, but its report was not confirmed within
+	// ReportStaleConfirmations of its intervals (AnnotationHubsReported): the replicator is stopped, crash-looping
+	// or cannot write the active hub, so the hub may be behind. Ranked like a hub not reported; a planned switch to
+	// it waits like one to a hub behind.
+	HubReplicationUnknown HubReplicationState = "Unknown"
 )
 
 // Annotations the replicator writes on a cluster's ManagedCluster on the cluster's source hub (only there):
@@ -401,7 +408,71 @@ const (
 	AnnotationHubsInStep = "failover.open-cluster-management.io/hubs-in-step"
 	// AnnotationHubsBehind lists the other hubs that are not in step.
 	AnnotationHubsBehind = "failover.open-cluster-management.io/hubs-behind"
+	// AnnotationHubsReported, beside the two lists, says who wrote them, when, and how often the writer confirms
+	// them (HubsReport.String): "writer=<ReplicationConfig name>,time=<RFC 3339>,every=<Go duration>". The
+	// replicator writes a new value at least every `every` while it keeps the cluster in step. The agent never
+	// compares `time` with its own clock: it times, on its own clock, how long it has seen one value, and takes
+	// the report as unknown (HubReplicationUnknown) once that exceeds ReportStaleConfirmations × every.
+	AnnotationHubsReported = "failover.open-cluster-management.io/hubs-reported"
 )
+
+// ReportStaleConfirmations is how many of its intervals a report (AnnotationHubsReported) may go unconfirmed
+// before the agent takes it as unknown.
+const ReportStaleConfirmations = 3
+
+// HubsReport is the value of AnnotationHubsReported (an annotation, not an API object: no deep copy).
+//
+// +kubebuilder:object:generate=false
+type HubsReport struct {
+	// Writer is the name of the ReplicationConfig whose replicator wrote the report.
+	Writer string
+	// Time is when the writer wrote it, on the writer's clock (for people; no decision reads it).
+	Time time.Time
+	// Every is the longest the writer lets pass between two values while it runs.
+	Every time.Duration
+}
+
+// String returns the annotation value: "writer=<Writer>,time=<Time, RFC 3339, UTC>,every=<Every>".
+func (r HubsReport) String() string {
+	return "writer=" + r.Writer + ",time=" + r.Time.UTC().Truncate(time.Second).Format(time.RFC3339) + ",every=" + r.Every.String()
+}
+
+// ParseHubsReport parses an AnnotationHubsReported value. It returns an error naming the part and the rule
+// when a part is missing or malformed, or every is not positive.
+func ParseHubsReport(value string) (HubsReport, error) {
+	var r HubsReport
+	seen := map[string]bool{}
+	for _, part := range strings.Split(value, ",") {
+		key, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return HubsReport{}, fmt.Errorf("%s %q: part %q is not key=value", AnnotationHubsReported, value, part)
+		}
+		var err error
+		switch key {
+		case "writer":
+			r.Writer = v
+		case "time":
+			r.Time, err = time.Parse(time.RFC3339, v)
+		case "every":
+			r.Every, err = time.ParseDuration(v)
+			if err == nil && r.Every <= 0 {
+				err = fmt.Errorf("must be positive")
+			}
+		default:
+			continue
+		}
+		if err != nil {
+			return HubsReport{}, fmt.Errorf("%s %q: %s %q: %w", AnnotationHubsReported, value, key, v, err)
+		}
+		seen[key] = true
+	}
+	for _, key := range []string{"writer", "time", "every"} {
+		if !seen[key] {
+			return HubsReport{}, fmt.Errorf("%s %q: %s is missing", AnnotationHubsReported, value, key)
+		}
+	}
+	return r, nil
+}
 
 // StandbyCredentialsState is the state of the client identity the agent keeps on a standby hub.
 // +kubebuilder:validation:Enum=Ready;Pending;Refused

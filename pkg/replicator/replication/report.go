@@ -1,0 +1,85 @@
+package replication
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// publishSteps writes, on src (cluster's ManagedCluster on its source hub), which other hubs are in step with
+// it and which are behind (mirror.StepPatch), with the report's writer and time (mirror.AnnotationHubsReported):
+// when the lists changed, and otherwise once every Options.ReportInterval, so that an agent can tell a running
+// replicator's report from a stopped one's. It queues the ManagedCluster again for the next confirmation.
+func (c *Controller) publishSteps(ctx context.Context, cluster string, source *hubconn.Hub, src *unstructured.Unstructured) error {
+	steps := make([]mirror.HubStep, 0, len(c.opts.Hubs)-1)
+	for _, h := range c.opts.Hubs {
+		if h == source {
+			continue
+		}
+		steps = append(steps, mirror.HubStep{Hub: h.Name(), Ready: h.Ready(), Pending: c.pendingFor(h.Name(), cluster)})
+	}
+	k := c.kinds[replv1alpha1.KindManagedCluster]
+	key := Key{Kind: k.Name, Name: cluster}
+	now := c.opts.Clock.Now()
+	due, next := c.reports.due(cluster, now, c.opts.ReportInterval)
+	patch := mirror.StepPatch(src, steps, c.hubsReport(now), due)
+	if err := c.patchSourceOnce(ctx, source, k, key, src, patch, "publishing the hubs in step"); err != nil {
+		return err
+	}
+	if patch != nil {
+		c.reports.wrote(cluster, now)
+		next = c.opts.ReportInterval
+	}
+	c.queue.AddAfter(key, next)
+	return nil
+}
+
+// hubsReport is the value of mirror.AnnotationHubsReported written at now.
+func (c *Controller) hubsReport(now time.Time) string {
+	return replv1alpha1.HubsReport{Writer: c.opts.ReportWriter, Time: now, Every: c.opts.ReportInterval}.String()
+}
+
+// reportTimes is when this controller last wrote each cluster's in-step report, on its own clock; written by
+// publishSteps alone. A controller that just started has written none: its first sync of each cluster writes it.
+type reportTimes struct {
+	mu sync.Mutex
+	at map[string]time.Time // cluster → when
+}
+
+// due reports whether cluster's report must be written again at now to keep it confirmed every every, and
+// otherwise how long until it must.
+func (r *reportTimes) due(cluster string, now time.Time, every time.Duration) (bool, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last, ok := r.at[cluster]
+	if !ok {
+		return true, every
+	}
+	if wait := last.Add(every).Sub(now); wait > 0 {
+		return false, wait
+	}
+	return true, every
+}
+
+// wrote records that cluster's report was written at at.
+func (r *reportTimes) wrote(cluster string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.at == nil {
+		r.at = map[string]time.Time{}
+	}
+	r.at[cluster] = at
+}
+
+// forget drops cluster (no longer replicated, or gone): its next report is written at once.
+func (r *reportTimes) forget(cluster string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.at, cluster)
+}
