@@ -390,6 +390,8 @@ type Decision struct {
 //  6. A copy made from this very source object (LabelReplicatedFrom = source, AnnotationSourceUID = src's uid)
 //     at a higher metadata.generation than src's (AnnotationSourceGeneration): src is an older state of it (a
 //     restored hub). The copy is kept (ConflictSourceOlder); neither clocks nor resourceVersions are compared.
+//     When src's content equals the copy's (the copy's state was written back to it, DecideRestore), the copy
+//     is updated to Desired instead: it records src's generation from then on.
 //  7. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
 //     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
 //     its content differs from the source's, it was copied from the same source and its content no longer
@@ -438,13 +440,18 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
 	}
-	if olderSource(src, tgt, source) {
-		return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
-	}
 	if tgtHash == "" {
 		tgtHash = ContentOf(k, tgt).Hash()
 	}
 	contentSame := tgtHash == desiredHash
+	if olderSource(src, tgt, source) {
+		if !contentSame {
+			return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
+		}
+		// The source holds the copy's state again (written back to it, DecideRestore): the copy records the
+		// source's generation from now on, so that the source's next edits count as newer.
+		return Decision{Action: ActionUpdate, Object: desired}
+	}
 	if contentSame && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
 		return Decision{Action: ActionNone}
 	}
