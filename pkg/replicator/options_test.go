@@ -58,10 +58,10 @@ func TestValidate(t *testing.T) {
 			name: "every flag wrong: all reported together",
 			mod: func(o *replicator.Options) {
 				*o = replicator.Options{Namespace: "Bad_NS", ConfigName: "Bad_Name", Workers: 100, HubProbeInterval: time.Millisecond,
-					StatusInterval: 2 * time.Millisecond, ReportInterval: 5 * time.Minute, HubQPS: -2, HubBurst: -4}
+					StatusInterval: 2 * time.Millisecond, ReportInterval: time.Millisecond, HubQPS: -2, HubBurst: -4}
 			},
 			wantErr: []string{
-				`--namespace "Bad_NS"`, `--config-name "Bad_Name"`, "--workers 100", "--hub-probe-interval 1ms",
+				`--namespace "Bad_NS"`, `--config-name "Bad_Name"`, "--workers 100", "--hub-probe-interval 1ms", "--report-interval 1ms",
 				"--status-interval 2ms", "--hub-kube-api-qps -2", "--hub-kube-api-burst -4",
 			},
 		},

@@ -117,17 +117,18 @@ func (s HubSteps) StaleAt() time.Time {
 	return s.SeenSince.Add(failoverv1alpha1.ReportStaleConfirmations * s.Every)
 }
 
-// State returns how hub stands at now: HubInStep, HubBehind, HubReplicationUnknown when the report names it
-// but went unconfirmed past StaleAt, or "" when not reported.
+// State returns how hub stands at now: HubBehind, HubInStep, HubReplicationUnknown when the report names it in
+// step but went unconfirmed past StaleAt, or "" when not reported. A hub named behind stays behind however old
+// the report: time only takes a hub further behind.
 func (s HubSteps) State(hub string, now time.Time) failoverv1alpha1.HubReplicationState {
-	if !s.Behind[hub] && !s.InStep[hub] {
+	switch {
+	case s.Behind[hub]:
+		return failoverv1alpha1.HubBehind
+	case !s.InStep[hub]:
 		return ""
 	}
 	if at := s.StaleAt(); !at.IsZero() && now.After(at) {
 		return failoverv1alpha1.HubReplicationUnknown
-	}
-	if s.Behind[hub] {
-		return failoverv1alpha1.HubBehind
 	}
 	return failoverv1alpha1.HubInStep
 }

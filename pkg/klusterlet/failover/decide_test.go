@@ -406,6 +406,17 @@ func TestDecide(t *testing.T) {
 			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-c HubConnectionLost"},
 		},
 		{
+			name: "Active -> Joining: hub lost, a hub in step by an unconfirmed report still beats one reported behind", state: StateActive,
+			view: decideView(onHub("primary"), lost, func(v *View) {
+				// Unknown ranked like behind would pick hub-c (probed Ready before never probed); like not reported, hub-b.
+				hubAt(v, "hub-b").Probed, hubAt(v, "hub-b").Probe = false, ""
+				v.Hubs = append(v.Hubs, HubView{Name: "hub-c", Usable: true, Probed: true, Probe: failoverv1alpha1.HubProbeReady})
+				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Behind: map[string]bool{"hub-c": true}, Every: time.Minute,
+					Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s", SeenSince: decideNow.Add(-time.Hour)}
+			}),
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+		},
+		{
 			name: "Active: a report seen 2m30s ago brings the next look back when it goes unconfirmed", state: StateActive,
 			view: decideView(onHub("primary"), func(v *View) {
 				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Every: time.Minute, SeenSince: decideNow.Add(-150 * time.Second)}

@@ -217,7 +217,8 @@ func TestHubReplicationStatus(t *testing.T) {
 
 // TestReplicationReportConfirmations: the agent times how long it has seen one value of the replicator's report
 // (AnnotationHubsReported) on its own clock, never reading the report's time: past ReportStaleConfirmations of
-// the report's intervals without a new value, the hubs it names are Unknown; a new value makes them known again.
+// the report's intervals without a new value, the hubs it names in step are Unknown (those it names behind stay
+// Behind); a new value makes them known again.
 func TestReplicationReportConfirmations(t *testing.T) {
 	mc := func(report string) *clusterv1.ManagedCluster {
 		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1", Annotations: map[string]string{
@@ -259,7 +260,8 @@ func TestReplicationReportConfirmations(t *testing.T) {
 	}
 	check(s, t0.Add(3*time.Minute), failoverv1alpha1.HubInStep, failoverv1alpha1.HubBehind)
 	stale := t0.Add(3*time.Minute + time.Second)
-	check(s, stale, failoverv1alpha1.HubReplicationUnknown, failoverv1alpha1.HubReplicationUnknown)
+	// In step turns unknown; behind stays behind (time only takes a hub further behind).
+	check(s, stale, failoverv1alpha1.HubReplicationUnknown, failoverv1alpha1.HubBehind)
 	// A new value, whatever its time says (here: older), confirms.
 	second := first
 	second.Time = first.Time.Add(-time.Hour)

@@ -103,6 +103,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 	delete(c.selected, cluster)
 	delete(c.movedFrom, cluster)
 	c.mu.Unlock()
+	c.reports.forget(cluster)
 	var errs []error
 	k, reportSteps := c.kinds[replv1alpha1.KindManagedCluster]
 	for _, h := range c.opts.Hubs {

@@ -154,8 +154,8 @@ func clean(ctx context.Context, client dynamic.Interface, k mirror.Kind, obj *un
 }
 
 // cleanPatch returns the JSON merge patch (RFC 7386) that removes mirror.FinalizerDeleteCopies, the cluster
-// annotations, mirror.AnnotationHasCopies and, from a copy, mirror.AnnotationSourceUID from obj, with its
-// resourceVersion as a precondition; nil when obj carries none of them.
+// annotations and mirror.AnnotationHasCopies from obj, with its resourceVersion as a precondition; nil when obj
+// carries none of them.
 func cleanPatch(obj *unstructured.Unstructured) (patch []byte, finalizer, annotated bool) {
 	metadata := map[string]any{"resourceVersion": obj.GetResourceVersion()}
 	finalizers := obj.GetFinalizers()
@@ -169,14 +169,7 @@ func cleanPatch(obj *unstructured.Unstructured) (patch []byte, finalizer, annota
 		}
 	}
 	annotations := map[string]any{}
-	remove := append(slices.Clone(clusterAnnotations), mirror.AnnotationHasCopies)
-	if mirror.IsCopy(obj) {
-		// Deletes made while no replicator holds them leave no trace: a copy that no longer names the original
-		// it was made from is never taken, by a replicator installed again, as the newer state of an original
-		// its hub lost (mirror.DecideRestore).
-		remove = append(remove, mirror.AnnotationSourceUID)
-	}
-	for _, a := range remove {
+	for _, a := range append(slices.Clone(clusterAnnotations), mirror.AnnotationHasCopies) {
 		if _, ok := obj.GetAnnotations()[a]; ok {
 			annotations[a] = nil
 		}

@@ -40,7 +40,7 @@ func TestHub(t *testing.T) {
 		map[string]string{mirror.AnnotationHasCopies: "hub-b", "user": "kept"},
 		"cluster.open-cluster-management.io/manifest-work-cleanup", mirror.FinalizerDeleteCopies)
 	copyOfWork := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w2",
-		map[string]string{mirror.LabelReplicatedFrom: "hub-a"}, map[string]string{mirror.AnnotationContentHash: "abc", mirror.AnnotationSourceUID: "u1"})
+		map[string]string{mirror.LabelReplicatedFrom: "hub-a"}, map[string]string{mirror.AnnotationContentHash: "abc"})
 	cluster := object("cluster.open-cluster-management.io/v1", "ManagedCluster", "", "c1", nil, map[string]string{
 		mirror.AnnotationHubsInStep: "hub-b", mirror.AnnotationHubsBehind: "", mirror.AnnotationMovedFrom: "hub-c", "user": "kept",
 		mirror.AnnotationHubsReported: "writer=replication,time=2026-12-05T06:00:00Z,every=5m0s",
@@ -62,7 +62,7 @@ func TestHub(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Hub: %v", err)
 	}
-	if want := (Report{Fence: true, Finalizers: 1, Annotated: 3, Namespaces: 1}); !cmp.Equal(want, report) {
+	if want := (Report{Fence: true, Finalizers: 1, Annotated: 2, Namespaces: 1}); !cmp.Equal(want, report) {
 		t.Errorf("report %+v, want %+v", report, want)
 	}
 	get := func(gvr schema.GroupVersionResource, namespace, name string) *unstructured.Unstructured {
@@ -82,8 +82,6 @@ func TestHub(t *testing.T) {
 	}
 	if c := get(mw.GVR, "c1", "w2"); c.GetLabels()[mirror.LabelReplicatedFrom] != "hub-a" || c.GetAnnotations()[mirror.AnnotationContentHash] != "abc" {
 		t.Errorf("the copy lost its copy marks: %v %v", c.GetLabels(), c.GetAnnotations())
-	} else if _, ok := c.GetAnnotations()[mirror.AnnotationSourceUID]; ok {
-		t.Errorf("the copy still names the original it was made from: %v", c.GetAnnotations())
 	}
 	if diff := cmp.Diff(map[string]string{"user": "kept"}, get(mc.GVR, "", "c1").GetAnnotations()); diff != "" {
 		t.Errorf("ManagedCluster annotations (-want +got):\n%s", diff)

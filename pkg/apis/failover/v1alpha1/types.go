@@ -393,10 +393,10 @@ const (
 	// HubBehind: the hub was unreachable to the replicator, or has objects of the cluster still to be
 	// written: joining it may apply older ManifestWorks.
 	HubBehind HubReplicationState = "Behind"
-	// HubReplicationUnknown: the replicator named the hub, but its report was not confirmed within
+	// HubReplicationUnknown: the replicator named the hub in step, but its report was not confirmed within
 	// ReportStaleConfirmations of its intervals (AnnotationHubsReported): the replicator is stopped, crash-looping
 	// or cannot write the active hub, so the hub may be behind. Ranked like a hub not reported; a planned switch to
-	// it waits like one to a hub behind.
+	// it waits like one to a hub behind. A hub named behind stays HubBehind however old the report.
 	HubReplicationUnknown HubReplicationState = "Unknown"
 )
 
@@ -412,7 +412,8 @@ const (
 	// them (HubsReport.String): "writer=<ReplicationConfig name>,time=<RFC 3339>,every=<Go duration>". The
 	// replicator writes a new value at least every `every` while it keeps the cluster in step. The agent never
 	// compares `time` with its own clock: it times, on its own clock, how long it has seen one value, and takes
-	// the report as unknown (HubReplicationUnknown) once that exceeds ReportStaleConfirmations × every.
+	// the hubs the report names in step as unknown (HubReplicationUnknown) once that exceeds
+	// ReportStaleConfirmations × every.
 	AnnotationHubsReported = "failover.open-cluster-management.io/hubs-reported"
 )
 
