@@ -67,6 +67,8 @@ type chaosBed struct {
 type chaosWork struct {
 	seq     int
 	deleted bool
+	// everDeleted: a delete of it was accepted at some point (it may have been made again since).
+	everDeleted bool
 }
 
 // chaosSchedule is one schedule's record.
@@ -321,13 +323,20 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 				replCut[i] = !replCut[i]
 				s.steps = append(s.steps, fmt.Sprintf("replicator-hub %s cut=%t", b.names[i], replCut[i]))
 			case 3:
+				clockOff := ""
 				if replDown {
+					// It comes back on a machine whose clock is 10 minutes off, either way, or right.
+					b.r.clock = nil
+					if off := time.Duration(rng.IntN(3)-1) * 10 * time.Minute; off != 0 {
+						b.r.clock = offsetClock{offset: off}
+						clockOff = fmt.Sprintf(", its clock %s off", off)
+					}
 					b.r.start()
 				} else {
 					b.r.stop()
 				}
 				replDown = !replDown
-				s.steps = append(s.steps, fmt.Sprintf("replicator down=%t", replDown))
+				s.steps = append(s.steps, fmt.Sprintf("replicator down=%t%s", replDown, clockOff))
 			}
 		} else {
 			for n := 1 + rng.IntN(3); n > 0; n-- {
@@ -337,9 +346,12 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 				switch {
 				case err == nil:
 					s.accepted++
-					if op == "delete" {
-						works[name].deleted = true
-					} else {
+					switch op {
+					case "delete":
+						works[name].deleted, works[name].everDeleted = true, true
+					case "recreate":
+						works[name].deleted, works[name].seq = false, seq
+					default:
 						works[name] = &chaosWork{seq: seq}
 					}
 				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "is managed from hub"):
@@ -528,21 +540,33 @@ func (b *chaosBed) believedHub(rng *rand.Rand) int {
 	return i
 }
 
-// userWrite creates, edits or deletes a chaos ManifestWork on hub i as the user; an edit or create carries seq
-// as the ConfigMap's value. It returns the operation, the work's name and the API error.
+// userWrite creates, edits or deletes a chaos ManifestWork on hub i as the user, or makes a deleted one again
+// under its name (as GitOps tools and `kubectl replace --force` do); a create, re-create or edit carries seq as
+// the ConfigMap's value. It returns the operation, the work's name and the API error.
 func (b *chaosBed) userWrite(t *testing.T, rng *rand.Rand, i int, works map[string]*chaosWork, next *int, seq int) (string, string, error) {
-	var live []string
+	var live, gone []string
 	for name, w := range works {
 		if !w.deleted {
 			live = append(live, name)
+		} else {
+			gone = append(gone, name)
 		}
 	}
 	slices.Sort(live)
+	slices.Sort(gone)
 	ctx := context.Background()
 	client := b.users[i].Resource(workGVR).Namespace(chaosCluster)
 	op := "create"
 	if len(live) > 0 {
-		op = []string{"create", "edit", "edit", "delete"}[rng.IntN(4)]
+		op = []string{"create", "edit", "edit", "delete", "recreate"}[rng.IntN(5)]
+	}
+	if op == "recreate" && len(gone) == 0 {
+		op = "create"
+	}
+	if op == "recreate" {
+		name := gone[rng.IntN(len(gone))]
+		_, err := client.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
+		return op, name, err
 	}
 	if op == "create" {
 		*next++
@@ -614,8 +638,9 @@ func (b *chaosBed) settle(ctx context.Context, works map[string]*chaosWork) map[
 }
 
 // checkChaos checks the invariants of one schedule: (1) no resource of a deleted ManifestWork exists; (2) no
-// resource ever went back to an older content; (3) every accepted write is on the spoke; (4) nothing the user
-// did not delete was deleted. It returns the number of checks made and the violations.
+// resource ever went back to an older content (a work made again under its name carries a higher value); (3)
+// every accepted write is on the spoke; (4) nothing the user did not delete was deleted. It returns the number
+// of checks made and the violations.
 func checkChaos(works map[string]*chaosWork, final map[string]int, seen map[string][]int) (int, []string) {
 	var checks int
 	var out []string
@@ -648,7 +673,7 @@ func checkChaos(works map[string]*chaosWork, final map[string]int, seen map[stri
 			out = append(out, fmt.Sprintf("(3) %s: the user's last accepted write is %d, the spoke has %s", name, w.seq, valueOrAbsent(got, present)))
 		}
 		checks++
-		if i := slices.Index(seen[name], -1); i >= 0 {
+		if i := slices.Index(seen[name], -1); i >= 0 && !w.everDeleted {
 			out = append(out, fmt.Sprintf("(4) %s was never deleted by the user, and its ConfigMap was deleted on the spoke (seen %v)", name, seen[name]))
 		}
 	}
