@@ -9,6 +9,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
@@ -69,6 +70,7 @@ func NewReplicatorCommand() *cobra.Command {
 // customKinds (their objects may hold the finalizer too); without it the built-in kinds are cleaned.
 func newReplicatorUninstallCommand() *cobra.Command {
 	var kubeconfig, configFile string
+	var peerKubeconfigs []string
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove the replicator's fence, delete-copies finalizers, cluster-hub marks and in-step report from one hub (stop the replicator first)",
@@ -94,22 +96,45 @@ func newReplicatorUninstallCommand() *cobra.Command {
 					}
 				}
 			}
-			rules := clientcmd.NewDefaultClientConfigLoadingRules()
-			rules.ExplicitPath = kubeconfig
-			config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+			config, client, err := hubClient("--kubeconfig", kubeconfig)
 			if err != nil {
-				return fmt.Errorf("--kubeconfig %q: %w", kubeconfig, err)
+				return err
 			}
-			client, err := dynamic.NewForConfig(config)
-			if err != nil {
-				return fmt.Errorf("building a client for %s: %w", config.Host, err)
+			peers := make([]uninstall.Peer, 0, len(peerKubeconfigs))
+			for _, file := range peerKubeconfigs {
+				if file == "" {
+					return fmt.Errorf("--peer-kubeconfig %q: must name a kubeconfig file", file)
+				}
+				peerConfig, peerClient, err := hubClient("--peer-kubeconfig", file)
+				if err != nil {
+					return err
+				}
+				peers = append(peers, uninstall.Peer{Name: peerConfig.Host, Client: peerClient})
 			}
-			report, err := uninstall.Hub(c.Context(), client, kinds)
+			report, err := uninstall.Hub(c.Context(), client, kinds, peers...)
 			fmt.Fprintf(c.OutOrStdout(), "hub %s: %s\n", config.Host, report)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the hub, for a user who may delete ValidatingAdmissionPolicies and patch every replicated kind and namespaces (empty: $KUBECONFIG, ~/.kube/config, then in-cluster)")
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML of the ReplicationConfig, for its spec.customKinds (optional)")
+	cmd.Flags().StringArrayVar(&peerKubeconfigs, "peer-kubeconfig", nil, "Kubeconfig of another hub of the ReplicationConfig (repeat for each): "+
+		"a delete the replicator still held here deletes the object's copies there first; without them those copies stay")
 	return cmd
+}
+
+// hubClient builds a dynamic client from the kubeconfig file named by flag (empty: $KUBECONFIG, ~/.kube/config,
+// then in-cluster). The error names the flag and the file.
+func hubClient(flag, file string) (*rest.Config, dynamic.Interface, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = file
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %q: %w", flag, file, err)
+	}
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %q: building a client for %s: %w", flag, file, config.Host, err)
+	}
+	return config, client, nil
 }

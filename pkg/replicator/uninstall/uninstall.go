@@ -2,6 +2,12 @@
 // the replicator is gone: the fence, the delete-copies finalizer, the cluster-hub marks and the in-step report.
 // It is `klusterlet-failover replicator uninstall`, run on every hub after the replicator is stopped.
 //
+// A delete the finalizer holds is one the replicator had still to make on the other hubs: given the other hubs
+// (Peer), the uninstall makes it there first — the copies of the deleted object go, then the finalizer — so that
+// no later switch to another hub runs the deleted object again. A held delete whose copies cannot all be
+// deleted keeps its finalizer (the delete stays held, the error is returned); without peers the finalizer is
+// removed and the copies stay (Report.HeldWithoutPeers).
+//
 // What stays: the marks by which the replicator recognises its copies (mirror.LabelReplicatedFrom and the
 // source annotations). Without a replicator they are inert labels and annotations; a replicator installed again
 // takes those copies up where it left them.
@@ -46,20 +52,39 @@ type Report struct {
 	Namespaces int
 	// NotServed are the kinds the hub does not serve (skipped).
 	NotServed []replv1alpha1.ReplicatedKind
+	// CopiesDeleted is the number of copies, on the peers, of objects whose delete was held here.
+	CopiesDeleted int
+	// HeldWithoutPeers is the number of held deletes finished here without peers: their copies on the other hubs
+	// stay, and a switch to one of those hubs runs them again.
+	HeldWithoutPeers int
+}
+
+// Peer is another hub of the ReplicationConfig, on which the copies of this hub's held deletes are deleted.
+type Peer struct {
+	// Name names the hub in messages (its kubeconfig's server).
+	Name string
+	// Client talks to the hub as a user who may get, patch and delete every replicated kind.
+	Client dynamic.Interface
 }
 
 // String is the one-line summary the command prints.
 func (r Report) String() string {
-	return fmt.Sprintf("fence removed: %t; delete-copies finalizers removed: %d; objects unannotated: %d; cluster namespaces unmarked: %d; kinds not served: %v",
-		r.Fence, r.Finalizers, r.Annotated, r.Namespaces, r.NotServed)
+	out := fmt.Sprintf("fence removed: %t; delete-copies finalizers removed: %d; objects unannotated: %d; cluster namespaces unmarked: %d; kinds not served: %v; copies of held deletes deleted on the peers: %d",
+		r.Fence, r.Finalizers, r.Annotated, r.Namespaces, r.NotServed, r.CopiesDeleted)
+	if r.HeldWithoutPeers > 0 {
+		out += fmt.Sprintf("; WARNING: %d held deletes finished here without --peer-kubeconfig: their copies on the other hubs stay, and a switch to one of them runs them again", r.HeldWithoutPeers)
+	}
+	return out
 }
 
 // Hub removes the replicator's fence, finalizers, marks and report from the hub client talks to, for kinds (the
-// replicated kinds: mirror.ResolveKinds of the ReplicationConfig, or mirror.Kinds). The replicator must be
+// replicated kinds: mirror.ResolveKinds of the ReplicationConfig, or mirror.Kinds). For an object whose delete
+// the finalizer holds, its copies on peers are deleted first (deleteCopies); one whose copies could not all be
+// deleted keeps its finalizer. The replicator must be
 // stopped first: it would put them back. Each object is patched on its resourceVersion and read again after a
 // conflict (client-go's retry.DefaultRetry), so no write of another client is lost. It goes on past an object
 // that fails and returns the errors joined, with what it did; running it again finishes the rest.
-func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind) (Report, error) {
+func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind, peers ...Peer) (Report, error) {
 	var r Report
 	var errs []error
 	for _, gvr := range [...]struct {
@@ -87,7 +112,21 @@ func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind) (Re
 			continue
 		}
 		for i := range list.Items {
-			finalizer, annotated, err := clean(ctx, client, k, &list.Items[i])
+			obj := &list.Items[i]
+			if mirror.HoldsDelete(obj) {
+				if len(peers) == 0 {
+					r.HeldWithoutPeers++
+				} else {
+					n, err := deleteCopies(ctx, k, obj, peers)
+					r.CopiesDeleted += n
+					if err != nil {
+						// The delete stays held here: its copies must not outlive it.
+						errs = append(errs, fmt.Errorf("%s %s/%s is being deleted: deleting its copies first: %w", k.Name, obj.GetNamespace(), obj.GetName(), err))
+						continue
+					}
+				}
+			}
+			finalizer, annotated, err := clean(ctx, client, k, obj)
 			if finalizer {
 				r.Finalizers++
 			}
@@ -183,4 +222,89 @@ func cleanPatch(obj *unstructured.Unstructured) (patch []byte, finalizer, annota
 	}
 	patch, _ = json.Marshal(map[string]any{"metadata": metadata})
 	return patch, finalizer, annotated
+}
+
+// copyDeleteAttempts bounds the rounds of deleteCopy against a hub controller that puts a finalizer back.
+const copyDeleteAttempts = 5
+
+// deleteCopies deletes, on every peer, the object of obj's kind, namespace and name that stands for obj, whose
+// delete is held here (mirror.Deleted.Explains: a copy made from obj or from the original obj was made from, or
+// that original). It returns how many it deleted; an error names the peer.
+func deleteCopies(ctx context.Context, k mirror.Kind, obj *unstructured.Unstructured, peers []Peer) (int, error) {
+	held := &mirror.Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[mirror.AnnotationSourceUID]}
+	deleted := 0
+	var errs []error
+	for _, p := range peers {
+		res := p.Client.Resource(k.GVR).Namespace(obj.GetNamespace())
+		other, err := res.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("hub %s: %w", p.Name, err))
+			continue
+		case !held.Explains(other):
+			continue
+		}
+		gone, err := deleteCopy(ctx, k, res, other)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("hub %s: %w", p.Name, err))
+			continue
+		}
+		if gone {
+			deleted++
+		}
+	}
+	return deleted, errors.Join(errs...)
+}
+
+// deleteCopy deletes obj through res as the replicator does (replication.Controller.deleteCopy): the finalizers its
+// hub would keep on a hub the cluster is not on (mirror.CopyFinalizersPatch) go first, then the object on the
+// resourceVersion that left, again after a lost race; after copyDeleteAttempts, on its UID alone. gone is false
+// when it had gone, or was made again, already.
+func deleteCopy(ctx context.Context, k mirror.Kind, res dynamic.ResourceInterface, obj *unstructured.Unstructured) (gone bool, err error) {
+	uid := obj.GetUID()
+	for attempt := 1; ; attempt++ {
+		if patch := mirror.CopyFinalizersPatch(k, obj); patch != nil {
+			patched, err := res.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				return false, nil
+			case err == nil:
+				obj = patched
+			case !apierrors.IsConflict(err):
+				return false, fmt.Errorf("removing the finalizers of %s %s/%s: %w", k.Name, obj.GetNamespace(), obj.GetName(), err)
+			}
+		}
+		if obj.GetDeletionTimestamp() != nil && mirror.CopyFinalizersPatch(k, obj) == nil {
+			return true, nil
+		}
+		opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+		if attempt < copyDeleteAttempts {
+			rv := obj.GetResourceVersion()
+			opts.Preconditions.ResourceVersion = &rv
+		}
+		err := res.Delete(ctx, obj.GetName(), opts)
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case err != nil && !apierrors.IsConflict(err):
+			return false, fmt.Errorf("deleting %s %s/%s: %w", k.Name, obj.GetNamespace(), obj.GetName(), err)
+		case err != nil && attempt >= copyDeleteAttempts:
+			return false, fmt.Errorf("deleting %s %s/%s: %w", k.Name, obj.GetNamespace(), obj.GetName(), err)
+		}
+		fresh, err := res.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case err != nil:
+			return false, err
+		case fresh.GetUID() != uid:
+			return true, nil
+		}
+		obj = fresh
+		if attempt > copyDeleteAttempts {
+			return false, fmt.Errorf("%s %s/%s still there after %d attempts", k.Name, obj.GetNamespace(), obj.GetName(), attempt)
+		}
+	}
 }

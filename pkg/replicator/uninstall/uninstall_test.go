@@ -2,6 +2,9 @@ package uninstall
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -119,5 +123,86 @@ func TestHubSkipsKindsNotServed(t *testing.T) {
 	}
 	if diff := cmp.Diff([]replv1alpha1.ReplicatedKind{replv1alpha1.KindPolicy}, report.NotServed); diff != "" {
 		t.Errorf("not served (-want +got):\n%s", diff)
+	}
+}
+
+// TestHubDeletesCopiesOfHeldDeletes: a delete the replicator still held on this hub (w1, Terminating with
+// delete-copies) deletes the copies made from it on the peers first — OCM's work-agent finalizer on a copy
+// removed — then loses its finalizer; another hub's unrelated object of the name is left. A held delete whose
+// copies cannot all be reached (w2: a peer answers 500) keeps its finalizer, and the error names it. Without peers
+// the finalizer goes and the copies stay, counted as a warning.
+func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
+	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mw}
+	const cleanup = "cluster.open-cluster-management.io/manifest-work-cleanup"
+	held := func(name, uid string) *unstructured.Unstructured {
+		o := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", name, nil, map[string]string{mirror.AnnotationHasCopies: "hub-b"},
+			mirror.FinalizerDeleteCopies)
+		o.SetUID(types.UID(uid))
+		o.SetDeletionTimestamp(&metav1.Time{Time: metav1.Now().Time})
+		return o
+	}
+	copyOf := func(name, sourceUID string) *unstructured.Unstructured {
+		o := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", name, map[string]string{mirror.LabelReplicatedFrom: "hub-a"},
+			map[string]string{mirror.AnnotationSourceUID: sourceUID}, cleanup)
+		o.SetUID(types.UID("copy-" + name))
+		return o
+	}
+	listKinds := map[schema.GroupVersionResource]string{mw.GVR: "ManifestWorkList", mirror.NamespaceGVR: "NamespaceList",
+		fence.PolicyGVR: "ValidatingAdmissionPolicyList", fence.BindingGVR: "ValidatingAdmissionPolicyBindingList"}
+	newClient := func(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
+		return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+	}
+	ctx := context.Background()
+
+	hub := newClient(held("w1", "u1"), held("w2", "u2"))
+	peerB := newClient(copyOf("w1", "u1"), copyOf("w2", "u2"))
+	// Hub C holds its own w1, made from another object: not a copy of the held delete.
+	peerC := newClient(copyOf("w1", "other"))
+	peerC.PrependReactor("get", "manifestworks", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.(k8stesting.GetAction).GetName() == "w2" {
+			return true, nil, apierrors.NewInternalError(errors.New("etcd timeout"))
+		}
+		return false, nil, nil
+	})
+	report, err := Hub(ctx, hub, kinds, Peer{Name: "hub-b", Client: peerB}, Peer{Name: "hub-c", Client: peerC})
+	if err == nil || !strings.Contains(err.Error(), "ManifestWork c1/w2 is being deleted: deleting its copies first: hub hub-c") {
+		t.Errorf("error %v, want one naming w2 and hub hub-c", err)
+	}
+	// w1 and w2's copies on hub-b go (w2's: hub-c failed after hub-b was done).
+	for _, name := range []string{"w1", "w2"} {
+		if _, err := peerB.Resource(mw.GVR).Namespace("c1").Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("hub-b's copy of %s: %v, want it deleted", name, err)
+		}
+	}
+	var stripped bool
+	for _, a := range peerB.Actions() {
+		if p, ok := a.(k8stesting.PatchAction); ok && p.GetName() == "w1" && strings.Contains(string(p.GetPatch()), `"finalizers":null`) {
+			stripped = true
+		}
+	}
+	if !stripped {
+		t.Errorf("hub-b's copy of w1 was deleted without its work-agent finalizer removed first: %v", peerB.Actions())
+	}
+	if _, err := peerC.Resource(mw.GVR).Namespace("c1").Get(ctx, "w1", metav1.GetOptions{}); err != nil {
+		t.Errorf("hub-c's own w1 (made from another object): %v, want it kept", err)
+	}
+	w1, _ := hub.Resource(mw.GVR).Namespace("c1").Get(ctx, "w1", metav1.GetOptions{})
+	w2, _ := hub.Resource(mw.GVR).Namespace("c1").Get(ctx, "w2", metav1.GetOptions{})
+	if w1 == nil || len(w1.GetFinalizers()) != 0 {
+		t.Errorf("w1 after its copies went: %v, want it without finalizers", w1)
+	}
+	if w2 == nil || !slices.Contains(w2.GetFinalizers(), mirror.FinalizerDeleteCopies) {
+		t.Errorf("w2, a copy of which could not be reached: %v, want its delete still held", w2)
+	}
+	if report.CopiesDeleted != 2 || report.Finalizers != 1 || report.HeldWithoutPeers != 0 {
+		t.Errorf("report %+v, want 2 copies deleted, 1 finalizer removed", report)
+	}
+
+	// Without peers: the finalizer goes, the copies stay, and the report warns.
+	alone := newClient(held("w3", "u3"))
+	report, err = Hub(ctx, alone, kinds)
+	if err != nil || report.HeldWithoutPeers != 1 || report.Finalizers != 1 || !strings.Contains(report.String(), "WARNING: 1 held deletes finished here without --peer-kubeconfig") {
+		t.Errorf("without peers: %+v (%q), %v; want the held delete finished and warned about", report, report.String(), err)
 	}
 }
