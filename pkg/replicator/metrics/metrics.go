@@ -40,15 +40,6 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "hub", "operation"})
 
-	// SourceRestores counts the objects written on a cluster's source hub from a newer copy of them, which the
-	// source lost or held an older state of (a restored or rebuilt hub; mirror.DecideRestore). Labels: kind,
-	// hub (the source), operation (Create, Update).
-	SourceRestores = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: namespace, Subsystem: subsystem, Name: "source_restores_total",
-		Help:           "Objects a cluster's source hub lost or held an older state of, written there from a newer copy.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"kind", "hub", "operation"})
-
 	// Conflicts counts conflicts as they are found (once per object and reason until resolved). Labels: kind,
 	// hub, reason (ForeignObject, CopyModified).
 	Conflicts = metrics.NewCounterVec(&metrics.CounterOpts{
@@ -100,7 +91,7 @@ var registerOnce sync.Once
 // Register registers every metric of this package in the legacy registry; later calls do nothing.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, WritesBack, SourceRestores, Conflicts, HubReachable, SourceChanges, WriteErrors,
+		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, WritesBack, Conflicts, HubReachable, SourceChanges, WriteErrors,
 			ClusterIdentityConflicts, DeleteBrakeEngaged)
 	})
 }

@@ -64,20 +64,14 @@ const (
 	AnnotationMovedFrom = "failover.open-cluster-management.io/moved-from"
 	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
 	AnnotationSourceUID = "failover.open-cluster-management.io/source-uid"
-	// AnnotationSourceGeneration is, on a copy, the source object's lineage generation (LineageGeneration:
-	// its metadata.generation plus any AnnotationGenerationOffset) when the copy was last written (absent when
-	// the source's kind keeps none). The apiserver only ever raises an object's generation, so a source object
-	// of the same UID with a lower one is an older state of it (a hub restored from a backup): Decide does not
-	// write it over the copy (rule 6), and DecideRestore writes the copy's state back to it. The generation
-	// counts spec writes only, by anyone: for a kind not written back, once writes on the restored object (an
-	// edit, or OCM's hub adding a taint to a ManagedCluster) raise it back to the recorded one, the source's
-	// state is copied again; an edit of labels or annotations alone is not copied until then.
+	// AnnotationSourceGeneration is, on a copy, the source object's metadata.generation when the copy was
+	// last written (absent when the source's kind keeps none). The apiserver only ever raises an object's
+	// generation, so a source object of the same UID with a lower one is an older state of it (a hub
+	// restored from a backup): Decide does not write it over the copy (rule 6). The generation counts spec
+	// writes only, by anyone: once writes on the restored object (an edit, or OCM's hub adding a taint to a
+	// ManagedCluster) raise it back to the recorded one, the source's state is copied again; an edit of labels
+	// or annotations alone is not copied until then.
 	AnnotationSourceGeneration = "failover.open-cluster-management.io/source-generation"
-	// AnnotationGenerationOffset is, on an original written back from a newer copy (DecideRestore), what its
-	// metadata.generation lags behind the lineage it continues: the generation the copy recorded, less the one
-	// the restored object took with that write. LineageGeneration adds it, so that copies made at lower
-	// generations are older than the restored object, and its next edits newer than every copy.
-	AnnotationGenerationOffset = "failover.open-cluster-management.io/generation-offset"
 	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
 	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
 	// replicator's caches keep that time, not the managedFields).
@@ -281,8 +275,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		annotations[AnnotationSourceUID] = string(uid)
 	}
 	delete(annotations, AnnotationSourceGeneration)
-	delete(annotations, AnnotationGenerationOffset)
-	if generation := LineageGeneration(src); generation > 0 {
+	if generation := src.GetGeneration(); generation > 0 {
 		annotations[AnnotationSourceGeneration] = strconv.FormatInt(generation, 10)
 	}
 	if k.Name == replv1alpha1.KindManagedCluster {
@@ -395,10 +388,8 @@ type Decision struct {
 //     it is foreign and left alone: with the same mirrored content as the source's (made on each hub
 //     independently, like the default ManagedClusterSets) that is no conflict; else ConflictForeignObject.
 //  6. A copy made from this very source object (LabelReplicatedFrom = source, AnnotationSourceUID = src's uid)
-//     at a higher lineage generation than src's (AnnotationSourceGeneration): src is an older state of it (a
+//     at a higher metadata.generation than src's (AnnotationSourceGeneration): src is an older state of it (a
 //     restored hub). The copy is kept (ConflictSourceOlder); neither clocks nor resourceVersions are compared.
-//     When src's content equals the copy's (the copy's state was written back to it, DecideRestore), the copy
-//     is updated to Desired instead: it records src's generation from then on.
 //  7. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
 //     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
 //     its content differs from the source's, it was copied from the same source and its content no longer
@@ -447,18 +438,13 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
 	}
+	if olderSource(src, tgt, source) {
+		return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
+	}
 	if tgtHash == "" {
 		tgtHash = ContentOf(k, tgt).Hash()
 	}
 	contentSame := tgtHash == desiredHash
-	if olderSource(src, tgt, source) {
-		if !contentSame {
-			return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
-		}
-		// The source holds the copy's state again (written back to it, DecideRestore): the copy records the
-		// source's generation from now on, so that the source's next edits count as newer.
-		return Decision{Action: ActionUpdate, Object: desired}
-	}
 	if contentSame && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
 		return Decision{Action: ActionNone}
 	}
@@ -477,7 +463,7 @@ func olderSource(src, tgt *unstructured.Unstructured, source string) bool {
 		return false
 	}
 	recorded, err := strconv.ParseInt(annotations[AnnotationSourceGeneration], 10, 64)
-	return err == nil && LineageGeneration(src) < recorded
+	return err == nil && src.GetGeneration() < recorded
 }
 
 // WithSourceWrittenAt sets AnnotationSourceWrittenAt on obj (a copy about to be written) to t, and returns obj.

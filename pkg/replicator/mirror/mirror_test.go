@@ -1598,17 +1598,6 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceOlder,
 		},
 		{
-			name: "rule 6: source at a lower generation with the copy's content (written back to it): copy updated, records that generation",
-			kind: mw, src: mod(mwSource(), func(m map[string]any) { meta(m)["generation"] = int64(6) }),
-			tgt:        mwCopy,
-			wantAction: mirror.ActionUpdate,
-			check: func(t *testing.T, obj *unstructured.Unstructured) {
-				if got := obj.GetAnnotations()[mirror.AnnotationSourceGeneration]; got != "6" {
-					t.Errorf("%s = %q, want 6", mirror.AnnotationSourceGeneration, got)
-				}
-			},
-		},
-		{
 			name: "rule 6: a source made again under the name (another UID) with a lower generation: copy updated",
 			kind: mw, src: mod(mwSource(), func(m map[string]any) {
 				meta(m)["uid"] = "uid-made-again"

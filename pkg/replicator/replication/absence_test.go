@@ -19,15 +19,13 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
-// TestControllerRestoresARestoredSourceFromCopies: hub A, the cluster's source, was restored from a backup while
-// hub B held copies of later states. work-1 is back at an older generation on A, work-2 (made after the backup) is
-// not on A at all. Neither is a delete anyone made: B's copies are neither rolled back nor deleted. A gets
-// work-1's newer state back from B's copy (SourceRestored), so that the spoke runs it; work-2, which A does not
-// hold, is never made again from a copy (a copy also outlives a delete its hub missed): it is kept on B and
-// reported (CopyKept). A delete the replicator sees on A's watch (work-3) still reaches B, and a user's later
-// edit of work-1 on A is copied as usual. A new work gets the replicator's finalizer on A before its first copy
-// exists anywhere: its delete is seen also while the replicator is down.
-func TestControllerRestoresARestoredSourceFromCopies(t *testing.T) {
+// TestControllerKeepsCopiesOfARestoredSource: hub A, the cluster's source, was restored from a backup while hub B
+// held copies of later states. work-1 is back at an older generation on A, work-2 (made after the backup) is not on
+// A at all. Neither is a delete anyone made: B's copies stay as they are, each reported once (CopyKept, a
+// conflict on hub-b). A delete the replicator sees on A's watch (work-3) still reaches B, and a user's later edit of
+// work-1 on A (a higher generation) is copied as usual. A new work gets the replicator's finalizer on A before
+// its first copy exists anywhere: its delete is seen also while the replicator is down.
+func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, replv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
@@ -54,31 +52,27 @@ func TestControllerRestoresARestoredSourceFromCopies(t *testing.T) {
 		copyOf(later), copyOf(lost), copyOf(work3))
 	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
-	eventually(t, "hub-a holds the newer state of work-1 again, and work-2's copy is reported kept", func() bool {
-		w1, _ := a.hub.Peek(mwKind.Name, testCluster, "work-1")
-		return equalSpec(w1, later) && len(recorder.messages(ReasonCopyKept)) == 1
-	})
+	eventually(t, "two copies on hub-b reported kept", func() bool { return len(recorder.messages(ReasonCopyKept)) == 2 })
 	quiesce(t, c, a, b)
-	for name, want := range map[string]*unstructured.Unstructured{"work-1": later, "work-2": lost} {
-		if got := b.get(t, mwKind, testCluster, name); !equalSpec(got, want) {
-			t.Errorf("hub-b's %s rolled back or deleted: %v", name, specOf(got))
+	if got := b.get(t, mwKind, testCluster, "work-1"); !equalSpec(got, later) {
+		t.Errorf("hub-b's work-1 rolled back to the restored source's older state: %v", specOf(got))
+	}
+	if got := b.get(t, mwKind, testCluster, "work-2"); got == nil {
+		t.Errorf("hub-b's work-2 deleted: hub-a never had a delete of it, it was restored without it")
+	}
+	for _, w := range b.writes(mwKind) {
+		if strings.HasSuffix(w, "/work-1") || strings.HasSuffix(w, "/work-2") {
+			t.Errorf("the replicator wrote a kept copy on hub-b: %s", w)
 		}
 	}
-	if got := a.get(t, mwKind, testCluster, "work-1"); mirror.IsCopy(got) {
-		t.Errorf("hub-a's restored work-1 is marked as a copy: %v", got.GetLabels())
+	msgs := strings.Join(recorder.messages(ReasonCopyKept), "\n")
+	for _, want := range []string{"ManifestWork/" + testCluster + "/work-1: the source hub holds an older state", "ManifestWork/" + testCluster + "/work-2: the source hub holds no object"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("CopyKept events %q, want one containing %q", msgs, want)
+		}
 	}
-	if got, _ := a.hub.Peek(mwKind.Name, testCluster, "work-2"); got != nil {
-		t.Errorf("hub-a's lost work-2 was made again from hub-b's copy")
-	}
-	if msgs := recorder.messages(ReasonSourceRestored); len(msgs) != 1 || !strings.Contains(msgs[0],
-		"ManifestWork/"+testCluster+"/work-1: source hub hub-a held an older state of it (restored from a backup): updated there to the newer state the copy on hub hub-b kept") {
-		t.Errorf("SourceRestored events %q, want one, for work-1", msgs)
-	}
-	if msgs := strings.Join(recorder.messages(ReasonCopyKept), "\n"); !strings.Contains(msgs, "ManifestWork/"+testCluster+"/work-2: the source hub holds no object") {
-		t.Errorf("CopyKept events %q, want one for work-2", msgs)
-	}
-	if snap := c.Snapshot(); snap.Conflicts[testHubB] != 1 {
-		t.Errorf("conflicts on hub-b = %d, want 1 (work-2 missing at the source; work-1 in step again)", snap.Conflicts[testHubB])
+	if snap := c.Snapshot(); snap.Conflicts[testHubB] != 2 {
+		t.Errorf("conflicts on hub-b = %d, want 2 (work-1 older at the source, work-2 missing there)", snap.Conflicts[testHubB])
 	}
 
 	// A delete seen on A's watch reaches B.

@@ -81,9 +81,6 @@ const (
 	// ReasonWrittenBack: a create, edit or delete made on a cluster's previous source before the cluster moved,
 	// which never reached the new source, was written there (mirror.DecideWriteBack).
 	ReasonWrittenBack = "WrittenBack"
-	// ReasonSourceRestored: an object a cluster's source hub lost, or holds an older state of (the hub was
-	// restored from a backup or rebuilt), was written there from the newest copy (mirror.DecideRestore).
-	ReasonSourceRestored = "SourceRestored"
 )
 
 // Key is a queue key: an object (Kind set) or a cluster's direction (Kind empty, Name the cluster).

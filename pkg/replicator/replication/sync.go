@@ -245,11 +245,6 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if err := c.releaseOthers(ctx, k, key, source, failedHub); err != nil {
 		errs = append(errs, err)
 	}
-	if restored, err := c.restoreSource(ctx, k, key, source, src, checked); restored {
-		return errors.Join(errs...)
-	} else if err != nil {
-		errs = append(errs, err)
-	}
 
 	c.mu.Lock()
 	if src != nil {
