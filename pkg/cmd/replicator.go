@@ -109,6 +109,9 @@ func newReplicatorUninstallCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if peerConfig.Host == config.Host {
+					return fmt.Errorf("--peer-kubeconfig %q: names the hub of --kubeconfig (%s); give the other hubs", file, config.Host)
+				}
 				peers = append(peers, uninstall.Peer{Name: peerConfig.Host, Client: peerClient})
 			}
 			report, err := uninstall.Hub(c.Context(), client, kinds, peers...)

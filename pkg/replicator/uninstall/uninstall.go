@@ -3,10 +3,10 @@
 // It is `klusterlet-failover replicator uninstall`, run on every hub after the replicator is stopped.
 //
 // A delete the finalizer holds is one the replicator had still to make on the other hubs: given the other hubs
-// (Peer), the uninstall makes it there first — the copies of the deleted object go, then the finalizer — so that
-// no later switch to another hub runs the deleted object again. A held delete whose copies cannot all be
-// deleted keeps its finalizer (the delete stays held, the error is returned); without peers the finalizer is
-// removed and the copies stay (Report.HeldWithoutPeers).
+// (Peer), the uninstall makes it there first — the copies of the deleted object are deleted, then the finalizer
+// goes — so that no later switch to another hub runs the deleted object again. A held delete whose copies cannot
+// all be deleted keeps its finalizer (the delete stays held, the error is returned); without peers the finalizer
+// is removed and the copies stay (Report.HeldWithoutPeers).
 //
 // What stays: the marks by which the replicator recognises its copies (mirror.LabelReplicatedFrom and the
 // source annotations). Without a replicator they are inert labels and annotations; a replicator installed again
@@ -224,12 +224,12 @@ func cleanPatch(obj *unstructured.Unstructured) (patch []byte, finalizer, annota
 	return patch, finalizer, annotated
 }
 
-// copyDeleteAttempts bounds the rounds of deleteCopy against a hub controller that puts a finalizer back.
-const copyDeleteAttempts = 5
-
 // deleteCopies deletes, on every peer, the object of obj's kind, namespace and name that stands for obj, whose
 // delete is held here (mirror.Deleted.Explains: a copy made from obj or from the original obj was made from, or
-// that original). It returns how many it deleted; an error names the peer.
+// that original); never obj itself (a peer that is this hub), nor an object the peer's own controllers generated
+// (mirror.GeneratedHere). The delete is a plain one on the object's UID: with no replicator left, each hub's
+// controllers finish it as they would a user's (OCM's work agent, once the cluster is on that hub; the add-on
+// manager's pre-delete hook). It returns how many it deleted; an error names the peer.
 func deleteCopies(ctx context.Context, k mirror.Kind, obj *unstructured.Unstructured, peers []Peer) (int, error) {
 	held := &mirror.Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[mirror.AnnotationSourceUID]}
 	deleted := 0
@@ -243,68 +243,19 @@ func deleteCopies(ctx context.Context, k mirror.Kind, obj *unstructured.Unstruct
 		case err != nil:
 			errs = append(errs, fmt.Errorf("hub %s: %w", p.Name, err))
 			continue
-		case !held.Explains(other):
+		case other.GetUID() == obj.GetUID() || other.GetDeletionTimestamp() != nil || mirror.GeneratedHere(k, other) || !held.Explains(other):
 			continue
 		}
-		gone, err := deleteCopy(ctx, k, res, other)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("hub %s: %w", p.Name, err))
-			continue
-		}
-		if gone {
+		uid := other.GetUID()
+		err = res.Delete(ctx, other.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		switch {
+		case err == nil:
 			deleted++
+		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+			// Gone, or made again under the name since it was read: not this copy any more.
+		default:
+			errs = append(errs, fmt.Errorf("hub %s: deleting %s %s/%s: %w", p.Name, k.Name, other.GetNamespace(), other.GetName(), err))
 		}
 	}
 	return deleted, errors.Join(errs...)
-}
-
-// deleteCopy deletes obj through res as the replicator does (replication.Controller.deleteCopy): the finalizers its
-// hub would keep on a hub the cluster is not on (mirror.CopyFinalizersPatch) go first, then the object on the
-// resourceVersion that left, again after a lost race; after copyDeleteAttempts, on its UID alone. gone is false
-// when it had gone, or was made again, already.
-func deleteCopy(ctx context.Context, k mirror.Kind, res dynamic.ResourceInterface, obj *unstructured.Unstructured) (gone bool, err error) {
-	uid := obj.GetUID()
-	for attempt := 1; ; attempt++ {
-		if patch := mirror.CopyFinalizersPatch(k, obj); patch != nil {
-			patched, err := res.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				return false, nil
-			case err == nil:
-				obj = patched
-			case !apierrors.IsConflict(err):
-				return false, fmt.Errorf("removing the finalizers of %s %s/%s: %w", k.Name, obj.GetNamespace(), obj.GetName(), err)
-			}
-		}
-		if obj.GetDeletionTimestamp() != nil && mirror.CopyFinalizersPatch(k, obj) == nil {
-			return true, nil
-		}
-		opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
-		if attempt < copyDeleteAttempts {
-			rv := obj.GetResourceVersion()
-			opts.Preconditions.ResourceVersion = &rv
-		}
-		err := res.Delete(ctx, obj.GetName(), opts)
-		switch {
-		case apierrors.IsNotFound(err):
-			return true, nil
-		case err != nil && !apierrors.IsConflict(err):
-			return false, fmt.Errorf("deleting %s %s/%s: %w", k.Name, obj.GetNamespace(), obj.GetName(), err)
-		case err != nil && attempt >= copyDeleteAttempts:
-			return false, fmt.Errorf("deleting %s %s/%s: %w", k.Name, obj.GetNamespace(), obj.GetName(), err)
-		}
-		fresh, err := res.Get(ctx, obj.GetName(), metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			return true, nil
-		case err != nil:
-			return false, err
-		case fresh.GetUID() != uid:
-			return true, nil
-		}
-		obj = fresh
-		if attempt > copyDeleteAttempts {
-			return false, fmt.Errorf("%s %s/%s still there after %d attempts", k.Name, obj.GetNamespace(), obj.GetName(), attempt)
-		}
-	}
 }

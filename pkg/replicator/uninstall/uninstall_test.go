@@ -127,10 +127,10 @@ func TestHubSkipsKindsNotServed(t *testing.T) {
 }
 
 // TestHubDeletesCopiesOfHeldDeletes: a delete the replicator still held on this hub (w1, Terminating with
-// delete-copies) deletes the copies made from it on the peers first — OCM's work-agent finalizer on a copy
-// removed — then loses its finalizer; another hub's unrelated object of the name is left. A held delete whose
-// copies cannot all be reached (w2: a peer answers 500) keeps its finalizer, and the error names it. Without peers
-// the finalizer goes and the copies stay, counted as a warning.
+// delete-copies) deletes the copies made from it on the peers first, each on its UID, then loses its finalizer;
+// another hub's unrelated object of the name is left, and so is the hub's own object when the hub is given as its
+// own peer. A held delete whose copies cannot all be reached (w2: a peer answers 500) keeps its finalizer, and
+// the error names it. Without peers the finalizer goes and the copies stay, counted as a warning.
 func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mw}
@@ -165,7 +165,7 @@ func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	report, err := Hub(ctx, hub, kinds, Peer{Name: "hub-b", Client: peerB}, Peer{Name: "hub-c", Client: peerC})
+	report, err := Hub(ctx, hub, kinds, Peer{Name: "hub-b", Client: peerB}, Peer{Name: "hub-c", Client: peerC}, Peer{Name: "itself", Client: hub})
 	if err == nil || !strings.Contains(err.Error(), "ManifestWork c1/w2 is being deleted: deleting its copies first: hub hub-c") {
 		t.Errorf("error %v, want one naming w2 and hub hub-c", err)
 	}
@@ -175,14 +175,17 @@ func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 			t.Errorf("hub-b's copy of %s: %v, want it deleted", name, err)
 		}
 	}
-	var stripped bool
 	for _, a := range peerB.Actions() {
-		if p, ok := a.(k8stesting.PatchAction); ok && p.GetName() == "w1" && strings.Contains(string(p.GetPatch()), `"finalizers":null`) {
-			stripped = true
+		if d, ok := a.(k8stesting.DeleteAction); ok {
+			if pre := d.GetDeleteOptions().Preconditions; pre == nil || pre.UID == nil || *pre.UID != types.UID("copy-"+d.GetName()) {
+				t.Errorf("hub-b's %s deleted without its UID as a precondition: %+v", d.GetName(), d.GetDeleteOptions())
+			}
 		}
 	}
-	if !stripped {
-		t.Errorf("hub-b's copy of w1 was deleted without its work-agent finalizer removed first: %v", peerB.Actions())
+	for _, a := range hub.Actions() {
+		if d, ok := a.(k8stesting.DeleteAction); ok && d.GetResource() == mw.GVR {
+			t.Errorf("the hub, given as its own peer, deleted its own %s", d.GetName())
+		}
 	}
 	if _, err := peerC.Resource(mw.GVR).Namespace("c1").Get(ctx, "w1", metav1.GetOptions{}); err != nil {
 		t.Errorf("hub-c's own w1 (made from another object): %v, want it kept", err)
