@@ -347,12 +347,12 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 				case err == nil:
 					s.accepted++
 					switch op {
+					case "create":
+						works[name] = &chaosWork{seq: seq}
 					case "delete":
 						works[name].deleted, works[name].everDeleted = true, true
-					case "recreate":
+					default: // an edit, or a re-create: what the user believes of the work's past stays
 						works[name].deleted, works[name].seq = false, seq
-					default:
-						works[name] = &chaosWork{seq: seq}
 					}
 				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "is managed from hub"):
 					s.refused++
