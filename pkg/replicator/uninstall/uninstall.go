@@ -19,11 +19,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 
@@ -79,25 +81,23 @@ func (r Report) String() string {
 
 // Hub removes the replicator's fence, finalizers, marks and report from the hub client talks to, for kinds (the
 // replicated kinds: mirror.ResolveKinds of the ReplicationConfig, or mirror.Kinds). For an object whose delete
-// the finalizer holds, its copies on peers are deleted first (deleteCopies); one whose copies could not all be
-// deleted keeps its finalizer. The replicator must be
+// the finalizer holds, its copies on peers are deleted first (deleteCopies), the fence on the peers removed
+// before (it would refuse those deletes); one whose copies could not all be deleted keeps its finalizer. The replicator must be
 // stopped first: it would put them back. Each object is patched on its resourceVersion and read again after a
 // conflict (client-go's retry.DefaultRetry), so no write of another client is lost. It goes on past an object
 // that fails and returns the errors joined, with what it did; running it again finishes the rest.
 func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind, peers ...Peer) (Report, error) {
 	var r Report
 	var errs []error
-	for _, gvr := range [...]struct {
-		what string
-		res  dynamic.NamespaceableResourceInterface
-	}{{"binding", client.Resource(fence.BindingGVR)}, {"policy", client.Resource(fence.PolicyGVR)}} {
-		err := gvr.res.Delete(ctx, fence.PolicyName, metav1.DeleteOptions{})
-		switch {
-		case err == nil:
-			r.Fence = true
-		case apierrors.IsNotFound(err):
-		default:
-			errs = append(errs, fmt.Errorf("deleting the fence's ValidatingAdmission %s %s: %w", gvr.what, fence.PolicyName, err))
+	removed, err := removeFence(ctx, client)
+	r.Fence = removed
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range peers {
+		// The fence there would refuse the deletes of copies of a cluster managed from another hub.
+		if _, err := removeFence(ctx, p.Client); err != nil {
+			errs = append(errs, fmt.Errorf("hub %s: %w", p.Name, err))
 		}
 	}
 	for _, k := range kinds {
@@ -224,6 +224,30 @@ func cleanPatch(obj *unstructured.Unstructured) (patch []byte, finalizer, annota
 	return patch, finalizer, annotated
 }
 
+// fenceGone bounds how long a delete on a peer is retried while the peer's apiserver still applies the fence it
+// was told to drop (a ValidatingAdmissionPolicy's removal takes effect within seconds).
+const fenceGone = 30 * time.Second
+
+// removeFence deletes the fence's ValidatingAdmissionPolicyBinding and ValidatingAdmissionPolicy from the hub
+// client talks to; removed reports that either was there.
+func removeFence(ctx context.Context, client dynamic.Interface) (removed bool, err error) {
+	var errs []error
+	for _, gvr := range [...]struct {
+		what string
+		res  dynamic.NamespaceableResourceInterface
+	}{{"binding", client.Resource(fence.BindingGVR)}, {"policy", client.Resource(fence.PolicyGVR)}} {
+		err := gvr.res.Delete(ctx, fence.PolicyName, metav1.DeleteOptions{})
+		switch {
+		case err == nil:
+			removed = true
+		case apierrors.IsNotFound(err):
+		default:
+			errs = append(errs, fmt.Errorf("deleting the fence's ValidatingAdmission %s %s: %w", gvr.what, fence.PolicyName, err))
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
 // deleteCopies deletes, on every peer, the object of obj's kind, namespace and name that stands for obj, whose
 // delete is held here (mirror.Deleted.Explains: a copy made from obj or from the original obj was made from, or
 // that original); never obj itself (a peer that is this hub), nor an object the peer's own controllers generated
@@ -247,7 +271,18 @@ func deleteCopies(ctx context.Context, k mirror.Kind, obj *unstructured.Unstruct
 			continue
 		}
 		uid := other.GetUID()
-		err = res.Delete(ctx, other.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		// The fence, just removed from the peer, may still refuse for the moments its apiserver takes to drop
+		// the policy (403): retried then, for fenceGone at most.
+		err = wait.PollUntilContextTimeout(ctx, time.Second, fenceGone, true, func(ctx context.Context) (bool, error) {
+			err := res.Delete(ctx, other.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+			if apierrors.IsForbidden(err) {
+				return false, nil
+			}
+			return true, err
+		})
+		if wait.Interrupted(err) {
+			err = fmt.Errorf("refused (403) for %s after the fence was removed: %w", fenceGone, err)
+		}
 		switch {
 		case err == nil:
 			deleted++

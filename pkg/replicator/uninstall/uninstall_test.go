@@ -176,7 +176,7 @@ func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 		}
 	}
 	for _, a := range peerB.Actions() {
-		if d, ok := a.(k8stesting.DeleteAction); ok {
+		if d, ok := a.(k8stesting.DeleteAction); ok && d.GetResource() == mw.GVR {
 			if pre := d.GetDeleteOptions().Preconditions; pre == nil || pre.UID == nil || *pre.UID != types.UID("copy-"+d.GetName()) {
 				t.Errorf("hub-b's %s deleted without its UID as a precondition: %+v", d.GetName(), d.GetDeleteOptions())
 			}
@@ -186,6 +186,15 @@ func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 		if d, ok := a.(k8stesting.DeleteAction); ok && d.GetResource() == mw.GVR {
 			t.Errorf("the hub, given as its own peer, deleted its own %s", d.GetName())
 		}
+	}
+	var fenceGone bool
+	for _, a := range peerB.Actions() {
+		if d, ok := a.(k8stesting.DeleteAction); ok && d.GetResource() == fence.PolicyGVR && d.GetName() == fence.PolicyName {
+			fenceGone = true
+		}
+	}
+	if !fenceGone {
+		t.Errorf("hub-b's fence was not removed before its copies were deleted (it refuses them)")
 	}
 	if _, err := peerC.Resource(mw.GVR).Namespace("c1").Get(ctx, "w1", metav1.GetOptions{}); err != nil {
 		t.Errorf("hub-c's own w1 (made from another object): %v, want it kept", err)
