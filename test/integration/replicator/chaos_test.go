@@ -365,6 +365,8 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 		time.Sleep(time.Duration(1000+rng.IntN(4000)) * time.Millisecond)
 	}
 
+	// The schedule, before the settle: a settle that times out ends the test without the report.
+	t.Logf("seed %d schedule: %s", seed, strings.Join(s.steps, "; "))
 	// Heal everything and let the system settle.
 	for i := range b.hubs {
 		if hubDown[i] {
