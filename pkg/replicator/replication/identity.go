@@ -103,6 +103,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 	delete(c.selected, cluster)
 	delete(c.movedFrom, cluster)
 	c.mu.Unlock()
+	// Its report is not confirmed any more (see reportUnreplicated).
 	c.reports.forget(cluster)
 	var errs []error
 	k, reportSteps := c.kinds[replv1alpha1.KindManagedCluster]
@@ -154,8 +155,6 @@ func (c *Controller) reportAllBehind(ctx context.Context, h *hubconn.Hub, cluste
 			steps = append(steps, mirror.HubStep{Hub: other.Name(), Ready: other.Ready(), Pending: true})
 		}
 	}
-	// Not confirmed later: the report goes unknown for the agent once its interval has passed thrice.
-	c.reports.forget(cluster)
 	return c.patchSourceOnce(ctx, h, k, Key{Kind: k.Name, Name: cluster}, mc, mirror.StepPatch(mc, steps, c.hubsReport(c.opts.Clock.Now()), false),
 		"naming every other hub behind for a cluster not replicated, on "+h.Name())
 }
@@ -163,6 +162,9 @@ func (c *Controller) reportAllBehind(ctx context.Context, h *hubconn.Hub, cluste
 // reportUnreplicated names every other hub behind on each ready hub's ManagedCluster of cluster that carries an
 // in-step report (reportAllBehind): cluster is not replicated.
 func (c *Controller) reportUnreplicated(ctx context.Context, cluster string) error {
+	// Its report is not confirmed any more (publishSteps runs for replicated clusters only): the hubs it names
+	// behind stay behind for the agent.
+	c.reports.forget(cluster)
 	var errs []error
 	for _, h := range c.opts.Hubs {
 		if !h.Ready() {

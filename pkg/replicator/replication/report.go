@@ -53,7 +53,7 @@ func (c *Controller) hubsReport(now time.Time) string {
 }
 
 // reportTimes is when this controller last wrote a new time in each cluster's in-step report, on its own clock:
-// recorded by publishSteps, forgotten when the cluster stops being replicated (reportAllBehind, standDown). A
+// recorded by publishSteps, forgotten when the cluster stops being replicated (reportUnreplicated, standDown). A
 // controller that just started has written none: its first sync of each cluster writes it.
 type reportTimes struct {
 	mu sync.Mutex

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -82,8 +83,8 @@ func (r Report) String() string {
 // Hub removes the replicator's fence, finalizers, marks and report from the hub client talks to, for kinds (the
 // replicated kinds: mirror.ResolveKinds of the ReplicationConfig, or mirror.Kinds). For an object whose delete
 // the finalizer holds, its copies on peers are deleted first (deleteCopies), the fence on the peers removed
-// before (it would refuse those deletes); one whose copies could not all be deleted keeps its finalizer. The replicator must be
-// stopped first: it would put them back. Each object is patched on its resourceVersion and read again after a
+// before (it would refuse those deletes); one whose copies could not all be deleted keeps its finalizer. The
+// replicator must be stopped first: it would put them back. Each object is patched on its resourceVersion and read again after a
 // conflict (client-go's retry.DefaultRetry), so no write of another client is lost. It goes on past an object
 // that fails and returns the errors joined, with what it did; running it again finishes the rest.
 func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind, peers ...Peer) (Report, error) {
@@ -272,10 +273,10 @@ func deleteCopies(ctx context.Context, k mirror.Kind, obj *unstructured.Unstruct
 		}
 		uid := other.GetUID()
 		// The fence, just removed from the peer, may still refuse for the moments its apiserver takes to drop
-		// the policy (403): retried then, for fenceGone at most.
+		// the policy: its 403 is retried, for fenceGone at most; any other 403 (RBAC) fails at once.
 		err = wait.PollUntilContextTimeout(ctx, time.Second, fenceGone, true, func(ctx context.Context) (bool, error) {
 			err := res.Delete(ctx, other.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-			if apierrors.IsForbidden(err) {
+			if apierrors.IsForbidden(err) && strings.Contains(err.Error(), fence.PolicyName) {
 				return false, nil
 			}
 			return true, err

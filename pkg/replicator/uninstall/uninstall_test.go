@@ -218,3 +218,43 @@ func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 		t.Errorf("without peers: %+v (%q), %v; want the held delete finished and warned about", report, report.String(), err)
 	}
 }
+
+// TestDeleteCopiesRetriesOnlyTheFence: a peer's fence, just removed, may still refuse a delete for a moment: that
+// 403 (it names the fence's policy) is tried again and the copy goes; a 403 of RBAC fails at once, with the peer
+// named, and the delete stays held.
+func TestDeleteCopiesRetriesOnlyTheFence(t *testing.T) {
+	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	held := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w1", nil, nil, mirror.FinalizerDeleteCopies)
+	held.SetUID("u1")
+	held.SetDeletionTimestamp(&metav1.Time{Time: metav1.Now().Time})
+	copyOfHeld := func() *unstructured.Unstructured {
+		o := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w1", map[string]string{mirror.LabelReplicatedFrom: "hub-a"},
+			map[string]string{mirror.AnnotationSourceUID: "u1"})
+		o.SetUID("copy-w1")
+		return o
+	}
+	listKinds := map[schema.GroupVersionResource]string{mw.GVR: "ManifestWorkList"}
+	refusing := func(message string, times int) (*dynamicfake.FakeDynamicClient, *int) {
+		c := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, copyOfHeld())
+		attempts := 0
+		c.PrependReactor("delete", "manifestworks", func(k8stesting.Action) (bool, runtime.Object, error) {
+			attempts++
+			if attempts <= times {
+				return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "work.open-cluster-management.io", Resource: "manifestworks"}, "w1", errors.New(message))
+			}
+			return false, nil, nil
+		})
+		return c, &attempts
+	}
+	ctx := context.Background()
+
+	fenced, fenceAttempts := refusing("ValidatingAdmissionPolicy '"+fence.PolicyName+"' denied request: managed from hub-a", 1)
+	if n, err := deleteCopies(ctx, mw, held, []Peer{{Name: "hub-b", Client: fenced}}); err != nil || n != 1 || *fenceAttempts != 2 {
+		t.Errorf("behind a fence on its way out: %d deleted, %v, %d attempts; want 1 deleted on the second attempt", n, err, *fenceAttempts)
+	}
+	rbac, rbacAttempts := refusing(`User "admin" cannot delete resource "manifestworks"`, 100)
+	n, err := deleteCopies(ctx, mw, held, []Peer{{Name: "hub-c", Client: rbac}})
+	if err == nil || !strings.Contains(err.Error(), "hub hub-c") || n != 0 || *rbacAttempts != 1 {
+		t.Errorf("refused by RBAC: %d deleted, %v, %d attempts; want an error naming hub-c after one attempt", n, err, *rbacAttempts)
+	}
+}
