@@ -145,6 +145,11 @@ type Orchestrator struct {
 	standbysSwept bool
 	// lastStatusWrite is when this process last wrote the FailoverConfig status (StatusWriteDue).
 	lastStatusWrite time.Time
+	// epoch is the agent's latest session epoch and epochHub the hub of that session (NextEpoch), read from the
+	// FailoverConfig status at the first session (epochRead) and raised by what the sessions record.
+	epoch     int64
+	epochHub  string
+	epochRead bool
 }
 
 // NewOrchestrator checks o, fills its defaults and returns the orchestrator.
@@ -265,6 +270,10 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 	if r.run.session != nil {
 		facts = r.facts.snapshot()
 		r.observe(facts, now)
+	}
+	if e := r.facts.snapshot().epoch; e > r.epoch {
+		// The session recorded a higher epoch than its own (DecideEpoch rule 4) or adopted the hub's (rule 3).
+		r.epoch, r.epochHub = e, r.run.hub
 	}
 	d := Decide(r.state, r.view(spec, facts, configErr, now), now)
 	wait := minPositive(d.RecheckAfter, r.apply(ctx, d, facts, spec, now))

@@ -41,6 +41,9 @@ type factsSnapshot struct {
 	// (kept across sessions).
 	contested   string
 	contestedAt time.Time
+	// epoch is the highest session epoch a session recorded on its hub or adopted from it (kept across
+	// sessions).
+	epoch int64
 }
 
 // begin starts a new generation (a session is about to be built) and returns it.
@@ -138,6 +141,14 @@ func (f *sessionFacts) setContested(msg string, at time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cur.contested, f.cur.contestedAt = msg, at
+}
+
+// setEpoch records n, a session epoch recorded on (or adopted from) a hub's ManagedCluster, when it is higher than
+// the one recorded before.
+func (f *sessionFacts) setEpoch(n int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cur.epoch = max(f.cur.epoch, n)
 }
 
 func (f *sessionFacts) snapshot() factsSnapshot {

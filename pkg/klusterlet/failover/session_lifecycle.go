@@ -38,10 +38,12 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, reas
 	var session Session
 	err := fmt.Errorf("hub %s has no usable bootstrap kubeconfig", name)
 	if h != nil && h.bootstrap != nil {
+		epoch := r.nextEpoch(name, from)
 		session, err = r.o.NewSession(hubsession.Params{
 			Hub:           hubsession.Hub{Name: name, Bootstrap: h.bootstrap},
 			Observer:      &sessionObserver{r: r, gen: gen, hub: name},
 			WrapTransport: r.tracker.WrapTransport,
+			Epoch:         epoch,
 		})
 	}
 	if err != nil {
@@ -74,6 +76,35 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, reas
 	r.o.Metrics.SetActiveHub(name)
 	klog.FromContext(ctx).Info("Hub session started", "hub", name, "server", h.bootstrap.Hub.Server)
 	return true
+}
+
+// nextEpoch returns the epoch of a session about to start on hub name, left from from ("" when no switch), and
+// takes it as the agent's latest. The first time, it reads the agent's record from the FailoverConfig status
+// (epoch and activeHub); the sessions' recorded epochs raise it (step).
+func (r *Orchestrator) nextEpoch(name, from string) failoverv1alpha1.AgentEpoch {
+	if !r.epochRead {
+		r.epochRead = true
+		if fc := r.failoverConfig(); fc != nil && fc.Status.Epoch > r.epoch {
+			r.epoch, r.epochHub = fc.Status.Epoch, fc.Status.ActiveHub
+		}
+	}
+	epoch := NextEpoch(r.epoch, r.epochHub, name, from)
+	r.epoch, r.epochHub = epoch.Number, name
+	return epoch
+}
+
+// NextEpoch returns the epoch of a session on hub, given last, the agent's latest epoch (0: none), lastHub, the
+// hub of that session ("" unknown), and from, the hub the agent leaves for hub ("" when it is no switch). The
+// rules: a session on lastHub keeps last (a restart, or a new session on the same hub, is no move); any other
+// session takes last + 1, from from, else from lastHub (a restart onto another hub moved the cluster from there).
+func NextEpoch(last int64, lastHub, hub, from string) failoverv1alpha1.AgentEpoch {
+	if hub == lastHub && last > 0 {
+		return failoverv1alpha1.AgentEpoch{Number: last}
+	}
+	if from == "" {
+		from = lastHub
+	}
+	return failoverv1alpha1.AgentEpoch{Number: last + 1, From: from}
 }
 
 // switchTo leaves the active hub for sw.To: a bootstrap cut short by leaving the hub did not fail there (a

@@ -55,3 +55,10 @@ func (o *sessionObserver) Contested(msg string) {
 	o.r.facts.setContested(msg, o.r.o.Agent.Clock.Now())
 	o.r.kick()
 }
+
+// EpochRecorded records the session epoch the session recorded on its hub's ManagedCluster, or adopted from it
+// (status.epoch).
+func (o *sessionObserver) EpochRecorded(epoch failoverv1alpha1.AgentEpoch) {
+	o.r.facts.setEpoch(epoch.Number)
+	o.r.kick()
+}

@@ -49,6 +49,8 @@ type StatusView struct {
 	// Contested and ContestedAt are the last takeover of the hub kubeconfig Secret (zero time: none).
 	Contested   string
 	ContestedAt time.Time
+	// Epoch is the agent's latest session epoch (0: none yet); status.epoch never goes down.
+	Epoch int64
 }
 
 // HubStatusView is one hub as the status shows it.
@@ -123,6 +125,7 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 	status.ActiveHubServer = v.ActiveServer
 	status.Hubs = hubs
 	status.FailoverCount += v.UnrecordedFailovers
+	status.Epoch = max(status.Epoch, v.Epoch)
 	if v.LastFailover != nil {
 		status.LastFailover = v.LastFailover.DeepCopy()
 	}
@@ -197,7 +200,7 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 		Active: r.run.hub, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
 		State: r.state, Switch: r.mem.Switch, PlannedWait: r.mem.PlannedWait, Degraded: r.degraded,
 		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,
-		Contested: facts.contested, ContestedAt: facts.contestedAt,
+		Contested: facts.contested, ContestedAt: facts.contestedAt, Epoch: r.epoch,
 	}
 	for _, name := range r.order {
 		h := r.hubs[name]

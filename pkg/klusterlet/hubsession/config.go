@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
 
@@ -90,6 +91,9 @@ type Params struct {
 	// WrapTransport, if set, wraps the transport of every hub client of the session (the orchestrator's
 	// connectivity tracking).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Epoch is the agent's session epoch, recorded on the hub's ManagedCluster by the main controllers
+	// (managedcluster.DecideEpoch); zero Number: none is recorded.
+	Epoch failoverv1alpha1.AgentEpoch
 }
 
 // check returns an error naming the first missing field of c for a session on hub.

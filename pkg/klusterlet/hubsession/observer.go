@@ -25,6 +25,9 @@ type Observer interface {
 	// Contested is called when the hub kubeconfig Secret, holding credentials of this process, is replaced by
 	// credentials it did not write; message names what was found (also the ReasonHubKubeconfigContested event's).
 	Contested(message string)
+	// EpochRecorded is called with the session epoch each time the main controllers record it on the ManagedCluster
+	// or adopt the higher one it carries (managedcluster.DecideEpoch).
+	EpochRecorded(epoch failoverv1alpha1.AgentEpoch)
 }
 
 // NopObserver ignores every report. Embed it to implement only some of Observer's methods.
@@ -46,3 +49,6 @@ func (NopObserver) AddOnsChanged([]failoverv1alpha1.AddOnRegistrationStatus) {}
 
 // Contested does nothing.
 func (NopObserver) Contested(string) {}
+
+// EpochRecorded does nothing.
+func (NopObserver) EpochRecorded(failoverv1alpha1.AgentEpoch) {}

@@ -176,6 +176,8 @@ func (s *Session) newMainControllers(hub hubClients, bootstrapCreate clusterv1cl
 	creatingOptions.HubClusterCreateClient = bootstrapCreate
 	creatingOptions.HubClusterInformer = m.managedClusters
 	creatingOptions.ConflictTracker = s.conflicts
+	creatingOptions.Epoch = s.sessionEpoch()
+	creatingOptions.EpochRecorded = s.epochRecorded
 	creating := managedcluster.NewManagedClusterCreatingController(creatingOptions)
 	status := managedcluster.NewManagedClusterStatusController(managedcluster.StatusOptions{
 		ClusterName:                  s.config.ClusterName,

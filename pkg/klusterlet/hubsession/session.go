@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
@@ -35,6 +36,8 @@ type Session struct {
 	phase    Phase
 	message  string
 	forceCSR string
+	// epoch is the session epoch the creating controller records (Params.Epoch, then what it recorded or adopted).
+	epoch failoverv1alpha1.AgentEpoch
 }
 
 // New checks config and p and returns a session for p.Hub. It returns an error naming the first missing field.
@@ -56,7 +59,23 @@ func New(config Config, p Params) (*Session, error) {
 		wrapTransport: p.WrapTransport,
 		conflicts:     managedcluster.NewConflictTracker(),
 		wake:          make(chan struct{}, 1),
+		epoch:         p.Epoch,
 	}, nil
+}
+
+// sessionEpoch returns the session epoch to record now.
+func (s *Session) sessionEpoch() failoverv1alpha1.AgentEpoch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.epoch
+}
+
+// epochRecorded keeps epoch, recorded or adopted by the creating controller, and reports it to the observer.
+func (s *Session) epochRecorded(epoch failoverv1alpha1.AgentEpoch) {
+	s.mu.Lock()
+	s.epoch = epoch
+	s.mu.Unlock()
+	s.obs.EpochRecorded(epoch)
 }
 
 // Hub returns the hub of the session.

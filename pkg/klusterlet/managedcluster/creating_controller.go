@@ -16,6 +16,8 @@ import (
 	clusterv1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1"
 	clusterv1listers "open-cluster-management.io/api/client/cluster/listers/cluster/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // Event reasons of the creating controller. They are user-visible API.
@@ -34,6 +36,16 @@ const (
 	// configs was refused (the bootstrap identity may only create and get). Emitted once per
 	// distinct failure.
 	ReasonManagedClusterClientConfigsUpdateFailed = "ManagedClusterClientConfigsUpdateFailed"
+	// ReasonEpochRecorded (Normal): the agent's session epoch was recorded on the ManagedCluster
+	// (failoverv1alpha1.AnnotationEpoch).
+	ReasonEpochRecorded = "EpochRecorded"
+	// ReasonEpochRestored (Warning): the ManagedCluster carried a lower epoch than the agent's session: the hub was
+	// restored from a backup taken before the agent's last session there, or someone changed the annotation. The
+	// agent's epoch is recorded again.
+	ReasonEpochRestored = "EpochRestored"
+	// ReasonEpochUpdateFailed (Warning): the epoch could not be recorded (the hub refused the update). Emitted
+	// once per distinct failure.
+	ReasonEpochUpdateFailed = "EpochUpdateFailed"
 )
 
 // fieldManager is the field manager recorded on every write this package makes on the hub.
@@ -77,6 +89,13 @@ type CreatingOptions struct {
 	// never rewrites that spoke's URLs (FC-06). Creating an absent ManagedCluster is not
 	// guarded. Leave nil for the bootstrap phase (no status controller runs then).
 	ConflictTracker *ConflictTracker
+	// Epoch is the agent's session epoch, recorded on the ManagedCluster as failoverv1alpha1.AnnotationEpoch
+	// (DecideEpoch) under the same guard as the client configs (ConflictTracker; never on another spoke's
+	// ManagedCluster). A zero Number records nothing: the bootstrap phase, whose identity may not update.
+	Epoch failoverv1alpha1.AgentEpoch
+	// EpochRecorded, when set, is called with the session epoch each time the controller records it or adopts
+	// the ManagedCluster's (DecideEpoch rule 3), from the controller's goroutine.
+	EpochRecorded func(failoverv1alpha1.AgentEpoch)
 	// ResyncInterval is the period of the unconditional resync. Required, > 0.
 	ResyncInterval time.Duration
 	// Recorder receives the events of this controller (spoke events in the agent
@@ -96,6 +115,12 @@ type managedClusterCreatingController struct {
 	createClient  clusterv1client.ManagedClustersGetter
 	lister        clusterv1listers.ManagedClusterLister
 	tracker       *ConflictTracker
+	// epoch is the session epoch to record (zero Number: none); epochRecorded hears every new value.
+	epoch         failoverv1alpha1.AgentEpoch
+	epochRecorded func(failoverv1alpha1.AgentEpoch)
+	// epochSeen is set once the ManagedCluster was seen carrying the session epoch: a lower one later is a
+	// restore, not the hub's record from before this session.
+	epochSeen bool
 	// seen is set once the ManagedCluster was observed on the hub, so that a later create
 	// is reported as a re-create.
 	seen bool
@@ -114,6 +139,8 @@ func NewManagedClusterCreatingController(opts CreatingOptions) factory.Controlle
 		client:        opts.HubClusterClient,
 		createClient:  opts.HubClusterCreateClient,
 		tracker:       opts.ConflictTracker,
+		epoch:         opts.Epoch,
+		epochRecorded: opts.EpochRecorded,
 	}
 	if c.createClient == nil {
 		c.createClient = opts.HubClusterClient
@@ -146,33 +173,108 @@ func (c *managedClusterCreatingController) sync(ctx context.Context, syncCtx fac
 	}
 	c.seen = true
 
-	if len(c.clientConfigs) == 0 || clientConfigsEqual(existing.Spec.ManagedClusterClientConfigs, c.clientConfigs) {
+	configsDue := len(c.clientConfigs) > 0 && !clientConfigsEqual(existing.Spec.ManagedClusterClientConfigs, c.clientConfigs)
+	epoch, epochDue := c.epoch, false
+	if c.epoch.Number > 0 {
+		epoch, epochDue = DecideEpoch(existing.Annotations[failoverv1alpha1.AnnotationEpoch], c.epoch)
+	}
+	if !configsDue && !epochDue {
 		c.lastFailure = ""
+		c.adoptEpoch(epoch)
+		c.epochSeen = c.epochSeen || c.epoch.Number > 0
 		return nil
 	}
 	if c.tracker != nil {
 		if conflict, _ := c.tracker.Conflict(); conflict || !c.tracker.Verified() {
-			logger.V(2).Info("Identity unverified or in conflict; client configs left unchanged", "conflict", conflict)
+			logger.V(2).Info("Identity unverified or in conflict; client configs and epoch left unchanged", "conflict", conflict)
+			return nil
+		}
+	} else {
+		// Without the identity guard (the bootstrap phase) the epoch is not recorded.
+		epochDue = false
+		if !configsDue {
 			return nil
 		}
 	}
+	c.adoptEpoch(epoch)
 	updated := existing.DeepCopy()
-	updated.Spec.ManagedClusterClientConfigs = c.clientConfigs
+	if configsDue {
+		updated.Spec.ManagedClusterClientConfigs = c.clientConfigs
+	}
+	if epochDue {
+		if updated.Annotations == nil {
+			updated.Annotations = map[string]string{}
+		}
+		updated.Annotations[failoverv1alpha1.AnnotationEpoch] = epoch.String()
+	}
 	_, err = c.client.ManagedClusters().Update(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
+	reason, what := ReasonManagedClusterClientConfigsUpdateFailed, "client configs"
+	if !configsDue {
+		reason, what = ReasonEpochUpdateFailed, "epoch"
+	}
 	switch {
 	case isAuthError(err):
-		c.reportFailure(syncCtx, ReasonManagedClusterClientConfigsUpdateFailed,
-			fmt.Sprintf("Unable to update the client configs of ManagedCluster %q on the hub: %v", c.clusterName, err))
-		logger.V(2).Info("Not allowed to update the ManagedCluster client configs, retrying on the next resync", "err", err)
+		c.reportFailure(syncCtx, reason,
+			fmt.Sprintf("Unable to update the %s of ManagedCluster %q on the hub: %v", what, c.clusterName, err))
+		logger.V(2).Info("Not allowed to update the ManagedCluster, retrying on the next resync", "what", what, "err", err)
 		return nil
 	case err != nil:
-		return fmt.Errorf("unable to update the client configs of ManagedCluster %q on the hub: %w", c.clusterName, err)
+		return fmt.Errorf("unable to update the %s of ManagedCluster %q on the hub: %w", what, c.clusterName, err)
 	}
 	c.lastFailure = ""
-	syncCtx.Recorder().Eventf(ReasonManagedClusterClientConfigsUpdated,
-		"client configs of ManagedCluster %q set to %s", c.clusterName, clientConfigURLs(c.clientConfigs))
-	logger.Info("Updated the ManagedCluster client configs", "urls", clientConfigURLs(c.clientConfigs))
+	if configsDue {
+		syncCtx.Recorder().Eventf(ReasonManagedClusterClientConfigsUpdated,
+			"client configs of ManagedCluster %q set to %s", c.clusterName, clientConfigURLs(c.clientConfigs))
+		logger.Info("Updated the ManagedCluster client configs", "urls", clientConfigURLs(c.clientConfigs))
+	}
+	if epochDue {
+		current := existing.Annotations[failoverv1alpha1.AnnotationEpoch]
+		if prev, err := failoverv1alpha1.ParseAgentEpoch(current); err == nil && prev.Number < epoch.Number && (c.epochSeen || epoch.From == "") {
+			syncCtx.Recorder().Warningf(ReasonEpochRestored, "ManagedCluster %q carried epoch %d, lower than this agent's session epoch %d: "+
+				"the hub was restored from a backup taken before, or the annotation %s was changed; recorded %s again",
+				c.clusterName, prev.Number, epoch.Number, failoverv1alpha1.AnnotationEpoch, epoch)
+		} else {
+			syncCtx.Recorder().Eventf(ReasonEpochRecorded, "ManagedCluster %q: %s recorded (was %q)", c.clusterName, epoch, current)
+		}
+		logger.Info("Recorded the agent's epoch on the ManagedCluster", "epoch", epoch.String(), "was", current)
+		c.epochSeen = true
+	}
 	return nil
+}
+
+// adoptEpoch makes epoch the session epoch (DecideEpoch's outcome) and reports a new value.
+func (c *managedClusterCreatingController) adoptEpoch(epoch failoverv1alpha1.AgentEpoch) {
+	if epoch == c.epoch || epoch.Number == 0 {
+		return
+	}
+	c.epoch = epoch
+	if c.epochRecorded != nil {
+		c.epochRecorded(epoch)
+	}
+}
+
+// DecideEpoch returns the session epoch after reading current, the ManagedCluster's AnnotationEpoch value ("" when
+// absent), given session, the agent's session epoch (Number >= 1), and whether the ManagedCluster is to be
+// updated with it. The rules:
+//  1. current absent, unparsable or lower than session: write session. A hub restored from a backup taken
+//     before the agent's session there, or an annotation someone removed, gets the agent's epoch again.
+//  2. current equal to session: nothing (already recorded, or a restart onto the hub of the agent's last session).
+//  3. current higher and session.From empty (no switch, and the agent lost its own record: it runs without a
+//     FailoverConfig, or its status was lost): adopt current, write nothing.
+//  4. current higher and session.From set (a switch, whose epoch must exceed every earlier one): write
+//     {current + 1, session.From}.
+func DecideEpoch(current string, session failoverv1alpha1.AgentEpoch) (failoverv1alpha1.AgentEpoch, bool) {
+	cur, err := failoverv1alpha1.ParseAgentEpoch(current)
+	switch {
+	case current == "" || err != nil || cur.Number < session.Number:
+		return session, true
+	case cur.Number == session.Number:
+		return session, false
+	case session.From == "":
+		return cur, false
+	default:
+		return failoverv1alpha1.AgentEpoch{Number: cur.Number + 1, From: session.From}, true
+	}
 }
 
 // watchConflicts requeues the controller when the identity verdict changes.

@@ -64,6 +64,9 @@ type HubView struct {
 	// RecordedClusterID is the identity the replicator recorded on this hub's copy of the ManagedCluster (the
 	// cluster-id annotation): the spoke the copy was made for; empty when not recorded.
 	RecordedClusterID string
+	// Epoch is the agent's session epoch recorded on this hub's ManagedCluster (replv1alpha1.AnnotationEpoch,
+	// written by our agent on the hub it joins; it only grows from one hub to the next); 0 when absent.
+	Epoch int64
 }
 
 // Source is the outcome of DecideSource.
@@ -78,8 +81,12 @@ type Source struct {
 
 // Reasons of a Source.
 const (
-	// ReasonLeaseRenewed: Hub has the freshest lease renewed by an agent.
+	// ReasonLeaseRenewed: Hub has a fresh lease renewed by an agent, with the highest epoch among those, else the
+	// newest renewal.
 	ReasonLeaseRenewed = "LeaseRenewed"
+	// ReasonEpoch: no hub has a fresh renewed lease and there is no previous source; Hub's ManagedCluster carries
+	// the highest agent epoch (the hub the agent joined last).
+	ReasonEpoch = "Epoch"
 	// ReasonNoFreshLease: no hub has a fresh renewed lease; the previous source is kept (no flapping while the agent
 	// is between hubs or the source hub is down).
 	ReasonNoFreshLease = "NoFreshLease"
@@ -95,20 +102,27 @@ const (
 
 // DecideSource returns the source hub of one cluster, given the previous decision (zero Source at start) and
 // a view of every hub in spec order, at time now (the replicator's clock). Rules, in order:
-//  1. Among reachable hubs whose lease was renewed by an agent and is fresh, the one with the newest renewTime
-//     is the source (the agent renews one hub at a time, and renewTimes come from its one clock). A lease is
+//  1. Among reachable hubs whose lease was renewed by an agent and is fresh, the source is the one whose
+//     ManagedCluster carries the highest agent epoch, and among equal epochs (or none) the one with the newest
+//     renewTime (the agent renews one hub at a time, and renewTimes come from its one clock). A lease is
 //     fresh when the replicator saw it renewed (RenewSeen) no longer than FreshnessFactor × the lease duration
 //     before now, both read on the replicator's clock. Until it has seen a renewal of the cluster on any hub,
 //     reachable or not (it just started), every lease an agent renewed counts, but only once every hub is
-//     reachable: a hub still listing may hold the newest. The agent's clock is never compared with the
-//     replicator's: a clock off by minutes on either side changes no decision. Ties keep the previous
-//     source, else the earlier hub in spec order. Since is kept when the hub does not change, else it is now
-//     (without a previous source: the earliest time the copies record for that hub, if they do).
+//     reachable: a hub still listing may hold the newest; these are ordered by renewTime alone (an epoch a
+//     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it). The
+//     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
+//     decision. Ties keep the previous source, else the earlier hub in spec order. Since is kept when the hub
+//     does not change, else it is now (without a previous source: the earliest time the copies record for that
+//     hub, if they do).
 //  2. Without such a hub, the previous source is kept.
-//  3. Without a previous source, the hub that the copies' cluster-hub annotations name (the one named by
-//     most copies; ties by spec order), with the recorded since time.
-//  4. Else the first hub in spec order whose ManagedCluster is not a copy, since now.
-//  5. Else no source.
+//  3. Without a previous source, when every hub is reachable: the hub with the highest epoch (ReasonEpoch), since
+//     now. The agent records its epoch on the hub it joins, so this is where it went last.
+//  4. Else the hub that the copies' cluster-hub annotations name (the one named by most copies; ties by spec
+//     order), with the recorded since time.
+//  5. Else the reachable hub with the highest epoch, since now: the agent went there after every hub the
+//     replicator can see.
+//  6. Else the first hub in spec order whose ManagedCluster is not a copy, since now.
+//  7. Else no source.
 func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	seenAny, allReachable := false, true
 	for _, h := range hubs {
@@ -125,7 +139,13 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			continue
 		}
 		switch {
-		case best == nil, h.RenewTime.After(best.RenewTime):
+		case best == nil:
+			best = h
+		case seenAny && h.Epoch != best.Epoch:
+			if h.Epoch > best.Epoch {
+				best = h
+			}
+		case h.RenewTime.After(best.RenewTime):
 			best = h
 		case h.RenewTime.Equal(best.RenewTime) && h.Hub == prev.Hub:
 			best = h
@@ -146,6 +166,11 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	}
 	if prev.Hub != "" {
 		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease}
+	}
+	if allReachable {
+		if hub := highestEpoch(hubs); hub != "" {
+			return Source{Hub: hub, Since: now, Reason: ReasonEpoch}
+		}
 	}
 
 	votes := map[string]int{}
@@ -171,12 +196,27 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		}
 		return Source{Hub: recorded, Since: s, Reason: ReasonRecorded}
 	}
+	if hub := highestEpoch(hubs); hub != "" {
+		return Source{Hub: hub, Since: now, Reason: ReasonEpoch}
+	}
 	for _, h := range hubs {
 		if h.HasCluster && !h.IsCopy {
 			return Source{Hub: h.Hub, Since: now, Reason: ReasonOriginal}
 		}
 	}
 	return Source{Reason: ReasonUnknown}
+}
+
+// highestEpoch returns the reachable hub whose ManagedCluster carries the highest epoch (ties: the earlier in
+// spec order), or "" when none carries one.
+func highestEpoch(hubs []HubView) string {
+	out, most := "", int64(0)
+	for _, h := range hubs {
+		if h.Reachable && h.HasCluster && h.Epoch > most {
+			out, most = h.Hub, h.Epoch
+		}
+	}
+	return out
 }
 
 // NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts

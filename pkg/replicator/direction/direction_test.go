@@ -693,3 +693,57 @@ func TestDecideSourceClocks(t *testing.T) {
 		t.Errorf("NextExpiry with the agent's clock ahead = %s, want %s (when the renewal was seen + FreshnessFactor × duration)", got, want)
 	}
 }
+
+// epoch is v whose ManagedCluster carries the agent epoch n.
+func epoch(v direction.HubView, n int64) direction.HubView {
+	return with(v, func(v *direction.HubView) { v.Epoch = n })
+}
+
+func TestDecideSourceEpochs(t *testing.T) {
+	runDecide(t, []decideCase{
+		{
+			name: "rule 1: of two fresh leases the higher epoch wins, whatever the renewTimes say (the agent's clock jumped back)",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{epoch(renewing(hubA, ago(5*time.Second)), 3), epoch(skewed(renewing(hubB, ago(10*time.Second)), -time.Hour), 4)},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "rule 1: equal epochs fall back to the newest renewTime",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{epoch(renewing(hubA, ago(30*time.Second)), 3), epoch(renewing(hubB, ago(5*time.Second)), 3)},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "rule 1 just started: renewTimes order the leases it has not seen renewed, not epochs (a restored hub's epoch is raised only once its agent reads it)",
+			hubs: []direction.HubView{epoch(unseen(renewing(hubA, ago(5*time.Second))), 1), epoch(unseen(renewing(hubB, ago(time.Hour))), 2)},
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "rule 1: a higher epoch without a fresh lease does not count",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{epoch(renewing(hubA, ago(5*time.Second)), 3), epoch(renewing(hubB, ago(10*time.Minute)), 9)},
+			want: src(hubA, earlier, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "rule 3: no lease evidence, every hub reachable: the highest epoch, before what the copies record",
+			hubs: []direction.HubView{epoch(copyOn(hubA, hubC, earlier), 2), epoch(original(hubB), 5), epoch(copyOn(hubC, hubA, earlier), 4)},
+			want: src(hubB, now, direction.ReasonEpoch),
+		},
+		{
+			name: "rule 4: a hub unreachable, the copies' record comes before the epochs (the unreachable hub may hold the highest)",
+			hubs: []direction.HubView{epoch(copyOn(hubA, hubC, earlier), 2), epoch(original(hubB), 5), unreachable(empty(hubC))},
+			want: src(hubC, earlier, direction.ReasonRecorded),
+		},
+		{
+			name: "rule 5: a hub unreachable, nothing recorded: the highest epoch of the reachable hubs (the replicator restarted while the agent's last hub lost its link)",
+			hubs: []direction.HubView{epoch(original(hubA), 6), unreachable(empty(hubB)), epoch(original(hubC), 2)},
+			want: src(hubA, now, direction.ReasonEpoch),
+		},
+		{
+			name: "rule 2 before epochs: the previous source is kept without fresh leases",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{epoch(original(hubA), 1), epoch(original(hubB), 7)},
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
+		},
+	})
+}

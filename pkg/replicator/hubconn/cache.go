@@ -74,6 +74,9 @@ type Cluster struct {
 	ID string
 	// RecordedID is mirror.AnnotationClusterID, the identity the replicator wrote on a copy; "" when absent.
 	RecordedID string
+	// Epoch is the agent's epoch recorded on the ManagedCluster (replv1alpha1.AnnotationEpoch); zero when absent
+	// or malformed.
+	Epoch replv1alpha1.AgentEpoch
 }
 
 // GetObjectKind implements runtime.Object; the kind is not kept.
@@ -152,6 +155,9 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 func clusterOf(mc *unstructured.Unstructured) *Cluster {
 	out := &Cluster{Labels: mc.GetLabels(), IsCopy: mirror.IsCopy(mc)}
 	out.ID, out.RecordedID = mirror.ClusterIdentity(mc)
+	if epoch, err := replv1alpha1.ParseAgentEpoch(mc.GetAnnotations()[replv1alpha1.AnnotationEpoch]); err == nil {
+		out.Epoch = epoch
+	}
 	if seconds, found, _ := unstructured.NestedInt64(mc.Object, "spec", "leaseDurationSeconds"); found && seconds > 0 {
 		out.LeaseDuration = time.Duration(seconds) * time.Second
 	}

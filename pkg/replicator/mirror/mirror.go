@@ -62,6 +62,10 @@ const (
 	// (DecideWriteBack); the replicator removes it once it has compared every object of the cluster with that
 	// hub.
 	AnnotationMovedFrom = "failover.open-cluster-management.io/moved-from"
+	// AnnotationWrittenBackEpoch, on the ManagedCluster of the cluster's source hub, is the agent epoch
+	// (replv1alpha1.AnnotationEpoch) whose move the replicator finished writing back: the hub the epoch names as
+	// the one the agent left has nothing left to write back to the source (MovedFrom).
+	AnnotationWrittenBackEpoch = "failover.open-cluster-management.io/written-back-epoch"
 	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
 	AnnotationSourceUID = "failover.open-cluster-management.io/source-uid"
 	// AnnotationSourceGeneration is, on a copy, the source object's metadata.generation when the copy was
@@ -286,6 +290,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		delete(annotations, AnnotationHubsBehind)
 		delete(annotations, AnnotationHubsReported)
 		delete(annotations, AnnotationMovedFrom)
+		delete(annotations, AnnotationWrittenBackEpoch)
 	}
 	maps.Copy(annotations, extraAnnotations)
 	out.SetAnnotations(annotations)
@@ -519,14 +524,23 @@ func UnfencePatch(mc *unstructured.Unstructured) []byte {
 }
 
 // MovedFrom returns the hub that the cluster of mc (its ManagedCluster on the source hub) came from, as far as
-// its write-back is not finished: AnnotationMovedFrom, or, before SourceCleanup ran, the AnnotationClusterHub
-// it still carries from when it was a copy; "" when neither, or when it names source.
+// its write-back is not finished, in order: the hub the agent's epoch (replv1alpha1.AnnotationEpoch) names as
+// the one it left, unless AnnotationWrittenBackEpoch says that epoch's write-back is finished (the agent knows
+// where it was even when the replicator did not see the move: it was stopped, or the hub unreachable);
+// AnnotationMovedFrom; before SourceCleanup ran, the AnnotationClusterHub it still carries from when it was a
+// copy. It returns "" when none, or when the one found names source.
 func MovedFrom(mc *unstructured.Unstructured, source string) string {
 	if mc == nil {
 		return ""
 	}
 	annotations := mc.GetAnnotations()
-	prev := annotations[AnnotationMovedFrom]
+	prev := ""
+	if epoch, ok := unfinishedEpoch(mc); ok {
+		prev = epoch.From
+	}
+	if prev == "" {
+		prev = annotations[AnnotationMovedFrom]
+	}
 	if prev == "" {
 		prev = annotations[AnnotationClusterHub]
 	}
@@ -536,13 +550,32 @@ func MovedFrom(mc *unstructured.Unstructured, source string) string {
 	return prev
 }
 
-// MovedFromDonePatch returns the JSON merge patch (RFC 7386) that removes AnnotationMovedFrom from mc, or nil
-// when mc does not carry it.
+// unfinishedEpoch returns the agent's epoch recorded on mc when it names a hub the agent left and
+// AnnotationWrittenBackEpoch does not record that epoch's write-back as finished.
+func unfinishedEpoch(mc *unstructured.Unstructured) (replv1alpha1.AgentEpoch, bool) {
+	annotations := mc.GetAnnotations()
+	epoch, err := replv1alpha1.ParseAgentEpoch(annotations[replv1alpha1.AnnotationEpoch])
+	if err != nil || epoch.From == "" || annotations[AnnotationWrittenBackEpoch] == strconv.FormatInt(epoch.Number, 10) {
+		return replv1alpha1.AgentEpoch{}, false
+	}
+	return epoch, true
+}
+
+// MovedFromDonePatch returns the JSON merge patch (RFC 7386) that ends the write-back MovedFrom names: it removes
+// AnnotationMovedFrom and records the agent's epoch as AnnotationWrittenBackEpoch; nil when mc has neither to
+// change.
 func MovedFromDonePatch(mc *unstructured.Unstructured) []byte {
-	if _, ok := mc.GetAnnotations()[AnnotationMovedFrom]; !ok {
+	changes := map[string]any{}
+	if _, ok := mc.GetAnnotations()[AnnotationMovedFrom]; ok {
+		changes[AnnotationMovedFrom] = nil
+	}
+	if epoch, ok := unfinishedEpoch(mc); ok {
+		changes[AnnotationWrittenBackEpoch] = strconv.FormatInt(epoch.Number, 10)
+	}
+	if len(changes) == 0 {
 		return nil
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnotationMovedFrom: nil}}})
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": changes}})
 	return patch
 }
 

@@ -249,6 +249,18 @@ func TestMovedFrom(t *testing.T) {
 		{"cluster-hub, before SourceCleanup", withAnnotations(map[string]any{mirror.AnnotationClusterHub: hubA}), hubA},
 		{"moved-from wins over cluster-hub", withAnnotations(map[string]any{mirror.AnnotationMovedFrom: hubA, mirror.AnnotationClusterHub: hubC}), hubA},
 		{"naming the source itself", withAnnotations(map[string]any{mirror.AnnotationClusterHub: hubB}), ""},
+		{"the agent's epoch names the hub it left (the replicator did not see the move)",
+			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA}), hubA},
+		{"the agent's epoch wins over the replicator's records",
+			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC, mirror.AnnotationClusterHub: hubC}), hubA},
+		{"an epoch whose write-back is finished",
+			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}), ""},
+		{"an epoch whose write-back is finished, moved-from still set",
+			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4", mirror.AnnotationMovedFrom: hubC}), hubC},
+		{"a newer epoch than the one written back",
+			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=5,from=" + hubC, mirror.AnnotationWrittenBackEpoch: "4"}), hubC},
+		{"an epoch without from (a first join)", withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=1"}), ""},
+		{"a malformed epoch is ignored", withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "from=" + hubA}), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,6 +274,13 @@ func TestMovedFrom(t *testing.T) {
 	}
 	if p := string(mirror.MovedFromDonePatch(withAnnotations(map[string]any{mirror.AnnotationMovedFrom: hubA}))); p != `{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}` {
 		t.Errorf("MovedFromDonePatch = %s", p)
+	}
+	epochDone := string(mirror.MovedFromDonePatch(withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA})))
+	if epochDone != `{"metadata":{"annotations":{"failover.open-cluster-management.io/written-back-epoch":"4"}}}` {
+		t.Errorf("MovedFromDonePatch for an epoch = %s", epochDone)
+	}
+	if p := mirror.MovedFromDonePatch(withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"})); p != nil {
+		t.Errorf("MovedFromDonePatch for a finished epoch = %s, want nil", p)
 	}
 }
 

@@ -171,6 +171,7 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool, seen time.Time) direc
 		}
 		v.RecordedHub, v.RecordedSince = mc.RecordedHub, mc.RecordedSince
 		v.ClusterID, v.RecordedClusterID = mc.ID, mc.RecordedID
+		v.Epoch = mc.Epoch.Number
 	}
 	if renewTime, created, ok := h.Lease(cluster); ok {
 		v.HasLease = true
@@ -598,11 +599,11 @@ func (c *Controller) release(ctx context.Context, h *hubconn.Hub, k mirror.Kind,
 	return nil
 }
 
-// finishWriteBack removes mirror.AnnotationMovedFrom from src (cluster's ManagedCluster on its source hub) once
-// the hub it names has nothing left to write back: it is no longer configured, or it is ready, has taken its
+// finishWriteBack ends the write-back from the hub mirror.MovedFrom names on src (cluster's ManagedCluster on its
+// source hub: mirror.MovedFromDonePatch) once that hub has nothing left to write back: it is no longer configured, or it is ready, has taken its
 // ManagedCluster over as a copy (or has none), and none of the cluster's objects waits to be compared there.
 func (c *Controller) finishWriteBack(ctx context.Context, cluster string, source *hubconn.Hub, src *unstructured.Unstructured) error {
-	prev := src.GetAnnotations()[mirror.AnnotationMovedFrom]
+	prev := mirror.MovedFrom(src, source.Name())
 	if prev == "" {
 		return nil
 	}

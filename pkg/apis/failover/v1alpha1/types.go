@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -317,6 +318,13 @@ type FailoverConfigStatus struct {
 	// FailoverConfig was created.
 	// +optional
 	FailoverCount int32 `json:"failoverCount,omitempty"`
+
+	// epoch is the number of the agent's latest session on a hub: it only grows, and is raised at every session on
+	// a hub other than the last one. The agent records it on the ManagedCluster of the hub it is on
+	// (annotation failover.open-cluster-management.io/epoch), with the hub it left.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Epoch int64 `json:"epoch,omitempty"`
 }
 
 // HubStatus is the observed state of one hub.
@@ -473,6 +481,61 @@ func ParseHubsReport(value string) (HubsReport, error) {
 		}
 	}
 	return r, nil
+}
+
+// AnnotationEpoch is written by the agent on its cluster's ManagedCluster on the hub it is on (AgentEpoch.String):
+// "epoch=<n>" or "epoch=<n>,from=<hub>". n is the agent's session number, which only grows: kept on the spoke
+// (FailoverConfig status.epoch), raised at every session on a hub other than the last one (a join, a switch, a
+// restart onto another hub), never lowered by a restart. from names the hub the agent left for this one (its
+// "primary" or an alternate's name, which ReplicationConfig spec.hubs[].name must match). The replicator reads it
+// to order hubs without comparing clocks (the highest epoch is where the agent went last) and to know which hub
+// the cluster came from when it did not see the move itself (it was stopped, or the source hub unreachable).
+const AnnotationEpoch = "failover.open-cluster-management.io/epoch"
+
+// AgentEpoch is the value of AnnotationEpoch (an annotation, not an API object: no deep copy).
+//
+// +kubebuilder:object:generate=false
+type AgentEpoch struct {
+	// Number is the session number, >= 1.
+	Number int64
+	// From is the hub the agent left for this one; "" for a first join or a restart onto the same hub.
+	From string
+}
+
+// String returns the annotation value: "epoch=<Number>" or "epoch=<Number>,from=<From>".
+func (e AgentEpoch) String() string {
+	out := "epoch=" + strconv.FormatInt(e.Number, 10)
+	if e.From != "" {
+		out += ",from=" + e.From
+	}
+	return out
+}
+
+// ParseAgentEpoch parses an AnnotationEpoch value. It returns an error naming the part and the rule when epoch is
+// missing, not an integer >= 1, or a part is not key=value. Unknown keys are ignored.
+func ParseAgentEpoch(value string) (AgentEpoch, error) {
+	var e AgentEpoch
+	seen := false
+	for _, part := range strings.Split(value, ",") {
+		key, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return AgentEpoch{}, fmt.Errorf("%s %q: part %q is not key=value", AnnotationEpoch, value, part)
+		}
+		switch key {
+		case "epoch":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 {
+				return AgentEpoch{}, fmt.Errorf("%s %q: epoch %q must be an integer >= 1", AnnotationEpoch, value, v)
+			}
+			e.Number, seen = n, true
+		case "from":
+			e.From = v
+		}
+	}
+	if !seen {
+		return AgentEpoch{}, fmt.Errorf("%s %q: epoch is missing", AnnotationEpoch, value)
+	}
+	return e, nil
 }
 
 // StandbyCredentialsState is the state of the client identity the agent keeps on a standby hub.

@@ -32,3 +32,25 @@ func TestHubsReport(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentEpoch(t *testing.T) {
+	for _, e := range []AgentEpoch{{Number: 1}, {Number: 42, From: "hub-b"}} {
+		got, err := ParseAgentEpoch(e.String())
+		if err != nil || got != e {
+			t.Errorf("ParseAgentEpoch(%q) = %v, %v; want %v", e.String(), got, err, e)
+		}
+	}
+	if s := (AgentEpoch{Number: 7, From: "primary"}).String(); s != "epoch=7,from=primary" {
+		t.Errorf("String() = %q", s)
+	}
+	if got, err := ParseAgentEpoch("from=primary, epoch=3, future=x"); err != nil || got != (AgentEpoch{Number: 3, From: "primary"}) {
+		t.Errorf("order, spaces and unknown keys: %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "epoch=0", "epoch=-1", "epoch=x", "from=primary", "epoch"} {
+		if _, err := ParseAgentEpoch(bad); err == nil {
+			t.Errorf("ParseAgentEpoch(%q) accepted", bad)
+		} else if !strings.Contains(err.Error(), AnnotationEpoch) {
+			t.Errorf("ParseAgentEpoch(%q) error %q does not name the annotation", bad, err)
+		}
+	}
+}
