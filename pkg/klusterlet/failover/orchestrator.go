@@ -271,10 +271,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 		facts = r.facts.snapshot()
 		r.observe(facts, now)
 	}
-	if e := r.facts.snapshot().epoch; e > r.epoch {
-		// The session recorded a higher epoch than its own (DecideEpoch rule 4) or adopted the hub's (rule 3).
-		r.epoch, r.epochHub = e, r.run.hub
-	}
+	r.takeRecordedEpoch()
 	d := Decide(r.state, r.view(spec, facts, configErr, now), now)
 	wait := minPositive(d.RecheckAfter, r.apply(ctx, d, facts, spec, now))
 	// Probes start once the active hub is chosen: the hub about to become active is not probed (its session

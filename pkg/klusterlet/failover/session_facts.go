@@ -41,9 +41,11 @@ type factsSnapshot struct {
 	// (kept across sessions).
 	contested   string
 	contestedAt time.Time
-	// epoch is the highest session epoch a session recorded on its hub or adopted from it (kept across
-	// sessions).
-	epoch int64
+	// epoch is the highest session epoch a session recorded on its hub or adopted from it, and epochHub that
+	// session's hub (kept across sessions: a report that arrives after its session was replaced still tells
+	// what that hub carries).
+	epoch    int64
+	epochHub string
 }
 
 // begin starts a new generation (a session is about to be built) and returns it.
@@ -143,12 +145,14 @@ func (f *sessionFacts) setContested(msg string, at time.Time) {
 	f.cur.contested, f.cur.contestedAt = msg, at
 }
 
-// setEpoch records n, a session epoch recorded on (or adopted from) a hub's ManagedCluster, when it is higher than
+// setEpoch records n, a session epoch recorded on (or adopted from) hub's ManagedCluster, when it is higher than
 // the one recorded before.
-func (f *sessionFacts) setEpoch(n int64) {
+func (f *sessionFacts) setEpoch(hub string, n int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cur.epoch = max(f.cur.epoch, n)
+	if n > f.cur.epoch {
+		f.cur.epoch, f.cur.epochHub = n, hub
+	}
 }
 
 func (f *sessionFacts) snapshot() factsSnapshot {

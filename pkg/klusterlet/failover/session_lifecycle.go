@@ -88,9 +88,19 @@ func (r *Orchestrator) nextEpoch(name, from string) failoverv1alpha1.AgentEpoch 
 			r.epoch, r.epochHub = fc.Status.Epoch, fc.Status.ActiveHub
 		}
 	}
+	// The session just stopped may have recorded a higher epoch than this goroutine has seen.
+	r.takeRecordedEpoch()
 	epoch := NextEpoch(r.epoch, r.epochHub, name, from)
 	r.epoch, r.epochHub = epoch.Number, name
 	return epoch
+}
+
+// takeRecordedEpoch makes the highest epoch a session recorded or adopted (DecideEpoch rules 1, 3 and 4) the
+// agent's latest, with that session's hub, when it is higher than the agent's.
+func (r *Orchestrator) takeRecordedEpoch() {
+	if f := r.facts.snapshot(); f.epoch > r.epoch {
+		r.epoch, r.epochHub = f.epoch, f.epochHub
+	}
 }
 
 // NextEpoch returns the epoch of a session on hub, given last, the agent's latest epoch (0: none), lastHub, the

@@ -59,6 +59,6 @@ func (o *sessionObserver) Contested(msg string) {
 // EpochRecorded records the session epoch the session recorded on its hub's ManagedCluster, or adopted from it
 // (status.epoch).
 func (o *sessionObserver) EpochRecorded(epoch failoverv1alpha1.AgentEpoch) {
-	o.r.facts.setEpoch(epoch.Number)
+	o.r.facts.setEpoch(o.hub, epoch.Number)
 	o.r.kick()
 }

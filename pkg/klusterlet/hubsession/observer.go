@@ -25,8 +25,9 @@ type Observer interface {
 	// Contested is called when the hub kubeconfig Secret, holding credentials of this process, is replaced by
 	// credentials it did not write; message names what was found (also the ReasonHubKubeconfigContested event's).
 	Contested(message string)
-	// EpochRecorded is called with the session epoch each time the main controllers record it on the ManagedCluster
-	// or adopt the higher one it carries (managedcluster.DecideEpoch).
+	// EpochRecorded is called with the session epoch whenever the main controllers change it
+	// (managedcluster.DecideEpoch rules 3 and 4: the higher one the ManagedCluster carries, adopted, or one above
+	// it, about to be recorded).
 	EpochRecorded(epoch failoverv1alpha1.AgentEpoch)
 }
 

@@ -93,8 +93,9 @@ type CreatingOptions struct {
 	// (DecideEpoch) under the same guard as the client configs (ConflictTracker; never on another spoke's
 	// ManagedCluster). A zero Number records nothing: the bootstrap phase, whose identity may not update.
 	Epoch failoverv1alpha1.AgentEpoch
-	// EpochRecorded, when set, is called with the session epoch each time the controller records it or adopts
-	// the ManagedCluster's (DecideEpoch rule 3), from the controller's goroutine.
+	// EpochRecorded, when set, is called from the controller's goroutine with the session epoch whenever
+	// DecideEpoch changes it (rules 3 and 4: the ManagedCluster's adopted, or a number above it about to be
+	// written; called before the write, which may still fail and is retried).
 	EpochRecorded func(failoverv1alpha1.AgentEpoch)
 	// ResyncInterval is the period of the unconditional resync. Required, > 0.
 	ResyncInterval time.Duration
@@ -174,27 +175,28 @@ func (c *managedClusterCreatingController) sync(ctx context.Context, syncCtx fac
 	c.seen = true
 
 	configsDue := len(c.clientConfigs) > 0 && !clientConfigsEqual(existing.Spec.ManagedClusterClientConfigs, c.clientConfigs)
+	// The epoch is read and written only on a ManagedCluster verified to be this spoke's: never in the bootstrap
+	// phase (no identity guard), nor on another spoke's of the same name.
+	guarded := c.tracker != nil
+	if guarded {
+		conflict, _ := c.tracker.Conflict()
+		guarded = !conflict && c.tracker.Verified()
+	}
 	epoch, epochDue := c.epoch, false
-	if c.epoch.Number > 0 {
+	if c.epoch.Number > 0 && guarded {
 		epoch, epochDue = DecideEpoch(existing.Annotations[failoverv1alpha1.AnnotationEpoch], c.epoch)
 	}
 	if !configsDue && !epochDue {
 		c.lastFailure = ""
-		c.adoptEpoch(epoch)
-		c.epochSeen = c.epochSeen || c.epoch.Number > 0
+		if guarded {
+			c.adoptEpoch(epoch)
+			c.epochSeen = c.epochSeen || c.epoch.Number > 0
+		}
 		return nil
 	}
-	if c.tracker != nil {
-		if conflict, _ := c.tracker.Conflict(); conflict || !c.tracker.Verified() {
-			logger.V(2).Info("Identity unverified or in conflict; client configs and epoch left unchanged", "conflict", conflict)
-			return nil
-		}
-	} else {
-		// Without the identity guard (the bootstrap phase) the epoch is not recorded.
-		epochDue = false
-		if !configsDue {
-			return nil
-		}
+	if c.tracker != nil && !guarded {
+		logger.V(2).Info("Identity unverified or in conflict; client configs left unchanged")
+		return nil
 	}
 	c.adoptEpoch(epoch)
 	updated := existing.DeepCopy()

@@ -142,3 +142,38 @@ func TestCreatingControllerBootstrapRecordsNoEpoch(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatingControllerAdoptsOnlyAVerifiedEpoch: a higher epoch on a ManagedCluster not verified to be this
+// spoke's (another spoke of the same name) is not adopted; once verified it is.
+func TestCreatingControllerAdoptsOnlyAVerifiedEpoch(t *testing.T) {
+	client := clusterfake.NewSimpleClientset(&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: testCluster,
+		Annotations: map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=9,from=hub-b"}}})
+	recorder := newTestRecorder()
+	syncCtx := factory.NewSyncContext("test", recorder)
+	tracker := NewConflictTracker()
+	tracker.Set("another spoke")
+	var reported []failoverv1alpha1.AgentEpoch
+	controller := NewManagedClusterCreatingController(CreatingOptions{
+		ClusterName: testCluster, HubClusterClient: client.ClusterV1(), ResyncInterval: time.Minute, Recorder: recorder,
+		ConflictTracker: tracker, Epoch: failoverv1alpha1.AgentEpoch{Number: 1},
+		EpochRecorded: func(e failoverv1alpha1.AgentEpoch) { reported = append(reported, e) },
+	})
+	if err := controller.Sync(context.Background(), syncCtx); err != nil {
+		t.Fatal(err)
+	}
+	if len(reported) != 0 {
+		t.Fatalf("adopted %v from a ManagedCluster in conflict", reported)
+	}
+	tracker.Clear()
+	if err := controller.Sync(context.Background(), syncCtx); err != nil {
+		t.Fatal(err)
+	}
+	if want := []failoverv1alpha1.AgentEpoch{{Number: 9, From: "hub-b"}}; !cmp.Equal(want, reported) {
+		t.Errorf("reported %v, want %v", reported, want)
+	}
+	for _, a := range client.Actions() {
+		if a.GetVerb() != "get" {
+			t.Errorf("adoption wrote: %s", a.GetVerb())
+		}
+	}
+}

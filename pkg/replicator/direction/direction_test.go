@@ -736,8 +736,8 @@ func TestDecideSourceEpochs(t *testing.T) {
 		},
 		{
 			name: "rule 5: a hub unreachable, nothing recorded: the highest epoch of the reachable hubs (the replicator restarted while the agent's last hub lost its link)",
-			hubs: []direction.HubView{epoch(original(hubA), 6), unreachable(empty(hubB)), epoch(original(hubC), 2)},
-			want: src(hubA, now, direction.ReasonEpoch),
+			hubs: []direction.HubView{epoch(original(hubA), 2), unreachable(empty(hubB)), epoch(original(hubC), 6)},
+			want: src(hubC, now, direction.ReasonEpoch),
 		},
 		{
 			name: "rule 2 before epochs: the previous source is kept without fresh leases",

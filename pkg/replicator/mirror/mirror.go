@@ -290,7 +290,6 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		delete(annotations, AnnotationHubsBehind)
 		delete(annotations, AnnotationHubsReported)
 		delete(annotations, AnnotationMovedFrom)
-		delete(annotations, AnnotationWrittenBackEpoch)
 	}
 	maps.Copy(annotations, extraAnnotations)
 	out.SetAnnotations(annotations)
@@ -525,17 +524,19 @@ func UnfencePatch(mc *unstructured.Unstructured) []byte {
 
 // MovedFrom returns the hub that the cluster of mc (its ManagedCluster on the source hub) came from, as far as
 // its write-back is not finished, in order: the hub the agent's epoch (replv1alpha1.AnnotationEpoch) names as
-// the one it left, unless AnnotationWrittenBackEpoch says that epoch's write-back is finished (the agent knows
-// where it was even when the replicator did not see the move: it was stopped, or the hub unreachable);
-// AnnotationMovedFrom; before SourceCleanup ran, the AnnotationClusterHub it still carries from when it was a
-// copy. It returns "" when none, or when the one found names source.
-func MovedFrom(mc *unstructured.Unstructured, source string) string {
+// the one it left, when configured(hub) and AnnotationWrittenBackEpoch does not record that epoch's write-back as
+// finished (the agent knows where it was even when the replicator did not see the move: it was stopped, or the
+// hub unreachable); AnnotationMovedFrom; before SourceCleanup ran, the AnnotationClusterHub it still carries from
+// when it was a copy. It returns "" when none, or when the one found names source. configured reports whether a
+// hub name is one of the ReplicationConfig's: an agent's name the replicator does not know is skipped, so that it
+// hides no record of the replicator's own.
+func MovedFrom(mc *unstructured.Unstructured, source string, configured func(hub string) bool) string {
 	if mc == nil {
 		return ""
 	}
 	annotations := mc.GetAnnotations()
 	prev := ""
-	if epoch, ok := unfinishedEpoch(mc); ok {
+	if epoch, ok := unfinishedEpoch(mc); ok && epoch.From != source && configured(epoch.From) {
 		prev = epoch.From
 	}
 	if prev == "" {
@@ -561,16 +562,16 @@ func unfinishedEpoch(mc *unstructured.Unstructured) (replv1alpha1.AgentEpoch, bo
 	return epoch, true
 }
 
-// MovedFromDonePatch returns the JSON merge patch (RFC 7386) that ends the write-back MovedFrom names: it removes
-// AnnotationMovedFrom and records the agent's epoch as AnnotationWrittenBackEpoch; nil when mc has neither to
-// change.
-func MovedFromDonePatch(mc *unstructured.Unstructured) []byte {
+// MovedFromDonePatch returns the JSON merge patch (RFC 7386) that ends the record of mc that names hub (the one
+// MovedFrom returned): it records the agent's epoch as AnnotationWrittenBackEpoch when that epoch names hub, else
+// removes AnnotationMovedFrom when it names hub (a record that names another hub stays, for a later write-back);
+// nil when no record names hub.
+func MovedFromDonePatch(mc *unstructured.Unstructured, hub string) []byte {
 	changes := map[string]any{}
-	if _, ok := mc.GetAnnotations()[AnnotationMovedFrom]; ok {
-		changes[AnnotationMovedFrom] = nil
-	}
-	if epoch, ok := unfinishedEpoch(mc); ok {
+	if epoch, ok := unfinishedEpoch(mc); ok && epoch.From == hub {
 		changes[AnnotationWrittenBackEpoch] = strconv.FormatInt(epoch.Number, 10)
+	} else if moved, ok := mc.GetAnnotations()[AnnotationMovedFrom]; ok && (moved == hub || moved == "") {
+		changes[AnnotationMovedFrom] = nil
 	}
 	if len(changes) == 0 {
 		return nil

@@ -260,27 +260,40 @@ func TestMovedFrom(t *testing.T) {
 		{"a newer epoch than the one written back",
 			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=5,from=" + hubC, mirror.AnnotationWrittenBackEpoch: "4"}), hubC},
 		{"an epoch without from (a first join)", withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=1"}), ""},
+		{"an epoch naming a hub the replicator does not know hides no record of its own",
+			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=bootstrap-hub-x", mirror.AnnotationMovedFrom: hubC}), hubC},
 		{"a malformed epoch is ignored", withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "from=" + hubA}), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := mirror.MovedFrom(tc.mc, hubB); got != tc.want {
+			configured := func(h string) bool { return h == hubA || h == hubB || h == hubC }
+			if got := mirror.MovedFrom(tc.mc, hubB, configured); got != tc.want {
 				t.Errorf("MovedFrom = %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if p := mirror.MovedFromDonePatch(withAnnotations(map[string]any{})); p != nil {
-		t.Errorf("MovedFromDonePatch without the record = %s, want nil", p)
+	donePatches := []struct {
+		name        string
+		annotations map[string]any
+		hub, want   string
+	}{
+		{"no record", map[string]any{}, hubA, ""},
+		{"moved-from", map[string]any{mirror.AnnotationMovedFrom: hubA}, hubA,
+			`{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
+		{"moved-from of another hub stays", map[string]any{mirror.AnnotationMovedFrom: hubC}, hubA, ""},
+		{"an epoch", map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA}, hubA,
+			`{"metadata":{"annotations":{"failover.open-cluster-management.io/written-back-epoch":"4"}}}`},
+		{"an epoch and moved-from of another hub: only the epoch ends, moved-from is written back next",
+			map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC}, hubA,
+			`{"metadata":{"annotations":{"failover.open-cluster-management.io/written-back-epoch":"4"}}}`},
+		{"then moved-from ends", map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4",
+			mirror.AnnotationMovedFrom: hubC}, hubC, `{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
+		{"a finished epoch", map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}, hubA, ""},
 	}
-	if p := string(mirror.MovedFromDonePatch(withAnnotations(map[string]any{mirror.AnnotationMovedFrom: hubA}))); p != `{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}` {
-		t.Errorf("MovedFromDonePatch = %s", p)
-	}
-	epochDone := string(mirror.MovedFromDonePatch(withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA})))
-	if epochDone != `{"metadata":{"annotations":{"failover.open-cluster-management.io/written-back-epoch":"4"}}}` {
-		t.Errorf("MovedFromDonePatch for an epoch = %s", epochDone)
-	}
-	if p := mirror.MovedFromDonePatch(withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"})); p != nil {
-		t.Errorf("MovedFromDonePatch for a finished epoch = %s, want nil", p)
+	for _, tc := range donePatches {
+		if got := string(mirror.MovedFromDonePatch(withAnnotations(tc.annotations), tc.hub)); got != tc.want {
+			t.Errorf("MovedFromDonePatch, %s: %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }
 

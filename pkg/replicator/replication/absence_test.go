@@ -189,3 +189,44 @@ func TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource(t *testing.T) 
 		t.Errorf("WrittenBack events = %q, want none", msgs)
 	}
 }
+
+// TestControllerFollowsTheAgentsEpochAfterARestart: the replicator starts with no lease evidence and no copies'
+// record of the move (it was restarted while the cluster moved from hub A to hub B, and A's copy of B's
+// ManagedCluster, made before, records nothing). The agent's epochs say it was on hub A (2) and moved to hub B
+// (3, from hub-a): B is the source, and what a user made on A and B lacks is written back to B; the write-back is
+// then recorded done on B's ManagedCluster.
+func TestControllerFollowsTheAgentsEpochAfterARestart(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	madeOnA := manifestWork(testCluster, "made-on-a", "cm-a", nil)
+	madeOnA.SetUID("uid-a")
+	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
+	mcA.SetAnnotations(map[string]string{replv1alpha1.AnnotationEpoch: "epoch=2"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, madeOnA)
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{replv1alpha1.AnnotationEpoch: "epoch=3,from=" + testHubA})
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "hub-b holds made-on-a, written back from hub-a", func() bool {
+		cp := b.get(t, mwKind, testCluster, "made-on-a")
+		return cp != nil && cp.GetAnnotations()[mirror.AnnotationSourceUID] == "uid-a"
+	})
+	eventually(t, "the write-back of epoch 3 recorded done on hub-b", func() bool {
+		mc := b.get(t, mcKind, "", testCluster)
+		return mc != nil && mc.GetAnnotations()[mirror.AnnotationWrittenBackEpoch] == "3"
+	})
+	quiesce(t, c, a, b)
+	if got := c.Sources(); !slices.Equal(got, [][2]string{{testCluster, testHubB}}) {
+		t.Errorf("sources = %v, want %s on %s (the agent's highest epoch)", got, testCluster, testHubB)
+	}
+	if mc := a.get(t, mcKind, "", testCluster); mc == nil || !mirror.IsCopy(mc) || mc.GetAnnotations()[replv1alpha1.AnnotationEpoch] != "epoch=2" {
+		t.Errorf("hub-a's ManagedCluster = %v, want a copy of hub-b's that keeps the agent's epoch 2", mc)
+	}
+	if msgs := recorder.messages(ReasonWrittenBack); len(msgs) != 1 || !strings.Contains(msgs[0], "made-on-a") {
+		t.Errorf("WrittenBack events = %q, want one for made-on-a", msgs)
+	}
+}

@@ -100,7 +100,7 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 	var movedFrom string
 	if next.Hub != prev.Hub {
 		mc, _ := c.byName[next.Hub].Peek(replv1alpha1.KindManagedCluster, "", cluster)
-		movedFrom = mirror.MovedFrom(mc, next.Hub)
+		movedFrom = mirror.MovedFrom(mc, next.Hub, c.configured)
 	}
 	c.mu.Lock()
 	if next.Hub != prev.Hub {
@@ -258,7 +258,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 
 	if k.Name == replv1alpha1.KindManagedCluster && src != nil {
 		c.mu.Lock()
-		c.movedFrom[key.Name] = mirror.MovedFrom(src, source.Name())
+		c.movedFrom[key.Name] = mirror.MovedFrom(src, source.Name(), c.configured)
 		c.mu.Unlock()
 		if cleaned := mirror.SourceCleanup(src, source.Name()); cleaned != nil {
 			err := c.update(ctx, source, k, cleaned)
@@ -603,7 +603,7 @@ func (c *Controller) release(ctx context.Context, h *hubconn.Hub, k mirror.Kind,
 // source hub: mirror.MovedFromDonePatch) once that hub has nothing left to write back: it is no longer configured, or it is ready, has taken its
 // ManagedCluster over as a copy (or has none), and none of the cluster's objects waits to be compared there.
 func (c *Controller) finishWriteBack(ctx context.Context, cluster string, source *hubconn.Hub, src *unstructured.Unstructured) error {
-	prev := mirror.MovedFrom(src, source.Name())
+	prev := mirror.MovedFrom(src, source.Name(), c.configured)
 	if prev == "" {
 		return nil
 	}
@@ -616,7 +616,13 @@ func (c *Controller) finishWriteBack(ctx context.Context, cluster string, source
 		}
 	}
 	k := c.kinds[replv1alpha1.KindManagedCluster]
-	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.MovedFromDonePatch(src), "ending the write-back from the hub the cluster moved from")
+	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.MovedFromDonePatch(src, prev), "ending the write-back from the hub the cluster moved from")
+}
+
+// configured reports whether hub is one of the ReplicationConfig's hubs.
+func (c *Controller) configured(hub string) bool {
+	_, ok := c.byName[hub]
+	return ok
 }
 
 // pendingFor reports whether some object of cluster waits to be compared on hub since it became ready, or OnState

@@ -98,6 +98,11 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		},
 	})
 	util.WaitForClusterAvailable(t, hubA, cluster, 90*time.Second)
+	// The agent's first session: epoch 1, from no hub, on hub A's ManagedCluster (OCM's webhook lets the agent
+	// update it) and in its status.
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, 30*time.Second, "the agent's epoch 1",
+		hasAnnotation(failoverv1alpha1.AnnotationEpoch, "epoch=1"))
+	util.WaitForFailoverConfig(t, spoke, 30*time.Second, "status.epoch 1", epochIs(1))
 
 	// OCM's work agent reads the hub kubeconfig the agent mirrors, and restarts when it changes.
 	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
@@ -360,6 +365,10 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one", "cm-2": "two"})
 	t.Logf("measured: hub A stopped -> an edit made on hub B once the cluster was Available there applied on the spoke in %.1f s (%.1f s after Available)",
 		time.Since(stopped).Seconds(), (time.Since(stopped) - available).Seconds())
+	// The agent records its move on B's ManagedCluster: epoch 2, from primary.
+	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, failoverSlack, "the agent's epoch 2 from primary",
+		hasAnnotation(failoverv1alpha1.AnnotationEpoch, "epoch=2,from="+primary))
+	util.WaitForFailoverConfig(t, spoke, failoverSlack, "status.epoch 2", epochIs(2))
 	// The replicator sees the cluster on B: B's ManagedCluster is the source now and says nothing of a move.
 	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "no cluster-hub annotation on the source",
 		func(o *unstructured.Unstructured) bool {
@@ -421,9 +430,24 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB && o.GetAnnotations()[mirror.AnnotationClusterHubSince] != ""
 		})
 
+	// Hub A is back and caught up: the write-back of the move to B (epoch 2, from primary) is finished.
+	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the write-back of epoch 2 finished",
+		hasAnnotation(mirror.AnnotationWrittenBackEpoch, "2"))
+
 	// A planned switch back to hub A disturbs no workload either.
 	util.UpdateFailoverConfigSpec(t, spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = primary })
 	util.WaitForFailoverConfig(t, spoke, failoverSlack, "active hub primary and Available", util.ActiveAndAvailable(primary))
+	// Epoch 3 from hub-b on A, whose write-back ends once B has nothing left to give; B's ManagedCluster keeps its
+	// epoch and record.
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, failoverSlack, "the agent's epoch 3 from hub-b",
+		hasAnnotation(failoverv1alpha1.AnnotationEpoch, "epoch=3,from="+hubB))
+	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the write-back of epoch 3 finished",
+		hasAnnotation(mirror.AnnotationWrittenBackEpoch, "3"))
+	if o, err := getObj(hubBHub, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || o == nil ||
+		o.GetAnnotations()[failoverv1alpha1.AnnotationEpoch] != "epoch=2,from="+primary || o.GetAnnotations()[mirror.AnnotationWrittenBackEpoch] != "2" {
+		t.Errorf("hub B's ManagedCluster after the switch back: annotations %v (err %v), want epoch=2,from=%s and written-back-epoch 2",
+			o.GetAnnotations(), err, primary)
+	}
 	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on primary again",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == primary
@@ -645,4 +669,18 @@ func replicatorAuditEvents(t *testing.T, h *framework.Hub, from, to time.Time) [
 		}
 	}
 	return out
+}
+
+// hasAnnotation is a waitObj condition: the object exists and carries annotation key = value.
+func hasAnnotation(key, value string) func(*unstructured.Unstructured) bool {
+	return func(o *unstructured.Unstructured) bool {
+		return o != nil && o.GetAnnotations()[key] == value
+	}
+}
+
+// epochIs is a WaitForFailoverConfig condition: status.epoch is n.
+func epochIs(n int64) func(*failoverv1alpha1.FailoverConfig) (bool, string) {
+	return func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		return fc.Status.Epoch == n, fmt.Sprintf("status.epoch %d, want %d", fc.Status.Epoch, n)
+	}
 }
