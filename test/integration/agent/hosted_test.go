@@ -49,7 +49,7 @@ func testHostedSpokeCredentials(t *testing.T, s *suite) {
 	ctx := context.Background()
 	host := framework.StartSpoke(t) // the cluster hosting the agent
 
-	// What the agent needs on the managed cluster in hosted mode, and nothing more (README: hosted mode).
+	// What the agent needs on the managed cluster in hosted mode, and nothing more (docs/install.md: hosted mode).
 	mustCreate(t, "namespace", func() error {
 		_, err := managed.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: saNS}}, metav1.CreateOptions{})
 		return err

@@ -49,7 +49,7 @@ var widgetKind = replv1alpha1.CustomKind{
 }
 
 // installWidgets makes hub h serve Widget (widgetKind) and grants it to the replicator's ServiceAccount in a
-// ClusterRole of its own, as the README tells a user to for a custom kind.
+// ClusterRole of its own, as docs/replicator.md tells a user to for a custom kind.
 func installWidgets(t *testing.T, h *framework.Hub) {
 	t.Helper()
 	ctx := context.Background()

@@ -19,7 +19,7 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 )
 
-// TestUninstall is the README's uninstall procedure on real hubs: with a cluster on hub A, its ManifestWork held
+// TestUninstall is docs/replicator.md's uninstall procedure on real hubs: with a cluster on hub A, its ManifestWork held
 // by the delete-copies finalizer and copied to hub B, hub B fenced and marked, and A's ManagedCluster carrying the
 // in-step report, the replicator is stopped and `klusterlet-failover replicator uninstall` runs on each hub. Then
 // no fence, finalizer, namespace mark or report is left; a user's delete of the work on A finishes at once, and

@@ -30,7 +30,7 @@ const (
 	// DefaultHubConnectionTimeout is the default of spec.hubConnectionTimeout: longer than a hub's etcd stall of
 	// 40 s plus the up to a third of the timeout between the agent's last answered request and the stall, so a hub
 	// that survives such a stall, or an apiserver or etcd restart (seconds), keeps its clusters (make bench,
-	// detection scenario; README "Choosing hubConnectionTimeout").
+	// detection scenario; docs/failoverconfig.md "Choosing hubConnectionTimeout").
 	DefaultHubConnectionTimeout = 90 * time.Second
 	// DefaultHubRejectionGracePeriod is the default of spec.hubRejectionGracePeriod.
 	DefaultHubRejectionGracePeriod = 5 * time.Minute
