@@ -489,9 +489,14 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 			return
 		}
 		target = name
-		if c, _ := candidateNamed(candidates, name); c.Replication == failoverv1alpha1.HubBehind {
+		switch c, _ := candidateNamed(candidates, name); c.Replication {
+		case failoverv1alpha1.HubBehind:
 			d.event(true, ReasonHubBehind, "moving cluster %s to hub %s, which the replicator last reported behind hub %s: no hub in step is viable; "+
 				"ManifestWorks there may be older than on %s", v.ClusterName, name, v.Active, v.Active)
+		case failoverv1alpha1.HubReplicationUnknown:
+			d.event(true, ReasonHubReplicationUnknown, "moving cluster %s to hub %s, which the replicator's report names in step with hub %s but has not "+
+				"confirmed for %d of its intervals (it is stopped or cannot reach %s): no hub confirmed in step is viable; ManifestWorks there may be older than on %s",
+				v.ClusterName, name, v.Active, failoverv1alpha1.ReportStaleConfirmations, v.Active, v.Active)
 		}
 	}
 	if state := v.Steps.State(target, now); planned && (state == failoverv1alpha1.HubBehind || state == failoverv1alpha1.HubReplicationUnknown) {

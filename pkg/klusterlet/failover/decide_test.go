@@ -414,7 +414,7 @@ func TestDecide(t *testing.T) {
 				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Behind: map[string]bool{"hub-c": true}, Every: time.Minute,
 					Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s", SeenSince: decideNow.Add(-time.Hour)}
 			}),
-			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Warning:HubReplicationUnknown", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
 		},
 		{
 			name: "Active: a report seen 2m30s ago brings the next look back when it goes unconfirmed", state: StateActive,

@@ -21,6 +21,10 @@ const (
 	// ReasonHubBehind (Warning): the agent moves the cluster to a hub that the replicator last reported behind
 	// the active hub (no hub in step was viable, or spec.forceSwitch forced a planned switch to it).
 	ReasonHubBehind = "HubBehind"
+	// ReasonHubReplicationUnknown (Warning): the agent moves the cluster to a hub that the replicator's report names
+	// in step but has not confirmed for ReportStaleConfirmations of its intervals (status.hubs[].replication
+	// Unknown): no hub confirmed in step was viable, and writes the replicator has not seen may be missing there.
+	ReasonHubReplicationUnknown = "HubReplicationUnknown"
 	// ReasonPlannedSwitchWaiting (Normal): a planned switch waits for its target, which the replicator reports
 	// behind the active hub, to catch up: as long as that report lasts, unless spec.forceSwitch names the target.
 	// Also the reason of the Progressing condition (True) while it waits.

@@ -80,9 +80,10 @@ type chaosSchedule struct {
 	failed     int
 	checks     int
 	violations []string
-	// behind is the number of HubBehind warnings the agent gave during the schedule: it moved the cluster to
-	// a hub the replicator reported behind (no hub in step was viable). Violations of such a schedule are
-	// reported apart: the agent said the spoke may see older ManifestWorks.
+	// behind is the number of HubBehind and HubReplicationUnknown warnings the agent gave during the schedule:
+	// it moved the cluster to a hub the replicator reported behind, or named in step without confirming it (no
+	// hub confirmed in step was viable). Violations of such a schedule are reported apart: the agent said the
+	// spoke may see older ManifestWorks.
 	behind int
 }
 
@@ -126,11 +127,11 @@ func TestPartitionSchedules(t *testing.T) {
 	for _, seed := range chaosSeeds(t) {
 		s := b.run(t, seed, steps)
 		all = append(all, s)
-		t.Logf("schedule seed %d: %d steps, user writes %d accepted, %d refused by the fence, %d failed; %d invariant checks, %d violations; %d HubBehind warnings\n  schedule: %s",
+		t.Logf("schedule seed %d: %d steps, user writes %d accepted, %d refused by the fence, %d failed; %d invariant checks, %d violations; %d HubBehind or HubReplicationUnknown warnings\n  schedule: %s",
 			seed, len(s.steps), s.accepted, s.refused, s.failed, s.checks, len(s.violations), s.behind, strings.Join(s.steps, "; "))
 		for _, v := range s.violations {
-			if s.behind > 0 {
-				t.Logf("seed %d (after a HubBehind warning): %s", seed, v)
+			if excused(s, v) {
+				t.Logf("seed %d (after a warning that the hub may be older): %s", seed, v)
 				continue
 			}
 			t.Errorf("seed %d: %s", seed, v)
@@ -152,19 +153,25 @@ func chaosReport(all []chaosSchedule, took time.Duration) string {
 		checks += s.checks
 		accepted += s.accepted
 		refused += s.refused
-		if len(s.violations) == 0 {
-			continue
+		var counted, excusedHere int
+		for _, v := range s.violations {
+			if excused(s, v) {
+				excusedHere++
+			} else {
+				counted++
+			}
 		}
-		if s.behind > 0 {
-			warned += len(s.violations)
+		if excusedHere > 0 {
+			warned += excusedHere
 			warnedSeeds = append(warnedSeeds, strconv.FormatUint(s.seed, 10))
-			continue
 		}
-		violations += len(s.violations)
-		failing = append(failing, strconv.FormatUint(s.seed, 10))
+		if counted > 0 {
+			violations += counted
+			failing = append(failing, strconv.FormatUint(s.seed, 10))
+		}
 	}
 	return fmt.Sprintf("partition schedules: %d run in %s; user writes %d accepted, %d refused by the fence; %d invariant checks; "+
-		"%d violations (seeds [%s]); %d more after a HubBehind warning (seeds [%s]); replay: CHAOS_SEEDS=<seeds> make chaos",
+		"%d violations (seeds [%s]); %d more after a HubBehind or HubReplicationUnknown warning (seeds [%s]); replay: CHAOS_SEEDS=<seeds> make chaos",
 		len(all), took.Round(time.Second), accepted, refused, checks, violations, strings.Join(failing, ","), warned, strings.Join(warnedSeeds, ","))
 }
 
@@ -209,6 +216,10 @@ func newChaosBed(t *testing.T) *chaosBed {
 		b.users[i] = userClient(t, h, fenceUser)
 	}
 	b.r = setUpReplicator(t, host, failoverv1alpha1.ReplicationConfigSpec{}, named...)
+	// The in-step report is confirmed every 2 s: a replicator stopped or cut off from the cluster's hub leaves the
+	// report Unknown within 6 s, as it would within 15 minutes at the default interval, so that the agent's moves
+	// in a schedule of a few minutes meet the same rule.
+	b.r.opts.ReportInterval = 2 * time.Second
 	b.r.start()
 	b.r.waitStatus(2*replicationTimeout, "both hubs synced", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return hubStatus(s, primary).Synced && hubStatus(s, hubB).Synced
@@ -285,7 +296,7 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	defer cancel()
 	rec := b.watchSpoke(ctx)
 	s := chaosSchedule{seed: seed}
-	behindBefore := util.EventReasons(t, b.spoke)[failover.ReasonHubBehind]
+	behindBefore := warnings(util.EventReasons(t, b.spoke))
 	works := map[string]*chaosWork{}
 	seq := 0
 	var hubDown, spokeCut, replCut [2]bool
@@ -392,7 +403,7 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	time.Sleep(chaosEvictionGrace + 5*time.Second)
 	final := b.settle(ctx, works)
 	s.checks, s.violations = checkChaos(works, final, rec.snapshot())
-	s.behind = util.EventReasons(t, b.spoke)[failover.ReasonHubBehind] - behindBefore
+	s.behind = warnings(util.EventReasons(t, b.spoke)) - behindBefore
 	b.reset(t, ctx)
 	return s
 }
@@ -726,4 +737,19 @@ func (b *chaosBed) reset(t *testing.T, ctx context.Context) {
 	if err != nil {
 		t.Logf("reset after seed %d: not clean within %s (left %s); the next schedule uses other names", b.seed, chaosConvergeWithin, strings.Join(left, ","))
 	}
+}
+
+// excused reports whether violation v of schedule s is reported apart rather than failing the test: the agent
+// warned that it moved to a hub that may hold older ManifestWorks (s.behind), and v is not a loss that outlasts
+// the settle — an accepted write missing from the spoke at the end (3) fails the test whatever the agent said;
+// a delete that did not reach the spoke (1), a rollback (2) or a delete (4) on the way are what the warning
+// announced (OCM's work agent applies the hub's ManifestWorks, and evicts what that hub lacks after its grace
+// period, 20 s here).
+func excused(s chaosSchedule, v string) bool {
+	return s.behind > 0 && !strings.HasPrefix(v, "(3)")
+}
+
+// warnings counts the events by which the agent said it moved to a hub that may hold older ManifestWorks.
+func warnings(reasons map[string]int) int {
+	return reasons[failover.ReasonHubBehind] + reasons[failover.ReasonHubReplicationUnknown]
 }
