@@ -10,6 +10,7 @@ package hubconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -158,7 +159,7 @@ func New(opts Options) (*Hub, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &Hub{opts: opts, state: StateUnreachable, lastErr: fmt.Errorf("not probed yet"),
+	return &Hub{opts: opts, state: StateUnreachable, lastErr: errNotProbed,
 		keepWhole: sets.New[objectKey](), fetched: map[objectKey]*cachedObject{}, deletes: map[objectKey]seenDelete{},
 		ownDeletes: map[objectKey]seenDelete{}}, nil
 }
@@ -178,6 +179,17 @@ func (h *Hub) State() (State, error, time.Time) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.state, h.lastErr, h.lastTransition
+}
+
+// errNotProbed is the error of a hub that no probe has answered or failed yet.
+var errNotProbed = errors.New("not probed yet")
+
+// Settled reports whether the hub's state is known: Ready, or Unreachable after a probe. A hub still listing
+// (StateSyncing), or not probed yet, may hold objects the replicator has not seen.
+func (h *Hub) Settled() bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.state == StateReady || (h.state == StateUnreachable && !errors.Is(h.lastErr, errNotProbed))
 }
 
 // Ready reports whether the hub is in StateReady.

@@ -79,6 +79,12 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 		c.mu.Unlock()
 		return nil
 	}
+	if prev.Hub == "" && !c.allSettled() {
+		// No first decision from a partial view: a hub still listing, or not probed yet, may hold the cluster's
+		// latest record (its epoch, its copies' record), and without lease evidence the decision would stick.
+		c.queue.AddAfter(Key{Name: cluster}, time.Second)
+		return nil
+	}
 	next := direction.DecideSource(prev, views, now)
 	if expiry := direction.NextExpiry(views, now); !expiry.IsZero() {
 		// Without an event the decision can change only once a fresh lease goes stale: decide again then.
@@ -137,6 +143,16 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 		c.queue.Add(key)
 	}
 	return nil
+}
+
+// allSettled reports whether every hub's state is known (hubconn.Hub.Settled).
+func (c *Controller) allSettled() bool {
+	for _, h := range c.opts.Hubs {
+		if !h.Settled() {
+			return false
+		}
+	}
+	return true
 }
 
 // selectedOn reports whether cluster's ManagedCluster on hub h matches the cluster selector.
