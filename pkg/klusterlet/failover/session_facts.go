@@ -155,6 +155,14 @@ func (f *sessionFacts) setEpoch(hub string, n int64) {
 	}
 }
 
+// recordedEpoch returns the highest epoch a session recorded and that session's hub (see setEpoch), without the
+// copy of the whole snapshot.
+func (f *sessionFacts) recordedEpoch() (int64, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cur.epoch, f.cur.epochHub
+}
+
 func (f *sessionFacts) snapshot() factsSnapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()

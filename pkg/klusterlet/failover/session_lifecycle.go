@@ -98,8 +98,8 @@ func (r *Orchestrator) nextEpoch(name, from string) failoverv1alpha1.AgentEpoch 
 // takeRecordedEpoch makes the highest epoch a session recorded or adopted (DecideEpoch rules 1, 3 and 4) the
 // agent's latest, with that session's hub, when it is higher than the agent's.
 func (r *Orchestrator) takeRecordedEpoch() {
-	if f := r.facts.snapshot(); f.epoch > r.epoch {
-		r.epoch, r.epochHub = f.epoch, f.epochHub
+	if epoch, hub := r.facts.recordedEpoch(); epoch > r.epoch {
+		r.epoch, r.epochHub = epoch, hub
 	}
 }
 
