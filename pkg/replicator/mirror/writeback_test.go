@@ -364,3 +364,22 @@ func TestMarkAndReleasePatches(t *testing.T) {
 		t.Errorf("Desired over an original with the finalizer: finalizers %v, want [%s]", got, workAgent)
 	}
 }
+
+// TestDesiredKeepsTheTargetsEpochRecords: a ManagedCluster copy keeps the agent's epoch and the write-back record
+// its own hub carries (never the source's): a hub the cluster left still says which move it wrote back.
+func TestDesiredKeepsTheTargetsEpochRecords(t *testing.T) {
+	k := kind(t, replv1alpha1.KindManagedCluster)
+	src := mod(mcSource(), func(m map[string]any) {
+		setAnnotation(m, replv1alpha1.AnnotationEpoch, "epoch=3,from="+hubB)
+		setAnnotation(m, mirror.AnnotationWrittenBackEpoch, "3")
+	})
+	tgt := mod(mcSource(), func(m map[string]any) {
+		setAnnotation(m, replv1alpha1.AnnotationEpoch, "epoch=2,from="+hubA)
+		setAnnotation(m, mirror.AnnotationWrittenBackEpoch, "2")
+	})
+	got := mirror.Desired(k, src, tgt, hubA, nil).GetAnnotations()
+	if got[replv1alpha1.AnnotationEpoch] != "epoch=2,from="+hubA || got[mirror.AnnotationWrittenBackEpoch] != "2" {
+		t.Errorf("copy's epoch %q and written-back-epoch %q, want the target's own: epoch=2,from=%s and 2",
+			got[replv1alpha1.AnnotationEpoch], got[mirror.AnnotationWrittenBackEpoch], hubA)
+	}
+}
