@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
@@ -25,6 +26,7 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -45,6 +47,8 @@ const (
 	chaosTimeout        = 10 * time.Second
 	chaosEvictionGrace  = 20 * time.Second
 	chaosConvergeWithin = 2 * time.Minute
+	// chaosLongStop is how long a long stop of the replicator lasts.
+	chaosLongStop = 2 * time.Minute
 )
 
 var chaosDefaultSeeds = []uint64{1, 2}
@@ -60,6 +64,9 @@ type chaosBed struct {
 	spoke     *framework.Spoke
 	r         *replicatorRun
 	users     [2]dynamic.Interface // a cluster admin of each hub who is neither the replicator nor an agent
+	// losers are clients of each hub that the fence does not stop, for the nemesis that makes a hub lose its
+	// copies (a restore or a rebuild is no request the fence sees).
+	losers [2]dynamic.Interface
 }
 
 // chaosWork is what the user believes of one ManifestWork: the sequence number of its last accepted write and
@@ -214,6 +221,7 @@ func newChaosBed(t *testing.T) *chaosBed {
 		b.replProxy[i] = framework.ProxyTo(t, h)
 		named = append(named, namedHub{name: b.names[i], hub: h, kubeconfig: util.ReplicatorKubeconfig(t, h, b.replProxy[i].URL())})
 		b.users[i] = userClient(t, h, fenceUser)
+		b.losers[i] = userClient(t, h, "chaos-loss", fence.GroupManagedClusters)
 	}
 	b.r = setUpReplicator(t, host, failoverv1alpha1.ReplicationConfigSpec{}, named...)
 	// The in-step report is confirmed every 2 s: a replicator stopped or cut off from the cluster's hub leaves the
@@ -287,7 +295,10 @@ func (b *chaosBed) watchSpoke(ctx context.Context) *spokeRecord {
 }
 
 // run plays schedule seed: steps of one fault toggle or a few user writes, a random pause each, then heals
-// everything, waits for the system to settle and checks the invariants.
+// everything, waits for the system to settle and checks the invariants. The faults: a hub's apiserver down, the
+// spoke's or the replicator's link to a hub cut, the replicator stopped (one stop in three for minutes, the
+// users writing meanwhile; it comes back with its clock right or 10 minutes off), and the standby losing its
+// copies (loseCopies).
 func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0x6b66))
@@ -303,10 +314,36 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	replDown := false
 	next := 0
 
+	// userBatch makes one to three user writes, each on the hub the user believes manages the cluster.
+	userBatch := func() {
+		for n := 1 + rng.IntN(3); n > 0; n-- {
+			i := b.believedHub(rng)
+			seq++
+			op, name, err := b.userWrite(t, rng, i, works, &next, seq)
+			switch {
+			case err == nil:
+				s.accepted++
+				switch op {
+				case "create":
+					works[name] = &chaosWork{seq: seq}
+				case "delete":
+					works[name].deleted, works[name].everDeleted = true, true
+				default: // an edit, or a re-create: what the user believes of the work's past stays
+					works[name].deleted, works[name].seq = false, seq
+				}
+			case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "is managed from hub"):
+				s.refused++
+			default:
+				s.failed++
+			}
+			s.steps = append(s.steps, fmt.Sprintf("user %s %s seq %d on %s: %s", op, name, seq, b.names[i], outcome(err)))
+		}
+	}
+
 	for step := 0; step < steps; step++ {
 		if rng.IntN(2) == 0 {
 			i := rng.IntN(2)
-			switch rng.IntN(4) {
+			switch rng.IntN(5) {
 			case 0:
 				if hubDown[i] {
 					b.hubs[i].StartAPIServer()
@@ -345,33 +382,27 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 					b.r.start()
 				} else {
 					b.r.stop()
+					replDown = true
+					// One stop in three lasts minutes (a node drained, an image pull failing, a crash loop's
+					// back-off): the agent and the users go on without it.
+					if rng.IntN(3) != 0 {
+						s.steps = append(s.steps, "replicator down=true")
+						break
+					}
+					s.steps = append(s.steps, fmt.Sprintf("replicator down=true for %s, the users writing", chaosLongStop))
+					for end := time.Now().Add(chaosLongStop); time.Now().Before(end); {
+						time.Sleep(chaosLongStop / 4)
+						userBatch()
+					}
+					break
 				}
-				replDown = !replDown
-				s.steps = append(s.steps, fmt.Sprintf("replicator down=%t%s", replDown, clockOff))
+				replDown = false
+				s.steps = append(s.steps, "replicator down=false"+clockOff)
+			case 4:
+				s.steps = append(s.steps, b.loseCopies(t, hubDown))
 			}
 		} else {
-			for n := 1 + rng.IntN(3); n > 0; n-- {
-				i := b.believedHub(rng)
-				seq++
-				op, name, err := b.userWrite(t, rng, i, works, &next, seq)
-				switch {
-				case err == nil:
-					s.accepted++
-					switch op {
-					case "create":
-						works[name] = &chaosWork{seq: seq}
-					case "delete":
-						works[name].deleted, works[name].everDeleted = true, true
-					default: // an edit, or a re-create: what the user believes of the work's past stays
-						works[name].deleted, works[name].seq = false, seq
-					}
-				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "is managed from hub"):
-					s.refused++
-				default:
-					s.failed++
-				}
-				s.steps = append(s.steps, fmt.Sprintf("user %s %s seq %d on %s: %s", op, name, seq, b.names[i], outcome(err)))
-			}
+			userBatch()
 		}
 		time.Sleep(time.Duration(1000+rng.IntN(4000)) * time.Millisecond)
 	}
@@ -538,6 +569,45 @@ func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 	}
 	b.reset(t, ctx)
 	return s
+}
+
+// loseCopies is the nemesis "a standby lost its copies" (its cluster namespace deleted, restored from an older
+// backup or rebuilt): every copy of a chaos ManifestWork on the hub the agent is not on goes, finalizers
+// included. A hub that is down, or a cluster whose active hub the FailoverConfig does not give, is left alone.
+// It returns the step's record.
+func (b *chaosBed) loseCopies(t *testing.T, hubDown [2]bool) string {
+	t.Helper()
+	fc, err := util.GetFailoverConfig(b.spoke)
+	if err != nil {
+		return fmt.Sprintf("a standby lost its copies: skipped (FailoverConfig: %v)", err)
+	}
+	j := slices.Index(b.names[:], fc.Status.ActiveHub)
+	if j < 0 || hubDown[1-j] {
+		return fmt.Sprintf("a standby lost its copies: skipped (active hub %q, the other down)", fc.Status.ActiveHub)
+	}
+	j = 1 - j
+	ctx := context.Background()
+	client := b.losers[j].Resource(workGVR).Namespace(chaosCluster)
+	list, err := client.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Sprintf("hub %s lost its copies: skipped (list: %v)", b.names[j], err)
+	}
+	var lost []string
+	for i := range list.Items {
+		w := &list.Items[i]
+		if !strings.HasPrefix(w.GetName(), chaosPrefix) || !mirror.IsCopy(w) {
+			continue
+		}
+		if len(w.GetFinalizers()) > 0 {
+			if _, err := client.Patch(ctx, w.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				continue
+			}
+		}
+		if err := client.Delete(ctx, w.GetName(), metav1.DeleteOptions{}); err == nil || apierrors.IsNotFound(err) {
+			lost = append(lost, w.GetName())
+		}
+	}
+	return fmt.Sprintf("hub %s lost its copies [%s]", b.names[j], strings.Join(lost, ","))
 }
 
 // believedHub is the hub the user thinks manages the cluster: the agent's active hub as the FailoverConfig says,
