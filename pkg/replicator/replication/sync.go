@@ -379,7 +379,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}
 	}
 	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) {
-		if err := c.release(ctx, source, k, key, src); err != nil {
+		if err := c.release(ctx, source, k, key, src, mirror.ReleasePatch(src)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -476,7 +476,10 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 // releaseOthers lets go of the deletes that mirror.FinalizerDeleteCopies holds on hubs other than source
 // (except skip; every hub when source is nil: the key's cluster is not replicated): writeBack did not write one
 // back now, so none of them is written back from this state (the hub is not the one the cluster moved from, or
-// the source's object is not the copy it held).
+// the source's object is not the copy it held). With a source, such a hub is one the cluster has left: the
+// object goes without its hub's finalizers too (mirror.CopyFinalizers, as a copy deleted there): OCM's work agent,
+// which alone removes its cleanup finalizer, is connected to the source now, where the delete was written back
+// or the object is the user's to keep, and would otherwise leave it Terminating there for good.
 func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string) error {
 	var errs []error
 	for _, h := range c.opts.Hubs {
@@ -484,7 +487,11 @@ func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, 
 			continue
 		}
 		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.HoldsDelete(obj) {
-			if err := c.release(ctx, h, k, key, obj); err != nil {
+			patch := mirror.ReleasePatch(obj)
+			if source != nil {
+				patch = mirror.CopyFinalizersPatch(k, obj)
+			}
+			if err := c.release(ctx, h, k, key, obj, patch); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -594,10 +601,10 @@ func (c *Controller) dropCopy(ctx context.Context, k mirror.Kind, key Key, targe
 	return nil
 }
 
-// release removes mirror.FinalizerDeleteCopies from obj (key's object on hub h), which lets its delete finish.
-// An object gone or changed since it was read is no error: its watch event syncs the key again.
-func (c *Controller) release(ctx context.Context, h *hubconn.Hub, k mirror.Kind, key Key, obj *unstructured.Unstructured) error {
-	patch := mirror.ReleasePatch(obj)
+// release sends patch, which removes mirror.FinalizerDeleteCopies from obj (key's object on hub h; ReleasePatch
+// or CopyFinalizersPatch), and lets its delete finish; a nil patch sends nothing. An object gone or changed since
+// it was read is no error: its watch event syncs the key again.
+func (c *Controller) release(ctx context.Context, h *hubconn.Hub, k mirror.Kind, key Key, obj *unstructured.Unstructured, patch []byte) error {
 	if patch == nil {
 		return nil
 	}

@@ -88,3 +88,39 @@ func TestControllerReplacesACopyLeftTerminatingOnAHubTheClusterLeft(t *testing.T
 		t.Errorf("writes of work-1 on hub-b: %v, want the finalizer's removal, no delete, then the create", b.writes(mwKind))
 	}
 }
+
+// TestControllerReleasesADeleteHeldOnAHubTheClusterLeft: the cluster moved from hub A to hub B while a user
+// deleted work-1 on A, where OCM's work agent had put its cleanup finalizer and the replicator its hold. The
+// delete is written back to B (B's copy goes, and B's work agent cleans up the spoke); A's original then goes
+// without both finalizers: the work agent, connected to B now, would never remove its own there, and A's object
+// would stay Terminating for good.
+func TestControllerReleasesADeleteHeldOnAHubTheClusterLeft(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies, workv1.ManifestWorkFinalizer})
+	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
+	original.SetDeletionTimestamp(&deleted)
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
+	cp := mirror.Desired(mwKind, manifestWork(testCluster, "work-1", "cm-1", nil), nil, testHubA, nil)
+	annotations := cp.GetAnnotations()
+	annotations[mirror.AnnotationSourceUID] = "uid-w1"
+	cp.SetAnnotations(annotations)
+	cp.SetUID("uid-copy")
+	b := newTestHub(t, testHubB, handler, kinds, mcB, cp)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "hub-b's copy of work-1 is deleted (written back)", func() bool { return b.get(t, mwKind, testCluster, "work-1") == nil })
+	eventually(t, "hub-a's work-1 lost the replicator's and the work agent's finalizers", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-1")
+		return w != nil && len(w.GetFinalizers()) == 0
+	})
+	quiesce(t, c, a, b)
+}
