@@ -115,8 +115,10 @@ type Orchestrator struct {
 
 	facts  sessionFacts
 	probes probeInbox
-	files  fileReads
-	beat   heartbeatState
+	// spokeID is the spoke's identity the standby probes check hubs' ManagedClusters against.
+	spokeID spokeIdentity
+	files   fileReads
+	beat    heartbeatState
 
 	// The last Decision's state, memory and Degraded message: Decide writes them, apply takes them on.
 	state    State

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/version"
@@ -17,9 +18,11 @@ import (
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
+	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/huberror"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
@@ -29,7 +32,14 @@ import (
 func StandbyProbeResults() []failoverv1alpha1.HubProbeResult {
 	return []failoverv1alpha1.HubProbeResult{failoverv1alpha1.HubProbeReady, failoverv1alpha1.HubProbeInvalidKubeconfig,
 		failoverv1alpha1.HubProbeUnreachable, failoverv1alpha1.HubProbeServerUntrusted, failoverv1alpha1.HubProbeUnauthorized,
-		failoverv1alpha1.HubProbeForbidden}
+		failoverv1alpha1.HubProbeForbidden, failoverv1alpha1.HubProbeIdentityConflict}
+}
+
+// ProbeIdentity is what a standby probe checks the hub's ManagedCluster against: the agent's cluster name and
+// the spoke's identity (managedcluster.SpokeIdentity). Either empty: the check is not made.
+type ProbeIdentity struct {
+	ClusterName string
+	SpokeID     string
 }
 
 // ProbeResult is the outcome of one probe.
@@ -73,12 +83,16 @@ func RequiredBootstrapPermissions() []Permission {
 //  1. GET /version through the discovery REST client. 401 → HubProbeUnauthorized (anonymous access may be
 //     disabled, and a rejected client certificate or token also yields 401); 403 is accepted (the server
 //     answered; RBAC may hide /version); any other failure → ProbeResultForError.
-//  2. One SelfSubjectAccessReview (authorization.k8s.io/v1) per RequiredBootstrapPermissions entry. All allowed
-//     → HubProbeReady; otherwise HubProbeForbidden naming every missing permission.
+//  2. One SelfSubjectAccessReview (authorization.k8s.io/v1) per RequiredBootstrapPermissions entry. A denial →
+//     HubProbeForbidden naming every missing permission.
+//  3. With identity set, a GET of the ManagedCluster identity.ClusterName (404: none, fine; another failure →
+//     ProbeResultForError). One that belongs to another spoke (managedcluster.OwnedByAnotherSpoke: a copy the
+//     replicator keeps for another identity, or another spoke's registration the hub sees available) →
+//     HubProbeIdentityConflict, saying whose it is: joining would run that spoke's ManifestWorks here.
 //
-// config is not modified; the probe uses JSON, a client timeout of timeout (non-positive: 30 s) and its own
-// connection, closed afterwards.
-func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Duration) ProbeResult {
+// Otherwise → HubProbeReady. config is not modified; the probe uses JSON, a client timeout of timeout
+// (non-positive: 30 s) and its own connection, closed afterwards.
+func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Duration, identity ProbeIdentity) ProbeResult {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
@@ -143,6 +157,25 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 			Result:  failoverv1alpha1.HubProbeForbidden,
 			Message: "the identity may not " + strings.Join(missing, ", "),
 			Server:  server,
+		}
+	}
+
+	if identity.ClusterName != "" && identity.SpokeID != "" {
+		clusterClient, err := clusterv1client.NewForConfigAndClient(config, httpClient)
+		if err != nil {
+			return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
+		}
+		mc, err := clusterClient.ManagedClusters().Get(ctx, identity.ClusterName, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			result := ProbeResultForError(config, err)
+			result.Message = fmt.Sprintf("reading ManagedCluster %q failed: %s", identity.ClusterName, result.Message)
+			return result
+		default:
+			if another, why := managedcluster.OwnedByAnotherSpoke(mc, identity.SpokeID); another {
+				return ProbeResult{Result: failoverv1alpha1.HubProbeIdentityConflict, Message: why + "; the cluster does not move there", Server: server}
+			}
 		}
 	}
 

@@ -45,6 +45,10 @@ type fakeHub struct {
 	versionStatus int
 	// reviewStatus, when set, is the status of SelfSubjectAccessReview creation.
 	reviewStatus int
+	// managedCluster, when set, is the body (JSON) of a GET of a ManagedCluster; managedClusterStatus, when set,
+	// the status of that GET instead.
+	managedCluster       string
+	managedClusterStatus int
 	// block makes every request wait until its context ends.
 	block bool
 	// stallUpTo makes requests on the connections numbered up to it (connSeq counts accepted connections, from 1)
@@ -102,7 +106,15 @@ func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(&review)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/apis/cluster.open-cluster-management.io/v1/managedclusters/"):
+		if h.managedClusterStatus != 0 {
+			writeStatus(w, h.managedClusterStatus, http.StatusText(h.managedClusterStatus))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
+		if h.managedCluster != "" {
+			_, _ = io.WriteString(w, h.managedCluster)
+			return
+		}
 		_, _ = fmt.Fprintf(w, `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster","metadata":{"name":%q}}`,
 			strings.TrimPrefix(r.URL.Path, "/apis/cluster.open-cluster-management.io/v1/managedclusters/"))
 	default:
@@ -205,6 +217,7 @@ func TestProbeRESTConfig(t *testing.T) {
 		hub  *fakeHub
 		// kubeconfig builds the kubeconfig for the started hub server.
 		kubeconfig   func(srv *httptest.Server) []byte
+		identity     ProbeIdentity
 		timeout      time.Duration
 		wantResult   failoverv1alpha1.HubProbeResult
 		wantServer   func(srv *httptest.Server) string
@@ -250,6 +263,66 @@ func TestProbeRESTConfig(t *testing.T) {
 			wantResult: failoverv1alpha1.HubProbeForbidden,
 			wantContains: []string{"create certificatesigningrequests.certificates.k8s.io",
 				"create managedclusters.cluster.open-cluster-management.io", "get managedclusters.cluster.open-cluster-management.io"},
+		},
+		{
+			name: "the hub's ManagedCluster is a copy for another spoke: identity conflict, naming both identities",
+			hub: &fakeHub{managedCluster: `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster",` +
+				`"metadata":{"name":"local-cluster","annotations":{"failover.open-cluster-management.io/cluster-id":"them"}}}`},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			identity:     ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			wantResult:   failoverv1alpha1.HubProbeIdentityConflict,
+			wantContains: []string{`copy for another spoke (failover.open-cluster-management.io/cluster-id "them", this spoke's identity is "us")`, "does not move there"},
+		},
+		{
+			name: "the hub's ManagedCluster is another spoke's registration, available: identity conflict",
+			hub: &fakeHub{managedCluster: `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster","metadata":{"name":"local-cluster"},` +
+				`"status":{"clusterClaims":[{"name":"id.k8s.io","value":"them"}],"conditions":[{"type":"ManagedClusterConditionAvailable","status":"True","reason":"ManagedClusterAvailable","message":"","lastTransitionTime":"2026-12-05T00:00:00Z"}]}}`},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			identity:     ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			wantResult:   failoverv1alpha1.HubProbeIdentityConflict,
+			wantContains: []string{"registered by another spoke"},
+		},
+		{
+			name: "the hub's ManagedCluster is this spoke's copy: ready",
+			hub: &fakeHub{managedCluster: `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster",` +
+				`"metadata":{"name":"local-cluster","annotations":{"failover.open-cluster-management.io/cluster-id":"us"}}}`},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			identity:   ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			wantResult: failoverv1alpha1.HubProbeReady,
+		},
+		{
+			name: "no ManagedCluster of the name on the hub: ready",
+			hub:  &fakeHub{managedClusterStatus: http.StatusNotFound},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			identity:   ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			wantResult: failoverv1alpha1.HubProbeReady,
+		},
+		{
+			name: "reading the ManagedCluster fails: unreachable, naming the read",
+			hub:  &fakeHub{managedClusterStatus: http.StatusServiceUnavailable},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			identity:     ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			wantResult:   failoverv1alpha1.HubProbeUnreachable,
+			wantContains: []string{`reading ManagedCluster "local-cluster" failed`, "HTTP 503"},
+		},
+		{
+			name: "without the spoke's identity the ManagedCluster is not checked",
+			hub:  &fakeHub{managedClusterStatus: http.StatusServiceUnavailable},
+			kubeconfig: func(srv *httptest.Server) []byte {
+				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
+			},
+			identity:   ProbeIdentity{ClusterName: "local-cluster"},
+			wantResult: failoverv1alpha1.HubProbeReady,
 		},
 		{
 			name: "/version forbidden still counts as an answer",
@@ -359,7 +432,7 @@ func TestProbeRESTConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("test kubeconfig: %v", err)
 			}
-			got := ProbeRESTConfig(t.Context(), config, timeout)
+			got := ProbeRESTConfig(t.Context(), config, timeout, tc.identity)
 			t.Logf("%s: %s", got.Result, got.Message)
 
 			if got.Result != tc.wantResult {
@@ -412,7 +485,7 @@ func TestProbeUsesAFreshConnectionEachTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		if got := ProbeRESTConfig(t.Context(), config, 10*time.Second); got.Result != failoverv1alpha1.HubProbeReady {
+		if got := ProbeRESTConfig(t.Context(), config, 10*time.Second, ProbeIdentity{}); got.Result != failoverv1alpha1.HubProbeReady {
 			t.Fatalf("probe %d: %+v", i, got)
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
@@ -65,7 +68,7 @@ func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.Fa
 
 // runProbe probes one hub in its own goroutine and hands the outcome to the decision goroutine.
 func (r *Orchestrator) runProbe(ctx context.Context, name string, b *clientcert.BootstrapKubeconfig) {
-	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout)
+	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx))
 	res.Message = b.Source + ": " + res.Message
 	r.probes.mu.Lock()
 	r.probes.list = append(r.probes.list, probeOutcome{name: name, bootstrap: b, result: res, at: r.o.Agent.Clock.Now()})
@@ -114,4 +117,38 @@ func (r *Orchestrator) recordProbe(h *hubEntry, res ProbeResult, now time.Time) 
 	h.healthySince.Observe(res.Result == failoverv1alpha1.HubProbeReady, now)
 	h.probe = res
 	r.o.Metrics.SetStandbyProbeResult(h.name, res.Result)
+}
+
+// spokeIdentityTTL is how long the standby probes use the spoke identity they read.
+const spokeIdentityTTL = 10 * time.Minute
+
+// spokeIdentity is the spoke's identity as the standby probes last read it (managedcluster.SpokeIdentity) and
+// when, on the orchestrator's clock. Probes run on goroutines of their own: mu guards it.
+type spokeIdentity struct {
+	mu   sync.Mutex
+	id   string
+	read time.Time
+}
+
+// probeIdentity returns what the standby probes check a hub's ManagedCluster against: the cluster name and the
+// spoke's identity, read again once spokeIdentityTTL has passed. When it cannot be read (the spoke's API does
+// not answer), the last one read is used; without one, the check is not made this time.
+func (r *Orchestrator) probeIdentity(ctx context.Context) ProbeIdentity {
+	if r.o.Agent.SpokeKubeClient == nil || r.o.Agent.SpokeClusterClient == nil {
+		return ProbeIdentity{}
+	}
+	now := r.o.Agent.Clock.Now()
+	r.spokeID.mu.Lock()
+	defer r.spokeID.mu.Unlock()
+	if r.spokeID.id == "" || now.Sub(r.spokeID.read) >= spokeIdentityTTL {
+		readCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		id, err := managedcluster.SpokeIdentity(readCtx, r.o.Agent.SpokeClusterClient.ClusterV1alpha1(), r.o.Agent.SpokeKubeClient.CoreV1())
+		cancel()
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Standby probes: the spoke's identity could not be read", "err", err)
+		} else {
+			r.spokeID.id, r.spokeID.read = id, now
+		}
+	}
+	return ProbeIdentity{ClusterName: r.o.Agent.ClusterName, SpokeID: r.spokeID.id}
 }

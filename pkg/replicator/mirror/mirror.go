@@ -83,7 +83,7 @@ const (
 	// AnnotationClusterID is, on a copy of a ManagedCluster, the identity of the spoke the copy was made for:
 	// the value of the ClusterIDClaim that spoke's agent reports on the cluster's source hub. A spoke whose
 	// identity differs is another cluster under the same name (ClusterIdentity).
-	AnnotationClusterID = "failover.open-cluster-management.io/cluster-id"
+	AnnotationClusterID = replv1alpha1.AnnotationClusterID
 )
 
 // ClusterIDClaim is the ClusterClaim that identifies a spoke, as its agent reports it in the ManagedCluster's

@@ -8,8 +8,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/failover"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -98,4 +101,53 @@ func kubeSystemUID(t *testing.T, spoke *framework.Spoke) string {
 		t.Fatalf("get namespace kube-system: %v", err)
 	}
 	return string(ns.UID)
+}
+
+// TestStandbyHubHoldsAnotherSpokesCluster: hub B holds a ManagedCluster of this cluster's name that the replicator
+// keeps for another spoke (failover.open-cluster-management.io/cluster-id names another identity: two clusters
+// registered as local-cluster on two ACM hubs). Joining B would make OCM's work agent run that spoke's
+// ManifestWorks here. The standby probe reports B IdentityConflict, naming both identities; no standby
+// credentials are made there; when hub A is cut off the cluster stays (Degraded NoViableHub) rather than move to
+// B. Once B's copy names this spoke, B is Ready and the cluster moves there.
+func TestStandbyHubHoldsAnotherSpokesCluster(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBed(t, bedOptions{
+		spec: spec(noViableTimeout),
+		beforeAgent: func(b *bed) {
+			_, err := b.hubB.Cluster.ClusterV1().ManagedClusters().Create(ctx, &clusterv1.ManagedCluster{
+				ObjectMeta: metav1.ObjectMeta{Name: clusterName, Annotations: map[string]string{failoverv1alpha1.AnnotationClusterID: "another-spoke"}},
+				Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
+			}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
+	ourID := kubeSystemUID(t, b.spoke)
+	util.WaitForFailoverConfig(t, b.spoke, statusTimeout, "hub-b probe IdentityConflict", probeIs(hubB, failoverv1alpha1.HubProbeIdentityConflict,
+		fmt.Sprintf(`copy for another spoke (%s "another-spoke", this spoke's identity is %q)`, failoverv1alpha1.AnnotationClusterID, ourID)))
+	b.waitEvent(t, failover.ReasonStandbyProbeFailed)
+	if fc, err := util.GetFailoverConfig(b.spoke); err != nil {
+		t.Fatal(err)
+	} else if h := util.HubProbe(fc, hubB); h != nil && h.StandbyCredentials != nil && h.StandbyCredentials.State == failoverv1alpha1.StandbyCredentialsReady {
+		t.Errorf("standby credentials Ready on hub-b, whose ManagedCluster is another spoke's: %+v", *h.StandbyCredentials)
+	}
+
+	b.hubA.Proxy.Cut()
+	util.WaitForFailoverConfig(t, b.spoke, 2*noViableTimeout+skipPeriod+failoverSlack, "Degraded NoViableHub, still on hub A",
+		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+			c := metaCondition(fc, failoverv1alpha1.ConditionDegraded)
+			ok := c != nil && c.Status == metav1.ConditionTrue && c.Reason == failover.ReasonNoViableHub && fc.Status.ActiveHub == primary
+			return ok, util.DescribeFailoverStatus(fc)
+		})
+	if got := util.EventReasons(t, b.spoke)[failover.ReasonFailoverStarted]; got != 0 {
+		t.Errorf("%d %s events: the agent started a move to a hub whose ManagedCluster is another spoke's", got, failover.ReasonFailoverStarted)
+	}
+
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, failoverv1alpha1.AnnotationClusterID, ourID)
+	if _, err := b.hubB.Cluster.ClusterV1().ManagedClusters().Patch(ctx, clusterName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	util.WaitForFailoverConfig(t, b.spoke, probeInterval+skipPeriod+2*failoverSlack, "on hub-b and Available once its copy names this spoke", util.ActiveAndAvailable(hubB))
 }

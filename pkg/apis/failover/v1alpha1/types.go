@@ -232,7 +232,7 @@ type FailbackSpec struct {
 }
 
 // HubProbeResult is the outcome of the last check of a hub.
-// +kubebuilder:validation:Enum=Ready;Unreachable;ServerUntrusted;Unauthorized;Forbidden;Rejected;InvalidKubeconfig;Unknown
+// +kubebuilder:validation:Enum=Ready;Unreachable;ServerUntrusted;Unauthorized;Forbidden;Rejected;InvalidKubeconfig;IdentityConflict;Unknown
 type HubProbeResult string
 
 const (
@@ -256,6 +256,10 @@ const (
 	// HubProbeInvalidKubeconfig: the bootstrap Secret or its "kubeconfig" key is missing, or the kubeconfig
 	// does not parse or lacks a server, CA or credentials.
 	HubProbeInvalidKubeconfig HubProbeResult = "InvalidKubeconfig"
+	// HubProbeIdentityConflict: the hub's ManagedCluster of this cluster's name belongs to another spoke — a copy
+	// the replicator keeps for another identity (AnnotationClusterID), or a registration another spoke keeps
+	// available (its id.k8s.io claim) — so joining it would run that spoke's ManifestWorks here.
+	HubProbeIdentityConflict HubProbeResult = "IdentityConflict"
 	// HubProbeUnknown: not probed yet, or the result does not fit another value (see the message).
 	HubProbeUnknown HubProbeResult = "Unknown"
 )
@@ -482,6 +486,12 @@ func ParseHubsReport(value string) (HubsReport, error) {
 	}
 	return r, nil
 }
+
+// AnnotationClusterID is, on the replicator's copy of a ManagedCluster, the identity of the spoke the copy was
+// made for: the id.k8s.io claim that spoke's agent reports on the cluster's source hub (KEP-2149; our agent
+// reports the spoke's kube-system namespace UID when the spoke has no such claim). The agent does not join a
+// hub whose copy names another identity (HubProbeIdentityConflict).
+const AnnotationClusterID = "failover.open-cluster-management.io/cluster-id"
 
 // AnnotationEpoch is written by the agent on its cluster's ManagedCluster on the hub it is on (AgentEpoch.String):
 // "epoch=<n>" or "epoch=<n>,from=<hub>". n is the agent's session number, which only grows: kept on the spoke

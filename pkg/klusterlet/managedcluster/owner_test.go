@@ -1,0 +1,86 @@
+package managedcluster
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+)
+
+func TestOwnedByAnotherSpoke(t *testing.T) {
+	available := func(status metav1.ConditionStatus) []metav1.Condition {
+		return []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: status}}
+	}
+	claims := func(id string) []clusterv1.ManagedClusterClaim {
+		return []clusterv1.ManagedClusterClaim{{Name: "region", Value: "eu"}, {Name: ClusterClaimID, Value: id}}
+	}
+	mc := func(copyFor string, claimed string, conditions []metav1.Condition) *clusterv1.ManagedCluster {
+		m := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "local-cluster"}}
+		if copyFor != "" {
+			m.Annotations = map[string]string{failoverv1alpha1.AnnotationClusterID: copyFor}
+		}
+		if claimed != "" {
+			m.Status.ClusterClaims = claims(claimed)
+		}
+		m.Status.Conditions = conditions
+		return m
+	}
+	for _, tc := range []struct {
+		name    string
+		mc      *clusterv1.ManagedCluster
+		spokeID string
+		want    bool
+		says    string
+	}{
+		{name: "no ManagedCluster", mc: nil, spokeID: "us"},
+		{name: "identity unknown", mc: mc("them", "them", available(metav1.ConditionTrue)), spokeID: ""},
+		{name: "a ManagedCluster that says nothing of its spoke", mc: mc("", "", available(metav1.ConditionTrue)), spokeID: "us"},
+		{name: "rule 1: a copy for another spoke", mc: mc("them", "", nil), spokeID: "us", want: true, says: `copy for another spoke (failover.open-cluster-management.io/cluster-id "them"`},
+		{name: "rule 1: a copy for another spoke whose stale claim is ours", mc: mc("them", "us", available(metav1.ConditionUnknown)), spokeID: "us", want: true, says: "copy"},
+		{name: "rule 1: our copy", mc: mc("us", "", nil), spokeID: "us"},
+		{name: "rule 2: another spoke's registration, available", mc: mc("", "them", available(metav1.ConditionTrue)), spokeID: "us", want: true, says: `registered by another spoke, available (its id.k8s.io claim is "them"`},
+		{name: "rule 3: another spoke's registration gone stale", mc: mc("", "them", available(metav1.ConditionUnknown)), spokeID: "us"},
+		{name: "rule 3: another spoke's registration never available", mc: mc("", "them", nil), spokeID: "us"},
+		{name: "rule 3: our registration", mc: mc("us", "us", available(metav1.ConditionTrue)), spokeID: "us"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := OwnedByAnotherSpoke(tc.mc, tc.spokeID)
+			if got != tc.want {
+				t.Fatalf("OwnedByAnotherSpoke = %t (%q), want %t", got, why, tc.want)
+			}
+			if !strings.Contains(why, tc.says) || (!got && why != "") {
+				t.Errorf("reason %q, want it to contain %q (empty when not another spoke's)", why, tc.says)
+			}
+		})
+	}
+}
+
+func TestSpokeIdentity(t *testing.T) {
+	kubeSystem := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubeSystemNamespace, UID: types.UID("ks-uid")}}
+	claim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: ClusterClaimID}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "claimed-id"}}
+	emptyClaim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: ClusterClaimID}}
+	ctx := context.Background()
+
+	got, err := SpokeIdentity(ctx, clusterfake.NewSimpleClientset(claim).ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
+	if err != nil || got != "claimed-id" {
+		t.Errorf("with an id.k8s.io claim: %q, %v; want the claim's value", got, err)
+	}
+	for name, clusterClient := range map[string]*clusterfake.Clientset{"no claim": clusterfake.NewSimpleClientset(), "an empty claim": clusterfake.NewSimpleClientset(emptyClaim)} {
+		got, err := SpokeIdentity(ctx, clusterClient.ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
+		if err != nil || got != "ks-uid" {
+			t.Errorf("%s: %q, %v; want the kube-system UID", name, got, err)
+		}
+	}
+	if _, err := SpokeIdentity(ctx, clusterfake.NewSimpleClientset().ClusterV1alpha1(), kubefake.NewClientset().CoreV1()); err == nil || !strings.Contains(err.Error(), `Namespace "kube-system"`) {
+		t.Errorf("without a claim or kube-system: error %v, want one naming the kube-system Namespace", err)
+	}
+}
