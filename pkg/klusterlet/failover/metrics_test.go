@@ -78,6 +78,7 @@ klusterlet_failover_last_failover_timestamp_seconds 1.7673302455e+09
 # HELP klusterlet_failover_standby_probe_result [ALPHA] 1 for the latest standby probe result of each hub, 0 for the other results.
 # TYPE klusterlet_failover_standby_probe_result gauge
 klusterlet_failover_standby_probe_result{hub="hub-b",result="Forbidden"} 1
+klusterlet_failover_standby_probe_result{hub="hub-b",result="IdentityConflict"} 0
 klusterlet_failover_standby_probe_result{hub="hub-b",result="InvalidKubeconfig"} 0
 klusterlet_failover_standby_probe_result{hub="hub-b",result="Ready"} 0
 klusterlet_failover_standby_probe_result{hub="hub-b",result="ServerUntrusted"} 0

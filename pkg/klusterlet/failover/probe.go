@@ -36,10 +36,11 @@ func StandbyProbeResults() []failoverv1alpha1.HubProbeResult {
 }
 
 // ProbeIdentity is what a standby probe checks the hub's ManagedCluster against: the agent's cluster name and
-// the spoke's identity (managedcluster.SpokeIdentity). Either empty: the check is not made.
+// the spoke's identities (managedcluster.ReadSpokeIdentities). An empty name or no current identity: the check
+// is not made.
 type ProbeIdentity struct {
 	ClusterName string
-	SpokeID     string
+	Spoke       managedcluster.SpokeIdentities
 }
 
 // ProbeResult is the outcome of one probe.
@@ -160,7 +161,7 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 		}
 	}
 
-	if identity.ClusterName != "" && identity.SpokeID != "" {
+	if identity.ClusterName != "" && identity.Spoke.Current() != "" {
 		clusterClient, err := clusterv1client.NewForConfigAndClient(config, httpClient)
 		if err != nil {
 			return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
@@ -173,7 +174,7 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 			result.Message = fmt.Sprintf("reading ManagedCluster %q failed: %s", identity.ClusterName, result.Message)
 			return result
 		default:
-			if another, why := managedcluster.OwnedByAnotherSpoke(mc, identity.SpokeID); another {
+			if another, why := managedcluster.OwnedByAnotherSpoke(mc, identity.Spoke); another {
 				return ProbeResult{Result: failoverv1alpha1.HubProbeIdentityConflict, Message: why + "; the cluster does not move there", Server: server}
 			}
 		}

@@ -23,11 +23,19 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
+	clocktesting "k8s.io/utils/clock/testing"
+	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
@@ -267,11 +275,11 @@ func TestProbeRESTConfig(t *testing.T) {
 		{
 			name: "the hub's ManagedCluster is a copy for another spoke: identity conflict, naming both identities",
 			hub: &fakeHub{managedCluster: `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster",` +
-				`"metadata":{"name":"local-cluster","annotations":{"failover.open-cluster-management.io/cluster-id":"them"}}}`},
+				`"metadata":{"name":"local-cluster","labels":{"failover.open-cluster-management.io/replicated-from":"hub-a"},"annotations":{"failover.open-cluster-management.io/cluster-id":"them"}}}`},
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			identity:     ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			identity:     ProbeIdentity{ClusterName: "local-cluster", Spoke: managedcluster.SpokeIdentities{KubeSystemUID: "us"}},
 			wantResult:   failoverv1alpha1.HubProbeIdentityConflict,
 			wantContains: []string{`copy for another spoke (failover.open-cluster-management.io/cluster-id "them", this spoke's identity is "us")`, "does not move there"},
 		},
@@ -282,18 +290,18 @@ func TestProbeRESTConfig(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			identity:     ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			identity:     ProbeIdentity{ClusterName: "local-cluster", Spoke: managedcluster.SpokeIdentities{KubeSystemUID: "us"}},
 			wantResult:   failoverv1alpha1.HubProbeIdentityConflict,
 			wantContains: []string{"registered by another spoke"},
 		},
 		{
 			name: "the hub's ManagedCluster is this spoke's copy: ready",
 			hub: &fakeHub{managedCluster: `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster",` +
-				`"metadata":{"name":"local-cluster","annotations":{"failover.open-cluster-management.io/cluster-id":"us"}}}`},
+				`"metadata":{"name":"local-cluster","labels":{"failover.open-cluster-management.io/replicated-from":"hub-a"},"annotations":{"failover.open-cluster-management.io/cluster-id":"us"}}}`},
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			identity:   ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			identity:   ProbeIdentity{ClusterName: "local-cluster", Spoke: managedcluster.SpokeIdentities{KubeSystemUID: "us"}},
 			wantResult: failoverv1alpha1.HubProbeReady,
 		},
 		{
@@ -302,7 +310,7 @@ func TestProbeRESTConfig(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			identity:   ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			identity:   ProbeIdentity{ClusterName: "local-cluster", Spoke: managedcluster.SpokeIdentities{KubeSystemUID: "us"}},
 			wantResult: failoverv1alpha1.HubProbeReady,
 		},
 		{
@@ -311,7 +319,7 @@ func TestProbeRESTConfig(t *testing.T) {
 			kubeconfig: func(srv *httptest.Server) []byte {
 				return kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken})
 			},
-			identity:     ProbeIdentity{ClusterName: "local-cluster", SpokeID: "us"},
+			identity:     ProbeIdentity{ClusterName: "local-cluster", Spoke: managedcluster.SpokeIdentities{KubeSystemUID: "us"}},
 			wantResult:   failoverv1alpha1.HubProbeUnreachable,
 			wantContains: []string{`reading ManagedCluster "local-cluster" failed`, "HTTP 503"},
 		},
@@ -493,5 +501,49 @@ func TestProbeUsesAFreshConnectionEachTime(t *testing.T) {
 	defer lock.Unlock()
 	if connections != 2 {
 		t.Errorf("connections = %d, want 2 (one per probe)", connections)
+	}
+}
+
+// The standby probes read the spoke's identities once per spokeIdentityTTL, again at once when a probe found a
+// hub's ManagedCluster another spoke's (the spoke may have got its id.k8s.io claim since), and after a failed
+// read not before spokeIdentityRetry.
+func TestProbeIdentityReads(t *testing.T) {
+	ctx := t.Context()
+	clk := clocktesting.NewFakeClock(t0)
+	kube := kubefake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system", UID: "ks-uid"}})
+	claims := clusterfake.NewSimpleClientset()
+	r := &Orchestrator{o: OrchestratorOptions{Agent: hubsession.Config{ClusterName: "c1", SpokeKubeClient: kube, SpokeClusterClient: claims, Clock: clk}}}
+	reads := func() int { return len(kube.Actions()) }
+
+	if got := r.probeIdentity(ctx, false); got.ClusterName != "c1" || got.Spoke != (managedcluster.SpokeIdentities{KubeSystemUID: "ks-uid"}) || reads() != 1 {
+		t.Fatalf("first read: %+v after %d reads of kube-system, want the kube-system UID after 1", got, reads())
+	}
+	if _, err := claims.ClusterV1alpha1().ClusterClaims().Create(ctx, &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: "id.k8s.io"},
+		Spec: clusterv1alpha1.ClusterClaimSpec{Value: "claimed"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(spokeIdentityTTL - time.Second)
+	if got := r.probeIdentity(ctx, false); got.Spoke.Claim != "" || reads() != 1 {
+		t.Errorf("within the TTL: %+v after %d reads, want the cached identities, no read", got.Spoke, reads())
+	}
+	if got := r.probeIdentity(ctx, true); got.Spoke != (managedcluster.SpokeIdentities{Claim: "claimed", KubeSystemUID: "ks-uid"}) || reads() != 2 {
+		t.Errorf("refreshed after a conflict: %+v after %d reads, want the claim and the UID, read again", got.Spoke, reads())
+	}
+
+	// The spoke's API fails: the last identities stay, and no read is tried again for spokeIdentityRetry.
+	if err := kube.CoreV1().Namespaces().Delete(ctx, "kube-system", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := reads()
+	if got := r.probeIdentity(ctx, true); got.Spoke.Current() != "claimed" || reads() != before+1 {
+		t.Errorf("a failed read: %+v after %d reads, want the last identities and one read", got.Spoke, reads()-before)
+	}
+	clk.Step(spokeIdentityRetry - time.Second)
+	if r.probeIdentity(ctx, true); reads() != before+1 {
+		t.Errorf("%d reads within %s of a failed one, want none", reads()-before-1, spokeIdentityRetry)
+	}
+	clk.Step(time.Second)
+	if r.probeIdentity(ctx, true); reads() != before+2 {
+		t.Errorf("%d reads %s after a failed one, want one", reads()-before-1, spokeIdentityRetry)
 	}
 }

@@ -68,7 +68,11 @@ func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.Fa
 
 // runProbe probes one hub in its own goroutine and hands the outcome to the decision goroutine.
 func (r *Orchestrator) runProbe(ctx context.Context, name string, b *clientcert.BootstrapKubeconfig) {
-	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx))
+	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx, false))
+	if res.Result == failoverv1alpha1.HubProbeIdentityConflict {
+		// Not on an identity read up to spokeIdentityTTL ago: the spoke may have got its claim since.
+		res = ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx, true))
+	}
 	res.Message = b.Source + ": " + res.Message
 	r.probes.mu.Lock()
 	r.probes.list = append(r.probes.list, probeOutcome{name: name, bootstrap: b, result: res, at: r.o.Agent.Clock.Now()})
@@ -119,36 +123,46 @@ func (r *Orchestrator) recordProbe(h *hubEntry, res ProbeResult, now time.Time) 
 	r.o.Metrics.SetStandbyProbeResult(h.name, res.Result)
 }
 
-// spokeIdentityTTL is how long the standby probes use the spoke identity they read.
-const spokeIdentityTTL = 10 * time.Minute
+// spokeIdentityTTL is how long the standby probes use the spoke identities they read; spokeIdentityRetry how
+// long they wait after a failed read before they read again.
+const (
+	spokeIdentityTTL   = 10 * time.Minute
+	spokeIdentityRetry = 30 * time.Second
+)
 
-// spokeIdentity is the spoke's identity as the standby probes last read it (managedcluster.SpokeIdentity) and
-// when, on the orchestrator's clock. Probes run on goroutines of their own: mu guards it.
+// spokeIdentity is the spoke's identities as the standby probes last read them (managedcluster.ReadSpokeIdentities),
+// when, and when a read last failed, on the orchestrator's clock. Probes run on goroutines of their own: mu
+// guards it.
 type spokeIdentity struct {
-	mu   sync.Mutex
-	id   string
-	read time.Time
+	mu     sync.Mutex
+	ids    managedcluster.SpokeIdentities
+	read   time.Time
+	failed time.Time
 }
 
 // probeIdentity returns what the standby probes check a hub's ManagedCluster against: the cluster name and the
-// spoke's identity, read again once spokeIdentityTTL has passed. When it cannot be read (the spoke's API does
-// not answer), the last one read is used; without one, the check is not made this time.
-func (r *Orchestrator) probeIdentity(ctx context.Context) ProbeIdentity {
+// spoke's identities, read again once spokeIdentityTTL has passed, or at once with refresh (a probe that found
+// the hub's ManagedCluster another spoke's confirms it on a fresh read). When they cannot be read (the spoke's
+// API does not answer), the last ones read are used, and no read is tried for spokeIdentityRetry; without any,
+// the check is not made.
+func (r *Orchestrator) probeIdentity(ctx context.Context, refresh bool) ProbeIdentity {
 	if r.o.Agent.SpokeKubeClient == nil || r.o.Agent.SpokeClusterClient == nil {
 		return ProbeIdentity{}
 	}
 	now := r.o.Agent.Clock.Now()
 	r.spokeID.mu.Lock()
 	defer r.spokeID.mu.Unlock()
-	if r.spokeID.id == "" || now.Sub(r.spokeID.read) >= spokeIdentityTTL {
+	due := refresh || r.spokeID.ids.Current() == "" || now.Sub(r.spokeID.read) >= spokeIdentityTTL
+	if due && (r.spokeID.failed.IsZero() || now.Sub(r.spokeID.failed) >= spokeIdentityRetry) {
 		readCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		id, err := managedcluster.SpokeIdentity(readCtx, r.o.Agent.SpokeClusterClient.ClusterV1alpha1(), r.o.Agent.SpokeKubeClient.CoreV1())
+		ids, err := managedcluster.ReadSpokeIdentities(readCtx, r.o.Agent.SpokeClusterClient.ClusterV1alpha1(), r.o.Agent.SpokeKubeClient.CoreV1())
 		cancel()
 		if err != nil {
+			r.spokeID.failed = now
 			klog.FromContext(ctx).V(2).Info("Standby probes: the spoke's identity could not be read", "err", err)
 		} else {
-			r.spokeID.id, r.spokeID.read = id, now
+			r.spokeID.ids, r.spokeID.read, r.spokeID.failed = ids, now, time.Time{}
 		}
 	}
-	return ProbeIdentity{ClusterName: r.o.Agent.ClusterName, SpokeID: r.spokeID.id}
+	return ProbeIdentity{ClusterName: r.o.Agent.ClusterName, Spoke: r.spokeID.ids}
 }

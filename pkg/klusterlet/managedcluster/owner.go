@@ -14,49 +14,75 @@ import (
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
-// SpokeIdentity returns the spoke's identity as the agent reports it on every hub (FC-06, and the replicator's
-// cluster identity): the value of its id.k8s.io ClusterClaim (KEP-2149), else the UID of its kube-system
-// Namespace. claims and namespaces are clients of the managed cluster. It returns an error naming the object
-// it could not read.
-func SpokeIdentity(ctx context.Context, claims clusterv1alpha1client.ClusterClaimsGetter, namespaces corev1client.NamespacesGetter) (string, error) {
+// SpokeIdentities are the identities a spoke may have reported to hubs (FC-06, and the replicator's cluster
+// identity): the value of its id.k8s.io ClusterClaim (KEP-2149; "" when it has none) and the UID of its
+// kube-system Namespace, which the agent reports while the spoke has no such claim. A spoke that gets the claim
+// later (ACM's work-manager add-on makes one) has reported both.
+type SpokeIdentities struct {
+	Claim         string
+	KubeSystemUID string
+}
+
+// Current returns the identity the agent reports now: the claim, else the kube-system UID ("" when neither is
+// known).
+func (s SpokeIdentities) Current() string {
+	if s.Claim != "" {
+		return s.Claim
+	}
+	return s.KubeSystemUID
+}
+
+// Has reports whether id, not empty, is one of s.
+func (s SpokeIdentities) Has(id string) bool {
+	return id != "" && (id == s.Claim || id == s.KubeSystemUID)
+}
+
+// ReadSpokeIdentities reads the spoke's identities through claims and namespaces, clients of the managed
+// cluster. It returns an error naming the object it could not read (an absent claim is no error).
+func ReadSpokeIdentities(ctx context.Context, claims clusterv1alpha1client.ClusterClaimsGetter, namespaces corev1client.NamespacesGetter) (SpokeIdentities, error) {
+	var ids SpokeIdentities
 	claim, err := claims.ClusterClaims().Get(ctx, ClusterClaimID, metav1.GetOptions{})
 	switch {
-	case err == nil && claim.Spec.Value != "":
-		return claim.Spec.Value, nil
-	case err != nil && !apierrors.IsNotFound(err):
-		return "", fmt.Errorf("unable to get ClusterClaim %q of the spoke: %w", ClusterClaimID, err)
+	case err == nil:
+		ids.Claim = claim.Spec.Value
+	case !apierrors.IsNotFound(err):
+		return SpokeIdentities{}, fmt.Errorf("unable to get ClusterClaim %q of the spoke: %w", ClusterClaimID, err)
 	}
 	ns, err := namespaces.Namespaces().Get(ctx, kubeSystemNamespace, metav1.GetOptions{})
 	if err != nil {
-		return "", fmt.Errorf("unable to get Namespace %q of the spoke: %w", kubeSystemNamespace, err)
+		return SpokeIdentities{}, fmt.Errorf("unable to get Namespace %q of the spoke: %w", kubeSystemNamespace, err)
 	}
-	return string(ns.UID), nil
+	ids.KubeSystemUID = string(ns.UID)
+	return ids, nil
 }
 
 // OwnedByAnotherSpoke reports whether mc, the ManagedCluster of the agent's cluster name on a hub, belongs to a
-// spoke other than the one whose identity is spokeID (SpokeIdentity), with a sentence saying why. Joining such a
-// hub would make OCM's work agent run the other spoke's ManifestWorks here and evict this spoke's. The rules,
-// in order:
-//  1. mc carries failoverv1alpha1.AnnotationClusterID with another value: a copy the replicator keeps for that
+// spoke other than the one of ids, with a sentence saying why. Joining such a hub would make OCM's work agent
+// run the other spoke's ManifestWorks here and evict this spoke's. The rules, in order:
+//  1. mc is the replicator's copy (failoverv1alpha1.LabelReplicatedFrom) and its
+//     failoverv1alpha1.AnnotationClusterID names an identity that is none of ids: a copy kept for another
 //     spoke, which lives on another hub (a copy's lease is not renewed, so its freshness says nothing).
-//  2. Its id.k8s.io claim has another value and its ManagedClusterConditionAvailable is True: a registration
-//     the hub sees kept fresh (OCM's hub sets it Unknown once the lease is five lease durations old, the same
-//     bound as the active hub's check, FC-06).
-//  3. Otherwise it does not: none, this spoke's, or a stale registration the agent may take over.
+//  2. Its id.k8s.io claim is none of ids and its ManagedClusterConditionAvailable is True: a registration the
+//     hub sees kept fresh (OCM's hub sets it Unknown once the lease is five lease durations old, the bound of the
+//     active hub's check, FC-06).
+//  3. Otherwise it does not: none, this spoke's (under its claim or its kube-system UID), or a stale
+//     registration the agent may take over.
 //
-// A nil mc or an empty spokeID never belongs to another spoke.
-func OwnedByAnotherSpoke(mc *clusterv1.ManagedCluster, spokeID string) (bool, string) {
-	if mc == nil || spokeID == "" {
+// A nil mc or ids without a current identity never belong to another spoke.
+func OwnedByAnotherSpoke(mc *clusterv1.ManagedCluster, ids SpokeIdentities) (bool, string) {
+	if mc == nil || ids.Current() == "" {
 		return false, ""
 	}
-	if id := mc.Annotations[failoverv1alpha1.AnnotationClusterID]; id != "" && id != spokeID {
-		return true, fmt.Sprintf("ManagedCluster %q is the replicator's copy for another spoke (%s %q, this spoke's identity is %q)",
-			mc.Name, failoverv1alpha1.AnnotationClusterID, id, spokeID)
+	if _, isCopy := mc.Labels[failoverv1alpha1.LabelReplicatedFrom]; isCopy {
+		if id := mc.Annotations[failoverv1alpha1.AnnotationClusterID]; id != "" && !ids.Has(id) {
+			return true, fmt.Sprintf("ManagedCluster %q is the replicator's copy for another spoke (%s %q, this spoke's identity is %q)",
+				mc.Name, failoverv1alpha1.AnnotationClusterID, id, ids.Current())
+		}
 	}
-	if id := claimValue(mc.Status.ClusterClaims, ClusterClaimID); id != "" && id != spokeID &&
+	if id := claimValue(mc.Status.ClusterClaims, ClusterClaimID); id != "" && !ids.Has(id) &&
 		meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
 		return true, fmt.Sprintf("ManagedCluster %q is registered by another spoke, available (its %s claim is %q, this spoke's identity is %q)",
-			mc.Name, ClusterClaimID, id, spokeID)
+			mc.Name, ClusterClaimID, id, ids.Current())
 	}
 	return false, ""
 }

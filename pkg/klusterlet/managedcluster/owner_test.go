@@ -20,40 +20,53 @@ func TestOwnedByAnotherSpoke(t *testing.T) {
 	available := func(status metav1.ConditionStatus) []metav1.Condition {
 		return []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: status}}
 	}
-	claims := func(id string) []clusterv1.ManagedClusterClaim {
-		return []clusterv1.ManagedClusterClaim{{Name: "region", Value: "eu"}, {Name: ClusterClaimID, Value: id}}
-	}
-	mc := func(copyFor string, claimed string, conditions []metav1.Condition) *clusterv1.ManagedCluster {
-		m := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "local-cluster"}}
+	// mc returns a ManagedCluster: a replicator's copy made for copyFor (when set; "?" a copy that names no
+	// identity), or an original annotated for annotatedFor, with the id.k8s.io claim claimed (when set).
+	mc := func(copyFor, annotatedFor, claimed string, conditions []metav1.Condition) *clusterv1.ManagedCluster {
+		m := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "local-cluster", Annotations: map[string]string{}}}
 		if copyFor != "" {
-			m.Annotations = map[string]string{failoverv1alpha1.AnnotationClusterID: copyFor}
+			m.Labels = map[string]string{failoverv1alpha1.LabelReplicatedFrom: "hub-a"}
+			if copyFor != "?" {
+				m.Annotations[failoverv1alpha1.AnnotationClusterID] = copyFor
+			}
+		}
+		if annotatedFor != "" {
+			m.Annotations[failoverv1alpha1.AnnotationClusterID] = annotatedFor
 		}
 		if claimed != "" {
-			m.Status.ClusterClaims = claims(claimed)
+			m.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "region", Value: "eu"}, {Name: ClusterClaimID, Value: claimed}}
 		}
 		m.Status.Conditions = conditions
 		return m
 	}
+	us := SpokeIdentities{KubeSystemUID: "us"}
+	claimedLater := SpokeIdentities{Claim: "us-claim", KubeSystemUID: "us"}
 	for _, tc := range []struct {
-		name    string
-		mc      *clusterv1.ManagedCluster
-		spokeID string
-		want    bool
-		says    string
+		name string
+		mc   *clusterv1.ManagedCluster
+		ids  SpokeIdentities
+		want bool
+		says string
 	}{
-		{name: "no ManagedCluster", mc: nil, spokeID: "us"},
-		{name: "identity unknown", mc: mc("them", "them", available(metav1.ConditionTrue)), spokeID: ""},
-		{name: "a ManagedCluster that says nothing of its spoke", mc: mc("", "", available(metav1.ConditionTrue)), spokeID: "us"},
-		{name: "rule 1: a copy for another spoke", mc: mc("them", "", nil), spokeID: "us", want: true, says: `copy for another spoke (failover.open-cluster-management.io/cluster-id "them"`},
-		{name: "rule 1: a copy for another spoke whose stale claim is ours", mc: mc("them", "us", available(metav1.ConditionUnknown)), spokeID: "us", want: true, says: "copy"},
-		{name: "rule 1: our copy", mc: mc("us", "", nil), spokeID: "us"},
-		{name: "rule 2: another spoke's registration, available", mc: mc("", "them", available(metav1.ConditionTrue)), spokeID: "us", want: true, says: `registered by another spoke, available (its id.k8s.io claim is "them"`},
-		{name: "rule 3: another spoke's registration gone stale", mc: mc("", "them", available(metav1.ConditionUnknown)), spokeID: "us"},
-		{name: "rule 3: another spoke's registration never available", mc: mc("", "them", nil), spokeID: "us"},
-		{name: "rule 3: our registration", mc: mc("us", "us", available(metav1.ConditionTrue)), spokeID: "us"},
+		{name: "no ManagedCluster", mc: nil, ids: us},
+		{name: "identity unknown", mc: mc("them", "", "them", available(metav1.ConditionTrue)), ids: SpokeIdentities{}},
+		{name: "a ManagedCluster that says nothing of its spoke", mc: mc("", "", "", available(metav1.ConditionTrue)), ids: us},
+		{name: "rule 1: a copy for another spoke", mc: mc("them", "", "", nil), ids: us, want: true,
+			says: `copy for another spoke (failover.open-cluster-management.io/cluster-id "them", this spoke's identity is "us")`},
+		{name: "rule 1: a copy for another spoke whose stale claim is ours", mc: mc("them", "", "us", available(metav1.ConditionUnknown)), ids: us, want: true, says: "copy"},
+		{name: "rule 1: our copy", mc: mc("us", "", "", nil), ids: us},
+		{name: "rule 1: our copy made before the spoke got its claim", mc: mc("us", "", "", nil), ids: claimedLater},
+		{name: "rule 1: a copy that names no identity", mc: mc("?", "", "", nil), ids: us},
+		{name: "rule 1: the annotation on an original is no copy's", mc: mc("", "them", "", nil), ids: us},
+		{name: "rule 2: another spoke's registration, available", mc: mc("", "", "them", available(metav1.ConditionTrue)), ids: us, want: true,
+			says: `registered by another spoke, available (its id.k8s.io claim is "them", this spoke's identity is "us")`},
+		{name: "rule 2: our registration from before the spoke got its claim", mc: mc("", "", "us", available(metav1.ConditionTrue)), ids: claimedLater},
+		{name: "rule 3: another spoke's registration gone stale", mc: mc("", "", "them", available(metav1.ConditionUnknown)), ids: us},
+		{name: "rule 3: another spoke's registration never available", mc: mc("", "", "them", nil), ids: us},
+		{name: "rule 3: our registration", mc: mc("us", "", "us", available(metav1.ConditionTrue)), ids: us},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, why := OwnedByAnotherSpoke(tc.mc, tc.spokeID)
+			got, why := OwnedByAnotherSpoke(tc.mc, tc.ids)
 			if got != tc.want {
 				t.Fatalf("OwnedByAnotherSpoke = %t (%q), want %t", got, why, tc.want)
 			}
@@ -64,23 +77,23 @@ func TestOwnedByAnotherSpoke(t *testing.T) {
 	}
 }
 
-func TestSpokeIdentity(t *testing.T) {
+func TestReadSpokeIdentities(t *testing.T) {
 	kubeSystem := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubeSystemNamespace, UID: types.UID("ks-uid")}}
 	claim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: ClusterClaimID}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "claimed-id"}}
 	emptyClaim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: ClusterClaimID}}
 	ctx := context.Background()
 
-	got, err := SpokeIdentity(ctx, clusterfake.NewSimpleClientset(claim).ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
-	if err != nil || got != "claimed-id" {
-		t.Errorf("with an id.k8s.io claim: %q, %v; want the claim's value", got, err)
+	got, err := ReadSpokeIdentities(ctx, clusterfake.NewSimpleClientset(claim).ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
+	if err != nil || got != (SpokeIdentities{Claim: "claimed-id", KubeSystemUID: "ks-uid"}) || got.Current() != "claimed-id" {
+		t.Errorf("with an id.k8s.io claim: %+v, %v; want both, the claim current", got, err)
 	}
 	for name, clusterClient := range map[string]*clusterfake.Clientset{"no claim": clusterfake.NewSimpleClientset(), "an empty claim": clusterfake.NewSimpleClientset(emptyClaim)} {
-		got, err := SpokeIdentity(ctx, clusterClient.ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
-		if err != nil || got != "ks-uid" {
-			t.Errorf("%s: %q, %v; want the kube-system UID", name, got, err)
+		got, err := ReadSpokeIdentities(ctx, clusterClient.ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
+		if err != nil || got.Current() != "ks-uid" || got.Claim != "" {
+			t.Errorf("%s: %+v, %v; want the kube-system UID current", name, got, err)
 		}
 	}
-	if _, err := SpokeIdentity(ctx, clusterfake.NewSimpleClientset().ClusterV1alpha1(), kubefake.NewClientset().CoreV1()); err == nil || !strings.Contains(err.Error(), `Namespace "kube-system"`) {
-		t.Errorf("without a claim or kube-system: error %v, want one naming the kube-system Namespace", err)
+	if _, err := ReadSpokeIdentities(ctx, clusterfake.NewSimpleClientset().ClusterV1alpha1(), kubefake.NewClientset().CoreV1()); err == nil || !strings.Contains(err.Error(), `Namespace "kube-system"`) {
+		t.Errorf("without kube-system: error %v, want one naming the kube-system Namespace", err)
 	}
 }

@@ -24,7 +24,7 @@ import (
 const (
 	// LabelReplicatedFrom marks a copy: its value is the name (ReplicationConfig spec.hubs[].name) of the hub
 	// the copy was made from. Only objects with this label are updated or deleted by the replicator.
-	LabelReplicatedFrom = "failover.open-cluster-management.io/replicated-from"
+	LabelReplicatedFrom = replv1alpha1.LabelReplicatedFrom
 	// AnnotationContentHash is the hash (ContentHash) of the mirrored content the replicator last wrote on the
 	// copy; a copy whose content no longer has this hash was changed on its hub since.
 	AnnotationContentHash = "failover.open-cluster-management.io/replicated-hash"

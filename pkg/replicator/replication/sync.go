@@ -420,8 +420,12 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	prev := c.movedFrom[cluster]
 	c.mu.Unlock()
 	old := c.byName[prev]
-	if old == nil || old == source || !old.Ready() || !old.Serves(k.Name) || !checked(old) {
+	if old == nil || old == source || !old.Ready() || !old.Serves(k.Name) {
 		return false, "", nil
+	}
+	if !checked(old) {
+		// Ready since the identity check: left untouched (its held deletes stay held) until it is checked.
+		return false, old.Name(), nil
 	}
 	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
 	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
@@ -476,27 +480,63 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 // releaseOthers lets go of the deletes that mirror.FinalizerDeleteCopies holds on hubs other than source
 // (except skip; every hub when source is nil: the key's cluster is not replicated): writeBack did not write one
 // back now, so none of them is written back from this state (the hub is not the one the cluster moved from, or
-// the source's object is not the copy it held). With a source, such a hub is one the cluster has left: the
-// object goes without its hub's finalizers too (mirror.CopyFinalizers, as a copy deleted there): OCM's work agent,
-// which alone removes its cleanup finalizer, is connected to the source now, where the delete was written back
-// or the object is the user's to keep, and would otherwise leave it Terminating there for good.
+// the source's object is not the copy it held). With a source, an object being deleted on a hub the cluster has
+// left (agentLeft) also goes without that hub's finalizers (mirror.CopyFinalizers, as a copy deleted there),
+// whether it is held or not: OCM's work agent, which alone removes its cleanup finalizer, is connected to the
+// source now (where the delete was written back, or the object is the user's to keep), and an add-on's
+// pre-delete hook runs from there; left, the object would stay Terminating for good. While an agent is still
+// seen renewing its lease on such a hub, only the hold is let go, and the key is synced again once that lease
+// would be stale.
 func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string) error {
+	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	var errs []error
 	for _, h := range c.opts.Hubs {
 		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) {
 			continue
 		}
-		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.HoldsDelete(obj) {
-			patch := mirror.ReleasePatch(obj)
-			if source != nil {
+		obj, _ := h.Peek(k.Name, key.Namespace, key.Name)
+		if obj == nil || obj.GetDeletionTimestamp() == nil {
+			continue
+		}
+		patch := mirror.ReleasePatch(obj)
+		if source != nil && perCluster && k.Name != replv1alpha1.KindManagedCluster && mirror.CopyFinalizersPatch(k, obj) != nil {
+			if left, after := c.agentLeft(h, cluster); left {
 				patch = mirror.CopyFinalizersPatch(k, obj)
+			} else {
+				c.queue.AddAfter(key, after)
 			}
-			if err := c.release(ctx, h, k, key, obj, patch); err != nil {
-				errs = append(errs, err)
-			}
+		}
+		if patch == nil {
+			continue
+		}
+		if err := c.release(ctx, h, k, key, obj, patch); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// agentLeft reports whether no agent was seen renewing cluster's lease on hub h (on the replicator's clock, since
+// it started) within direction.FreshnessFactor lease durations: OCM's work agent, which shares the registration
+// agent's hub kubeconfig, is not connected to h then. When one was, it also returns how long until that
+// renewal is that old.
+func (c *Controller) agentLeft(h *hubconn.Hub, cluster string) (bool, time.Duration) {
+	c.mu.Lock()
+	seen := c.renewSeen[h.Name()][cluster]
+	c.mu.Unlock()
+	if seen.IsZero() {
+		return true, 0
+	}
+	duration := direction.DefaultLeaseDuration
+	if mc, ok := h.Cluster(cluster); ok && mc.LeaseDuration > 0 {
+		duration = mc.LeaseDuration
+	}
+	stale := seen.Add(direction.FreshnessFactor * duration)
+	now := c.opts.Clock.Now()
+	if now.After(stale) {
+		return true, 0
+	}
+	return false, stale.Sub(now) + time.Second
 }
 
 // copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key that

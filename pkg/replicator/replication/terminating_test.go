@@ -124,3 +124,53 @@ func TestControllerReleasesADeleteHeldOnAHubTheClusterLeft(t *testing.T) {
 	})
 	quiesce(t, c, a, b)
 }
+
+// TestControllerKeepsTheWorkAgentsFinalizerWhileItsAgentRenews: as in
+// TestControllerReleasesADeleteHeldOnAHubTheClusterLeft, but an agent was seen renewing the cluster's lease on
+// hub A a moment ago (the replicator's source lags behind a move back to A): OCM's work agent may be connected
+// to A and cleaning up the spoke, so only the replicator's hold goes, and the work agent's finalizer stays until
+// that renewal is two lease durations old.
+func TestControllerKeepsTheWorkAgentsFinalizerWhileItsAgentRenews(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}))
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	quiesce(t, c, a, b)
+	c.mu.Lock()
+	c.renewSeen[testHubA][testCluster] = time.Now()
+	c.mu.Unlock()
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies, workv1.ManifestWorkFinalizer})
+	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
+	original.SetDeletionTimestamp(&deleted)
+	if err := a.fake.Tracker().Add(original); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-a's work-1 lost the replicator's hold", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-1")
+		return w != nil && !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies)
+	})
+	quiesce(t, c, a, b)
+	if w := a.get(t, mwKind, testCluster, "work-1"); !slices.Equal(w.GetFinalizers(), []string{workv1.ManifestWorkFinalizer}) {
+		t.Errorf("hub-a's work-1 finalizers %v while an agent renews there, want the work agent's alone", w.GetFinalizers())
+	}
+
+	// The renewal is old now: the work agent left A, and its finalizer goes at the next sync.
+	c.mu.Lock()
+	c.renewSeen[testHubA][testCluster] = time.Now().Add(-time.Hour)
+	c.mu.Unlock()
+	c.queue.Add(Key{Kind: mwKind.Name, Namespace: testCluster, Name: "work-1"})
+	eventually(t, "hub-a's work-1 lost the work agent's finalizer", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-1")
+		return w != nil && len(w.GetFinalizers()) == 0
+	})
+
+}

@@ -487,6 +487,10 @@ func ParseHubsReport(value string) (HubsReport, error) {
 	return r, nil
 }
 
+// LabelReplicatedFrom marks the replicator's copy of an object on a hub: its value is the name (ReplicationConfig
+// spec.hubs[].name) of the hub the copy was made from.
+const LabelReplicatedFrom = "failover.open-cluster-management.io/replicated-from"
+
 // AnnotationClusterID is, on the replicator's copy of a ManagedCluster, the identity of the spoke the copy was
 // made for: the id.k8s.io claim that spoke's agent reports on the cluster's source hub (KEP-2149; our agent
 // reports the spoke's kube-system namespace UID when the spoke has no such claim). The agent does not join a
