@@ -119,7 +119,7 @@ func TestStandbyHubHoldsAnotherSpokesCluster(t *testing.T) {
 			_, err := b.hubB.Cluster.ClusterV1().ManagedClusters().Create(ctx, &clusterv1.ManagedCluster{
 				ObjectMeta: metav1.ObjectMeta{Name: clusterName, Labels: map[string]string{failoverv1alpha1.LabelReplicatedFrom: "hub-c"},
 					Annotations: map[string]string{failoverv1alpha1.AnnotationClusterID: "another-spoke"}},
-				Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
+				Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
 			}, metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
