@@ -77,6 +77,9 @@ type Cluster struct {
 	// Epoch is the agent's epoch recorded on the ManagedCluster (replv1alpha1.AnnotationEpoch); zero when absent
 	// or malformed.
 	Epoch replv1alpha1.AgentEpoch
+	// Tombstones are the deletes seen on this hub in the cluster's namespace that the replicator recorded there
+	// (mirror.AnnotationDeletesSeen, by mirror.TombstoneKey); nil when none.
+	Tombstones map[string]mirror.Deleted
 }
 
 // GetObjectKind implements runtime.Object; the kind is not kept.
@@ -162,6 +165,9 @@ func clusterOf(mc *unstructured.Unstructured) *Cluster {
 		out.LeaseDuration = time.Duration(seconds) * time.Second
 	}
 	annotations := mc.GetAnnotations()
+	if v := annotations[mirror.AnnotationDeletesSeen]; v != "" {
+		out.Tombstones = mirror.ParseTombstones(v)
+	}
 	out.RecordedHub = annotations[mirror.AnnotationClusterHub]
 	if t, err := time.Parse(time.RFC3339, annotations[mirror.AnnotationClusterHubSince]); err == nil {
 		out.RecordedSince = t

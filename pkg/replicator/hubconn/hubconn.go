@@ -369,17 +369,28 @@ func (h *Hub) dropFetched(k replv1alpha1.ReplicatedKind, namespace, name string,
 }
 
 // Deleted returns the delete of the object of kind k at namespace/name that the hub's watch delivered while the
-// replicator watched it, within DeleteMemory, and whether there is one. A hub restored from a backup, rebuilt,
-// or listed again after an outage shows its missing objects as absent, never as deleted.
+// replicator watched it, within DeleteMemory, else the tombstone of it the replicator recorded on the cluster's
+// ManagedCluster here (mirror.AnnotationDeletesSeen, for an object in a cluster's namespace: it outlives a
+// restart); nil when there is neither. A hub restored from a backup, rebuilt, or listed again after an outage
+// shows its missing objects as absent, never as deleted.
 func (h *Hub) Deleted(k replv1alpha1.ReplicatedKind, namespace, name string) *mirror.Deleted {
 	h.deletesMu.Lock()
-	defer h.deletesMu.Unlock()
 	seen, ok := h.deletes[objectKey{kind: k, namespace: namespace, name: name}]
-	if !ok || h.opts.Clock.Since(seen.at) > DeleteMemory {
+	h.deletesMu.Unlock()
+	if ok && h.opts.Clock.Since(seen.at) <= DeleteMemory {
+		deleted := seen.deleted
+		return &deleted
+	}
+	if namespace == "" {
 		return nil
 	}
-	deleted := seen.deleted
-	return &deleted
+	// A tombstone the replicator recorded on the cluster's ManagedCluster here, before a restart.
+	if c, ok := h.Cluster(namespace); ok {
+		if deleted, ok := c.Tombstones[mirror.TombstoneKey(k, name)]; ok {
+			return &deleted
+		}
+	}
+	return nil
 }
 
 // ExpectDelete tells h that the replicator is about to delete the object of kind k at namespace/name whose

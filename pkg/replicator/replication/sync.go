@@ -383,6 +383,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			errs = append(errs, err)
 		}
 	}
+	if err := c.keepTombstone(ctx, k, key, source, src, compared); err != nil {
+		errs = append(errs, err)
+	}
 	c.clearDirty(key, compared)
 	// After clearDirty: this key itself no longer counts as waiting on the hubs it was compared on.
 	if k.Name == replv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
@@ -994,4 +997,64 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())
 	}
 	return d.Action != mirror.ActionDelete, nil
+}
+
+// keepTombstone records on the source's ManagedCluster of key's cluster (mirror.AnnotationDeletesSeen) the delete
+// seen there of key's object, a kind that holds deletes (ManifestWork, ManagedClusterAddOn) in the cluster's
+// namespace, while that delete has not reached every hub (one of them is not ready, or was not compared in this
+// sync: compared names the hubs that were), and removes it once it has, or once the name holds an object again.
+// The record is what tells the delete apart, after a restart of the replicator, from a copy the source lost
+// (mirror.DecideWriteBack and Decide read it through hubconn.Hub.Deleted). A delete that reaches every hub in the
+// sync that sees it costs no write. The error is the patch's (a 409, the ManagedCluster changed meanwhile, is
+// retried with the key).
+func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured, compared []string) error {
+	if !mirror.HoldsDeletes(k) || key.Namespace == "" || !c.isCluster(key.Namespace) {
+		return nil
+	}
+	cluster, ok := source.Cluster(key.Namespace)
+	if !ok {
+		return nil
+	}
+	tombstone := mirror.TombstoneKey(k.Name, key.Name)
+	recorded, isRecorded := cluster.Tombstones[tombstone]
+	var deleted *mirror.Deleted
+	if src == nil {
+		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
+	}
+	reached := true
+	for _, h := range c.opts.Hubs {
+		if h != source && (!h.Ready() || h.Serves(k.Name) && !slices.Contains(compared, h.Name())) {
+			reached = false
+		}
+	}
+	want := deleted != nil && !reached
+	if want == isRecorded && (!want || recorded == *deleted) {
+		return nil
+	}
+	tombstones := maps.Clone(cluster.Tombstones)
+	if tombstones == nil {
+		tombstones = map[string]mirror.Deleted{}
+	}
+	if want {
+		tombstones[tombstone] = *deleted
+	} else {
+		delete(tombstones, tombstone)
+	}
+	mc, _ := source.Peek(replv1alpha1.KindManagedCluster, "", key.Namespace)
+	if mc == nil {
+		return nil
+	}
+	patch := mirror.TombstonesPatch(mc, tombstones)
+	if patch == nil {
+		return nil
+	}
+	mcKind, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	_, err := source.Client().Resource(mcKind.GVR).Patch(ctx, key.Namespace, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(replv1alpha1.KindManagedCluster), source.Name()).Inc()
+		return fmt.Errorf("%s: recording on hub %s the tombstone of the delete seen there: %w", key, source.Name(), err)
+	}
+	c.logger.V(2).Info("Tombstone of a delete seen on the source", "object", key.String(), "hub", source.Name(), "recorded", want)
+	return nil
 }

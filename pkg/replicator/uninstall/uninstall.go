@@ -39,7 +39,7 @@ import (
 // how the other hubs stand: an agent reads the in-step report, a person the cluster-hub marks. has-copies, on
 // originals of every kind, is removed with them.
 var clusterAnnotations = []string{
-	mirror.AnnotationHubsInStep, mirror.AnnotationHubsBehind, mirror.AnnotationHubsReported, mirror.AnnotationMovedFrom, mirror.AnnotationWrittenBackEpoch,
+	mirror.AnnotationHubsInStep, mirror.AnnotationHubsBehind, mirror.AnnotationHubsReported, mirror.AnnotationMovedFrom, mirror.AnnotationWrittenBackEpoch, mirror.AnnotationDeletesSeen,
 	mirror.AnnotationClusterHub, mirror.AnnotationClusterHubSince,
 }
 

@@ -46,7 +46,7 @@ func TestHub(t *testing.T) {
 	copyOfWork := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w2",
 		map[string]string{mirror.LabelReplicatedFrom: "hub-a"}, map[string]string{mirror.AnnotationContentHash: "abc"})
 	cluster := object("cluster.open-cluster-management.io/v1", "ManagedCluster", "", "c1", nil, map[string]string{
-		mirror.AnnotationHubsInStep: "hub-b", mirror.AnnotationHubsBehind: "", mirror.AnnotationMovedFrom: "hub-c", "user": "kept",
+		mirror.AnnotationHubsInStep: "hub-b", mirror.AnnotationHubsBehind: "", mirror.AnnotationMovedFrom: "hub-c", mirror.AnnotationDeletesSeen: "ManifestWork/w=u/", "user": "kept",
 		mirror.AnnotationHubsReported: "writer=replication,time=2026-12-05T06:00:00Z,every=5m0s",
 	})
 	marked := object("v1", "Namespace", "", "c1", map[string]string{fence.LabelClusterHub: "hub-b", "team": "x"},

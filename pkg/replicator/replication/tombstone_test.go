@@ -1,0 +1,111 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
+
+	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+)
+
+// TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub: the cluster moved from hub A to hub B; a user
+// deletes B's copy of work-1 before the replicator's hold reached it. Its delete cannot reach A's original yet (A
+// refuses deletes): the replicator records the delete on B's ManagedCluster, where it happened
+// (AnnotationDeletesSeen), so that a restart does not lose it; once A's original is deleted, the record goes.
+func TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	ctx := context.Background()
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
+	var refuse atomic.Bool
+	refuse.Store(true)
+	a.fake.PrependReactor("delete", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if refuse.Load() {
+			return true, nil, apierrors.NewInternalError(errors.New("injected: hub-a refuses deletes"))
+		}
+		return false, nil, nil
+	})
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
+	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
+	cp.SetUID("uid-copy")
+	b := newTestHub(t, testHubB, handler, kinds, mcB, cp)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	quiesce(t, c, a, b)
+	if got := b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]; got != "" {
+		t.Fatalf("hub-b's ManagedCluster records %q before any delete, want nothing", got)
+	}
+
+	if err := b.client.Resource(mwKind.GVR).Namespace(testCluster).Delete(ctx, "work-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "ManifestWork/work-1=uid-copy/uid-w1"
+	eventually(t, "hub-b's ManagedCluster records the delete seen there", func() bool {
+		return b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen] == want
+	})
+	if got := a.get(t, mwKind, testCluster, "work-1"); got == nil {
+		t.Fatalf("hub-a's original work-1 gone although hub-a refuses deletes")
+	}
+
+	refuse.Store(false)
+	eventually(t, "hub-a's original work-1 is deleted", func() bool { return a.get(t, mwKind, testCluster, "work-1") == nil })
+	eventually(t, "the record goes once the delete reached every hub", func() bool {
+		_, ok := b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]
+		return !ok
+	})
+	quiesce(t, c, a, b)
+}
+
+// TestControllerHonoursATombstoneAfterARestart is TestControllerRewritesCopiesAStandbyLost with the difference a
+// restart must not erase: hub B's ManagedCluster records that B's copy of work-1 was deleted there (a user's delete
+// the replicator saw before it was restarted). A's original is then the object of a seen delete, not one B lost:
+// it is deleted, and nothing is written back to B.
+func TestControllerHonoursATombstoneAfterARestart(t *testing.T) {
+	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetGeneration(1)
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA, mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "hub-a's original work-1 is being deleted", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-1")
+		return w == nil || w.GetDeletionTimestamp() != nil
+	})
+	quiesce(t, c, a, b)
+	if got := b.get(t, mwKind, testCluster, "work-1"); got != nil {
+		t.Errorf("hub-b's work-1 = %v, want none: its delete was recorded there", got.GetAnnotations())
+	}
+	if msgs := recorder.messages(ReasonWrittenBack); len(msgs) != 0 {
+		t.Errorf("WrittenBack events = %q, want none", msgs)
+	}
+	for _, w := range b.writes(mwKind) {
+		if strings.HasPrefix(w, "create ") {
+			t.Errorf("the replicator created on hub-b: %s", w)
+		}
+	}
+}
