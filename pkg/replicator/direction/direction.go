@@ -77,6 +77,10 @@ type Source struct {
 	Since time.Time
 	// Reason says which rule chose Hub (one of the Reason* constants).
 	Reason string
+	// Epoch is the highest agent epoch seen on Hub's ManagedCluster while it has been the source (0: none, as
+	// with OCM's own agent): a hub whose ManagedCluster carries a lower one is where the agent was before Hub,
+	// and its lease, however fresh it looks, does not take the cluster over (DecideSource rule 1).
+	Epoch int64
 }
 
 // Reasons of a Source.
@@ -111,9 +115,12 @@ const (
 //     reachable: a hub still listing may hold the newest; these are ordered by renewTime alone (an epoch a
 //     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it). The
 //     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
-//     decision. Ties keep the previous source, else the earlier hub in spec order. Since is kept when the hub
-//     does not change, else it is now (without a previous source: the earliest time the copies record for that
-//     hub, if they do).
+//     decision. Ties keep the previous source, else the earlier hub in spec order. A hub whose epoch is lower
+//     than the one the previous source carried (Source.Epoch) is not counted: the agent left it before it joined
+//     the previous source, and its lease only looks fresh (seen renewed a moment before the agent left it, while
+//     the previous source is unreachable); the agent raises its epoch at every move, so a move back to it counts
+//     once recorded there. Since is kept when the hub does not change, else it is now (without a previous source:
+//     the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, when every hub is reachable: the hub with the highest epoch (ReasonEpoch), since
 //     now. The agent records its epoch on the hub it joins, so this is where it went last.
@@ -138,6 +145,9 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		if (seenAny || !allReachable) && !fresh(*h, now) {
 			continue
 		}
+		if prev.Hub != "" && h.Hub != prev.Hub && h.Epoch < prev.Epoch {
+			continue
+		}
 		switch {
 		case best == nil:
 			best = h
@@ -153,7 +163,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	}
 	if best != nil {
 		if best.Hub == prev.Hub {
-			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonLeaseRenewed}
+			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonLeaseRenewed, Epoch: max(prev.Epoch, best.Epoch)}
 		}
 		since := now
 		if prev.Hub == "" {
@@ -162,14 +172,14 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 				since = recorded
 			}
 		}
-		return Source{Hub: best.Hub, Since: since, Reason: ReasonLeaseRenewed}
+		return Source{Hub: best.Hub, Since: since, Reason: ReasonLeaseRenewed, Epoch: best.Epoch}
 	}
 	if prev.Hub != "" {
-		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease}
+		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub))}
 	}
 	if allReachable {
 		if hub := highestEpoch(hubs); hub != "" {
-			return Source{Hub: hub, Since: now, Reason: ReasonEpoch}
+			return Source{Hub: hub, Since: now, Reason: ReasonEpoch, Epoch: epochOf(hubs, hub)}
 		}
 	}
 
@@ -194,17 +204,27 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		if s.IsZero() {
 			s = now
 		}
-		return Source{Hub: recorded, Since: s, Reason: ReasonRecorded}
+		return Source{Hub: recorded, Since: s, Reason: ReasonRecorded, Epoch: epochOf(hubs, recorded)}
 	}
 	if hub := highestEpoch(hubs); hub != "" {
-		return Source{Hub: hub, Since: now, Reason: ReasonEpoch}
+		return Source{Hub: hub, Since: now, Reason: ReasonEpoch, Epoch: epochOf(hubs, hub)}
 	}
 	for _, h := range hubs {
 		if h.HasCluster && !h.IsCopy {
-			return Source{Hub: h.Hub, Since: now, Reason: ReasonOriginal}
+			return Source{Hub: h.Hub, Since: now, Reason: ReasonOriginal, Epoch: h.Epoch}
 		}
 	}
 	return Source{Reason: ReasonUnknown}
+}
+
+// epochOf returns the epoch hub's view carries (0 when hub is not in hubs, unreachable or without one).
+func epochOf(hubs []HubView, hub string) int64 {
+	for _, h := range hubs {
+		if h.Hub == hub && h.Reachable {
+			return h.Epoch
+		}
+	}
+	return 0
 }
 
 // highestEpoch returns the reachable hub whose ManagedCluster carries the highest epoch (ties: the earlier in

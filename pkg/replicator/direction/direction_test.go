@@ -83,6 +83,10 @@ func runDecide(t *testing.T, cases []decideCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := direction.DecideSource(tc.prev, tc.hubs, now)
+			if tc.want.Epoch == 0 {
+				// A case that names no epoch checks the hub, time and rule only.
+				got.Epoch = 0
+			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("DecideSource() mismatch (-want +got):\n%s", diff)
 			}
@@ -717,6 +721,30 @@ func TestDecideSourceEpochs(t *testing.T) {
 			name: "rule 1 just started: renewTimes order the leases it has not seen renewed, not epochs (a restored hub's epoch is raised only once its agent reads it)",
 			hubs: []direction.HubView{epoch(unseen(renewing(hubA, ago(5*time.Second))), 1), epoch(unseen(renewing(hubB, ago(time.Hour))), 2)},
 			want: src(hubA, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "rule 1: a fresh lease on the hub the agent left before the source does not take over while the source is unreachable (its renewal was seen just before the agent left)",
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
+			hubs: []direction.HubView{unreachable(empty(hubA)), epoch(renewing(hubB, ago(5*time.Second)), 6)},
+			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonNoFreshLease, Epoch: 7},
+		},
+		{
+			name: "rule 1: the agent moving back raises the epoch there: that hub takes over",
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
+			hubs: []direction.HubView{unreachable(empty(hubA)), epoch(renewing(hubB, ago(5*time.Second)), 8)},
+			want: direction.Source{Hub: hubB, Since: now, Reason: direction.ReasonLeaseRenewed, Epoch: 8},
+		},
+		{
+			name: "rule 1: the source keeps the highest epoch it carried (a restore lowered it there)",
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
+			hubs: []direction.HubView{epoch(renewing(hubA, ago(5*time.Second)), 3), epoch(renewing(hubB, ago(20*time.Second)), 5)},
+			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
+		},
+		{
+			name: "rule 1: without epochs (OCM's agent) the newest renewal still decides",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{unreachable(empty(hubA)), renewing(hubB, ago(5*time.Second))},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "rule 1: a higher epoch without a fresh lease does not count",
