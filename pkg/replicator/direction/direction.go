@@ -78,9 +78,12 @@ type Source struct {
 	// Reason says which rule chose Hub (one of the Reason* constants).
 	Reason string
 	// Epoch is the highest agent epoch seen on Hub's ManagedCluster while it has been the source (0: none, as
-	// with OCM's own agent): a hub whose ManagedCluster carries a lower one is where the agent was before Hub,
-	// and its lease, however fresh it looks, does not take the cluster over (DecideSource rule 1).
-	Epoch int64
+	// with OCM's own agent), and RenewTime the newest renewTime of its lease that rule 1 counted (zero: none):
+	// while Hub is out of view, a hub whose ManagedCluster carries a lower epoch and whose lease was not renewed
+	// after that (the agent's one clock) is where the agent was before Hub, and does not take the cluster over
+	// (DecideSource rule 1).
+	Epoch     int64
+	RenewTime time.Time
 }
 
 // Reasons of a Source.
@@ -115,12 +118,13 @@ const (
 //     reachable: a hub still listing may hold the newest; these are ordered by renewTime alone (an epoch a
 //     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it). The
 //     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
-//     decision. Ties keep the previous source, else the earlier hub in spec order. A hub whose epoch is lower
-//     than the one the previous source carried (Source.Epoch) is not counted: the agent left it before it joined
-//     the previous source, and its lease only looks fresh (seen renewed a moment before the agent left it, while
-//     the previous source is unreachable); the agent raises its epoch at every move, so a move back to it counts
-//     once recorded there. Since is kept when the hub does not change, else it is now (without a previous source:
-//     the earliest time the copies record for that hub, if they do).
+//     decision. Ties keep the previous source, else the earlier hub in spec order. While the previous source is
+//     unreachable, a hub whose epoch is lower than the one the previous source carried (Source.Epoch) and whose
+//     lease was not renewed after the previous source's (Source.RenewTime; both renewTimes are the agent's
+//     clock) is not counted: the agent left it before it joined the previous source, and its lease only looks
+//     fresh (seen renewed a moment before the agent left it). An agent that moved there again renews it later,
+//     or raises its epoch there. Since is kept when the hub does not change, else it is now (without a previous
+//     source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, when every hub is reachable: the hub with the highest epoch (ReasonEpoch), since
 //     now. The agent records its epoch on the hub it joins, so this is where it went last.
@@ -131,10 +135,11 @@ const (
 //  6. Else the first hub in spec order whose ManagedCluster is not a copy, since now.
 //  7. Else no source.
 func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
-	seenAny, allReachable := false, true
+	seenAny, allReachable, prevReachable := false, true, false
 	for _, h := range hubs {
 		seenAny = seenAny || !h.RenewSeen.IsZero()
 		allReachable = allReachable && h.Reachable
+		prevReachable = prevReachable || h.Hub == prev.Hub && h.Reachable
 	}
 	var best *HubView
 	for i := range hubs {
@@ -145,7 +150,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		if (seenAny || !allReachable) && !fresh(*h, now) {
 			continue
 		}
-		if prev.Hub != "" && h.Hub != prev.Hub && h.Epoch < prev.Epoch {
+		if prev.Hub != "" && !prevReachable && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {
 			continue
 		}
 		switch {
@@ -163,7 +168,11 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	}
 	if best != nil {
 		if best.Hub == prev.Hub {
-			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonLeaseRenewed, Epoch: max(prev.Epoch, best.Epoch)}
+			renewTime := prev.RenewTime
+			if best.RenewTime.After(renewTime) {
+				renewTime = best.RenewTime
+			}
+			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonLeaseRenewed, Epoch: max(prev.Epoch, best.Epoch), RenewTime: renewTime}
 		}
 		since := now
 		if prev.Hub == "" {
@@ -172,10 +181,10 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 				since = recorded
 			}
 		}
-		return Source{Hub: best.Hub, Since: since, Reason: ReasonLeaseRenewed, Epoch: best.Epoch}
+		return Source{Hub: best.Hub, Since: since, Reason: ReasonLeaseRenewed, Epoch: best.Epoch, RenewTime: best.RenewTime}
 	}
 	if prev.Hub != "" {
-		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub))}
+		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
 	}
 	if allReachable {
 		if hub := highestEpoch(hubs); hub != "" {

@@ -83,9 +83,9 @@ func runDecide(t *testing.T, cases []decideCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := direction.DecideSource(tc.prev, tc.hubs, now)
-			if tc.want.Epoch == 0 {
+			if tc.want.Epoch == 0 && tc.want.RenewTime.IsZero() {
 				// A case that names no epoch checks the hub, time and rule only.
-				got.Epoch = 0
+				got.Epoch, got.RenewTime = 0, time.Time{}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("DecideSource() mismatch (-want +got):\n%s", diff)
@@ -489,10 +489,12 @@ func runSequence(t *testing.T, steps []step) {
 	var prev direction.Source
 	for i, s := range steps {
 		got := direction.DecideSource(prev, s.hubs, s.at)
+		prev = got
+		// The steps check the hub, time and rule; the epoch and renewTime carried are rule 1's table's.
+		got.Epoch, got.RenewTime = 0, time.Time{}
 		if diff := cmp.Diff(s.want, got); diff != "" {
 			t.Fatalf("step %d (%s): DecideSource() mismatch (-want +got):\n%s", i, s.name, diff)
 		}
-		prev = got
 	}
 }
 
@@ -724,21 +726,33 @@ func TestDecideSourceEpochs(t *testing.T) {
 		},
 		{
 			name: "rule 1: a fresh lease on the hub the agent left before the source does not take over while the source is unreachable (its renewal was seen just before the agent left)",
-			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(3 * time.Second)},
 			hubs: []direction.HubView{unreachable(empty(hubA)), epoch(renewing(hubB, ago(5*time.Second)), 6)},
-			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonNoFreshLease, Epoch: 7},
+			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonNoFreshLease, Epoch: 7, RenewTime: ago(3 * time.Second)},
 		},
 		{
 			name: "rule 1: the agent moving back raises the epoch there: that hub takes over",
-			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
-			hubs: []direction.HubView{unreachable(empty(hubA)), epoch(renewing(hubB, ago(5*time.Second)), 8)},
-			want: direction.Source{Hub: hubB, Since: now, Reason: direction.ReasonLeaseRenewed, Epoch: 8},
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(3 * time.Second)},
+			hubs: []direction.HubView{unreachable(empty(hubA)), epoch(renewing(hubB, ago(2*time.Second)), 8)},
+			want: direction.Source{Hub: hubB, Since: now, Reason: direction.ReasonLeaseRenewed, Epoch: 8, RenewTime: ago(2 * time.Second)},
+		},
+		{
+			name: "rule 1: an agent back there without a higher epoch (its record lost) renews it after the source: that hub takes over",
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(30 * time.Second)},
+			hubs: []direction.HubView{unreachable(empty(hubA)), epoch(renewing(hubB, ago(2*time.Second)), 1)},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "rule 1: with the source in view a lower epoch is no bar (the agent left it, whatever its record says)",
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(time.Hour)},
+			hubs: []direction.HubView{epoch(renewing(hubA, ago(time.Hour)), 7), epoch(renewing(hubB, ago(5*time.Second)), 1)},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
 			name: "rule 1: the source keeps the highest epoch it carried (a restore lowered it there)",
-			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
-			hubs: []direction.HubView{epoch(renewing(hubA, ago(5*time.Second)), 3), epoch(renewing(hubB, ago(20*time.Second)), 5)},
-			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7},
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(10 * time.Second)},
+			hubs: []direction.HubView{epoch(renewing(hubA, ago(5*time.Second)), 3), epoch(renewing(hubB, ago(20*time.Second)), 2)},
+			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(5 * time.Second)},
 		},
 		{
 			name: "rule 1: without epochs (OCM's agent) the newest renewal still decides",

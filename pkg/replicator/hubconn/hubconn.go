@@ -126,7 +126,9 @@ type Hub struct {
 // DeleteMemory is how long a Hub remembers a delete its watch delivered (Deleted): long enough for a hub that held
 // a copy to come back from an outage of that length and have the copy deleted; a delete older than that (or one
 // made before the replicator's last start) leaves the copy in place, reported (mirror.ConflictSourceMissing). The
-// kinds that hold deletes (mirror.HoldsDeletes) need none of it: their finalizer keeps the delete on the hub.
+// kinds that hold deletes (mirror.HoldsDeletes) need little of it: their finalizer keeps the delete of an original
+// on the hub, and the delete of a copy made before the hold reached it is recorded as a tombstone where it was
+// seen (mirror.AnnotationDeletesSeen), which Deleted also reads.
 const DeleteMemory = time.Hour
 
 // seenDelete is one delete a hub's watch delivered, and when the replicator saw it (its own clock).

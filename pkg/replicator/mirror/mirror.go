@@ -335,8 +335,8 @@ const (
 
 // Deleted is what the replicator saw of an object's delete on the source hub: the object's metadata.uid and,
 // when it was itself a copy, its AnnotationSourceUID. Only a delete event of a live watch counts
-// (hubconn.Hub.Deleted): an object missing from a list (a hub restored, rebuilt, or listed again after it was
-// unreachable) is no delete.
+// (hubconn.Hub.Deleted), or the tombstone the replicator recorded of one (AnnotationDeletesSeen): an object
+// missing from a list (a hub restored, rebuilt, or listed again after it was unreachable) is no delete.
 type Deleted struct {
 	UID, SourceUID string
 }

@@ -544,7 +544,8 @@ func (c *Controller) agentLeft(h *hubconn.Hub, cluster string) (bool, time.Durat
 
 // copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key that
 // is not being deleted: the delete of the source's original has reached them all. A hub that is down keeps the
-// delete held: the replicator's memory of a delete (hubconn.Hub.Deleted) does not outlive a restart.
+// delete held: the finalizer's hold outlives a restart of the replicator, its memory of a delete
+// (hubconn.Hub.Deleted) does not, except the tombstones of deletes of copies (keepTombstone).
 func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) bool {
 	for _, h := range c.opts.Hubs {
 		if h == source {
@@ -1003,20 +1004,25 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 // seen there of key's object, a kind that holds deletes (ManifestWork, ManagedClusterAddOn) in the cluster's
 // namespace, while that delete has not reached every hub (one of them is not ready, or was not compared in this
 // sync: compared names the hubs that were), and removes it once it has, or once the name holds an object again.
-// The record is what tells the delete apart, after a restart of the replicator, from a copy the source lost
-// (mirror.DecideWriteBack and Decide read it through hubconn.Hub.Deleted). A delete that reaches every hub in the
-// sync that sees it costs no write. The error is the patch's (a 409, the ManagedCluster changed meanwhile, is
-// retried with the key).
+// Only the delete of a copy is recorded (one with a source UID: the source's object after a move, deleted before
+// the replicator's hold reached it), whose original lives on another hub: an original deleted on the source is
+// held by the finalizer until its copies are gone, and one never copied has nothing to reach. The record is what
+// tells the delete apart, after a restart of the replicator, from a copy the source lost (mirror.DecideWriteBack
+// and Decide read it through hubconn.Hub.Deleted). A delete that reaches every hub in the sync that sees it costs
+// no write. The error is the patch's; a 409 (the ManagedCluster changed meanwhile) is retried with the key and
+// counts as no hub error.
 func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured, compared []string) error {
 	if !mirror.HoldsDeletes(k) || key.Namespace == "" || !c.isCluster(key.Namespace) {
 		return nil
 	}
-	cluster, ok := source.Cluster(key.Namespace)
-	if !ok {
+	// The record and the resourceVersion the patch is conditioned on come from one read.
+	mc, _ := source.Peek(replv1alpha1.KindManagedCluster, "", key.Namespace)
+	if mc == nil {
 		return nil
 	}
+	tombstones := mirror.ParseTombstones(mc.GetAnnotations()[mirror.AnnotationDeletesSeen])
 	tombstone := mirror.TombstoneKey(k.Name, key.Name)
-	recorded, isRecorded := cluster.Tombstones[tombstone]
+	recorded, isRecorded := tombstones[tombstone]
 	var deleted *mirror.Deleted
 	if src == nil {
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
@@ -1027,22 +1033,14 @@ func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, 
 			reached = false
 		}
 	}
-	want := deleted != nil && !reached
+	want := deleted != nil && deleted.SourceUID != "" && !reached
 	if want == isRecorded && (!want || recorded == *deleted) {
 		return nil
-	}
-	tombstones := maps.Clone(cluster.Tombstones)
-	if tombstones == nil {
-		tombstones = map[string]mirror.Deleted{}
 	}
 	if want {
 		tombstones[tombstone] = *deleted
 	} else {
 		delete(tombstones, tombstone)
-	}
-	mc, _ := source.Peek(replv1alpha1.KindManagedCluster, "", key.Namespace)
-	if mc == nil {
-		return nil
 	}
 	patch := mirror.TombstonesPatch(mc, tombstones)
 	if patch == nil {
@@ -1050,6 +1048,9 @@ func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, 
 	}
 	mcKind, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
 	_, err := source.Client().Resource(mcKind.GVR).Patch(ctx, key.Namespace, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+	if apierrors.IsConflict(err) {
+		return fmt.Errorf("%s: the ManagedCluster on hub %s changed before the tombstone was recorded, trying again: %w", key, source.Name(), err)
+	}
 	source.ReportError(err)
 	if err != nil {
 		metrics.WriteErrors.WithLabelValues(string(replv1alpha1.KindManagedCluster), source.Name()).Inc()
