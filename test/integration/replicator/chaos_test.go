@@ -703,7 +703,8 @@ func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 // loseCopies is the nemesis "a standby lost its copies" (its cluster namespace deleted, restored from an older
 // backup or rebuilt): every copy of a chaos ManifestWork on the hub the agent is not on goes, finalizers
 // included. A hub that is down is left alone, and so is every hub while the agent moves or has no Available hub
-// (the FailoverConfig may not name the hub it is joining yet).
+// (the FailoverConfig may not name the hub it is joining yet), and a hub the replicator has not marked as a
+// standby of the agent's hub (its namespace's cluster-hub annotation).
 // It returns the step's record.
 func (b *chaosBed) loseCopies(t *testing.T, hubDown [2]bool) string {
 	t.Helper()
@@ -719,6 +720,12 @@ func (b *chaosBed) loseCopies(t *testing.T, hubDown [2]bool) string {
 	}
 	j = 1 - j
 	ctx := context.Background()
+	// A standby in the replicator's view too: its namespace marked as managed from the agent's hub. While the
+	// replicator still takes that hub for the source (it lags behind a move, or cannot see the agent's hub), a
+	// delete there is a delete on the source, which it rightly propagates.
+	if ns, err := b.hubs[j].Kube.CoreV1().Namespaces().Get(ctx, chaosCluster, metav1.GetOptions{}); err != nil || ns.Annotations[mirror.AnnotationClusterHub] != fc.Status.ActiveHub {
+		return fmt.Sprintf("a standby lost its copies: skipped (hub %s not marked as managed from %s)", b.names[j], fc.Status.ActiveHub)
+	}
 	client := b.losers[j].Resource(workGVR).Namespace(chaosCluster)
 	list, err := client.List(ctx, metav1.ListOptions{})
 	if err != nil {
