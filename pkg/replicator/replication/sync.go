@@ -502,11 +502,13 @@ func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, 
 			continue
 		}
 		patch := mirror.ReleasePatch(obj)
-		if source != nil && perCluster && k.Name != replv1alpha1.KindManagedCluster && mirror.CopyFinalizersPatch(k, obj) != nil {
-			if left, after := c.agentLeft(h, cluster); left {
-				patch = mirror.CopyFinalizersPatch(k, obj)
-			} else {
-				c.queue.AddAfter(key, after)
+		if source != nil && perCluster && k.Name != replv1alpha1.KindManagedCluster {
+			if withHubs := mirror.CopyFinalizersPatch(k, obj); withHubs != nil {
+				if left, after := c.agentLeft(h, cluster); left {
+					patch = withHubs
+				} else {
+					c.queue.AddAfter(key, after)
+				}
 			}
 		}
 		if patch == nil {
