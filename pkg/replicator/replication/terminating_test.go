@@ -1,11 +1,13 @@
 package replication
 
 import (
+	"maps"
 	"slices"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -106,9 +108,8 @@ func TestControllerReleasesADeleteHeldOnAHubTheClusterLeft(t *testing.T) {
 	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies, workv1.ManifestWorkFinalizer})
 	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
 	original.SetDeletionTimestamp(&deleted)
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
-	mcB := managedCluster(testCluster, nil)
-	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
+	mcA, mcB := movedToB(nil)
+	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
 	cp := mirror.Desired(mwKind, manifestWork(testCluster, "work-1", "cm-1", nil), nil, testHubA, nil)
 	annotations := cp.GetAnnotations()
 	annotations[mirror.AnnotationSourceUID] = "uid-w1"
@@ -136,9 +137,8 @@ func TestControllerKeepsTheWorkAgentsFinalizerWhileItsAgentRenews(t *testing.T) 
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}))
-	mcB := managedCluster(testCluster, nil)
-	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
+	mcA, mcB := movedToB(nil)
+	a := newTestHub(t, testHubA, handler, kinds, mcA)
 	b := newTestHub(t, testHubB, handler, kinds, mcB)
 	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 	quiesce(t, c, a, b)
@@ -173,4 +173,14 @@ func TestControllerKeepsTheWorkAgentsFinalizerWhileItsAgentRenews(t *testing.T) 
 		return w != nil && len(w.GetFinalizers()) == 0
 	})
 
+}
+
+// movedToB returns the ManagedClusters of testCluster after a move from hub A to hub B: A's, a copy of B's, and B's,
+// an original that records the move (mirror.AnnotationMovedFrom) with the annotations of extra.
+func movedToB(extra map[string]string) (onA, onB *unstructured.Unstructured) {
+	onB = managedCluster(testCluster, nil)
+	annotations := map[string]string{mirror.AnnotationMovedFrom: testHubA}
+	maps.Copy(annotations, extra)
+	onB.SetAnnotations(annotations)
+	return managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), onB
 }

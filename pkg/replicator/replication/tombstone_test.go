@@ -31,7 +31,8 @@ func TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub(t *testing.T) 
 	original := manifestWork(testCluster, "work-1", "cm-1", nil)
 	original.SetUID("uid-w1")
 	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
+	mcA, mcB := movedToB(nil)
+	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
 	var refuse atomic.Bool
 	refuse.Store(true)
 	a.fake.PrependReactor("delete", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
@@ -40,8 +41,6 @@ func TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub(t *testing.T) 
 		}
 		return false, nil, nil
 	})
-	mcB := managedCluster(testCluster, nil)
-	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA})
 	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
 	cp.SetUID("uid-copy")
 	b := newTestHub(t, testHubB, handler, kinds, mcB, cp)
@@ -86,9 +85,8 @@ func TestControllerHonoursATombstoneAfterARestart(t *testing.T) {
 	original.SetGeneration(1)
 	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
 	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB}), original)
-	mcB := managedCluster(testCluster, nil)
-	mcB.SetAnnotations(map[string]string{mirror.AnnotationMovedFrom: testHubA, mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
+	mcA, mcB := movedToB(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
 	b := newTestHub(t, testHubB, handler, kinds, mcB)
 	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
