@@ -299,38 +299,27 @@ func (o *FailoverAgentOptions) restoreBootstrapBackoff(ctx context.Context, kube
 // managedcluster.FilterClusterAnnotations), the shared bootstrap back-off, clk and recorder.
 func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs flagHubs, annotations map[string]string, ai *agentInformers,
 	bootstrapBackoff *clientcert.BootstrapBackoff, clk clock.Clock, recorder events.Recorder) failover.OrchestratorOptions {
-	var addOnHosting kubernetes.Interface
-	if o.SpokeKubeconfig != "" {
-		addOnHosting = spoke.AgentKube
-	}
 	var expiration *int32
 	if o.ClientCertExpirationSeconds > 0 {
 		e := o.ClientCertExpirationSeconds
 		expiration = &e
 	}
 	sessionConfig := hubsession.Config{
-		ClusterName:                  o.ClusterName,
-		AgentName:                    o.AgentName,
-		Namespace:                    o.ComponentNamespace,
-		SecretName:                   o.HubKubeconfigSecret,
-		SecretInformer:               ai.secrets,
-		SpokeExternalServerURLs:      o.SpokeExternalServerURLs,
-		SpokeCABundle:                spoke.CABundle,
-		ClusterAnnotations:           annotations,
-		ReservedClusterClaimSuffixes: o.ReservedClusterClaimSuffixes,
-		ClusterHealthCheckPeriod:     o.ClusterHealthCheckPeriod,
-		MaxCustomClusterClaims:       o.MaxCustomClusterClaims,
-		CSRExpirationSeconds:         expiration,
-		HubQPS:                       o.HubKubeAPIQPS,
-		HubBurst:                     o.HubKubeAPIBurst,
-		AgentKubeClient:              spoke.AgentKube,
-		SpokeKubeClient:              spoke.Kube,
-		SpokeClusterClient:           spoke.Cluster,
-		AddOns:                       !o.DisableAddOnManagement,
-		AddOnHostingKubeClient:       addOnHosting,
-		BootstrapBackoff:             bootstrapBackoff,
-		Clock:                        clk,
-		Recorder:                     recorder,
+		ClusterName:          o.ClusterName,
+		AgentName:            o.AgentName,
+		Namespace:            o.ComponentNamespace,
+		SecretName:           o.HubKubeconfigSecret,
+		SecretInformer:       ai.secrets,
+		CSRExpirationSeconds: expiration,
+		HubQPS:               o.HubKubeAPIQPS,
+		HubBurst:             o.HubKubeAPIBurst,
+		AgentKubeClient:      spoke.AgentKube,
+		SpokeKubeClient:      spoke.Kube,
+		SpokeClusterClient:   spoke.Cluster,
+		Controllers:          o.newSessionControllers(spoke, annotations, expiration, clk, recorder).controllers(),
+		BootstrapBackoff:     bootstrapBackoff,
+		Clock:                clk,
+		Recorder:             recorder,
 	}
 	var standby failover.StandbyKeeper
 	if !o.DisableStandbyCredentials {

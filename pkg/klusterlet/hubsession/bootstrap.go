@@ -12,7 +12,6 @@ import (
 	clusterclientset "open-cluster-management.io/api/client/cluster/clientset/versioned"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/startwait"
 )
 
@@ -56,7 +55,7 @@ func (s *Session) runBootstrap(ctx context.Context, before map[string][]byte, fo
 		<-ctx.Done()
 		return
 	}
-	creating := managedcluster.NewManagedClusterCreatingController(s.creatingOptions(clusterClient.ClusterV1()))
+	creating := s.config.Controllers.Creating(clusterClient.ClusterV1())
 	if forced != "" {
 		cc.RequestNewCertificate(forced)
 	}

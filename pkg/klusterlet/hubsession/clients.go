@@ -22,7 +22,6 @@ import (
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/informers"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
 // bootstrapCreateClient returns the ManagedCluster client the main controllers create their ManagedCluster with
@@ -105,21 +104,6 @@ func clientCertOptionsFor(c Config, hub Hub, secretName, backoffKey string, kube
 		BootstrapBackoff:    c.BootstrapBackoff,
 		BackoffHub:          backoffKey,
 		Recorder:            c.Recorder,
-	}
-}
-
-// creatingOptions configures a ManagedClusterCreatingController that creates and updates the session's
-// ManagedCluster with client: the bootstrap identity's while bootstrapping, the hub identity's with the main
-// controllers, which add their informer, create client and conflict tracker.
-func (s *Session) creatingOptions(client clusterv1client.ManagedClustersGetter) managedcluster.CreatingOptions {
-	return managedcluster.CreatingOptions{
-		ClusterName:             s.config.ClusterName,
-		SpokeExternalServerURLs: s.config.SpokeExternalServerURLs,
-		SpokeCABundle:           s.config.SpokeCABundle,
-		Annotations:             s.config.ClusterAnnotations,
-		HubClusterClient:        client,
-		ResyncInterval:          s.config.ClusterHealthCheckPeriod,
-		Recorder:                s.config.Recorder,
 	}
 }
 

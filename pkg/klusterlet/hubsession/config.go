@@ -3,7 +3,6 @@ package hubsession
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1informers "k8s.io/client-go/informers/core/v1"
@@ -40,18 +39,6 @@ type Config struct {
 	// ClusterClaims) that stop with them: library-go's factory never removes the handlers it adds, so shared
 	// informers would collect one set of handlers per session and per credential change.
 	SecretInformer corev1informers.SecretInformer
-	// SpokeExternalServerURLs and SpokeCABundle are published in ManagedCluster spec.managedClusterClientConfigs.
-	SpokeExternalServerURLs []string
-	SpokeCABundle           []byte
-	// ClusterAnnotations are set on the ManagedCluster when the agent creates it (OCM's --cluster-annotations,
-	// already filtered to the keys managedcluster.FilterClusterAnnotations keeps). May be nil.
-	ClusterAnnotations map[string]string
-	// ReservedClusterClaimSuffixes make claims with these name suffixes reserved (--reserved-cluster-claim-suffixes).
-	ReservedClusterClaimSuffixes []string
-	// ClusterHealthCheckPeriod is the status resync period (--cluster-healthcheck-period).
-	ClusterHealthCheckPeriod time.Duration
-	// MaxCustomClusterClaims caps custom claims in status (--max-custom-cluster-claims).
-	MaxCustomClusterClaims int
 	// CSRExpirationSeconds, if set, is sent as spec.expirationSeconds of every CSR.
 	CSRExpirationSeconds *int32
 	// BootstrapBackoff spaces the bootstrap CSRs to each hub across the sessions of the process and remembers the
@@ -61,20 +48,16 @@ type Config struct {
 	// AgentKubeClient writes the hub kubeconfig Secret in Namespace of the cluster the agent runs in: the managed
 	// cluster, or in hosted mode (--spoke-kubeconfig) the cluster hosting the agent.
 	AgentKubeClient kubernetes.Interface
-	// SpokeKubeClient reads the managed cluster: health endpoints, version, Nodes, the kube-system namespace.
-	SpokeKubeClient kubernetes.Interface
-	// SpokeClusterClient reads the managed cluster's ClusterClaims.
+	// SpokeKubeClient and SpokeClusterClient read the managed cluster: the sessions' Node and ClusterClaim
+	// informers, and the orchestrator's identity checks (the kube-system namespace, the claims).
+	SpokeKubeClient    kubernetes.Interface
 	SpokeClusterClient clusterclientset.Interface
 	// HubQPS and HubBurst, when > 0, rate-limit every hub client of a session (requests per second, burst);
 	// zero keeps client-go's defaults (5, 10).
 	HubQPS   float32
 	HubBurst int
-	// AddOns, when true, runs the add-on registration and lease health controllers with the main controllers
-	// (OCM's AddonManagement), so they restart on every hub switch.
-	AddOns bool
-	// AddOnHostingKubeClient is the cluster hosting the agent in hosted mode (--spoke-kubeconfig), where the
-	// Secrets and leases of hosted add-ons live; nil when the agent runs on the managed cluster.
-	AddOnHostingKubeClient kubernetes.Interface
+	// Controllers builds the ManagedCluster and add-on controllers of every session (required).
+	Controllers Controllers
 	// Clock drives the controllers and validity checks (and the orchestrator's decisions). Default: real clock.
 	Clock clock.Clock
 	// Recorder receives the events of the sessions and their controllers (and of the orchestrator).
@@ -105,8 +88,8 @@ func (c *Config) check(hub string) error {
 		return fmt.Errorf("hub session %s: spoke client and informers are required", hub)
 	case c.Recorder == nil:
 		return fmt.Errorf("hub session %s: recorder is required", hub)
-	case c.ClusterHealthCheckPeriod <= 0:
-		return fmt.Errorf("hub session %s: cluster health-check period must be > 0", hub)
+	case c.Controllers.EnsureManagedCluster == nil || c.Controllers.Creating == nil || c.Controllers.Registered == nil:
+		return fmt.Errorf("hub session %s: the ManagedCluster controllers' builders are required", hub)
 	}
 	return nil
 }

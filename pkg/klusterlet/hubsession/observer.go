@@ -20,7 +20,7 @@ type Observer interface {
 	// runs with.
 	ClientCertificate(notAfter time.Time)
 	// AddOnsChanged is called with the add-on registration states of the session's hub whenever they change
-	// (only with Config.AddOns).
+	// (only when Config.Controllers.AddOns is set).
 	AddOnsChanged(states []failoverv1alpha1.AddOnRegistrationStatus)
 	// Contested is called when the hub kubeconfig Secret, holding credentials of this process, is replaced by
 	// credentials it did not write; message names what was found (also the ReasonHubKubeconfigContested event's).

@@ -22,10 +22,8 @@ import (
 	clusterv1informer "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/addon"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/informers"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/lease"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/startwait"
 )
@@ -109,7 +107,7 @@ func (s *Session) newHubClients(data map[string][]byte) (hubClients, error) {
 func (s *Session) ensureManagedCluster(ctx context.Context, bootstrapCreate clusterv1client.ManagedClustersGetter) {
 	logger := klog.FromContext(ctx)
 	ensureCtx, cancelEnsure := context.WithTimeout(ctx, ensureManagedClusterTimeout)
-	created, err := managedcluster.EnsureManagedCluster(ensureCtx, bootstrapCreate, s.config.ClusterName, s.config.SpokeExternalServerURLs, s.config.SpokeCABundle, s.config.ClusterAnnotations)
+	created, err := s.config.Controllers.EnsureManagedCluster(ensureCtx, bootstrapCreate)
 	cancelEnsure()
 	switch {
 	case err != nil:
@@ -127,14 +125,14 @@ type mainControllers struct {
 	csrInformers     kubeinformers.SharedInformerFactory
 	spoke            *spokeInformers
 	managedClusters  clusterv1informer.ManagedClusterInformer
-	// controllers are, in the order they start: certificate rotation, lease, creating and status.
+	// controllers are, in the order they start: certificate rotation, then Config.Controllers.Registered's.
 	controllers []factory.Controller
 }
 
 // newMainControllers builds the main phase's informers and controllers on hub: the ManagedCluster informer
-// (reported to the Observer), the CSR and spoke informers, and the certificate rotation, lease, creating and
-// status controllers. bootstrapCreate, when not nil, is the client the creating controller creates an absent
-// ManagedCluster with. It returns the rotation controller's construction error.
+// (reported to the Observer), the CSR and spoke informers, the certificate rotation controller and the controllers
+// of Config.Controllers.Registered. bootstrapCreate, when not nil, is the client the creating controller creates
+// an absent ManagedCluster with. It returns the rotation controller's construction error.
 func (s *Session) newMainControllers(hub hubClients, bootstrapCreate clusterv1client.ManagedClustersGetter) (*mainControllers, error) {
 	m := &mainControllers{
 		clusterInformers: informers.NewHubManagedClusterFactory(hub.cluster, s.config.ClusterName, 0),
@@ -163,40 +161,19 @@ func (s *Session) newMainControllers(hub hubClients, bootstrapCreate clusterv1cl
 	if err != nil {
 		return nil, err
 	}
-	leaseController := lease.NewLeaseController(lease.Options{
-		ClusterName:        s.config.ClusterName,
-		HubLeaseClient:     hub.kube.CoordinationV1(),
-		HubClusterInformer: m.managedClusters,
-		ConflictChecker:    s.conflicts,
-		Clock:              s.config.Clock,
-		OnRenewed:          s.leaseRenewed,
-		Recorder:           s.config.Recorder,
+	registered := s.config.Controllers.Registered(RegisteredInputs{
+		HubKube:         hub.kube,
+		HubCluster:      hub.cluster,
+		BootstrapCreate: bootstrapCreate,
+		ManagedClusters: m.managedClusters,
+		Nodes:           m.spoke.nodes,
+		Claims:          m.spoke.claims,
+		Conflicts:       s.conflicts,
+		Epoch:           s.sessionEpoch(),
+		EpochRecorded:   s.epochRecorded,
+		LeaseRenewed:    s.leaseRenewed,
 	})
-	creatingOptions := s.creatingOptions(hub.cluster.ClusterV1())
-	creatingOptions.HubClusterCreateClient = bootstrapCreate
-	creatingOptions.HubClusterInformer = m.managedClusters
-	creatingOptions.ConflictTracker = s.conflicts
-	creatingOptions.Epoch = s.sessionEpoch()
-	creatingOptions.EpochRecorded = s.epochRecorded
-	creating := managedcluster.NewManagedClusterCreatingController(creatingOptions)
-	status := managedcluster.NewManagedClusterStatusController(managedcluster.StatusOptions{
-		ClusterName:                  s.config.ClusterName,
-		HubClusterClient:             hub.cluster.ClusterV1(),
-		HubClusterInformer:           m.managedClusters,
-		HubLeaseClient:               hub.kube.CoordinationV1(),
-		OwnLeaseRenewTime:            leaseController.LastRenewTime,
-		SpokeDiscoveryClient:         s.config.SpokeKubeClient.Discovery(),
-		SpokeNamespaceClient:         s.config.SpokeKubeClient.CoreV1(),
-		NodeInformer:                 m.spoke.nodes,
-		ClaimInformer:                m.spoke.claims,
-		MaxCustomClusterClaims:       s.config.MaxCustomClusterClaims,
-		ReservedClusterClaimSuffixes: s.config.ReservedClusterClaimSuffixes,
-		ClusterHealthCheckPeriod:     s.config.ClusterHealthCheckPeriod,
-		ConflictTracker:              s.conflicts,
-		Clock:                        s.config.Clock,
-		Recorder:                     s.config.Recorder,
-	})
-	m.controllers = []factory.Controller{rotation, leaseController, creating, status}
+	m.controllers = append([]factory.Controller{rotation}, registered...)
 	return m, nil
 }
 
@@ -215,8 +192,8 @@ func (m *mainControllers) shutdown() {
 // startMain starts the main phase on wg, in this order: the spoke informers; on a goroutine of its own, the hub
 // informers once the hub has given this identity its rights (startwait.AwaitHubAccess, at most hubAccessBound:
 // a list the hub refuses costs about a second before client-go's reflector tries again); after waiting at most
-// syncBound for every informer to sync, the controllers; and, with Config.AddOns, the add-on controllers with
-// hub's identity. Everything stops with ctx.
+// syncBound for every informer to sync, the controllers; and, when Config.Controllers.AddOns is set, the add-on
+// controllers with hub's identity. Everything stops with ctx.
 func (s *Session) startMain(ctx context.Context, wg *sync.WaitGroup, hub hubClients, m *mainControllers) {
 	m.spoke.start(ctx)
 	go func() {
@@ -229,7 +206,7 @@ func (s *Session) startMain(ctx context.Context, wg *sync.WaitGroup, hub hubClie
 	startwait.AwaitSynced(ctx, s.config.Clock, syncBound, m.managedClusters.Informer().HasSynced, m.csrs().Informer().HasSynced,
 		m.spoke.secrets.Informer().HasSynced, m.spoke.nodes.Informer().HasSynced, m.spoke.claims.Informer().HasSynced)
 	run(ctx, wg, m.controllers...)
-	if s.config.AddOns {
+	if s.config.Controllers.AddOns != nil {
 		s.runAddOns(ctx, wg, hub.config, hub.kube, m.csrs())
 	}
 }
@@ -267,28 +244,14 @@ func (s *Session) awaitMainEnd(ctx context.Context, data map[string][]byte, chan
 	}
 }
 
-// runAddOns starts the add-on controllers (package addon) on wg with the hub identity of cfg and the session's
-// CSR informer (add-on CSRs carry the cluster label too); they stop with ctx.
+// runAddOns runs Config.Controllers.AddOns on wg with the hub identity of cfg and the session's CSR informer
+// (add-on CSRs carry the cluster label too); they stop with ctx.
 func (s *Session) runAddOns(ctx context.Context, wg *sync.WaitGroup, cfg *rest.Config, kubeClient kubernetes.Interface,
 	csrs certificatesv1informers.CertificateSigningRequestInformer) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		err := addon.Run(ctx, addon.Options{
-			ClusterName:       s.config.ClusterName,
-			AgentName:         s.config.AgentName,
-			HubName:           s.hub.Name,
-			Hub:               s.hub.Bootstrap.Hub,
-			HubConfig:         cfg,
-			HubKubeClient:     kubeClient,
-			HubCSRInformer:    csrs,
-			SpokeKubeClient:   s.config.SpokeKubeClient,
-			HostingKubeClient: s.config.AddOnHostingKubeClient,
-			ExpirationSeconds: s.config.CSRExpirationSeconds,
-			OnStatus:          s.obs.AddOnsChanged,
-			Clock:             s.config.Clock,
-			Recorder:          s.config.Recorder,
-		})
+		err := s.config.Controllers.AddOns(ctx, AddOnInputs{Hub: s.hub, HubConfig: cfg, HubKube: kubeClient, CSRs: csrs, OnStatus: s.obs.AddOnsChanged})
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Add-on controllers not started")
 		}

@@ -1,10 +1,12 @@
 package hubsession
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
+	clusterv1client "open-cluster-management.io/api/client/cluster/clientset/versioned/typed/cluster/v1"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 )
@@ -20,12 +23,21 @@ func testConfig() Config {
 	kube := kubefake.NewSimpleClientset()
 	return Config{
 		ClusterName: "cluster1", AgentName: "agent1", Namespace: "agent-ns", SecretName: "hub-kubeconfig-secret",
-		SecretInformer:           informers.NewSharedInformerFactory(kube, 0).Core().V1().Secrets(),
-		AgentKubeClient:          kube,
-		SpokeKubeClient:          kube,
-		SpokeClusterClient:       clusterfake.NewSimpleClientset(),
-		ClusterHealthCheckPeriod: time.Minute,
-		Recorder:                 events.NewInMemoryRecorder("test", clock.RealClock{}),
+		SecretInformer:     informers.NewSharedInformerFactory(kube, 0).Core().V1().Secrets(),
+		AgentKubeClient:    kube,
+		SpokeKubeClient:    kube,
+		SpokeClusterClient: clusterfake.NewSimpleClientset(),
+		Controllers:        testControllers(),
+		Recorder:           events.NewInMemoryRecorder("test", clock.RealClock{}),
+	}
+}
+
+// testControllers builds no controller: the tests of this package do not start a phase.
+func testControllers() Controllers {
+	return Controllers{
+		EnsureManagedCluster: func(context.Context, clusterv1client.ManagedClustersGetter) (bool, error) { return false, nil },
+		Creating:             func(clusterv1client.ManagedClustersGetter) factory.Controller { return nil },
+		Registered:           func(RegisteredInputs) []factory.Controller { return nil },
 	}
 }
 
@@ -47,7 +59,7 @@ func TestNewChecks(t *testing.T) {
 		{name: "no namespace", edit: func(c *Config, _ *Params) { c.Namespace = "" }, wantErr: "namespace and secret name are required"},
 		{name: "no secret informer", edit: func(c *Config, _ *Params) { c.SecretInformer = nil }, wantErr: "spoke client and informers are required"},
 		{name: "no recorder", edit: func(c *Config, _ *Params) { c.Recorder = nil }, wantErr: "recorder is required"},
-		{name: "no health-check period", edit: func(c *Config, _ *Params) { c.ClusterHealthCheckPeriod = 0 }, wantErr: "health-check period must be > 0"},
+		{name: "no controllers", edit: func(c *Config, _ *Params) { c.Controllers.Registered = nil }, wantErr: "controllers' builders are required"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
