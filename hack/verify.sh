@@ -25,6 +25,12 @@ hack/verify-layering.sh || { echo "verify: a hub-side package imports the spoke 
 if [[ -x hack/verify-codegen.sh ]]; then
   hack/verify-codegen.sh || { echo "verify: generated code is stale (run make update)"; fail=1; }
 fi
+# One name per idea: the API package is imported as failoverv1alpha1 everywhere but in generated code.
+api_imports="$(grep -rn --include=*.go '"github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"$' cmd pkg internal test hack \
+  | grep -v '^pkg/client/' | grep -v '^[^:]*:[0-9]*:[[:space:]]*failoverv1alpha1 "' || true)"
+if [[ -n "${api_imports}" ]]; then
+  echo "verify: import pkg/apis/failover/v1alpha1 as failoverv1alpha1:"; echo "${api_imports}"; fail=1
+fi
 if grep -rn '"\*"' manifests --include=*.yaml | grep -v '^manifests/crd/' >/dev/null; then
   echo "verify: wildcard in manifests RBAC:"; grep -rn '"\*"' manifests --include=*.yaml | grep -v '^manifests/crd/'; fail=1
 fi

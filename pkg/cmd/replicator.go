@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/uninstall"
@@ -82,7 +82,7 @@ func newReplicatorUninstallCommand() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("--config: %w", err)
 				}
-				var rc replv1alpha1.ReplicationConfig
+				var rc failoverv1alpha1.ReplicationConfig
 				if err := yaml.UnmarshalStrict(data, &rc); err != nil {
 					return fmt.Errorf("--config %s: not a ReplicationConfig: %w", configFile, err)
 				}

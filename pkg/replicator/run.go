@@ -28,7 +28,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	replinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
@@ -109,15 +109,15 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 	}
 	_, _ = secrets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, n any) { poke(n) }, DeleteFunc: poke})
 	// The replicator's own status writes update the ReplicationConfig too: only a new spec (generation) or a
-	// release of delete brakes (replv1alpha1.AnnotationReleaseDeletes) wakes the loop, which otherwise writes the
+	// release of delete brakes (failoverv1alpha1.AnnotationReleaseDeletes) wakes the loop, which otherwise writes the
 	// status at most every StatusInterval.
 	_, _ = configs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: poke,
 		UpdateFunc: func(o, n any) {
-			oldRC, ok1 := o.(*replv1alpha1.ReplicationConfig)
-			newRC, ok2 := n.(*replv1alpha1.ReplicationConfig)
+			oldRC, ok1 := o.(*failoverv1alpha1.ReplicationConfig)
+			newRC, ok2 := n.(*failoverv1alpha1.ReplicationConfig)
 			if !ok1 || !ok2 || oldRC.Generation != newRC.Generation ||
-				oldRC.Annotations[replv1alpha1.AnnotationReleaseDeletes] != newRC.Annotations[replv1alpha1.AnnotationReleaseDeletes] {
+				oldRC.Annotations[failoverv1alpha1.AnnotationReleaseDeletes] != newRC.Annotations[failoverv1alpha1.AnnotationReleaseDeletes] {
 				poke(n)
 			}
 		},
@@ -161,7 +161,7 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 			logger.Error(err, "Reading the ReplicationConfig")
 			continue
 		}
-		if errs := replv1alpha1.ValidateReplicationConfig(rc); len(errs) > 0 {
+		if errs := failoverv1alpha1.ValidateReplicationConfig(rc); len(errs) > 0 {
 			if running != nil {
 				carried = engagedBrakes(rc, running, carried)
 				running.stop()
@@ -203,7 +203,7 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 // writeStatus builds and writes the status of rc; on a conflict (the informer's copy is stale, as for a while
 // after the apiserver of the hub holding it restarted) it reads the ReplicationConfig and builds and writes again
 // (client-go's retry.DefaultRetry), other failures are logged and retried at the next interval.
-func (o *Options) writeStatus(ctx context.Context, client versioned.Interface, rc *replv1alpha1.ReplicationConfig,
+func (o *Options) writeStatus(ctx context.Context, client versioned.Interface, rc *failoverv1alpha1.ReplicationConfig,
 	hubs []status.Hub, snap replication.Snapshot, configErr string, now time.Time) {
 	configs := client.FailoverV1alpha1().ReplicationConfigs(rc.Namespace)
 	current := rc
@@ -230,7 +230,7 @@ type engine struct {
 	wg          sync.WaitGroup
 	hubs        []*hubconn.Hub
 	invalid     map[string]string // hub → why its kubeconfig cannot be used
-	specHubs    []replv1alpha1.ReplicationHub
+	specHubs    []failoverv1alpha1.ReplicationHub
 	controller  *replication.Controller
 	// engaged are the brakes the engine started with: reported while no controller runs (fewer than two
 	// usable hubs), so that they are not lost from the status.
@@ -239,7 +239,7 @@ type engine struct {
 
 // start connects to rc's hubs and starts the replication. Hubs whose kubeconfig Secret cannot be used are
 // reported in the status and left out; with fewer than two usable hubs nothing is replicated.
-func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig, secrets secretGetter,
+func (o *Options) start(ctx context.Context, rc *failoverv1alpha1.ReplicationConfig, secrets secretGetter,
 	recorder events.Recorder, clk clock.WithTicker, fingerprint string, engaged map[string]time.Time, brakeEngaged func()) *engine {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
@@ -310,7 +310,7 @@ func (o *Options) start(ctx context.Context, rc *replv1alpha1.ReplicationConfig,
 // engine when there is one, else those carried from the last engine (no engine ran since: an invalid spec), else
 // those the ReplicationConfig's status recorded (a restart of the replicator). A brake stays engaged until a
 // person releases it; a restart does not release it.
-func engagedBrakes(rc *replv1alpha1.ReplicationConfig, running *engine, carried map[string]time.Time) map[string]time.Time {
+func engagedBrakes(rc *failoverv1alpha1.ReplicationConfig, running *engine, carried map[string]time.Time) map[string]time.Time {
 	engaged := map[string]time.Time{}
 	switch {
 	case running != nil:
@@ -336,11 +336,11 @@ func engagedBrakes(rc *replv1alpha1.ReplicationConfig, running *engine, carried 
 	return out
 }
 
-// releaseTokens returns the release tokens of rc's annotation replv1alpha1.AnnotationReleaseDeletes (a
+// releaseTokens returns the release tokens of rc's annotation failoverv1alpha1.AnnotationReleaseDeletes (a
 // comma-separated list; blanks around each are ignored).
-func releaseTokens(rc *replv1alpha1.ReplicationConfig) []string {
+func releaseTokens(rc *failoverv1alpha1.ReplicationConfig) []string {
 	var out []string
-	for _, t := range strings.Split(rc.Annotations[replv1alpha1.AnnotationReleaseDeletes], ",") {
+	for _, t := range strings.Split(rc.Annotations[failoverv1alpha1.AnnotationReleaseDeletes], ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			out = append(out, t)
 		}
@@ -407,7 +407,7 @@ type secretGetter interface {
 }
 
 // hubRESTConfig loads the kubeconfig of hub from its Secret. The error names the hub, the Secret and the key.
-func hubRESTConfig(secrets secretGetter, hub replv1alpha1.ReplicationHub) (*rest.Config, error) {
+func hubRESTConfig(secrets secretGetter, hub failoverv1alpha1.ReplicationHub) (*rest.Config, error) {
 	ref := hub.KubeconfigSecret
 	secret, err := secrets.Get(ref.Name)
 	if err != nil {
@@ -430,7 +430,7 @@ func hubRESTConfig(secrets secretGetter, hub replv1alpha1.ReplicationHub) (*rest
 
 // configFingerprint identifies what the engine was started from: the spec and the resourceVersion of every
 // referenced Secret (absent ones too).
-func configFingerprint(rc *replv1alpha1.ReplicationConfig, secrets secretGetter) string {
+func configFingerprint(rc *failoverv1alpha1.ReplicationConfig, secrets secretGetter) string {
 	parts := []string{}
 	spec, _ := json.Marshal(rc.Spec)
 	parts = append(parts, string(spec))

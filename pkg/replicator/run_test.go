@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 func TestClusterSelector(t *testing.T) {
@@ -38,11 +38,11 @@ func TestClusterSelector(t *testing.T) {
 }
 
 func TestReleaseTokens(t *testing.T) {
-	rc := &replv1alpha1.ReplicationConfig{}
+	rc := &failoverv1alpha1.ReplicationConfig{}
 	if got := releaseTokens(rc); got != nil {
 		t.Errorf("no annotation: %v, want none", got)
 	}
-	rc.Annotations = map[string]string{replv1alpha1.AnnotationReleaseDeletes: " hub-b@2026-12-05T06:00:00Z, ,hub-c@2026-12-05T06:01:00Z,"}
+	rc.Annotations = map[string]string{failoverv1alpha1.AnnotationReleaseDeletes: " hub-b@2026-12-05T06:00:00Z, ,hub-c@2026-12-05T06:01:00Z,"}
 	if diff := cmp.Diff([]string{"hub-b@2026-12-05T06:00:00Z", "hub-c@2026-12-05T06:01:00Z"}, releaseTokens(rc)); diff != "" {
 		t.Errorf("tokens (-want +got):\n%s", diff)
 	}
@@ -52,12 +52,12 @@ func TestReleaseTokens(t *testing.T) {
 // hub no longer in spec.hubs.
 func TestEngagedBrakesFromStatus(t *testing.T) {
 	since := time.Date(2026, 12, 5, 6, 0, 0, 0, time.UTC)
-	rc := &replv1alpha1.ReplicationConfig{
-		Spec: replv1alpha1.ReplicationConfigSpec{Hubs: []replv1alpha1.ReplicationHub{{Name: "hub-a"}, {Name: "hub-b"}}},
-		Status: replv1alpha1.ReplicationConfigStatus{Hubs: []replv1alpha1.ReplicationHubStatus{
+	rc := &failoverv1alpha1.ReplicationConfig{
+		Spec: failoverv1alpha1.ReplicationConfigSpec{Hubs: []failoverv1alpha1.ReplicationHub{{Name: "hub-a"}, {Name: "hub-b"}}},
+		Status: failoverv1alpha1.ReplicationConfigStatus{Hubs: []failoverv1alpha1.ReplicationHubStatus{
 			{Name: "hub-a"},
-			{Name: "hub-b", DeleteBrake: &replv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), ReleaseToken: "hub-b@2026-12-05T06:00:00Z"}},
-			{Name: "hub-gone", DeleteBrake: &replv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), ReleaseToken: "hub-gone@2026-12-05T06:00:00Z"}},
+			{Name: "hub-b", DeleteBrake: &failoverv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), ReleaseToken: "hub-b@2026-12-05T06:00:00Z"}},
+			{Name: "hub-gone", DeleteBrake: &failoverv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), ReleaseToken: "hub-gone@2026-12-05T06:00:00Z"}},
 		}},
 	}
 	if diff := cmp.Diff(map[string]time.Time{"hub-b": since}, engagedBrakes(rc, nil, nil)); diff != "" {

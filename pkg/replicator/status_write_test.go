@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
 )
@@ -20,17 +20,17 @@ import (
 // after the hub holding it restarted) is refused with a conflict; writeStatus reads the object and writes again,
 // instead of failing at every interval until the informer catches up.
 func TestWriteStatusRereadsOnConflict(t *testing.T) {
-	stored := &replv1alpha1.ReplicationConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "replication", ResourceVersion: "7"}}
+	stored := &failoverv1alpha1.ReplicationConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "replication", ResourceVersion: "7"}}
 	client := fake.NewSimpleClientset(stored)
 	var updates []string
 	client.PrependReactor("update", "replicationconfigs", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() != "status" {
 			return false, nil, nil
 		}
-		rv := a.(clienttesting.UpdateAction).GetObject().(*replv1alpha1.ReplicationConfig).ResourceVersion
+		rv := a.(clienttesting.UpdateAction).GetObject().(*failoverv1alpha1.ReplicationConfig).ResourceVersion
 		updates = append(updates, rv)
 		if rv != "7" {
-			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: replv1alpha1.GroupName, Resource: "replicationconfigs"}, "replication",
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: failoverv1alpha1.GroupName, Resource: "replicationconfigs"}, "replication",
 				nil)
 		}
 		return false, nil, nil

@@ -43,7 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/klusterlet-failover/klusterlet-failover/manifests/crd"
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
@@ -126,16 +126,16 @@ rules:
 `
 
 var (
-	replWorkGVR      = mustMirrorKind(replv1alpha1.KindManifestWork).GVR
-	replMCGVR        = mustMirrorKind(replv1alpha1.KindManagedCluster).GVR
-	replAddonGVR     = mustMirrorKind(replv1alpha1.KindManagedClusterAddOn).GVR
-	replPlacementGVR = mustMirrorKind(replv1alpha1.KindPlacement).GVR
+	replWorkGVR      = mustMirrorKind(failoverv1alpha1.KindManifestWork).GVR
+	replMCGVR        = mustMirrorKind(failoverv1alpha1.KindManagedCluster).GVR
+	replAddonGVR     = mustMirrorKind(failoverv1alpha1.KindManagedClusterAddOn).GVR
+	replPlacementGVR = mustMirrorKind(failoverv1alpha1.KindPlacement).GVR
 	// replWatchedKinds are the kinds the benchmark's watch on each standby follows.
-	replWatchedKinds = []replv1alpha1.ReplicatedKind{replv1alpha1.KindManagedCluster, replv1alpha1.KindManifestWork,
-		replv1alpha1.KindManagedClusterAddOn, replv1alpha1.KindPlacement}
+	replWatchedKinds = []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManagedCluster, failoverv1alpha1.KindManifestWork,
+		failoverv1alpha1.KindManagedClusterAddOn, failoverv1alpha1.KindPlacement}
 )
 
-func mustMirrorKind(name replv1alpha1.ReplicatedKind) mirror.Kind {
+func mustMirrorKind(name failoverv1alpha1.ReplicatedKind) mirror.Kind {
 	k, ok := mirror.KindByName(name)
 	if !ok {
 		panic(fmt.Sprintf("no mirror.Kind %s", name))
@@ -772,7 +772,7 @@ func (r *replRun) setUpReplicatorConfig() []byte {
 	// The delete phase deletes 100 ManifestWorks a second, most of what a small size holds, as a user would on
 	// purpose: the delete brake (spec.deleteBrake) would hold them, as it should for a mass delete nobody meant.
 	// The benchmark measures the replication of deletes, so it lets every delete through.
-	spec := replv1alpha1.ReplicationConfigSpec{DeleteBrake: &replv1alpha1.DeleteBrake{Percent: ptr.To[int32](100), Minimum: ptr.To[int32](replv1alpha1.MaxDeleteBrakeMinimum)}}
+	spec := failoverv1alpha1.ReplicationConfigSpec{DeleteBrake: &failoverv1alpha1.DeleteBrake{Percent: ptr.To[int32](100), Minimum: ptr.To[int32](failoverv1alpha1.MaxDeleteBrakeMinimum)}}
 	var kubeconfigB []byte
 	for i, h := range r.hubs {
 		name := r.names[i]
@@ -782,18 +782,18 @@ func (r *replRun) setUpReplicatorConfig() []byte {
 		}
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: replNamespace},
-			Data:       map[string][]byte{replv1alpha1.KubeconfigSecretKey: kubeconfig},
+			Data:       map[string][]byte{failoverv1alpha1.KubeconfigSecretKey: kubeconfig},
 		}
 		if _, err := hubB.Kube.CoreV1().Secrets(replNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		spec.Hubs = append(spec.Hubs, replv1alpha1.ReplicationHub{Name: name, KubeconfigSecret: replv1alpha1.KubeconfigSecretReference{Name: secret.Name}})
+		spec.Hubs = append(spec.Hubs, failoverv1alpha1.ReplicationHub{Name: name, KubeconfigSecret: failoverv1alpha1.KubeconfigSecretReference{Name: secret.Name}})
 	}
 	client, err := versioned.NewForConfig(hubB.AdminConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := &replv1alpha1.ReplicationConfig{ObjectMeta: metav1.ObjectMeta{Name: replicator.DefaultConfigName, Namespace: replNamespace}, Spec: spec}
+	rc := &failoverv1alpha1.ReplicationConfig{ObjectMeta: metav1.ObjectMeta{Name: replicator.DefaultConfigName, Namespace: replNamespace}, Spec: spec}
 	framework.Eventually(t, 30*time.Second, 200*time.Millisecond, func() (bool, error) {
 		_, err := client.FailoverV1alpha1().ReplicationConfigs(replNamespace).Create(ctx, rc, metav1.CreateOptions{})
 		return err == nil || apierrors.IsAlreadyExists(err), err
@@ -1052,7 +1052,7 @@ type replWatcher struct {
 	firstCopy            time.Time
 	progress             map[int]time.Time
 	// want is, per kind, how many objects hub A holds (outside the change phases).
-	want map[replv1alpha1.ReplicatedKind]int
+	want map[failoverv1alpha1.ReplicatedKind]int
 	// values maps kind|attr|namespace/name to the object's attribute value; counts kind|attr|value to the
 	// number of objects with that value; reached kind|attr|value to the last time that number rose to want.
 	values  map[string]string
@@ -1069,9 +1069,9 @@ func startReplWatcher(ctx context.Context, t *testing.T, hub *framework.Hub, nam
 	w := &replWatcher{hub: name, seen: map[string]time.Time{}, deleted: map[string]time.Time{}, wantInitial: z.clusters * z.works,
 		progress: map[int]time.Time{}, values: map[string]string{}, counts: map[string]int{}, reached: map[string]time.Time{},
 		done: make(chan struct{}),
-		want: map[replv1alpha1.ReplicatedKind]int{
-			replv1alpha1.KindManagedCluster: z.clusters, replv1alpha1.KindManifestWork: z.clusters * z.works,
-			replv1alpha1.KindManagedClusterAddOn: z.perTenth(), replv1alpha1.KindPlacement: z.perTenth(),
+		want: map[failoverv1alpha1.ReplicatedKind]int{
+			failoverv1alpha1.KindManagedCluster: z.clusters, failoverv1alpha1.KindManifestWork: z.clusters * z.works,
+			failoverv1alpha1.KindManagedClusterAddOn: z.perTenth(), failoverv1alpha1.KindPlacement: z.perTenth(),
 		}}
 	client, err := dynamic.NewForConfig(unthrottled(hub.AdminConfig))
 	if err != nil {
@@ -1102,7 +1102,7 @@ func startReplWatcher(ctx context.Context, t *testing.T, hub *framework.Hub, nam
 }
 
 // onEvent records one watch event of kind.
-func (w *replWatcher) onEvent(kind replv1alpha1.ReplicatedKind, obj any, gone bool) {
+func (w *replWatcher) onEvent(kind failoverv1alpha1.ReplicatedKind, obj any, gone bool) {
 	now := time.Now()
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
@@ -1116,10 +1116,10 @@ func (w *replWatcher) onEvent(kind replv1alpha1.ReplicatedKind, obj any, gone bo
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.count(kind, attrFrom, key, from, gone, now)
-	if kind == replv1alpha1.KindManagedCluster {
+	if kind == failoverv1alpha1.KindManagedCluster {
 		w.count(kind, attrHub, key, u.GetAnnotations()[mirror.AnnotationClusterHub], gone, now)
 	}
-	if kind == replv1alpha1.KindManifestWork && from == replHubA {
+	if kind == failoverv1alpha1.KindManifestWork && from == replHubA {
 		if gone {
 			if _, ok := w.deleted[key]; !ok {
 				w.deleted[key] = now
@@ -1132,7 +1132,7 @@ func (w *replWatcher) onEvent(kind replv1alpha1.ReplicatedKind, obj any, gone bo
 }
 
 // count moves the object key of kind from its previous value of attr to value (or out, when gone); w.mu held.
-func (w *replWatcher) count(kind replv1alpha1.ReplicatedKind, attr, key, value string, gone bool, now time.Time) {
+func (w *replWatcher) count(kind failoverv1alpha1.ReplicatedKind, attr, key, value string, gone bool, now time.Time) {
 	id := string(kind) + "|" + attr + "|" + key
 	prefix := string(kind) + "|" + attr + "|"
 	old, had := w.values[id]
@@ -1182,7 +1182,7 @@ func (w *replWatcher) checkSynced(now time.Time) {
 	if !w.synced.IsZero() || w.initial < w.wantInitial {
 		return
 	}
-	for _, kind := range []replv1alpha1.ReplicatedKind{replv1alpha1.KindManagedClusterAddOn, replv1alpha1.KindPlacement} {
+	for _, kind := range []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManagedClusterAddOn, failoverv1alpha1.KindPlacement} {
 		if w.counts[string(kind)+"|"+attrFrom+"|"+replHubA] < w.want[kind] {
 			return
 		}
@@ -1192,7 +1192,7 @@ func (w *replWatcher) checkSynced(now time.Time) {
 }
 
 // countOf returns how many objects of kind have value for attr.
-func (w *replWatcher) countOf(kind replv1alpha1.ReplicatedKind, attr, value string) int {
+func (w *replWatcher) countOf(kind failoverv1alpha1.ReplicatedKind, attr, value string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.counts[string(kind)+"|"+attr+"|"+value]
@@ -1201,7 +1201,7 @@ func (w *replWatcher) countOf(kind replv1alpha1.ReplicatedKind, attr, value stri
 // fullSince reports whether every object of kind (as many as hub A holds) has value for attr now, and since
 // when: the last time the count rose to that number, or since when that was before since (already is true
 // then).
-func (w *replWatcher) fullSince(kind replv1alpha1.ReplicatedKind, attr, value string, since time.Time) (at time.Time, ok, already bool) {
+func (w *replWatcher) fullSince(kind failoverv1alpha1.ReplicatedKind, attr, value string, since time.Time) (at time.Time, ok, already bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	k := string(kind) + "|" + attr + "|" + value
@@ -1233,9 +1233,9 @@ func (w *replWatcher) seenAt(key, value string) (time.Time, bool) {
 func (w *replWatcher) progressText() string {
 	return fmt.Sprintf("%s: %d of %d ManifestWorks, %d of %d ManagedClusterAddOns, %d of %d Placements, %d of %d ManagedClusters",
 		w.hub, w.initial, w.wantInitial,
-		w.counts[string(replv1alpha1.KindManagedClusterAddOn)+"|"+attrFrom+"|"+replHubA], w.want[replv1alpha1.KindManagedClusterAddOn],
-		w.counts[string(replv1alpha1.KindPlacement)+"|"+attrFrom+"|"+replHubA], w.want[replv1alpha1.KindPlacement],
-		w.counts[string(replv1alpha1.KindManagedCluster)+"|"+attrFrom+"|"+replHubA], w.want[replv1alpha1.KindManagedCluster])
+		w.counts[string(failoverv1alpha1.KindManagedClusterAddOn)+"|"+attrFrom+"|"+replHubA], w.want[failoverv1alpha1.KindManagedClusterAddOn],
+		w.counts[string(failoverv1alpha1.KindPlacement)+"|"+attrFrom+"|"+replHubA], w.want[failoverv1alpha1.KindPlacement],
+		w.counts[string(failoverv1alpha1.KindManagedCluster)+"|"+attrFrom+"|"+replHubA], w.want[failoverv1alpha1.KindManagedCluster])
 }
 
 // waitInitialSync waits until every initial ManifestWork, ManagedClusterAddOn and Placement is on every
@@ -1288,7 +1288,7 @@ func (r *replRun) waitInitialSync(ctx context.Context) bool {
 			quarters = append(quarters, fmt.Sprintf("%d %%: %.1f s", q*25, w.progress[q].Sub(start).Seconds()))
 		}
 		kinds := []string{}
-		for _, kind := range []replv1alpha1.ReplicatedKind{replv1alpha1.KindManagedClusterAddOn, replv1alpha1.KindPlacement} {
+		for _, kind := range []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManagedClusterAddOn, failoverv1alpha1.KindPlacement} {
 			k := string(kind) + "|" + attrFrom + "|" + replHubA
 			kinds = append(kinds, fmt.Sprintf("all %d %ss after %.1f s", w.want[kind], kind, w.reached[k].Sub(start).Seconds()))
 		}
@@ -1755,18 +1755,18 @@ func (r *replRun) runFlip(ctx context.Context, stopLeasesA context.CancelFunc) f
 	// copied from hub B, and the Placements (hub-wide) too.
 	type goal struct {
 		w          *replWatcher
-		kind       replv1alpha1.ReplicatedKind
+		kind       failoverv1alpha1.ReplicatedKind
 		attr, want string
 		optional   bool
 		at         time.Time
 		already    bool
 	}
-	goals := []*goal{{w: watcherB, kind: replv1alpha1.KindManagedCluster, attr: attrHub, want: ""}}
+	goals := []*goal{{w: watcherB, kind: failoverv1alpha1.KindManagedCluster, attr: attrHub, want: ""}}
 	for _, w := range r.watchers[1:] {
-		for _, kind := range []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindManagedClusterAddOn, replv1alpha1.KindManagedCluster} {
+		for _, kind := range []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManifestWork, failoverv1alpha1.KindManagedClusterAddOn, failoverv1alpha1.KindManagedCluster} {
 			goals = append(goals, &goal{w: w, kind: kind, attr: attrFrom, want: replHubB})
 		}
-		goals = append(goals, &goal{w: w, kind: replv1alpha1.KindPlacement, attr: attrFrom, want: replHubB, optional: true})
+		goals = append(goals, &goal{w: w, kind: failoverv1alpha1.KindPlacement, attr: attrFrom, want: replHubB, optional: true})
 	}
 	deadline := stopAt.Add(s.flipTimeout)
 	var required time.Time // when the last required goal was met
@@ -1911,10 +1911,10 @@ func (r *replRun) takeFloorTemplates(ctx context.Context) {
 			namespace, name string
 		}{
 			{floorNamespace, mirror.NamespaceGVR, "", cluster},
-			{string(replv1alpha1.KindManagedCluster), replMCGVR, "", cluster},
-			{string(replv1alpha1.KindManifestWork), replWorkGVR, cluster, workName(0)},
-			{string(replv1alpha1.KindManagedClusterAddOn), replAddonGVR, cluster, replAddonName},
-			{string(replv1alpha1.KindPlacement), replPlacementGVR, cluster, replPlacementName},
+			{string(failoverv1alpha1.KindManagedCluster), replMCGVR, "", cluster},
+			{string(failoverv1alpha1.KindManifestWork), replWorkGVR, cluster, workName(0)},
+			{string(failoverv1alpha1.KindManagedClusterAddOn), replAddonGVR, cluster, replAddonName},
+			{string(failoverv1alpha1.KindPlacement), replPlacementGVR, cluster, replPlacementName},
 		} {
 			u, err := client.Resource(obj.gvr).Namespace(obj.namespace).Get(ctx, obj.name, metav1.GetOptions{})
 			if err != nil {
@@ -1967,15 +1967,15 @@ func (r *replRun) floorWrites(templates map[string]*unstructured.Unstructured, i
 	name := floorClusterName(i)
 	out := []floorWrite{
 		{mirror.NamespaceGVR, floorObject(templates[floorNamespace], "", name, nil)},
-		{replMCGVR, floorObject(templates[string(replv1alpha1.KindManagedCluster)], "", name, nil)},
+		{replMCGVR, floorObject(templates[string(failoverv1alpha1.KindManagedCluster)], "", name, nil)},
 	}
 	for j := range r.s.works {
-		out = append(out, floorWrite{replWorkGVR, floorObject(templates[string(replv1alpha1.KindManifestWork)], name, workName(j), replWorkSpec(workName(j), replInitValue))})
+		out = append(out, floorWrite{replWorkGVR, floorObject(templates[string(failoverv1alpha1.KindManifestWork)], name, workName(j), replWorkSpec(workName(j), replInitValue))})
 	}
 	if hasAddonAndPlacement(i) {
 		out = append(out,
-			floorWrite{replAddonGVR, floorObject(templates[string(replv1alpha1.KindManagedClusterAddOn)], name, replAddonName, replAddonSpec())},
-			floorWrite{replPlacementGVR, floorObject(templates[string(replv1alpha1.KindPlacement)], name, replPlacementName, replPlacementSpec(name))})
+			floorWrite{replAddonGVR, floorObject(templates[string(failoverv1alpha1.KindManagedClusterAddOn)], name, replAddonName, replAddonSpec())},
+			floorWrite{replPlacementGVR, floorObject(templates[string(failoverv1alpha1.KindPlacement)], name, replPlacementName, replPlacementSpec(name))})
 	}
 	return out
 }
@@ -2481,7 +2481,7 @@ const replLagMetric = "klusterlet_failover_replicator_replication_lag_seconds"
 func (r *replRun) reportOwnLag(phase string, before, after promSamples) {
 	b, a := map[float64]float64{}, map[float64]float64{}
 	for _, hub := range r.standbyNames() {
-		labels := fmt.Sprintf(`hub=%q,kind=%q`, hub, string(replv1alpha1.KindManifestWork))
+		labels := fmt.Sprintf(`hub=%q,kind=%q`, hub, string(failoverv1alpha1.KindManifestWork))
 		for bound, v := range before.histogram(replLagMetric, labels) {
 			b[bound] += v
 		}
@@ -2856,11 +2856,11 @@ func (r *replRun) reportClusterCopies() {
 	var parts []string
 	for _, w := range r.watchers {
 		w.mu.Lock()
-		k := string(replv1alpha1.KindManagedCluster) + "|" + attrFrom + "|" + replHubA
+		k := string(failoverv1alpha1.KindManagedCluster) + "|" + attrFrom + "|" + replHubA
 		if at, ok := w.reached[k]; ok {
-			parts = append(parts, fmt.Sprintf("all %d ManagedClusters on %s after %.1f s", w.want[replv1alpha1.KindManagedCluster], w.hub, at.Sub(start).Seconds()))
+			parts = append(parts, fmt.Sprintf("all %d ManagedClusters on %s after %.1f s", w.want[failoverv1alpha1.KindManagedCluster], w.hub, at.Sub(start).Seconds()))
 		} else {
-			parts = append(parts, fmt.Sprintf("%d of the %d ManagedClusters were ever seen on %s as copies at once", w.counts[k], w.want[replv1alpha1.KindManagedCluster], w.hub))
+			parts = append(parts, fmt.Sprintf("%d of the %d ManagedClusters were ever seen on %s as copies at once", w.counts[k], w.want[failoverv1alpha1.KindManagedCluster], w.hub))
 		}
 		w.mu.Unlock()
 	}

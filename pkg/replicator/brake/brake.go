@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/clock"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // Verdict is Admit's answer.
@@ -41,10 +41,10 @@ type Limits struct {
 	Window           time.Duration
 }
 
-// LimitsOf returns the Limits of spec.deleteBrake (b may be nil), with replv1alpha1.DeleteBrakeWindow.
-func LimitsOf(b *replv1alpha1.DeleteBrake) Limits {
+// LimitsOf returns the Limits of spec.deleteBrake (b may be nil), with failoverv1alpha1.DeleteBrakeWindow.
+func LimitsOf(b *failoverv1alpha1.DeleteBrake) Limits {
 	percent, minimum := b.Limits()
-	return Limits{Percent: percent, Minimum: minimum, Window: replv1alpha1.DeleteBrakeWindow}
+	return Limits{Percent: percent, Minimum: minimum, Window: failoverv1alpha1.DeleteBrakeWindow}
 }
 
 // Allowed returns how many deletes a hub may make within the window when objects objects are replicated:
@@ -66,8 +66,8 @@ type State struct {
 	Held int
 }
 
-// Token is the release token of s (replv1alpha1.ReleaseToken).
-func (s State) Token() string { return replv1alpha1.ReleaseToken(s.Hub, s.Since) }
+// Token is the release token of s (failoverv1alpha1.ReleaseToken).
+func (s State) Token() string { return failoverv1alpha1.ReleaseToken(s.Hub, s.Since) }
 
 // Brake counts, per hub, the deletes admitted within the window, and holds every delete of a hub whose brake
 // is engaged. K identifies an object (the replicator's queue key). Safe for concurrent use.
@@ -211,7 +211,7 @@ func (b *Brake[K]) Release(token string) (Released[K], bool) {
 	defer b.mu.Unlock()
 	now := b.clock.Now()
 	for name, h := range b.hubs {
-		if h.since.IsZero() || replv1alpha1.ReleaseToken(name, h.since) != token {
+		if h.since.IsZero() || failoverv1alpha1.ReleaseToken(name, h.since) != token {
 			continue
 		}
 		r := Released[K]{Hub: name, Keys: h.held.UnsortedList(), Restored: h.restored}

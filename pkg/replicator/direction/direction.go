@@ -64,7 +64,7 @@ type HubView struct {
 	// RecordedClusterID is the identity the replicator recorded on this hub's copy of the ManagedCluster (the
 	// cluster-id annotation): the spoke the copy was made for; empty when not recorded.
 	RecordedClusterID string
-	// Epoch is the agent's session epoch recorded on this hub's ManagedCluster (replv1alpha1.AnnotationEpoch,
+	// Epoch is the agent's session epoch recorded on this hub's ManagedCluster (failoverv1alpha1.AnnotationEpoch,
 	// written by our agent on the hub it joins; it only grows from one hub to the next); 0 when absent.
 	Epoch int64
 }

@@ -37,7 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -99,11 +99,11 @@ func Policy(hub, replicatorUser string, kinds []mirror.Kind) (*admissionregistra
 	rules := []admissionregistrationv1.NamedRuleWithOperations{
 		rule("cluster.open-cluster-management.io", []string{"*"}, []admissionregistrationv1.OperationType{admissionregistrationv1.Update}, "managedclusters"),
 	}
-	replicated := func(name replv1alpha1.ReplicatedKind) bool {
+	replicated := func(name failoverv1alpha1.ReplicatedKind) bool {
 		return slices.ContainsFunc(kinds, func(k mirror.Kind) bool { return k.Name == name })
 	}
-	for _, name := range []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindManagedClusterAddOn,
-		replv1alpha1.KindManagedServiceAccount, replv1alpha1.KindClusterPermission, replv1alpha1.KindSecret, replv1alpha1.KindConfigMap} {
+	for _, name := range []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManifestWork, failoverv1alpha1.KindManagedClusterAddOn,
+		failoverv1alpha1.KindManagedServiceAccount, failoverv1alpha1.KindClusterPermission, failoverv1alpha1.KindSecret, failoverv1alpha1.KindConfigMap} {
 		if k, _ := mirror.KindByName(name); replicated(name) {
 			versions := []string{"*"}
 			if k.GVR.Group == "" {
@@ -256,7 +256,7 @@ func anyLabel(keys []string, labels string) string {
 // labels are in the variable labels, is one a hub generates (mirror.Excluded for ManifestWorks): it carries one
 // of the kind's generated labels, or its controller is of one of its generator kinds.
 func generatedWork(obj, labels string) string {
-	k, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	k, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
 	var terms []string
 	for _, l := range k.Generated.Labels {
 		terms = append(terms, fmt.Sprintf("%q in %s", l, labels))

@@ -7,21 +7,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
 func TestFencedCustomKinds(t *testing.T) {
-	custom := func(resource string, namespaced bool, scope replv1alpha1.CustomKindScope, selector string) mirror.Kind {
-		return mirror.CustomKindOf(replv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: resource,
+	custom := func(resource string, namespaced bool, scope failoverv1alpha1.CustomKindScope, selector string) mirror.Kind {
+		return mirror.CustomKindOf(failoverv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: resource,
 			Namespaced: namespaced, Scope: scope, LabelSelector: selector})
 	}
 	kinds := append(slices.Clone(mirror.Kinds),
-		custom("widgets", true, replv1alpha1.ScopeClusterByNamespace, ""),
-		custom("gadgets", true, replv1alpha1.ScopeClusterByNamespaceIfCluster, ""),
-		custom("selected", true, replv1alpha1.ScopeClusterByNamespace, "replicate"),
-		custom("shared", true, replv1alpha1.ScopeHubWide, ""),
-		custom("clusterwide", false, replv1alpha1.ScopeClusterByName, ""),
+		custom("widgets", true, failoverv1alpha1.ScopeClusterByNamespace, ""),
+		custom("gadgets", true, failoverv1alpha1.ScopeClusterByNamespaceIfCluster, ""),
+		custom("selected", true, failoverv1alpha1.ScopeClusterByNamespace, "replicate"),
+		custom("shared", true, failoverv1alpha1.ScopeHubWide, ""),
+		custom("clusterwide", false, failoverv1alpha1.ScopeClusterByName, ""),
 	)
 	var got []string
 	for _, k := range FencedCustomKinds(kinds) {
@@ -35,8 +35,8 @@ func TestFencedCustomKinds(t *testing.T) {
 }
 
 func TestPolicyFencesCustomKinds(t *testing.T) {
-	widgets := mirror.CustomKindOf(replv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true,
-		Scope: replv1alpha1.ScopeClusterByNamespace, Fields: []string{"spec", "data"}, GeneratedLabels: []string{"example.com/generated-by"}})
+	widgets := mirror.CustomKindOf(failoverv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true,
+		Scope: failoverv1alpha1.ScopeClusterByNamespace, Fields: []string{"spec", "data"}, GeneratedLabels: []string{"example.com/generated-by"}})
 	without, err := Policy("hub-a", "system:serviceaccount:ns:replicator", mirror.Kinds)
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +78,8 @@ func TestPolicyFencesCustomKinds(t *testing.T) {
 // The built-in kinds of a cluster's namespace are fenced only when they are replicated; the ManagedCluster
 // always.
 func TestPolicyFencesReplicatedKindsOnly(t *testing.T) {
-	work, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
-	secret, _ := mirror.KindByName(replv1alpha1.KindSecret)
+	work, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
+	secret, _ := mirror.KindByName(failoverv1alpha1.KindSecret)
 	policy, err := Policy("hub-a", "system:serviceaccount:ns:replicator", []mirror.Kind{work, secret})
 	if err != nil {
 		t.Fatal(err)

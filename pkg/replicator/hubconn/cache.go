@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -74,9 +74,9 @@ type Cluster struct {
 	ID string
 	// RecordedID is mirror.AnnotationClusterID, the identity the replicator wrote on a copy; "" when absent.
 	RecordedID string
-	// Epoch is the agent's epoch recorded on the ManagedCluster (replv1alpha1.AnnotationEpoch); zero when absent
+	// Epoch is the agent's epoch recorded on the ManagedCluster (failoverv1alpha1.AnnotationEpoch); zero when absent
 	// or malformed.
-	Epoch replv1alpha1.AgentEpoch
+	Epoch failoverv1alpha1.AgentEpoch
 	// Tombstones are the deletes seen on this hub in the cluster's namespace that the replicator recorded there
 	// (mirror.AnnotationDeletesSeen, by mirror.TombstoneKey); nil when none.
 	Tombstones map[string]mirror.Deleted
@@ -123,7 +123,7 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 		c.lastWrite = mirror.LastWrite(u)
 	}
 	u.SetManagedFields(nil)
-	if k != nil && k.Name == replv1alpha1.KindManagedCluster {
+	if k != nil && k.Name == failoverv1alpha1.KindManagedCluster {
 		// Before the status goes: the spoke's identity is a claim there.
 		c.cluster = clusterOf(u)
 	}
@@ -135,7 +135,7 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 		c.lease = lease
 		return c, nil
 	}
-	if k.Name == replv1alpha1.KindClusterManagementAddOn {
+	if k.Name == failoverv1alpha1.KindClusterManagementAddOn {
 		c.installsByStrategy = mirror.InstallsByStrategy(u)
 	}
 	switch {
@@ -143,7 +143,7 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 		// Generated on its hub (an add-on manager's ManifestWorks, governance's replicated Policies): never
 		// mirrored, and decided from its metadata alone, which is all that is kept.
 		u = &unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "metadata": u.Object["metadata"]}}
-	case k.Name != replv1alpha1.KindManagedCluster && mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.namespace, c.name):
+	case k.Name != failoverv1alpha1.KindManagedCluster && mirror.IsCopy(u) && keepWhole != nil && !keepWhole(c.namespace, c.name):
 		u, c.contentHash = mirror.WithoutContent(*k, u)
 	}
 	raw, err := json.Marshal(u.Object)
@@ -158,7 +158,7 @@ func compact(obj any, k *mirror.Kind, keepWhole func(namespace, name string) boo
 func clusterOf(mc *unstructured.Unstructured) *Cluster {
 	out := &Cluster{Labels: mc.GetLabels(), IsCopy: mirror.IsCopy(mc)}
 	out.ID, out.RecordedID = mirror.ClusterIdentity(mc)
-	if epoch, err := replv1alpha1.ParseAgentEpoch(mc.GetAnnotations()[replv1alpha1.AnnotationEpoch]); err == nil {
+	if epoch, err := failoverv1alpha1.ParseAgentEpoch(mc.GetAnnotations()[failoverv1alpha1.AnnotationEpoch]); err == nil {
 		out.Epoch = epoch
 	}
 	if seconds, found, _ := unstructured.NestedInt64(mc.Object, "spec", "leaseDurationSeconds"); found && seconds > 0 {

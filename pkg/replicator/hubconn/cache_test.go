@@ -8,12 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
 // manifestWork is the mirrored kind ManifestWork.
-var manifestWork, _ = mirror.KindByName(replv1alpha1.KindManifestWork)
+var manifestWork, _ = mirror.KindByName(failoverv1alpha1.KindManifestWork)
 
 func TestCompactRoundTrip(t *testing.T) {
 	in := &unstructured.Unstructured{Object: map[string]any{
@@ -95,7 +95,7 @@ func TestCompactLease(t *testing.T) {
 
 // A ClusterManagementAddOn copy is cached without its spec, but whether it installs by strategy is read first.
 func TestCompactKeepsInstallStrategyOfACopy(t *testing.T) {
-	cma, _ := mirror.KindByName(replv1alpha1.KindClusterManagementAddOn)
+	cma, _ := mirror.KindByName(failoverv1alpha1.KindClusterManagementAddOn)
 	for _, tc := range []struct {
 		strategy string
 		want     bool

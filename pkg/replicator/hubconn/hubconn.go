@@ -28,7 +28,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -97,7 +97,7 @@ type Hub struct {
 	lastErr        error
 	lastTransition time.Time
 	stopInformers  context.CancelFunc
-	informers      map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer
+	informers      map[failoverv1alpha1.ReplicatedKind]cache.SharedIndexInformer
 	leases         cache.SharedIndexInformer
 	generation     int
 
@@ -139,7 +139,7 @@ type seenDelete struct {
 
 // objectKey names one object of a mirrored kind on a hub.
 type objectKey struct {
-	kind            replv1alpha1.ReplicatedKind
+	kind            failoverv1alpha1.ReplicatedKind
 	namespace, name string
 }
 
@@ -259,7 +259,7 @@ const fetchTimeout = 30 * time.Second
 // fields is read from the hub (one GET, bounded by fetchTimeout) and is cached whole from its next event on.
 // The error is that GET's, or ErrCacheBehind (wrapped) when the hub holds another version than the cache, or
 // none: what Get returns is always the version the cache holds, so that it agrees with LastWrite.
-func (h *Hub) Get(ctx context.Context, k replv1alpha1.ReplicatedKind, namespace, name string) (*unstructured.Unstructured, error) {
+func (h *Hub) Get(ctx context.Context, k failoverv1alpha1.ReplicatedKind, namespace, name string) (*unstructured.Unstructured, error) {
 	switch o := h.cached(k, namespace, name).(type) {
 	case *cachedObject:
 		if o.whole() {
@@ -276,7 +276,7 @@ func (h *Hub) Get(ctx context.Context, k replv1alpha1.ReplicatedKind, namespace,
 // or the hub is not ready. For a copy held without its mirrored fields (mirror.WithoutContent), contentHash is
 // the hash of those fields (what mirror.Decide takes as tgtHash); for a whole object it is "". Peek never reads
 // from the hub: it is for the object's metadata and for comparing a target's copy.
-func (h *Hub) Peek(k replv1alpha1.ReplicatedKind, namespace, name string) (obj *unstructured.Unstructured, contentHash string) {
+func (h *Hub) Peek(k failoverv1alpha1.ReplicatedKind, namespace, name string) (obj *unstructured.Unstructured, contentHash string) {
 	switch o := h.cached(k, namespace, name).(type) {
 	case *cachedObject:
 		return o.object(), o.contentHash
@@ -289,7 +289,7 @@ func (h *Hub) Peek(k replv1alpha1.ReplicatedKind, namespace, name string) (obj *
 // Cluster returns the facts of the cached ManagedCluster name (see Cluster; its Labels must not be modified)
 // and whether the hub is ready and holds it. It decodes nothing.
 func (h *Hub) Cluster(name string) (Cluster, bool) {
-	if c, ok := h.cached(replv1alpha1.KindManagedCluster, "", name).(*cachedObject); ok && c.cluster != nil {
+	if c, ok := h.cached(failoverv1alpha1.KindManagedCluster, "", name).(*cachedObject); ok && c.cluster != nil {
 		return *c.cluster, true
 	}
 	return Cluster{}, false
@@ -300,14 +300,14 @@ func (h *Hub) Cluster(name string) (Cluster, bool) {
 // (installs, mirror.InstallsByStrategy). It decodes nothing; both are false when the hub holds no such
 // ClusterManagementAddOn or does not serve the kind.
 func (h *Hub) AddOnInstall(name string) (installs, known bool) {
-	c, ok := h.cached(replv1alpha1.KindClusterManagementAddOn, "", name).(*cachedObject)
+	c, ok := h.cached(failoverv1alpha1.KindClusterManagementAddOn, "", name).(*cachedObject)
 	return ok && c.installsByStrategy, ok
 }
 
 // fetchWhole returns copy c of kind k whole: from fetched when the hub was read at c's resourceVersion, else
 // read from the hub. Either way the key joins keepWhole, so that the informer caches the object whole from its
 // next event on.
-func (h *Hub) fetchWhole(ctx context.Context, k replv1alpha1.ReplicatedKind, c *cachedObject) (*unstructured.Unstructured, error) {
+func (h *Hub) fetchWhole(ctx context.Context, k failoverv1alpha1.ReplicatedKind, c *cachedObject) (*unstructured.Unstructured, error) {
 	key := objectKey{kind: k, namespace: c.namespace, name: c.name}
 	h.wholeMu.Lock()
 	h.keepWhole.Insert(key)
@@ -346,7 +346,7 @@ func (h *Hub) fetchWhole(ctx context.Context, k replv1alpha1.ReplicatedKind, c *
 }
 
 // keepsWhole reports whether the informer of kind k caches the copy at namespace/name whole.
-func (h *Hub) keepsWhole(k replv1alpha1.ReplicatedKind, namespace, name string) bool {
+func (h *Hub) keepsWhole(k failoverv1alpha1.ReplicatedKind, namespace, name string) bool {
 	h.wholeMu.Lock()
 	defer h.wholeMu.Unlock()
 	return h.keepWhole.Has(objectKey{kind: k, namespace: namespace, name: name})
@@ -354,13 +354,13 @@ func (h *Hub) keepsWhole(k replv1alpha1.ReplicatedKind, namespace, name string) 
 
 // ForgetWhole lets the informer of kind k cache the copy at namespace/name without its mirrored fields again
 // from its next event on: the replicator wrote it as a copy of another hub's object.
-func (h *Hub) ForgetWhole(k replv1alpha1.ReplicatedKind, namespace, name string) {
+func (h *Hub) ForgetWhole(k failoverv1alpha1.ReplicatedKind, namespace, name string) {
 	h.dropFetched(k, namespace, name, true)
 }
 
 // dropFetched forgets what fetchWhole read of the object at namespace/name, on its informer's next event;
 // deleted also drops it from keepWhole.
-func (h *Hub) dropFetched(k replv1alpha1.ReplicatedKind, namespace, name string, deleted bool) {
+func (h *Hub) dropFetched(k failoverv1alpha1.ReplicatedKind, namespace, name string, deleted bool) {
 	key := objectKey{kind: k, namespace: namespace, name: name}
 	h.wholeMu.Lock()
 	defer h.wholeMu.Unlock()
@@ -375,7 +375,7 @@ func (h *Hub) dropFetched(k replv1alpha1.ReplicatedKind, namespace, name string,
 // ManagedCluster here (mirror.AnnotationDeletesSeen, for an object in a cluster's namespace: it outlives a
 // restart); nil when there is neither. A hub restored from a backup, rebuilt, or listed again after an outage
 // shows its missing objects as absent, never as deleted.
-func (h *Hub) Deleted(k replv1alpha1.ReplicatedKind, namespace, name string) *mirror.Deleted {
+func (h *Hub) Deleted(k failoverv1alpha1.ReplicatedKind, namespace, name string) *mirror.Deleted {
 	h.deletesMu.Lock()
 	seen, ok := h.deletes[objectKey{kind: k, namespace: namespace, name: name}]
 	h.deletesMu.Unlock()
@@ -398,7 +398,7 @@ func (h *Hub) Deleted(k replv1alpha1.ReplicatedKind, namespace, name string) *mi
 // ExpectDelete tells h that the replicator is about to delete the object of kind k at namespace/name whose
 // metadata.uid is uid (a copy, or an original its cluster's new source deleted): its delete event is not a
 // delete a user made on h, and Deleted does not report it, also if h becomes the object's source later.
-func (h *Hub) ExpectDelete(k replv1alpha1.ReplicatedKind, namespace, name string, uid types.UID) {
+func (h *Hub) ExpectDelete(k failoverv1alpha1.ReplicatedKind, namespace, name string, uid types.UID) {
 	h.deletesMu.Lock()
 	defer h.deletesMu.Unlock()
 	h.ownDeletes[objectKey{kind: k, namespace: namespace, name: name}] = seenDelete{deleted: mirror.Deleted{UID: string(uid)}, at: h.opts.Clock.Now()}
@@ -407,7 +407,7 @@ func (h *Hub) ExpectDelete(k replv1alpha1.ReplicatedKind, namespace, name string
 // recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true, and forgets
 // any earlier delete of that name otherwise (the name holds an object again). When a delete is recorded, entries
 // older than DeleteMemory are dropped, at most once a minute (Deleted ignores them meanwhile).
-func (h *Hub) recordDelete(k replv1alpha1.ReplicatedKind, n cache.ObjectName, obj any, seen bool) {
+func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName, obj any, seen bool) {
 	key := objectKey{kind: k, namespace: n.Namespace, name: n.Name}
 	now := h.opts.Clock.Now()
 	h.deletesMu.Lock()
@@ -449,7 +449,7 @@ func (h *Hub) recordDelete(k replv1alpha1.ReplicatedKind, n cache.ObjectName, ob
 // LastWrite returns the time of the last write by a user of the cached object of kind k (mirror.LastWrite,
 // read from its managedFields before the cache dropped them), or the zero time when the hub is not ready or
 // does not hold it.
-func (h *Hub) LastWrite(k replv1alpha1.ReplicatedKind, namespace, name string) time.Time {
+func (h *Hub) LastWrite(k failoverv1alpha1.ReplicatedKind, namespace, name string) time.Time {
 	switch o := h.cached(k, namespace, name).(type) {
 	case *cachedObject:
 		return o.lastWrite
@@ -461,7 +461,7 @@ func (h *Hub) LastWrite(k replv1alpha1.ReplicatedKind, namespace, name string) t
 
 // cached returns what the informer of kind k stores at namespace/name (a *cachedObject, or what passed the
 // transform unchanged), or nil when it is absent or the hub is not ready.
-func (h *Hub) cached(k replv1alpha1.ReplicatedKind, namespace, name string) any {
+func (h *Hub) cached(k failoverv1alpha1.ReplicatedKind, namespace, name string) any {
 	h.mu.RLock()
 	inf := h.informers[k]
 	ready := h.state == StateReady
@@ -497,7 +497,7 @@ func (h *Hub) Objects() (int, bool) {
 
 // List returns the names of the cached objects of kind k in namespace ("" for all namespaces); nil when the
 // hub is not ready.
-func (h *Hub) List(k replv1alpha1.ReplicatedKind, namespace string) []cache.ObjectName {
+func (h *Hub) List(k failoverv1alpha1.ReplicatedKind, namespace string) []cache.ObjectName {
 	h.mu.RLock()
 	inf := h.informers[k]
 	ready := h.state == StateReady
@@ -546,7 +546,7 @@ func (h *Hub) Lease(cluster string) (renewTime, created time.Time, ok bool) {
 func (h *Hub) probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, h.opts.ProbeTimeout)
 	defer cancel()
-	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	_, err := h.opts.Client.Resource(mc.GVR).List(ctx, metav1.ListOptions{Limit: 1})
 	return err
 }
@@ -581,7 +581,7 @@ func (h *Hub) ensureInformers(ctx context.Context, logger klog.Logger) {
 	h.stopInformers = cancel
 	h.generation++
 	generation := h.generation
-	h.informers = map[replv1alpha1.ReplicatedKind]cache.SharedIndexInformer{}
+	h.informers = map[failoverv1alpha1.ReplicatedKind]cache.SharedIndexInformer{}
 	for _, k := range kinds {
 		h.informers[k.Name] = h.newInformer(k)
 	}
@@ -645,9 +645,9 @@ func (h *Hub) setUnreachable(err error, notify bool) bool {
 
 // servedKinds returns the watched kinds the hub serves (one LIST of at most one object each) and the names of
 // those it answers 404 for. Any other error is returned: the hub is not usable now.
-func (h *Hub) servedKinds(ctx context.Context) ([]mirror.Kind, []replv1alpha1.ReplicatedKind, error) {
+func (h *Hub) servedKinds(ctx context.Context) ([]mirror.Kind, []failoverv1alpha1.ReplicatedKind, error) {
 	var served []mirror.Kind
-	var missing []replv1alpha1.ReplicatedKind
+	var missing []failoverv1alpha1.ReplicatedKind
 	for _, k := range h.watchedKinds() {
 		listCtx, cancel := context.WithTimeout(ctx, h.opts.ProbeTimeout)
 		_, err := h.opts.Client.Resource(k.GVR).List(listCtx, metav1.ListOptions{Limit: 1, LabelSelector: k.LabelSelector})
@@ -655,7 +655,7 @@ func (h *Hub) servedKinds(ctx context.Context) ([]mirror.Kind, []replv1alpha1.Re
 		switch {
 		case err == nil:
 			served = append(served, k)
-		case apierrors.IsNotFound(err) && k.Name != replv1alpha1.KindManagedCluster:
+		case apierrors.IsNotFound(err) && k.Name != failoverv1alpha1.KindManagedCluster:
 			missing = append(missing, k.Name)
 		default:
 			return nil, nil, fmt.Errorf("listing %s: %w", k.GVR.Resource, err)
@@ -665,7 +665,7 @@ func (h *Hub) servedKinds(ctx context.Context) ([]mirror.Kind, []replv1alpha1.Re
 }
 
 // Serves reports whether the hub is ready and serves kind k (its informer runs).
-func (h *Hub) Serves(k replv1alpha1.ReplicatedKind) bool {
+func (h *Hub) Serves(k failoverv1alpha1.ReplicatedKind) bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	_, ok := h.informers[k]
@@ -676,15 +676,15 @@ func (h *Hub) Serves(k replv1alpha1.ReplicatedKind) bool {
 // ClusterManagementAddOn when ManagedClusterAddOn is among them and it is not (AddOnInstall reads it).
 func (h *Hub) watchedKinds() []mirror.Kind {
 	kinds := append([]mirror.Kind(nil), h.opts.Kinds...)
-	has := func(name replv1alpha1.ReplicatedKind) bool {
+	has := func(name failoverv1alpha1.ReplicatedKind) bool {
 		return slices.ContainsFunc(kinds, func(k mirror.Kind) bool { return k.Name == name })
 	}
-	if !has(replv1alpha1.KindManagedCluster) {
-		mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	if !has(failoverv1alpha1.KindManagedCluster) {
+		mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 		kinds = append(kinds, mc)
 	}
-	if has(replv1alpha1.KindManagedClusterAddOn) && !has(replv1alpha1.KindClusterManagementAddOn) {
-		cma, _ := mirror.KindByName(replv1alpha1.KindClusterManagementAddOn)
+	if has(failoverv1alpha1.KindManagedClusterAddOn) && !has(failoverv1alpha1.KindClusterManagementAddOn) {
+		cma, _ := mirror.KindByName(failoverv1alpha1.KindClusterManagementAddOn)
 		kinds = append(kinds, cma)
 	}
 	return kinds

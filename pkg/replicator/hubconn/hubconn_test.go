@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -44,7 +44,7 @@ func workObject(name, value string, isCopy bool) *unstructured.Unstructured {
 // startHub runs a Hub over a fake dynamic client holding objects, until the test ends, and waits until it is ready.
 func startHub(t *testing.T, objects ...runtime.Object) (*Hub, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
-	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	fake := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		mirror.LeaseGVR: "LeaseList", mc.GVR: "ManagedClusterList", manifestWork.GVR: "ManifestWorkList",
 	}, objects...)
@@ -91,7 +91,7 @@ func TestCopiesCachedWithoutContent(t *testing.T) {
 	h, fake := startHub(t, workObject("copy", "v1", true), workObject("original", "v1", false))
 	ctx := context.Background()
 
-	peeked, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy")
+	peeked, hash := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "copy")
 	if peeked == nil {
 		t.Fatal("copy not cached")
 	}
@@ -104,12 +104,12 @@ func TestCopiesCachedWithoutContent(t *testing.T) {
 	if peeked.GetLabels()[mirror.LabelReplicatedFrom] != "hub-a" {
 		t.Errorf("copy cached without its labels: %v", peeked.GetLabels())
 	}
-	if orig, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "original"); orig == nil || hash != "" || orig.Object["spec"] == nil {
+	if orig, hash := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "original"); orig == nil || hash != "" || orig.Object["spec"] == nil {
 		t.Errorf("original cached as %v (hash %q), want whole", orig, hash)
 	}
 
 	before := gets(fake)
-	whole, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy")
+	whole, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "copy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +119,13 @@ func TestCopiesCachedWithoutContent(t *testing.T) {
 	if n := gets(fake) - before; n != 1 {
 		t.Errorf("Get of a copy cached without content read the hub %d times, want 1", n)
 	}
-	if _, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy"); err != nil {
+	if _, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "copy"); err != nil {
 		t.Fatal(err)
 	}
 	if n := gets(fake) - before; n != 1 {
 		t.Errorf("a second Get at the same resourceVersion read the hub again (%d reads), want the first read reused", n)
 	}
-	if _, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "original"); err != nil || gets(fake)-before != 1 {
+	if _, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "original"); err != nil || gets(fake)-before != 1 {
 		t.Errorf("Get of an original read the hub (err %v), want it from the cache", err)
 	}
 
@@ -136,10 +136,10 @@ func TestCopiesCachedWithoutContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the changed copy cached whole", func() bool {
-		obj, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy")
+		obj, hash := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "copy")
 		return obj != nil && hash == "" && obj.Object["spec"] != nil
 	})
-	got, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy")
+	got, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "copy")
 	if err != nil || got == nil || mirror.ContentOf(manifestWork, got).Equal(mirror.ContentOf(manifestWork, workObject("copy", "v1", true))) {
 		t.Errorf("Get after the change = %v (err %v), want the new content", got, err)
 	}
@@ -151,12 +151,12 @@ func TestCopiesCachedWithoutContent(t *testing.T) {
 	if err := fake.Resource(manifestWork.GVR).Namespace("c1").Delete(ctx, "copy", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the copy's delete seen", func() bool { obj, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy"); return obj == nil })
+	waitFor(t, "the copy's delete seen", func() bool { obj, _ := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "copy"); return obj == nil })
 	if _, err := fake.Resource(manifestWork.GVR).Namespace("c1").Create(ctx, workObject("copy", "v3", true), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the new copy cached without content", func() bool {
-		obj, hash := h.Peek(replv1alpha1.KindManifestWork, "c1", "copy")
+		obj, hash := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "copy")
 		return obj != nil && hash != ""
 	})
 }
@@ -184,7 +184,7 @@ func TestClusterFacts(t *testing.T) {
 		t.Errorf("Cluster(c2) found, want absent")
 	}
 	// The ManagedCluster itself is cached whole even though it is a copy (its spec is the direction's input).
-	if obj, hash := h.Peek(replv1alpha1.KindManagedCluster, "", "c1"); obj == nil || hash != "" || obj.Object["spec"] == nil {
+	if obj, hash := h.Peek(failoverv1alpha1.KindManagedCluster, "", "c1"); obj == nil || hash != "" || obj.Object["spec"] == nil {
 		t.Errorf("ManagedCluster copy cached as %v (hash %q), want whole", obj, hash)
 	}
 }
@@ -199,13 +199,13 @@ func TestGetRefusesAnotherVersion(t *testing.T) {
 	fake.PrependReactor("get", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, newer, nil
 	})
-	if obj, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
+	if obj, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
 		t.Errorf("Get when the hub holds another version = %v, %v; want nil, ErrCacheBehind", obj, err)
 	}
 	fake.PrependReactor("get", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(manifestWork.GVR.GroupResource(), "copy")
 	})
-	if obj, err := h.Get(ctx, replv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
+	if obj, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
 		t.Errorf("Get when the hub answers not found = %v, %v; want nil, ErrCacheBehind (not an absent object)", obj, err)
 	}
 }
@@ -222,28 +222,28 @@ func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 	ctx := context.Background()
 	works := fake.Resource(manifestWork.GVR).Namespace("c1")
 
-	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone"); d != nil {
+	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "gone"); d != nil {
 		t.Fatalf("Deleted before any delete = %+v, want nil", d)
 	}
 	if err := works.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the delete of gone seen", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") != nil })
-	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone"); *d != (mirror.Deleted{UID: "uid-gone", SourceUID: "uid-original"}) {
+	waitFor(t, "the delete of gone seen", func() bool { return h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "gone") != nil })
+	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "gone"); *d != (mirror.Deleted{UID: "uid-gone", SourceUID: "uid-original"}) {
 		t.Errorf("Deleted = %+v, want the object's uid and source uid", *d)
 	}
 	if _, err := works.Create(ctx, workObject("gone", "v2", false), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "gone made again ends its delete", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "gone") == nil })
+	waitFor(t, "gone made again ends its delete", func() bool { return h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "gone") == nil })
 
 	// The replicator's own delete is no user's delete on this hub.
 	made, err := works.Create(ctx, workObject("own", "v1", true), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "own cached", func() bool { o, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "own"); return o != nil })
-	h.ExpectDelete(replv1alpha1.KindManifestWork, "c1", "own", made.GetUID())
+	waitFor(t, "own cached", func() bool { o, _ := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "own"); return o != nil })
+	h.ExpectDelete(failoverv1alpha1.KindManifestWork, "c1", "own", made.GetUID())
 	if err := works.Delete(ctx, "own", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -251,19 +251,19 @@ func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 	if _, err := works.Create(ctx, workObject("barrier", "v1", false), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "barrier cached", func() bool { o, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "barrier"); return o != nil })
+	waitFor(t, "barrier cached", func() bool { o, _ := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "barrier"); return o != nil })
 	if err := works.Delete(ctx, "barrier", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the delete of barrier seen", func() bool { return h.Deleted(replv1alpha1.KindManifestWork, "c1", "barrier") != nil })
-	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "own"); d != nil {
+	waitFor(t, "the delete of barrier seen", func() bool { return h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "barrier") != nil })
+	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "own"); d != nil {
 		t.Errorf("Deleted after the replicator's own delete = %+v, want nil", d)
 	}
 
 	// The informer found "lost" missing from a new list.
-	lost, _ := h.Peek(replv1alpha1.KindManifestWork, "c1", "lost")
+	lost, _ := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "lost")
 	h.onObject(manifestWork, cache.DeletedFinalStateUnknown{Key: "c1/lost", Obj: lost}, true)
-	if d := h.Deleted(replv1alpha1.KindManifestWork, "c1", "lost"); d != nil {
+	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "lost"); d != nil {
 		t.Errorf("Deleted for an object missing from a list = %+v, want nil: absence is no delete", d)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // The ClusterManagementAddOn fields InstallsByStrategy reads (open-cluster-management.io/api addon/v1alpha1).
@@ -61,9 +61,9 @@ var PreDeleteHookFinalizers = []string{
 //     ManifestWorkFinalizer), which the agent put on the copy while the cluster was on that hub and which only
 //     that agent removes: a copy left with it stays Terminating on a hub the cluster left, and blocks a new copy
 //     of that name. The work agent on the cluster's hub cleans up the spoke for the original.
-var CopyFinalizers = map[replv1alpha1.ReplicatedKind][]string{
-	replv1alpha1.KindManagedClusterAddOn: PreDeleteHookFinalizers,
-	replv1alpha1.KindManifestWork:        {workv1.ManifestWorkFinalizer},
+var CopyFinalizers = map[failoverv1alpha1.ReplicatedKind][]string{
+	failoverv1alpha1.KindManagedClusterAddOn: PreDeleteHookFinalizers,
+	failoverv1alpha1.KindManifestWork:        {workv1.ManifestWorkFinalizer},
 }
 
 // CopyFinalizersPatch returns the JSON merge patch that removes CopyFinalizers[k] and FinalizerDeleteCopies (a

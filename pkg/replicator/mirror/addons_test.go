@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // clusterManagementAddOn returns a ClusterManagementAddOn named name with the given install strategy type ("":
@@ -49,9 +49,9 @@ func TestInstallsByStrategy(t *testing.T) {
 }
 
 func TestExcluded(t *testing.T) {
-	work, _ := KindByName(replv1alpha1.KindManifestWork)
-	addOn, _ := KindByName(replv1alpha1.KindManagedClusterAddOn)
-	policy, _ := KindByName(replv1alpha1.KindPolicy)
+	work, _ := KindByName(failoverv1alpha1.KindManifestWork)
+	addOn, _ := KindByName(failoverv1alpha1.KindManagedClusterAddOn)
+	policy, _ := KindByName(failoverv1alpha1.KindPolicy)
 	labelled := func(labels map[string]string) *unstructured.Unstructured {
 		o := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "w", "namespace": "c1"}}}
 		o.SetLabels(labels)
@@ -88,7 +88,7 @@ func TestExcluded(t *testing.T) {
 }
 
 func TestIsCopyOn(t *testing.T) {
-	work, _ := KindByName(replv1alpha1.KindManifestWork)
+	work, _ := KindByName(failoverv1alpha1.KindManifestWork)
 	obj := func(labels, annotations map[string]string) *unstructured.Unstructured {
 		o := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "c1"}}}
 		o.SetLabels(labels)
@@ -98,7 +98,7 @@ func TestIsCopyOn(t *testing.T) {
 	copied := map[string]string{LabelReplicatedFrom: "hub-a"}
 	fromSet := map[string]string{LabelReplicatedFrom: "hub-a", ManifestWorkReplicaSetLabel: "apps.web"}
 	hash := map[string]string{AnnotationContentHash: "0123456789abcdef"}
-	policy, _ := KindByName(replv1alpha1.KindPolicy)
+	policy, _ := KindByName(failoverv1alpha1.KindPolicy)
 	withKind := func(k Kind, o *unstructured.Unstructured) kindObject { return kindObject{k, o} }
 	work1 := func(o *unstructured.Unstructured) kindObject { return kindObject{work, o} }
 	for _, tc := range []struct {
@@ -139,12 +139,12 @@ func TestCopyFinalizersPatch(t *testing.T) {
 		u.SetFinalizers(finalizers)
 		return u
 	}
-	mcaKind, ok := KindByName(replv1alpha1.KindManagedClusterAddOn)
+	mcaKind, ok := KindByName(failoverv1alpha1.KindManagedClusterAddOn)
 	if !ok {
 		t.Fatal("no ManagedClusterAddOn kind")
 	}
-	mwKind, _ := KindByName(replv1alpha1.KindManifestWork)
-	placementKind, _ := KindByName(replv1alpha1.KindPlacement)
+	mwKind, _ := KindByName(failoverv1alpha1.KindManifestWork)
+	placementKind, _ := KindByName(failoverv1alpha1.KindPlacement)
 	for _, tc := range []struct {
 		name string
 		k    Kind

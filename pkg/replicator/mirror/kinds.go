@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // BackupLabel is the label that selects the Secrets and ConfigMaps the replicator mirrors, the convention of
@@ -33,7 +33,7 @@ const (
 // Kind describes how one ReplicatedKind is listed, watched and mirrored.
 type Kind struct {
 	// Name is the ReplicationConfig kind name.
-	Name replv1alpha1.ReplicatedKind
+	Name failoverv1alpha1.ReplicatedKind
 	// GVR is the resource the replicator reads and writes: for OCM's kinds in the version OCM v1.2.0's hub
 	// serves, for the others in the version their current release serves, for a custom kind as configured.
 	GVR schema.GroupVersionResource
@@ -96,36 +96,36 @@ var (
 	ClusterManagementAddOnGVR = schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "clustermanagementaddons"}
 )
 
-// Kinds lists every mirrored kind, in replv1alpha1.AllReplicatedKinds order.
+// Kinds lists every mirrored kind, in failoverv1alpha1.AllReplicatedKinds order.
 var Kinds = []Kind{
 	{
-		Name:   replv1alpha1.KindManagedCluster,
+		Name:   failoverv1alpha1.KindManagedCluster,
 		GVR:    schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"},
 		Scope:  ClusterByName,
 		Fields: []string{"spec"},
 	},
 	{
-		Name:   replv1alpha1.KindManagedClusterSet,
+		Name:   failoverv1alpha1.KindManagedClusterSet,
 		GVR:    schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersets"},
 		Scope:  HubWide,
 		Fields: []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindManagedClusterSetBinding,
+		Name:       failoverv1alpha1.KindManagedClusterSetBinding,
 		GVR:        schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersetbindings"},
 		Namespaced: true,
 		Scope:      HubWide,
 		Fields:     []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindPlacement,
+		Name:       failoverv1alpha1.KindPlacement,
 		GVR:        schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta1", Resource: "placements"},
 		Namespaced: true,
 		Scope:      HubWide,
 		Fields:     []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindManifestWork,
+		Name:       failoverv1alpha1.KindManifestWork,
 		GVR:        schema.GroupVersionResource{Group: "work.open-cluster-management.io", Version: "v1", Resource: "manifestworks"},
 		Namespaced: true,
 		Scope:      ClusterByNamespace,
@@ -140,14 +140,14 @@ var Kinds = []Kind{
 		},
 	},
 	{
-		Name:       replv1alpha1.KindManagedClusterAddOn,
+		Name:       failoverv1alpha1.KindManagedClusterAddOn,
 		GVR:        schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "managedclusteraddons"},
 		Namespaced: true,
 		Scope:      ClusterByNamespace,
 		Fields:     []string{"spec"},
 	},
 	{
-		Name:          replv1alpha1.KindSecret,
+		Name:          failoverv1alpha1.KindSecret,
 		GVR:           schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
 		Namespaced:    true,
 		Scope:         ClusterByNamespaceIfCluster,
@@ -155,7 +155,7 @@ var Kinds = []Kind{
 		LabelSelector: BackupLabel,
 	},
 	{
-		Name:          replv1alpha1.KindConfigMap,
+		Name:          failoverv1alpha1.KindConfigMap,
 		GVR:           schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Namespaced:    true,
 		Scope:         ClusterByNamespaceIfCluster,
@@ -163,13 +163,13 @@ var Kinds = []Kind{
 		LabelSelector: BackupLabel,
 	},
 	{
-		Name:   replv1alpha1.KindClusterManagementAddOn,
+		Name:   failoverv1alpha1.KindClusterManagementAddOn,
 		GVR:    ClusterManagementAddOnGVR,
 		Scope:  HubWide,
 		Fields: []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindAddOnDeploymentConfig,
+		Name:       failoverv1alpha1.KindAddOnDeploymentConfig,
 		GVR:        schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "addondeploymentconfigs"},
 		Namespaced: true,
 		// A ManagedClusterAddOn's spec.configs may name one in its cluster's namespace: that one is the
@@ -178,20 +178,20 @@ var Kinds = []Kind{
 		Fields: []string{"spec"},
 	},
 	{
-		Name:   replv1alpha1.KindAddOnTemplate,
+		Name:   failoverv1alpha1.KindAddOnTemplate,
 		GVR:    schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "addontemplates"},
 		Scope:  HubWide,
 		Fields: []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindManifestWorkReplicaSet,
+		Name:       failoverv1alpha1.KindManifestWorkReplicaSet,
 		GVR:        schema.GroupVersionResource{Group: "work.open-cluster-management.io", Version: "v1alpha1", Resource: "manifestworkreplicasets"},
 		Namespaced: true,
 		Scope:      HubWide,
 		Fields:     []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindPolicy,
+		Name:       failoverv1alpha1.KindPolicy,
 		GVR:        schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies"},
 		Namespaced: true,
 		Scope:      HubWide,
@@ -200,7 +200,7 @@ var Kinds = []Kind{
 		Generated: Generated{Labels: []string{RootPolicyLabel}},
 	},
 	{
-		Name:       replv1alpha1.KindPlacementBinding,
+		Name:       failoverv1alpha1.KindPlacementBinding,
 		GVR:        schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "placementbindings"},
 		Namespaced: true,
 		Scope:      HubWide,
@@ -208,21 +208,21 @@ var Kinds = []Kind{
 		Fields: []string{"placementRef", "subjects", "bindingOverrides", "subFilter"},
 	},
 	{
-		Name:       replv1alpha1.KindPolicySet,
+		Name:       failoverv1alpha1.KindPolicySet,
 		GVR:        schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1beta1", Resource: "policysets"},
 		Namespaced: true,
 		Scope:      HubWide,
 		Fields:     []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindManagedServiceAccount,
+		Name:       failoverv1alpha1.KindManagedServiceAccount,
 		GVR:        schema.GroupVersionResource{Group: "authentication.open-cluster-management.io", Version: "v1beta1", Resource: "managedserviceaccounts"},
 		Namespaced: true,
 		Scope:      ClusterByNamespace,
 		Fields:     []string{"spec"},
 	},
 	{
-		Name:       replv1alpha1.KindClusterPermission,
+		Name:       failoverv1alpha1.KindClusterPermission,
 		GVR:        schema.GroupVersionResource{Group: "rbac.open-cluster-management.io", Version: "v1alpha1", Resource: "clusterpermissions"},
 		Namespaced: true,
 		Scope:      ClusterByNamespace,
@@ -232,7 +232,7 @@ var Kinds = []Kind{
 
 // KindByName returns the built-in Kind named name and true, or false when name is none of Kinds (a custom kind's
 // Kind comes from CustomKindOf).
-func KindByName(name replv1alpha1.ReplicatedKind) (Kind, bool) {
+func KindByName(name failoverv1alpha1.ReplicatedKind) (Kind, bool) {
 	for _, k := range Kinds {
 		if k.Name == name {
 			return k, true
@@ -242,9 +242,9 @@ func KindByName(name replv1alpha1.ReplicatedKind) (Kind, bool) {
 }
 
 // ResolveKinds returns the Kinds spec replicates: those of spec.ReplicatedKinds(), in that order, then
-// CustomKindOf of each spec.customKinds entry. spec must have passed replv1alpha1.ValidateReplicationConfig. The
+// CustomKindOf of each spec.customKinds entry. spec must have passed failoverv1alpha1.ValidateReplicationConfig. The
 // error names the custom kind whose resource is a mirrored kind's (spec.kinds names that one).
-func ResolveKinds(spec *replv1alpha1.ReplicationConfigSpec) ([]Kind, error) {
+func ResolveKinds(spec *failoverv1alpha1.ReplicationConfigSpec) ([]Kind, error) {
 	var kinds []Kind
 	for _, name := range spec.ReplicatedKinds() {
 		if k, ok := KindByName(name); ok {
@@ -280,16 +280,16 @@ var reservedResources = map[schema.GroupResource]string{
 
 // reservedGroups are the API groups a custom kind may not name: the replicator's and agent's own
 // (ReplicationConfig, FailoverConfig).
-var reservedGroups = map[string]bool{replv1alpha1.GroupName: true}
+var reservedGroups = map[string]bool{failoverv1alpha1.GroupName: true}
 
 // CustomKindOf returns the Kind of a custom kind (ReplicationConfig spec.customKinds): named ck.Name(), its
 // fields ck.CopiedFields(), its generated objects those carrying ck.GeneratedLabels.
-func CustomKindOf(ck replv1alpha1.CustomKind) Kind {
-	scope := map[replv1alpha1.CustomKindScope]ClusterScope{
-		replv1alpha1.ScopeHubWide:                     HubWide,
-		replv1alpha1.ScopeClusterByName:               ClusterByName,
-		replv1alpha1.ScopeClusterByNamespace:          ClusterByNamespace,
-		replv1alpha1.ScopeClusterByNamespaceIfCluster: ClusterByNamespaceIfCluster,
+func CustomKindOf(ck failoverv1alpha1.CustomKind) Kind {
+	scope := map[failoverv1alpha1.CustomKindScope]ClusterScope{
+		failoverv1alpha1.ScopeHubWide:                     HubWide,
+		failoverv1alpha1.ScopeClusterByName:               ClusterByName,
+		failoverv1alpha1.ScopeClusterByNamespace:          ClusterByNamespace,
+		failoverv1alpha1.ScopeClusterByNamespaceIfCluster: ClusterByNamespaceIfCluster,
 	}[ck.Scope]
 	return Kind{
 		Name:          ck.Name(),

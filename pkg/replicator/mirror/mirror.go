@@ -17,14 +17,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	operatorv1 "open-cluster-management.io/api/operator/v1"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // Labels and annotations the replicator writes on the objects it manages.
 const (
 	// LabelReplicatedFrom marks a copy: its value is the name (ReplicationConfig spec.hubs[].name) of the hub
 	// the copy was made from. Only objects with this label are updated or deleted by the replicator.
-	LabelReplicatedFrom = replv1alpha1.LabelReplicatedFrom
+	LabelReplicatedFrom = failoverv1alpha1.LabelReplicatedFrom
 	// AnnotationContentHash is the hash (ContentHash) of the mirrored content the replicator last wrote on the
 	// copy; a copy whose content no longer has this hash was changed on its hub since.
 	AnnotationContentHash = "failover.open-cluster-management.io/replicated-hash"
@@ -49,13 +49,13 @@ const (
 	// ReplicationConfig spec.hubs order) the other hubs that hold the cluster's state as the source has it:
 	// ready, and with none of the cluster's objects waiting to be written there. The agent, which reads its
 	// ManagedCluster on the hub it is on, prefers these hubs when it has to move.
-	AnnotationHubsInStep = replv1alpha1.AnnotationHubsInStep
+	AnnotationHubsInStep = failoverv1alpha1.AnnotationHubsInStep
 	// AnnotationHubsBehind, beside AnnotationHubsInStep, lists the other hubs that are not in step (unreachable,
 	// or with objects of the cluster still to be written): joining one may apply older ManifestWorks.
-	AnnotationHubsBehind = replv1alpha1.AnnotationHubsBehind
+	AnnotationHubsBehind = failoverv1alpha1.AnnotationHubsBehind
 	// AnnotationHubsReported, beside the two lists, names their writer, its time and its confirmation interval
-	// (replv1alpha1.HubsReport); rewritten at least every interval while the replicator runs.
-	AnnotationHubsReported = replv1alpha1.AnnotationHubsReported
+	// (failoverv1alpha1.HubsReport); rewritten at least every interval while the replicator runs.
+	AnnotationHubsReported = failoverv1alpha1.AnnotationHubsReported
 	// AnnotationMovedFrom, on the ManagedCluster of the cluster's source hub only, names the hub the cluster
 	// was on before (the AnnotationClusterHub this ManagedCluster carried as a copy, kept when SourceCleanup
 	// removes it). While it is set, writes that hub made and never replicated are written back to the source
@@ -63,7 +63,7 @@ const (
 	// hub.
 	AnnotationMovedFrom = "failover.open-cluster-management.io/moved-from"
 	// AnnotationWrittenBackEpoch, on the ManagedCluster of the cluster's source hub, is the agent epoch
-	// (replv1alpha1.AnnotationEpoch) whose move the replicator finished writing back: the hub the epoch names as
+	// (failoverv1alpha1.AnnotationEpoch) whose move the replicator finished writing back: the hub the epoch names as
 	// the one the agent left has nothing left to write back to the source (MovedFrom).
 	AnnotationWrittenBackEpoch = "failover.open-cluster-management.io/written-back-epoch"
 	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
@@ -83,7 +83,7 @@ const (
 	// AnnotationClusterID is, on a copy of a ManagedCluster, the identity of the spoke the copy was made for:
 	// the value of the ClusterIDClaim that spoke's agent reports on the cluster's source hub. A spoke whose
 	// identity differs is another cluster under the same name (ClusterIdentity).
-	AnnotationClusterID = replv1alpha1.AnnotationClusterID
+	AnnotationClusterID = failoverv1alpha1.AnnotationClusterID
 )
 
 // ClusterIDClaim is the ClusterClaim that identifies a spoke, as its agent reports it in the ManagedCluster's
@@ -156,7 +156,7 @@ func ContentOf(k Kind, obj *unstructured.Unstructured) Content {
 			c.Fields[f] = runtime.DeepCopyJSONValue(v)
 		}
 	}
-	if k.Name == replv1alpha1.KindManagedCluster {
+	if k.Name == failoverv1alpha1.KindManagedCluster {
 		if spec, ok := c.Fields["spec"].(map[string]any); ok {
 			if kept := filterTaints(spec["taints"], false); len(kept) > 0 {
 				for _, t := range kept {
@@ -228,7 +228,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 			delete(out.Object, f)
 		}
 	}
-	if k.Name == replv1alpha1.KindManagedCluster && tgt != nil {
+	if k.Name == failoverv1alpha1.KindManagedCluster && tgt != nil {
 		// A taint the target already has keeps the target's timeAdded (OCM's webhook denies changing it; a
 		// new taint gets it from the webhook).
 		if spec, ok := out.Object["spec"].(map[string]any); ok {
@@ -282,7 +282,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 	if generation := src.GetGeneration(); generation > 0 {
 		annotations[AnnotationSourceGeneration] = strconv.FormatInt(generation, 10)
 	}
-	if k.Name == replv1alpha1.KindManagedCluster {
+	if k.Name == failoverv1alpha1.KindManagedCluster {
 		delete(annotations, AnnotationClusterHub)
 		delete(annotations, AnnotationClusterHubSince)
 		// Only the source's ManagedCluster says which hubs are in step, and where the cluster came from.
@@ -523,7 +523,7 @@ func UnfencePatch(mc *unstructured.Unstructured) []byte {
 }
 
 // MovedFrom returns the hub that the cluster of mc (its ManagedCluster on the source hub) came from, as far as
-// its write-back is not finished, in order: the hub the agent's epoch (replv1alpha1.AnnotationEpoch) names as
+// its write-back is not finished, in order: the hub the agent's epoch (failoverv1alpha1.AnnotationEpoch) names as
 // the one it left, when configured(hub) and AnnotationWrittenBackEpoch does not record that epoch's write-back as
 // finished (the agent knows where it was even when the replicator did not see the move: it was stopped, or the
 // hub unreachable); AnnotationMovedFrom; before SourceCleanup ran, the AnnotationClusterHub it still carries from
@@ -553,11 +553,11 @@ func MovedFrom(mc *unstructured.Unstructured, source string, configured func(hub
 
 // unfinishedEpoch returns the agent's epoch recorded on mc when it names a hub the agent left and
 // AnnotationWrittenBackEpoch does not record that epoch's write-back as finished.
-func unfinishedEpoch(mc *unstructured.Unstructured) (replv1alpha1.AgentEpoch, bool) {
+func unfinishedEpoch(mc *unstructured.Unstructured) (failoverv1alpha1.AgentEpoch, bool) {
 	annotations := mc.GetAnnotations()
-	epoch, err := replv1alpha1.ParseAgentEpoch(annotations[replv1alpha1.AnnotationEpoch])
+	epoch, err := failoverv1alpha1.ParseAgentEpoch(annotations[failoverv1alpha1.AnnotationEpoch])
 	if err != nil || epoch.From == "" || annotations[AnnotationWrittenBackEpoch] == strconv.FormatInt(epoch.Number, 10) {
-		return replv1alpha1.AgentEpoch{}, false
+		return failoverv1alpha1.AgentEpoch{}, false
 	}
 	return epoch, true
 }
@@ -594,7 +594,7 @@ type HubStep struct {
 // StepPatch returns the JSON merge patch (RFC 7386) that sets AnnotationHubsInStep and AnnotationHubsBehind on
 // src, the cluster's ManagedCluster on its source hub, from steps (the other hubs, in spec order): a hub is in
 // step when Ready and not Pending, else behind. The patch also sets AnnotationHubsReported to report (a
-// replv1alpha1.HubsReport value). It returns nil when src already carries both lists and confirm is false: an
+// failoverv1alpha1.HubsReport value). It returns nil when src already carries both lists and confirm is false: an
 // unchanged report is written again only to confirm it. It never removes a hub's name from both lists at once:
 // every hub in steps is named in one of them.
 func StepPatch(src *unstructured.Unstructured, steps []HubStep, report string, confirm bool) []byte {
@@ -872,7 +872,7 @@ func sameMarks(a, b *unstructured.Unstructured) bool {
 // sameHubOwnedTaints reports whether a and b (ManagedClusters) carry the same hub-owned taints; other kinds
 // always compare equal.
 func sameHubOwnedTaints(k Kind, a, b *unstructured.Unstructured) bool {
-	if k.Name != replv1alpha1.KindManagedCluster {
+	if k.Name != failoverv1alpha1.KindManagedCluster {
 		return true
 	}
 	return reflect.DeepEqual(filterTaints(nestedValue(a.Object, "spec", "taints"), true),

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -69,7 +69,7 @@ func setAnnotation(m map[string]any, k, v string) {
 
 func deleting(m map[string]any) { meta(m)["deletionTimestamp"] = "2024-05-02T00:00:00Z" }
 
-func kind(t *testing.T, name replv1alpha1.ReplicatedKind) mirror.Kind {
+func kind(t *testing.T, name failoverv1alpha1.ReplicatedKind) mirror.Kind {
 	t.Helper()
 	k, ok := mirror.KindByName(name)
 	if !ok {
@@ -286,7 +286,7 @@ func configMapSource() *unstructured.Unstructured {
 
 func TestKindByName(t *testing.T) {
 	tests := []struct {
-		name      replv1alpha1.ReplicatedKind
+		name      failoverv1alpha1.ReplicatedKind
 		wantOK    bool
 		gvr       schema.GroupVersionResource
 		namespace bool
@@ -295,22 +295,22 @@ func TestKindByName(t *testing.T) {
 		selector  string
 		generated mirror.Generated
 	}{
-		{replv1alpha1.KindManagedCluster, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"}, false, mirror.ClusterByName, []string{"spec"}, "", mirror.Generated{}},
-		{replv1alpha1.KindManagedClusterSet, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersets"}, false, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
-		{replv1alpha1.KindManagedClusterSetBinding, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersetbindings"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
-		{replv1alpha1.KindPlacement, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta1", Resource: "placements"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
-		{replv1alpha1.KindManifestWork, true, schema.GroupVersionResource{Group: "work.open-cluster-management.io", Version: "v1", Resource: "manifestworks"}, true, mirror.ClusterByNamespace, []string{"spec"}, "",
+		{failoverv1alpha1.KindManagedCluster, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"}, false, mirror.ClusterByName, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindManagedClusterSet, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersets"}, false, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindManagedClusterSetBinding, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta2", Resource: "managedclustersetbindings"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindPlacement, true, schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1beta1", Resource: "placements"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindManifestWork, true, schema.GroupVersionResource{Group: "work.open-cluster-management.io", Version: "v1", Resource: "manifestworks"}, true, mirror.ClusterByNamespace, []string{"spec"}, "",
 			mirror.Generated{Labels: []string{mirror.AddonNameLabel, mirror.ManifestWorkReplicaSetLabel}, ControllerKinds: []schema.GroupKind{mirror.ClusterPermissionGroupKind}, CopiedBefore: true}},
-		{replv1alpha1.KindManagedClusterAddOn, true, schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "managedclusteraddons"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
-		{replv1alpha1.KindSecret, true, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true, mirror.ClusterByNamespaceIfCluster, []string{"type", "data"}, mirror.BackupLabel, mirror.Generated{}},
-		{replv1alpha1.KindConfigMap, true, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, true, mirror.ClusterByNamespaceIfCluster, []string{"data", "binaryData"}, mirror.BackupLabel, mirror.Generated{}},
-		{replv1alpha1.KindPolicy, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies"}, true, mirror.HubWide, []string{"spec"}, "",
+		{failoverv1alpha1.KindManagedClusterAddOn, true, schema.GroupVersionResource{Group: "addon.open-cluster-management.io", Version: "v1alpha1", Resource: "managedclusteraddons"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindSecret, true, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true, mirror.ClusterByNamespaceIfCluster, []string{"type", "data"}, mirror.BackupLabel, mirror.Generated{}},
+		{failoverv1alpha1.KindConfigMap, true, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, true, mirror.ClusterByNamespaceIfCluster, []string{"data", "binaryData"}, mirror.BackupLabel, mirror.Generated{}},
+		{failoverv1alpha1.KindPolicy, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies"}, true, mirror.HubWide, []string{"spec"}, "",
 			mirror.Generated{Labels: []string{mirror.RootPolicyLabel}}},
-		{replv1alpha1.KindPlacementBinding, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "placementbindings"}, true, mirror.HubWide,
+		{failoverv1alpha1.KindPlacementBinding, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "placementbindings"}, true, mirror.HubWide,
 			[]string{"placementRef", "subjects", "bindingOverrides", "subFilter"}, "", mirror.Generated{}},
-		{replv1alpha1.KindPolicySet, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1beta1", Resource: "policysets"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
-		{replv1alpha1.KindManagedServiceAccount, true, schema.GroupVersionResource{Group: "authentication.open-cluster-management.io", Version: "v1beta1", Resource: "managedserviceaccounts"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
-		{replv1alpha1.KindClusterPermission, true, schema.GroupVersionResource{Group: "rbac.open-cluster-management.io", Version: "v1alpha1", Resource: "clusterpermissions"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindPolicySet, true, schema.GroupVersionResource{Group: "policy.open-cluster-management.io", Version: "v1beta1", Resource: "policysets"}, true, mirror.HubWide, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindManagedServiceAccount, true, schema.GroupVersionResource{Group: "authentication.open-cluster-management.io", Version: "v1beta1", Resource: "managedserviceaccounts"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
+		{failoverv1alpha1.KindClusterPermission, true, schema.GroupVersionResource{Group: "rbac.open-cluster-management.io", Version: "v1alpha1", Resource: "clusterpermissions"}, true, mirror.ClusterByNamespace, []string{"spec"}, "", mirror.Generated{}},
 		{name: "Pod"},
 		{name: "managedcluster"}, // names are case-sensitive
 		{name: ""},
@@ -336,18 +336,18 @@ func TestKindByName(t *testing.T) {
 }
 
 func TestResolveKinds(t *testing.T) {
-	widgets := replv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true,
-		Scope: replv1alpha1.ScopeClusterByNamespace, LabelSelector: "replicate", GeneratedLabels: []string{"example.com/owner"}}
-	spec := &replv1alpha1.ReplicationConfigSpec{
-		Kinds:       []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindManagedCluster},
-		CustomKinds: []replv1alpha1.CustomKind{widgets, {Version: "v1", Resource: "serviceaccounts", Namespaced: true, Scope: replv1alpha1.ScopeHubWide, Fields: []string{"secrets"}}},
+	widgets := failoverv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true,
+		Scope: failoverv1alpha1.ScopeClusterByNamespace, LabelSelector: "replicate", GeneratedLabels: []string{"example.com/owner"}}
+	spec := &failoverv1alpha1.ReplicationConfigSpec{
+		Kinds:       []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManifestWork, failoverv1alpha1.KindManagedCluster},
+		CustomKinds: []failoverv1alpha1.CustomKind{widgets, {Version: "v1", Resource: "serviceaccounts", Namespaced: true, Scope: failoverv1alpha1.ScopeHubWide, Fields: []string{"secrets"}}},
 	}
 	got, err := mirror.ResolveKinds(spec)
 	if err != nil {
 		t.Fatalf("ResolveKinds: %v", err)
 	}
-	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
-	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
+	mw, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
 	want := []mirror.Kind{mc, mw,
 		{Name: "widgets.example.com", GVR: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, Namespaced: true,
 			Scope: mirror.ClusterByNamespace, Fields: []string{"spec"}, LabelSelector: "replicate", Generated: mirror.Generated{Labels: []string{"example.com/owner"}}},
@@ -365,14 +365,14 @@ func TestResolveKinds(t *testing.T) {
 
 	// What the replicator reads or writes for itself is no custom kind.
 	for _, tc := range []struct {
-		ck   replv1alpha1.CustomKind
+		ck   failoverv1alpha1.CustomKind
 		want string
 	}{
-		{replv1alpha1.CustomKind{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies", Namespaced: true, Scope: replv1alpha1.ScopeHubWide}, "kind Policy"},
-		{replv1alpha1.CustomKind{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespaced: true, Scope: replv1alpha1.ScopeClusterByNamespace}, "managed-cluster-lease"},
-		{replv1alpha1.CustomKind{Version: "v1", Resource: "namespaces", Scope: replv1alpha1.ScopeClusterByName}, "fence's marks"},
-		{replv1alpha1.CustomKind{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies", Scope: replv1alpha1.ScopeHubWide}, "fence is each hub's own"},
-		{replv1alpha1.CustomKind{Group: replv1alpha1.GroupName, Version: "v1alpha1", Resource: "replicationconfigs", Namespaced: true, Scope: replv1alpha1.ScopeHubWide}, "own API group"},
+		{failoverv1alpha1.CustomKind{Group: "policy.open-cluster-management.io", Version: "v1", Resource: "policies", Namespaced: true, Scope: failoverv1alpha1.ScopeHubWide}, "kind Policy"},
+		{failoverv1alpha1.CustomKind{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespaced: true, Scope: failoverv1alpha1.ScopeClusterByNamespace}, "managed-cluster-lease"},
+		{failoverv1alpha1.CustomKind{Version: "v1", Resource: "namespaces", Scope: failoverv1alpha1.ScopeClusterByName}, "fence's marks"},
+		{failoverv1alpha1.CustomKind{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies", Scope: failoverv1alpha1.ScopeHubWide}, "fence is each hub's own"},
+		{failoverv1alpha1.CustomKind{Group: failoverv1alpha1.GroupName, Version: "v1alpha1", Resource: "replicationconfigs", Namespaced: true, Scope: failoverv1alpha1.ScopeHubWide}, "own API group"},
 	} {
 		bad := *spec
 		bad.CustomKinds = append(slices.Clone(spec.CustomKinds), tc.ck)
@@ -384,11 +384,11 @@ func TestResolveKinds(t *testing.T) {
 }
 
 func TestKindsOrder(t *testing.T) {
-	var names []replv1alpha1.ReplicatedKind
+	var names []failoverv1alpha1.ReplicatedKind
 	for _, k := range mirror.Kinds {
 		names = append(names, k.Name)
 	}
-	if diff := cmp.Diff(replv1alpha1.AllReplicatedKinds, names); diff != "" {
+	if diff := cmp.Diff(failoverv1alpha1.AllReplicatedKinds, names); diff != "" {
 		t.Errorf("Kinds is not in AllReplicatedKinds order (-want +got):\n%s", diff)
 	}
 }
@@ -398,31 +398,31 @@ func TestClusterOf(t *testing.T) {
 	mustNotCall := func(name string) bool { panic("isCluster called for a kind whose scope does not need it") }
 	tests := []struct {
 		name        string
-		kind        replv1alpha1.ReplicatedKind
+		kind        failoverv1alpha1.ReplicatedKind
 		namespace   string
 		objName     string
 		isCluster   func(string) bool
 		wantCluster string
 		wantOK      bool
 	}{
-		{"ManagedCluster is its own cluster", replv1alpha1.KindManagedCluster, "", "cluster1", mustNotCall, "cluster1", true},
-		{"ManagedCluster not known still by name", replv1alpha1.KindManagedCluster, "", "new-cluster", mustNotCall, "new-cluster", true},
-		{"ManagedClusterSet hub-wide", replv1alpha1.KindManagedClusterSet, "", "default", mustNotCall, "", false},
-		{"ManagedClusterSetBinding hub-wide even in a cluster namespace", replv1alpha1.KindManagedClusterSetBinding, "cluster1", "default", mustNotCall, "", false},
-		{"Placement hub-wide", replv1alpha1.KindPlacement, "apps", "all", mustNotCall, "", false},
-		{"ManifestWork by namespace", replv1alpha1.KindManifestWork, "cluster2", "app", mustNotCall, "cluster2", true},
-		{"ManifestWork without namespace", replv1alpha1.KindManifestWork, "", "app", mustNotCall, "", false},
-		{"ManagedClusterAddOn by namespace", replv1alpha1.KindManagedClusterAddOn, "cluster1", "work-manager", mustNotCall, "cluster1", true},
-		{"Secret in a cluster namespace", replv1alpha1.KindSecret, "cluster1", "creds", known, "cluster1", true},
-		{"Secret in another namespace", replv1alpha1.KindSecret, "open-cluster-management-backup", "creds", known, "", false},
-		{"Secret without namespace", replv1alpha1.KindSecret, "", "creds", mustNotCall, "", false},
-		{"ConfigMap in a cluster namespace", replv1alpha1.KindConfigMap, "cluster2", "cm", known, "cluster2", true},
-		{"ConfigMap in another namespace", replv1alpha1.KindConfigMap, "default", "cm", known, "", false},
-		{"ClusterManagementAddOn hub-wide", replv1alpha1.KindClusterManagementAddOn, "", "hello", mustNotCall, "", false},
-		{"AddOnTemplate hub-wide", replv1alpha1.KindAddOnTemplate, "", "hello-template", mustNotCall, "", false},
-		{"ManifestWorkReplicaSet hub-wide even in a cluster namespace", replv1alpha1.KindManifestWorkReplicaSet, "cluster1", "web", mustNotCall, "", false},
-		{"AddOnDeploymentConfig in a cluster namespace", replv1alpha1.KindAddOnDeploymentConfig, "cluster1", "proxy", known, "cluster1", true},
-		{"AddOnDeploymentConfig in another namespace", replv1alpha1.KindAddOnDeploymentConfig, "open-cluster-management", "proxy", known, "", false},
+		{"ManagedCluster is its own cluster", failoverv1alpha1.KindManagedCluster, "", "cluster1", mustNotCall, "cluster1", true},
+		{"ManagedCluster not known still by name", failoverv1alpha1.KindManagedCluster, "", "new-cluster", mustNotCall, "new-cluster", true},
+		{"ManagedClusterSet hub-wide", failoverv1alpha1.KindManagedClusterSet, "", "default", mustNotCall, "", false},
+		{"ManagedClusterSetBinding hub-wide even in a cluster namespace", failoverv1alpha1.KindManagedClusterSetBinding, "cluster1", "default", mustNotCall, "", false},
+		{"Placement hub-wide", failoverv1alpha1.KindPlacement, "apps", "all", mustNotCall, "", false},
+		{"ManifestWork by namespace", failoverv1alpha1.KindManifestWork, "cluster2", "app", mustNotCall, "cluster2", true},
+		{"ManifestWork without namespace", failoverv1alpha1.KindManifestWork, "", "app", mustNotCall, "", false},
+		{"ManagedClusterAddOn by namespace", failoverv1alpha1.KindManagedClusterAddOn, "cluster1", "work-manager", mustNotCall, "cluster1", true},
+		{"Secret in a cluster namespace", failoverv1alpha1.KindSecret, "cluster1", "creds", known, "cluster1", true},
+		{"Secret in another namespace", failoverv1alpha1.KindSecret, "open-cluster-management-backup", "creds", known, "", false},
+		{"Secret without namespace", failoverv1alpha1.KindSecret, "", "creds", mustNotCall, "", false},
+		{"ConfigMap in a cluster namespace", failoverv1alpha1.KindConfigMap, "cluster2", "cm", known, "cluster2", true},
+		{"ConfigMap in another namespace", failoverv1alpha1.KindConfigMap, "default", "cm", known, "", false},
+		{"ClusterManagementAddOn hub-wide", failoverv1alpha1.KindClusterManagementAddOn, "", "hello", mustNotCall, "", false},
+		{"AddOnTemplate hub-wide", failoverv1alpha1.KindAddOnTemplate, "", "hello-template", mustNotCall, "", false},
+		{"ManifestWorkReplicaSet hub-wide even in a cluster namespace", failoverv1alpha1.KindManifestWorkReplicaSet, "cluster1", "web", mustNotCall, "", false},
+		{"AddOnDeploymentConfig in a cluster namespace", failoverv1alpha1.KindAddOnDeploymentConfig, "cluster1", "proxy", known, "cluster1", true},
+		{"AddOnDeploymentConfig in another namespace", failoverv1alpha1.KindAddOnDeploymentConfig, "open-cluster-management", "proxy", known, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -442,19 +442,19 @@ func TestContentOf(t *testing.T) {
 	empty := mirror.Content{Fields: map[string]any{}, Labels: map[string]string{}, Annotations: map[string]string{}}
 	tests := []struct {
 		name string
-		kind replv1alpha1.ReplicatedKind
+		kind failoverv1alpha1.ReplicatedKind
 		obj  *unstructured.Unstructured
 		want mirror.Content
 	}{
 		{
 			name: "nil object: empty, non-nil maps",
-			kind: replv1alpha1.KindManagedCluster,
+			kind: failoverv1alpha1.KindManagedCluster,
 			obj:  nil,
 			want: empty,
 		},
 		{
 			name: "ManagedCluster: spec without hub-owned taints, user labels and annotations only",
-			kind: replv1alpha1.KindManagedCluster,
+			kind: failoverv1alpha1.KindManagedCluster,
 			obj:  mcSource(),
 			want: mirror.Content{
 				Fields: map[string]any{"spec": map[string]any{
@@ -476,7 +476,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "ManagedCluster: replicator's own labels and annotations are not content",
-			kind: replv1alpha1.KindManagedCluster,
+			kind: failoverv1alpha1.KindManagedCluster,
 			obj:  mcTarget(),
 			want: mirror.Content{
 				Fields: map[string]any{"spec": map[string]any{
@@ -492,7 +492,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "ManagedCluster: only hub-owned taints: taints dropped",
-			kind: replv1alpha1.KindManagedCluster,
+			kind: failoverv1alpha1.KindManagedCluster,
 			obj: mod(mcSource(), func(m map[string]any) {
 				spec(m)["taints"] = []any{
 					map[string]any{"key": taintUnavailable, "effect": "NoSelect"},
@@ -515,7 +515,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "ManagedCluster: empty taints list dropped",
-			kind: replv1alpha1.KindManagedCluster,
+			kind: failoverv1alpha1.KindManagedCluster,
 			obj: u(map[string]any{
 				"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
 				"metadata": map[string]any{"name": "c"},
@@ -525,7 +525,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "ManagedCluster: no spec",
-			kind: replv1alpha1.KindManagedCluster,
+			kind: failoverv1alpha1.KindManagedCluster,
 			obj: u(map[string]any{
 				"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
 				"metadata": map[string]any{"name": "c"},
@@ -535,7 +535,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "ManifestWork: spec whole (taint filtering is for ManagedCluster only), no status",
-			kind: replv1alpha1.KindManifestWork,
+			kind: failoverv1alpha1.KindManifestWork,
 			obj: mod(mwSource(), func(m map[string]any) {
 				spec(m)["taints"] = []any{map[string]any{"key": taintUnavailable}}
 			}),
@@ -551,7 +551,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "Secret: type and data",
-			kind: replv1alpha1.KindSecret,
+			kind: failoverv1alpha1.KindSecret,
 			obj:  secretSource(),
 			want: mirror.Content{
 				Fields:      map[string]any{"type": "Opaque", "data": map[string]any{"token": "dG9rZW4=", "ca.crt": "Y2E="}},
@@ -561,7 +561,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "ConfigMap: data and binaryData",
-			kind: replv1alpha1.KindConfigMap,
+			kind: failoverv1alpha1.KindConfigMap,
 			obj:  configMapSource(),
 			want: mirror.Content{
 				Fields:      map[string]any{"data": map[string]any{"mode": "active"}, "binaryData": map[string]any{"blob": "AAEC"}},
@@ -571,7 +571,7 @@ func TestContentOf(t *testing.T) {
 		},
 		{
 			name: "ConfigMap: null field omitted",
-			kind: replv1alpha1.KindConfigMap,
+			kind: failoverv1alpha1.KindConfigMap,
 			obj: mod(configMapSource(), func(m map[string]any) {
 				m["binaryData"] = nil
 			}),
@@ -597,13 +597,13 @@ func TestContentOf(t *testing.T) {
 
 func TestContentOfSharesNoMemory(t *testing.T) {
 	for _, tc := range []struct {
-		kind replv1alpha1.ReplicatedKind
+		kind failoverv1alpha1.ReplicatedKind
 		obj  func() *unstructured.Unstructured
 	}{
-		{replv1alpha1.KindManagedCluster, mcSource},
-		{replv1alpha1.KindManifestWork, mwSource},
-		{replv1alpha1.KindSecret, secretSource},
-		{replv1alpha1.KindConfigMap, configMapSource},
+		{failoverv1alpha1.KindManagedCluster, mcSource},
+		{failoverv1alpha1.KindManifestWork, mwSource},
+		{failoverv1alpha1.KindSecret, secretSource},
+		{failoverv1alpha1.KindConfigMap, configMapSource},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			obj := tc.obj()
@@ -695,7 +695,7 @@ func TestContentHash(t *testing.T) {
 			}
 		}
 		// ContentOf of the same object, built twice, hashes the same.
-		k := kind(t, replv1alpha1.KindManagedCluster)
+		k := kind(t, failoverv1alpha1.KindManagedCluster)
 		if a, b := mirror.ContentOf(k, mcSource()).Hash(), mirror.ContentOf(k, mcSource()).Hash(); a != b {
 			t.Errorf("ContentOf(mcSource).Hash() not stable: %q vs %q", a, b)
 		}
@@ -748,7 +748,7 @@ func TestContentHash(t *testing.T) {
 	})
 
 	t.Run("ManagedCluster hub-owned taints do not change the hash", func(t *testing.T) {
-		k := kind(t, replv1alpha1.KindManagedCluster)
+		k := kind(t, failoverv1alpha1.KindManagedCluster)
 		src := mcSource()
 		other := mod(src, func(m map[string]any) {
 			spec(m)["taints"] = append(spec(m)["taints"].([]any), map[string]any{"key": taintUnreachable, "effect": "NoSelect"})
@@ -777,9 +777,9 @@ func TestContentEqual(t *testing.T) {
 		{"field differs", mk(map[string]any{"spec": map[string]any{"a": int64(1)}}, map[string]string{}, map[string]string{}), mk(map[string]any{"spec": map[string]any{"a": int64(2)}}, map[string]string{}, map[string]string{}), false},
 		{"label differs", mk(map[string]any{}, map[string]string{"a": "1"}, map[string]string{}), mk(map[string]any{}, map[string]string{"a": "2"}, map[string]string{}), false},
 		{"annotation missing", mk(map[string]any{}, map[string]string{}, map[string]string{"a": "1"}), mk(map[string]any{}, map[string]string{}, map[string]string{}), false},
-		{"ContentOf same object twice", mirror.ContentOf(kind(t, replv1alpha1.KindManifestWork), mwSource()), mirror.ContentOf(kind(t, replv1alpha1.KindManifestWork), mwSource()), true},
-		{"ContentOf objects differing in status only", mirror.ContentOf(kind(t, replv1alpha1.KindManifestWork), mwSource()),
-			mirror.ContentOf(kind(t, replv1alpha1.KindManifestWork), mod(mwSource(), func(m map[string]any) { m["status"] = map[string]any{} })), true},
+		{"ContentOf same object twice", mirror.ContentOf(kind(t, failoverv1alpha1.KindManifestWork), mwSource()), mirror.ContentOf(kind(t, failoverv1alpha1.KindManifestWork), mwSource()), true},
+		{"ContentOf objects differing in status only", mirror.ContentOf(kind(t, failoverv1alpha1.KindManifestWork), mwSource()),
+			mirror.ContentOf(kind(t, failoverv1alpha1.KindManifestWork), mod(mwSource(), func(m map[string]any) { m["status"] = map[string]any{} })), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -800,7 +800,7 @@ func TestContentEqual(t *testing.T) {
 // Desired
 
 func TestDesiredManagedCluster(t *testing.T) {
-	k := kind(t, replv1alpha1.KindManagedCluster)
+	k := kind(t, failoverv1alpha1.KindManagedCluster)
 	srcHash := mirror.ContentOf(k, mcSource()).Hash()
 
 	// The mirrored spec: the source's, without the source hub's own (unavailable) taint.
@@ -981,7 +981,7 @@ func TestDesiredManagedCluster(t *testing.T) {
 }
 
 func TestDesiredManagedClusterTaints(t *testing.T) {
-	k := kind(t, replv1alpha1.KindManagedCluster)
+	k := kind(t, failoverv1alpha1.KindManagedCluster)
 	taint := func(key string) map[string]any { return map[string]any{"key": key, "effect": "NoSelect"} }
 	withTaints := func(o *unstructured.Unstructured, keys ...string) *unstructured.Unstructured {
 		return mod(o, func(m map[string]any) {
@@ -1027,7 +1027,7 @@ func TestDesiredManagedClusterTaints(t *testing.T) {
 }
 
 func TestDesiredManifestWork(t *testing.T) {
-	k := kind(t, replv1alpha1.KindManifestWork)
+	k := kind(t, failoverv1alpha1.KindManifestWork)
 	srcHash := mirror.ContentOf(k, mwSource()).Hash()
 	tgt := u(map[string]any{
 		"apiVersion": "work.open-cluster-management.io/v1",
@@ -1128,8 +1128,8 @@ func TestDesiredManifestWork(t *testing.T) {
 }
 
 func TestDesiredFieldRemoved(t *testing.T) {
-	secretK := kind(t, replv1alpha1.KindSecret)
-	cmK := kind(t, replv1alpha1.KindConfigMap)
+	secretK := kind(t, failoverv1alpha1.KindSecret)
+	cmK := kind(t, failoverv1alpha1.KindConfigMap)
 	secretCopy := written(mirror.Desired(secretK, secretSource(), nil, hubA, nil), "10")
 	cmCopy := written(mirror.Desired(cmK, configMapSource(), nil, hubA, nil), "20")
 
@@ -1211,10 +1211,10 @@ func TestDesiredFieldRemoved(t *testing.T) {
 }
 
 func TestDesiredDoesNotModifyInputs(t *testing.T) {
-	mc := kind(t, replv1alpha1.KindManagedCluster)
-	mw := kind(t, replv1alpha1.KindManifestWork)
-	sec := kind(t, replv1alpha1.KindSecret)
-	cm := kind(t, replv1alpha1.KindConfigMap)
+	mc := kind(t, failoverv1alpha1.KindManagedCluster)
+	mw := kind(t, failoverv1alpha1.KindManifestWork)
+	sec := kind(t, failoverv1alpha1.KindSecret)
+	cm := kind(t, failoverv1alpha1.KindConfigMap)
 	tests := []struct {
 		name     string
 		kind     mirror.Kind
@@ -1283,9 +1283,9 @@ func TestDesiredDoesNotModifyInputs(t *testing.T) {
 // Decide
 
 func TestDecide(t *testing.T) {
-	mc := kind(t, replv1alpha1.KindManagedCluster)
-	mw := kind(t, replv1alpha1.KindManifestWork)
-	sec := kind(t, replv1alpha1.KindSecret)
+	mc := kind(t, failoverv1alpha1.KindManagedCluster)
+	mw := kind(t, failoverv1alpha1.KindManifestWork)
+	sec := kind(t, failoverv1alpha1.KindSecret)
 
 	// A ManifestWork copy on hub-b as the replicator wrote it from hub-a's current object.
 	mwCopy := written(mirror.Desired(mw, mwSource(), nil, hubA, nil), "500")
@@ -2022,7 +2022,7 @@ func TestDecide(t *testing.T) {
 					t.Errorf("Decide on the copy without content = {%s, %q, %v}, on the whole copy {%s, %q, %v}",
 						got.Action, got.Conflict, got.Adopted, d.Action, d.Conflict, d.Adopted)
 				}
-				if d.Object != nil && tt.kind.Name != replv1alpha1.KindManagedCluster {
+				if d.Object != nil && tt.kind.Name != failoverv1alpha1.KindManagedCluster {
 					if diff := cmp.Diff(d.Object.Object, got.Object.Object); diff != "" {
 						t.Errorf("Object from the copy without content differs (-whole +trimmed):\n%s", diff)
 					}
@@ -2035,9 +2035,9 @@ func TestDecide(t *testing.T) {
 // TestDecideConverges checks that after the replicator writes Decide's Object, the next Decide has nothing
 // left to do (for every kind of write Decide asks for).
 func TestDecideConverges(t *testing.T) {
-	mc := kind(t, replv1alpha1.KindManagedCluster)
-	mw := kind(t, replv1alpha1.KindManifestWork)
-	cm := kind(t, replv1alpha1.KindConfigMap)
+	mc := kind(t, failoverv1alpha1.KindManagedCluster)
+	mw := kind(t, failoverv1alpha1.KindManifestWork)
+	cm := kind(t, failoverv1alpha1.KindConfigMap)
 	tests := []struct {
 		name     string
 		kind     mirror.Kind

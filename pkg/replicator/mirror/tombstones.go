@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // AnnotationDeletesSeen is, on a cluster's ManagedCluster on a hub, the tombstones of deletes the replicator saw
@@ -22,7 +22,7 @@ const AnnotationDeletesSeen = "failover.open-cluster-management.io/deletes-seen"
 
 // TombstoneKey returns the key of a tombstone of AnnotationDeletesSeen: "<Kind>/<name>" of the object deleted in
 // the cluster's namespace.
-func TombstoneKey(k replv1alpha1.ReplicatedKind, name string) string {
+func TombstoneKey(k failoverv1alpha1.ReplicatedKind, name string) string {
 	return string(k) + "/" + name
 }
 

@@ -7,14 +7,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 func TestTombstones(t *testing.T) {
 	tombstones := map[string]Deleted{
-		TombstoneKey(replv1alpha1.KindManifestWork, "work-2"):         {UID: "u2"},
-		TombstoneKey(replv1alpha1.KindManifestWork, "work-1"):         {UID: "u1", SourceUID: "s1"},
-		TombstoneKey(replv1alpha1.KindManagedClusterAddOn, "addon-1"): {UID: "u3", SourceUID: "s3"},
+		TombstoneKey(failoverv1alpha1.KindManifestWork, "work-2"):         {UID: "u2"},
+		TombstoneKey(failoverv1alpha1.KindManifestWork, "work-1"):         {UID: "u1", SourceUID: "s1"},
+		TombstoneKey(failoverv1alpha1.KindManagedClusterAddOn, "addon-1"): {UID: "u3", SourceUID: "s3"},
 	}
 	value := FormatTombstones(tombstones)
 	if want := "ManagedClusterAddOn/addon-1=u3/s3,ManifestWork/work-1=u1/s1,ManifestWork/work-2=u2/"; value != want {

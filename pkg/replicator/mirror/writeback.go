@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 )
 
 // DecideWriteBack returns what to write on the source hub for a write that the hub the cluster moved from made
@@ -43,7 +43,7 @@ import (
 //  5. Anything else: nothing (the source's own changes win, through Decide).
 func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time, deleted *Deleted) Decision {
 	none := Decision{Action: ActionNone}
-	if old == nil || (IsCopy(old) && !HoldsDelete(old)) || k.Name == replv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
+	if old == nil || (IsCopy(old) && !HoldsDelete(old)) || k.Name == failoverv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
 		return none
 	}
 	srcIsCopyOfOld := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -23,7 +23,7 @@ func oldOriginal() *unstructured.Unstructured {
 }
 
 func srcCopy(t *testing.T) *unstructured.Unstructured {
-	return copyOf(t, kind(t, replv1alpha1.KindManifestWork), oldOriginal())
+	return copyOf(t, kind(t, failoverv1alpha1.KindManifestWork), oldOriginal())
 }
 
 // copyOf is the copy the replicator writes on hub-b of hub-a's object o (its cache gives LastWrite).
@@ -54,7 +54,7 @@ func withStatusWrite(at string) func(m map[string]any) {
 }
 
 func TestDecideWriteBack(t *testing.T) {
-	k := kind(t, replv1alpha1.KindManifestWork)
+	k := kind(t, failoverv1alpha1.KindManifestWork)
 	deletedAt := func(ts string) func(m map[string]any) {
 		return func(m map[string]any) { meta(m)["deletionTimestamp"] = ts }
 	}
@@ -69,7 +69,7 @@ func TestDecideWriteBack(t *testing.T) {
 			"spec":     map[string]any{"installNamespace": "open-cluster-management-agent-addon"},
 		})
 	}
-	addonKind := kind(t, replv1alpha1.KindManagedClusterAddOn)
+	addonKind := kind(t, failoverv1alpha1.KindManagedClusterAddOn)
 	cases := []struct {
 		name     string
 		kind     mirror.Kind
@@ -107,8 +107,8 @@ func TestDecideWriteBack(t *testing.T) {
 		}), old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
 		{name: "deleted on the old hub, the copy is being deleted already", src: mod(srcCopy(t), deleting),
 			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
-		{name: "a backup ConfigMap being deleted: not written back (listed by label, no finalizer)", kind: kind(t, replv1alpha1.KindConfigMap),
-			src: copyOf(t, kind(t, replv1alpha1.KindConfigMap), configMapSource()),
+		{name: "a backup ConfigMap being deleted: not written back (listed by label, no finalizer)", kind: kind(t, failoverv1alpha1.KindConfigMap),
+			src: copyOf(t, kind(t, failoverv1alpha1.KindConfigMap), configMapSource()),
 			old: mod(configMapSource(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
 		{name: "deleted on the old hub, the source lacks it", src: nil,
 			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
@@ -156,7 +156,7 @@ func TestDecideWriteBack(t *testing.T) {
 		{name: "an add-on's ManifestWork is never written back", src: nil, old: mod(oldOriginal(), func(m map[string]any) {
 			setLabel(m, mirror.AddonNameLabel, "helloworld")
 		}), want: mirror.ActionNone},
-		{name: "a ManagedCluster is never written back", kind: kind(t, replv1alpha1.KindManagedCluster), src: nil, old: mcSource(), want: mirror.ActionNone},
+		{name: "a ManagedCluster is never written back", kind: kind(t, failoverv1alpha1.KindManagedCluster), src: nil, old: mcSource(), want: mirror.ActionNone},
 
 		{name: "edited on the old hub after the copy, copy untouched: update", src: srcCopy(t),
 			old: edited(oldOriginal(), "2024-05-01T09:59:00Z", "5", "2050"), want: mirror.ActionUpdate, wantReplicas: "5"},
@@ -250,19 +250,19 @@ func TestMovedFrom(t *testing.T) {
 		{"moved-from wins over cluster-hub", withAnnotations(map[string]any{mirror.AnnotationMovedFrom: hubA, mirror.AnnotationClusterHub: hubC}), hubA},
 		{"naming the source itself", withAnnotations(map[string]any{mirror.AnnotationClusterHub: hubB}), ""},
 		{"the agent's epoch names the hub it left (the replicator did not see the move)",
-			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA}), hubA},
+			withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA}), hubA},
 		{"the agent's epoch wins over the replicator's records",
-			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC, mirror.AnnotationClusterHub: hubC}), hubA},
+			withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC, mirror.AnnotationClusterHub: hubC}), hubA},
 		{"an epoch whose write-back is finished",
-			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}), ""},
+			withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}), ""},
 		{"an epoch whose write-back is finished, moved-from still set",
-			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4", mirror.AnnotationMovedFrom: hubC}), hubC},
+			withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4", mirror.AnnotationMovedFrom: hubC}), hubC},
 		{"a newer epoch than the one written back",
-			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=5,from=" + hubC, mirror.AnnotationWrittenBackEpoch: "4"}), hubC},
-		{"an epoch without from (a first join)", withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=1"}), ""},
+			withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=5,from=" + hubC, mirror.AnnotationWrittenBackEpoch: "4"}), hubC},
+		{"an epoch without from (a first join)", withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=1"}), ""},
 		{"an epoch naming a hub the replicator does not know hides no record of its own",
-			withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=bootstrap-hub-x", mirror.AnnotationMovedFrom: hubC}), hubC},
-		{"a malformed epoch is ignored", withAnnotations(map[string]any{replv1alpha1.AnnotationEpoch: "from=" + hubA}), ""},
+			withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=bootstrap-hub-x", mirror.AnnotationMovedFrom: hubC}), hubC},
+		{"a malformed epoch is ignored", withAnnotations(map[string]any{failoverv1alpha1.AnnotationEpoch: "from=" + hubA}), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,14 +281,14 @@ func TestMovedFrom(t *testing.T) {
 		{"moved-from", map[string]any{mirror.AnnotationMovedFrom: hubA}, hubA,
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
 		{"moved-from of another hub stays", map[string]any{mirror.AnnotationMovedFrom: hubC}, hubA, ""},
-		{"an epoch", map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA}, hubA,
+		{"an epoch", map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA}, hubA,
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/written-back-epoch":"4"}}}`},
 		{"an epoch and moved-from of another hub: only the epoch ends, moved-from is written back next",
-			map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC}, hubA,
+			map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC}, hubA,
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/written-back-epoch":"4"}}}`},
-		{"then moved-from ends", map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4",
+		{"then moved-from ends", map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4",
 			mirror.AnnotationMovedFrom: hubC}, hubC, `{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
-		{"a finished epoch", map[string]any{replv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}, hubA, ""},
+		{"a finished epoch", map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}, hubA, ""},
 	}
 	for _, tc := range donePatches {
 		if got := string(mirror.MovedFromDonePatch(withAnnotations(tc.annotations), tc.hub)); got != tc.want {
@@ -298,7 +298,7 @@ func TestMovedFrom(t *testing.T) {
 }
 
 func TestMarkAndReleasePatches(t *testing.T) {
-	mw := kind(t, replv1alpha1.KindManifestWork)
+	mw := kind(t, failoverv1alpha1.KindManifestWork)
 	original := mod(mwSource(), func(m map[string]any) { meta(m)["uid"] = "uid-1" })
 	workAgent := "cluster.open-cluster-management.io/manifest-work-cleanup"
 	withOurs := mod(original, func(m map[string]any) {
@@ -319,12 +319,12 @@ func TestMarkAndReleasePatches(t *testing.T) {
 		{"finalizer lost (e.g. removed by hand) on a marked original: added again", mw, mod(withOurs, func(m map[string]any) {
 			meta(m)["finalizers"] = []any{workAgent}
 		}), nil, `{"metadata":{"finalizers":["` + workAgent + `","` + mirror.FinalizerDeleteCopies + `"],"resourceVersion":"2001","uid":"uid-1"}}`},
-		{"a ManagedClusterAddOn gets the finalizer too", kind(t, replv1alpha1.KindManagedClusterAddOn), mod(original, func(m map[string]any) {
+		{"a ManagedClusterAddOn gets the finalizer too", kind(t, failoverv1alpha1.KindManagedClusterAddOn), mod(original, func(m map[string]any) {
 			m["kind"] = "ManagedClusterAddOn"
 			delete(meta(m), "finalizers")
 		}), []string{hubB},
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/has-copies":"hub-b"},"finalizers":["` + mirror.FinalizerDeleteCopies + `"],"resourceVersion":"2001","uid":"uid-1"}}`},
-		{"a ManagedCluster gets the mark only (cluster-scoped)", kind(t, replv1alpha1.KindManagedCluster), mod(mcSource(), func(m map[string]any) { meta(m)["uid"] = "uid-1" }), []string{hubB},
+		{"a ManagedCluster gets the mark only (cluster-scoped)", kind(t, failoverv1alpha1.KindManagedCluster), mod(mcSource(), func(m map[string]any) { meta(m)["uid"] = "uid-1" }), []string{hubB},
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/has-copies":"hub-b"},"uid":"uid-1"}}`},
 		{"being deleted: nothing", mw, mod(original, deleting), []string{hubB}, ""},
 		{"a copy on its cluster's source (after a failover) held by another hub: the finalizer only, no has-copies", mw,
@@ -368,18 +368,18 @@ func TestMarkAndReleasePatches(t *testing.T) {
 // TestDesiredKeepsTheTargetsEpochRecords: a ManagedCluster copy keeps the agent's epoch and the write-back record
 // its own hub carries (never the source's): a hub the cluster left still says which move it wrote back.
 func TestDesiredKeepsTheTargetsEpochRecords(t *testing.T) {
-	k := kind(t, replv1alpha1.KindManagedCluster)
+	k := kind(t, failoverv1alpha1.KindManagedCluster)
 	src := mod(mcSource(), func(m map[string]any) {
-		setAnnotation(m, replv1alpha1.AnnotationEpoch, "epoch=3,from="+hubB)
+		setAnnotation(m, failoverv1alpha1.AnnotationEpoch, "epoch=3,from="+hubB)
 		setAnnotation(m, mirror.AnnotationWrittenBackEpoch, "3")
 	})
 	tgt := mod(mcSource(), func(m map[string]any) {
-		setAnnotation(m, replv1alpha1.AnnotationEpoch, "epoch=2,from="+hubA)
+		setAnnotation(m, failoverv1alpha1.AnnotationEpoch, "epoch=2,from="+hubA)
 		setAnnotation(m, mirror.AnnotationWrittenBackEpoch, "2")
 	})
 	got := mirror.Desired(k, src, tgt, hubA, nil).GetAnnotations()
-	if got[replv1alpha1.AnnotationEpoch] != "epoch=2,from="+hubA || got[mirror.AnnotationWrittenBackEpoch] != "2" {
+	if got[failoverv1alpha1.AnnotationEpoch] != "epoch=2,from="+hubA || got[mirror.AnnotationWrittenBackEpoch] != "2" {
 		t.Errorf("copy's epoch %q and written-back-epoch %q, want the target's own: epoch=2,from=%s and 2",
-			got[replv1alpha1.AnnotationEpoch], got[mirror.AnnotationWrittenBackEpoch], hubA)
+			got[failoverv1alpha1.AnnotationEpoch], got[mirror.AnnotationWrittenBackEpoch], hubA)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -26,8 +26,8 @@ import (
 // work-1 on A (a higher generation) is copied as usual. A new work gets the replicator's finalizer on A before
 // its first copy exists anywhere: its delete is seen also while the replicator is down.
 func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	ctx := context.Background()
@@ -123,8 +123,8 @@ func equalSpec(a, b *unstructured.Unstructured) bool {
 // A's original lists B in has-copies, yet no delete of it on B was ever seen: A's original is not deleted, and the
 // copy is written again on B from it, so the spoke, now on B, keeps the workload.
 func TestControllerRewritesCopiesAStandbyLost(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 
@@ -159,8 +159,8 @@ func TestControllerRewritesCopiesAStandbyLost(t *testing.T) {
 // TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource: the cluster moved from hub A to hub B; B's copy of
 // work-1 is deleted there by a user. The delete, seen on B's watch, reaches A's original, and is not written back.
 func TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	ctx := context.Background()
@@ -194,18 +194,18 @@ func TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource(t *testing.T) 
 // (3, from hub-a): B is the source, and what a user made on A and B lacks is written back to B; the write-back is
 // then recorded done on B's ManagedCluster.
 func TestControllerFollowsTheAgentsEpochAfterARestart(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 
 	madeOnA := manifestWork(testCluster, "made-on-a", "cm-a", nil)
 	madeOnA.SetUID("uid-a")
 	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
-	mcA.SetAnnotations(map[string]string{replv1alpha1.AnnotationEpoch: "epoch=2"})
+	mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2"})
 	a := newTestHub(t, testHubA, handler, kinds, mcA, madeOnA)
 	mcB := managedCluster(testCluster, nil)
-	mcB.SetAnnotations(map[string]string{replv1alpha1.AnnotationEpoch: "epoch=3,from=" + testHubA})
+	mcB.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=3,from=" + testHubA})
 	b := newTestHub(t, testHubB, handler, kinds, mcB)
 	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
@@ -221,7 +221,7 @@ func TestControllerFollowsTheAgentsEpochAfterARestart(t *testing.T) {
 	if got := c.Sources(); !slices.Equal(got, [][2]string{{testCluster, testHubB}}) {
 		t.Errorf("sources = %v, want %s on %s (the agent's highest epoch)", got, testCluster, testHubB)
 	}
-	if mc := a.get(t, mcKind, "", testCluster); mc == nil || !mirror.IsCopy(mc) || mc.GetAnnotations()[replv1alpha1.AnnotationEpoch] != "epoch=2" {
+	if mc := a.get(t, mcKind, "", testCluster); mc == nil || !mirror.IsCopy(mc) || mc.GetAnnotations()[failoverv1alpha1.AnnotationEpoch] != "epoch=2" {
 		t.Errorf("hub-a's ManagedCluster = %v, want a copy of hub-b's that keeps the agent's epoch 2", mc)
 	}
 	if msgs := recorder.messages(ReasonWrittenBack); len(msgs) != 1 || !strings.Contains(msgs[0], "made-on-a") {

@@ -20,7 +20,7 @@ import (
 	metricstestutil "k8s.io/component-base/metrics/testutil"
 	"k8s.io/utils/clock"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -48,10 +48,10 @@ func testManagedClusterAddOn(cluster, name string) *unstructured.Unstructured {
 // strategy (that hub's add-on manager would delete the copy, and the replicator write it again), and that hub
 // counts as in step for it; once that hub's ClusterManagementAddOn turns Manual, the copy is written.
 func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mcaKind := testKind(t, failoverv1alpha1.KindManagedClusterAddOn)
 	// ClusterManagementAddOn is not a mirrored kind here: the hubs watch it because ManagedClusterAddOn is.
-	cmaKind := testKind(t, replv1alpha1.KindClusterManagementAddOn)
+	cmaKind := testKind(t, failoverv1alpha1.KindClusterManagementAddOn)
 	kinds := []mirror.Kind{mcKind, mcaKind}
 
 	handler := &proxyHandler{}
@@ -147,9 +147,9 @@ func TestControllerLeavesAddOnsInstalledByStrategyToTheHub(t *testing.T) {
 // by strategy changed: the add-on manager's status writes queue nothing. The controller runs no worker here,
 // so the queue shows what each event added.
 func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
-	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
-	cmaKind := testKind(t, replv1alpha1.KindClusterManagementAddOn)
-	kinds := []mirror.Kind{testKind(t, replv1alpha1.KindManagedCluster), mcaKind}
+	mcaKind := testKind(t, failoverv1alpha1.KindManagedClusterAddOn)
+	cmaKind := testKind(t, failoverv1alpha1.KindClusterManagementAddOn)
+	kinds := []mirror.Kind{testKind(t, failoverv1alpha1.KindManagedCluster), mcaKind}
 	a := newTestHub(t, testHubA, &proxyHandler{}, kinds)
 	b := newTestHub(t, testHubB, &proxyHandler{}, kinds, testClusterManagementAddOn("hello", mirror.AddOnInstallStrategyManual))
 	c, err := New(Options{Hubs: []*hubconn.Hub{a.hub, b.hub}, Kinds: kinds,
@@ -206,9 +206,9 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 // under its name (remade, another UID) is left alone. A removal refused with 409 is a lost race too
 // (patch-refused).
 func TestControllerDeletesAddOnCopiesWithoutTheirPreDeleteHook(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mcaKind := testKind(t, replv1alpha1.KindManagedClusterAddOn)
-	cmaKind := testKind(t, replv1alpha1.KindClusterManagementAddOn)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mcaKind := testKind(t, failoverv1alpha1.KindManagedClusterAddOn)
+	cmaKind := testKind(t, failoverv1alpha1.KindClusterManagementAddOn)
 	kinds := []mirror.Kind{mcKind, mcaKind}
 	const (
 		otherFinalizer = "example.com/keep"

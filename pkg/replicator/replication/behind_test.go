@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -20,8 +20,8 @@ import (
 // be written there (its apiserver refuses the create) makes hub-b behind on the source's ManagedCluster and not
 // caught up, until the write goes through; then it is in step again.
 func TestFailedWriteAfterCatchUpMakesTheHubBehind(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), manifestWork(testCluster, "work-1", "cm-1", nil))

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 )
@@ -31,7 +31,7 @@ func (c *Controller) admitDelete(hub string, key Key) error {
 				"hub", hub, "limit", s.Limit, "since", s.Since, "object", key.String(), "releaseToken", s.Token())
 			c.opts.Recorder.Warningf(ReasonDeletesHeld,
 				"hub %s: deleting %s would make more than %d deletes there within %s (spec.deleteBrake): every delete on hub %s waits until a person releases it with the annotation %s=%s on the ReplicationConfig",
-				hub, key, s.Limit, c.opts.DeleteBrake.Window, hub, replv1alpha1.AnnotationReleaseDeletes, s.Token())
+				hub, key, s.Limit, c.opts.DeleteBrake.Window, hub, failoverv1alpha1.AnnotationReleaseDeletes, s.Token())
 		}
 		if c.opts.BrakeEngaged != nil {
 			c.opts.BrakeEngaged()
@@ -77,7 +77,7 @@ type objectCount struct {
 }
 
 // ReleaseDeletes releases the engaged brakes whose release tokens are among tokens (the value of
-// replv1alpha1.AnnotationReleaseDeletes): each held delete is synced again and made once, uncounted, if its sync
+// failoverv1alpha1.AnnotationReleaseDeletes): each held delete is synced again and made once, uncounted, if its sync
 // still asks for it (brake.Brake.Release; a brake restored at the start opens its hub until it is caught up). It
 // returns the tokens that released a brake; tokens of no engaged brake are ignored.
 func (c *Controller) ReleaseDeletes(tokens []string) []string {

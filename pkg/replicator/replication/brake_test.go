@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -21,8 +21,8 @@ import (
 // work is still copied there (the brake holds deletes only). A token of no engaged brake releases nothing; the
 // brake's own token makes the held deletes, and hub B catches up.
 func TestControllerDeleteBrake(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	ctx := context.Background()
@@ -59,7 +59,7 @@ func TestControllerDeleteBrake(t *testing.T) {
 		t.Errorf("engaged brake %+v, want hub-b with limit 2", engaged)
 	}
 	msgs := recorder.messages(ReasonDeletesHeld)
-	if len(msgs) != 1 || !strings.Contains(msgs[0], replv1alpha1.AnnotationReleaseDeletes+"="+engaged.Token()) {
+	if len(msgs) != 1 || !strings.Contains(msgs[0], failoverv1alpha1.AnnotationReleaseDeletes+"="+engaged.Token()) {
 		t.Errorf("DeletesHeld events %q, want one naming the release annotation and token %s", msgs, engaged.Token())
 	}
 	if snap := c.Snapshot(); snap.CaughtUp[testHubB] || len(snap.Brakes) != 1 {
@@ -72,7 +72,7 @@ func TestControllerDeleteBrake(t *testing.T) {
 	}
 	eventually(t, "hub-b holds a copy of work-new", func() bool { return b.get(t, mwKind, testCluster, "work-new") != nil })
 
-	if released := c.ReleaseDeletes([]string{replv1alpha1.ReleaseToken(testHubB, engaged.Since.Add(-time.Second)), "hub-a@" + engaged.Since.Format(time.RFC3339)}); len(released) != 0 {
+	if released := c.ReleaseDeletes([]string{failoverv1alpha1.ReleaseToken(testHubB, engaged.Since.Add(-time.Second)), "hub-a@" + engaged.Since.Format(time.RFC3339)}); len(released) != 0 {
 		t.Fatalf("ReleaseDeletes with tokens of no engaged brake released %v", released)
 	}
 	quiesce(t, c, a, b)
@@ -98,8 +98,8 @@ func TestControllerDeleteBrake(t *testing.T) {
 // TestControllerBrakeEngagedAtStart: a brake engaged before the controller started (the ReplicationConfig's
 // status, after a restart) holds the first delete.
 func TestControllerBrakeEngagedAtStart(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), manifestWork(testCluster, "work-0", "cm-0", nil))
@@ -115,7 +115,7 @@ func TestControllerBrakeEngagedAtStart(t *testing.T) {
 	if b.get(t, mwKind, testCluster, "work-0") == nil {
 		t.Fatalf("hub-b's copy deleted although its brake was engaged at the start")
 	}
-	c.ReleaseDeletes([]string{replv1alpha1.ReleaseToken(testHubB, since)})
+	c.ReleaseDeletes([]string{failoverv1alpha1.ReleaseToken(testHubB, since)})
 	eventually(t, "the released delete is made", func() bool { return b.get(t, mwKind, testCluster, "work-0") == nil })
 }
 
@@ -125,7 +125,7 @@ func copiesLeft(t *testing.T, h *testHub, n int) []string {
 	var left []string
 	for i := range n {
 		name := fmt.Sprintf("work-%d", i)
-		if h.get(t, testKind(t, replv1alpha1.KindManifestWork), testCluster, name) != nil {
+		if h.get(t, testKind(t, failoverv1alpha1.KindManifestWork), testCluster, name) != nil {
 			left = append(left, name)
 		}
 	}

@@ -33,7 +33,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
@@ -71,11 +71,11 @@ const (
 	// ReasonClusterIdentityResolved: a name that stood for several spokes stands for one again, on every hub:
 	// it is replicated.
 	ReasonClusterIdentityResolved = "ClusterIdentityResolved"
-	// ReasonDeletesHeld (Warning): the replicator's deletes on a hub within replv1alpha1.DeleteBrakeWindow would
+	// ReasonDeletesHeld (Warning): the replicator's deletes on a hub within failoverv1alpha1.DeleteBrakeWindow would
 	// go beyond spec.deleteBrake: the hub's brake engaged and every delete there waits for a person (package
 	// brake). The message names the hub, the limit and the release token.
 	ReasonDeletesHeld = "DeletesHeld"
-	// ReasonDeletesReleased: a person released a hub's delete brake (replv1alpha1.AnnotationReleaseDeletes): the
+	// ReasonDeletesReleased: a person released a hub's delete brake (failoverv1alpha1.AnnotationReleaseDeletes): the
 	// deletes it held are made.
 	ReasonDeletesReleased = "DeletesReleased"
 	// ReasonWrittenBack: a create, edit or delete made on a cluster's previous source before the cluster moved,
@@ -85,7 +85,7 @@ const (
 
 // Key is a queue key: an object (Kind set) or a cluster's direction (Kind empty, Name the cluster).
 type Key struct {
-	Kind      replv1alpha1.ReplicatedKind
+	Kind      failoverv1alpha1.ReplicatedKind
 	Namespace string
 	Name      string
 }
@@ -142,7 +142,7 @@ type Options struct {
 type Controller struct {
 	opts   Options
 	byName map[string]*hubconn.Hub
-	kinds  map[replv1alpha1.ReplicatedKind]mirror.Kind
+	kinds  map[failoverv1alpha1.ReplicatedKind]mirror.Kind
 	queue  workqueue.TypedRateLimitingInterface[Key]
 	logger klog.Logger
 
@@ -164,7 +164,7 @@ type Controller struct {
 	// several spokes; written by checkIdentity alone.
 	identityConflicts map[string]string
 	copies            map[string]sets.Set[Key] // hub → keys of copies in step
-	objects           map[replv1alpha1.ReplicatedKind]sets.Set[Key]
+	objects           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]
 	firstSeen         map[Key]time.Time
 	dirty             map[string]sets.Set[Key] // hub → keys not yet synced since the hub became ready
 	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
@@ -227,7 +227,7 @@ func New(opts Options) (*Controller, error) {
 	c := &Controller{
 		opts:   opts,
 		byName: map[string]*hubconn.Hub{},
-		kinds:  map[replv1alpha1.ReplicatedKind]mirror.Kind{},
+		kinds:  map[failoverv1alpha1.ReplicatedKind]mirror.Kind{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[Key](50*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication", Clock: opts.Clock}),
@@ -241,7 +241,7 @@ func New(opts Options) (*Controller, error) {
 		conflicts:         map[string]map[Key]mirror.Conflict{},
 		identityConflicts: map[string]string{},
 		copies:            map[string]sets.Set[Key]{},
-		objects:           map[replv1alpha1.ReplicatedKind]sets.Set[Key]{},
+		objects:           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]{},
 		firstSeen:         map[Key]time.Time{},
 		dirty:             map[string]sets.Set[Key]{},
 		fenceMarks:        map[string]map[string]string{},
@@ -309,10 +309,10 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 
 // OnObject implements hubconn.Handler.
 func (c *Controller) OnObject(hub string, k mirror.Kind, namespace, name string) {
-	if k.Name == replv1alpha1.KindManagedCluster {
+	if k.Name == failoverv1alpha1.KindManagedCluster {
 		c.queue.Add(Key{Name: name})
 	}
-	if k.Name == replv1alpha1.KindClusterManagementAddOn {
+	if k.Name == failoverv1alpha1.KindClusterManagementAddOn {
 		c.onClusterManagementAddOn(hub, name)
 	}
 	if _, mirrored := c.kinds[k.Name]; !mirrored {
@@ -347,7 +347,7 @@ func (c *Controller) onClusterManagementAddOn(hub, name string) {
 		return
 	}
 	var keys []Key
-	for key := range c.objects[replv1alpha1.KindManagedClusterAddOn] {
+	for key := range c.objects[failoverv1alpha1.KindManagedClusterAddOn] {
 		if key.Name == name {
 			keys = append(keys, key)
 		}
@@ -413,9 +413,9 @@ func (c *Controller) clearDirty(key Key, hubs []string) {
 	}
 	// The cluster's last object waiting on a hub was compared: its source's ManagedCluster names the hub in
 	// step now.
-	if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok {
+	if _, ok := c.kinds[failoverv1alpha1.KindManagedCluster]; ok {
 		for _, cluster := range inStep {
-			c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+			c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
 		}
 	}
 }
@@ -424,7 +424,7 @@ func (c *Controller) clearDirty(key Key, hubs []string) {
 // that depends on which namespaces are cluster namespaces: then the namespace).
 func (c *Controller) keyCluster(key Key) string {
 	switch {
-	case key.Kind == replv1alpha1.KindManagedCluster || c.kinds[key.Kind].Scope == mirror.ClusterByName:
+	case key.Kind == failoverv1alpha1.KindManagedCluster || c.kinds[key.Kind].Scope == mirror.ClusterByName:
 		return key.Name
 	case key.Kind == "" || key.Kind == keyFencePolicy:
 		return ""
@@ -500,7 +500,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
 			// The source's ManagedCluster names this hub behind from now on.
-			c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+			c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
 		}
 	case hubconn.StateReady:
 		metrics.HubReachable.WithLabelValues(hub).Set(1)

@@ -22,7 +22,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/utils/clock"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -223,7 +223,7 @@ func (r *lockedRecorder) messages(reason string) []string {
 	return out
 }
 
-func testKind(t *testing.T, name replv1alpha1.ReplicatedKind) mirror.Kind {
+func testKind(t *testing.T, name failoverv1alpha1.ReplicatedKind) mirror.Kind {
 	t.Helper()
 	k, ok := mirror.KindByName(name)
 	if !ok {
@@ -407,8 +407,8 @@ func startController(t *testing.T, handler *proxyHandler, opts Options, a, b *te
 // The test
 
 func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 
 	// hub-a holds the cluster's original ManagedCluster (no lease anywhere: rule 4 makes hub-a the source), a
@@ -475,7 +475,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 		}
 	}
 	snap := c.Snapshot()
-	if snap.Conflicts[testHubB] != 1 || snap.KindConflicts[replv1alpha1.KindManifestWork] != 1 {
+	if snap.Conflicts[testHubB] != 1 || snap.KindConflicts[failoverv1alpha1.KindManifestWork] != 1 {
 		t.Errorf("Snapshot conflicts = %v by hub, %v by kind; want 1 on hub-b, 1 ManifestWork", snap.Conflicts, snap.KindConflicts)
 	}
 	if snap.Conflicts[testHubA] != 0 {
@@ -487,7 +487,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	if snap.Clusters != 1 || snap.SourceClusters[testHubA] != 1 {
 		t.Errorf("Snapshot clusters = %d, by source %v; want 1 on hub-a", snap.Clusters, snap.SourceClusters)
 	}
-	if snap.KindObjects[replv1alpha1.KindManifestWork] != 2 || snap.KindObjects[replv1alpha1.KindManagedCluster] != 1 {
+	if snap.KindObjects[failoverv1alpha1.KindManifestWork] != 2 || snap.KindObjects[failoverv1alpha1.KindManagedCluster] != 1 {
 		t.Errorf("Snapshot objects by kind = %v, want 2 ManifestWorks, 1 ManagedCluster", snap.KindObjects)
 	}
 	if !snap.CaughtUp[testHubA] || !snap.CaughtUp[testHubB] {
@@ -613,7 +613,7 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 		t.Errorf("foreign object on hub-b changed:\n%s", cmp.Diff(foreign.Object, got.Object))
 	}
 	snap = c.Snapshot()
-	if snap.Copies[testHubB] != 1 || snap.Conflicts[testHubB] != 1 || snap.KindObjects[replv1alpha1.KindManifestWork] != 1 {
+	if snap.Copies[testHubB] != 1 || snap.Conflicts[testHubB] != 1 || snap.KindObjects[failoverv1alpha1.KindManifestWork] != 1 {
 		t.Errorf("after the delete: copies %v, conflicts %v, objects %v; want 1 copy (the ManagedCluster) and 1 conflict on hub-b, 1 ManifestWork",
 			snap.Copies, snap.Conflicts, snap.KindObjects)
 	}
@@ -639,8 +639,8 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 // ManagedCluster, whose own event triggers the change), and its source reports hub-b in step; de-selected again,
 // hub-b is reported behind.
 func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds,
@@ -686,7 +686,7 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 		return mc.GetAnnotations()[mirror.AnnotationHubsReported]
 	}
 	first := report()
-	if r, err := replv1alpha1.ParseHubsReport(first); err != nil || r.Writer != "fleet" || r.Every != time.Second {
+	if r, err := failoverv1alpha1.ParseHubsReport(first); err != nil || r.Writer != "fleet" || r.Every != time.Second {
 		t.Fatalf("hub-a's report %q (%v), want writer fleet every 1s", first, err)
 	}
 	// Nothing changes, yet the report is written again within its interval: a running replicator confirms it.
@@ -719,7 +719,7 @@ func TestControllerReplicatesAClusterOnceSelected(t *testing.T) {
 // from the state it had before it left. A Ready that arrives once the hub has left that state again (hubconn
 // calls OnState outside its lock) does not count.
 func TestHubNotListedUntilOnStateReady(t *testing.T) {
-	kinds := []mirror.Kind{testKind(t, replv1alpha1.KindManagedCluster)}
+	kinds := []mirror.Kind{testKind(t, failoverv1alpha1.KindManagedCluster)}
 	handler := &proxyHandler{}
 	a := newTestHub(t, "hub-a", handler, kinds)
 	b := newTestHub(t, "hub-b", handler, kinds)

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
@@ -106,7 +106,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 	// Its report is not confirmed any more (see reportUnreplicated).
 	c.reports.forget(cluster)
 	var errs []error
-	k, reportSteps := c.kinds[replv1alpha1.KindManagedCluster]
+	k, reportSteps := c.kinds[failoverv1alpha1.KindManagedCluster]
 	for _, h := range c.opts.Hubs {
 		if !h.Ready() {
 			continue
@@ -119,7 +119,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 		if !reportSteps {
 			continue
 		}
-		mc, _ := h.Peek(replv1alpha1.KindManagedCluster, "", cluster)
+		mc, _ := h.Peek(failoverv1alpha1.KindManagedCluster, "", cluster)
 		if mc == nil || mc.GetDeletionTimestamp() != nil {
 			continue
 		}
@@ -142,7 +142,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 // hubs (its name stands for several spokes, or the cluster selector no longer selects it), so none of them is in
 // step. A ManagedCluster without that report is left untouched.
 func (c *Controller) reportAllBehind(ctx context.Context, h *hubconn.Hub, cluster string, mc *unstructured.Unstructured) error {
-	k, ok := c.kinds[replv1alpha1.KindManagedCluster]
+	k, ok := c.kinds[failoverv1alpha1.KindManagedCluster]
 	if !ok || mc == nil || mc.GetDeletionTimestamp() != nil {
 		return nil
 	}
@@ -170,7 +170,7 @@ func (c *Controller) reportUnreplicated(ctx context.Context, cluster string) err
 		if !h.Ready() {
 			continue
 		}
-		mc, _ := h.Peek(replv1alpha1.KindManagedCluster, "", cluster)
+		mc, _ := h.Peek(failoverv1alpha1.KindManagedCluster, "", cluster)
 		if err := c.reportAllBehind(ctx, h, cluster, mc); err != nil {
 			errs = append(errs, err)
 		}
@@ -209,9 +209,9 @@ func (c *Controller) unmarkNamespace(ctx context.Context, hub, cluster string) e
 // liveIdentity decides cluster's identity from its ManagedCluster as every hub returns it now (a GET each, not
 // the caches). An error is a hub's read failing.
 func (c *Controller) liveIdentity(ctx context.Context, cluster string) (direction.Identity, error) {
-	k := c.kinds[replv1alpha1.KindManagedCluster]
+	k := c.kinds[failoverv1alpha1.KindManagedCluster]
 	if k.Name == "" {
-		k, _ = mirror.KindByName(replv1alpha1.KindManagedCluster)
+		k, _ = mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	}
 	views := make([]direction.HubView, 0, len(c.opts.Hubs))
 	for _, h := range c.opts.Hubs {

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -36,8 +36,8 @@ func claimedCluster(name, id string) *unstructured.Unstructured {
 // is deleted the name stands for one spoke again: it is replicated, its copy recording the spoke's identity.
 func TestControllerLeavesANameOfTwoSpokesAlone(t *testing.T) {
 	const cluster = "local-cluster"
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds,

@@ -3,7 +3,7 @@ package replication
 import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -32,7 +32,7 @@ func (c *Controller) knownClusters() []string {
 	}
 	c.mu.Unlock()
 	for _, h := range c.opts.Hubs {
-		for _, mc := range h.List(replv1alpha1.KindManagedCluster, "") {
+		for _, mc := range h.List(failoverv1alpha1.KindManagedCluster, "") {
 			names.Insert(mc.Name)
 		}
 	}
@@ -57,7 +57,7 @@ func (c *Controller) allKeys() []Key {
 func (c *Controller) clusterKeys(cluster string) []Key {
 	keys := sets.New[Key]()
 	for name, k := range c.kinds {
-		if name == replv1alpha1.KindManagedCluster || k.Scope == mirror.ClusterByName {
+		if name == failoverv1alpha1.KindManagedCluster || k.Scope == mirror.ClusterByName {
 			keys.Insert(Key{Kind: name, Name: cluster})
 		}
 	}

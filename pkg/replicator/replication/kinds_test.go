@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -27,11 +27,11 @@ func testObject(apiVersion, kind, namespace, name string) *unstructured.Unstruct
 // cluster, is not, and does not keep the standby from being caught up. A copy an earlier version made of what
 // is a generated object now (a ClusterPermission's ManifestWork) is deleted from the standby.
 func TestControllerCustomKindsAndStaleCopiesOfGeneratedObjects(t *testing.T) {
-	widgets := mirror.CustomKindOf(replv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets",
-		Namespaced: true, Scope: replv1alpha1.ScopeClusterByNamespace})
-	clusterWidgets := mirror.CustomKindOf(replv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "clusterwidgets",
-		Scope: replv1alpha1.ScopeClusterByName})
-	mcKind, mwKind := testKind(t, replv1alpha1.KindManagedCluster), testKind(t, replv1alpha1.KindManifestWork)
+	widgets := mirror.CustomKindOf(failoverv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "widgets",
+		Namespaced: true, Scope: failoverv1alpha1.ScopeClusterByNamespace})
+	clusterWidgets := mirror.CustomKindOf(failoverv1alpha1.CustomKind{Group: "example.com", Version: "v1", Resource: "clusterwidgets",
+		Scope: failoverv1alpha1.ScopeClusterByName})
+	mcKind, mwKind := testKind(t, failoverv1alpha1.KindManagedCluster), testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind, widgets, clusterWidgets}
 
 	controller := true

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -25,7 +25,7 @@ func (c *Controller) publishSteps(ctx context.Context, cluster string, source *h
 		}
 		steps = append(steps, mirror.HubStep{Hub: h.Name(), Ready: h.Ready(), Pending: c.pendingFor(h.Name(), cluster)})
 	}
-	k := c.kinds[replv1alpha1.KindManagedCluster]
+	k := c.kinds[failoverv1alpha1.KindManagedCluster]
 	key := Key{Kind: k.Name, Name: cluster}
 	now := c.opts.Clock.Now()
 	last, due, next := c.reports.due(cluster, now, c.opts.ReportInterval)
@@ -49,7 +49,7 @@ func (c *Controller) publishSteps(ctx context.Context, cluster string, source *h
 
 // hubsReport is the value of mirror.AnnotationHubsReported written at now.
 func (c *Controller) hubsReport(now time.Time) string {
-	return replv1alpha1.HubsReport{Writer: c.opts.ReportWriter, Time: now, Every: c.opts.ReportInterval}.String()
+	return failoverv1alpha1.HubsReport{Writer: c.opts.ReportWriter, Time: now, Every: c.opts.ReportInterval}.String()
 }
 
 // reportTimes is when this controller last wrote a new time in each cluster's in-step report, on its own clock:

@@ -3,7 +3,7 @@ package replication
 import (
 	"sort"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 )
 
@@ -18,7 +18,7 @@ type Snapshot struct {
 	// CaughtUp is true for hubs that have no out-of-step object left since they became ready.
 	CaughtUp map[string]bool
 	// KindObjects and KindConflicts count source objects and conflicts by kind.
-	KindObjects, KindConflicts map[replv1alpha1.ReplicatedKind]int
+	KindObjects, KindConflicts map[failoverv1alpha1.ReplicatedKind]int
 	// IdentityConflicts are the cluster names that stand for more than one spoke (none of them is replicated),
 	// sorted.
 	IdentityConflicts []string
@@ -32,8 +32,8 @@ func (c *Controller) Snapshot() Snapshot {
 	defer c.mu.Unlock()
 	s := Snapshot{
 		SourceClusters: map[string]int{}, Copies: map[string]int{}, Conflicts: map[string]int{},
-		CaughtUp: map[string]bool{}, KindObjects: map[replv1alpha1.ReplicatedKind]int{},
-		KindConflicts: map[replv1alpha1.ReplicatedKind]int{},
+		CaughtUp: map[string]bool{}, KindObjects: map[failoverv1alpha1.ReplicatedKind]int{},
+		KindConflicts: map[failoverv1alpha1.ReplicatedKind]int{},
 	}
 	for cluster, src := range c.sources {
 		if src.Hub != "" && c.selected[cluster] {

@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
@@ -105,7 +105,7 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 	selected := c.selectedOn(c.byName[next.Hub], cluster)
 	var movedFrom string
 	if next.Hub != prev.Hub {
-		mc, _ := c.byName[next.Hub].Peek(replv1alpha1.KindManagedCluster, "", cluster)
+		mc, _ := c.byName[next.Hub].Peek(failoverv1alpha1.KindManagedCluster, "", cluster)
 		movedFrom = mirror.MovedFrom(mc, next.Hub, c.configured)
 	}
 	c.mu.Lock()
@@ -272,7 +272,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	seen, hasSeen := c.firstSeen[key]
 	c.mu.Unlock()
 
-	if k.Name == replv1alpha1.KindManagedCluster && src != nil {
+	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil {
 		c.mu.Lock()
 		c.movedFrom[key.Name] = mirror.MovedFrom(src, source.Name(), c.configured)
 		c.mu.Unlock()
@@ -361,7 +361,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}
 		compared = append(compared, target.Name())
 	}
-	if k.Name == replv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
+	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
 		c.mu.Lock()
 		dir := c.sources[key.Name]
 		c.mu.Unlock()
@@ -388,7 +388,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	c.clearDirty(key, compared)
 	// After clearDirty: this key itself no longer counts as waiting on the hubs it was compared on.
-	if k.Name == replv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
+	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
 		if err := c.publishSteps(ctx, key.Name, source, src); err != nil {
 			errs = append(errs, err)
 		}
@@ -416,7 +416,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured,
 	checked func(*hubconn.Hub) bool) (wrote bool, failedHub string, err error) {
 	cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
-	if !ok || k.Name == replv1alpha1.KindManagedCluster {
+	if !ok || k.Name == failoverv1alpha1.KindManagedCluster {
 		return false, "", nil
 	}
 	c.mu.Lock()
@@ -502,7 +502,7 @@ func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, 
 			continue
 		}
 		patch := mirror.ReleasePatch(obj)
-		if source != nil && perCluster && k.Name != replv1alpha1.KindManagedCluster {
+		if source != nil && perCluster && k.Name != failoverv1alpha1.KindManagedCluster {
 			if withHubs := mirror.CopyFinalizersPatch(k, obj); withHubs != nil {
 				if left, after := c.agentLeft(h, cluster); left {
 					patch = withHubs
@@ -578,7 +578,7 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) boo
 // else, a copy included: a copy there would be deleted and written again in a loop. The replicator writes no
 // copy there, deletes only its own earlier copy (dropCopy), and waits for none before it releases a delete.
 func mirroredTo(k mirror.Kind, key Key, source, target *hubconn.Hub) bool {
-	if k.Name != replv1alpha1.KindManagedClusterAddOn {
+	if k.Name != failoverv1alpha1.KindManagedClusterAddOn {
 		return true
 	}
 	if installs, known := target.AddOnInstall(key.Name); known {
@@ -684,7 +684,7 @@ func (c *Controller) finishWriteBack(ctx context.Context, cluster string, source
 			return nil
 		}
 	}
-	k := c.kinds[replv1alpha1.KindManagedCluster]
+	k := c.kinds[failoverv1alpha1.KindManagedCluster]
 	return c.patchSourceOnce(ctx, source, k, Key{Kind: k.Name, Name: cluster}, src, mirror.MovedFromDonePatch(src, prev), "ending the write-back from the hub the cluster moved from")
 }
 
@@ -839,7 +839,7 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 func (c *Controller) notReplicated(ctx context.Context, k mirror.Kind, key Key) error {
 	c.forget(key)
 	err := c.releaseOthers(ctx, k, key, nil, "")
-	if k.Name == replv1alpha1.KindManagedCluster {
+	if k.Name == failoverv1alpha1.KindManagedCluster {
 		err = errors.Join(err, c.reportUnreplicated(ctx, key.Name))
 	}
 	return err
@@ -903,14 +903,14 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key, identity direction.Identit
 	mc, ok := source.Cluster(cluster)
 	if !ok {
 		// The cluster is gone from its source: only the ManagedCluster itself (its delete) is mirrored.
-		if k.Name != replv1alpha1.KindManagedCluster {
+		if k.Name != failoverv1alpha1.KindManagedCluster {
 			return nil, nil, sourceWait
 		}
 	} else if !c.opts.ClusterSelector.Matches(labels.Set(mc.Labels)) {
 		return nil, nil, sourceNone
 	}
 	var extra map[string]string
-	if k.Name == replv1alpha1.KindManagedCluster {
+	if k.Name == failoverv1alpha1.KindManagedCluster {
 		extra = map[string]string{
 			mirror.AnnotationClusterHub:      src.Hub,
 			mirror.AnnotationClusterHubSince: src.Since.UTC().Format(time.RFC3339),
@@ -1018,7 +1018,7 @@ func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, 
 		return nil
 	}
 	// The record and the resourceVersion the patch is conditioned on come from one read.
-	mc, _ := source.Peek(replv1alpha1.KindManagedCluster, "", key.Namespace)
+	mc, _ := source.Peek(failoverv1alpha1.KindManagedCluster, "", key.Namespace)
 	if mc == nil {
 		return nil
 	}
@@ -1048,14 +1048,14 @@ func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, 
 	if patch == nil {
 		return nil
 	}
-	mcKind, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	mcKind, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	_, err := source.Client().Resource(mcKind.GVR).Patch(ctx, key.Namespace, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 	if apierrors.IsConflict(err) {
 		return fmt.Errorf("%s: the ManagedCluster on hub %s changed before the tombstone was recorded, trying again: %w", key, source.Name(), err)
 	}
 	source.ReportError(err)
 	if err != nil {
-		metrics.WriteErrors.WithLabelValues(string(replv1alpha1.KindManagedCluster), source.Name()).Inc()
+		metrics.WriteErrors.WithLabelValues(string(failoverv1alpha1.KindManagedCluster), source.Name()).Inc()
 		return fmt.Errorf("%s: recording on hub %s the tombstone of the delete seen there: %w", key, source.Name(), err)
 	}
 	c.logger.V(2).Info("Tombstone of a delete seen on the source", "object", key.String(), "hub", source.Name(), "recorded", want)

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -21,8 +21,8 @@ import (
 // agent), B must not count as holding a copy of the new work-1 meanwhile (not in has-copies, reported behind), and
 // the new work-1 is then copied to B like any new object.
 func TestControllerReplacesACopyLeftTerminatingOnAHubTheClusterLeft(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	remade := manifestWork(testCluster, "work-1", "cm-1-v2", nil)
@@ -97,8 +97,8 @@ func TestControllerReplacesACopyLeftTerminatingOnAHubTheClusterLeft(t *testing.T
 // without both finalizers: the work agent, connected to B now, would never remove its own there, and A's object
 // would stay Terminating for good.
 func TestControllerReleasesADeleteHeldOnAHubTheClusterLeft(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 
@@ -132,8 +132,8 @@ func TestControllerReleasesADeleteHeldOnAHubTheClusterLeft(t *testing.T) {
 // to A and cleaning up the spoke, so only the replicator's hold goes, and the work agent's finalizer stays until
 // that renewal is two lease durations old.
 func TestControllerKeepsTheWorkAgentsFinalizerWhileItsAgentRenews(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -22,8 +22,8 @@ import (
 // refuses deletes): the replicator records the delete on B's ManagedCluster, where it happened
 // (AnnotationDeletesSeen), so that a restart does not lose it; once A's original is deleted, the record goes.
 func TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	ctx := context.Background()
@@ -75,8 +75,8 @@ func TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub(t *testing.T) 
 // the replicator saw before it was restarted). A's original is then the object of a seen delete, not one B lost:
 // it is deleted, and nothing is written back to B.
 func TestControllerHonoursATombstoneAfterARestart(t *testing.T) {
-	mcKind := testKind(t, replv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, replv1alpha1.KindManifestWork)
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -270,9 +270,9 @@ func (c *Controller) markBehind(key Key, hub string) {
 		}
 	}
 	c.mu.Unlock()
-	if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok && added && cluster != "" {
+	if _, ok := c.kinds[failoverv1alpha1.KindManagedCluster]; ok && added && cluster != "" {
 		// The source's ManagedCluster names hub behind from now on.
-		c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+		c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
 	}
 }
 
@@ -293,9 +293,9 @@ func (c *Controller) markCaughtUp(hub string) {
 	if !already {
 		c.opts.Recorder.Eventf(ReasonHubCaughtUp, "hub %s is caught up", hub)
 		// Every source's ManagedCluster names this hub in step from now on.
-		if _, ok := c.kinds[replv1alpha1.KindManagedCluster]; ok {
+		if _, ok := c.kinds[failoverv1alpha1.KindManagedCluster]; ok {
 			for _, cluster := range c.knownClusters() {
-				c.queue.Add(Key{Kind: replv1alpha1.KindManagedCluster, Name: cluster})
+				c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
 			}
 		}
 	}

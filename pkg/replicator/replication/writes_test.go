@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -19,7 +19,7 @@ import (
 // before, each sent its own and all but one were refused (409), about 4 % of a standby's writes in the
 // 3,500-cluster benchmark, and fence marks that lost the race failed until the next sync.
 func TestConcurrentCopiesOfANewClusterCreateItsNamespaceOnce(t *testing.T) {
-	kinds := []mirror.Kind{testKind(t, replv1alpha1.KindManagedCluster), testKind(t, replv1alpha1.KindManifestWork)}
+	kinds := []mirror.Kind{testKind(t, failoverv1alpha1.KindManagedCluster), testKind(t, failoverv1alpha1.KindManifestWork)}
 	mwKind := kinds[1]
 	handler := &proxyHandler{}
 	a := newTestHub(t, testHubA, handler, kinds)

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/typed/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
@@ -61,8 +61,8 @@ type Hub struct {
 // Build returns the status of rc for the given hubs (in spec order) and controller snapshot, keeping rc's
 // condition transition times when a condition's status does not change. configErr, when not empty, says why
 // the spec is invalid: the status then reports that and no hub is replicated.
-func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snapshot, configErr string, now time.Time) replv1alpha1.ReplicationConfigStatus {
-	out := replv1alpha1.ReplicationConfigStatus{
+func Build(rc *failoverv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snapshot, configErr string, now time.Time) failoverv1alpha1.ReplicationConfigStatus {
+	out := failoverv1alpha1.ReplicationConfigStatus{
 		ObservedGeneration: rc.Generation,
 		Conditions:         append([]metav1.Condition(nil), rc.Status.Conditions...),
 		Clusters:           int32(snap.Clusters),
@@ -70,7 +70,7 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 	var notReady []string
 	ready, invalidHubs := 0, 0
 	for _, h := range hubs {
-		hs := replv1alpha1.ReplicationHubStatus{
+		hs := failoverv1alpha1.ReplicationHubStatus{
 			Name:           h.Name,
 			Server:         h.Server,
 			SourceClusters: int32(snap.SourceClusters[h.Name]),
@@ -107,7 +107,7 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		}
 		for _, b := range snap.Brakes {
 			if b.Hub == h.Name {
-				hs.DeleteBrake = &replv1alpha1.DeleteBrakeStatus{
+				hs.DeleteBrake = &failoverv1alpha1.DeleteBrakeStatus{
 					Since: metav1.NewTime(b.Since), Limit: int32(b.Limit), DeletesHeld: int32(b.Held), ReleaseToken: b.Token(),
 				}
 			}
@@ -121,15 +121,15 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		out.Hubs = append(out.Hubs, hs)
 	}
 	for _, kind := range rc.Spec.KindNames() {
-		out.Kinds = append(out.Kinds, replv1alpha1.ReplicatedKindStatus{
+		out.Kinds = append(out.Kinds, failoverv1alpha1.ReplicatedKindStatus{
 			Kind:      string(kind),
 			Objects:   int32(snap.KindObjects[kind]),
 			Conflicts: int32(snap.KindConflicts[kind]),
 		})
 	}
 
-	available := metav1.Condition{Type: replv1alpha1.ReplicationConditionAvailable, ObservedGeneration: rc.Generation}
-	degraded := metav1.Condition{Type: replv1alpha1.ReplicationConditionDegraded, ObservedGeneration: rc.Generation}
+	available := metav1.Condition{Type: failoverv1alpha1.ReplicationConditionAvailable, ObservedGeneration: rc.Generation}
+	degraded := metav1.Condition{Type: failoverv1alpha1.ReplicationConditionDegraded, ObservedGeneration: rc.Generation}
 	switch {
 	case configErr != "":
 		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonInvalidConfiguration, text.Truncate(configErr, maxMessageLength)
@@ -138,7 +138,7 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		// An engaged delete brake stays recorded: the replicator reads it back when the spec is valid again.
 		for _, prev := range rc.Status.Hubs {
 			if prev.DeleteBrake != nil {
-				out.Hubs = append(out.Hubs, replv1alpha1.ReplicationHubStatus{Name: prev.Name, DeleteBrake: prev.DeleteBrake})
+				out.Hubs = append(out.Hubs, failoverv1alpha1.ReplicationHubStatus{Name: prev.Name, DeleteBrake: prev.DeleteBrake})
 			}
 		}
 	case ready < 2:
@@ -172,7 +172,7 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 		available.Status, available.Reason, available.Message = metav1.ConditionTrue, ReasonReplicating, msg
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionFalse, ReasonReplicating, msg
 	}
-	held := metav1.Condition{Type: replv1alpha1.ReplicationConditionDeletesHeld, ObservedGeneration: rc.Generation,
+	held := metav1.Condition{Type: failoverv1alpha1.ReplicationConditionDeletesHeld, ObservedGeneration: rc.Generation,
 		Status: metav1.ConditionFalse, Reason: ReasonNoDeletesHeld, Message: "no delete brake is engaged"}
 	if configErr == "" && len(snap.Brakes) > 0 {
 		msg := deletesHeldMessage(rc, snap)
@@ -189,19 +189,19 @@ func Build(rc *replv1alpha1.ReplicationConfig, hubs []Hub, snap replication.Snap
 
 // deletesHeldMessage names each engaged brake of snap (hub, deletes held, limit, token) and the command that
 // releases them all.
-func deletesHeldMessage(rc *replv1alpha1.ReplicationConfig, snap replication.Snapshot) string {
+func deletesHeldMessage(rc *failoverv1alpha1.ReplicationConfig, snap replication.Snapshot) string {
 	parts := make([]string, 0, len(snap.Brakes))
 	tokens := make([]string, 0, len(snap.Brakes))
 	for _, b := range snap.Brakes {
-		parts = append(parts, fmt.Sprintf("hub %s: %d deletes held (more than %d within %s)", b.Hub, b.Held, b.Limit, replv1alpha1.DeleteBrakeWindow))
+		parts = append(parts, fmt.Sprintf("hub %s: %d deletes held (more than %d within %s)", b.Hub, b.Held, b.Limit, failoverv1alpha1.DeleteBrakeWindow))
 		tokens = append(tokens, b.Token())
 	}
 	return fmt.Sprintf("%s; check what would be deleted (events %s, status.hubs[].deleteBrake), then release with: kubectl -n %s annotate replicationconfig %s %s=%s --overwrite",
-		strings.Join(parts, "; "), replication.ReasonDeletesHeld, rc.Namespace, rc.Name, replv1alpha1.AnnotationReleaseDeletes, strings.Join(tokens, ","))
+		strings.Join(parts, "; "), replication.ReasonDeletesHeld, rc.Namespace, rc.Name, failoverv1alpha1.AnnotationReleaseDeletes, strings.Join(tokens, ","))
 }
 
 // Write updates rc's status to desired unless it already holds it (no write that changes nothing).
-func Write(ctx context.Context, client v1alpha1.ReplicationConfigInterface, rc *replv1alpha1.ReplicationConfig, desired replv1alpha1.ReplicationConfigStatus) error {
+func Write(ctx context.Context, client v1alpha1.ReplicationConfigInterface, rc *failoverv1alpha1.ReplicationConfig, desired failoverv1alpha1.ReplicationConfigStatus) error {
 	if equality.Semantic.DeepEqual(rc.Status, desired) {
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned/fake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
@@ -39,13 +39,13 @@ var (
 	before = metav1.NewTime(time.Date(2024, 4, 30, 8, 0, 0, 0, time.UTC))
 )
 
-func newRC(generation int64, kinds ...replv1alpha1.ReplicatedKind) *replv1alpha1.ReplicationConfig {
-	return &replv1alpha1.ReplicationConfig{
+func newRC(generation int64, kinds ...failoverv1alpha1.ReplicatedKind) *failoverv1alpha1.ReplicationConfig {
+	return &failoverv1alpha1.ReplicationConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Generation: generation},
-		Spec: replv1alpha1.ReplicationConfigSpec{
-			Hubs: []replv1alpha1.ReplicationHub{
-				{Name: hubA, KubeconfigSecret: replv1alpha1.KubeconfigSecretReference{Name: hubA}},
-				{Name: hubB, KubeconfigSecret: replv1alpha1.KubeconfigSecretReference{Name: hubB}},
+		Spec: failoverv1alpha1.ReplicationConfigSpec{
+			Hubs: []failoverv1alpha1.ReplicationHub{
+				{Name: hubA, KubeconfigSecret: failoverv1alpha1.KubeconfigSecretReference{Name: hubA}},
+				{Name: hubB, KubeconfigSecret: failoverv1alpha1.KubeconfigSecretReference{Name: hubB}},
 			},
 			Kinds: kinds,
 		},
@@ -76,14 +76,14 @@ func snapshot() replication.Snapshot {
 		Copies:         map[string]int{hubA: 5, hubB: 7, hubC: 1},
 		Conflicts:      map[string]int{hubB: 2},
 		CaughtUp:       map[string]bool{hubA: true, hubB: true, hubC: true},
-		KindObjects: map[replv1alpha1.ReplicatedKind]int{
-			replv1alpha1.KindManagedCluster: 3, replv1alpha1.KindManifestWork: 4, replv1alpha1.KindSecret: 1,
+		KindObjects: map[failoverv1alpha1.ReplicatedKind]int{
+			failoverv1alpha1.KindManagedCluster: 3, failoverv1alpha1.KindManifestWork: 4, failoverv1alpha1.KindSecret: 1,
 		},
-		KindConflicts: map[replv1alpha1.ReplicatedKind]int{replv1alpha1.KindManifestWork: 2},
+		KindConflicts: map[failoverv1alpha1.ReplicatedKind]int{failoverv1alpha1.KindManifestWork: 2},
 	}
 }
 
-func condition(t *testing.T, st replv1alpha1.ReplicationConfigStatus, condType string) metav1.Condition {
+func condition(t *testing.T, st failoverv1alpha1.ReplicationConfigStatus, condType string) metav1.Condition {
 	t.Helper()
 	c := meta.FindStatusCondition(st.Conditions, condType)
 	if c == nil {
@@ -200,13 +200,13 @@ func TestBuildConditions(t *testing.T) {
 			if len(got.Conditions) != 3 {
 				t.Errorf("got %d conditions, want 3 (Available, Degraded, DeletesHeld): %+v", len(got.Conditions), got.Conditions)
 			}
-			if held := condition(t, got, replv1alpha1.ReplicationConditionDeletesHeld); held.Status != metav1.ConditionFalse || held.Reason != status.ReasonNoDeletesHeld {
+			if held := condition(t, got, failoverv1alpha1.ReplicationConditionDeletesHeld); held.Status != metav1.ConditionFalse || held.Reason != status.ReasonNoDeletesHeld {
 				t.Errorf("DeletesHeld = %s/%s, want False/%s without an engaged brake", held.Status, held.Reason, status.ReasonNoDeletesHeld)
 			}
 			for _, c := range []struct {
 				condType string
 				want     want
-			}{{replv1alpha1.ReplicationConditionAvailable, tc.available}, {replv1alpha1.ReplicationConditionDegraded, tc.degraded}} {
+			}{{failoverv1alpha1.ReplicationConditionAvailable, tc.available}, {failoverv1alpha1.ReplicationConditionDegraded, tc.degraded}} {
 				cond := condition(t, got, c.condType)
 				if cond.Status != c.want.status || cond.Reason != c.want.reason {
 					t.Errorf("%s = %s/%s, want %s/%s (message %q)", c.condType, cond.Status, cond.Reason, c.want.status, c.want.reason, cond.Message)
@@ -231,13 +231,13 @@ func TestBuildConditions(t *testing.T) {
 func TestBuildConditionsNameHubWithInvalidKubeconfig(t *testing.T) {
 	why := `kubeconfigSecret "hub-b" has no key "kubeconfig" (keys: config)`
 	got := status.Build(newRC(1), []status.Hub{ready(hubA), invalid(hubB, why)}, snapshot(), "", now)
-	for _, condType := range []string{replv1alpha1.ReplicationConditionAvailable, replv1alpha1.ReplicationConditionDegraded} {
+	for _, condType := range []string{failoverv1alpha1.ReplicationConditionAvailable, failoverv1alpha1.ReplicationConditionDegraded} {
 		cond := condition(t, got, condType)
 		if !strings.Contains(cond.Message, hubB) || !strings.Contains(cond.Message, why) {
 			t.Errorf("%s message %q does not name %s and %q", condType, cond.Message, hubB, why)
 		}
 	}
-	if cond := condition(t, got, replv1alpha1.ReplicationConditionDegraded); cond.Status != metav1.ConditionTrue {
+	if cond := condition(t, got, failoverv1alpha1.ReplicationConditionDegraded); cond.Status != metav1.ConditionTrue {
 		t.Errorf("Degraded = %s, want True", cond.Status)
 	}
 }
@@ -256,8 +256,8 @@ func TestBuildHubKubeconfigInvalidIsReportedAsInvalidConfiguration(t *testing.T)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := status.Build(newRC(1), tc.hubs, snapshot(), "", now)
-			available := condition(t, got, replv1alpha1.ReplicationConditionAvailable)
-			degraded := condition(t, got, replv1alpha1.ReplicationConditionDegraded)
+			available := condition(t, got, failoverv1alpha1.ReplicationConditionAvailable)
+			degraded := condition(t, got, failoverv1alpha1.ReplicationConditionDegraded)
 			if available.Status != metav1.ConditionFalse || available.Reason != status.ReasonInvalidConfiguration {
 				t.Errorf("Available = %s/%s, want False/%s (message %q)", available.Status, available.Reason, status.ReasonInvalidConfiguration, available.Message)
 			}
@@ -279,15 +279,15 @@ func TestBuildHubs(t *testing.T) {
 		name          string
 		hubs          []status.Hub
 		snap          replication.Snapshot
-		prevHubs      []replv1alpha1.ReplicationHubStatus
-		want          []replv1alpha1.ReplicationHubStatus
+		prevHubs      []failoverv1alpha1.ReplicationHubStatus
+		want          []failoverv1alpha1.ReplicationHubStatus
 		wantReachable int32
 	}{
 		{
 			name: "ready and caught up: reachable and synced, counts from the snapshot",
 			hubs: []status.Hub{ready(hubA), ready(hubB)},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
 				{Name: hubB, Server: "https://hub-b:6443", Reachable: true, Synced: true, SourceClusters: 1, Copies: 7, Conflicts: 2},
 			},
@@ -297,7 +297,7 @@ func TestBuildHubs(t *testing.T) {
 			name: "ready but not caught up: reachable, not synced",
 			hubs: []status.Hub{ready(hubA), ready(hubB)},
 			snap: notCaughtUp,
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
 				{Name: hubB, Server: "https://hub-b:6443", Reachable: true, Synced: false, SourceClusters: 1, Copies: 7, Conflicts: 2},
 			},
@@ -307,7 +307,7 @@ func TestBuildHubs(t *testing.T) {
 			name: "syncing: reachable, never synced even when the snapshot says caught up",
 			hubs: []status.Hub{ready(hubA), syncing(hubB)},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
 				{Name: hubB, Server: "https://hub-b:6443", Reachable: true, Synced: false, SourceClusters: 1, Copies: 7, Conflicts: 2},
 			},
@@ -317,7 +317,7 @@ func TestBuildHubs(t *testing.T) {
 			name: "unreachable: not reachable, not synced, last error",
 			hubs: []status.Hub{ready(hubA), unreachable(hubB, errRefused)},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
 				{Name: hubB, Server: "https://hub-b:6443", Reachable: false, Synced: false, SourceClusters: 1, Copies: 7, Conflicts: 2, LastError: errRefused.Error()},
 			},
@@ -327,7 +327,7 @@ func TestBuildHubs(t *testing.T) {
 			name: "unreachable without error: no last error",
 			hubs: []status.Hub{unreachable(hubA, nil), ready(hubB)},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", SourceClusters: 2, Copies: 5},
 				{Name: hubB, Server: "https://hub-b:6443", Reachable: true, Synced: true, SourceClusters: 1, Copies: 7, Conflicts: 2},
 			},
@@ -340,7 +340,7 @@ func TestBuildHubs(t *testing.T) {
 				{Name: hubB, State: hubconn.StateReady, Err: errRefused, ConfigError: "kubeconfigSecret \"hub-b\": not found"},
 			},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
 				{Name: hubB, Reachable: false, Synced: false, SourceClusters: 1, Copies: 7, Conflicts: 2, LastError: "kubeconfigSecret \"hub-b\": not found"},
 			},
@@ -350,7 +350,7 @@ func TestBuildHubs(t *testing.T) {
 			name: "hub absent from the snapshot: zero counts, not synced",
 			hubs: []status.Hub{ready(hubA), ready("hub-new")},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
 				{Name: "hub-new", Server: "https://hub-new:6443", Reachable: true},
 			},
@@ -360,7 +360,7 @@ func TestBuildHubs(t *testing.T) {
 			name: "spec order kept",
 			hubs: []status.Hub{ready(hubC), ready(hubB), ready(hubA)},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubC, Server: "https://hub-c:6443", Reachable: true, Synced: true, Copies: 1},
 				{Name: hubB, Server: "https://hub-b:6443", Reachable: true, Synced: true, SourceClusters: 1, Copies: 7, Conflicts: 2},
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
@@ -371,7 +371,7 @@ func TestBuildHubs(t *testing.T) {
 			name: "long error truncated to 1024 characters",
 			hubs: []status.Hub{ready(hubA), unreachable(hubB, errors.New(long))},
 			snap: snapshot(),
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5},
 				{Name: hubB, Server: "https://hub-b:6443", SourceClusters: 1, Copies: 7, Conflicts: 2, LastError: long[:1021] + "..."},
 			},
@@ -385,11 +385,11 @@ func TestBuildHubs(t *testing.T) {
 				ready(hubC),
 			},
 			snap: snapshot(),
-			prevHubs: []replv1alpha1.ReplicationHubStatus{
+			prevHubs: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, LastTransitionTime: &before},
 				{Name: hubB, LastTransitionTime: &before},
 			},
-			want: []replv1alpha1.ReplicationHubStatus{
+			want: []failoverv1alpha1.ReplicationHubStatus{
 				{Name: hubA, Server: "https://hub-a:6443", Reachable: true, Synced: true, SourceClusters: 2, Copies: 5, LastTransitionTime: &transitionSec},
 				{Name: hubB, Server: "https://hub-b:6443", Reachable: true, Synced: true, SourceClusters: 1, Copies: 7, Conflicts: 2, LastTransitionTime: &before},
 				{Name: hubC, Server: "https://hub-c:6443", Reachable: true, Synced: true, Copies: 1},
@@ -416,39 +416,39 @@ func TestBuildHubs(t *testing.T) {
 }
 
 func TestBuildKinds(t *testing.T) {
-	all := make([]replv1alpha1.ReplicatedKindStatus, 0, len(replv1alpha1.AllReplicatedKinds))
-	for _, k := range replv1alpha1.AllReplicatedKinds {
-		all = append(all, replv1alpha1.ReplicatedKindStatus{Kind: string(k), Objects: int32(snapshot().KindObjects[k]), Conflicts: int32(snapshot().KindConflicts[k])})
+	all := make([]failoverv1alpha1.ReplicatedKindStatus, 0, len(failoverv1alpha1.AllReplicatedKinds))
+	for _, k := range failoverv1alpha1.AllReplicatedKinds {
+		all = append(all, failoverv1alpha1.ReplicatedKindStatus{Kind: string(k), Objects: int32(snapshot().KindObjects[k]), Conflicts: int32(snapshot().KindConflicts[k])})
 	}
 	cases := []struct {
 		name   string
-		kinds  []replv1alpha1.ReplicatedKind
-		custom []replv1alpha1.CustomKind
-		want   []replv1alpha1.ReplicatedKindStatus
+		kinds  []failoverv1alpha1.ReplicatedKind
+		custom []failoverv1alpha1.CustomKind
+		want   []failoverv1alpha1.ReplicatedKindStatus
 	}{
 		{name: "empty spec.kinds: every kind, in AllReplicatedKinds order", want: all},
 		{
 			name:  "spec.kinds: those kinds, in AllReplicatedKinds order, with their counts",
-			kinds: []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindManagedCluster},
-			want: []replv1alpha1.ReplicatedKindStatus{
-				{Kind: string(replv1alpha1.KindManagedCluster), Objects: 3},
-				{Kind: string(replv1alpha1.KindManifestWork), Objects: 4, Conflicts: 2},
+			kinds: []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManifestWork, failoverv1alpha1.KindManagedCluster},
+			want: []failoverv1alpha1.ReplicatedKindStatus{
+				{Kind: string(failoverv1alpha1.KindManagedCluster), Objects: 3},
+				{Kind: string(failoverv1alpha1.KindManifestWork), Objects: 4, Conflicts: 2},
 			},
 		},
 		{
 			name:  "a kind without objects is listed with zero counts",
-			kinds: []replv1alpha1.ReplicatedKind{replv1alpha1.KindPlacement},
-			want:  []replv1alpha1.ReplicatedKindStatus{{Kind: string(replv1alpha1.KindPlacement)}},
+			kinds: []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindPlacement},
+			want:  []failoverv1alpha1.ReplicatedKindStatus{{Kind: string(failoverv1alpha1.KindPlacement)}},
 		},
 		{
 			name:  "custom kinds follow, by name, with their counts",
-			kinds: []replv1alpha1.ReplicatedKind{replv1alpha1.KindPlacement},
-			custom: []replv1alpha1.CustomKind{
-				{Group: "example.com", Version: "v1", Resource: "widgets", Scope: replv1alpha1.ScopeHubWide},
-				{Version: "v1", Resource: "serviceaccounts", Namespaced: true, Scope: replv1alpha1.ScopeClusterByNamespace},
+			kinds: []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindPlacement},
+			custom: []failoverv1alpha1.CustomKind{
+				{Group: "example.com", Version: "v1", Resource: "widgets", Scope: failoverv1alpha1.ScopeHubWide},
+				{Version: "v1", Resource: "serviceaccounts", Namespaced: true, Scope: failoverv1alpha1.ScopeClusterByNamespace},
 			},
-			want: []replv1alpha1.ReplicatedKindStatus{
-				{Kind: string(replv1alpha1.KindPlacement)},
+			want: []failoverv1alpha1.ReplicatedKindStatus{
+				{Kind: string(failoverv1alpha1.KindPlacement)},
 				{Kind: "widgets.example.com", Objects: 5, Conflicts: 1},
 				{Kind: "serviceaccounts"},
 			},
@@ -481,7 +481,7 @@ func TestBuildInvalidConfigDropsHubsAndKinds(t *testing.T) {
 	long := strings.Repeat("e", 3000)
 	got = status.Build(rc, nil, replication.Snapshot{}, long, now)
 	for _, c := range got.Conditions {
-		if c.Type == replv1alpha1.ReplicationConditionDeletesHeld {
+		if c.Type == failoverv1alpha1.ReplicationConditionDeletesHeld {
 			continue
 		}
 		if len(c.Message) != 1024 || !strings.HasSuffix(c.Message, "...") {
@@ -495,8 +495,8 @@ func cond(condType string, st metav1.ConditionStatus, reason string, at metav1.T
 }
 
 func TestBuildConditionTransitionTimes(t *testing.T) {
-	available := replv1alpha1.ReplicationConditionAvailable
-	degraded := replv1alpha1.ReplicationConditionDegraded
+	available := failoverv1alpha1.ReplicationConditionAvailable
+	degraded := failoverv1alpha1.ReplicationConditionDegraded
 	healthy := []metav1.Condition{
 		cond(available, metav1.ConditionTrue, status.ReasonReplicating, before, 1),
 		cond(degraded, metav1.ConditionFalse, status.ReasonReplicating, before, 1),
@@ -618,7 +618,7 @@ func TestWriteSkipsEqualStatus(t *testing.T) {
 
 	cases := []struct {
 		name    string
-		desired replv1alpha1.ReplicationConfigStatus
+		desired failoverv1alpha1.ReplicationConfigStatus
 	}{
 		{name: "the same status", desired: *rc.Status.DeepCopy()},
 		{
@@ -642,8 +642,8 @@ func TestWriteSkipsEqualStatus(t *testing.T) {
 
 func TestWriteSkipsEqualStatusNilVersusEmpty(t *testing.T) {
 	rc := newRC(3)
-	rc.Status = replv1alpha1.ReplicationConfigStatus{ObservedGeneration: 3, Hubs: []replv1alpha1.ReplicationHubStatus{}}
-	desired := replv1alpha1.ReplicationConfigStatus{ObservedGeneration: 3}
+	rc.Status = failoverv1alpha1.ReplicationConfigStatus{ObservedGeneration: 3, Hubs: []failoverv1alpha1.ReplicationHubStatus{}}
+	desired := failoverv1alpha1.ReplicationConfigStatus{ObservedGeneration: 3}
 	client := fake.NewSimpleClientset(rc.DeepCopy())
 	if err := status.Write(context.Background(), client.FailoverV1alpha1().ReplicationConfigs(namespace), rc, desired); err != nil {
 		t.Fatalf("Write() = %v", err)
@@ -661,7 +661,7 @@ func TestWriteUpdatesChangedStatus(t *testing.T) {
 	changedSnap.Copies[hubB] = 8
 	cases := []struct {
 		name    string
-		desired replv1alpha1.ReplicationConfigStatus
+		desired failoverv1alpha1.ReplicationConfigStatus
 	}{
 		{name: "a hub went down", desired: status.Build(rc, []status.Hub{ready(hubA), unreachable(hubB, errRefused)}, snapshot(), "", now)},
 		{name: "a count changed", desired: status.Build(rc, []status.Hub{ready(hubA), ready(hubB)}, changedSnap, "", now)},
@@ -671,7 +671,7 @@ func TestWriteUpdatesChangedStatus(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			current := rc.DeepCopy()
 			if tc.name == "first status" {
-				current.Status = replv1alpha1.ReplicationConfigStatus{}
+				current.Status = failoverv1alpha1.ReplicationConfigStatus{}
 			}
 			before := current.DeepCopy()
 			client := fake.NewSimpleClientset(current.DeepCopy())
@@ -689,7 +689,7 @@ func TestWriteUpdatesChangedStatus(t *testing.T) {
 			if update.UpdateOptions.FieldManager != replication.FieldManager {
 				t.Errorf("field manager = %q, want %q", update.UpdateOptions.FieldManager, replication.FieldManager)
 			}
-			sent, ok := update.GetObject().(*replv1alpha1.ReplicationConfig)
+			sent, ok := update.GetObject().(*failoverv1alpha1.ReplicationConfig)
 			if !ok {
 				t.Fatalf("updated object is %T", update.GetObject())
 			}
@@ -736,21 +736,21 @@ func TestBuildDeletesHeld(t *testing.T) {
 	rc := newRC(2)
 	got := status.Build(rc, []status.Hub{ready(hubA), ready(hubB)}, snap, "", now)
 
-	wantHub := &replv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), Limit: 20, DeletesHeld: 37, ReleaseToken: "hub-b@2026-12-05T06:00:00Z"}
+	wantHub := &failoverv1alpha1.DeleteBrakeStatus{Since: metav1.NewTime(since), Limit: 20, DeletesHeld: 37, ReleaseToken: "hub-b@2026-12-05T06:00:00Z"}
 	if diff := cmp.Diff(wantHub, hubStatusOf(got, hubB).DeleteBrake); diff != "" {
 		t.Errorf("hub-b deleteBrake (-want +got):\n%s", diff)
 	}
 	if b := hubStatusOf(got, hubA).DeleteBrake; b != nil {
 		t.Errorf("hub-a deleteBrake = %+v, want none", b)
 	}
-	held := condition(t, got, replv1alpha1.ReplicationConditionDeletesHeld)
+	held := condition(t, got, failoverv1alpha1.ReplicationConditionDeletesHeld)
 	wantCommand := fmt.Sprintf("kubectl -n %s annotate replicationconfig %s %s=hub-b@2026-12-05T06:00:00Z --overwrite",
-		rc.Namespace, rc.Name, replv1alpha1.AnnotationReleaseDeletes)
+		rc.Namespace, rc.Name, failoverv1alpha1.AnnotationReleaseDeletes)
 	if held.Status != metav1.ConditionTrue || held.Reason != status.ReasonDeletesHeld ||
 		!strings.Contains(held.Message, "hub hub-b: 37 deletes held (more than 20 within 10m0s)") || !strings.Contains(held.Message, wantCommand) {
 		t.Errorf("DeletesHeld = %s/%s %q; want True/%s naming hub-b, 37 held, the limit and %q", held.Status, held.Reason, held.Message, status.ReasonDeletesHeld, wantCommand)
 	}
-	if degraded := condition(t, got, replv1alpha1.ReplicationConditionDegraded); degraded.Status != metav1.ConditionTrue || degraded.Reason != status.ReasonDeletesHeld {
+	if degraded := condition(t, got, failoverv1alpha1.ReplicationConditionDegraded); degraded.Status != metav1.ConditionTrue || degraded.Reason != status.ReasonDeletesHeld {
 		t.Errorf("Degraded = %s/%s, want True/%s", degraded.Status, degraded.Reason, status.ReasonDeletesHeld)
 	}
 
@@ -762,19 +762,19 @@ func TestBuildDeletesHeld(t *testing.T) {
 	}
 
 	got = status.Build(rc, []status.Hub{unreachable(hubA, errTimeout), ready(hubB), ready(hubC)}, snap, "", now)
-	if degraded := condition(t, got, replv1alpha1.ReplicationConditionDegraded); degraded.Reason != status.ReasonHubsUnavailable {
+	if degraded := condition(t, got, failoverv1alpha1.ReplicationConditionDegraded); degraded.Reason != status.ReasonHubsUnavailable {
 		t.Errorf("Degraded reason with a hub down and a brake engaged = %s, want %s", degraded.Reason, status.ReasonHubsUnavailable)
 	}
-	if held := condition(t, got, replv1alpha1.ReplicationConditionDeletesHeld); held.Status != metav1.ConditionTrue {
+	if held := condition(t, got, failoverv1alpha1.ReplicationConditionDeletesHeld); held.Status != metav1.ConditionTrue {
 		t.Errorf("DeletesHeld with a hub down = %s, want True", held.Status)
 	}
 }
 
-func hubStatusOf(s replv1alpha1.ReplicationConfigStatus, name string) replv1alpha1.ReplicationHubStatus {
+func hubStatusOf(s failoverv1alpha1.ReplicationConfigStatus, name string) failoverv1alpha1.ReplicationHubStatus {
 	for _, h := range s.Hubs {
 		if h.Name == name {
 			return h
 		}
 	}
-	return replv1alpha1.ReplicationHubStatus{}
+	return failoverv1alpha1.ReplicationHubStatus{}
 }

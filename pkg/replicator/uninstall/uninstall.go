@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -55,7 +55,7 @@ type Report struct {
 	// Namespaces is the number of cluster namespaces that lost the fence's marks.
 	Namespaces int
 	// NotServed are the kinds the hub does not serve (skipped).
-	NotServed []replv1alpha1.ReplicatedKind
+	NotServed []failoverv1alpha1.ReplicatedKind
 	// CopiesDeleted is the number of copies, on the peers, of objects whose delete was held here.
 	CopiesDeleted int
 	// HeldWithoutPeers is the number of held deletes finished here without peers: their copies on the other hubs

@@ -17,7 +17,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -37,8 +37,8 @@ func object(apiVersion, kind, namespace, name string, labels, annotations map[st
 // cluster-hub marks and has-copies go (the copy marks and users' annotations stay), marked namespaces are
 // unmarked; a second run finds nothing to do.
 func TestHub(t *testing.T) {
-	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
-	mc, _ := mirror.KindByName(replv1alpha1.KindManagedCluster)
+	mw, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
+	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	kinds := []mirror.Kind{mw, mc}
 	work := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w1", nil,
 		map[string]string{mirror.AnnotationHasCopies: "hub-b", "user": "kept"},
@@ -108,7 +108,7 @@ func TestHub(t *testing.T) {
 
 // TestHubSkipsKindsNotServed: a kind the hub does not serve is reported, not an error.
 func TestHubSkipsKindsNotServed(t *testing.T) {
-	policyKind, _ := mirror.KindByName(replv1alpha1.KindPolicy)
+	policyKind, _ := mirror.KindByName(failoverv1alpha1.KindPolicy)
 	listKinds := map[schema.GroupVersionResource]string{
 		mirror.NamespaceGVR: "NamespaceList", fence.PolicyGVR: "ValidatingAdmissionPolicyList", fence.BindingGVR: "ValidatingAdmissionPolicyBindingList",
 		policyKind.GVR: "PolicyList",
@@ -121,7 +121,7 @@ func TestHubSkipsKindsNotServed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Hub: %v", err)
 	}
-	if diff := cmp.Diff([]replv1alpha1.ReplicatedKind{replv1alpha1.KindPolicy}, report.NotServed); diff != "" {
+	if diff := cmp.Diff([]failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindPolicy}, report.NotServed); diff != "" {
 		t.Errorf("not served (-want +got):\n%s", diff)
 	}
 }
@@ -132,7 +132,7 @@ func TestHubSkipsKindsNotServed(t *testing.T) {
 // own peer. A held delete whose copies cannot all be reached (w2: a peer answers 500) keeps its finalizer, and
 // the error names it. Without peers the finalizer goes and the copies stay, counted as a warning.
 func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
-	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	mw, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mw}
 	const cleanup = "cluster.open-cluster-management.io/manifest-work-cleanup"
 	held := func(name, uid string) *unstructured.Unstructured {
@@ -223,7 +223,7 @@ func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 // 403 (it names the fence's policy) is tried again and the copy goes; a 403 of RBAC fails at once, with the peer
 // named, and the delete stays held.
 func TestDeleteCopiesRetriesOnlyTheFence(t *testing.T) {
-	mw, _ := mirror.KindByName(replv1alpha1.KindManifestWork)
+	mw, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
 	held := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w1", nil, nil, mirror.FinalizerDeleteCopies)
 	held.SetUID("u1")
 	held.SetDeletionTimestamp(&metav1.Time{Time: metav1.Now().Time})

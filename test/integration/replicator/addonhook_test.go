@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 )
@@ -36,38 +36,38 @@ func TestAddOnCopyGoesWithoutItsPreDeleteHook(t *testing.T) {
 	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", ClusterManager: true, Signer: framework.SignerInProcess})
 	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, ClusterManager: true, Signer: framework.SignerInProcess})
 	ctx := context.Background()
-	mcaKind, mwKind := mustKind(replv1alpha1.KindManagedClusterAddOn), mustKind(replv1alpha1.KindManifestWork)
+	mcaKind, mwKind := mustKind(failoverv1alpha1.KindManagedClusterAddOn), mustKind(failoverv1alpha1.KindManifestWork)
 
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedCluster, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
 		"metadata": map[string]any{"name": hookCluster},
 		"spec":     map[string]any{"hubAcceptsClient": true},
 	})
 	applyHookedAddOn(t, hubA)
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedClusterAddOn, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedClusterAddOn, map[string]any{
 		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
 		"metadata": map[string]any{"name": hookedAddOn, "namespace": hookCluster},
 		"spec":     map[string]any{},
 	})
-	waitObj(t, hubA, replv1alpha1.KindManagedClusterAddOn, hookCluster, hookedAddOn, replicationTimeout,
+	waitObj(t, hubA, failoverv1alpha1.KindManagedClusterAddOn, hookCluster, hookedAddOn, replicationTimeout,
 		"the hook finalizer from hub A's add-on manager", hasFinalizer(preDeleteHookFinalizer))
 
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+	r := setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{},
 		namedHub{name: primary, hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
 	for _, obj := range []struct {
-		kind            replv1alpha1.ReplicatedKind
+		kind            failoverv1alpha1.ReplicatedKind
 		namespace, name string
 	}{
-		{replv1alpha1.KindManagedCluster, "", hookCluster},
-		{replv1alpha1.KindAddOnTemplate, "", hookedAddOnTempl},
-		{replv1alpha1.KindClusterManagementAddOn, "", hookedAddOn},
+		{failoverv1alpha1.KindManagedCluster, "", hookCluster},
+		{failoverv1alpha1.KindAddOnTemplate, "", hookedAddOnTempl},
+		{failoverv1alpha1.KindClusterManagementAddOn, "", hookedAddOn},
 	} {
 		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
 	}
 	// Hub B's add-on manager treats the copy as an add-on of its own: the hook finalizer, and the add-on's
 	// deploy ManifestWork.
-	waitObj(t, hubBHub, replv1alpha1.KindManagedClusterAddOn, hookCluster, hookedAddOn, 2*replicationTimeout,
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedClusterAddOn, hookCluster, hookedAddOn, 2*replicationTimeout,
 		"a copy from primary with the hook finalizer from hub B's add-on manager", func(o *unstructured.Unstructured) bool {
 			return copiedFrom(primary)(o) && hasFinalizer(preDeleteHookFinalizer)(o)
 		})
@@ -99,10 +99,10 @@ func TestAddOnCopyGoesWithoutItsPreDeleteHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	// There, the hook runs: hub A's add-on manager makes its ManifestWork for the spoke.
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, hookCluster, hookWorkName, replicationTimeout,
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, hookCluster, hookWorkName, replicationTimeout,
 		"hub A's add-on manager's pre-delete hook work", func(o *unstructured.Unstructured) bool { return o != nil })
 	// On hub B the copy goes, with no hook.
-	waitObj(t, hubBHub, replv1alpha1.KindManagedClusterAddOn, hookCluster, hookedAddOn, replicationTimeout,
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedClusterAddOn, hookCluster, hookedAddOn, replicationTimeout,
 		"the copy deleted", absent)
 	watcher.Stop()
 	<-watched
@@ -131,7 +131,7 @@ func TestAddOnCopyGoesWithoutItsPreDeleteHook(t *testing.T) {
 // ClusterManagementAddOn with install strategy Manual naming it as the default config.
 func applyHookedAddOn(t *testing.T, h *framework.Hub) {
 	t.Helper()
-	applyUnstructured(t, h, replv1alpha1.KindAddOnTemplate, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindAddOnTemplate, map[string]any{
 		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "AddOnTemplate",
 		"metadata": map[string]any{"name": hookedAddOnTempl},
 		"spec": map[string]any{

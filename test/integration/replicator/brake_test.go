@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -32,7 +32,7 @@ func TestDeleteBrake(t *testing.T) {
 	const works = 5
 	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
 	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedCluster, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
 		"metadata": map[string]any{"name": cluster},
 		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
@@ -44,32 +44,32 @@ func TestDeleteBrake(t *testing.T) {
 		names[i] = fmt.Sprintf("work-%d", i)
 		createWork(t, hubA, configMapWork(t, cluster, names[i], map[string]string{fmt.Sprintf("cm-%d", i): "1"}))
 	}
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{
-		DeleteBrake: &replv1alpha1.DeleteBrake{Percent: ptr.To[int32](1), Minimum: ptr.To[int32](2)},
+	r := setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{
+		DeleteBrake: &failoverv1alpha1.DeleteBrake{Percent: ptr.To[int32](1), Minimum: ptr.To[int32](2)},
 	}, namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
 	for _, name := range names {
-		waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+		waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
 	}
 
 	for _, name := range names {
-		deleteObj(t, hubA, replv1alpha1.KindManifestWork, cluster, name)
+		deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name)
 	}
-	s := r.waitStatus(replicationTimeout, "hub-b's delete brake engaged with 3 deletes held", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	s := r.waitStatus(replicationTimeout, "hub-b's delete brake engaged with 3 deletes held", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		b := hubStatus(s, hubB).DeleteBrake
 		return b != nil && b.DeletesHeld == 3
 	})
 	brake := hubStatus(s, hubB).DeleteBrake
-	if brake.Limit != 2 || brake.ReleaseToken != replv1alpha1.ReleaseToken(hubB, brake.Since.Time) {
+	if brake.Limit != 2 || brake.ReleaseToken != failoverv1alpha1.ReleaseToken(hubB, brake.Since.Time) {
 		t.Errorf("hub-b's brake %+v, want limit 2 and the token of its since", brake)
 	}
-	held := condition(s, replv1alpha1.ReplicationConditionDeletesHeld)
+	held := condition(s, failoverv1alpha1.ReplicationConditionDeletesHeld)
 	wantCommand := fmt.Sprintf("kubectl -n %s annotate replicationconfig %s %s=%s --overwrite", replicatorNamespace, configName,
-		replv1alpha1.AnnotationReleaseDeletes, brake.ReleaseToken)
+		failoverv1alpha1.AnnotationReleaseDeletes, brake.ReleaseToken)
 	if held == nil || held.Status != metav1.ConditionTrue || !strings.Contains(held.Message, wantCommand) {
 		t.Errorf("DeletesHeld condition %+v, want True with %q", held, wantCommand)
 	}
-	if degraded := condition(s, replv1alpha1.ReplicationConditionDegraded); degraded == nil || degraded.Status != metav1.ConditionTrue {
+	if degraded := condition(s, failoverv1alpha1.ReplicationConditionDegraded); degraded == nil || degraded.Status != metav1.ConditionTrue {
 		t.Errorf("Degraded condition %+v, want True", degraded)
 	}
 	if msgs := r.events(replication.ReasonDeletesHeld); len(msgs) != 1 || !strings.Contains(msgs[0], brake.ReleaseToken) {
@@ -79,7 +79,7 @@ func TestDeleteBrake(t *testing.T) {
 	if len(kept) != 3 {
 		t.Fatalf("after the mass delete, hub-b holds copies of %v and hub-a the held originals; want 3 of each", kept)
 	}
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "hub-b named behind", func(o *unstructured.Unstructured) bool {
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "hub-b named behind", func(o *unstructured.Unstructured) bool {
 		return o != nil && strings.Contains(o.GetAnnotations()[mirror.AnnotationHubsBehind], hubB)
 	})
 
@@ -87,7 +87,7 @@ func TestDeleteBrake(t *testing.T) {
 	r.stop()
 	restarted := time.Now().Truncate(time.Second)
 	r.start()
-	r.waitStatus(replicationTimeout, "after a restart, hub-b's brake engaged again with the 3 deletes held", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	r.waitStatus(replicationTimeout, "after a restart, hub-b's brake engaged again with the 3 deletes held", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		h := hubStatus(s, hubB)
 		return h.LastTransitionTime != nil && !h.LastTransitionTime.Time.Before(restarted) &&
 			h.DeleteBrake != nil && h.DeleteBrake.DeletesHeld == 3 && h.DeleteBrake.ReleaseToken == brake.ReleaseToken
@@ -100,18 +100,18 @@ func TestDeleteBrake(t *testing.T) {
 	// the deletes its brake (restored from the status) holds; the release opens hub-b until it is caught up, so
 	// those deletes are made uncounted and engage no new brake.
 	r.stop()
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, replv1alpha1.AnnotationReleaseDeletes, brake.ReleaseToken)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, failoverv1alpha1.AnnotationReleaseDeletes, brake.ReleaseToken)
 	if _, err := replClient(r.host).FailoverV1alpha1().ReplicationConfigs(replicatorNamespace).Patch(context.Background(), configName,
 		types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.start()
 	for _, name := range kept {
-		waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "deleted after the release", absent)
-		waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "the original's delete finished", absent)
+		waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "deleted after the release", absent)
+		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "the original's delete finished", absent)
 	}
-	r.waitStatus(replicationTimeout, "no brake engaged", func(s replv1alpha1.ReplicationConfigStatus) bool {
-		c := condition(s, replv1alpha1.ReplicationConditionDeletesHeld)
+	r.waitStatus(replicationTimeout, "no brake engaged", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
+		c := condition(s, failoverv1alpha1.ReplicationConditionDeletesHeld)
 		return hubStatus(s, hubB).DeleteBrake == nil && c != nil && c.Status == metav1.ConditionFalse
 	})
 	if msgs := r.events(replication.ReasonDeletesReleased); len(msgs) != 1 || !strings.Contains(msgs[0], brake.ReleaseToken) {
@@ -128,7 +128,7 @@ func heldWorks(t *testing.T, a, b *framework.Hub, cluster string, names []string
 	t.Helper()
 	var out []string
 	for _, name := range names {
-		cp, err := getObj(b, mustKind(replv1alpha1.KindManifestWork), cluster, name)
+		cp, err := getObj(b, mustKind(failoverv1alpha1.KindManifestWork), cluster, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func heldWorks(t *testing.T, a, b *framework.Hub, cluster string, names []string
 		if cp.GetDeletionTimestamp() != nil {
 			t.Errorf("hub-b's copy of %s is being deleted although its brake holds it", name)
 		}
-		orig, err := getObj(a, mustKind(replv1alpha1.KindManifestWork), cluster, name)
+		orig, err := getObj(a, mustKind(failoverv1alpha1.KindManifestWork), cluster, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func heldWorks(t *testing.T, a, b *framework.Hub, cluster string, names []string
 }
 
 // condition returns s's condition of type condType, or nil.
-func condition(s replv1alpha1.ReplicationConfigStatus, condType string) *metav1.Condition {
+func condition(s failoverv1alpha1.ReplicationConfigStatus, condType string) *metav1.Condition {
 	for i := range s.Conditions {
 		if s.Conditions[i].Type == condType {
 			return &s.Conditions[i]

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -24,7 +24,7 @@ func TestReplicatorClockTenMinutesOff(t *testing.T) {
 	defer stopOnA()
 	r.clock = offsetClock{offset: clockSkew}
 	r.start()
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "made-on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
 	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
 
 	// The cluster moves to hub B.
@@ -32,7 +32,7 @@ func TestReplicatorClockTenMinutesOff(t *testing.T) {
 	stopOnA()
 	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
 	defer stopOnB()
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on hub-b",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on hub-b",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB
 		})
@@ -40,7 +40,7 @@ func TestReplicatorClockTenMinutesOff(t *testing.T) {
 	waitNamespaceMark(t, hubBHub, cluster, "")
 	waitNamespaceMark(t, hubA, cluster, hubB)
 	createWork(t, hubBHub, configMapWork(t, cluster, "made-on-b", map[string]string{"v": "b"}))
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "made-on-b", replicationTimeout, "a copy from hub-b", copiedFrom(hubB))
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "made-on-b", replicationTimeout, "a copy from hub-b", copiedFrom(hubB))
 	t.Logf("measured: with the replicator's clock %s ahead, the move to hub-b was followed in %s (lease duration 10 s)",
 		clockSkew, followed.Round(time.Second))
 }

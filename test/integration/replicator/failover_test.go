@@ -18,7 +18,6 @@ import (
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -100,7 +99,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	util.WaitForClusterAvailable(t, hubA, cluster, 90*time.Second)
 	// The agent's first session: epoch 1, from no hub, on hub A's ManagedCluster (OCM's webhook lets the agent
 	// update it) and in its status.
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, 30*time.Second, "the agent's epoch 1",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, 30*time.Second, "the agent's epoch 1",
 		hasAnnotation(failoverv1alpha1.AnnotationEpoch, "epoch=1"))
 	util.WaitForFailoverConfig(t, spoke, 30*time.Second, "status.epoch 1", epochIs(1))
 
@@ -124,34 +123,34 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		labels["cluster.open-cluster-management.io/clusterset"] = "set-1"
 		mc.SetLabels(labels)
 	})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedClusterSet, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedClusterSet, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1beta2", "kind": "ManagedClusterSet",
 		"metadata": map[string]any{"name": "set-1"},
 	})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedClusterSetBinding, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedClusterSetBinding, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1beta2", "kind": "ManagedClusterSetBinding",
 		"metadata": map[string]any{"name": "set-1", "namespace": "apps"},
 		"spec":     map[string]any{"clusterSet": "set-1"},
 	})
-	applyUnstructured(t, hubA, replv1alpha1.KindPlacement, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindPlacement, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
 		"metadata": map[string]any{"name": "prod", "namespace": "apps"},
 		"spec": map[string]any{"clusterSets": []any{"set-1"}, "predicates": []any{map[string]any{
 			"requiredClusterSelector": map[string]any{"labelSelector": map[string]any{"matchLabels": map[string]any{"env": "prod"}}},
 		}}},
 	})
-	applyUnstructured(t, hubA, replv1alpha1.KindConfigMap, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindConfigMap, map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "app-settings", "namespace": "apps", "labels": map[string]any{mirror.BackupLabel: "true"}},
 		"data":     map[string]any{"replicas": "3"},
 	})
-	applyUnstructured(t, hubA, replv1alpha1.KindSecret, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindSecret, map[string]any{
 		"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": "app-credentials", "namespace": cluster, "labels": map[string]any{mirror.BackupLabel: "true"}},
 		"type":     "Opaque",
 		"data":     map[string]any{"token": "c2VjcmV0"},
 	})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedClusterAddOn, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedClusterAddOn, map[string]any{
 		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
 		"metadata": map[string]any{"name": "application-manager", "namespace": cluster},
 		"spec":     map[string]any{"installNamespace": "open-cluster-management-agent-addon"},
@@ -179,16 +178,16 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1a": "one", "cm-1b": "one", "cm-2": "two", "cm-exec": "as-deployer",
 		"cm-mwrs": "from-set", "cm-addon": "from-template"})
 	// On hub A the generators made their ManifestWorks and the add-on manager its ManagedClusterAddOn.
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, mwrsName, replicationTimeout, "the set's ManifestWork", func(o *unstructured.Unstructured) bool {
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, mwrsName, replicationTimeout, "the set's ManifestWork", func(o *unstructured.Unstructured) bool {
 		return o != nil && o.GetLabels()[mirror.ManifestWorkReplicaSetLabel] == "apps."+mwrsName
 	})
 
 	// The replicator, configured on hub B (a standby), mirrors it all to hub B.
 	started := time.Now()
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{CustomKinds: []replv1alpha1.CustomKind{widgetKind}},
+	r := setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{CustomKinds: []failoverv1alpha1.CustomKind{widgetKind}},
 		namedHub{name: primary, hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
-	mcB := waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a copy from primary, accepted, labelled, saying the cluster is on primary",
+	mcB := waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a copy from primary, accepted, labelled, saying the cluster is on primary",
 		func(o *unstructured.Unstructured) bool {
 			if o == nil {
 				return false
@@ -198,22 +197,22 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 				o.GetAnnotations()[mirror.AnnotationClusterHub] == primary && o.GetAnnotations()[mirror.AnnotationClusterHubSince] != ""
 		})
 	for _, obj := range []struct {
-		kind            replv1alpha1.ReplicatedKind
+		kind            failoverv1alpha1.ReplicatedKind
 		namespace, name string
 	}{
-		{replv1alpha1.KindManagedClusterSet, "", "set-1"},
-		{replv1alpha1.KindManagedClusterSetBinding, "apps", "set-1"},
-		{replv1alpha1.KindPlacement, "apps", "prod"},
-		{replv1alpha1.KindConfigMap, "apps", "app-settings"},
-		{replv1alpha1.KindSecret, cluster, "app-credentials"},
-		{replv1alpha1.KindManagedClusterAddOn, cluster, "application-manager"},
-		{replv1alpha1.KindManifestWork, cluster, "work-1"},
-		{replv1alpha1.KindManifestWork, cluster, "work-2"},
-		{replv1alpha1.KindManifestWork, cluster, "work-exec"},
-		{replv1alpha1.KindPlacement, "apps", workloadsPlacement},
-		{replv1alpha1.KindManifestWorkReplicaSet, "apps", mwrsName},
-		{replv1alpha1.KindAddOnTemplate, "", addOnTemplateName},
-		{replv1alpha1.KindClusterManagementAddOn, "", addOnName},
+		{failoverv1alpha1.KindManagedClusterSet, "", "set-1"},
+		{failoverv1alpha1.KindManagedClusterSetBinding, "apps", "set-1"},
+		{failoverv1alpha1.KindPlacement, "apps", "prod"},
+		{failoverv1alpha1.KindConfigMap, "apps", "app-settings"},
+		{failoverv1alpha1.KindSecret, cluster, "app-credentials"},
+		{failoverv1alpha1.KindManagedClusterAddOn, cluster, "application-manager"},
+		{failoverv1alpha1.KindManifestWork, cluster, "work-1"},
+		{failoverv1alpha1.KindManifestWork, cluster, "work-2"},
+		{failoverv1alpha1.KindManifestWork, cluster, "work-exec"},
+		{failoverv1alpha1.KindPlacement, "apps", workloadsPlacement},
+		{failoverv1alpha1.KindManifestWorkReplicaSet, "apps", mwrsName},
+		{failoverv1alpha1.KindAddOnTemplate, "", addOnTemplateName},
+		{failoverv1alpha1.KindClusterManagementAddOn, "", addOnName},
 	} {
 		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
 	}
@@ -221,7 +220,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	// ManagedClusterAddOn (the fence lets both through) and the add-on's ManifestWork. The replicator wrote
 	// none of them (no content hash); OCM's work manager gives the set's works the set's labels, the copy label
 	// of B's copy of the set included.
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, mwrsName, 2*replicationTimeout, "hub B's work manager's own",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, mwrsName, 2*replicationTimeout, "hub B's work manager's own",
 		func(o *unstructured.Unstructured) bool {
 			if o == nil {
 				return false
@@ -229,14 +228,14 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 			_, written := o.GetAnnotations()[mirror.AnnotationContentHash]
 			return !written && o.GetLabels()[mirror.ManifestWorkReplicaSetLabel] == "apps."+mwrsName
 		})
-	addOnOnB := waitObj(t, hubBHub, replv1alpha1.KindManagedClusterAddOn, cluster, addOnName, 2*replicationTimeout, "hub B's add-on manager's own",
+	addOnOnB := waitObj(t, hubBHub, failoverv1alpha1.KindManagedClusterAddOn, cluster, addOnName, 2*replicationTimeout, "hub B's add-on manager's own",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && !mirror.IsCopy(o) && len(o.GetOwnerReferences()) > 0
 		})
 	addOnUIDOnB := string(addOnOnB.GetUID())
 	ownReplicaUID := waitHubKindsCopied(t, hubBHub, primary)
 	waitAddOnWork(t, hubBHub, cluster, addOnName)
-	execCopy, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, "work-exec")
+	execCopy, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManifestWork), cluster, "work-exec")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,28 +246,28 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	// The originals of the kinds that hold deletes carry the replicator's finalizer; the label-listed backup
 	// Secret does not.
 	for _, obj := range []struct {
-		kind       replv1alpha1.ReplicatedKind
+		kind       failoverv1alpha1.ReplicatedKind
 		name       string
 		wantHolder bool
 	}{
-		{replv1alpha1.KindManagedClusterAddOn, "application-manager", true},
-		{replv1alpha1.KindManifestWork, "work-1", true},
-		{replv1alpha1.KindSecret, "app-credentials", false},
+		{failoverv1alpha1.KindManagedClusterAddOn, "application-manager", true},
+		{failoverv1alpha1.KindManifestWork, "work-1", true},
+		{failoverv1alpha1.KindSecret, "app-credentials", false},
 	} {
 		waitObj(t, hubA, obj.kind, cluster, obj.name, replicationTimeout, fmt.Sprintf("the original, finalizer %s present: %t", mirror.FinalizerDeleteCopies, obj.wantHolder),
 			func(o *unstructured.Unstructured) bool {
 				return o != nil && mirror.HasCopyOn(o, hubB) && slices.Contains(o.GetFinalizers(), mirror.FinalizerDeleteCopies) == obj.wantHolder
 			})
 	}
-	if mcA, err := getObj(hubA, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || mcA.GetAnnotations()[agentAnnotation] != "eu-1" {
+	if mcA, err := getObj(hubA, mustKind(failoverv1alpha1.KindManagedCluster), "", cluster); err != nil || mcA.GetAnnotations()[agentAnnotation] != "eu-1" {
 		t.Fatalf("hub A's ManagedCluster lacks the agent's annotation %s (err %v): the check below would prove nothing", agentAnnotation, err)
 	}
 	if got, ok := mcB.GetAnnotations()[agentAnnotation]; ok {
 		t.Errorf("the agent-owned annotation %s was copied to hub B: %q", agentAnnotation, got)
 	}
-	r.waitStatus(replicationTimeout, "both hubs reachable and synced, cluster1 sourced from primary, the custom kind's widget counted", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	r.waitStatus(replicationTimeout, "both hubs reachable and synced, cluster1 sourced from primary, the custom kind's widget counted", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return s.ReachableHubs == 2 && hubStatus(s, hubB).Synced && hubStatus(s, primary).SourceClusters == 1 && s.Clusters == 1 &&
-			slices.Contains(s.Kinds, replv1alpha1.ReplicatedKindStatus{Kind: string(widgetKind.Name()), Objects: 1})
+			slices.Contains(s.Kinds, failoverv1alpha1.ReplicatedKindStatus{Kind: string(widgetKind.Name()), Objects: 1})
 	})
 	// Hub B's controller treats the pre-created cluster as its own: accepted, with its namespace.
 	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
@@ -325,7 +324,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	r.stop()
 	r.opts.ReportInterval = 2 * time.Second
 	r.start()
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a report confirmed every 2s", func(o *unstructured.Unstructured) bool {
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a report confirmed every 2s", func(o *unstructured.Unstructured) bool {
 		return o != nil && strings.HasSuffix(o.GetAnnotations()[mirror.AnnotationHubsReported], ",every=2s")
 	})
 	r.stop()
@@ -345,7 +344,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 			t.Errorf("the replicator wrote %s %s/%s on hub B, which makes its own: %v", resource, cluster, name, writes)
 		}
 	}
-	if o, err := getObj(hubBHub, mustKind(replv1alpha1.KindManagedClusterAddOn), cluster, addOnName); err != nil || string(o.GetUID()) != addOnUIDOnB {
+	if o, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManagedClusterAddOn), cluster, addOnName); err != nil || string(o.GetUID()) != addOnUIDOnB {
 		t.Errorf("hub B's ManagedClusterAddOn %s was deleted or made again during the quiet window (err %v)", addOnName, err)
 	} else {
 		t.Logf("measured: hub B's ManagedClusterAddOn %s kept its UID from before the quiet window to after it; 0 writes of it by the replicator", addOnName)
@@ -366,11 +365,11 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	t.Logf("measured: hub A stopped -> an edit made on hub B once the cluster was Available there applied on the spoke in %.1f s (%.1f s after Available)",
 		time.Since(stopped).Seconds(), (time.Since(stopped) - available).Seconds())
 	// The agent records its move on B's ManagedCluster: epoch 2, from primary.
-	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, failoverSlack, "the agent's epoch 2 from primary",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", cluster, failoverSlack, "the agent's epoch 2 from primary",
 		hasAnnotation(failoverv1alpha1.AnnotationEpoch, "epoch=2,from="+primary))
 	util.WaitForFailoverConfig(t, spoke, failoverSlack, "status.epoch 2", epochIs(2))
 	// The replicator sees the cluster on B: B's ManagedCluster is the source now and says nothing of a move.
-	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "no cluster-hub annotation on the source",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "no cluster-hub annotation on the source",
 		func(o *unstructured.Unstructured) bool {
 			if o == nil {
 				return false
@@ -390,7 +389,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	}
 	// What governance and the user's kinds had on hub A is on hub B after the failover, and hub B's own
 	// replicated Policy, which carries its root copy's marks, was never taken for a copy.
-	waitObj(t, hubBHub, replv1alpha1.KindPolicy, "apps", rootPolicy, replicationTimeout, "the Policy made on hub A, its spec whole",
+	waitObj(t, hubBHub, failoverv1alpha1.KindPolicy, "apps", rootPolicy, replicationTimeout, "the Policy made on hub A, its spec whole",
 		func(o *unstructured.Unstructured) bool {
 			if o == nil || o.GetDeletionTimestamp() != nil {
 				return false
@@ -400,19 +399,19 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 			return action == "inform" && len(templates) == 1
 		})
 	for _, obj := range []struct {
-		kind            replv1alpha1.ReplicatedKind
+		kind            failoverv1alpha1.ReplicatedKind
 		namespace, name string
 	}{
-		{replv1alpha1.KindPlacementBinding, "apps", placementBinding},
-		{replv1alpha1.KindPolicySet, "apps", policySet},
-		{replv1alpha1.KindManagedServiceAccount, cluster, managedServiceAccount},
+		{failoverv1alpha1.KindPlacementBinding, "apps", placementBinding},
+		{failoverv1alpha1.KindPolicySet, "apps", policySet},
+		{failoverv1alpha1.KindManagedServiceAccount, cluster, managedServiceAccount},
 		{widgetKind.Name(), cluster, widget},
 	} {
 		if o, err := getObj(hubBHub, mustKind(obj.kind), obj.namespace, obj.name); err != nil || o == nil || o.GetDeletionTimestamp() != nil {
 			t.Errorf("hub B lost %s %s/%s after the failover (err %v)", obj.kind, obj.namespace, obj.name, err)
 		}
 	}
-	if o, err := getObj(hubBHub, mustKind(replv1alpha1.KindPolicy), cluster, replicatedPolicy); err != nil || o == nil || o.GetUID() != ownReplicaUID {
+	if o, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindPolicy), cluster, replicatedPolicy); err != nil || o == nil || o.GetUID() != ownReplicaUID {
 		t.Errorf("hub B's own replicated Policy %s/%s was deleted or made again (err %v)", cluster, replicatedPolicy, err)
 	}
 
@@ -421,17 +420,17 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 
 	// Hub A comes back: it gets B's edit, and its ManagedCluster says the cluster is on hub B.
 	hubA.StartAPIServer()
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-1", 2*replicationTimeout, "B's edit, taken over from B",
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "work-1", 2*replicationTimeout, "B's edit, taken over from B",
 		func(o *unstructured.Unstructured) bool {
 			return copiedFrom(hubB)(o) && sameValues(t, map[string]string{"cm-1a": "edited-on-b", "cm-1b": "one"})(o)
 		})
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on hub-b",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on hub-b",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB && o.GetAnnotations()[mirror.AnnotationClusterHubSince] != ""
 		})
 
 	// Hub A is back and caught up: the write-back of the move to B (epoch 2, from primary) is finished.
-	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the write-back of epoch 2 finished",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the write-back of epoch 2 finished",
 		hasAnnotation(mirror.AnnotationWrittenBackEpoch, "2"))
 
 	// A planned switch back to hub A disturbs no workload either.
@@ -439,16 +438,16 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	util.WaitForFailoverConfig(t, spoke, failoverSlack, "active hub primary and Available", util.ActiveAndAvailable(primary))
 	// Epoch 3 from hub-b on A, whose write-back ends once B has nothing left to give; B's ManagedCluster keeps its
 	// epoch and record.
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, failoverSlack, "the agent's epoch 3 from hub-b",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, failoverSlack, "the agent's epoch 3 from hub-b",
 		hasAnnotation(failoverv1alpha1.AnnotationEpoch, "epoch=3,from="+hubB))
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the write-back of epoch 3 finished",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the write-back of epoch 3 finished",
 		hasAnnotation(mirror.AnnotationWrittenBackEpoch, "3"))
-	if o, err := getObj(hubBHub, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || o == nil ||
+	if o, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManagedCluster), "", cluster); err != nil || o == nil ||
 		o.GetAnnotations()[failoverv1alpha1.AnnotationEpoch] != "epoch=2,from="+primary || o.GetAnnotations()[mirror.AnnotationWrittenBackEpoch] != "2" {
 		t.Errorf("hub B's ManagedCluster after the switch back: annotations %v (err %v), want epoch=2,from=%s and written-back-epoch 2",
 			o.GetAnnotations(), err, primary)
 	}
-	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on primary again",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "annotated: the cluster is on primary again",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == primary
 		})
@@ -462,16 +461,16 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	// it while the cluster was on B, which only a work agent connected to B would remove. work-2 deleted on A and
 	// made again there with new content (GitOps tools and kubectl replace --force do this): B's old copy goes,
 	// nothing stays Terminating, and B holds a copy of the new work-2, so the next switch to B keeps it.
-	if old, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, "work-2"); err == nil && old != nil {
+	if old, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManifestWork), cluster, "work-2"); err == nil && old != nil {
 		t.Logf("hub-b's copy of work-2 before the delete: finalizers %v", old.GetFinalizers())
 	}
-	deleteObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-2")
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "the old copy gone from hub-b, not left Terminating", absent)
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "the delete finished on primary", absent)
+	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "work-2")
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "the old copy gone from hub-b, not left Terminating", absent)
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "the delete finished on primary", absent)
 	createWork(t, hubA, configMapWork(t, cluster, "work-2", map[string]string{"cm-2": "two-again"}))
-	remade := waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "work-2 made again, its copy listed",
+	remade := waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "work-2 made again, its copy listed",
 		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "a copy of the new work-2",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "work-2", replicationTimeout, "a copy of the new work-2",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetDeletionTimestamp() == nil && o.GetAnnotations()[mirror.AnnotationSourceUID] == string(remade.GetUID()) &&
 				sameValues(t, map[string]string{"cm-2": "two-again"})(o)
@@ -499,7 +498,7 @@ func applyGenerators(t *testing.T, h *framework.Hub) {
 	toleration := func(key string) map[string]any {
 		return map[string]any{"key": key, "operator": "Exists"}
 	}
-	applyUnstructured(t, h, replv1alpha1.KindPlacement, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindPlacement, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
 		"metadata": map[string]any{"name": workloadsPlacement, "namespace": "apps"},
 		"spec": map[string]any{
@@ -513,7 +512,7 @@ func applyGenerators(t *testing.T, h *framework.Hub) {
 		return []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": name, "namespace": "default"}, "data": map[string]any{"value": value}}}
 	}
-	applyUnstructured(t, h, replv1alpha1.KindManifestWorkReplicaSet, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindManifestWorkReplicaSet, map[string]any{
 		"apiVersion": "work.open-cluster-management.io/v1alpha1", "kind": "ManifestWorkReplicaSet",
 		"metadata": map[string]any{"name": mwrsName, "namespace": "apps"},
 		"spec": map[string]any{
@@ -521,7 +520,7 @@ func applyGenerators(t *testing.T, h *framework.Hub) {
 			"manifestWorkTemplate": map[string]any{"workload": map[string]any{"manifests": manifests("cm-mwrs", "from-set")}},
 		},
 	})
-	applyUnstructured(t, h, replv1alpha1.KindAddOnTemplate, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindAddOnTemplate, map[string]any{
 		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "AddOnTemplate",
 		"metadata": map[string]any{"name": addOnTemplateName},
 		"spec": map[string]any{
@@ -537,7 +536,7 @@ func applyGenerators(t *testing.T, h *framework.Hub) {
 // AddOnTemplate template, with spec.installStrategy installStrategy.
 func applyTemplateClusterManagementAddOn(t *testing.T, h *framework.Hub, addOn, template string, installStrategy map[string]any) {
 	t.Helper()
-	applyUnstructured(t, h, replv1alpha1.KindClusterManagementAddOn, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindClusterManagementAddOn, map[string]any{
 		"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ClusterManagementAddOn",
 		"metadata": map[string]any{"name": addOn},
 		"spec": map[string]any{
@@ -553,7 +552,7 @@ func applyTemplateClusterManagementAddOn(t *testing.T, h *framework.Hub, addOn, 
 func waitAddOnWork(t *testing.T, h *framework.Hub, cluster, addOn string) {
 	t.Helper()
 	framework.Eventually(t, 2*replicationTimeout, util.PollInterval, func() (bool, error) {
-		works, err := dyn(h).Resource(mustKind(replv1alpha1.KindManifestWork).GVR).Namespace(cluster).List(context.Background(),
+		works, err := dyn(h).Resource(mustKind(failoverv1alpha1.KindManifestWork).GVR).Namespace(cluster).List(context.Background(),
 			metav1.ListOptions{LabelSelector: mirror.AddonNameLabel + "=" + addOn})
 		if err != nil {
 			return false, err

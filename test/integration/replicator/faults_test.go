@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/metrics/legacyregistry"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -43,7 +43,7 @@ func TestReplicationFaults(t *testing.T) {
 	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
 	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
 	hubC := framework.StartHub(t, framework.HubOptions{Name: "hub-c", HubController: true, Signer: framework.SignerInProcess})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedCluster, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
 		"metadata": map[string]any{"name": fleetCluster, "labels": map[string]any{"env": "prod"}},
 		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
@@ -56,53 +56,53 @@ func TestReplicationFaults(t *testing.T) {
 	// ServiceAccount and ClusterRole on each hub (manifests/replicator/hub); the test's out-of-band writes on
 	// a standby (a foreign object, an edited copy) are made by the hub's admin under the fence's emergency
 	// override, as a user would make them.
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+	r := setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{},
 		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub}, namedHub{name: "hub-c", hub: hubC})
 	r.start()
 	standbys := []*framework.Hub{hubBHub, hubC}
 	for _, h := range standbys {
 		for i := 0; i < 3; i++ {
-			waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, fmt.Sprintf("work-%d", i), replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+			waitObj(t, h, failoverv1alpha1.KindManifestWork, fleetCluster, fmt.Sprintf("work-%d", i), replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
 		}
-		waitObj(t, h, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "a copy saying the cluster is on hub-a",
+		waitObj(t, h, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "a copy saying the cluster is on hub-a",
 			func(o *unstructured.Unstructured) bool {
 				return copiedFrom("hub-a")(o) && o.GetAnnotations()[mirror.AnnotationClusterHub] == "hub-a"
 			})
 	}
-	r.waitStatus(replicationTimeout, "three hubs reachable and synced", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	r.waitStatus(replicationTimeout, "three hubs reachable and synced", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return s.ReachableHubs == 3 && hubStatus(s, hubB).Synced && hubStatus(s, "hub-c").Synced && hubStatus(s, "hub-a").SourceClusters == 1
 	})
 
 	// 1. Standby C is down while A changes: a create, an update and a delete. B follows at once; C is caught
 	// up, the delete included, when it returns.
 	hubC.StopAPIServer()
-	r.waitStatus(replicationTimeout, "hub-c unreachable, Degraded", func(s replv1alpha1.ReplicationConfigStatus) bool {
-		return !hubStatus(s, "hub-c").Reachable && s.ReachableHubs == 2 && conditionTrue(s, replv1alpha1.ReplicationConditionDegraded)
+	r.waitStatus(replicationTimeout, "hub-c unreachable, Degraded", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
+		return !hubStatus(s, "hub-c").Reachable && s.ReachableHubs == 2 && conditionTrue(s, failoverv1alpha1.ReplicationConditionDegraded)
 	})
 	// The source's ManagedCluster tells the agent that hub C is behind.
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c reported behind on the source",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c reported behind on the source",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == hubB && o.GetAnnotations()[mirror.AnnotationHubsBehind] == "hub-c"
 		})
 	createWork(t, hubA, configMapWork(t, fleetCluster, "work-3", map[string]string{"cm": "3"}))
 	updateWork(t, hubA, fleetCluster, "work-0", map[string]string{"cm": "0-updated"})
-	deleteObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "work-1")
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "created while C is down", copiedFrom("hub-a"))
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "updated while C is down", sameValues(t, map[string]string{"cm": "0-updated"}))
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "deleted while C is down", absent)
+	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1")
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "created while C is down", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "updated while C is down", sameValues(t, map[string]string{"cm": "0-updated"}))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "deleted while C is down", absent)
 	hubC.StartAPIServer()
-	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "caught up: created", copiedFrom("hub-a"))
-	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "caught up: updated", sameValues(t, map[string]string{"cm": "0-updated"}))
-	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "caught up: deleted", absent)
-	r.waitStatus(replicationTimeout, "hub-c back and synced", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "caught up: created", copiedFrom("hub-a"))
+	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "caught up: updated", sameValues(t, map[string]string{"cm": "0-updated"}))
+	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "caught up: deleted", absent)
+	r.waitStatus(replicationTimeout, "hub-c back and synced", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return s.ReachableHubs == 3 && hubStatus(s, "hub-c").Synced
 	})
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c reported in step again on the source",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c reported in step again on the source",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == hubB+",hub-c" && o.GetAnnotations()[mirror.AnnotationHubsBehind] == ""
 		})
 	for _, h := range standbys {
-		if mc, err := getObj(h, mustKind(replv1alpha1.KindManagedCluster), "", fleetCluster); err != nil || mc == nil ||
+		if mc, err := getObj(h, mustKind(failoverv1alpha1.KindManagedCluster), "", fleetCluster); err != nil || mc == nil ||
 			mc.GetAnnotations()[mirror.AnnotationHubsInStep] != "" || mc.GetAnnotations()[mirror.AnnotationHubsBehind] != "" {
 			t.Errorf("hub %s's copy of the ManagedCluster: %s (err %v), want no step annotations (the source's only)", h.Name, describe(mc), err)
 		}
@@ -113,11 +113,11 @@ func TestReplicationFaults(t *testing.T) {
 	createWork(t, hubBHub, configMapWork(t, fleetCluster, "shared-name", map[string]string{"cm": "made-on-b"}))
 	refence()
 	createWork(t, hubA, configMapWork(t, fleetCluster, "shared-name", map[string]string{"cm": "made-on-a"}))
-	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "shared-name", replicationTimeout, "A's object copied", sameValues(t, map[string]string{"cm": "made-on-a"}))
-	r.waitStatus(replicationTimeout, "a conflict on hub-b", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "shared-name", replicationTimeout, "A's object copied", sameValues(t, map[string]string{"cm": "made-on-a"}))
+	r.waitStatus(replicationTimeout, "a conflict on hub-b", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return hubStatus(s, hubB).Conflicts >= 1
 	})
-	if obj, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), fleetCluster, "shared-name"); err != nil || obj == nil || mirror.IsCopy(obj) ||
+	if obj, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManifestWork), fleetCluster, "shared-name"); err != nil || obj == nil || mirror.IsCopy(obj) ||
 		workConfigMapValues(t, obj)["cm"] != "made-on-b" {
 		t.Errorf("hub B's own ManifestWork shared-name was touched: %s (err %v)", describe(obj), err)
 	}
@@ -127,7 +127,7 @@ func TestReplicationFaults(t *testing.T) {
 	refence = unfence(t, hubC, fleetCluster)
 	updateWork(t, hubC, fleetCluster, "work-2", map[string]string{"cm": "edited-on-c"})
 	refence()
-	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "work-2", replicationTimeout, "restored from hub-a", sameValues(t, map[string]string{"cm": "2"}))
+	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-2", replicationTimeout, "restored from hub-a", sameValues(t, map[string]string{"cm": "2"}))
 	expectEvent(t, r, "ReplicationConflict", "ManifestWork/fleet1/work-2 on hub hub-c was changed there")
 
 	// 4. The replicator binary, SIGKILLed in the middle of a sync and started again, leaves no duplicate and
@@ -138,10 +138,10 @@ func TestReplicationFaults(t *testing.T) {
 		createWork(t, hubA, configMapWork(t, fleetCluster, fmt.Sprintf("batch-%d", i), map[string]string{"cm": fmt.Sprint(i)}))
 	}
 	proc := startReplicatorBinary(t, hubBHub, "replicator-1")
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "batch-0", 2*replicationTimeout, "the binary started copying", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "batch-0", 2*replicationTimeout, "the binary started copying", copiedFrom("hub-a"))
 	proc.Kill()
 	for i := 0; i < 10; i++ {
-		deleteObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, fmt.Sprintf("batch-%d", i))
+		deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, fleetCluster, fmt.Sprintf("batch-%d", i))
 	}
 	proc = startReplicatorBinary(t, hubBHub, "replicator-2")
 	for _, h := range standbys {
@@ -167,40 +167,40 @@ func TestReplicationFaults(t *testing.T) {
 	// An original made on hub A is marked before its first copy.
 	createWork(t, hubA, configMapWork(t, fleetCluster, "made-on-a", map[string]string{"cm": "a"}))
 	for _, h := range standbys {
-		waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+		waitObj(t, h, failoverv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
 	}
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "the original marked has-copies",
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "the original marked has-copies",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && mirror.HasCopyOn(o, hubB) && mirror.HasCopyOn(o, "hub-c")
 		})
 	// Hub A goes down, and the cluster moves to hub B meanwhile.
 	hubA.StopAPIServer()
-	r.waitStatus(replicationTimeout, "hub-a unreachable", func(s replv1alpha1.ReplicationConfigStatus) bool { return !hubStatus(s, "hub-a").Reachable })
+	r.waitStatus(replicationTimeout, "hub-a unreachable", func(s failoverv1alpha1.ReplicationConfigStatus) bool { return !hubStatus(s, "hub-a").Reachable })
 	stopRenewing := keepRenewing(t, hubBHub, fleetCluster, 3*time.Second)
 	defer stopRenewing()
-	waitObj(t, hubC, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
+	waitObj(t, hubC, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB
 		})
 	// A user of hub B deletes the work there (B's copy) while hub A is down: the delete reaches C at once and
 	// A's original when A returns (issue: deletes came back on failback). B, the source now, is not fenced.
 	waitNamespaceMark(t, hubBHub, fleetCluster, "")
-	deleteObj(t, hubBHub, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a")
-	waitObj(t, hubC, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "deleted on hub-b", absent)
+	deleteObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "made-on-a")
+	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout, "deleted on hub-b", absent)
 	hubA.StartAPIServer()
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "annotated: the cluster is on hub-b",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationClusterHub] == hubB
 		})
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout,
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, fleetCluster, "made-on-a", replicationTimeout,
 		"the original deleted: it was deleted on hub-b while hub-a was down", absent)
 	updateWork(t, hubBHub, fleetCluster, "work-0", map[string]string{"cm": "from-b"})
 	for _, h := range []*framework.Hub{hubA, hubC} {
-		waitObj(t, h, replv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "B's change", func(o *unstructured.Unstructured) bool {
+		waitObj(t, h, failoverv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "B's change", func(o *unstructured.Unstructured) bool {
 			return copiedFrom(hubB)(o) && sameValues(t, map[string]string{"cm": "from-b"})(o)
 		})
 	}
-	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "the source carries no cluster-hub annotation",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "the source carries no cluster-hub annotation",
 		func(o *unstructured.Unstructured) bool {
 			_, annotated := o.GetAnnotations()[mirror.AnnotationClusterHub]
 			return o != nil && !annotated
@@ -232,7 +232,7 @@ func TestReplicationFaults(t *testing.T) {
 
 	// 7. Hub C removed from spec.hubs: the report on the source (B) no longer names it, in step or behind; the
 	// agent ranks a hub the report does not name below one it names in step (failover.SelectNext).
-	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-a and hub-c reported in step on the source",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-a and hub-c reported in step on the source",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == "hub-a,hub-c"
 		})
@@ -242,14 +242,14 @@ func TestReplicationFaults(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		rc.Spec.Hubs = slices.DeleteFunc(rc.Spec.Hubs, func(h replv1alpha1.ReplicationHub) bool { return h.Name == "hub-c" })
+		rc.Spec.Hubs = slices.DeleteFunc(rc.Spec.Hubs, func(h failoverv1alpha1.ReplicationHub) bool { return h.Name == "hub-c" })
 		_, err = configs.Update(context.Background(), rc, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {
 		t.Fatalf("removing hub-c from the ReplicationConfig: %v", err)
 	}
-	waitObj(t, hubBHub, replv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c gone from the report on the source",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "hub-c gone from the report on the source",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == "hub-a" && o.GetAnnotations()[mirror.AnnotationHubsBehind] == ""
 		})
@@ -293,7 +293,7 @@ func metricSum(t *testing.T, name string, labels map[string]string) float64 {
 }
 
 // conditionTrue reports whether condition typ of s is True.
-func conditionTrue(s replv1alpha1.ReplicationConfigStatus, typ string) bool {
+func conditionTrue(s failoverv1alpha1.ReplicationConfigStatus, typ string) bool {
 	for _, c := range s.Conditions {
 		if c.Type == typ {
 			return c.Status == metav1.ConditionTrue
@@ -319,7 +319,7 @@ func expectEvent(t *testing.T, r *replicatorRun, reason, substr string) {
 func batchCopies(h *framework.Hub, cluster string, batch int) string {
 	count, first := 0, -1
 	for i := 0; i < batch; i++ {
-		obj, err := getObj(h, mustKind(replv1alpha1.KindManifestWork), cluster, fmt.Sprintf("batch-%d", i))
+		obj, err := getObj(h, mustKind(failoverv1alpha1.KindManifestWork), cluster, fmt.Sprintf("batch-%d", i))
 		if err != nil || obj == nil || !mirror.IsCopy(obj) {
 			continue
 		}

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -161,7 +161,7 @@ func checkFence(t *testing.T, cluster, work string, source *framework.Hub, sourc
 		} else if err := works.Delete(ctx, setWork.GetName(), metav1.DeleteOptions{}); err != nil {
 			t.Errorf("a ManifestWorkReplicaSet's ManifestWork delete on hub %s: %v (want allowed)", h.Name, err)
 		}
-		addOns := c.Resource(mustKind(replv1alpha1.KindManagedClusterAddOn).GVR).Namespace(cluster)
+		addOns := c.Resource(mustKind(failoverv1alpha1.KindManagedClusterAddOn).GVR).Namespace(cluster)
 		addOn := func(name string, owned bool) *unstructured.Unstructured {
 			o := &unstructured.Unstructured{Object: map[string]any{
 				"apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",

@@ -26,7 +26,7 @@ import (
 	"k8s.io/utils/clock"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -44,12 +44,12 @@ const (
 )
 
 var (
-	workGVR = mustKind(replv1alpha1.KindManifestWork).GVR
-	mcGVR   = mustKind(replv1alpha1.KindManagedCluster).GVR
+	workGVR = mustKind(failoverv1alpha1.KindManifestWork).GVR
+	mcGVR   = mustKind(failoverv1alpha1.KindManagedCluster).GVR
 )
 
 // mustKind returns the mirror.Kind named name: a built-in kind, or the test's custom kind widgetKind.
-func mustKind(name replv1alpha1.ReplicatedKind) mirror.Kind {
+func mustKind(name failoverv1alpha1.ReplicatedKind) mirror.Kind {
 	if name == widgetKind.Name() {
 		return mirror.CustomKindOf(widgetKind)
 	}
@@ -93,7 +93,7 @@ func (c offsetClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 // setUpReplicator installs the ReplicationConfig CRD on host, the namespace, one kubeconfig Secret per hub (the
 // replicator's least privilege there, unless namedHub.kubeconfig is set) and the ReplicationConfig listing hubs in order (util.InstallReplication); it does not start the replicator.
-func setUpReplicator(t *testing.T, host *framework.Hub, spec replv1alpha1.ReplicationConfigSpec, hubs ...namedHub) *replicatorRun {
+func setUpReplicator(t *testing.T, host *framework.Hub, spec failoverv1alpha1.ReplicationConfigSpec, hubs ...namedHub) *replicatorRun {
 	t.Helper()
 	named := make([]util.NamedHub, 0, len(hubs))
 	for _, h := range hubs {
@@ -169,18 +169,18 @@ func (r *replicatorRun) events(reason string) []string {
 }
 
 // status returns the ReplicationConfig's status.
-func (r *replicatorRun) status() (replv1alpha1.ReplicationConfigStatus, error) {
+func (r *replicatorRun) status() (failoverv1alpha1.ReplicationConfigStatus, error) {
 	rc, err := replClient(r.host).FailoverV1alpha1().ReplicationConfigs(replicatorNamespace).Get(context.Background(), configName, metav1.GetOptions{})
 	if err != nil {
-		return replv1alpha1.ReplicationConfigStatus{}, err
+		return failoverv1alpha1.ReplicationConfigStatus{}, err
 	}
 	return rc.Status, nil
 }
 
 // waitStatus waits until cond holds for the ReplicationConfig's status.
-func (r *replicatorRun) waitStatus(timeout time.Duration, what string, cond func(replv1alpha1.ReplicationConfigStatus) bool) replv1alpha1.ReplicationConfigStatus {
+func (r *replicatorRun) waitStatus(timeout time.Duration, what string, cond func(failoverv1alpha1.ReplicationConfigStatus) bool) failoverv1alpha1.ReplicationConfigStatus {
 	r.t.Helper()
-	var last replv1alpha1.ReplicationConfigStatus
+	var last failoverv1alpha1.ReplicationConfigStatus
 	framework.Eventually(r.t, timeout, util.PollInterval, func() (bool, error) {
 		s, err := r.status()
 		if err != nil {
@@ -197,13 +197,13 @@ func (r *replicatorRun) waitStatus(timeout time.Duration, what string, cond func
 }
 
 // hubStatus returns the status entry of hub name.
-func hubStatus(s replv1alpha1.ReplicationConfigStatus, name string) replv1alpha1.ReplicationHubStatus {
+func hubStatus(s failoverv1alpha1.ReplicationConfigStatus, name string) failoverv1alpha1.ReplicationHubStatus {
 	for _, h := range s.Hubs {
 		if h.Name == name {
 			return h
 		}
 	}
-	return replv1alpha1.ReplicationHubStatus{}
+	return failoverv1alpha1.ReplicationHubStatus{}
 }
 
 // dyn returns a dynamic client for gvr on hub.
@@ -264,7 +264,7 @@ func getObj(h *framework.Hub, k mirror.Kind, namespace, name string) (*unstructu
 }
 
 // waitObj waits until cond holds for the object (nil when absent) on hub.
-func waitObj(t *testing.T, h *framework.Hub, kind replv1alpha1.ReplicatedKind, namespace, name string, timeout time.Duration,
+func waitObj(t *testing.T, h *framework.Hub, kind failoverv1alpha1.ReplicatedKind, namespace, name string, timeout time.Duration,
 	what string, cond func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
 	t.Helper()
 	k := mustKind(kind)
@@ -350,7 +350,7 @@ func updateWork(t *testing.T, h *framework.Hub, namespace, name string, data map
 }
 
 // deleteObj deletes the object on hub (absent is fine).
-func deleteObj(t *testing.T, h *framework.Hub, kind replv1alpha1.ReplicatedKind, namespace, name string) {
+func deleteObj(t *testing.T, h *framework.Hub, kind failoverv1alpha1.ReplicatedKind, namespace, name string) {
 	t.Helper()
 	k := mustKind(kind)
 	var client dynamic.ResourceInterface = dyn(h).Resource(k.GVR)
@@ -363,7 +363,7 @@ func deleteObj(t *testing.T, h *framework.Hub, kind replv1alpha1.ReplicatedKind,
 }
 
 // applyUnstructured creates obj on hub (namespace created if missing).
-func applyUnstructured(t *testing.T, h *framework.Hub, kind replv1alpha1.ReplicatedKind, obj map[string]any) {
+func applyUnstructured(t *testing.T, h *framework.Hub, kind failoverv1alpha1.ReplicatedKind, obj map[string]any) {
 	t.Helper()
 	u := &unstructured.Unstructured{Object: obj}
 	k := mustKind(kind)

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -46,7 +46,7 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 			},
 		})
 		util.WaitForClusterAvailable(t, h, cluster, 90*time.Second)
-		mc := waitObj(t, h, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the agent's id.k8s.io claim",
+		mc := waitObj(t, h, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the agent's id.k8s.io claim",
 			func(o *unstructured.Unstructured) bool {
 				claim, _ := mirror.ClusterIdentity(o)
 				return claim != ""
@@ -59,13 +59,13 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 	createWork(t, hubA, configMapWork(t, cluster, "work-a", map[string]string{"cm-a": "for spoke 1"}))
 	createWork(t, hubBHub, configMapWork(t, cluster, "work-b", map[string]string{"cm-b": "for spoke 2"}))
 
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+	r := setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{},
 		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
 	expectEvent(t, r, replication.ReasonClusterIdentityConflict, fmt.Sprintf("hub-a: %s (claim); %s: %s (claim)", ids["hub-a"], hubB, ids[hubB]))
-	r.waitStatus(replicationTimeout, "Degraded naming the cluster", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	r.waitStatus(replicationTimeout, "Degraded naming the cluster", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		for _, c := range s.Conditions {
-			if c.Type == replv1alpha1.ReplicationConditionDegraded {
+			if c.Type == failoverv1alpha1.ReplicationConditionDegraded {
 				return c.Reason == status.ReasonClusterIdentityConflict && strings.Contains(c.Message, cluster)
 			}
 		}
@@ -73,7 +73,7 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 	})
 
 	// Each agent renews its lease on its own hub meanwhile; nothing crosses, whichever lease is the freshest.
-	mcKind, mwKind := mustKind(replv1alpha1.KindManagedCluster), mustKind(replv1alpha1.KindManifestWork)
+	mcKind, mwKind := mustKind(failoverv1alpha1.KindManagedCluster), mustKind(failoverv1alpha1.KindManifestWork)
 	deadline := time.Now().Add(identityWatch)
 	checks := 0
 	for time.Now().Before(deadline) {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
@@ -43,9 +43,9 @@ const (
 // widgetKind is the test's custom kind, as a user names it in a ReplicationConfig: Widget (example.com/v1,
 // namespaced, from widgetCRD), in a cluster's namespace, spec copied, objects labelled widgetGeneratedLabel
 // generated on each hub.
-var widgetKind = replv1alpha1.CustomKind{
+var widgetKind = failoverv1alpha1.CustomKind{
 	Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true,
-	Scope: replv1alpha1.ScopeClusterByNamespace, GeneratedLabels: []string{widgetGeneratedLabel},
+	Scope: failoverv1alpha1.ScopeClusterByNamespace, GeneratedLabels: []string{widgetGeneratedLabel},
 }
 
 // installWidgets makes hub h serve Widget (widgetKind) and grants it to the replicator's ServiceAccount in a
@@ -104,19 +104,19 @@ func installWidgets(t *testing.T, h *framework.Hub) {
 // cluster's namespace; and, as governance's propagator would, replicated Policy onlyOnAPolicy there.
 func applyHubKinds(t *testing.T, h *framework.Hub) {
 	t.Helper()
-	applyUnstructured(t, h, replv1alpha1.KindPolicy, policy("apps", rootPolicy, nil, nil))
-	applyUnstructured(t, h, replv1alpha1.KindPlacementBinding, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindPolicy, policy("apps", rootPolicy, nil, nil))
+	applyUnstructured(t, h, failoverv1alpha1.KindPlacementBinding, map[string]any{
 		"apiVersion": "policy.open-cluster-management.io/v1", "kind": "PlacementBinding",
 		"metadata":     map[string]any{"name": placementBinding, "namespace": "apps"},
 		"placementRef": map[string]any{"apiGroup": "cluster.open-cluster-management.io", "kind": "Placement", "name": "prod"},
 		"subjects":     []any{map[string]any{"apiGroup": "policy.open-cluster-management.io", "kind": "Policy", "name": rootPolicy}},
 	})
-	applyUnstructured(t, h, replv1alpha1.KindPolicySet, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindPolicySet, map[string]any{
 		"apiVersion": "policy.open-cluster-management.io/v1beta1", "kind": "PolicySet",
 		"metadata": map[string]any{"name": policySet, "namespace": "apps"},
 		"spec":     map[string]any{"policies": []any{rootPolicy}},
 	})
-	applyUnstructured(t, h, replv1alpha1.KindManagedServiceAccount, map[string]any{
+	applyUnstructured(t, h, failoverv1alpha1.KindManagedServiceAccount, map[string]any{
 		"apiVersion": "authentication.open-cluster-management.io/v1beta1", "kind": "ManagedServiceAccount",
 		"metadata": map[string]any{"name": managedServiceAccount, "namespace": cluster},
 		"spec":     map[string]any{"rotation": map[string]any{"enabled": true, "validity": "8640h0m0s"}},
@@ -132,7 +132,7 @@ func applyHubKinds(t *testing.T, h *framework.Hub) {
 		"metadata": map[string]any{"name": generatedWidget, "namespace": cluster, "labels": map[string]any{widgetGeneratedLabel: "x"}},
 		"spec":     map[string]any{"size": int64(1)},
 	})
-	applyUnstructured(t, h, replv1alpha1.KindPolicy, policy(cluster, onlyOnAPolicy, map[string]string{mirror.RootPolicyLabel: onlyOnAPolicy}, nil))
+	applyUnstructured(t, h, failoverv1alpha1.KindPolicy, policy(cluster, onlyOnAPolicy, map[string]string{mirror.RootPolicyLabel: onlyOnAPolicy}, nil))
 }
 
 // waitHubKindsCopied waits until hub b holds copies from source of what applyHubKinds made, and checks what
@@ -143,18 +143,18 @@ func applyHubKinds(t *testing.T, h *framework.Hub) {
 func waitHubKindsCopied(t *testing.T, b *framework.Hub, source string) types.UID {
 	t.Helper()
 	for _, obj := range []struct {
-		kind            replv1alpha1.ReplicatedKind
+		kind            failoverv1alpha1.ReplicatedKind
 		namespace, name string
 	}{
-		{replv1alpha1.KindPolicy, "apps", rootPolicy},
-		{replv1alpha1.KindPlacementBinding, "apps", placementBinding},
-		{replv1alpha1.KindPolicySet, "apps", policySet},
-		{replv1alpha1.KindManagedServiceAccount, cluster, managedServiceAccount},
+		{failoverv1alpha1.KindPolicy, "apps", rootPolicy},
+		{failoverv1alpha1.KindPlacementBinding, "apps", placementBinding},
+		{failoverv1alpha1.KindPolicySet, "apps", policySet},
+		{failoverv1alpha1.KindManagedServiceAccount, cluster, managedServiceAccount},
 		{widgetKind.Name(), cluster, widget},
 	} {
 		waitObj(t, b, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from "+source, copiedFrom(source))
 	}
-	pb, err := getObj(b, mustKind(replv1alpha1.KindPlacementBinding), "apps", placementBinding)
+	pb, err := getObj(b, mustKind(failoverv1alpha1.KindPlacementBinding), "apps", placementBinding)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,22 +174,22 @@ func waitHubKindsCopied(t *testing.T, b *framework.Hub, source string) types.UID
 	// Generated objects are not mirrored. The sync is done (the cluster's Widget, in the same namespace, and
 	// the Policies were copied): these would be there by now.
 	for _, obj := range []struct {
-		kind replv1alpha1.ReplicatedKind
+		kind failoverv1alpha1.ReplicatedKind
 		name string
-	}{{replv1alpha1.KindPolicy, onlyOnAPolicy}, {widgetKind.Name(), generatedWidget}} {
+	}{{failoverv1alpha1.KindPolicy, onlyOnAPolicy}, {widgetKind.Name(), generatedWidget}} {
 		if o, err := getObj(b, mustKind(obj.kind), cluster, obj.name); err != nil || o != nil {
 			t.Errorf("hub %s holds %s %s/%s, a generated object of hub A (err %v): generated objects are never mirrored", b.Name, obj.kind, cluster, obj.name, err)
 		}
 	}
-	rootCopy, err := getObj(b, mustKind(replv1alpha1.KindPolicy), "apps", rootPolicy)
+	rootCopy, err := getObj(b, mustKind(failoverv1alpha1.KindPolicy), "apps", rootPolicy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	labels := rootCopy.GetLabels()
 	labels[mirror.RootPolicyLabel] = replicatedPolicy
 	ownReplica := policy(cluster, replicatedPolicy, labels, rootCopy.GetAnnotations())
-	applyUnstructured(t, b, replv1alpha1.KindPolicy, ownReplica)
-	own, err := getObj(b, mustKind(replv1alpha1.KindPolicy), cluster, replicatedPolicy)
+	applyUnstructured(t, b, failoverv1alpha1.KindPolicy, ownReplica)
+	own, err := getObj(b, mustKind(failoverv1alpha1.KindPolicy), cluster, replicatedPolicy)
 	if err != nil || own == nil {
 		t.Fatalf("hub %s's own replicated Policy: %v", b.Name, err)
 	}

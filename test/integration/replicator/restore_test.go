@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
@@ -49,37 +49,37 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	}
 	createWork(t, hubA, configMapWork(t, cluster, "edited", map[string]string{"v": "before the backup"}))
 
-	r := setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+	r := setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{},
 		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	r.start()
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the original held and marked",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the original held and marked",
 		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
 
 	backup := hubA.BackupEtcd()
 	updateWork(t, hubA, cluster, "edited", map[string]string{"v": "after the backup"})
 	createWork(t, hubA, configMapWork(t, cluster, "made-after", map[string]string{"v": "after the backup"}))
-	applyUnstructured(t, hubA, replv1alpha1.KindPlacement, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindPlacement, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
 		"metadata": map[string]any{"name": "made-after", "namespace": namespace},
 		"spec":     map[string]any{"numberOfClusters": int64(1)},
 	})
 	newer := sameValues(t, map[string]string{"v": "after the backup"})
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the edit copied", newer)
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied", copiedFrom("hub-a"))
-	waitObj(t, hubBHub, replv1alpha1.KindPlacement, namespace, "made-after", replicationTimeout, "the new Placement copied", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the edit copied", newer)
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, failoverv1alpha1.KindPlacement, namespace, "made-after", replicationTimeout, "the new Placement copied", copiedFrom("hub-a"))
 
 	start := time.Now()
 	hubA.RestoreEtcd(backup)
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "hub-a back at its backup's state",
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "hub-a back at its backup's state",
 		sameValues(t, map[string]string{"v": "before the backup"}))
-	for _, k := range []replv1alpha1.ReplicatedKind{replv1alpha1.KindManifestWork, replv1alpha1.KindPlacement} {
-		ns := map[replv1alpha1.ReplicatedKind]string{replv1alpha1.KindManifestWork: cluster, replv1alpha1.KindPlacement: namespace}[k]
+	for _, k := range []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManifestWork, failoverv1alpha1.KindPlacement} {
+		ns := map[failoverv1alpha1.ReplicatedKind]string{failoverv1alpha1.KindManifestWork: cluster, failoverv1alpha1.KindPlacement: namespace}[k]
 		if obj, err := getObj(hubA, mustKind(k), ns, "made-after"); err != nil || obj != nil {
 			t.Fatalf("restored hub-a holds %s %s/made-after: %s (err %v); the backup was taken before it was made", k, ns, describe(obj), err)
 		}
 	}
-	r.waitStatus(replicationTimeout, "hub-a reachable and synced again", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	r.waitStatus(replicationTimeout, "hub-a reachable and synced again", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return hubStatus(s, "hub-a").Reachable && hubStatus(s, "hub-a").Synced
 	})
 	synced := time.Since(start)
@@ -89,14 +89,14 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	checks := 0
 	for deadline := time.Now().Add(restoreWatch); time.Now().Before(deadline); checks++ {
 		for _, c := range []struct {
-			kind      replv1alpha1.ReplicatedKind
+			kind      failoverv1alpha1.ReplicatedKind
 			namespace string
 			name      string
 			want      func(*unstructured.Unstructured) bool
 		}{
-			{replv1alpha1.KindManifestWork, cluster, "edited", newer},
-			{replv1alpha1.KindManifestWork, cluster, "made-after", newer},
-			{replv1alpha1.KindPlacement, namespace, "made-after", copiedFrom("hub-a")},
+			{failoverv1alpha1.KindManifestWork, cluster, "edited", newer},
+			{failoverv1alpha1.KindManifestWork, cluster, "made-after", newer},
+			{failoverv1alpha1.KindPlacement, namespace, "made-after", copiedFrom("hub-a")},
 		} {
 			obj, err := getObj(hubBHub, mustKind(c.kind), c.namespace, c.name)
 			if err != nil || obj == nil || obj.GetDeletionTimestamp() != nil || !c.want(obj) {
@@ -115,9 +115,9 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	}
 
 	// A delete on the restored hub is seen (the original came back with the replicator's finalizer) and reaches B.
-	deleteObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited")
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "deleted on the restored hub-a", absent)
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the delete finished on hub-a", absent)
+	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited")
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "deleted on the restored hub-a", absent)
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the delete finished on hub-a", absent)
 	t.Logf("measured: %d checks over %s from %s after the restore: no copy of the newer state deleted or rolled back",
 		checks, restoreWatch, synced.Round(time.Second))
 }
@@ -132,34 +132,34 @@ func TestStandbyThatLostItsCopies(t *testing.T) {
 	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
 	defer stopOnA()
 	r.start()
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
-	original := waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "the original marked",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	original := waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "the original marked",
 		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
 	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
 
 	// The replicator is down: B loses its copy, then the cluster moves to B while A is down.
 	r.stop()
 	refence := unfence(t, hubBHub, cluster)
-	deleteObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "kept")
+	deleteObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "kept")
 	refence()
 	stopOnA()
 	hubA.StopAPIServer()
 	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
 	defer stopOnB()
 	r.start()
-	r.waitStatus(replicationTimeout, "hub-b the cluster's source", func(s replv1alpha1.ReplicationConfigStatus) bool {
+	r.waitStatus(replicationTimeout, "hub-b the cluster's source", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return hubStatus(s, hubB).SourceClusters == 1
 	})
 
 	// A returns: its original stays, and B gets the work again.
 	hubA.StartAPIServer()
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "written back from hub-a's original",
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "written back from hub-a's original",
 		func(o *unstructured.Unstructured) bool {
 			return o != nil && o.GetDeletionTimestamp() == nil && o.GetAnnotations()[mirror.AnnotationSourceUID] == string(original.GetUID())
 		})
 	expectEvent(t, r, replication.ReasonWrittenBack, "ManifestWork/"+cluster+"/kept")
 	for i := 0; i < 5; i++ {
-		obj, err := getObj(hubA, mustKind(replv1alpha1.KindManifestWork), cluster, "kept")
+		obj, err := getObj(hubA, mustKind(failoverv1alpha1.KindManifestWork), cluster, "kept")
 		if err != nil || obj == nil || obj.GetDeletionTimestamp() != nil || obj.GetUID() != original.GetUID() {
 			t.Fatalf("hub-a's original kept after the cluster moved to hub-b, which had lost its copy: %s (err %v), want it there", describe(obj), err)
 		}
@@ -174,14 +174,14 @@ func twoHubsLeased(t *testing.T, cluster, work string) (hubA, hubBHub *framework
 	t.Helper()
 	hubA = framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
 	hubBHub = framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
-	applyUnstructured(t, hubA, replv1alpha1.KindManagedCluster, map[string]any{
+	applyUnstructured(t, hubA, failoverv1alpha1.KindManagedCluster, map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
 		"metadata": map[string]any{"name": cluster},
 		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
 	})
 	stopOnA = keepRenewing(t, hubA, cluster, 3*time.Second)
 	createWork(t, hubA, configMapWork(t, cluster, work, map[string]string{"v": "1"}))
-	r = setUpReplicator(t, hubBHub, replv1alpha1.ReplicationConfigSpec{},
+	r = setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{},
 		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	return hubA, hubBHub, stopOnA, r
 }

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	replv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/cmd"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -32,21 +32,21 @@ func TestUninstall(t *testing.T) {
 	defer stopOnA()
 	createWork(t, hubA, configMapWork(t, cluster, deletedWork, map[string]string{"v": "2"}))
 	r.start()
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
-	waitObj(t, hubBHub, replv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "held and marked has-copies", func(o *unstructured.Unstructured) bool {
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "held and marked has-copies", func(o *unstructured.Unstructured) bool {
 		return o != nil && mirror.HasCopyOn(o, hubB) && slices.Contains(o.GetFinalizers(), mirror.FinalizerDeleteCopies)
 	})
-	waitObj(t, hubA, replv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the in-step report", func(o *unstructured.Unstructured) bool {
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the in-step report", func(o *unstructured.Unstructured) bool {
 		return o != nil && o.GetAnnotations()[mirror.AnnotationHubsInStep] == hubB
 	})
 	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "held", func(o *unstructured.Unstructured) bool {
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "held", func(o *unstructured.Unstructured) bool {
 		return o != nil && slices.Contains(o.GetFinalizers(), mirror.FinalizerDeleteCopies)
 	})
 	r.stop()
-	deleteObj(t, hubA, replv1alpha1.KindManifestWork, cluster, deletedWork)
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "its delete held while the replicator is stopped",
+	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, deletedWork)
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "its delete held while the replicator is stopped",
 		func(o *unstructured.Unstructured) bool { return o != nil && mirror.HoldsDelete(o) })
 
 	peers := map[*framework.Hub]*framework.Hub{hubA: hubBHub, hubBHub: hubA}
@@ -65,29 +65,29 @@ func TestUninstall(t *testing.T) {
 			}
 		}
 	}
-	orig, err := getObj(hubA, mustKind(replv1alpha1.KindManifestWork), cluster, work)
+	orig, err := getObj(hubA, mustKind(failoverv1alpha1.KindManifestWork), cluster, work)
 	if err != nil || orig == nil || slices.Contains(orig.GetFinalizers(), mirror.FinalizerDeleteCopies) || mirror.HasCopyOn(orig, hubB) {
 		t.Errorf("hub-a's work after the uninstall: %s (err %v), want it without the finalizer and has-copies", describe(orig), err)
 	}
-	if mc, err := getObj(hubA, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || mc == nil ||
+	if mc, err := getObj(hubA, mustKind(failoverv1alpha1.KindManagedCluster), "", cluster); err != nil || mc == nil ||
 		mc.GetAnnotations()[mirror.AnnotationHubsInStep] != "" || mc.GetAnnotations()[mirror.AnnotationHubsBehind] != "" ||
 		mc.GetAnnotations()[mirror.AnnotationHubsReported] != "" {
 		t.Errorf("hub-a's ManagedCluster after the uninstall: %s (err %v), want no in-step report", describe(mc), err)
 	}
-	if mc, err := getObj(hubBHub, mustKind(replv1alpha1.KindManagedCluster), "", cluster); err != nil || mc == nil || mc.GetAnnotations()[mirror.AnnotationClusterHub] != "" {
+	if mc, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManagedCluster), "", cluster); err != nil || mc == nil || mc.GetAnnotations()[mirror.AnnotationClusterHub] != "" {
 		t.Errorf("hub-b's ManagedCluster after the uninstall: %s (err %v), want no cluster-hub mark", describe(mc), err)
 	}
 	waitNamespaceMark(t, hubBHub, cluster, "") // unmarked, and the fence no longer refuses a write there
-	if cp, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, work); err != nil || !copiedFrom("hub-a")(cp) {
+	if cp, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManifestWork), cluster, work); err != nil || !copiedFrom("hub-a")(cp) {
 		t.Errorf("hub-b's copy after the uninstall: %s (err %v), want it kept with its copy marks", describe(cp), err)
 	}
 
 	// The delete held on A finished on both hubs.
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "deleted once its hold went", absent)
-	if cp, err := getObj(hubBHub, mustKind(replv1alpha1.KindManifestWork), cluster, deletedWork); err != nil || cp != nil {
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, deletedWork, replicationTimeout, "deleted once its hold went", absent)
+	if cp, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManifestWork), cluster, deletedWork); err != nil || cp != nil {
 		t.Errorf("hub-b's copy of the work deleted on hub-a while the replicator was stopped: %s (err %v), want it deleted by the uninstall", describe(cp), err)
 	}
 
-	deleteObj(t, hubA, replv1alpha1.KindManifestWork, cluster, work)
-	waitObj(t, hubA, replv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "deleted: no finalizer of the replicator holds it", absent)
+	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, work)
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "deleted: no finalizer of the replicator holds it", absent)
 }
