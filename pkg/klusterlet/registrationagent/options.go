@@ -11,6 +11,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	ocmfeature "open-cluster-management.io/api/feature"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
 )
 
@@ -121,7 +122,8 @@ func (o *Options) ValidateOCMFlags() error {
 		errs = append(errs, fmt.Errorf(`--addon-kubeclient-registration-auth %q: not supported by klusterlet-failover ("" or %q)`,
 			o.AddonKubeClientRegistrationAuth, addonAuthCSR))
 	}
-	if want := filepath.Join(o.HubKubeconfigDir, "kubeconfig"); o.HubKubeconfigFile != "" && filepath.Clean(o.HubKubeconfigFile) != want {
+	// The Secret mirror writes each key of the hub kubeconfig Secret as a file of that name.
+	if want := filepath.Join(o.HubKubeconfigDir, failoverv1alpha1.KubeconfigSecretKey); o.HubKubeconfigFile != "" && filepath.Clean(o.HubKubeconfigFile) != want {
 		errs = append(errs, fmt.Errorf("--hub-kubeconfig %q: must be empty or %q: the agent writes the hub kubeconfig into --hub-kubeconfig-dir",
 			o.HubKubeconfigFile, want))
 	}
