@@ -236,10 +236,9 @@ func parseBootstrapKubeconfig(data []byte, source, baseDir string, fromFile bool
 		if !fromFile {
 			return nil, fail(field, ref, errFileRefInSecret)
 		}
-		path := ref
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(baseDir, path)
-		}
+		// Resolved as kubectl resolves a file reference of a kubeconfig file; read here, so that an error names
+		// the field.
+		path := clientcmdapi.ResolvePath(ref, baseDir)
 		value := ref
 		if path != ref {
 			value = fmt.Sprintf("%s (%s)", ref, path)
@@ -328,8 +327,10 @@ func parseBootstrapKubeconfig(data []byte, source, baseDir string, fromFile bool
 		if !fromFile {
 			return nil, fail(userField("exec"), user.Exec.Command, errors.New("exec credential plugins are not allowed in a kubeconfig read from a Secret"))
 		}
-		if strings.ContainsRune(user.Exec.Command, filepath.Separator) && !filepath.IsAbs(user.Exec.Command) {
-			user.Exec.Command = filepath.Join(baseDir, user.Exec.Command)
+		// A command with a path separator is relative to the kubeconfig's directory; one without is looked up
+		// in PATH (clientcmd.GetAuthInfoFileReferences).
+		if err := clientcmd.ResolvePaths(clientcmd.GetAuthInfoFileReferences(&clientcmdapi.AuthInfo{Exec: user.Exec}), baseDir); err != nil {
+			return nil, fail(userField("exec.command"), user.Exec.Command, err)
 		}
 	}
 

@@ -318,6 +318,32 @@ func TestLoadBootstrapKubeconfigFileTokenAndNoCA(t *testing.T) {
 	}
 }
 
+// TestLoadBootstrapKubeconfigFileExecCommand: an exec plugin's command with a path separator resolves against the
+// kubeconfig's directory, as kubectl does; one without is left to PATH.
+func TestLoadBootstrapKubeconfigFileExecCommand(t *testing.T) {
+	for _, tc := range []struct{ command, want string }{
+		{command: "bin/get-token", want: "DIR/bin/get-token"},
+		{command: "/usr/local/bin/get-token", want: "/usr/local/bin/get-token"},
+		{command: "get-token", want: "get-token"},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			f := newBootstrapFixture(t)
+			path := filepath.Join(f.dir, "bootstrap.kubeconfig")
+			cfg := bootstrapConfig()
+			cfg.AuthInfos["bootstrap"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{Command: tc.command, APIVersion: "client.authentication.k8s.io/v1", InteractiveMode: clientcmdapi.NeverExecInteractiveMode}}
+			writeKubeconfig(t, path, cfg)
+			b, err := clientcert.LoadBootstrapKubeconfigFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Replace(tc.want, "DIR", f.dir, 1)
+			if b.RestConfig.ExecProvider == nil || b.RestConfig.ExecProvider.Command != want {
+				t.Errorf("exec command = %+v, want %q", b.RestConfig.ExecProvider, want)
+			}
+		})
+	}
+}
+
 func TestParseBootstrapKubeconfigFromSecret(t *testing.T) {
 	f := newBootstrapFixture(t)
 	const source = "secret ns/hub-b-bootstrap key kubeconfig"
