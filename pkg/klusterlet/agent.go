@@ -304,6 +304,7 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		e := o.ClientCertExpirationSeconds
 		expiration = &e
 	}
+	identity := managedcluster.NewSpokeIdentityReader(spoke.Kube.CoreV1())
 	sessionConfig := hubsession.Config{
 		ClusterName:          o.ClusterName,
 		AgentName:            o.AgentName,
@@ -316,7 +317,7 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		AgentKubeClient:      spoke.AgentKube,
 		SpokeKubeClient:      spoke.Kube,
 		SpokeClusterClient:   spoke.Cluster,
-		Controllers:          o.newSessionControllers(spoke, annotations, expiration, clk, recorder).controllers(),
+		Controllers:          o.newSessionControllers(spoke, identity, annotations, expiration, clk, recorder).controllers(),
 		BootstrapBackoff:     bootstrapBackoff,
 		Clock:                clk,
 		Recorder:             recorder,
@@ -349,6 +350,7 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		FailoverConfigInformer:         ai.failoverConfigs,
 		FailoverConfigClient:           ai.failoverConfigClient,
 		Metrics:                        o.Metrics,
+		SpokeIdentity:                  identity,
 	}
 }
 

@@ -44,18 +44,21 @@ type sessionControllers struct {
 	// addOns runs the add-on controllers (OCM's AddonManagement); spoke is the managed cluster and hosting the
 	// cluster hosting the agent (the managed cluster unless hosted); expiration, if set, is the add-on CSRs'
 	// spec.expirationSeconds.
-	addOns     bool
-	spoke      kubernetes.Interface
-	hosting    kubernetes.Interface
+	addOns  bool
+	spoke   kubernetes.Interface
+	hosting kubernetes.Interface
+	// identity reads the spoke's identities, for the status controllers of every session and the standby probes.
+	identity   *managedcluster.SpokeIdentityReader
 	expiration *int32
 	clock      clock.Clock
 	recorder   events.Recorder
 }
 
 // newSessionControllers returns the session controllers' settings from the completed options o, the spoke
-// clients, annotations (already filtered), expiration (the CSRs' spec.expirationSeconds or nil), clk and recorder.
-func (o *FailoverAgentOptions) newSessionControllers(spoke *SpokeClients, annotations map[string]string, expiration *int32,
-	clk clock.Clock, recorder events.Recorder) sessionControllers {
+// clients, identity (the process's reader of the spoke's identities), annotations (already filtered), expiration
+// (the CSRs' spec.expirationSeconds or nil), clk and recorder.
+func (o *FailoverAgentOptions) newSessionControllers(spoke *SpokeClients, identity *managedcluster.SpokeIdentityReader, annotations map[string]string,
+	expiration *int32, clk clock.Clock, recorder events.Recorder) sessionControllers {
 	hosting := spoke.Kube
 	if o.SpokeKubeconfig != "" {
 		hosting = spoke.AgentKube
@@ -72,6 +75,7 @@ func (o *FailoverAgentOptions) newSessionControllers(spoke *SpokeClients, annota
 		addOns:            !o.DisableAddOnManagement,
 		spoke:             spoke.Kube,
 		hosting:           hosting,
+		identity:          identity,
 		expiration:        expiration,
 		clock:             clk,
 		recorder:          recorder,
@@ -138,7 +142,7 @@ func (c sessionControllers) registered(in hubsession.RegisteredInputs) []factory
 		HubLeaseClient:               in.HubKube.CoordinationV1(),
 		OwnLeaseRenewTime:            leaseController.LastRenewTime,
 		SpokeDiscoveryClient:         c.spoke.Discovery(),
-		SpokeNamespaceClient:         c.spoke.CoreV1(),
+		SpokeIdentity:                c.identity,
 		NodeInformer:                 in.Nodes,
 		ClaimInformer:                in.Claims,
 		MaxCustomClusterClaims:       c.maxCustomClaims,

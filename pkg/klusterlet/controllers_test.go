@@ -32,7 +32,7 @@ func TestSessionControllers(t *testing.T) {
 	o := NewFailoverAgentOptions()
 	o.ClusterName, o.AgentName = "cluster1", "agent1"
 	o.SpokeExternalServerURLs = []string{"https://spoke.example.com:6443"}
-	c := o.newSessionControllers(spoke, annotations, nil, clock.RealClock{}, recorder)
+	c := o.newSessionControllers(spoke, managedcluster.NewSpokeIdentityReader(spokeKube.CoreV1()), annotations, nil, clock.RealClock{}, recorder)
 	built := c.controllers()
 	if built.AddOns == nil {
 		t.Errorf("AddOns = nil with add-on management on (the default)")
@@ -63,7 +63,7 @@ func TestSessionControllers(t *testing.T) {
 
 	o.DisableAddOnManagement = true
 	o.SpokeKubeconfig = "/spoke/kubeconfig"
-	c = o.newSessionControllers(spoke, annotations, nil, clock.RealClock{}, recorder)
+	c = o.newSessionControllers(spoke, managedcluster.NewSpokeIdentityReader(spokeKube.CoreV1()), annotations, nil, clock.RealClock{}, recorder)
 	if c.controllers().AddOns != nil {
 		t.Errorf("AddOns set with --disable-addon-management")
 	}

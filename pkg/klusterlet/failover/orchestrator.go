@@ -16,6 +16,7 @@ import (
 	failoverinformers "github.com/klusterlet-failover/klusterlet-failover/pkg/client/informers/externalversions/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/backoff"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
 // Session is one hub session as the orchestrator drives it; *hubsession.Session implements it.
@@ -83,6 +84,10 @@ type OrchestratorOptions struct {
 	SessionStopTimeout time.Duration
 	// Metrics receives the failover metrics. Default: LegacyRegistryMetrics().
 	Metrics *Metrics
+	// SpokeIdentity reads the spoke's identities (its claims through Agent.SpokeClusterClient) that the standby
+	// probes check a hub's ManagedCluster against; the agent's status controllers share it. Nil: the check is
+	// not made.
+	SpokeIdentity *managedcluster.SpokeIdentityReader
 	// Standby keeps hot standby credentials on the standby hubs and hands them over when a session starts
 	// (*hubsession.StandbyCredentials). Nil: every standby is cold, a switch bootstraps on the new hub.
 	Standby StandbyKeeper

@@ -36,7 +36,7 @@ func StandbyProbeResults() []failoverv1alpha1.HubProbeResult {
 }
 
 // ProbeIdentity is what a standby probe checks the hub's ManagedCluster against: the agent's cluster name and
-// the spoke's identities (managedcluster.ReadSpokeIdentities). An empty name or no current identity: the check
+// the spoke's identities (managedcluster.SpokeIdentityReader). An empty name or no current identity: the check
 // is not made.
 type ProbeIdentity struct {
 	ClusterName string

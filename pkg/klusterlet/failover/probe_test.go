@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -25,7 +26,9 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
@@ -512,28 +515,31 @@ func TestProbeIdentityReads(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	kube := kubefake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system", UID: "ks-uid"}})
 	claims := clusterfake.NewSimpleClientset()
-	r := &Orchestrator{o: OrchestratorOptions{Agent: hubsession.Config{ClusterName: "c1", SpokeKubeClient: kube, SpokeClusterClient: claims, Clock: clk}}}
-	reads := func() int { return len(kube.Actions()) }
+	r := &Orchestrator{o: OrchestratorOptions{Agent: hubsession.Config{ClusterName: "c1", SpokeClusterClient: claims, Clock: clk},
+		SpokeIdentity: managedcluster.NewSpokeIdentityReader(kube.CoreV1())}}
+	// reads counts the reads of the spoke's id.k8s.io claim: one per read of the identities.
+	reads := func() int { return len(claims.Actions()) }
 
 	if got := r.probeIdentity(ctx, false); got.ClusterName != "c1" || got.Spoke != (managedcluster.SpokeIdentities{KubeSystemUID: "ks-uid"}) || reads() != 1 {
-		t.Fatalf("first read: %+v after %d reads of kube-system, want the kube-system UID after 1", got, reads())
+		t.Fatalf("first read: %+v after %d reads, want the kube-system UID after 1", got, reads())
 	}
 	if _, err := claims.ClusterV1alpha1().ClusterClaims().Create(ctx, &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: "id.k8s.io"},
 		Spec: clusterv1alpha1.ClusterClaimSpec{Value: "claimed"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	created := reads()
 	clk.Step(spokeIdentityTTL - time.Second)
-	if got := r.probeIdentity(ctx, false); got.Spoke.Claim != "" || reads() != 1 {
-		t.Errorf("within the TTL: %+v after %d reads, want the cached identities, no read", got.Spoke, reads())
+	if got := r.probeIdentity(ctx, false); got.Spoke.Claim != "" || reads() != created {
+		t.Errorf("within the TTL: %+v after %d reads, want the cached identities, no read", got.Spoke, reads()-created)
 	}
-	if got := r.probeIdentity(ctx, true); got.Spoke != (managedcluster.SpokeIdentities{Claim: "claimed", KubeSystemUID: "ks-uid"}) || reads() != 2 {
-		t.Errorf("refreshed after a conflict: %+v after %d reads, want the claim and the UID, read again", got.Spoke, reads())
+	if got := r.probeIdentity(ctx, true); got.Spoke != (managedcluster.SpokeIdentities{Claim: "claimed", KubeSystemUID: "ks-uid"}) || reads() != created+1 {
+		t.Errorf("refreshed after a conflict: %+v after %d reads, want the claim and the UID, read again", got.Spoke, reads()-created)
 	}
 
 	// The spoke's API fails: the last identities stay, and no read is tried again for spokeIdentityRetry.
-	if err := kube.CoreV1().Namespaces().Delete(ctx, "kube-system", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	claims.PrependReactor("get", "clusterclaims", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("the spoke's apiserver does not answer")
+	})
 	before := reads()
 	if got := r.probeIdentity(ctx, true); got.Spoke.Current() != "claimed" || reads() != before+1 {
 		t.Errorf("a failed read: %+v after %d reads, want the last identities and one read", got.Spoke, reads()-before)
@@ -545,5 +551,8 @@ func TestProbeIdentityReads(t *testing.T) {
 	clk.Step(time.Second)
 	if r.probeIdentity(ctx, true); reads() != before+2 {
 		t.Errorf("%d reads %s after a failed one, want one", reads()-before-1, spokeIdentityRetry)
+	}
+	if n := len(kube.Actions()); n != 1 {
+		t.Errorf("kube-system read %d times, want once for the process", n)
 	}
 }

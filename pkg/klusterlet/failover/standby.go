@@ -130,7 +130,7 @@ const (
 	spokeIdentityRetry = 30 * time.Second
 )
 
-// spokeIdentity is the spoke's identities as the standby probes last read them (managedcluster.ReadSpokeIdentities),
+// spokeIdentity is the spoke's identities as the standby probes last read them (OrchestratorOptions.SpokeIdentity),
 // when, and when a read last failed, on the orchestrator's clock. Probes run on goroutines of their own: mu
 // guards it.
 type spokeIdentity struct {
@@ -146,7 +146,7 @@ type spokeIdentity struct {
 // API does not answer), the last ones read are used, and no read is tried for spokeIdentityRetry; without any,
 // the check is not made.
 func (r *Orchestrator) probeIdentity(ctx context.Context, refresh bool) ProbeIdentity {
-	if r.o.Agent.SpokeKubeClient == nil || r.o.Agent.SpokeClusterClient == nil {
+	if r.o.SpokeIdentity == nil || r.o.Agent.SpokeClusterClient == nil {
 		return ProbeIdentity{}
 	}
 	now := r.o.Agent.Clock.Now()
@@ -155,7 +155,7 @@ func (r *Orchestrator) probeIdentity(ctx context.Context, refresh bool) ProbeIde
 	due := refresh || r.spokeID.ids.Current() == "" || now.Sub(r.spokeID.read) >= spokeIdentityTTL
 	if due && (r.spokeID.failed.IsZero() || now.Sub(r.spokeID.failed) >= spokeIdentityRetry) {
 		readCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		ids, err := managedcluster.ReadSpokeIdentities(readCtx, r.o.Agent.SpokeClusterClient.ClusterV1alpha1(), r.o.Agent.SpokeKubeClient.CoreV1())
+		ids, err := r.o.SpokeIdentity.Read(readCtx, r.o.Agent.SpokeClusterClient.ClusterV1alpha1())
 		cancel()
 		if err != nil {
 			r.spokeID.failed = now

@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	clusterv1alpha1listers "open-cluster-management.io/api/client/cluster/listers/cluster/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -41,13 +40,12 @@ const (
 type identityReconciler struct {
 	clusterName  string
 	claimLister  clusterv1alpha1listers.ClusterClaimLister
-	namespaces   corev1client.NamespacesGetter
+	spoke        *SpokeIdentityReader
 	leases       coordinationv1client.LeasesGetter
 	ownRenewTime func() time.Time
 	tracker      *ConflictTracker
 
-	kubeSystemUID string
-	verdict       *identityVerdict
+	verdict *identityVerdict
 }
 
 type identityVerdict struct {
@@ -103,8 +101,8 @@ func (r *identityReconciler) clear(sc *statusSyncContext, detail string) bool {
 	return true
 }
 
-// spokeID returns the id.k8s.io ClusterClaim value, else the kube-system UID (read once),
-// else "" when no namespace client was given.
+// spokeID returns the id.k8s.io ClusterClaim value, else the kube-system UID (SpokeIdentityReader), else ""
+// when no reader was given.
 func (r *identityReconciler) spokeID(ctx context.Context) (string, bool, error) {
 	claim, err := r.claimLister.Get(ClusterClaimID)
 	switch {
@@ -113,17 +111,14 @@ func (r *identityReconciler) spokeID(ctx context.Context) (string, bool, error) 
 	case err != nil && !apierrors.IsNotFound(err):
 		return "", false, fmt.Errorf("unable to get ClusterClaim %q: %w", ClusterClaimID, err)
 	}
-	if r.namespaces == nil {
+	if r.spoke == nil {
 		return "", false, nil
 	}
-	if r.kubeSystemUID == "" {
-		ns, err := r.namespaces.Namespaces().Get(ctx, kubeSystemNamespace, metav1.GetOptions{})
-		if err != nil {
-			return "", false, fmt.Errorf("unable to get Namespace %q of the spoke: %w", kubeSystemNamespace, err)
-		}
-		r.kubeSystemUID = string(ns.UID)
+	uid, err := r.spoke.KubeSystemUID(ctx)
+	if err != nil {
+		return "", false, err
 	}
-	return r.kubeSystemUID, true, nil
+	return uid, true, nil
 }
 
 // evaluate decides whether a registration with another identity is alive.

@@ -3,6 +3,7 @@ package managedcluster
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -37,9 +38,42 @@ func (s SpokeIdentities) Has(id string) bool {
 	return id != "" && (id == s.Claim || id == s.KubeSystemUID)
 }
 
-// ReadSpokeIdentities reads the spoke's identities through claims and namespaces, clients of the managed
-// cluster. It returns an error naming the object it could not read (an absent claim is no error).
-func ReadSpokeIdentities(ctx context.Context, claims clusterv1alpha1client.ClusterClaimsGetter, namespaces corev1client.NamespacesGetter) (SpokeIdentities, error) {
+// SpokeIdentityReader reads the spoke's identities for every part of the agent that checks them (the status
+// controller of each hub session, the standby probes), so that all agree on one answer and the kube-system
+// Namespace is read once per process: its UID is the cluster's for the cluster's life. The agent's composition
+// root builds one; it is safe for concurrent use.
+type SpokeIdentityReader struct {
+	namespaces corev1client.NamespacesGetter
+
+	mu            sync.Mutex
+	kubeSystemUID string
+}
+
+// NewSpokeIdentityReader returns a reader that reads the kube-system Namespace through namespaces, a client of the
+// managed cluster.
+func NewSpokeIdentityReader(namespaces corev1client.NamespacesGetter) *SpokeIdentityReader {
+	return &SpokeIdentityReader{namespaces: namespaces}
+}
+
+// KubeSystemUID returns the UID of the spoke's kube-system Namespace, read on the first call that succeeds. It
+// returns an error naming the Namespace when it cannot be read.
+func (r *SpokeIdentityReader) KubeSystemUID(ctx context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kubeSystemUID == "" {
+		ns, err := r.namespaces.Namespaces().Get(ctx, kubeSystemNamespace, metav1.GetOptions{})
+		if err != nil {
+			return "", fmt.Errorf("unable to get Namespace %q of the spoke: %w", kubeSystemNamespace, err)
+		}
+		r.kubeSystemUID = string(ns.UID)
+	}
+	return r.kubeSystemUID, nil
+}
+
+// Read returns the spoke's identities: the id.k8s.io ClusterClaim read now through claims, a client of the managed
+// cluster (an absent claim is no error), and KubeSystemUID. It returns an error naming the object it could not
+// read.
+func (r *SpokeIdentityReader) Read(ctx context.Context, claims clusterv1alpha1client.ClusterClaimsGetter) (SpokeIdentities, error) {
 	var ids SpokeIdentities
 	claim, err := claims.ClusterClaims().Get(ctx, ClusterClaimID, metav1.GetOptions{})
 	switch {
@@ -48,11 +82,9 @@ func ReadSpokeIdentities(ctx context.Context, claims clusterv1alpha1client.Clust
 	case !apierrors.IsNotFound(err):
 		return SpokeIdentities{}, fmt.Errorf("unable to get ClusterClaim %q of the spoke: %w", ClusterClaimID, err)
 	}
-	ns, err := namespaces.Namespaces().Get(ctx, kubeSystemNamespace, metav1.GetOptions{})
-	if err != nil {
-		return SpokeIdentities{}, fmt.Errorf("unable to get Namespace %q of the spoke: %w", kubeSystemNamespace, err)
+	if ids.KubeSystemUID, err = r.KubeSystemUID(ctx); err != nil {
+		return SpokeIdentities{}, err
 	}
-	ids.KubeSystemUID = string(ns.UID)
 	return ids, nil
 }
 

@@ -77,23 +77,50 @@ func TestOwnedByAnotherSpoke(t *testing.T) {
 	}
 }
 
-func TestReadSpokeIdentities(t *testing.T) {
+// TestSpokeIdentityReader: the claim is current when it has a value, else the kube-system UID; the kube-system
+// Namespace is read once for every later read, and a failed read is tried again.
+func TestSpokeIdentityReader(t *testing.T) {
 	kubeSystem := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubeSystemNamespace, UID: types.UID("ks-uid")}}
 	claim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: ClusterClaimID}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "claimed-id"}}
 	emptyClaim := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: ClusterClaimID}}
 	ctx := context.Background()
 
-	got, err := ReadSpokeIdentities(ctx, clusterfake.NewSimpleClientset(claim).ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
+	read := func(claims *clusterfake.Clientset, kube *kubefake.Clientset) (SpokeIdentities, error) {
+		return NewSpokeIdentityReader(kube.CoreV1()).Read(ctx, claims.ClusterV1alpha1())
+	}
+	got, err := read(clusterfake.NewSimpleClientset(claim), kubefake.NewClientset(kubeSystem))
 	if err != nil || got != (SpokeIdentities{Claim: "claimed-id", KubeSystemUID: "ks-uid"}) || got.Current() != "claimed-id" {
 		t.Errorf("with an id.k8s.io claim: %+v, %v; want both, the claim current", got, err)
 	}
 	for name, clusterClient := range map[string]*clusterfake.Clientset{"no claim": clusterfake.NewSimpleClientset(), "an empty claim": clusterfake.NewSimpleClientset(emptyClaim)} {
-		got, err := ReadSpokeIdentities(ctx, clusterClient.ClusterV1alpha1(), kubefake.NewClientset(kubeSystem).CoreV1())
+		got, err := read(clusterClient, kubefake.NewClientset(kubeSystem))
 		if err != nil || got.Current() != "ks-uid" || got.Claim != "" {
 			t.Errorf("%s: %+v, %v; want the kube-system UID current", name, got, err)
 		}
 	}
-	if _, err := ReadSpokeIdentities(ctx, clusterfake.NewSimpleClientset().ClusterV1alpha1(), kubefake.NewClientset().CoreV1()); err == nil || !strings.Contains(err.Error(), `Namespace "kube-system"`) {
+	if _, err := read(clusterfake.NewSimpleClientset(), kubefake.NewClientset()); err == nil || !strings.Contains(err.Error(), `Namespace "kube-system"`) {
 		t.Errorf("without kube-system: error %v, want one naming the kube-system Namespace", err)
+	}
+	kube := kubefake.NewClientset()
+	r := NewSpokeIdentityReader(kube.CoreV1())
+	if _, err := r.Read(ctx, clusterfake.NewSimpleClientset().ClusterV1alpha1()); err == nil {
+		t.Fatal("read before kube-system exists: no error")
+	}
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, kubeSystem, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if uid, err := r.KubeSystemUID(ctx); err != nil || uid != "ks-uid" {
+			t.Fatalf("read %d: %q, %v; want ks-uid", i, uid, err)
+		}
+	}
+	gets := 0
+	for _, a := range kube.Actions() {
+		if a.GetVerb() == "get" && a.GetResource().Resource == "namespaces" {
+			gets++
+		}
+	}
+	if gets != 2 {
+		t.Errorf("kube-system read %d times, want 2 (the failed read, then once)", gets)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/discovery"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -116,11 +115,10 @@ type StatusOptions struct {
 	// SpokeDiscoveryClient is the spoke discovery client: its RESTClient() serves
 	// GET /livez and /healthz, ServerVersion() gives version.kubernetes. Required.
 	SpokeDiscoveryClient discovery.DiscoveryInterface
-	// SpokeNamespaceClient reads the kube-system Namespace once: its UID is this spoke's
-	// identity when no id.k8s.io ClusterClaim exists, and is then published as the
-	// id.k8s.io claim. Optional: without it and without that claim, identity conflicts are
-	// not detected.
-	SpokeNamespaceClient corev1client.NamespacesGetter
+	// SpokeIdentity reads the kube-system Namespace's UID (once per process): this spoke's
+	// identity when no id.k8s.io ClusterClaim exists, then published as the id.k8s.io claim.
+	// Optional: without it and without that claim, identity conflicts are not detected.
+	SpokeIdentity *SpokeIdentityReader
 	// NodeInformer is the spoke Node informer; capacity and allocatable are summed over its
 	// Nodes. Required.
 	NodeInformer corev1informers.NodeInformer
@@ -254,7 +252,7 @@ func newStatusController(opts StatusOptions) *managedClusterStatusController {
 			&identityReconciler{
 				clusterName:  opts.ClusterName,
 				claimLister:  opts.ClaimInformer.Lister(),
-				namespaces:   opts.SpokeNamespaceClient,
+				spoke:        opts.SpokeIdentity,
 				leases:       opts.HubLeaseClient,
 				ownRenewTime: opts.OwnLeaseRenewTime,
 				tracker:      tracker,

@@ -47,7 +47,7 @@ type fixtureConfig struct {
 	nodes        []*corev1.Node
 	claims       []*clusterv1alpha1.ClusterClaim
 	hubObjects   []runtime.Object // hub leases
-	spokeObjects []runtime.Object // spoke namespaces; when set, SpokeNamespaceClient is wired
+	spokeObjects []runtime.Object // spoke namespaces; when set, SpokeIdentity is wired
 	server       *spokeServer
 	modify       func(*StatusOptions)
 }
@@ -94,7 +94,7 @@ func newStatusFixture(t *testing.T, config fixtureConfig) *statusFixture {
 		Clock:                     f.clock,
 	}
 	if len(config.spokeObjects) > 0 {
-		opts.SpokeNamespaceClient = f.spokeKube.CoreV1()
+		opts.SpokeIdentity = NewSpokeIdentityReader(f.spokeKube.CoreV1())
 	}
 	if config.modify != nil {
 		config.modify(&opts)
