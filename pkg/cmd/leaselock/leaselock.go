@@ -5,7 +5,9 @@
 // restarts it in the same pod: the new container is a new candidate and waits for its own dead predecessor's Lease
 // to expire, up to the lease duration (137 s by default), while nobody manages the cluster. Only one container of
 // a pod's name runs at a time, so a Lease held by "<this pod>_<another uuid>" is a dead holder's: it is freed at
-// start, and the election goes on as usual (another replica may win it).
+// start, and the election goes on as usual (another replica may win it). The candidate name is library-go's
+// choice, not an API: TestLibraryGoCandidateIdentity pins it, so that a library-go that names candidates otherwise
+// fails the tests instead of silently leaving a restarted container waiting.
 package leaselock
 
 import (

@@ -3,14 +3,18 @@ package leaselock
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 
+	configv1 "github.com/openshift/api/config/v1"
+	leaderelectionconverter "github.com/openshift/library-go/pkg/config/leaderelection"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 )
 
@@ -96,5 +100,25 @@ func TestReleaseIfHeldByEarlierContainer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLibraryGoCandidateIdentity pins what HeldByEarlierContainer relies on: the candidate identity library-go's
+// controllercmd gives a leader election (leaderelection.ToLeaderElectionWithLease without an identity) is
+// "<hostname>_<uuid>", so that the Lease of an earlier container of this pod is recognised as such. A library-go
+// that names candidates otherwise fails here, not silently in a pod.
+func TestLibraryGoCandidateIdentity(t *testing.T) {
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Skipf("no hostname: %v", err)
+	}
+	cfg, err := leaderelectionconverter.ToLeaderElectionWithLease(&rest.Config{Host: "https://127.0.0.1:1"},
+		configv1.LeaderElection{Namespace: "ns", Name: "registration-agent-lock"}, "registration-agent", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	identity := cfg.Lock.Identity()
+	if !HeldByEarlierContainer(identity, hostname) || len(identity) <= len(hostname)+1 {
+		t.Errorf("library-go's candidate identity %q is not <hostname %q>_<uuid>", identity, hostname)
 	}
 }
