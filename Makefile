@@ -8,9 +8,12 @@ IMAGE_REF ?= localhost/klusterlet-failover:dev
 IMAGE_TAR ?= _output/klusterlet-failover-image.tar
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The build date the binary reports (klusterlet-failover version) is the commit's, in UTC: one commit always builds
+# the same binary, and make image the same image digest.
+BUILD_DATE ?= $(shell TZ=UTC git show -s --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ HEAD 2>/dev/null || echo 1970-01-01T00:00:00Z)
 LDFLAGS := -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.gitVersion=$(VERSION) \
            -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.gitCommit=$(COMMIT) \
-           -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+           -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.buildDate=$(BUILD_DATE)
 INTEGRATION_TIMEOUT ?= 25m
 # One set of Go settings for every compile of this module: make build, make demo (hack/demo.sh), make test and the
 # agent binary the suites build (test/framework/agentbinary.go inherits them). Go's build cache keys each package

@@ -54,3 +54,18 @@ func WriteTarball(path string, ref string, img v1.Image) (err error) {
 	}
 	return nil
 }
+
+// TarballDigest returns the digest of the image manifest of the docker-archive tarball at path (as WriteTarball
+// writes it): the digest a registry and containerd give the image. Two builds of one commit have the same one.
+// It returns an error naming path when the tarball cannot be read.
+func TarballDigest(path string) (v1.Hash, error) {
+	img, err := tarball.ImageFromPath(path, nil)
+	if err != nil {
+		return v1.Hash{}, fmt.Errorf("reading image tarball %s: %w", path, err)
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return v1.Hash{}, fmt.Errorf("reading image tarball %s: %w", path, err)
+	}
+	return digest, nil
+}

@@ -14,9 +14,8 @@ import (
 // Images the node suite imports into its containerd. Their tags are on localhost, so an accidental pull can only
 // ever try loopback, and not "latest", so that imagePullPolicy defaults to IfNotPresent.
 const (
-	// AgentImageRef is our image, built like `make image` builds it (ociimage.AgentSpec), with the default tag of
-	// make image.
-	AgentImageRef = "localhost/klusterlet-failover:dev"
+	// AgentImageRef is our image's tag: make image's default (ociimage.DefaultRef).
+	AgentImageRef = ociimage.DefaultRef
 	// OCMRegistrationImageRef, OCMWorkImageRef and OCMOperatorImageRef are OCM v1.2.0's registration, work and
 	// registration-operator images, built the same way from the cached v1.2.0 binaries.
 	OCMRegistrationImageRef = "localhost/open-cluster-management/registration:v1.2.0"
@@ -67,9 +66,9 @@ func imageDir(pattern string) (string, error) {
 	return dir, nil
 }
 
-// NodeImages builds, once per test binary, the image tarballs of the node suite: ours from AgentBinary's build of
-// ./cmd/klusterlet-failover and OCM's registration, work and registration-operator from the binaries cache. It
-// fails t when a build fails.
+// NodeImages builds, once per test binary, the image tarballs of the node suite: ours is the tarball `make image`
+// writes (MakeImage), imported as is; OCM's registration, work and registration-operator are built from the
+// binaries cache. It fails t when a build fails.
 func NodeImages(t testing.TB) NodeImageSet {
 	t.Helper()
 	set, err := nodeImagesOnce()
@@ -83,10 +82,6 @@ func NodeImages(t testing.TB) NodeImageSet {
 func PauseImage() (string, error) { return pauseImageOnce() }
 
 func buildNodeImages() (NodeImageSet, error) {
-	agent, err := agentBinaryOnce()
-	if err != nil {
-		return NodeImageSet{}, err
-	}
 	binDir, err := BinariesDir(BinaryRegistration, BinaryWork, BinaryRegistrationOperator)
 	if err != nil {
 		return NodeImageSet{}, err
@@ -107,7 +102,7 @@ func buildNodeImages() (NodeImageSet, error) {
 		return path, nil
 	}
 	var set NodeImageSet
-	if set.Agent, err = write(AgentImageRef, "klusterlet-failover", ociimage.AgentSpec(agent)); err != nil {
+	if set.Agent, err = MakeImage(dir); err != nil {
 		return set, err
 	}
 	for _, c := range []struct {
@@ -148,4 +143,20 @@ func buildPauseImage() (string, error) {
 	}
 	path := filepath.Join(dir, "pause.tar")
 	return path, ociimage.WriteTarball(path, PauseImageRef, img)
+}
+
+// MakeImage runs `make image` in the repository, with its binary and tarball under dir, and returns the tarball's
+// path: the image a user builds and ships, with the Makefile's build flags. The error holds make's output.
+func MakeImage(dir string) (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	tarball := filepath.Join(dir, "klusterlet-failover-image.tar")
+	cmd := exec.Command("make", "--no-print-directory", "image", "BIN_DIR="+filepath.Join(dir, "bin"), "IMAGE_TAR="+tarball, "IMAGE_REF="+AgentImageRef)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("make image: %v\n%s", err, out)
+	}
+	return tarball, nil
 }
