@@ -136,6 +136,18 @@ func OCMSpec(binaryName, binary string) Spec {
 	}
 }
 
+// CommandSpec is an image that runs one command (a test bed's probe): binary at /<binaryName> (0755), Entrypoint
+// ["/<binaryName>"], User NonrootUser; a pod's args follow the entrypoint. binaryName must be a single path
+// element; Build rejects the Spec otherwise.
+func CommandSpec(binaryName, binary string) Spec {
+	p := "/" + binaryName
+	return Spec{
+		Files:      []File{{Path: p, Source: binary, Mode: 0o755}},
+		Entrypoint: []string{p},
+		User:       NonrootUser,
+	}
+}
+
 // PauseSpec is a pod sandbox image (the kubelet's --pod-infra-container-image): binary at /pause (0755),
 // Entrypoint ["/pause"], User PauseUser (65535:65535, as Kubernetes' pause image).
 func PauseSpec(binary string) Spec {

@@ -123,6 +123,9 @@ func startControlPlane(t testing.TB, component string, opts controlPlaneOptions)
 			t.Fatalf("%s: %v", component, err)
 		}
 		apiServer.SecureServing.Address, apiServer.SecureServing.Port = opts.network.HostIP.String(), strconv.Itoa(port)
+		if err := opts.network.AllowHostPort(port); err != nil {
+			t.Fatalf("%s: opening the apiserver's port to pods: %v", component, err)
+		}
 	}
 	if opts.node {
 		if opts.network == nil {

@@ -193,6 +193,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	}
 	if opts.Proxy {
 		h.Proxy = startProxy(t, listenHost(opts.Network), cp.hostPort())
+		if opts.Network != nil {
+			if err := opts.Network.AllowHostPort(h.Proxy.Port()); err != nil {
+				t.Fatalf("%s: opening the proxy's port to pods: %v", component, err)
+			}
+		}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), opts.StartTimeout)

@@ -23,6 +23,8 @@ const (
 	OCMOperatorImageRef     = "localhost/open-cluster-management/registration-operator:v1.2.0"
 	// PauseImageRef is the pod sandbox image (test/images/pause), containerd's sandbox_image.
 	PauseImageRef = "localhost/pause:kf"
+	// DialImageRef is the connectivity probe (test/images/dial): it reports which host:port arguments it reached.
+	DialImageRef = "localhost/dial:kf"
 )
 
 // NodeImageSet holds the paths of the image tarballs NodeImages built.
@@ -37,6 +39,7 @@ func (s NodeImageSet) All() []string { return []string{s.Agent, s.Registration, 
 var (
 	nodeImagesOnce = sync.OnceValues(buildNodeImages)
 	pauseImageOnce = sync.OnceValues(buildPauseImage)
+	dialImageOnce  = sync.OnceValues(func() (string, error) { return buildCommandImage("dial", DialImageRef) })
 
 	// imageDirsMu guards imageDirs, the temporary directories the image builds wrote.
 	imageDirsMu sync.Mutex
@@ -122,20 +125,9 @@ func buildNodeImages() (NodeImageSet, error) {
 }
 
 func buildPauseImage() (string, error) {
-	root, err := RepoRoot()
+	bin, dir, err := buildTestImageBinary("pause")
 	if err != nil {
 		return "", err
-	}
-	dir, err := imageDir("kf-pause-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "pause")
-	cmd := exec.Command("go", "build", "-o", bin, "./test/images/pause")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the pause binary (go build ./test/images/pause): %v\n%s", err, out)
 	}
 	img, err := ociimage.Build(ociimage.PauseSpec(bin))
 	if err != nil {
@@ -143,6 +135,46 @@ func buildPauseImage() (string, error) {
 	}
 	path := filepath.Join(dir, "pause.tar")
 	return path, ociimage.WriteTarball(path, PauseImageRef, img)
+}
+
+// DialImage returns the path of the connectivity probe's image tarball (DialImageRef), built once per test binary
+// from test/images/dial; import it with Node.ImportImage.
+func DialImage() (string, error) { return dialImageOnce() }
+
+// buildCommandImage builds test/images/<name> into an image tagged ref (ociimage.CommandSpec) and returns its
+// tarball's path.
+func buildCommandImage(name, ref string) (string, error) {
+	bin, dir, err := buildTestImageBinary(name)
+	if err != nil {
+		return "", err
+	}
+	img, err := ociimage.Build(ociimage.CommandSpec(name, bin))
+	if err != nil {
+		return "", fmt.Errorf("building image %s: %w", ref, err)
+	}
+	path := filepath.Join(dir, name+".tar")
+	return path, ociimage.WriteTarball(path, ref, img)
+}
+
+// buildTestImageBinary builds ./test/images/<name> as a static binary into a new directory recorded for
+// RemoveNodeImages, and returns the binary's path and the directory.
+func buildTestImageBinary(name string) (string, string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", "", err
+	}
+	dir, err := imageDir("kf-" + name + "-")
+	if err != nil {
+		return "", "", err
+	}
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, "./test/images/"+name)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("building the %s binary (go build ./test/images/%s): %v\n%s", name, name, err, out)
+	}
+	return bin, dir, nil
 }
 
 // MakeImage runs `make image` in the repository, with its binary and tarball under dir, and returns the tarball's

@@ -19,7 +19,11 @@ import (
 // host's address on it, a pod subnet handed out by the CNI bridge plugin and a service range that kube-proxy
 // programs. Nothing is routed off the machine: pods get routes to the pod subnet and the service range only (no
 // default route), the CNI plugin masquerades nothing, and an iptables rule (mangle FORWARD, ahead of anything
-// kube-proxy writes) drops whatever enters from the bridge and would leave through another interface. The apiservers of the test listen on HostIP so that pods reach them.
+// kube-proxy writes) drops whatever enters from the bridge and would leave through another interface. The
+// apiservers of the test listen on HostIP so that pods reach them, and they are all pods reach on this machine: a
+// second guard (mangle INPUT, chain KF-POD-IN-<N>) drops what enters from the bridge for the host itself unless it
+// answers a connection the host opened or goes to a port AllowHostPort opened (each hub's and the spoke's
+// apiserver, a hub's proxy).
 type PodNetwork struct {
 	// Bridge is the bridge's interface name, kfbr<N>.
 	Bridge string
@@ -40,6 +44,8 @@ type PodNetwork struct {
 const (
 	// egressGuardComment marks the iptables FORWARD rule that drops traffic from a pod network to anywhere else.
 	egressGuardComment = "klusterlet-failover-node-egress-guard"
+	// inputGuardComment marks the rule of the INPUT guard's chain that drops what pods send to this machine.
+	inputGuardComment = "klusterlet-failover-node-input-guard"
 	// podNetworkSecondOctetPods and podNetworkSecondOctetServices are the second octets of the pod and service
 	// ranges (10.201.<N>.0/24, 10.202.<N>.0/24), the ranges of the manual check in the node notes.
 	podNetworkSecondOctetPods     = 201
@@ -156,8 +162,56 @@ func StartPodNetwork(t testing.TB) *PodNetwork {
 			t.Errorf("pod network: removing the egress guard: %v", err)
 		}
 	})
+	if err := n.startInputGuard(t); err != nil {
+		t.Fatalf("pod network: %v", err)
+	}
 	t.Logf("pod network: bridge %s, host %s, pods %s, services %s", n.Bridge, n.HostIP, n.PodCIDR, n.ServiceCIDR)
 	return n
+}
+
+// inputChain is the mangle chain of n's INPUT guard.
+func (n *PodNetwork) inputChain() string { return "KF-POD-IN-" + strconv.Itoa(n.index) }
+
+// startInputGuard makes the host drop what pods send it (INPUT from the bridge, in the mangle table, before
+// anything else) except replies to connections the host opened (the kubelet's probes) and the ports AllowHostPort
+// opens; it is removed in t.Cleanup. A chain left by a run that died is flushed and reused.
+func (n *PodNetwork) startInputGuard(t testing.TB) error {
+	chain := n.inputChain()
+	if err := run("iptables", "-t", "mangle", "-N", chain); err != nil {
+		if err := run("iptables", "-t", "mangle", "-F", chain); err != nil {
+			return fmt.Errorf("the input guard: %w", err)
+		}
+	}
+	jump := []string{"-i", n.Bridge, "-j", chain}
+	t.Cleanup(func() {
+		_ = run("iptables", append([]string{"-t", "mangle", "-D", "INPUT"}, jump...)...)
+		if err := run("iptables", "-t", "mangle", "-F", chain); err != nil {
+			t.Errorf("pod network: removing the input guard: %v", err)
+		}
+		if err := run("iptables", "-t", "mangle", "-X", chain); err != nil {
+			t.Errorf("pod network: removing the input guard: %v", err)
+		}
+	})
+	rules := [][]string{
+		{"-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "RETURN"},
+		{"-m", "comment", "--comment", inputGuardComment, "-j", "DROP"},
+	}
+	for _, r := range rules {
+		if err := run("iptables", append([]string{"-t", "mangle", "-A", chain}, r...)...); err != nil {
+			return fmt.Errorf("the input guard: %w", err)
+		}
+	}
+	if err := run("iptables", append([]string{"-t", "mangle", "-I", "INPUT", "1"}, jump...)...); err != nil {
+		return fmt.Errorf("the input guard: %w", err)
+	}
+	return nil
+}
+
+// AllowHostPort lets pods reach TCP port on HostIP (an apiserver or a proxy of the test bed listening there). It
+// returns iptables' error.
+func (n *PodNetwork) AllowHostPort(port int) error {
+	return run("iptables", "-t", "mangle", "-I", n.inputChain(), "1", "-d", n.HostIP.String(), "-p", "tcp",
+		"--dport", strconv.Itoa(port), "-j", "RETURN")
 }
 
 // KubernetesServiceIP returns the ClusterIP of the `kubernetes` Service: the first address of ServiceCIDR.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -71,6 +72,13 @@ func startProxy(t testing.TB, host, target string) *Proxy {
 
 // Addr returns the proxy's host:port; it does not change across Cut and Heal.
 func (p *Proxy) Addr() string { return p.addr }
+
+// Port returns the port the proxy listens on.
+func (p *Proxy) Port() int {
+	_, port, _ := net.SplitHostPort(p.addr)
+	n, _ := strconv.Atoi(port)
+	return n
+}
 
 // URL returns https://<Addr>.
 func (p *Proxy) URL() string { return "https://" + p.addr }

@@ -22,7 +22,8 @@ const (
 
 // TestDefaultModeAsPods: the klusterlet operator pod renders the agents with our image; our registration pod runs
 // as uid 65532 under the operator's ServiceAccount, becomes Ready, and the cluster is Joined and Available on a
-// real OCM hub; OCM's work agent pod, mounting the hub kubeconfig Secret our pod wrote, applies a ManifestWork.
+// real OCM hub; OCM's work agent pod, mounting the hub kubeconfig Secret our pod wrote, applies a ManifestWork; a
+// pod reaches the apiservers and nothing else on the host (checkPodReachesOnlyTheAPIServers).
 func TestDefaultModeAsPods(t *testing.T) {
 	const cluster = "cluster-node"
 	network := framework.StartPodNetwork(t)
@@ -73,6 +74,8 @@ func TestDefaultModeAsPods(t *testing.T) {
 		return err == nil, err
 	}, "ConfigMap default/work-on-node applied by the work agent pod")
 	t.Logf("measured: Klusterlet CR applied -> ManifestWork applied by the work agent pod in %.1f s", time.Since(applied).Seconds())
+
+	checkPodReachesOnlyTheAPIServers(t, ctx, network, spoke, node, hub)
 
 	if t.Failed() || os.Getenv("KF_TEST_VERBOSE") != "" {
 		t.Logf("registration log:\n%s", spoke.PodLogs(ctx, reg.Namespace, framework.Selector(deps.Registration), "", false))
