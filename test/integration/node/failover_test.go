@@ -118,7 +118,7 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
 			return fc.Status.ActiveHub == "bootstrap-hub-b" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
 		})
-	util.WaitForClusterAvailable(t, hubB, cluster, failoverSlack)
+	util.WaitForClusterAvailableSince(t, hubB, cluster, stopped, failoverSlack)
 	available := time.Since(stopped)
 	t.Logf("measured: hub A stopped -> Available on hub B in %.1f s (hubConnectionTimeout %s)", available.Seconds(), connectionTimeout)
 
@@ -166,7 +166,7 @@ func TestMultipleHubsFailoverAsPods(t *testing.T) {
 	// The restarted container leads at once: it frees the Lease its killed predecessor could not release,
 	// instead of waiting out the lease duration (137 s), and renews the cluster's lease on hub B.
 	waitLeaseHolderChanged(t, ctx, spoke, regAfter.Name, holderBefore)
-	waitHubLeaseRenewedAfter(t, ctx, hubB, cluster, killed)
+	util.WaitForClusterAvailableSince(t, hubB, cluster, killed, failoverSlack)
 	t.Logf("measured: our container killed -> restarted, leading again and renewing the cluster's lease on hub B in %.1f s", time.Since(killed).Seconds())
 	if n := csrCount(t, ctx, hubB, cluster); n != csrs {
 		t.Errorf("%d CSRs for %s on hub B after our container's restart, %d before", n, cluster, csrs)
@@ -213,7 +213,7 @@ func failBackWhileKilled(t *testing.T, ctx context.Context, spoke *framework.Spo
 		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
 			return fc.Status.ActiveHub == "primary" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
 		})
-	util.WaitForClusterAvailable(t, hubA, cluster, failoverSlack)
+	util.WaitForClusterAvailableSince(t, hubA, cluster, stopped, failoverSlack)
 	available := time.Now()
 	after := onlyPod(t, ctx, spoke, deps.Registration)
 	t.Logf("measured: hub B stopped, our container killed once the agent saw hub B unreachable -> Available on hub A in %.1f s; restarts %d -> %d",
@@ -251,7 +251,7 @@ func plannedSwitchBack(t *testing.T, ctx context.Context, spoke *framework.Spoke
 		func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
 			return fc.Status.ActiveHub == "bootstrap-hub-b" && util.ConditionIs(fc, "Available", metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
 		})
-	util.WaitForClusterAvailable(t, hubB, cluster, failoverSlack)
+	util.WaitForClusterAvailableSince(t, hubB, cluster, requested, failoverSlack)
 	available := time.Now()
 	t.Logf("measured: switch 3 (planned, spec.switchTo) -> Available on hub B in %.1f s", available.Sub(requested).Seconds())
 	// Hub A is reachable this time: until the replicator sees the lease renewed on hub B (and hub B caught up
@@ -356,18 +356,6 @@ func waitLeaseHolderChanged(t *testing.T, ctx context.Context, spoke *framework.
 		h := leaseHolder(t, ctx, spoke)
 		return h != before && strings.HasPrefix(h, pod+"_"), nil
 	}, "Lease %s held by a new container of pod %s (it was %s)", registrationLock, pod, before)
-}
-
-// waitHubLeaseRenewedAfter waits until cluster's lease on hub was renewed after since: the agent runs on it.
-func waitHubLeaseRenewedAfter(t *testing.T, ctx context.Context, hub *framework.Hub, cluster string, since time.Time) {
-	t.Helper()
-	framework.Eventually(t, failoverSlack, util.PollInterval, func() (bool, error) {
-		l, err := hub.Kube.CoordinationV1().Leases(cluster).Get(ctx, "managed-cluster-lease", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		return l.Spec.RenewTime != nil && l.Spec.RenewTime.After(since), nil
-	}, "Lease %s/managed-cluster-lease renewed on hub %s after %s", cluster, hub.Name, since.Format(time.RFC3339))
 }
 
 // csrCount returns the number of CSRs on hub labelled for cluster.

@@ -19,9 +19,10 @@ import (
 const registrationLock = "registration-agent-lock"
 
 // TestLeaderElectionAsPods: the operator renders the agents with 3 replicas (--deployment-replicas=3); our three
-// registration pods are all Ready, exactly one holds the Lease and runs the cluster, the others wait. The
-// leader's pod deleted (the kubelet sends SIGTERM; our agent releases the Lease), another pod takes over and the
-// cluster stays Available.
+// registration pods are all Ready, one holds the Lease and runs the agent, the two others wait without running
+// it. The leader's pod deleted (the kubelet sends SIGTERM; our agent releases the Lease), another pod takes over
+// and runs the cluster (its lease renewed on the hub after the deletion); a minute after they became Ready, the
+// replicas never restarted and the one still waiting has not started the agent.
 func TestLeaderElectionAsPods(t *testing.T) {
 	const cluster = "cluster-replicas"
 	network := framework.StartPodNetwork(t)
@@ -52,6 +53,7 @@ func TestLeaderElectionAsPods(t *testing.T) {
 	if err != nil || len(pods) != 3 {
 		t.Fatalf("registration pods %d (%v), want 3", len(pods), err)
 	}
+	ready := time.Now()
 	for _, p := range pods {
 		if len(p.Status.ContainerStatuses) == 0 || !p.Status.ContainerStatuses[0].Ready {
 			t.Errorf("registration pod %s is not Ready: a replica waiting for the Lease must be Ready", p.Name)
@@ -59,6 +61,11 @@ func TestLeaderElectionAsPods(t *testing.T) {
 	}
 	leader := leaderPod(t, ctx, spoke, k.Spec.Namespace, pods)
 	t.Logf("registration pods %v, leader %s", podNames(pods), leader)
+	for _, p := range pods {
+		if started := agentStarted(t, ctx, spoke, p); started != (p.Name == leader) {
+			t.Errorf("registration pod %s started the agent: %v, want %v (the Lease's holder is %s)", p.Name, started, p.Name == leader, leader)
+		}
+	}
 
 	// The leader's pod is deleted the way a roll-out or a drain deletes it.
 	deleted := time.Now()
@@ -75,7 +82,41 @@ func TestLeaderElectionAsPods(t *testing.T) {
 		return next != "" && next != leader, nil
 	}, "another registration pod holds Lease %s after the leader's pod %s was deleted", registrationLock, leader)
 	t.Logf("measured: leader pod %s deleted -> pod %s holds the Lease in %.1f s", leader, next, time.Since(deleted).Seconds())
-	util.WaitForClusterAvailable(t, hub, cluster, joinTimeout)
+	util.WaitForClusterAvailableSince(t, hub, cluster, deleted, joinTimeout)
+
+	// A minute after the replicas became Ready: none restarted, and the one still waiting never ran the agent.
+	time.Sleep(time.Until(ready.Add(time.Minute)))
+	for _, before := range pods {
+		if before.Name == leader {
+			continue
+		}
+		p, err := spoke.Kube.CoreV1().Pods(before.Namespace).Get(ctx, before.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Errorf("registration pod %s a minute after it was Ready: %v", before.Name, err)
+			continue
+		}
+		if len(p.Status.ContainerStatuses) == 0 || !p.Status.ContainerStatuses[0].Ready || restarts(*p) != 0 {
+			t.Errorf("registration pod %s a minute after it was Ready: Ready %v, restarts %d; want Ready, no restart",
+				p.Name, len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].Ready, restarts(*p))
+		}
+		if started := agentStarted(t, ctx, spoke, *p); started != (p.Name == next) {
+			t.Errorf("registration pod %s started the agent: %v, want %v (the Lease's holder is %s)", p.Name, started, p.Name == next, next)
+		}
+	}
+}
+
+// agentStartedLog is what the agent logs once it runs (klusterlet.RunWithClients), which a replica waiting for the
+// Lease never reaches.
+const agentStartedLog = "Starting klusterlet-failover agent"
+
+// agentStarted reports whether the registration container of pod p logged agentStartedLog.
+func agentStarted(t *testing.T, ctx context.Context, spoke *framework.Spoke, p corev1.Pod) bool {
+	t.Helper()
+	data, err := spoke.Kube.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: p.Spec.Containers[0].Name}).DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("logs of registration pod %s: %v", p.Name, err)
+	}
+	return strings.Contains(string(data), agentStartedLog)
 }
 
 // leaderPod returns the pod of pods that holds the registration Lease; it fails unless exactly one does.

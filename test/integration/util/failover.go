@@ -218,18 +218,37 @@ func HubProbe(fc *failoverv1alpha1.FailoverConfig, name string) *failoverv1alpha
 	return nil
 }
 
-// ClusterAvailable reports whether ManagedCluster cluster exists on hub with ManagedClusterConditionAvailable True
-// and HubAcceptedManagedCluster True.
+// ClusterAvailable reports whether ManagedCluster cluster exists on hub with the conditions HubAcceptedManagedCluster,
+// ManagedClusterJoined and ManagedClusterConditionAvailable True. A condition says what was true when it was last
+// written: after a switch, judge it with WaitForClusterAvailableSince.
 func ClusterAvailable(hub *framework.Hub, cluster string) (bool, error) {
 	mc, err := hub.Cluster.ClusterV1().ManagedClusters().Get(context.Background(), cluster, metav1.GetOptions{})
 	if err != nil {
 		return false, err
 	}
-	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
-		return false, fmt.Errorf("ManagedCluster %s on hub %s: condition %s not True: %v", cluster, hub.Name,
-			clusterv1.ManagedClusterConditionAvailable, mc.Status.Conditions)
+	for _, c := range []string{clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
+		if !meta.IsStatusConditionTrue(mc.Status.Conditions, c) {
+			return false, fmt.Errorf("ManagedCluster %s on hub %s: condition %s not True: %v", cluster, hub.Name, c, mc.Status.Conditions)
+		}
 	}
 	return true, nil
+}
+
+// WaitForClusterAvailableSince waits until ManagedCluster cluster is Available and Joined on hub (ClusterAvailable)
+// and its lease managed-cluster-lease was renewed after since: an agent runs the cluster on hub now, not a
+// condition left from before since (OCM's hub marks a silent cluster Unknown only after five lease durations).
+func WaitForClusterAvailableSince(t testing.TB, hub *framework.Hub, cluster string, since time.Time, timeout time.Duration) {
+	t.Helper()
+	framework.Eventually(t, timeout, PollInterval, func() (bool, error) {
+		l, err := hub.Kube.CoordinationV1().Leases(cluster).Get(context.Background(), "managed-cluster-lease", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if l.Spec.RenewTime == nil || !l.Spec.RenewTime.After(since) {
+			return false, fmt.Errorf("lease %s/managed-cluster-lease on hub %s last renewed %v, not after %s", cluster, hub.Name, l.Spec.RenewTime, since.Format(time.RFC3339Nano))
+		}
+		return ClusterAvailable(hub, cluster)
+	}, "ManagedCluster %s Available and Joined on hub %s, its lease renewed after %s", cluster, hub.Name, since.Format(time.RFC3339))
 }
 
 // WaitForClusterAvailable waits until ManagedCluster cluster is Available on hub and returns it.
