@@ -389,6 +389,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	c.clearDirty(key, compared)
 	// After clearDirty: this key itself no longer counts as waiting on the hubs it was compared on.
 	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
+		c.syncTombstoned(key.Name, src)
 		if err := c.publishSteps(ctx, key.Name, source, src); err != nil {
 			errs = append(errs, err)
 		}
@@ -1000,6 +1001,19 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())
 	}
 	return d.Action != mirror.ActionDelete, nil
+}
+
+// syncTombstoned queues the objects whose tombstones mc, the source's ManagedCluster of cluster, carries
+// (mirror.AnnotationDeletesSeen): keepTombstone removes a tombstone only in a sync of its object's key, and an
+// object gone from every hub (its last copies deleted while the replicator was stopped) brings no watch event that
+// would sync it. A tombstone of a kind not mirrored is left alone.
+func (c *Controller) syncTombstoned(cluster string, mc *unstructured.Unstructured) {
+	for tombstone := range mirror.ParseTombstones(mc.GetAnnotations()[mirror.AnnotationDeletesSeen]) {
+		kind, name, _ := strings.Cut(tombstone, "/")
+		if _, ok := c.kinds[failoverv1alpha1.ReplicatedKind(kind)]; ok {
+			c.queue.Add(Key{Kind: failoverv1alpha1.ReplicatedKind(kind), Namespace: cluster, Name: name})
+		}
+	}
 }
 
 // keepTombstone records on the source's ManagedCluster of key's cluster (mirror.AnnotationDeletesSeen) the delete

@@ -107,3 +107,25 @@ func TestControllerHonoursATombstoneAfterARestart(t *testing.T) {
 		}
 	}
 }
+
+// TestControllerRemovesATombstoneWhoseObjectIsGoneEverywhere: hub B's ManagedCluster carries a tombstone of work-1,
+// whose last copies were deleted while the replicator was stopped: no hub holds work-1, so no watch event syncs it.
+// The ManagedCluster's sync queues it, and the tombstone goes.
+func TestControllerRemovesATombstoneWhoseObjectIsGoneEverywhere(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	mcA, mcB := movedToB(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1,Placement/p-1=uid-p/uid-p0"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA)
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	eventually(t, "the tombstone of work-1, gone from every hub, is removed", func() bool {
+		return b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen] == "Placement/p-1=uid-p/uid-p0"
+	})
+	quiesce(t, c, a, b)
+	if got := b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]; got != "Placement/p-1=uid-p/uid-p0" {
+		t.Errorf("hub-b's tombstones %q, want only the one of a kind not mirrored here", got)
+	}
+}
