@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -61,6 +62,9 @@ type Report struct {
 	// HeldWithoutPeers is the number of held deletes finished here without peers: their copies on the other hubs
 	// stay, and a switch to one of those hubs runs them again.
 	HeldWithoutPeers int
+	// TombstonesWithoutPeers is the number of tombstones (mirror.AnnotationDeletesSeen: deletes seen here that had
+	// not reached every hub) dropped here without peers: the objects they stand for on the other hubs stay.
+	TombstonesWithoutPeers int
 }
 
 // Peer is another hub of the ReplicationConfig, on which the copies of this hub's held deletes are deleted.
@@ -77,6 +81,9 @@ func (r Report) String() string {
 		r.Fence, r.Finalizers, r.Annotated, r.Namespaces, r.NotServed, r.CopiesDeleted)
 	if r.HeldWithoutPeers > 0 {
 		out += fmt.Sprintf("; WARNING: %d held deletes finished here without --peer-kubeconfig: their copies on the other hubs stay, and a switch to one of them runs them again", r.HeldWithoutPeers)
+	}
+	if r.TombstonesWithoutPeers > 0 {
+		out += fmt.Sprintf("; WARNING: %d deletes recorded here (tombstones) dropped without --peer-kubeconfig: the objects they stand for on the other hubs stay, and a switch to one of them runs them again", r.TombstonesWithoutPeers)
 	}
 	return out
 }
@@ -119,13 +126,24 @@ func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind, pee
 				if len(peers) == 0 {
 					r.HeldWithoutPeers++
 				} else {
-					n, err := deleteCopies(ctx, k, obj, peers)
+					held := &mirror.Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[mirror.AnnotationSourceUID]}
+					n, err := deleteCopies(ctx, k, obj.GetNamespace(), obj.GetName(), held, peers)
 					r.CopiesDeleted += n
 					if err != nil {
 						// The delete stays held here: its copies must not outlive it.
 						errs = append(errs, fmt.Errorf("%s %s/%s is being deleted: deleting its copies first: %w", k.Name, obj.GetNamespace(), obj.GetName(), err))
 						continue
 					}
+				}
+			}
+			if k.Name == failoverv1alpha1.KindManagedCluster {
+				n, dropped, err := deleteTombstoned(ctx, kinds, obj, peers)
+				r.CopiesDeleted += n
+				r.TombstonesWithoutPeers += dropped
+				if err != nil {
+					// The tombstones stay here: the deletes they record must not be lost.
+					errs = append(errs, fmt.Errorf("ManagedCluster %s: making the deletes it records (%s) on the other hubs first: %w", obj.GetName(), mirror.AnnotationDeletesSeen, err))
+					continue
 				}
 			}
 			finalizer, annotated, err := clean(ctx, client, k, obj)
@@ -250,26 +268,52 @@ func removeFence(ctx context.Context, client dynamic.Interface) (removed bool, e
 	return removed, errors.Join(errs...)
 }
 
-// deleteCopies deletes, on every peer, the object of obj's kind, namespace and name that stands for obj, whose
-// delete is held here (mirror.Deleted.Explains: a copy made from obj or from the original obj was made from, or
-// that original); never obj itself (a peer that is this hub), nor an object the peer's own controllers generated
-// (mirror.GeneratedHere). The delete is a plain one on the object's UID: with no replicator left, each hub's
-// controllers finish it as they would a user's (OCM's work agent, once the cluster is on that hub; the add-on
-// manager's pre-delete hook). It returns how many it deleted; an error names the peer.
-func deleteCopies(ctx context.Context, k mirror.Kind, obj *unstructured.Unstructured, peers []Peer) (int, error) {
-	held := &mirror.Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[mirror.AnnotationSourceUID]}
+// deleteTombstoned makes on peers the deletes mc's tombstones record (mirror.AnnotationDeletesSeen: a copy
+// deleted on this hub, its cluster's source then, before the delete reached every hub): for each of a kind in
+// kinds, the object of that name in the cluster's namespace that the delete stands for (deleteCopies). Without
+// peers it deletes nothing and reports the tombstones as dropped. It returns how many objects it deleted and the
+// peers' errors joined.
+func deleteTombstoned(ctx context.Context, kinds []mirror.Kind, mc *unstructured.Unstructured, peers []Peer) (deleted, dropped int, err error) {
+	tombstones := mirror.ParseTombstones(mc.GetAnnotations()[mirror.AnnotationDeletesSeen])
+	if len(peers) == 0 {
+		return 0, len(tombstones), nil
+	}
+	var errs []error
+	for _, key := range slices.Sorted(maps.Keys(tombstones)) {
+		kind, name, _ := strings.Cut(key, "/")
+		i := slices.IndexFunc(kinds, func(k mirror.Kind) bool { return string(k.Name) == kind })
+		if i < 0 {
+			continue
+		}
+		d := tombstones[key]
+		n, err := deleteCopies(ctx, kinds[i], mc.GetName(), name, &d, peers)
+		deleted += n
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %s/%s: %w", kind, mc.GetName(), name, err))
+		}
+	}
+	return deleted, 0, errors.Join(errs...)
+}
+
+// deleteCopies deletes, on every peer, the object of kind k, namespace and name that stands for held, a delete
+// held or seen here (mirror.Deleted.Explains: a copy made from the deleted object or from the original it was made
+// from, or that original); never the deleted object itself (a peer that is this hub), nor an object the peer's
+// own controllers generated (mirror.GeneratedHere). The delete is a plain one on the object's UID: with no
+// replicator left, each hub's controllers finish it as they would a user's (OCM's work agent, once the cluster is
+// on that hub; the add-on manager's pre-delete hook). It returns how many it deleted; an error names the peer.
+func deleteCopies(ctx context.Context, k mirror.Kind, namespace, name string, held *mirror.Deleted, peers []Peer) (int, error) {
 	deleted := 0
 	var errs []error
 	for _, p := range peers {
-		res := p.Client.Resource(k.GVR).Namespace(obj.GetNamespace())
-		other, err := res.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		res := p.Client.Resource(k.GVR).Namespace(namespace)
+		other, err := res.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
 		case err != nil:
 			errs = append(errs, fmt.Errorf("hub %s: %w", p.Name, err))
 			continue
-		case other.GetUID() == obj.GetUID() || other.GetDeletionTimestamp() != nil || mirror.GeneratedHere(k, other) || !held.Explains(other):
+		case string(other.GetUID()) == held.UID || other.GetDeletionTimestamp() != nil || mirror.GeneratedHere(k, other) || !held.Explains(other):
 			continue
 		}
 		uid := other.GetUID()

@@ -66,7 +66,7 @@ func TestHub(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Hub: %v", err)
 	}
-	if want := (Report{Fence: true, Finalizers: 1, Annotated: 2, Namespaces: 1}); !cmp.Equal(want, report) {
+	if want := (Report{Fence: true, Finalizers: 1, Annotated: 2, Namespaces: 1, TombstonesWithoutPeers: 1}); !cmp.Equal(want, report) {
 		t.Errorf("report %+v, want %+v", report, want)
 	}
 	get := func(gvr schema.GroupVersionResource, namespace, name string) *unstructured.Unstructured {
@@ -224,9 +224,6 @@ func TestHubDeletesCopiesOfHeldDeletes(t *testing.T) {
 // named, and the delete stays held.
 func TestDeleteCopiesRetriesOnlyTheFence(t *testing.T) {
 	mw, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
-	held := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w1", nil, nil, mirror.FinalizerDeleteCopies)
-	held.SetUID("u1")
-	held.SetDeletionTimestamp(&metav1.Time{Time: metav1.Now().Time})
 	copyOfHeld := func() *unstructured.Unstructured {
 		o := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", "w1", map[string]string{mirror.LabelReplicatedFrom: "hub-a"},
 			map[string]string{mirror.AnnotationSourceUID: "u1"})
@@ -249,12 +246,70 @@ func TestDeleteCopiesRetriesOnlyTheFence(t *testing.T) {
 	ctx := context.Background()
 
 	fenced, fenceAttempts := refusing("ValidatingAdmissionPolicy '"+fence.PolicyName+"' denied request: managed from hub-a", 1)
-	if n, err := deleteCopies(ctx, mw, held, []Peer{{Name: "hub-b", Client: fenced}}); err != nil || n != 1 || *fenceAttempts != 2 {
+	deleted := &mirror.Deleted{UID: "u1"}
+	if n, err := deleteCopies(ctx, mw, "c1", "w1", deleted, []Peer{{Name: "hub-b", Client: fenced}}); err != nil || n != 1 || *fenceAttempts != 2 {
 		t.Errorf("behind a fence on its way out: %d deleted, %v, %d attempts; want 1 deleted on the second attempt", n, err, *fenceAttempts)
 	}
 	rbac, rbacAttempts := refusing(`User "admin" cannot delete resource "manifestworks"`, 100)
-	n, err := deleteCopies(ctx, mw, held, []Peer{{Name: "hub-c", Client: rbac}})
+	n, err := deleteCopies(ctx, mw, "c1", "w1", deleted, []Peer{{Name: "hub-c", Client: rbac}})
 	if err == nil || !strings.Contains(err.Error(), "hub hub-c") || n != 0 || *rbacAttempts != 1 {
 		t.Errorf("refused by RBAC: %d deleted, %v, %d attempts; want an error naming hub-c after one attempt", n, err, *rbacAttempts)
+	}
+}
+
+// TestHubMakesTheDeletesItsTombstonesRecord: hub B was cluster c1's source and recorded a delete of its copy of w1
+// there (mirror.AnnotationDeletesSeen) that had not reached hub A's original yet. Uninstalled with hub A as a peer,
+// the original goes before the tombstone (w2's original, whose delete hub A refuses, keeps its tombstone); without
+// peers, the tombstones are dropped and reported.
+func TestHubMakesTheDeletesItsTombstonesRecord(t *testing.T) {
+	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
+	mw, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mc, mw}
+	listKinds := map[schema.GroupVersionResource]string{mw.GVR: "ManifestWorkList", mc.GVR: "ManagedClusterList", mirror.NamespaceGVR: "NamespaceList",
+		fence.PolicyGVR: "ValidatingAdmissionPolicyList", fence.BindingGVR: "ValidatingAdmissionPolicyBindingList"}
+	newClient := func(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
+		return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+	}
+	recorded := func() *unstructured.Unstructured {
+		return object("cluster.open-cluster-management.io/v1", "ManagedCluster", "", "c1", nil,
+			map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/w1=copy-w1/orig-w1,ManifestWork/w2=copy-w2/orig-w2,Placement/p1=copy-p1/orig-p1"})
+	}
+	original := func(name string) *unstructured.Unstructured {
+		o := object("work.open-cluster-management.io/v1", "ManifestWork", "c1", name, nil, nil)
+		o.SetUID(types.UID("orig-" + name))
+		return o
+	}
+	ctx := context.Background()
+
+	hubB := newClient(recorded())
+	hubA := newClient(original("w1"), original("w2"), original("w3"))
+	hubA.PrependReactor("delete", "manifestworks", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.(k8stesting.DeleteAction).GetName() == "w2" {
+			return true, nil, apierrors.NewInternalError(errors.New("etcd timeout"))
+		}
+		return false, nil, nil
+	})
+	report, err := Hub(ctx, hubB, kinds, Peer{Name: "hub-a", Client: hubA})
+	if err == nil || !strings.Contains(err.Error(), "ManagedCluster c1") || !strings.Contains(err.Error(), "ManifestWork c1/w2") {
+		t.Errorf("error %v, want one naming ManagedCluster c1 and w2", err)
+	}
+	if _, err := hubA.Resource(mw.GVR).Namespace("c1").Get(ctx, "w1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("hub-a's original w1: %v, want it deleted (its copy's delete was recorded on hub-b)", err)
+	}
+	if _, err := hubA.Resource(mw.GVR).Namespace("c1").Get(ctx, "w3", metav1.GetOptions{}); err != nil {
+		t.Errorf("hub-a's w3, of no tombstone: %v, want it kept", err)
+	}
+	if report.CopiesDeleted != 1 {
+		t.Errorf("CopiesDeleted = %d, want 1", report.CopiesDeleted)
+	}
+	left, _ := hubB.Resource(mc.GVR).Get(ctx, "c1", metav1.GetOptions{})
+	if _, ok := left.GetAnnotations()[mirror.AnnotationDeletesSeen]; !ok {
+		t.Errorf("hub-b's tombstones dropped although w2's delete could not be made on hub-a")
+	}
+
+	// Without peers: the tombstones are dropped, and the report says so.
+	report, err = Hub(ctx, newClient(recorded()), kinds)
+	if err != nil || report.TombstonesWithoutPeers != 3 || !strings.Contains(report.String(), "3 deletes recorded here (tombstones) dropped") {
+		t.Errorf("without peers: %v, %+v (%s); want the 3 tombstones dropped and reported", err, report, report)
 	}
 }
