@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -187,6 +189,11 @@ func MakeImage(dir string) (string, error) {
 	tarball := filepath.Join(dir, "klusterlet-failover-image.tar")
 	cmd := exec.Command("make", "--no-print-directory", "image", "BIN_DIR="+filepath.Join(dir, "bin"), "IMAGE_TAR="+tarball, "IMAGE_REF="+AgentImageRef)
 	cmd.Dir = root
+	// Not a sub-make of the make that may run the tests: none of its job server or flags.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" || name == "MAKEFILES"
+	})
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("make image: %v\n%s", err, out)
 	}

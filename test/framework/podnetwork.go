@@ -183,8 +183,17 @@ func (n *PodNetwork) startInputGuard(t testing.TB) error {
 		}
 	}
 	jump := []string{"-i", n.Bridge, "-j", chain}
+	// Every jump to the chain goes, also one a run that died left: -X refuses a chain still jumped to.
+	removeJumps := func() {
+		for range 10 {
+			if run("iptables", append([]string{"-t", "mangle", "-D", "INPUT"}, jump...)...) != nil {
+				return
+			}
+		}
+	}
+	removeJumps()
 	t.Cleanup(func() {
-		_ = run("iptables", append([]string{"-t", "mangle", "-D", "INPUT"}, jump...)...)
+		removeJumps()
 		if err := run("iptables", "-t", "mangle", "-F", chain); err != nil {
 			t.Errorf("pod network: removing the input guard: %v", err)
 		}

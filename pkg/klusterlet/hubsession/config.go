@@ -49,7 +49,7 @@ type Config struct {
 	// cluster, or in hosted mode (--spoke-kubeconfig) the cluster hosting the agent.
 	AgentKubeClient kubernetes.Interface
 	// SpokeKubeClient and SpokeClusterClient read the managed cluster: the sessions' Node and ClusterClaim
-	// informers, and the orchestrator's identity checks (the kube-system namespace, the claims).
+	// informers (and, for SpokeClusterClient, the id.k8s.io claim the orchestrator's standby probes check).
 	SpokeKubeClient    kubernetes.Interface
 	SpokeClusterClient clusterclientset.Interface
 	// HubQPS and HubBurst, when > 0, rate-limit every hub client of a session (requests per second, burst);

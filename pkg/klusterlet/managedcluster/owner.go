@@ -40,8 +40,9 @@ func (s SpokeIdentities) Has(id string) bool {
 
 // SpokeIdentityReader reads the spoke's identities for every part of the agent that checks them (the status
 // controller of each hub session, the standby probes), so that all agree on one answer and the kube-system
-// Namespace is read once per process: its UID is the cluster's for the cluster's life. The agent's composition
-// root builds one; it is safe for concurrent use.
+// Namespace is read once per process: its UID is the cluster's for the cluster's life (a --spoke-kubeconfig
+// repointed at another cluster is another spoke: restart the agent). The agent's composition root builds one; it
+// is safe for concurrent use, and no caller waits on another's read.
 type SpokeIdentityReader struct {
 	namespaces corev1client.NamespacesGetter
 
@@ -55,19 +56,24 @@ func NewSpokeIdentityReader(namespaces corev1client.NamespacesGetter) *SpokeIden
 	return &SpokeIdentityReader{namespaces: namespaces}
 }
 
-// KubeSystemUID returns the UID of the spoke's kube-system Namespace, read on the first call that succeeds. It
-// returns an error naming the Namespace when it cannot be read.
+// KubeSystemUID returns the UID of the spoke's kube-system Namespace, read until a read succeeds (concurrent first
+// reads each make their own, bounded by their ctx). It returns an error naming the Namespace when it cannot be
+// read.
 func (r *SpokeIdentityReader) KubeSystemUID(ctx context.Context) (string, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.kubeSystemUID == "" {
-		ns, err := r.namespaces.Namespaces().Get(ctx, kubeSystemNamespace, metav1.GetOptions{})
-		if err != nil {
-			return "", fmt.Errorf("unable to get Namespace %q of the spoke: %w", kubeSystemNamespace, err)
-		}
-		r.kubeSystemUID = string(ns.UID)
+	uid := r.kubeSystemUID
+	r.mu.Unlock()
+	if uid != "" {
+		return uid, nil
 	}
-	return r.kubeSystemUID, nil
+	ns, err := r.namespaces.Namespaces().Get(ctx, kubeSystemNamespace, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("unable to get Namespace %q of the spoke: %w", kubeSystemNamespace, err)
+	}
+	r.mu.Lock()
+	r.kubeSystemUID = string(ns.UID)
+	r.mu.Unlock()
+	return string(ns.UID), nil
 }
 
 // Read returns the spoke's identities: the id.k8s.io ClusterClaim read now through claims, a client of the managed

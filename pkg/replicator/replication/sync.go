@@ -1006,12 +1006,12 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 // syncTombstoned queues the objects whose tombstones mc, the source's ManagedCluster of cluster, carries
 // (mirror.AnnotationDeletesSeen): keepTombstone removes a tombstone only in a sync of its object's key, and an
 // object gone from every hub (its last copies deleted while the replicator was stopped) brings no watch event that
-// would sync it. A tombstone of a kind not mirrored is left alone.
+// would sync it. A tombstone of a kind not mirrored, or of one keepTombstone records none of, is left alone.
 func (c *Controller) syncTombstoned(cluster string, mc *unstructured.Unstructured) {
 	for tombstone := range mirror.ParseTombstones(mc.GetAnnotations()[mirror.AnnotationDeletesSeen]) {
 		kind, name, _ := strings.Cut(tombstone, "/")
-		if _, ok := c.kinds[failoverv1alpha1.ReplicatedKind(kind)]; ok {
-			c.queue.Add(Key{Kind: failoverv1alpha1.ReplicatedKind(kind), Namespace: cluster, Name: name})
+		if k, ok := c.kinds[failoverv1alpha1.ReplicatedKind(kind)]; ok && mirror.HoldsDeletes(k) {
+			c.queue.Add(Key{Kind: k.Name, Namespace: cluster, Name: name})
 		}
 	}
 }

@@ -269,20 +269,27 @@ func removeFence(ctx context.Context, client dynamic.Interface) (removed bool, e
 }
 
 // deleteTombstoned makes on peers the deletes mc's tombstones record (mirror.AnnotationDeletesSeen: a copy
-// deleted on this hub, its cluster's source then, before the delete reached every hub): for each of a kind in
-// kinds, the object of that name in the cluster's namespace that the delete stands for (deleteCopies). Without
-// peers it deletes nothing and reports the tombstones as dropped. It returns how many objects it deleted and the
-// peers' errors joined.
+// deleted on this hub, its cluster's source, before the delete reached every hub): for each of a kind in kinds,
+// the object of that name in the cluster's namespace that the delete stands for (deleteCopies). Without peers it
+// deletes nothing and counts those tombstones as dropped. The tombstones of a ManagedCluster that is a copy (this
+// hub is not the cluster's source) are left to be dropped: the replicator never honoured them. It returns how many
+// objects it deleted, how many tombstones it dropped and the peers' errors joined.
 func deleteTombstoned(ctx context.Context, kinds []mirror.Kind, mc *unstructured.Unstructured, peers []Peer) (deleted, dropped int, err error) {
-	tombstones := mirror.ParseTombstones(mc.GetAnnotations()[mirror.AnnotationDeletesSeen])
-	if len(peers) == 0 {
-		return 0, len(tombstones), nil
+	if mirror.IsCopy(mc) {
+		// This hub is not the cluster's source: the replicator honours only the source's tombstones (one left here
+		// from before the cluster moved may be older than what the source holds now).
+		return 0, 0, nil
 	}
+	tombstones := mirror.ParseTombstones(mc.GetAnnotations()[mirror.AnnotationDeletesSeen])
 	var errs []error
 	for _, key := range slices.Sorted(maps.Keys(tombstones)) {
 		kind, name, _ := strings.Cut(key, "/")
 		i := slices.IndexFunc(kinds, func(k mirror.Kind) bool { return string(k.Name) == kind })
 		if i < 0 {
+			continue
+		}
+		if len(peers) == 0 {
+			dropped++
 			continue
 		}
 		d := tombstones[key]
@@ -292,7 +299,7 @@ func deleteTombstoned(ctx context.Context, kinds []mirror.Kind, mc *unstructured
 			errs = append(errs, fmt.Errorf("%s %s/%s: %w", kind, mc.GetName(), name, err))
 		}
 	}
-	return deleted, 0, errors.Join(errs...)
+	return deleted, dropped, errors.Join(errs...)
 }
 
 // deleteCopies deletes, on every peer, the object of kind k, namespace and name that stands for held, a delete

@@ -260,7 +260,7 @@ func TestDeleteCopiesRetriesOnlyTheFence(t *testing.T) {
 // TestHubMakesTheDeletesItsTombstonesRecord: hub B was cluster c1's source and recorded a delete of its copy of w1
 // there (mirror.AnnotationDeletesSeen) that had not reached hub A's original yet. Uninstalled with hub A as a peer,
 // the original goes before the tombstone (w2's original, whose delete hub A refuses, keeps its tombstone); without
-// peers, the tombstones are dropped and reported.
+// peers, the tombstones are dropped and reported; on a hub whose ManagedCluster is a copy, they are not acted on.
 func TestHubMakesTheDeletesItsTombstonesRecord(t *testing.T) {
 	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	mw, _ := mirror.KindByName(failoverv1alpha1.KindManifestWork)
@@ -309,7 +309,18 @@ func TestHubMakesTheDeletesItsTombstonesRecord(t *testing.T) {
 
 	// Without peers: the tombstones are dropped, and the report says so.
 	report, err = Hub(ctx, newClient(recorded()), kinds)
-	if err != nil || report.TombstonesWithoutPeers != 3 || !strings.Contains(report.String(), "3 deletes recorded here (tombstones) dropped") {
-		t.Errorf("without peers: %v, %+v (%s); want the 3 tombstones dropped and reported", err, report, report)
+	if err != nil || report.TombstonesWithoutPeers != 2 || !strings.Contains(report.String(), "2 deletes recorded here (tombstones) dropped") {
+		t.Errorf("without peers: %v, %+v (%s); want the 2 tombstones of mirrored kinds dropped and reported", err, report, report)
+	}
+
+	// On a hub that is not the cluster's source (its ManagedCluster is a copy), its tombstones are not acted on.
+	stale := recorded()
+	stale.SetLabels(map[string]string{mirror.LabelReplicatedFrom: "hub-a"})
+	hubA = newClient(original("w1"))
+	if _, err := Hub(ctx, newClient(stale), kinds, Peer{Name: "hub-a", Client: hubA}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hubA.Resource(mw.GVR).Namespace("c1").Get(ctx, "w1", metav1.GetOptions{}); err != nil {
+		t.Errorf("hub-a's w1 after uninstalling a hub whose ManagedCluster is a copy: %v, want it kept", err)
 	}
 }

@@ -30,7 +30,7 @@ func TestLeaderElectionAsPods(t *testing.T) {
 	spoke := framework.StartSpoke(t, framework.SpokeOptions{Network: network})
 	node := framework.StartNode(t, spoke, framework.NodeImages(t).All()...)
 	operator := framework.DeployKlusterletOperator(t, spoke, node, framework.KlusterletOperatorPodOptions{AgentReplicas: 3})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
 	k, err := operator.ApplyKlusterlet(ctx, framework.KlusterletOptions{
