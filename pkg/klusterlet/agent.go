@@ -317,7 +317,7 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		AgentKubeClient:      spoke.AgentKube,
 		SpokeKubeClient:      spoke.Kube,
 		SpokeClusterClient:   spoke.Cluster,
-		Controllers:          o.newSessionControllers(spoke, identity, annotations, expiration, clk, recorder).controllers(),
+		Controllers:          sessionControllers{o: o, spoke: spoke, identity: identity, annotations: annotations, expiration: expiration, clock: clk, recorder: recorder}.controllers(),
 		BootstrapBackoff:     bootstrapBackoff,
 		Clock:                clk,
 		Recorder:             recorder,

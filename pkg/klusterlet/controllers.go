@@ -26,60 +26,29 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
-// sessionControllers are the settings the ManagedCluster and add-on controllers of every hub session are built
-// with; newSessionControllers fills them from the completed options, and controllers hands them to the sessions
-// as hubsession.Controllers.
+// sessionControllers builds the ManagedCluster and add-on controllers of every hub session from the completed
+// options and what the agent resolved at start; controllers hands them to the sessions as hubsession.Controllers.
 type sessionControllers struct {
-	clusterName, agentName string
-	// spokeURLs and spokeCABundle are published in ManagedCluster spec.managedClusterClientConfigs.
-	spokeURLs     []string
-	spokeCABundle []byte
+	o     *FailoverAgentOptions
+	spoke *SpokeClients
+	// identity reads the spoke's identities, for the status controllers of every session and the standby probes.
+	identity *managedcluster.SpokeIdentityReader
 	// annotations are set on the ManagedCluster when the agent creates it (already filtered by
 	// managedcluster.FilterClusterAnnotations).
 	annotations map[string]string
-	// healthCheckPeriod is the status controller's resync period and the creating controller's.
-	healthCheckPeriod time.Duration
-	maxCustomClaims   int
-	reservedSuffixes  []string
-	// addOns runs the add-on controllers (OCM's AddonManagement); spoke is the managed cluster and hosting the
-	// cluster hosting the agent (the managed cluster unless hosted); expiration, if set, is the add-on CSRs'
-	// spec.expirationSeconds.
-	addOns  bool
-	spoke   kubernetes.Interface
-	hosting kubernetes.Interface
-	// identity reads the spoke's identities, for the status controllers of every session and the standby probes.
-	identity   *managedcluster.SpokeIdentityReader
+	// expiration, if set, is spec.expirationSeconds of the add-on CSRs.
 	expiration *int32
 	clock      clock.Clock
 	recorder   events.Recorder
 }
 
-// newSessionControllers returns the session controllers' settings from the completed options o, the spoke
-// clients, identity (the process's reader of the spoke's identities), annotations (already filtered), expiration
-// (the CSRs' spec.expirationSeconds or nil), clk and recorder.
-func (o *FailoverAgentOptions) newSessionControllers(spoke *SpokeClients, identity *managedcluster.SpokeIdentityReader, annotations map[string]string,
-	expiration *int32, clk clock.Clock, recorder events.Recorder) sessionControllers {
-	hosting := spoke.Kube
-	if o.SpokeKubeconfig != "" {
-		hosting = spoke.AgentKube
+// hosting is the cluster hosting the agent, where hosted add-ons keep their Secrets and leases: the managed
+// cluster unless the agent runs in hosted mode (--spoke-kubeconfig).
+func (c sessionControllers) hosting() kubernetes.Interface {
+	if c.o.SpokeKubeconfig != "" {
+		return c.spoke.AgentKube
 	}
-	return sessionControllers{
-		clusterName:       o.ClusterName,
-		agentName:         o.AgentName,
-		spokeURLs:         o.SpokeExternalServerURLs,
-		spokeCABundle:     spoke.CABundle,
-		annotations:       annotations,
-		healthCheckPeriod: o.ClusterHealthCheckPeriod,
-		maxCustomClaims:   o.MaxCustomClusterClaims,
-		reservedSuffixes:  o.ReservedClusterClaimSuffixes,
-		addOns:            !o.DisableAddOnManagement,
-		spoke:             spoke.Kube,
-		hosting:           hosting,
-		identity:          identity,
-		expiration:        expiration,
-		clock:             clk,
-		recorder:          recorder,
-	}
+	return c.spoke.Kube
 }
 
 // controllers returns c as the builders a hub session calls (AddOns nil when add-on management is off).
@@ -89,7 +58,7 @@ func (c sessionControllers) controllers() hubsession.Controllers {
 		Creating:             c.creating,
 		Registered:           c.registered,
 	}
-	if c.addOns {
+	if !c.o.DisableAddOnManagement {
 		hc.AddOns = c.runAddOns
 	}
 	return hc
@@ -98,7 +67,7 @@ func (c sessionControllers) controllers() hubsession.Controllers {
 // ensureManagedCluster creates the cluster's ManagedCluster through client when the hub does not have it
 // (managedcluster.EnsureManagedCluster).
 func (c sessionControllers) ensureManagedCluster(ctx context.Context, client clusterv1client.ManagedClustersGetter) (bool, error) {
-	return managedcluster.EnsureManagedCluster(ctx, client, c.clusterName, c.spokeURLs, c.spokeCABundle, c.annotations)
+	return managedcluster.EnsureManagedCluster(ctx, client, c.o.ClusterName, c.o.SpokeExternalServerURLs, c.spoke.CABundle, c.annotations)
 }
 
 // creating builds a ManagedCluster creating controller that creates and updates the ManagedCluster through client.
@@ -108,12 +77,12 @@ func (c sessionControllers) creating(client clusterv1client.ManagedClustersGette
 
 func (c sessionControllers) creatingOptions(client clusterv1client.ManagedClustersGetter) managedcluster.CreatingOptions {
 	return managedcluster.CreatingOptions{
-		ClusterName:             c.clusterName,
-		SpokeExternalServerURLs: c.spokeURLs,
-		SpokeCABundle:           c.spokeCABundle,
+		ClusterName:             c.o.ClusterName,
+		SpokeExternalServerURLs: c.o.SpokeExternalServerURLs,
+		SpokeCABundle:           c.spoke.CABundle,
 		Annotations:             c.annotations,
 		HubClusterClient:        client,
-		ResyncInterval:          c.healthCheckPeriod,
+		ResyncInterval:          c.o.ClusterHealthCheckPeriod,
 		Recorder:                c.recorder,
 	}
 }
@@ -121,7 +90,7 @@ func (c sessionControllers) creatingOptions(client clusterv1client.ManagedCluste
 // registered builds the main phase's lease, creating and status controllers on in, in the order they start.
 func (c sessionControllers) registered(in hubsession.RegisteredInputs) []factory.Controller {
 	leaseController := lease.NewLeaseController(lease.Options{
-		ClusterName:        c.clusterName,
+		ClusterName:        c.o.ClusterName,
 		HubLeaseClient:     in.HubKube.CoordinationV1(),
 		HubClusterInformer: in.ManagedClusters,
 		ConflictChecker:    in.Conflicts,
@@ -136,18 +105,18 @@ func (c sessionControllers) registered(in hubsession.RegisteredInputs) []factory
 	creatingOptions.Epoch = in.Epoch
 	creatingOptions.EpochRecorded = in.EpochRecorded
 	status := managedcluster.NewManagedClusterStatusController(managedcluster.StatusOptions{
-		ClusterName:                  c.clusterName,
+		ClusterName:                  c.o.ClusterName,
 		HubClusterClient:             in.HubCluster.ClusterV1(),
 		HubClusterInformer:           in.ManagedClusters,
 		HubLeaseClient:               in.HubKube.CoordinationV1(),
 		OwnLeaseRenewTime:            leaseController.LastRenewTime,
-		SpokeDiscoveryClient:         c.spoke.Discovery(),
+		SpokeDiscoveryClient:         c.spoke.Kube.Discovery(),
 		SpokeIdentity:                c.identity,
 		NodeInformer:                 in.Nodes,
 		ClaimInformer:                in.Claims,
-		MaxCustomClusterClaims:       c.maxCustomClaims,
-		ReservedClusterClaimSuffixes: c.reservedSuffixes,
-		ClusterHealthCheckPeriod:     c.healthCheckPeriod,
+		MaxCustomClusterClaims:       c.o.MaxCustomClusterClaims,
+		ReservedClusterClaimSuffixes: c.o.ReservedClusterClaimSuffixes,
+		ClusterHealthCheckPeriod:     c.o.ClusterHealthCheckPeriod,
 		ConflictTracker:              in.Conflicts,
 		Clock:                        c.clock,
 		Recorder:                     c.recorder,
@@ -168,7 +137,7 @@ func (c sessionControllers) runAddOns(ctx context.Context, in hubsession.AddOnIn
 	if err != nil {
 		return fmt.Errorf("add-on controllers: hub add-on client: %w", err)
 	}
-	hubAddOns := addoninformers.NewSharedInformerFactoryWithOptions(addOnClient, addOnResync, addoninformers.WithNamespace(c.clusterName))
+	hubAddOns := addoninformers.NewSharedInformerFactoryWithOptions(addOnClient, addOnResync, addoninformers.WithNamespace(c.o.ClusterName))
 	addOnInformer := hubAddOns.Addon().V1alpha1().ManagedClusterAddOns()
 	hasAddOn, err := labels.NewRequirement(registration.AddOnNameLabel, selection.Exists, nil)
 	if err != nil {
@@ -180,25 +149,26 @@ func (c sessionControllers) runAddOns(ctx context.Context, in hubsession.AddOnIn
 			lo.LabelSelector = secretSelector
 		}))
 	}
-	spokeSecrets := secretFactory(c.spoke)
+	spoke, hosting := c.spoke.Kube, c.hosting()
+	spokeSecrets := secretFactory(spoke)
 	factories := []kubeinformers.SharedInformerFactory{spokeSecrets}
 	hostingSecrets := spokeSecrets
-	if c.hosting != c.spoke {
-		hostingSecrets = secretFactory(c.hosting)
+	if hosting != spoke {
+		hostingSecrets = secretFactory(hosting)
 		factories = append(factories, hostingSecrets)
 	}
 	reg, err := registration.NewAddOnRegistrationController(registration.Options{
-		ClusterName:           c.clusterName,
-		AgentName:             c.agentName,
+		ClusterName:           c.o.ClusterName,
+		AgentName:             c.o.AgentName,
 		HubName:               in.Hub.Name,
 		Hub:                   in.Hub.Bootstrap.Hub,
 		HubAddOnInformer:      addOnInformer,
 		HubAddOnClient:        addOnClient.AddonV1alpha1(),
 		HubCSRs:               in.HubKube.CertificatesV1().CertificateSigningRequests(),
 		HubCSRInformer:        in.CSRs,
-		SpokeSecrets:          c.spoke.CoreV1(),
+		SpokeSecrets:          spoke.CoreV1(),
 		SpokeSecretInformer:   spokeSecrets.Core().V1().Secrets(),
-		HostingSecrets:        c.hosting.CoreV1(),
+		HostingSecrets:        hosting.CoreV1(),
 		HostingSecretInformer: hostingSecrets.Core().V1().Secrets(),
 		ExpirationSeconds:     c.expiration,
 		Clock:                 c.clock,
@@ -209,11 +179,11 @@ func (c sessionControllers) runAddOns(ctx context.Context, in hubsession.AddOnIn
 		return err
 	}
 	healthController, err := health.NewAddOnHealthController(health.Options{
-		ClusterName:      c.clusterName,
+		ClusterName:      c.o.ClusterName,
 		HubAddOnInformer: addOnInformer,
 		HubAddOnClient:   addOnClient.AddonV1alpha1(),
-		SpokeLeases:      c.spoke.CoordinationV1(),
-		HostingLeases:    c.hosting.CoordinationV1(),
+		SpokeLeases:      spoke.CoordinationV1(),
+		HostingLeases:    hosting.CoordinationV1(),
 		Clock:            c.clock,
 		Recorder:         c.recorder,
 	})

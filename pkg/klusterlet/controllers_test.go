@@ -2,6 +2,7 @@ package klusterlet
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,16 +33,24 @@ func TestSessionControllers(t *testing.T) {
 	o := NewFailoverAgentOptions()
 	o.ClusterName, o.AgentName = "cluster1", "agent1"
 	o.SpokeExternalServerURLs = []string{"https://spoke.example.com:6443"}
-	c := o.newSessionControllers(spoke, managedcluster.NewSpokeIdentityReader(spokeKube.CoreV1()), annotations, nil, clock.RealClock{}, recorder)
+	c := sessionControllers{o: o, spoke: spoke, identity: managedcluster.NewSpokeIdentityReader(spokeKube.CoreV1()), annotations: annotations, clock: clock.RealClock{}, recorder: recorder}
 	built := c.controllers()
 	if built.AddOns == nil {
 		t.Errorf("AddOns = nil with add-on management on (the default)")
 	}
-	if c.hosting != spokeKube {
-		t.Errorf("add-on hosting cluster = %v, want the managed cluster's client when not hosted", c.hosting)
+	if c.hosting() != spokeKube {
+		t.Errorf("add-on hosting cluster = %v, want the managed cluster's client when not hosted", c.hosting())
 	}
-	if n := len(built.Registered(testRegisteredInputs())); n != 3 {
+	registered := built.Registered(testRegisteredInputs())
+	if n := len(registered); n != 3 {
 		t.Errorf("Registered built %d controllers, want 3 (lease, creating, status)", n)
+	}
+	var names []string
+	for _, r := range registered {
+		names = append(names, r.Name())
+	}
+	if want := []string{"ManagedClusterLeaseController", "ManagedClusterCreatingController", "ManagedClusterStatusController"}; !slices.Equal(names, want) {
+		t.Errorf("Registered built %v, want %v, in the order they start", names, want)
 	}
 
 	hub := clusterfake.NewSimpleClientset()
@@ -63,12 +72,12 @@ func TestSessionControllers(t *testing.T) {
 
 	o.DisableAddOnManagement = true
 	o.SpokeKubeconfig = "/spoke/kubeconfig"
-	c = o.newSessionControllers(spoke, managedcluster.NewSpokeIdentityReader(spokeKube.CoreV1()), annotations, nil, clock.RealClock{}, recorder)
+	c = sessionControllers{o: o, spoke: spoke, identity: managedcluster.NewSpokeIdentityReader(spokeKube.CoreV1()), annotations: annotations, clock: clock.RealClock{}, recorder: recorder}
 	if c.controllers().AddOns != nil {
 		t.Errorf("AddOns set with --disable-addon-management")
 	}
-	if c.hosting != agentKube {
-		t.Errorf("add-on hosting cluster in hosted mode = %v, want the agent's cluster client", c.hosting)
+	if c.hosting() != agentKube {
+		t.Errorf("add-on hosting cluster in hosted mode = %v, want the agent's cluster client", c.hosting())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 // TestMakeImageIsReproducible: the image the node suite runs is the tarball `make image` writes, and a second
 // `make image` of the same commit writes an image with the same digest (no build time in the binary or the image).
+// An agent image built any other way (a binary without the Makefile's ldflags) would differ from the second build.
 func TestMakeImageIsReproducible(t *testing.T) {
 	first := framework.NodeImages(t).Agent
 	second, err := framework.MakeImage(t.TempDir())
