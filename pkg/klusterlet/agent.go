@@ -54,6 +54,11 @@ type SpokeClients struct {
 	AgentKube kubernetes.Interface
 	// AgentFailover reads the agent namespace's FailoverConfigs and writes their status.
 	AgentFailover failoverclientset.Interface
+	// KubeSystemUID, when not empty, is taken as the UID of the managed cluster's kube-system Namespace (the
+	// spoke's identity when it has no id.k8s.io ClusterClaim) instead of reading it through Kube. Hollow agents
+	// (test/hollow: many agents, each a cluster of its own, against one spoke apiserver) set one per agent;
+	// the binary never does.
+	KubeSystemUID string
 }
 
 // RunFailoverAgent runs the agent (a library-go controllercmd StartFunc); the command's run function calls it
@@ -305,6 +310,9 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		expiration = &e
 	}
 	identity := managedcluster.NewSpokeIdentityReader(spoke.Kube.CoreV1())
+	if spoke.KubeSystemUID != "" {
+		identity = managedcluster.NewKnownSpokeIdentityReader(spoke.KubeSystemUID)
+	}
 	sessionConfig := hubsession.Config{
 		ClusterName:          o.ClusterName,
 		AgentName:            o.AgentName,

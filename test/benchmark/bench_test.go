@@ -27,6 +27,7 @@
 //	BENCH_OUTAGE_TIMEOUT     our agent's hub connection timeout in the detection scenario's outages (default 60s)
 //	BENCH_SCALE_N            comma-separated agent counts for the scale scenario (default 10,50,200)
 //	BENCH_MASS_N             comma-separated agent counts for the mass failover scenario (default 50,200)
+//	BENCH_HOLLOW_N           comma-separated agent counts for the hollow fleet scenario (default 1000)
 //	BENCH_PROFILE            when set, heap profiles and RSS by mapping of the join and memory scenarios (profile_test.go)
 //	BENCH_OURS_ENV           comma-separated NAME=VALUE pairs added to our agent's environment only (e.g. GOGC=50)
 //	BENCH_RERENDER           when set, only render benchmarks.md again from benchmarks.json (no measurement)
@@ -90,7 +91,9 @@ type bench struct {
 	outageTimeout time.Duration
 	scaleNs       []int
 	// massNs are the agent counts of the mass failover scenario (BENCH_MASS_N).
-	massNs       []int
+	massNs []int
+	// hollowNs are the agent counts of the hollow fleet scenario (BENCH_HOLLOW_N).
+	hollowNs     []int
 	scaleTimeout time.Duration
 	// duringTraffic is set while the failover and scale scenarios run during the traffic window (their method
 	// texts say so).
@@ -98,7 +101,7 @@ type bench struct {
 }
 
 // defaultScenarios is BENCH_SCENARIOS' default: every scenario but replication.
-const defaultScenarios = "join,memory,traffic,failover,scale,pods,detection,massfailover"
+const defaultScenarios = "join,memory,traffic,failover,scale,pods,detection,massfailover,hollow"
 
 const (
 	// joinTimeout bounds one agent's join.
@@ -140,7 +143,7 @@ func TestBenchmark(t *testing.T) {
 
 // agentScenariosEnabled reports whether any scenario comparing the two agents (and so docs/benchmarks.md) is on.
 func (b *bench) agentScenariosEnabled() bool {
-	for _, sc := range []string{scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioDetection, scenarioMassFailover} {
+	for _, sc := range []string{scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioDetection, scenarioMassFailover, scenarioHollow} {
 		if b.scenarios[sc] {
 			return true
 		}
@@ -187,6 +190,7 @@ func (b *bench) runAgentScenarios(t *testing.T) {
 	// Alone on the machine: a hub lost with all its clusters, how long hub loss takes to detect, by fault, and the
 	// node's pods and their memory.
 	b.run(t, scenarioMassFailover, b.runMassFailover)
+	b.run(t, scenarioHollow, b.runHollow)
 	b.run(t, scenarioDetection, b.runDetection)
 	b.run(t, scenarioPods, b.runPods)
 	b.writeReport(t)
@@ -335,7 +339,7 @@ func newBench(t *testing.T) *bench {
 	b.scenarios = map[string]bool{}
 	for _, sc := range strings.Split(envString("BENCH_SCENARIOS", defaultScenarios), ",") {
 		switch sc = strings.TrimSpace(sc); sc {
-		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioDetection, scenarioMassFailover, scenarioReplication:
+		case scenarioJoin, scenarioMemory, scenarioTraffic, scenarioFailover, scenarioScale, scenarioPods, scenarioDetection, scenarioMassFailover, scenarioHollow, scenarioReplication:
 			b.scenarios[sc] = true
 		case "":
 		default:
@@ -373,6 +377,13 @@ func newBench(t *testing.T) *bench {
 		}
 		b.massNs = append(b.massNs, n)
 	}
+	for _, s := range strings.Split(envString("BENCH_HOLLOW_N", "1000"), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			t.Fatalf("BENCH_HOLLOW_N: %q is not a positive integer", s)
+		}
+		b.hollowNs = append(b.hollowNs, n)
+	}
 	if b.secretNS < 1 {
 		t.Fatal("BENCH_SECRET_NAMESPACES must be at least 1")
 	}
@@ -383,7 +394,7 @@ func newBench(t *testing.T) *bench {
 		"BENCH_NODES": strconv.Itoa(b.nodes), "BENCH_TRAFFIC_WINDOW": b.trafficWindow.String(),
 		"BENCH_TRAFFIC_SETTLE": b.trafficSettle.String(), "BENCH_FAILOVER_TIMEOUT": b.failoverTimeout.String(), "BENCH_OUTAGE_TIMEOUT": b.outageTimeout.String(),
 		"BENCH_SCALE_TIMEOUT": b.scaleTimeout.String(),
-		"BENCH_SCALE_N":       envString("BENCH_SCALE_N", "10,50,200"), "BENCH_MASS_N": envString("BENCH_MASS_N", "50,200"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", defaultScenarios),
+		"BENCH_SCALE_N":       envString("BENCH_SCALE_N", "10,50,200"), "BENCH_MASS_N": envString("BENCH_MASS_N", "50,200"), "BENCH_HOLLOW_N": envString("BENCH_HOLLOW_N", "1000"), "BENCH_SCENARIOS": envString("BENCH_SCENARIOS", defaultScenarios),
 	}
 	if env := os.Getenv("BENCH_OURS_ENV"); env != "" {
 		settings["BENCH_OURS_ENV"] = env // our agent ran with a changed environment: the report must say so
@@ -430,6 +441,7 @@ func (b *bench) declareFigures() {
 	b.declarePodFigures()
 	b.declareDetectionFigures()
 	b.declareMassFailoverFigures()
+	b.declareHollowFigures()
 	r.declare("rss_peak_large", scenarioMemory, "peak RSS (VmHWM), large spoke", "MiB", "≤ 0.6× OCM's, flat in Secrets")
 	r.declare("rss_steady_large", scenarioMemory, "steady RSS (VmRSS) after join, large spoke", "MiB", "≤ 0.6× OCM's, flat in Secrets")
 	for _, n := range b.scaleNs {

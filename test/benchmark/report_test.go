@@ -154,6 +154,13 @@ func (r *report) add(id string, kind agentKind, v float64) {
 	f.samples[kind] = append(f.samples[kind], v)
 }
 
+// hasValue reports whether figure id has a sample of kind.
+func (r *report) hasValue(id string, kind agentKind) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.mustFigure(id).samples[kind]) > 0
+}
+
 // missing records why (some of) kind's samples of figure id are missing; the first reason per side wins.
 func (r *report) missing(id string, kind agentKind, reason string) {
 	r.mu.Lock()
@@ -352,6 +359,7 @@ var scenarioTitles = []struct{ id, title string }{
 	{scenarioPods, "6. Memory as a pod on a node"},
 	{scenarioDetection, "7. Hub loss detection by fault"},
 	{scenarioMassFailover, "8. Mass failover (a hub lost with all its clusters)"},
+	{scenarioHollow, "9. A thousand clusters (hollow agents)"},
 }
 
 func (r *report) markdown() string {

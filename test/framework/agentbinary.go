@@ -12,7 +12,10 @@ import (
 )
 
 // agentBinaryOnce builds the agent once per test binary.
-var agentBinaryOnce = sync.OnceValues(buildAgentBinary)
+var (
+	agentBinaryOnce  = sync.OnceValues(func() (string, error) { return buildBinary("klusterlet-failover", "./cmd/klusterlet-failover") })
+	hollowBinaryOnce = sync.OnceValues(func() (string, error) { return buildBinary("hollow-agents", "./test/hollow/cmd/hollow-agents") })
+)
 
 // AgentBinary returns the path of a klusterlet-failover binary built from this repository's
 // ./cmd/klusterlet-failover (with the caller's GOFLAGS and CGO_ENABLED=0: under make, the Makefile's settings, so
@@ -27,21 +30,35 @@ func AgentBinary(t testing.TB) string {
 	return path
 }
 
-func buildAgentBinary() (string, error) {
+// HollowBinary returns the path of the hollow-agents binary (test/hollow/cmd/hollow-agents: many agents in one
+// process), built once per test binary as AgentBinary builds the agent. It fails t with the build output when the
+// build fails.
+func HollowBinary(t testing.TB) string {
+	t.Helper()
+	path, err := hollowBinaryOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// buildBinary builds the main package pkg (a ./-relative path in the repository) into a new temporary directory
+// as name, with CGO_ENABLED=0, and returns its path, or an error with the build output.
+func buildBinary(name, pkg string) (string, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", "klusterlet-failover-bin-")
+	dir, err := os.MkdirTemp("", name+"-bin-")
 	if err != nil {
-		return "", fmt.Errorf("building the agent binary: %w", err)
+		return "", fmt.Errorf("building %s: %w", name, err)
 	}
-	out := filepath.Join(dir, "klusterlet-failover")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/klusterlet-failover")
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if output, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the agent binary (go build ./cmd/klusterlet-failover in %s): %v\n%s", root, err, output)
+		return "", fmt.Errorf("building %s (go build %s in %s): %v\n%s", name, pkg, root, err, output)
 	}
 	return out, nil
 }
@@ -85,6 +102,9 @@ func (a *AgentProcess) Exited() (bool, error) { return a.p.exited() }
 
 // LogPath is the file holding the process's stdout and stderr.
 func (a *AgentProcess) LogPath() string { return a.p.logPath }
+
+// PID returns the process ID of the process.
+func (a *AgentProcess) PID() int { return a.p.cmd.Process.Pid }
 
 // LogTail returns the last n lines of the log.
 func (a *AgentProcess) LogTail(n int) string { return tailFile(a.p.logPath, n) }

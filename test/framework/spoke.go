@@ -139,6 +139,25 @@ func (s *Spoke) startGarbageCollector() {
 // SpokeOptions.Network).
 func (s *Spoke) URL() string { return s.cp.url() }
 
+// UserKubeconfig returns a self-contained kubeconfig (server URL(), inline serving CA, inline client certificate
+// and key) for user in groups, with a certificate valid one year signed by the spoke's client CA: a ServiceAccount's
+// identity is user "system:serviceaccount:<namespace>:<name>" in groups "system:serviceaccounts" and
+// "system:serviceaccounts:<namespace>", which RBAC bindings to that ServiceAccount match. Each call issues a new
+// key, so client-go gives each kubeconfig's clients their own connections (its transport cache is keyed by the
+// TLS settings), as separate processes have.
+func (s *Spoke) UserKubeconfig(user string, groups ...string) []byte {
+	s.t.Helper()
+	cfg, err := s.cp.userConfig(s.URL(), user, groups)
+	if err != nil {
+		s.t.Fatalf("spoke: %v", err)
+	}
+	data, err := kubeconfig(cfg, user)
+	if err != nil {
+		s.t.Fatalf("spoke: %v", err)
+	}
+	return data
+}
+
 // CAData returns the PEM CA bundle that verifies the apiserver's serving certificate.
 func (s *Spoke) CAData() []byte { return s.cp.servingCA() }
 

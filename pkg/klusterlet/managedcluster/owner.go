@@ -56,6 +56,12 @@ func NewSpokeIdentityReader(namespaces corev1client.NamespacesGetter) *SpokeIden
 	return &SpokeIdentityReader{namespaces: namespaces}
 }
 
+// NewKnownSpokeIdentityReader returns a reader whose kube-system UID is uid (not empty), read from no cluster:
+// for agents that share one spoke apiserver but each stand for a cluster of their own (hollow agents).
+func NewKnownSpokeIdentityReader(uid string) *SpokeIdentityReader {
+	return &SpokeIdentityReader{kubeSystemUID: uid}
+}
+
 // KubeSystemUID returns the UID of the spoke's kube-system Namespace, read until a read succeeds (concurrent first
 // reads each make their own, bounded by their ctx). It returns an error naming the Namespace when it cannot be
 // read.

@@ -123,4 +123,13 @@ func TestSpokeIdentityReader(t *testing.T) {
 	if gets != 2 {
 		t.Errorf("kube-system read %d times, want 2 (the failed read, then once)", gets)
 	}
+
+	// A known UID (a hollow agent's) is the current identity without a read of the spoke; a claim still wins.
+	known := NewKnownSpokeIdentityReader("hollow-uid")
+	if got, err := known.Read(ctx, clusterfake.NewSimpleClientset().ClusterV1alpha1()); err != nil || got.Current() != "hollow-uid" {
+		t.Errorf("known UID: %+v, %v; want hollow-uid current", got, err)
+	}
+	if got, err := known.Read(ctx, clusterfake.NewSimpleClientset(claim).ClusterV1alpha1()); err != nil || got.Current() != "claimed-id" || got.KubeSystemUID != "hollow-uid" {
+		t.Errorf("known UID with a claim: %+v, %v; want the claim current", got, err)
+	}
 }

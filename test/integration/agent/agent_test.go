@@ -76,5 +76,6 @@ func TestAgent(t *testing.T) {
 		t.Run("generated names survive a restart before the first certificate", s.afterFirstJoin(testGeneratedNamesSurviveRestart))
 		t.Run("hub informers wait for the hub's acceptance", s.afterFirstJoin(testInformersWaitForAcceptance))
 		t.Run("first start with leftover CSRs on the hub", s.afterFirstJoin(testLeftoverCSRs))
+		t.Run("hollow agents", s.afterFirstJoin(testHollowAgents))
 	})
 }

@@ -1,0 +1,223 @@
+//go:build bench
+
+package benchmark
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/hollow"
+)
+
+// scenarioHollow is a fleet of hollow agents (test/hollow: N of our agents in one process) on two real hubs: the
+// join, the steady-state cost on the active and the standby hub, the process's memory, and the loss of the active
+// hub with all its clusters.
+const scenarioHollow = "hollow"
+
+// hollowStartInterval spreads the agents' starts (1,000 agents start in 20 s).
+const hollowStartInterval = 20 * time.Millisecond
+
+// hollowSteadyWindow is how long both hubs' apiserver CPU is measured with every agent on hub A.
+const hollowSteadyWindow = 2 * time.Minute
+
+func hollowJoinID(n int) string      { return fmt.Sprintf("hollow_%d_join_all_available", n) }
+func hollowMemoryID(n int) string    { return fmt.Sprintf("hollow_%d_anon_memory_per_agent", n) }
+func hollowActiveCPUID(n int) string { return fmt.Sprintf("hollow_%d_hub_a_cpu_per_cluster_hour", n) }
+func hollowStandbyID(n int) string {
+	return fmt.Sprintf("hollow_%d_hub_b_standby_cpu_per_agent_hour", n)
+}
+func hollowFailoverID(n int) string { return fmt.Sprintf("hollow_%d_failover_all_available", n) }
+func hollowHerdCPUID(n int) string  { return fmt.Sprintf("hollow_%d_hub_b_cpu_per_agent", n) }
+func hollowCSRID(n int) string      { return fmt.Sprintf("hollow_%d_csrs", n) }
+
+// hollowIDs are every figure of one N.
+func hollowIDs(n int) []string {
+	return []string{hollowJoinID(n), hollowMemoryID(n), hollowActiveCPUID(n), hollowStandbyID(n), hollowFailoverID(n), hollowHerdCPUID(n), hollowCSRID(n)}
+}
+
+// declareHollowFigures declares the hollow fleet's figures, one set per N of BENCH_HOLLOW_N (ours only).
+func (b *bench) declareHollowFigures() {
+	for _, n := range b.hollowNs {
+		b.rep.declare(hollowJoinID(n), scenarioHollow, fmt.Sprintf("%d hollow agents: first start → all Joined and Available on hub A", n), "s", "")
+		b.rep.declare(hollowMemoryID(n), scenarioHollow, fmt.Sprintf("%d hollow agents: anonymous memory of their process per agent, all on hub A", n), "MiB", "")
+		b.rep.declare(hollowActiveCPUID(n), scenarioHollow, fmt.Sprintf("%d hollow agents: hub A's kube-apiserver CPU per cluster-hour, steady state", n), "CPU s/h", "≤ OCM's")
+		b.rep.declare(hollowStandbyID(n), scenarioHollow, fmt.Sprintf("%d hollow agents on hub A: hub B's kube-apiserver CPU per agent-hour (the standby's cost)", n), "CPU s/h", "≤ 2× OCM's")
+		b.rep.declare(hollowFailoverID(n), scenarioHollow, fmt.Sprintf("%d hollow agents: hub A's apiserver killed → all Available on hub B", n), "s", fmt.Sprintf("≤ timeout + %s", massFailoverTarget))
+		b.rep.declare(hollowHerdCPUID(n), scenarioHollow, fmt.Sprintf("%d hollow agents: hub B's kube-apiserver CPU per agent, loss → all Available", n), "CPU s", "")
+		b.rep.declare(hollowCSRID(n), scenarioHollow, fmt.Sprintf("%d hollow agents: CSRs created on hub B, loss → all Available", n), "CSRs", "0")
+	}
+}
+
+// runHollow runs one fleet per N of BENCH_HOLLOW_N, each on fresh hubs and a fresh spoke.
+func (b *bench) runHollow(t *testing.T) {
+	b.rep.method(scenarioHollow, "Hollow agents (test/hollow, after kubemark's hollow nodes): N of our agents in one process "+
+		"(hollow-agents), each the agent's own code with its own cluster name, namespace, spoke identity and client "+
+		"certificates on the spoke and both hubs, so each has its own connections; they share one Go runtime and one "+
+		"spoke apiserver. Per N: a fresh hub-a and hub-b (kube-apiserver, etcd, kube-controller-manager signing, OCM's "+
+		"hub controller with auto-approval) and a fresh spoke; a FailoverConfig per agent with alternate hub-b, "+
+		"hubConnectionTimeout %s and the default probe interval; hot standby credentials on. The agents start %s "+
+		"apart. Join: the process's start → every ManagedCluster Joined and Available on hub-a (listed every %s). "+
+		"After every agent reports hub-b's standby credentials Ready and %s more, both hubs' kube-apiserver CPU is "+
+		"measured over %s (idle rates, measured over %s before the start, subtracted), and the process's RssAnon "+
+		"is read. Then hub-a's kube-apiserver is killed and hub-b's ManagedClusters are listed until all N are Joined "+
+		"and Available there; hub-b's CPU over that time (idle subtracted) per agent and the CSRs created on hub-b. "+
+		"Everything shares the machine's 2 cores; n=1 per N.",
+		b.failoverTimeout, hollowStartInterval, scalePollInterval, failoverSettle, hollowSteadyWindow, scaleIdleWindow)
+	for _, n := range b.hollowNs {
+		for _, id := range hollowIDs(n) {
+			b.rep.missing(id, ocm, "OCM's agent has no hollow mode; its figures as processes are scenario 8's")
+		}
+		name := fmt.Sprintf("hollow-%d", n)
+		if ok := t.Run(name, func(t *testing.T) { b.hollowOnce(t, n) }); !ok {
+			for _, id := range hollowIDs(n) {
+				if !b.rep.hasValue(id, ours) {
+					b.rep.missing(id, ours, fmt.Sprintf("the %s fleet failed (see the `make bench` output)", name))
+				}
+			}
+		}
+		b.writeReport(t)
+		if b.ctx.Err() != nil {
+			t.Fatal("interrupted")
+		}
+	}
+}
+
+// hollowOnce runs one fleet of n hollow agents.
+func (b *bench) hollowOnce(t *testing.T, n int) {
+	prefix := fmt.Sprintf("hollow-%d", n)
+	hubA := framework.StartHub(t, framework.HubOptions{Name: prefix + "-a", Signer: framework.SignerKCM, HubController: true})
+	hubB := framework.StartHub(t, framework.HubOptions{Name: prefix + "-b", Signer: framework.SignerKCM, HubController: true})
+	spoke := framework.StartSpoke(t)
+	pidA, err := apiserverPID(hubA.DirectURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidB, err := apiserverPID(hubB.DirectURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	idleA, idleB := b.cpuRates(t, pidA, pidB, scaleIdleWindow)
+	dir := filepath.Join(b.workDir, prefix)
+	names := hollow.Prepare(t, b.ctx, spoke, dir, hollow.Fleet{Count: n, Prefix: prefix, Primary: hubA, Alternates: []*framework.Hub{hubB},
+		FailoverConfig: func(spec *failoverv1alpha1.FailoverConfigSpec) {
+			spec.HubConnectionTimeout = &metav1.Duration{Duration: b.failoverTimeout}
+		}})
+	fo := failoverclientset.NewForConfigOrDie(spoke.AdminConfig)
+	fail := func(reason string) {
+		for _, id := range hollowIDs(n) {
+			if !b.rep.hasValue(id, ours) {
+				b.rep.missing(id, ours, reason)
+			}
+		}
+		t.Fatal(reason)
+	}
+
+	start := time.Now()
+	p := framework.StartAgentProcess(t, prefix, framework.HollowBinary(t), []string{"--dir=" + dir,
+		"--start-interval=" + hollowStartInterval.String(), "--", "--spoke-external-server-urls=" + spoke.URL()})
+	defer p.Stop()
+	if _, err := b.waitAllAvailable(hubA, names, b.scaleTimeout); err != nil {
+		fail(fmt.Sprintf("%s: joining hub-a: %v\n%s", prefix, err, p.LogTail(10)))
+	}
+	b.rep.add(hollowJoinID(n), ours, time.Since(start).Seconds())
+	t.Logf("%s: all %d Available on hub-a after %.1f s", prefix, n, time.Since(start).Seconds())
+	readyStart := time.Now()
+	if err := b.waitStandbyReady(fo, names, hubB.Name, b.scaleTimeout); err != nil {
+		fail(fmt.Sprintf("%s: %v", prefix, err))
+	}
+	b.rep.note(hollowStandbyID(n), "%s: hub-b's standby credentials Ready for all %d agents %.1f s after all were Available on hub-a",
+		prefix, n, time.Since(readyStart).Seconds())
+	if err := b.sleep(failoverSettle); err != nil {
+		t.Fatal("interrupted")
+	}
+	rateA, rateB := b.cpuRates(t, pidA, pidB, hollowSteadyWindow)
+	b.rep.add(hollowActiveCPUID(n), ours, (rateA-idleA)/float64(n)*time.Hour.Seconds())
+	b.rep.add(hollowStandbyID(n), ours, (rateB-idleB)/float64(n)*time.Hour.Seconds())
+	b.rep.note(hollowActiveCPUID(n), "%s: hub-a kube-apiserver %.3f CPU s/s over %s, idle %.3f subtracted", prefix, rateA, hollowSteadyWindow, idleA)
+	b.rep.note(hollowStandbyID(n), "%s: hub-b kube-apiserver %.3f CPU s/s over %s, idle %.3f subtracted", prefix, rateB, hollowSteadyWindow, idleB)
+	mem, err := readMemory(p.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.rep.add(hollowMemoryID(n), ours, float64(mem.AnonKiB)/1024/float64(n))
+	b.rep.note(hollowMemoryID(n), "%s: the process's RssAnon %.0f MiB, VmHWM %.0f MiB", prefix, float64(mem.AnonKiB)/1024, float64(mem.PeakKiB)/1024)
+
+	csrsBefore := map[string]bool{}
+	csrs, err := hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range csrs.Items {
+		csrsBefore[c.Name] = true
+	}
+	log, _ := os.ReadFile(p.LogPath())
+	switchedBefore := strings.Count(string(log), `"Switching hub"`)
+	cpu0, err := cpuSeconds(pidB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := time.Now()
+	hubA.KillAPIServer()
+	firstSeen, err := b.waitAllAvailable(hubB, names, b.failoverTimeout+b.scaleTimeout)
+	if err != nil {
+		fail(fmt.Sprintf("%s: after hub-a's loss: %v", prefix, err))
+	}
+	elapsed := time.Since(lost)
+	cpu1, err := cpuSeconds(pidB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csrs, err = hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCSRs := 0
+	for _, c := range csrs.Items {
+		if !csrsBefore[c.Name] {
+			newCSRs++
+		}
+	}
+	b.rep.add(hollowFailoverID(n), ours, elapsed.Seconds())
+	b.rep.add(hollowHerdCPUID(n), ours, (cpu1-cpu0-idleB*elapsed.Seconds())/float64(n))
+	b.rep.add(hollowCSRID(n), ours, float64(newCSRs))
+	perCluster := make([]float64, 0, len(firstSeen))
+	for _, at := range firstSeen {
+		perCluster = append(perCluster, at.Sub(lost).Seconds())
+	}
+	if s := summarize(perCluster); s != nil {
+		b.rep.note(hollowFailoverID(n), "%s: per cluster, loss → Available on hub-b %.1f s median (%.1f–%.1f s); %d agents had switched hubs before the loss",
+			prefix, s.Median, s.Min, s.Max, switchedBefore)
+	}
+	if exited, err := p.Exited(); exited {
+		t.Errorf("%s: the hollow agents' process exited: %v\n%s", prefix, err, p.LogTail(20))
+	}
+	t.Logf("%s: all %d Available on hub-b %.1f s after hub-a's loss; %d new CSRs", prefix, n, elapsed.Seconds(), newCSRs)
+}
+
+// cpuRates measures the CPU rate (CPU s/s) of two processes over one window.
+func (b *bench) cpuRates(t *testing.T, pid1, pid2 int, window time.Duration) (float64, float64) {
+	t.Helper()
+	a0, err1 := cpuSeconds(pid1)
+	b0, err2 := cpuSeconds(pid2)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if err := b.sleep(window); err != nil {
+		t.Fatal("interrupted")
+	}
+	a1, err1 := cpuSeconds(pid1)
+	b1, err2 := cpuSeconds(pid2)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	return (a1 - a0) / window.Seconds(), (b1 - b0) / window.Seconds()
+}
