@@ -2,8 +2,12 @@ package failover
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,9 +24,30 @@ import (
 )
 
 // heartbeatState is the heartbeat of the active hub. inFlight is set by the decision goroutine when it starts a
-// heartbeat GET and cleared by that GET's goroutine when it returns.
+// heartbeat GET and cleared by that GET's goroutine when it returns. kept is the heartbeat's client, kept from
+// one heartbeat to the next while its credentials stay the same; mu guards it (the decision goroutine builds it,
+// the GET's goroutine replaces it after a failure).
 type heartbeatState struct {
 	inFlight atomic.Bool
+
+	mu   sync.Mutex
+	kept *heartbeatClient
+}
+
+// heartbeatClient is a ManagedCluster client of the active hub on a transport of its own (outside client-go's
+// shared cache), for the credentials key names.
+type heartbeatClient struct {
+	key        string
+	config     *rest.Config
+	clusters   clusterv1client.ManagedClusterInterface
+	httpClient *http.Client
+}
+
+// close closes the idle connections of c's transport (nil: nothing).
+func (c *heartbeatClient) close() {
+	if c != nil {
+		utilnet.CloseIdleConnectionsFor(c.httpClient.Transport)
+	}
 }
 
 // maxHeartbeatDeadline bounds one heartbeat GET: a hub that accepts connections but does not answer (a stopped
@@ -35,11 +60,15 @@ const maxHeartbeatDeadline = 10 * time.Second
 // a healthy hub lost. When no request has been answered for a third of the timeout, heartbeat GETs the cluster's
 // own ManagedCluster through the connectivity tracker, with the credentials of the session's phase: the hub
 // kubeconfig Secret once registered, the bootstrap kubeconfig while bootstrapping; none without credentials.
-// A 401/403 answer counts as such (the rejection rule judges it), a success ends a 401/403 run. Every heartbeat
-// opens a connection of its own and closes it after the answer, with a deadline of a third of the timeout, at
-// most maxHeartbeatDeadline: a hub kept alive on a reused connection to a dead peer (client-go shares one
-// transport per TLS configuration, and an HTTP/2 connection to a dead peer can hang for about 45 s) would
-// neither fail nor answer. At most one heartbeat is in flight. It returns when the next one may be due.
+// A 401/403 answer counts as such (the rejection rule judges it), a success ends a 401/403 run. The heartbeat
+// has a connection of its own, not the one client-go shares between the session's clients (an HTTP/2 connection
+// to a dead peer can hang for about 45 s), kept from one heartbeat to the next while the credentials stay the
+// same, so a quiet hub costs one GET per heartbeat and no TLS handshake. A GET that gets no answer from the hub
+// (a transport error or the deadline, not an HTTP status) drops that connection and is sent once more on a new
+// one, which is kept from then on: a kept connection that leads nowhere while the hub answers on new ones never
+// makes the hub look lost; only successes are timed, so a dead hub is seen as fast as with a connection per
+// heartbeat. Each attempt has a deadline of a third of the timeout, at most maxHeartbeatDeadline. At most one
+// heartbeat is in flight. It returns when the next one may be due.
 func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, timeout time.Duration, now time.Time) time.Duration {
 	if timeout <= 0 {
 		timeout = DefaultHubConnectionTimeout
@@ -59,51 +88,89 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 	if inFlight {
 		return interval
 	}
-	client, httpClient := r.heartbeatClientFor(phase)
+	client := r.heartbeatClientFor(phase)
 	if client == nil {
 		return interval
 	}
 	r.beat.inFlight.Store(true)
 	name, hub := r.o.Agent.ClusterName, r.run.hub
+	deadline := min(interval, maxHeartbeatDeadline)
 	go func() {
-		hctx, cancel := context.WithTimeout(ctx, min(interval, maxHeartbeatDeadline))
-		defer cancel()
-		if _, err := client.Get(hctx, name, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		defer func() {
+			r.beat.inFlight.Store(false)
+			r.kick()
+		}()
+		err := heartbeatGet(ctx, client, name, deadline)
+		if err == nil || answered(err) {
+			return
+		}
+		klog.FromContext(ctx).V(4).Info("Hub heartbeat got no answer; trying a new connection", "hub", hub, "err", err)
+		fresh, buildErr := newHeartbeatClient(client.key, client.config)
+		if buildErr != nil {
+			return
+		}
+		r.beat.mu.Lock()
+		if r.beat.kept == client {
+			r.beat.kept = fresh
+		}
+		r.beat.mu.Unlock()
+		client.close()
+		if err := heartbeatGet(ctx, fresh, name, deadline); err != nil && !answered(err) {
 			klog.FromContext(ctx).V(4).Info("Hub heartbeat failed", "hub", hub, "err", err)
 		}
-		utilnet.CloseIdleConnectionsFor(httpClient.Transport)
-		r.beat.inFlight.Store(false)
-		r.kick()
 	}()
 	return interval
 }
 
-// heartbeatClientFor returns a ManagedCluster client of the active hub for the credentials of phase, wrapped
-// by the connectivity tracker, on an HTTP client of its own (close its idle connections after the request), or
-// nil when there are none.
-func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) (clusterv1client.ManagedClusterInterface, *http.Client) {
+// heartbeatGet GETs ManagedCluster name through c within deadline; NotFound is no error.
+func heartbeatGet(ctx context.Context, c *heartbeatClient, name string, deadline time.Duration) error {
+	hctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	_, err := c.clusters.Get(hctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// answered reports whether err is the hub's answer (an HTTP status), not a failure to get one.
+func answered(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status)
+}
+
+// heartbeatClientFor returns the heartbeat's client of the active hub for the credentials of phase (the kept one
+// when they are the same as last time; a new one otherwise, and the old one's connection closed), wrapped by the
+// connectivity tracker, or nil when there are none.
+func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) *heartbeatClient {
 	h, ok := r.hubs[r.run.hub]
 	if !ok || h.bootstrap == nil {
-		return nil, nil
+		return nil
 	}
 	var base *rest.Config
 	switch phase {
 	case hubsession.PhaseRegistered:
 		secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.Agent.SecretName)
 		if err != nil {
-			return nil, nil
+			return nil
 		}
 		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
-			return nil, nil
+			return nil
 		}
 		if slices.Contains(h.bootstrap.Hub.Diff(clientcert.HubInfo{Server: base.Host}), "server") {
 			// Another writer's credentials for another hub: they say nothing about the active hub.
-			return nil, nil
+			return nil
 		}
 	case hubsession.PhaseBootstrapping:
 		base = h.bootstrap.RestConfig
 	default:
-		return nil, nil
+		return nil
+	}
+	key := heartbeatKey(phase, base)
+	r.beat.mu.Lock()
+	defer r.beat.mu.Unlock()
+	if r.beat.kept != nil && r.beat.kept.key == key {
+		return r.beat.kept
 	}
 	cfg := rest.CopyConfig(base)
 	cfg.UserAgent = "klusterlet-failover-heartbeat"
@@ -113,13 +180,31 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) (clusterv1clie
 		cfg.Proxy = http.ProxyFromEnvironment
 	}
 	cfg.Wrap(r.tracker.WrapTransport)
+	client, err := newHeartbeatClient(key, cfg)
+	if err != nil {
+		return nil
+	}
+	r.beat.kept.close()
+	r.beat.kept = client
+	return client
+}
+
+// heartbeatKey names the credentials of a heartbeat client: the phase, the server and the identity.
+func heartbeatKey(phase hubsession.Phase, c *rest.Config) string {
+	sum := sha256.Sum256([]byte(c.Host + "\x00" + string(c.CertData) + "\x00" + c.CertFile + "\x00" + c.BearerToken + "\x00" + c.BearerTokenFile + "\x00" + string(c.CAData)))
+	return string(phase) + "/" + hex.EncodeToString(sum[:])
+}
+
+// newHeartbeatClient builds a heartbeat client for key from cfg (already the heartbeat's configuration): a
+// transport of its own, since cfg has a Proxy.
+func newHeartbeatClient(key string, cfg *rest.Config) (*heartbeatClient, error) {
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return nil, nil
+		return nil, err
 	}
 	client, err := clusterclientset.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
-		return nil, nil
+		return nil, err
 	}
-	return client.ClusterV1().ManagedClusters(), httpClient
+	return &heartbeatClient{key: key, config: cfg, clusters: client.ClusterV1().ManagedClusters(), httpClient: httpClient}, nil
 }

@@ -44,6 +44,8 @@ type hubEntry struct {
 	probeSuccess  time.Time
 	healthySince  RejectionTracker
 	probeInFlight bool
+	// fullProbeTime is when the last full standby probe (ProbeRESTConfig) started.
+	fullProbeTime time.Time
 }
 
 // FileHub is an alternate hub whose bootstrap kubeconfig is a file.

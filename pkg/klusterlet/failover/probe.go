@@ -92,27 +92,65 @@ func RequiredBootstrapPermissions() []Permission {
 //     HubProbeIdentityConflict, saying whose it is: joining would run that spoke's ManifestWorks here.
 //
 // Otherwise → HubProbeReady. config is not modified; the probe uses JSON, a client timeout of timeout
-// (non-positive: 30 s) and its own connection, closed afterwards.
+// (non-positive: 30 s) and a connection of its own (a transport outside client-go's shared cache), closed
+// afterwards: a new TLS handshake sees the hub's serving certificate as it is now (FC-03).
 func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Duration, identity ProbeIdentity) ProbeResult {
+	config = probeConfig(config, timeout)
+	if config.Proxy == nil {
+		// What client-go's transport uses without a proxy-url; a set Proxy keeps the transport out of client-go's
+		// shared cache, so this probe dials a connection of its own.
+		config.Proxy = http.ProxyFromEnvironment
+	}
+	httpClient, err := rest.HTTPClientFor(config)
+	if err != nil {
+		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: config.Host}
+	}
+	defer utilnet.CloseIdleConnectionsFor(httpClient.Transport)
+	return probe(ctx, config, httpClient, timeout, identity, true)
+}
+
+// ProbeKeptConnection is the standby probe between two ProbeRESTConfig (see standbyFullProbeInterval): steps 1 and
+// 3 of ProbeRESTConfig — the server answers, the cluster's ManagedCluster there is not another spoke's — without
+// the SelfSubjectAccessReviews, on the connection client-go keeps for config's TLS settings (the one the standby
+// credentials controllers use, when they run), so that a probe costs the hub two GETs and no TLS handshake. When
+// that fails, the result is a full probe's (ProbeRESTConfig, on a new connection): a kept connection can lead to
+// a peer that is gone while the hub answers on new ones (until client-go's HTTP/2 health check drops it), and
+// only a failure on a fresh connection says the hub is not ready. The transport's idle connections are closed
+// then. Same results and timeout per attempt as ProbeRESTConfig; config is not modified.
+func ProbeKeptConnection(ctx context.Context, config *rest.Config, timeout time.Duration, identity ProbeIdentity) ProbeResult {
+	config = probeConfig(config, timeout)
+	httpClient, err := rest.HTTPClientFor(config)
+	if err != nil {
+		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: config.Host}
+	}
+	res := probe(ctx, config, httpClient, timeout, identity, false)
+	if res.Result == failoverv1alpha1.HubProbeReady || res.Result == failoverv1alpha1.HubProbeIdentityConflict {
+		return res
+	}
+	utilnet.CloseIdleConnectionsFor(httpClient.Transport)
+	return ProbeRESTConfig(ctx, config, timeout, identity)
+}
+
+// probeConfig is a copy of config for a probe: JSON, client timeout timeout (non-positive: 30 s).
+func probeConfig(config *rest.Config, timeout time.Duration) *rest.Config {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	config = rest.CopyConfig(config)
+	config.Timeout = timeout
+	config.ContentType = "application/json"
+	config.AcceptContentTypes = "application/json"
+	return config
+}
+
+// probe runs the steps of ProbeRESTConfig on httpClient; permissions says whether step 2 runs.
+func probe(ctx context.Context, config *rest.Config, httpClient *http.Client, timeout time.Duration, identity ProbeIdentity, permissions bool) ProbeResult {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-
-	config = rest.CopyConfig(config)
-	config.Timeout = timeout
-	config.ContentType = "application/json"
-	config.AcceptContentTypes = "application/json"
 	server := config.Host
-
-	httpClient, err := rest.HTTPClientFor(config)
-	if err != nil {
-		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: server}
-	}
-	// Every probe opens a fresh connection: a kept-alive one would hide a changed serving certificate (FC-03),
-	// and transports that client-go cannot cache (e.g. with a proxy) would otherwise keep idle connections.
-	defer utilnet.CloseIdleConnectionsFor(httpClient.Transport)
 	discoveryClient, err := discovery.NewDiscoveryClientForConfigAndClient(config, httpClient)
 	if err != nil {
 		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("cannot build a client from the kubeconfig: %v", err), Server: server}
@@ -138,6 +176,9 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 
 	var missing []string
 	for _, p := range RequiredBootstrapPermissions() {
+		if !permissions {
+			break
+		}
 		review := &authorizationv1.SelfSubjectAccessReview{
 			Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: p.Verb, Group: p.Group, Resource: p.Resource},
@@ -180,11 +221,15 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 		}
 	}
 
-	msg := "the server answers and the identity may create CertificateSigningRequests and ManagedClusters"
+	server = "the server"
 	if serverVersion != "" {
-		msg = fmt.Sprintf("the server (Kubernetes %s) answers and the identity may create CertificateSigningRequests and ManagedClusters", serverVersion)
+		server = fmt.Sprintf("the server (Kubernetes %s)", serverVersion)
 	}
-	return ProbeResult{Result: failoverv1alpha1.HubProbeReady, Message: msg, Server: server}
+	msg := server + " answers and the identity may create CertificateSigningRequests and ManagedClusters"
+	if !permissions {
+		msg = server + " answers on the kept connection (permissions as the last full probe found them)"
+	}
+	return ProbeResult{Result: failoverv1alpha1.HubProbeReady, Message: msg, Server: config.Host}
 }
 
 // describeDenial names a denied permission with the authorizer's reason when there is one.

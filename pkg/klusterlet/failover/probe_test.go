@@ -556,3 +556,69 @@ func TestProbeIdentityReads(t *testing.T) {
 		t.Errorf("kube-system read %d times, want once for the process", n)
 	}
 }
+
+// Between two full probes a standby probe costs the hub two GETs on the connection client-go keeps: no new
+// connection, no SelfSubjectAccessReview. A full probe dials a connection of its own and reviews every permission.
+// A kept connection to a peer that stopped answering fails at the probe's timeout and is closed, so the next probe
+// dials anew.
+func TestProbeKeptConnection(t *testing.T) {
+	h := &fakeHub{}
+	srv := startHub(t, h)
+	config, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviews := func() int {
+		h.lock.Lock()
+		defer h.lock.Unlock()
+		return len(h.reviews)
+	}
+	for i := range 3 {
+		got := ProbeKeptConnection(t.Context(), config, 10*time.Second, ProbeIdentity{})
+		if got.Result != failoverv1alpha1.HubProbeReady || !strings.Contains(got.Message, "kept connection") {
+			t.Fatalf("kept probe %d: %+v", i, got)
+		}
+	}
+	if n := h.connSeq.Load(); n != 1 || reviews() != 0 {
+		t.Fatalf("after 3 kept probes: %d connections, %d reviews; want 1 and 0", n, reviews())
+	}
+	if got := ProbeRESTConfig(t.Context(), config, 10*time.Second, ProbeIdentity{}); got.Result != failoverv1alpha1.HubProbeReady {
+		t.Fatalf("full probe: %+v", got)
+	}
+	if n := h.connSeq.Load(); n != 2 || reviews() != len(RequiredBootstrapPermissions()) {
+		t.Fatalf("after a full probe: %d connections, %d reviews; want 2 (a connection of its own) and %d", n, reviews(), len(RequiredBootstrapPermissions()))
+	}
+
+	h.stallUpTo.Store(h.connSeq.Load()) // the kept connection (1) now leads to a peer that does not answer
+	got := ProbeKeptConnection(t.Context(), config, time.Second, ProbeIdentity{})
+	if got.Result != failoverv1alpha1.HubProbeReady || strings.Contains(got.Message, "kept connection") {
+		t.Fatalf("kept probe on a stalled connection: %+v, want Ready from a full probe on a new connection", got)
+	}
+	if n := h.connSeq.Load(); n != 3 || reviews() != 2*len(RequiredBootstrapPermissions()) {
+		t.Errorf("after the fallback: %d connections, %d reviews; want 3 and %d", n, reviews(), 2*len(RequiredBootstrapPermissions()))
+	}
+	h.down.Store(true)
+	if got := ProbeKeptConnection(t.Context(), config, time.Second, ProbeIdentity{}); got.Result != failoverv1alpha1.HubProbeUnreachable {
+		t.Errorf("kept probe of a hub that is down: %+v, want Unreachable", got)
+	}
+}
+
+func TestFullProbeDue(t *testing.T) {
+	ready := ProbeResult{Result: failoverv1alpha1.HubProbeReady}
+	for _, tc := range []struct {
+		name string
+		h    *hubEntry
+		now  time.Time
+		want bool
+	}{
+		{"never probed", &hubEntry{}, t0, true},
+		{"ready, full probe just now", &hubEntry{probed: true, probe: ready, fullProbeTime: t0}, t0.Add(30 * time.Second), false},
+		{"ready, full probe one interval ago", &hubEntry{probed: true, probe: ready, fullProbeTime: t0}, t0.Add(standbyFullProbeInterval), true},
+		{"last probe not ready", &hubEntry{probed: true, probe: ProbeResult{Result: failoverv1alpha1.HubProbeUnreachable}, fullProbeTime: t0}, t0.Add(time.Second), true},
+		{"bootstrap kubeconfig reloaded (probed reset)", &hubEntry{probe: ready, fullProbeTime: t0}, t0.Add(time.Second), true},
+	} {
+		if got := fullProbeDue(tc.h, tc.now); got != tc.want {
+			t.Errorf("%s: fullProbeDue = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -779,3 +779,43 @@ func TestShellHeartbeatOpensItsOwnConnection(t *testing.T) {
 		t.Errorf("the hub accepted %d connections, no new one for the heartbeat", got)
 	}
 }
+
+// TestShellHeartbeatKeepsItsConnection: heartbeats of one session share one connection (a quiet hub costs a GET
+// per heartbeat, no TLS handshake); when that connection stalls, as one to a dead peer does, while the hub answers
+// on new ones, the heartbeat sends its GET once more on a new connection, gets its answer, and keeps that one.
+func TestShellHeartbeatKeepsItsConnection(t *testing.T) {
+	timeout := 10 * time.Second // a stalled attempt waits its deadline, a third of this, in real time
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{HubConnectionTimeout: &metav1.Duration{Duration: timeout}})
+	s.r.step(s.ctx)
+	s.session(0).bootstrapping()
+	s.stepUntil("hub-b probed Ready", s.probedReady("hub-b"))
+	primary := s.hubs["primary"]
+	interval := timeout / 3
+	beat := func(what string) {
+		t.Helper()
+		s.clock.Step(interval)
+		s.stepUntil(what, func() bool { return s.r.tracker.Snapshot().LastSuccess.Equal(s.clock.Now()) })
+	}
+	beat("heartbeat 1 answered")
+	afterFirst := primary.connSeq.Load()
+	for i := 2; i <= 4; i++ {
+		beat(fmt.Sprintf("heartbeat %d answered", i))
+	}
+	if got := primary.connSeq.Load(); got != afterFirst {
+		t.Errorf("the hub accepted %d connections after the first heartbeat, %d after three more; want none new", afterFirst, got)
+	}
+
+	primary.stallUpTo.Store(primary.connSeq.Load())
+	beat("heartbeat answered on a new connection after the kept one stalled")
+	stalled := primary.stallUpTo.Load()
+	if got := primary.connSeq.Load(); got != stalled+1 {
+		t.Errorf("connections %d, want %d (one new for the heartbeat's second attempt)", got, stalled+1)
+	}
+	beat("the next heartbeat answered")
+	if got := primary.connSeq.Load(); got != stalled+1 {
+		t.Errorf("connections %d after one more heartbeat, want %d: the new connection kept", got, stalled+1)
+	}
+	if s.r.run.hub != "primary" || s.events(ReasonFailoverStarted) != 0 {
+		t.Errorf("active %q, %d FailoverStarted events; want primary kept", s.r.run.hub, s.events(ReasonFailoverStarted))
+	}
+}

@@ -13,8 +13,9 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/text"
 )
 
-// The standby prober: every hub but the active one is probed once per spec.probeInterval (ProbeRESTConfig, each
-// probe in a goroutine of its own); the decision goroutine starts probes and applies their outcomes.
+// The standby prober: every hub but the active one is probed once per spec.probeInterval (ProbeRESTConfig once per
+// standbyFullProbeInterval, ProbeKeptConnection between; each probe in a goroutine of its own); the decision
+// goroutine starts probes and applies their outcomes.
 
 // probeOutcome is a finished standby probe, handed from the probe goroutine to the decision goroutine.
 type probeOutcome struct {
@@ -61,17 +62,41 @@ func (r *Orchestrator) startProbes(ctx context.Context, spec failoverv1alpha1.Fa
 			continue
 		}
 		h.probeInFlight = true
-		go r.runProbe(ctx, h.name, h.bootstrap)
+		full := fullProbeDue(h, now)
+		if full {
+			h.fullProbeTime = now
+		}
+		go r.runProbe(ctx, h.name, h.bootstrap, full)
 	}
 	return wait
 }
 
-// runProbe probes one hub in its own goroutine and hands the outcome to the decision goroutine.
-func (r *Orchestrator) runProbe(ctx context.Context, name string, b *clientcert.BootstrapKubeconfig) {
-	res := ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx, false))
+// standbyFullProbeInterval is how often a standby hub that keeps answering Ready gets a full probe
+// (ProbeRESTConfig: a new connection and TLS handshake, the SelfSubjectAccessReviews); the probes between are
+// ProbeKeptConnection (two GETs on the connection client-go keeps). A hub's first probe, every probe after one
+// that was not Ready, and the first after its bootstrap kubeconfig changed are full. So a changed serving
+// certificate or a withdrawn permission is seen within this interval; the switch itself still proves the
+// credentials it uses (a CSR, or the standby credentials' own requests).
+const standbyFullProbeInterval = 10 * time.Minute
+
+// fullProbeDue reports whether the next standby probe of h is a full one (ProbeRESTConfig): its first since its
+// bootstrap kubeconfig was (re)loaded, one after a probe that was not Ready, or standbyFullProbeInterval after the
+// last full one started. Otherwise the probe is ProbeKeptConnection.
+func fullProbeDue(h *hubEntry, now time.Time) bool {
+	return !h.probed || h.probe.Result != failoverv1alpha1.HubProbeReady || !now.Before(h.fullProbeTime.Add(standbyFullProbeInterval))
+}
+
+// runProbe probes one hub in its own goroutine, fully (ProbeRESTConfig) or on the kept connection
+// (ProbeKeptConnection), and hands the outcome to the decision goroutine.
+func (r *Orchestrator) runProbe(ctx context.Context, name string, b *clientcert.BootstrapKubeconfig, full bool) {
+	probe := ProbeKeptConnection
+	if full {
+		probe = ProbeRESTConfig
+	}
+	res := probe(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx, false))
 	if res.Result == failoverv1alpha1.HubProbeIdentityConflict {
 		// Not on an identity read up to spokeIdentityTTL ago: the spoke may have got its claim since.
-		res = ProbeRESTConfig(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx, true))
+		res = probe(ctx, b.RestConfig, r.o.ProbeTimeout, r.probeIdentity(ctx, true))
 	}
 	res.Message = b.Source + ": " + res.Message
 	r.probes.mu.Lock()
