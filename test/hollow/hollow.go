@@ -158,7 +158,7 @@ func newAgent(dir, name string, args []string) (*agent, error) {
 	clients.KubeSystemUID = strings.TrimSpace(string(uid))
 	// The correlator options of library-go's controllercmd, which the binary runs with.
 	recorder := events.NewKubeRecorderWithOptions(clients.AgentKube.CoreV1().Events(name), events.RecommendedClusterSingletonCorrelatorOptions(),
-		"failover-agent", &corev1.ObjectReference{Kind: "Namespace", Name: name, APIVersion: "v1"}, clock.RealClock{})
+		"failover-agent", &corev1.ObjectReference{Kind: "Namespace", Namespace: name, Name: name, APIVersion: "v1"}, clock.RealClock{})
 	return &agent{name: name, options: o, clients: clients, recorder: recorder}, nil
 }
 

@@ -1,6 +1,7 @@
 package hubsession
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -301,9 +303,32 @@ func (c *StandbyCredentials) Swap(ctx context.Context, h Handover) (used bool, e
 	}
 	// The session must see them as this process's own, not as a takeover.
 	c.config.BootstrapBackoff.RecordWritten(standby[clientcert.TLSCertSecretKey])
+	c.awaitSecretCache(ctx, standby[clientcert.TLSCertSecretKey])
 	c.config.Recorder.Eventf(ReasonStandbyCredentialsUsed, "hub %s: standby credentials from secret %s/%s written to %s/%s; no CSR needed",
 		h.To.Name, ns, name, ns, c.config.SecretName)
 	return true, nil
+}
+
+// swapCacheWait bounds how long Swap waits for the agent's Secret informer to show what it wrote.
+const swapCacheWait = 5 * time.Second
+
+// awaitSecretCache waits, at most swapCacheWait (or until ctx ends), until the agent's Secret informer holds the
+// hub kubeconfig Secret with certificate cert. The session that starts after Swap reads that Secret from the
+// informer: started before the informer has seen the write, it would find the credentials of the hub left, take
+// them as invalid for its hub and bootstrap (a CSR) — seen with a thousand agents switching at once, where event
+// delivery lags by seconds. When the wait ends without it, the session's own rules apply as before.
+func (c *StandbyCredentials) awaitSecretCache(ctx context.Context, cert []byte) {
+	lister := c.config.SecretInformer.Lister().Secrets(c.config.Namespace)
+	seen := func(context.Context) (bool, error) {
+		s, err := lister.Get(c.config.SecretName)
+		return err == nil && bytes.Equal(s.Data[clientcert.TLSCertSecretKey], cert), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, swapCacheWait)
+	defer cancel()
+	if err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, seen); err != nil {
+		klog.FromContext(ctx).Info("The Secret informer has not shown the standby credentials written; the session starts anyway",
+			"secret", c.config.Namespace+"/"+c.config.SecretName, "waited", swapCacheWait)
+	}
 }
 
 // standbyBackoffKey is the key of hub's standby CSRs in the bootstrap back-off: a record of its own, beside the

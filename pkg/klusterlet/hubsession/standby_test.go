@@ -14,6 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
@@ -103,8 +105,16 @@ func TestStandbySwap(t *testing.T) {
 				objs = append(objs, certtesting.NewSecret(ns, StandbySecretName(main, "primary"), tc.standbyFrom))
 			}
 			kube := kubefake.NewSimpleClientset(objs...)
+			delayWatchEvents(kube, "secrets", 300*time.Millisecond)
 			c := testConfig()
 			c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			factory := informers.NewSharedInformerFactory(kube, 0)
+			c.SecretInformer = factory.Core().V1().Secrets()
+			c.SecretInformer.Informer()
+			factory.Start(ctx.Done())
+			factory.WaitForCacheSync(ctx.Done())
 			recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 			c.Recorder = recorder
 			sc, err := NewStandbyCredentials(c)
@@ -126,6 +136,10 @@ func TestStandbySwap(t *testing.T) {
 				t.Errorf("hub kubeconfig Secret holds another certificate than wanted")
 			}
 			if tc.wantUsed {
+				// The session reads the Secret from the informer: Swap returns once it shows the credentials.
+				if cached, err := c.SecretInformer.Lister().Secrets(ns).Get(main); err != nil || !bytes.Equal(cached.Data[clientcert.TLSCertSecretKey], tc.wantMainCert) {
+					t.Errorf("the Secret informer does not show the standby credentials when Swap returns (err %v)", err)
+				}
 				if err := clientcert.CheckHubKubeconfig(got.Data, "cluster1", "agent1", hubB.Bootstrap.Hub, time.Now()); err != nil {
 					t.Errorf("hub kubeconfig Secret is not valid for hub-b: %v", err)
 				}
@@ -301,4 +315,38 @@ func TestNewStandbyCredentialsSecretNameLength(t *testing.T) {
 	if _, err := NewStandbyCredentials(c); err != nil {
 		t.Fatalf("NewStandbyCredentials with a %d-character name: %v", MaxHubKubeconfigSecretName, err)
 	}
+}
+
+// delayWatchEvents makes every watch of resource on kube deliver its events delay late, as an informer lags
+// behind the apiserver on a loaded machine.
+func delayWatchEvents(kube *kubefake.Clientset, resource string, delay time.Duration) {
+	kube.PrependWatchReactor(resource, func(action clienttesting.Action) (bool, watch.Interface, error) {
+		w, err := kube.Tracker().Watch(action.GetResource(), action.GetNamespace())
+		if err != nil {
+			return true, nil, err
+		}
+		ch := make(chan watch.Event)
+		proxy := watch.NewProxyWatcher(ch)
+		go func() {
+			defer close(ch)
+			defer w.Stop()
+			for {
+				select {
+				case e, ok := <-w.ResultChan():
+					if !ok {
+						return
+					}
+					time.Sleep(delay)
+					select {
+					case ch <- e:
+					case <-proxy.StopChan():
+						return
+					}
+				case <-proxy.StopChan():
+					return
+				}
+			}
+		}()
+		return true, proxy, nil
+	})
 }
