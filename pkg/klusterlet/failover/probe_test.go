@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
@@ -620,5 +621,36 @@ func TestFullProbeDue(t *testing.T) {
 		if got := fullProbeDue(tc.h, tc.now); got != tc.want {
 			t.Errorf("%s: fullProbeDue = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A standby hub whose serving certificate changes to one the bootstrap kubeconfig does not trust: a probe on the
+// kept connection, verified before the change, still answers Ready; a full probe (the next one is at most
+// standbyFullProbeInterval later, TestFullProbeDue) dials anew and reports ServerUntrusted (FC-03).
+func TestFullProbeSeesAChangedServingCertificate(t *testing.T) {
+	h := &fakeHub{}
+	srv := startHub(t, h)
+	config, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ProbeKeptConnection(t.Context(), config, 10*time.Second, ProbeIdentity{}); got.Result != failoverv1alpha1.HubProbeReady {
+		t.Fatalf("kept probe before the change: %+v", got)
+	}
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.IPv4(127, 0, 0, 1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrusted, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.TLS.Certificates = []tls.Certificate{untrusted} // new handshakes only
+	if got := ProbeKeptConnection(t.Context(), config, 10*time.Second, ProbeIdentity{}); got.Result != failoverv1alpha1.HubProbeReady {
+		t.Fatalf("kept probe after the change: %+v, want Ready (the connection verified before it)", got)
+	}
+	got := ProbeRESTConfig(t.Context(), config, 10*time.Second, ProbeIdentity{})
+	if got.Result != failoverv1alpha1.HubProbeServerUntrusted || !strings.Contains(got.Message, "not trusted") {
+		t.Errorf("full probe after the change: %+v, want ServerUntrusted", got)
 	}
 }
