@@ -287,8 +287,8 @@ func decide(s State, v View, now time.Time) Decision {
 }
 
 // decideOnHub decides with a session on the active hub: it completes a move whose target is Registered and
-// Available, reports acceptance and verdict changes, fails a move that did not complete within the connection
-// timeout, and either stays (Degraded and the state follow the session's phase) or leaves.
+// Available, reports acceptance and verdict changes, fails a move whose target did not register the cluster
+// within the connection timeout, and either stays (Degraded and the state follow the session's phase) or leaves.
 func decideOnHub(d Decision, v View, now time.Time) Decision {
 	mem := &d.Memory
 	if mem.Switch != nil && v.Phase == hubsession.PhaseRegistered && v.Available == metav1.ConditionTrue {
@@ -299,9 +299,12 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 	verdict, plannedTarget, wait := monitorVerdict(v, mem.Switch != nil, now)
 	d.reportVerdict(v.Active, verdict)
 
-	// A switch that does not complete within the connection timeout failed: the target is skipped for a while.
+	// A switch whose target has not registered the cluster within the connection timeout failed: the target is
+	// skipped for a while. Once registered, the target is judged like any active hub (the verdict above): a
+	// ManagedCluster slow to turn Available — a thousand clusters arriving at once, or a spoke whose own health
+	// check fails — is no reason to leave a hub that answers and accepts the cluster.
 	timeout := v.Spec.HubConnectionTimeout.Duration
-	if sw := mem.Switch; sw != nil && verdict.Trigger == NoFailover {
+	if sw := mem.Switch; sw != nil && verdict.Trigger == NoFailover && v.Phase != hubsession.PhaseRegistered {
 		deadline := sw.Start.Add(timeout)
 		if !now.Before(deadline) {
 			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", v.Active, timeout, v.PhaseMessage)
