@@ -52,6 +52,7 @@ func TestShellEpochs(t *testing.T) {
 	}
 	s.hubs["primary"].setDown(true)
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.sessionRequestFails()
 	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
 	second := s.session(1)
 	if got := second.params.Epoch; got != (failoverv1alpha1.AgentEpoch{Number: 2, From: "primary"}) {

@@ -133,10 +133,14 @@ type Verdict struct {
 //     before the grace period (a quick false→true flip, FC-12) never triggers, because RejectionTracker and
 //     the tracker reset on acceptance and on success.
 //  4. HubConnectionLost when the hub has not answered for at least ConnectionTimeout, counted from the latest of
-//     Connectivity.TrackingSince, LastSuccess and LastUnauthorized (a zero snapshot counts from Now). A 401/403
-//     answer is not a success, but it proves the hub is reachable: a hub that refuses the cluster is judged by
-//     rule 3 and its grace period, so a short timeout (e.g. 30 s) cannot turn a quick accept flip (FC-12) into
-//     a failover, and a cluster waiting for acceptance is not moved at all.
+//     Connectivity.TrackingSince, LastSuccess and LastUnauthorized (a zero snapshot counts from Now), and a
+//     request failed since then (a transport error, a timeout or a 5xx answer recorded at or after that time).
+//     Silence alone is no evidence: an agent whose own requests did not go out (its process starved of CPU, its
+//     decision round held up) would otherwise take its own stall for a lost hub; the heartbeat, due by then,
+//     gets the evidence one way or the other. A 401/403 answer is not a success, but it proves the hub is
+//     reachable: a hub that refuses the cluster is judged by rule 3 and its grace period, so a short timeout
+//     (e.g. 30 s) cannot turn a quick accept flip (FC-12) into a failover, and a cluster waiting for acceptance
+//     is not moved at all.
 //
 // Explicit user intent comes first; then deterministic local facts; then the hub's explicit statement; then the
 // absence of answers, the weakest evidence.
@@ -210,7 +214,12 @@ func Evaluate(in MonitorInput) Verdict {
 		base = now
 	}
 	lostAt := base.Add(timeout)
-	if !now.Before(lostAt) {
+	unconfirmed := false
+	if !now.Before(lostAt) && !failedSince(c, base) {
+		// Past the timeout without a failed request: wait for one (the heartbeat's outcome enqueues a round).
+		unconfirmed = true
+		p.add(unconfirmedRecheck)
+	} else if !now.Before(lostAt) {
 		return Verdict{
 			Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost,
 			Reason:  ReasonHubLost,
@@ -218,10 +227,16 @@ func Evaluate(in MonitorInput) Verdict {
 				in.ActiveHub, now.Sub(base).Round(time.Second), timeout, describeConnectivity(c)),
 		}
 	}
-	p.add(lostAt.Sub(now))
+	if !unconfirmed {
+		p.add(lostAt.Sub(now))
+	}
 
 	v := Verdict{Trigger: NoFailover, RecheckAfter: p.min}
 	switch {
+	case unconfirmed:
+		v.Reason = ReasonHubUnreachable
+		v.Message = fmt.Sprintf("hub %q has not answered for %s (timeout %s), but no request sent since has failed; "+
+			"failover once one does: %s", in.ActiveHub, now.Sub(base).Round(time.Second), timeout, describeConnectivity(c))
 	case !rejectionDeadline.IsZero():
 		v.Reason = ReasonHubRejectionPending
 		v.Message = fmt.Sprintf("hub %q rejects this cluster since %s; failover in %s unless it accepts again: %s",
@@ -271,6 +286,19 @@ func rejection(in MonitorInput, now time.Time) (time.Time, []string) {
 		signals = append(signals, fmt.Sprintf("requests answered 401/403 since %s", text.Time(u)))
 	}
 	return since, signals
+}
+
+// unconfirmedRecheck is how soon the verdict is taken again when the timeout has passed without a failed request
+// (rule 4); the heartbeat's outcome enqueues a round sooner.
+const unconfirmedRecheck = time.Second
+
+// failedSince reports whether a request failed at or after base: a transport error (a timeout included) or a 5xx
+// answer.
+func failedSince(c ConnectivitySnapshot, base time.Time) bool {
+	if !c.LastErrorTime.IsZero() && !c.LastErrorTime.Before(base) {
+		return true
+	}
+	return c.LastResponseCode >= http.StatusInternalServerError && !c.LastResponse.IsZero() && !c.LastResponse.Before(base)
 }
 
 // lastRequestFailed reports whether the latest outcome recorded is a failure (transport error or 5xx) rather

@@ -95,12 +95,33 @@ func TestEvaluate(t *testing.T) {
 			want: Verdict{Trigger: NoFailover, Reason: ReasonHubAcceptancePending, RecheckAfter: 5*time.Minute - time.Second},
 		},
 		{
-			name: "never succeeded since tracking began a timeout ago: lost",
+			name: "never succeeded since tracking began a timeout ago, a request failed: lost",
 			modify: func(in *MonitorInput) {
-				in.Connectivity = ConnectivitySnapshot{TrackingSince: in.Now.Add(-5 * time.Minute)}
+				in.Connectivity = ConnectivitySnapshot{TrackingSince: in.Now.Add(-5 * time.Minute),
+					LastError: "connection refused", LastErrorTime: in.Now.Add(-time.Minute)}
 			},
 			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost},
-			wantMessage: []string{"no successful request since tracking began"},
+			wantMessage: []string{"no successful request since tracking began", "connection refused"},
+		},
+		{
+			name: "silent past the timeout with no request failed since the last success (the agent's own stall): wait for one",
+			modify: func(in *MonitorInput) {
+				in.Connectivity.LastSuccess = in.Now.Add(-6 * time.Minute)
+				in.Connectivity.LastError = "connection refused"
+				in.Connectivity.LastErrorTime = in.Now.Add(-7 * time.Minute) // before the last success: no evidence
+			},
+			want:        Verdict{Trigger: NoFailover, Reason: ReasonHubUnreachable, RecheckAfter: unconfirmedRecheck},
+			wantMessage: []string{"has not answered for 6m0s", "no request sent since has failed"},
+		},
+		{
+			name: "silent past the timeout, a request timed out since: lost",
+			modify: func(in *MonitorInput) {
+				in.Connectivity.LastSuccess = in.Now.Add(-6 * time.Minute)
+				in.Connectivity.LastError = "context deadline exceeded"
+				in.Connectivity.LastErrorTime = in.Now.Add(-time.Second)
+			},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost},
+			wantMessage: []string{"deadline exceeded"},
 		},
 		{
 			name: "a fresh hub is not judged by the previous hub's stale success",

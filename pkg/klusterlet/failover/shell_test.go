@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -48,6 +49,19 @@ type shellHub struct {
 func newShellHub(t *testing.T) *shellHub {
 	h := &fakeHub{}
 	return &shellHub{fakeHub: h, server: startHub(t, h)}
+}
+
+// sessionRequestFails sends a request to the active hub through the connectivity tracker, as the session's own
+// clients do (a lease renewal); the hub being down, it records the failed request the hub monitor takes as
+// evidence (rule 4 of Evaluate: silence alone is none).
+func (s *shell) sessionRequestFails() {
+	s.t.Helper()
+	h := s.hubs[s.r.run.hub]
+	client := &http.Client{Transport: s.r.tracker.WrapTransport(h.server.Client().Transport), Timeout: time.Second}
+	if resp, err := client.Get(h.server.URL + "/version"); err == nil {
+		_ = resp.Body.Close()
+		s.t.Fatalf("hub %s answered a request meant to fail", s.r.run.hub)
+	}
 }
 
 // setDown makes the hub drop every connection (true) or answer again (false).
@@ -410,6 +424,7 @@ func TestShellFailover(t *testing.T) {
 
 	s.hubs["primary"].setDown(true)
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.sessionRequestFails()
 	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
 	if s.r.state != StateJoining || s.r.mem.Switch == nil || s.r.mem.Switch.From != "primary" || s.r.mem.Switch.To != "hub-b" {
 		t.Fatalf("state %s, switch %+v; want Joining with the move primary -> hub-b", s.r.state, s.r.mem.Switch)
@@ -498,6 +513,7 @@ func TestShellFailoverCountedOnceWhenWriteAnswerIsLost(t *testing.T) {
 	})
 	s.hubs["primary"].setDown(true)
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.sessionRequestFails()
 	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
 	s.session(1).registered()
 	s.stepUntil("the move counted by a write whose answer is lost", func() bool { return lost.Load() > 0 })
@@ -625,6 +641,7 @@ func TestShellTargetSessionCannotBeBuilt(t *testing.T) {
 
 	s.hubs["primary"].setDown(true)
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.sessionRequestFails()
 	s.stepUntil("the failed move is decided on", func() bool { return s.events(ReasonFailoverFailed) > 0 })
 	if n := s.events(ReasonHubSessionFailed); n != 1 {
 		t.Errorf("%d %s events, want 1", n, ReasonHubSessionFailed)
@@ -656,6 +673,7 @@ func TestShellNoViableHubWarnsOnce(t *testing.T) {
 		return h.probed && h.probe.Result != failoverv1alpha1.HubProbeReady
 	})
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout)
+	s.sessionRequestFails()
 	s.stepUntil("NoViableHub", func() bool { return s.r.state == StateNoViableHub })
 	for i := 0; i < 3; i++ {
 		s.r.step(s.ctx)
@@ -717,6 +735,7 @@ func TestShellStandbyCredentials(t *testing.T) {
 
 	s.hubs["primary"].setDown(true)
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.sessionRequestFails()
 	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
 	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary,primary->hub-b"; got != want {
 		t.Errorf("hand-overs %q, want %q", got, want)
