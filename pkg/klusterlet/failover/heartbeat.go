@@ -67,8 +67,10 @@ const maxHeartbeatDeadline = 10 * time.Second
 // (a transport error or the deadline, not an HTTP status) drops that connection and is sent once more on a new
 // one, which is kept from then on: a kept connection that leads nowhere while the hub answers on new ones never
 // makes the hub look lost; only successes are timed, so a dead hub is seen as fast as with a connection per
-// heartbeat. Each attempt has a deadline of a third of the timeout, at most maxHeartbeatDeadline. At most one
-// heartbeat is in flight. It returns when the next one may be due.
+// heartbeat. Each attempt has a deadline of the time left until the hub's last answer is a timeout old (the
+// earliest the hub monitor could declare it lost: a hub that answers by then is up, however slowly), at least a
+// third of the timeout and at most maxHeartbeatDeadline. At most one heartbeat is in flight. It returns when the
+// next one may be due.
 func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, timeout time.Duration, now time.Time) time.Duration {
 	if timeout <= 0 {
 		timeout = DefaultHubConnectionTimeout
@@ -94,7 +96,9 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 	}
 	r.beat.inFlight.Store(true)
 	name, hub := r.o.Agent.ClusterName, r.run.hub
-	deadline := min(interval, maxHeartbeatDeadline)
+	// Up to the moment the verdict could fire (last answer + timeout): a slow hub that answers by then is up, and
+	// a verdict cannot come sooner anyway; at least a third of the timeout, at most maxHeartbeatDeadline.
+	deadline := min(max(last.Add(timeout).Sub(now), interval), maxHeartbeatDeadline)
 	go func() {
 		defer func() {
 			r.beat.inFlight.Store(false)
