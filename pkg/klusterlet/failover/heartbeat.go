@@ -96,9 +96,7 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 	}
 	r.beat.inFlight.Store(true)
 	name, hub := r.o.Agent.ClusterName, r.run.hub
-	// Up to the moment the verdict could fire (last answer + timeout): a slow hub that answers by then is up, and
-	// a verdict cannot come sooner anyway; at least a third of the timeout, at most maxHeartbeatDeadline.
-	deadline := min(max(last.Add(timeout).Sub(now), interval), maxHeartbeatDeadline)
+	deadline := heartbeatDeadline(last, timeout, now)
 	go func() {
 		defer func() {
 			r.beat.inFlight.Store(false)
@@ -124,6 +122,14 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 		}
 	}()
 	return interval
+}
+
+// heartbeatDeadline is how long a heartbeat sent at now waits for its answer, given the hub's last answer (or the
+// start of tracking) and the connection timeout: until the moment the verdict could fire (last + timeout) — a slow
+// hub that answers by then is up, and no verdict comes sooner anyway — at least a third of the timeout (a
+// heartbeat sent late, after a stall, still gets a fair wait), at most maxHeartbeatDeadline.
+func heartbeatDeadline(last time.Time, timeout time.Duration, now time.Time) time.Duration {
+	return min(max(last.Add(timeout).Sub(now), max(timeout/3, time.Second)), maxHeartbeatDeadline)
 }
 
 // heartbeatGet GETs ManagedCluster name through c within deadline; NotFound is no error.

@@ -838,3 +838,21 @@ func TestShellHeartbeatKeepsItsConnection(t *testing.T) {
 		t.Errorf("active %q, %d FailoverStarted events; want primary kept", s.r.run.hub, s.events(ReasonFailoverStarted))
 	}
 }
+
+func TestHeartbeatDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		sinceLast time.Duration
+		timeout   time.Duration
+		want      time.Duration
+	}{
+		{"10 s timeout, sent a third of it after the last answer: until the verdict could come", 10 * time.Second / 3, 10 * time.Second, 10*time.Second - 10*time.Second/3},
+		{"10 s timeout, sent after a stall past the timeout: a third of it", 15 * time.Second, 10 * time.Second, 10 * time.Second / 3},
+		{"90 s timeout: at most 10 s", 30 * time.Second, 90 * time.Second, maxHeartbeatDeadline},
+		{"20 s timeout, sent 15 s after the last answer: a third of it", 15 * time.Second, 20 * time.Second, 20 * time.Second / 3},
+	} {
+		if got := heartbeatDeadline(t0, tc.timeout, t0.Add(tc.sinceLast)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
