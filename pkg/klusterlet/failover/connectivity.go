@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -80,6 +81,15 @@ func NewHubConnectivityTracker(clock clock.PassiveClock) *HubConnectivityTracker
 // implements k8s.io/apimachinery/pkg/util/net.RoundTripperWrapper.
 func (t *HubConnectivityTracker) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 	return &trackingRoundTripper{tracker: t, delegate: rt}
+}
+
+// wrapTransportSwitchable is WrapTransport recording, while answersOnly is set, only the hub's answers (any HTTP
+// status), not round trips that got none: for requests another one backs up (the heartbeat on its kept
+// connection), whose failure alone is no evidence against the hub.
+func (t *HubConnectivityTracker) wrapTransportSwitchable(answersOnly *atomic.Bool) func(http.RoundTripper) http.RoundTripper {
+	return func(rt http.RoundTripper) http.RoundTripper {
+		return &trackingRoundTripper{tracker: t, delegate: rt, answersOnly: answersOnly}
+	}
 }
 
 // Reset forgets everything recorded and starts tracking anew at now. Call it when the agent starts on a new hub
@@ -179,6 +189,9 @@ func (t *HubConnectivityTracker) recordLocked(s *ConnectivitySnapshot, resp *htt
 type trackingRoundTripper struct {
 	tracker  *HubConnectivityTracker
 	delegate http.RoundTripper
+	// answersOnly, when set and true, leaves round trips without an HTTP response unrecorded
+	// (wrapTransportSwitchable).
+	answersOnly *atomic.Bool
 }
 
 var _ utilnet.RoundTripperWrapper = &trackingRoundTripper{}
@@ -187,7 +200,9 @@ var _ utilnet.RoundTripperWrapper = &trackingRoundTripper{}
 func (rt *trackingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	gen := rt.tracker.currentGeneration()
 	resp, err := rt.delegate.RoundTrip(req)
-	rt.tracker.record(gen, req, resp, err)
+	if rt.answersOnly == nil || !rt.answersOnly.Load() || (err == nil && resp != nil) {
+		rt.tracker.record(gen, req, resp, err)
+	}
 	return resp, err
 }
 

@@ -300,13 +300,17 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 	d.reportVerdict(v.Active, verdict)
 
 	// A switch whose target has not registered the cluster within the connection timeout failed: the target is
-	// skipped for a while. Once registered, the target is judged like any active hub (the verdict above): a
+	// skipped for a while. A target that registered it is judged like any active hub (the verdict above): a
 	// ManagedCluster slow to turn Available — a thousand clusters arriving at once, or a spoke whose own health
-	// check fails — is no reason to leave a hub that answers and accepts the cluster.
+	// check fails — is no reason to leave a hub that answers and accepts the cluster; at the deadline the move is
+	// done (FinishSwitch), and Available is the status controllers' to report.
 	timeout := v.Spec.HubConnectionTimeout.Duration
-	if sw := mem.Switch; sw != nil && verdict.Trigger == NoFailover && v.Phase != hubsession.PhaseRegistered {
+	if sw := mem.Switch; sw != nil && verdict.Trigger == NoFailover {
 		deadline := sw.Start.Add(timeout)
-		if !now.Before(deadline) {
+		if !now.Before(deadline) && v.Phase == hubsession.PhaseRegistered {
+			d.add(Action{Kind: ActFinishSwitch, Switch: sw})
+			mem.Switch = nil
+		} else if !now.Before(deadline) {
 			msg := fmt.Sprintf("hub %s did not register the cluster within %s (%s)", v.Active, timeout, v.PhaseMessage)
 			d.event(true, ReasonFailoverFailed, "failover from %s to %s failed: %s", sw.From, sw.To, msg)
 			verdict = Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonFailoverFailed, Message: msg}

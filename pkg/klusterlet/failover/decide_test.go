@@ -534,11 +534,11 @@ func TestDecide(t *testing.T) {
 			wantNext: StateJoining, wantActions: []string{"ResetBackoff", "Heartbeat"},
 		},
 		{
-			name: "moving: Registered but not Available past the timeout stays with the move (the hub answers and accepts)", state: StateJoining,
+			name: "moving: Registered but not Available past the timeout: the move is done, the hub kept (it answers and accepts)", state: StateJoining,
 			view: decideView(onHub("hub-b"), switching("primary", "hub-b", decideNow.Add(-6*time.Minute)), func(v *View) {
 				v.Available = metav1.ConditionUnknown
 			}),
-			wantNext: StateJoining, wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantNext: StateActive, wantActions: []string{"FinishSwitch primary->hub-b HubConnectionLost", "ResetBackoff", "Heartbeat"},
 		},
 		{
 			name: "moving: target not registered within the timeout fails, the next hub is tried", state: StateJoining,

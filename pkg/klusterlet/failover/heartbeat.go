@@ -2,9 +2,8 @@ package failover
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -24,9 +23,9 @@ import (
 )
 
 // heartbeatState is the heartbeat of the active hub. inFlight is set by the decision goroutine when it starts a
-// heartbeat GET and cleared by that GET's goroutine when it returns. kept is the heartbeat's client, kept from
-// one heartbeat to the next while its credentials stay the same; mu guards it (the decision goroutine builds it,
-// the GET's goroutine replaces it after a failure).
+// heartbeat and cleared by that heartbeat's goroutine when it returns. kept is the heartbeat's kept client, reused
+// from one heartbeat to the next while its credentials stay the same; mu guards it (the decision goroutine builds
+// it, the heartbeat's goroutine replaces it after it got no answer).
 type heartbeatState struct {
 	inFlight atomic.Bool
 
@@ -35,12 +34,15 @@ type heartbeatState struct {
 }
 
 // heartbeatClient is a ManagedCluster client of the active hub on a transport of its own (outside client-go's
-// shared cache), for the credentials key names.
+// shared cache), for the credentials key names. config is the heartbeat's configuration without the tracker's
+// wrapper (each client adds its own).
 type heartbeatClient struct {
 	key        string
 	config     *rest.Config
 	clusters   clusterv1client.ManagedClusterInterface
 	httpClient *http.Client
+	// answersOnly makes the tracker record only the hub's answers on this client (while it is the kept one).
+	answersOnly *atomic.Bool
 }
 
 // close closes the idle connections of c's transport (nil: nothing).
@@ -50,7 +52,7 @@ func (c *heartbeatClient) close() {
 	}
 }
 
-// maxHeartbeatDeadline bounds one heartbeat GET: a hub that accepts connections but does not answer (a stopped
+// maxHeartbeatDeadline bounds one heartbeat: a hub that accepts connections but does not answer (a stopped
 // process, a black-holed port) is seen failing within it, and the next heartbeat follows.
 const maxHeartbeatDeadline = 10 * time.Second
 
@@ -60,17 +62,17 @@ const maxHeartbeatDeadline = 10 * time.Second
 // a healthy hub lost. When no request has been answered for a third of the timeout, heartbeat GETs the cluster's
 // own ManagedCluster through the connectivity tracker, with the credentials of the session's phase: the hub
 // kubeconfig Secret once registered, the bootstrap kubeconfig while bootstrapping; none without credentials.
-// A 401/403 answer counts as such (the rejection rule judges it), a success ends a 401/403 run. The heartbeat
-// has a connection of its own, not the one client-go shares between the session's clients (an HTTP/2 connection
-// to a dead peer can hang for about 45 s), kept from one heartbeat to the next while the credentials stay the
-// same, so a quiet hub costs one GET per heartbeat and no TLS handshake. A GET that gets no answer from the hub
-// (a transport error or the deadline, not an HTTP status) drops that connection and is sent once more on a new
-// one, which is kept from then on: a kept connection that leads nowhere while the hub answers on new ones never
-// makes the hub look lost; only successes are timed, so a dead hub is seen as fast as with a connection per
-// heartbeat. Each attempt has a deadline of the time left until the hub's last answer is a timeout old (the
-// earliest the hub monitor could declare it lost: a hub that answers by then is up, however slowly), at least a
-// third of the timeout and at most maxHeartbeatDeadline. At most one heartbeat is in flight. It returns when the
-// next one may be due.
+// A 401/403 answer counts as such (the rejection rule judges it), a success ends a 401/403 run.
+//
+// The heartbeat has connections of its own, not the one client-go shares between the session's clients (an
+// HTTP/2 connection to a dead peer can hang for about 45 s). It first asks on its kept connection, reused from
+// one heartbeat to the next while the credentials stay the same, so a quiet hub costs one GET per heartbeat and
+// no TLS handshake; only the hub's answers there are recorded. When that gets no answer within half the
+// heartbeat's deadline (heartbeatDeadline), or fails at once, the same GET goes on a new connection as well,
+// recorded in full (its failure is the monitor's evidence), and that client is kept from then on. So a kept
+// connection that leads nowhere while the hub answers on new ones never makes the hub look lost, and a dead hub
+// gives its evidence by the end of the deadline, as with a connection per heartbeat. At most one heartbeat is in
+// flight. It returns when the next one may be due.
 func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, timeout time.Duration, now time.Time) time.Duration {
 	if timeout <= 0 {
 		timeout = DefaultHubConnectionTimeout
@@ -90,8 +92,8 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 	if inFlight {
 		return interval
 	}
-	client := r.heartbeatClientFor(phase)
-	if client == nil {
+	kept := r.heartbeatClientFor(phase)
+	if kept == nil {
 		return interval
 	}
 	r.beat.inFlight.Store(true)
@@ -102,24 +104,37 @@ func (r *Orchestrator) heartbeat(ctx context.Context, phase hubsession.Phase, ti
 			r.beat.inFlight.Store(false)
 			r.kick()
 		}()
-		err := heartbeatGet(ctx, client, name, deadline)
-		if err == nil || answered(err) {
+		hctx, cancel := context.WithTimeout(ctx, deadline)
+		defer cancel()
+		keptDone := make(chan error, 1)
+		go func() { keptDone <- heartbeatGet(hctx, kept.clusters, name) }()
+		hedge := time.NewTimer(deadline / 2)
+		defer hedge.Stop()
+		select {
+		case err := <-keptDone:
+			if err == nil || answered(err) {
+				return
+			}
+		case <-hedge.C:
+		case <-hctx.Done():
 			return
 		}
-		klog.FromContext(ctx).V(4).Info("Hub heartbeat got no answer; trying a new connection", "hub", hub, "err", err)
-		fresh, buildErr := newHeartbeatClient(client.key, client.config)
-		if buildErr != nil {
+		klog.FromContext(ctx).V(4).Info("Hub heartbeat got no answer on its kept connection; asking on a new one", "hub", hub)
+		fresh, err := r.newHeartbeatClient(kept.key, kept.config, false)
+		if err != nil {
 			return
 		}
+		if err := heartbeatGet(hctx, fresh.clusters, name); err != nil && !answered(err) {
+			klog.FromContext(ctx).V(4).Info("Hub heartbeat failed", "hub", hub, "err", err)
+		}
+		// From now on the new connection is the kept one, recording the hub's answers only.
+		fresh.answersOnly.Store(true)
 		r.beat.mu.Lock()
-		if r.beat.kept == client {
+		if r.beat.kept == kept {
 			r.beat.kept = fresh
 		}
 		r.beat.mu.Unlock()
-		client.close()
-		if err := heartbeatGet(ctx, fresh, name, deadline); err != nil && !answered(err) {
-			klog.FromContext(ctx).V(4).Info("Hub heartbeat failed", "hub", hub, "err", err)
-		}
+		kept.close()
 	}()
 	return interval
 }
@@ -132,11 +147,9 @@ func heartbeatDeadline(last time.Time, timeout time.Duration, now time.Time) tim
 	return min(max(last.Add(timeout).Sub(now), max(timeout/3, time.Second)), maxHeartbeatDeadline)
 }
 
-// heartbeatGet GETs ManagedCluster name through c within deadline; NotFound is no error.
-func heartbeatGet(ctx context.Context, c *heartbeatClient, name string, deadline time.Duration) error {
-	hctx, cancel := context.WithTimeout(ctx, deadline)
-	defer cancel()
-	_, err := c.clusters.Get(hctx, name, metav1.GetOptions{})
+// heartbeatGet GETs ManagedCluster name through clusters; NotFound is no error.
+func heartbeatGet(ctx context.Context, clusters clusterv1client.ManagedClusterInterface, name string) error {
+	_, err := clusters.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -158,12 +171,16 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) *heartbeatClie
 		return nil
 	}
 	var base *rest.Config
+	// The key names the credentials the client was built from: the bootstrap kubeconfig as loaded (a new one is
+	// a new object), and, once registered, the version of the hub kubeconfig Secret too.
+	credentialsKey := fmt.Sprintf("%p", h.bootstrap)
 	switch phase {
 	case hubsession.PhaseRegistered:
 		secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.Agent.SecretName)
 		if err != nil {
 			return nil
 		}
+		credentialsKey += "/" + string(secret.UID) + "/" + secret.ResourceVersion
 		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
 			return nil
 		}
@@ -176,7 +193,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) *heartbeatClie
 	default:
 		return nil
 	}
-	key := heartbeatKey(phase, base)
+	key := string(phase) + "/" + credentialsKey
 	r.beat.mu.Lock()
 	defer r.beat.mu.Unlock()
 	if r.beat.kept != nil && r.beat.kept.key == key {
@@ -189,8 +206,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) *heartbeatClie
 		// client-go's shared cache, so the heartbeat gets a connection of its own.
 		cfg.Proxy = http.ProxyFromEnvironment
 	}
-	cfg.Wrap(r.tracker.WrapTransport)
-	client, err := newHeartbeatClient(key, cfg)
+	client, err := r.newHeartbeatClient(key, cfg, true)
 	if err != nil {
 		return nil
 	}
@@ -199,22 +215,20 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) *heartbeatClie
 	return client
 }
 
-// heartbeatKey names the credentials of a heartbeat client: the phase, the server and the identity.
-func heartbeatKey(phase hubsession.Phase, c *rest.Config) string {
-	sum := sha256.Sum256([]byte(c.Host + "\x00" + string(c.CertData) + "\x00" + c.CertFile + "\x00" + c.BearerToken + "\x00" + c.BearerTokenFile + "\x00" + string(c.CAData)))
-	return string(phase) + "/" + hex.EncodeToString(sum[:])
-}
-
-// newHeartbeatClient builds a heartbeat client for key from cfg (already the heartbeat's configuration): a
-// transport of its own, since cfg has a Proxy.
-func newHeartbeatClient(key string, cfg *rest.Config) (*heartbeatClient, error) {
-	httpClient, err := rest.HTTPClientFor(cfg)
+// newHeartbeatClient builds a heartbeat client for key from cfg (the heartbeat's configuration: a set Proxy gives
+// it a transport of its own), wrapped by the tracker, recording only the hub's answers when answersOnly.
+func (r *Orchestrator) newHeartbeatClient(key string, cfg *rest.Config, answersOnly bool) (*heartbeatClient, error) {
+	flag := &atomic.Bool{}
+	flag.Store(answersOnly)
+	wrapped := rest.CopyConfig(cfg)
+	wrapped.Wrap(r.tracker.wrapTransportSwitchable(flag))
+	httpClient, err := rest.HTTPClientFor(wrapped)
 	if err != nil {
 		return nil, err
 	}
-	client, err := clusterclientset.NewForConfigAndClient(cfg, httpClient)
+	client, err := clusterclientset.NewForConfigAndClient(wrapped, httpClient)
 	if err != nil {
 		return nil, err
 	}
-	return &heartbeatClient{key: key, config: cfg, clusters: client.ClusterV1().ManagedClusters(), httpClient: httpClient}, nil
+	return &heartbeatClient{key: key, config: cfg, clusters: client.ClusterV1().ManagedClusters(), httpClient: httpClient, answersOnly: flag}, nil
 }

@@ -111,7 +111,15 @@ func TestEvaluate(t *testing.T) {
 				in.Connectivity.LastErrorTime = in.Now.Add(-7 * time.Minute) // before the last success: no evidence
 			},
 			want:        Verdict{Trigger: NoFailover, Reason: ReasonHubUnreachable, RecheckAfter: unconfirmedRecheck},
-			wantMessage: []string{"has not answered for 6m0s", "no request sent since has failed"},
+			wantMessage: []string{"has not answered for 6m0s", "no request has failed since"},
+		},
+		{
+			name: "silent for twice the timeout with no request failed (none could be sent): lost",
+			modify: func(in *MonitorInput) {
+				in.Connectivity.LastSuccess = in.Now.Add(-10 * time.Minute)
+			},
+			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost},
+			wantMessage: []string{"has not answered for 10m0s"},
 		},
 		{
 			name: "silent past the timeout, a request timed out since: lost",

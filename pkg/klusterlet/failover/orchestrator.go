@@ -109,7 +109,7 @@ const controllerName = "FailoverOrchestrator"
 // Goroutines and what they touch: the worker (step) owns every field below but these, which other goroutines
 // write, each under its own guard: facts (the session callbacks; its mutex), probes (the probe goroutines; its
 // mutex), files (the file poll, a post-start hook; its mutex), beat.inFlight (an atomic the heartbeat goroutine
-// clears), and tracker and syncCtx's queue, which are safe for concurrent use. o, ctx and syncCtx are set
+// clears), beat.kept (under beat.mu: the heartbeat goroutine replaces it), and tracker and syncCtx's queue, which are safe for concurrent use. o, ctx and syncCtx are set
 // before Run's controller starts and not changed after.
 type Orchestrator struct {
 	o       OrchestratorOptions

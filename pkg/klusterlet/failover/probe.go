@@ -112,7 +112,8 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 // ProbeKeptConnection is the standby probe between two ProbeRESTConfig (see standbyFullProbeInterval): steps 1 and
 // 3 of ProbeRESTConfig — the server answers, the cluster's ManagedCluster there is not another spoke's — without
 // the SelfSubjectAccessReviews, on the connection client-go keeps for config's TLS settings (the one the standby
-// credentials controllers use, when they run), so that a probe costs the hub two GETs and no TLS handshake. When
+// credentials controllers use, when they run), so that a probe costs the hub two GETs and no TLS handshake (with a
+// proxy-url, which client-go's cache cannot hold, a connection per probe, closed after it). When
 // that fails, the result is a full probe's (ProbeRESTConfig, on a new connection): a kept connection can lead to
 // a peer that is gone while the hub answers on new ones (until client-go's HTTP/2 health check drops it), and
 // only a failure on a fresh connection says the hub is not ready. The transport's idle connections are closed
@@ -122,6 +123,10 @@ func ProbeKeptConnection(ctx context.Context, config *rest.Config, timeout time.
 	httpClient, err := rest.HTTPClientFor(config)
 	if err != nil {
 		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: config.Host}
+	}
+	if config.Proxy != nil {
+		// client-go cannot cache a transport with a proxy: each probe gets its own, closed after it.
+		defer utilnet.CloseIdleConnectionsFor(httpClient.Transport)
 	}
 	res := probe(ctx, config, httpClient, timeout, identity, false)
 	if res.Result == failoverv1alpha1.HubProbeReady || res.Result == failoverv1alpha1.HubProbeIdentityConflict {

@@ -629,7 +629,16 @@ func TestFullProbeDue(t *testing.T) {
 // standbyFullProbeInterval later, TestFullProbeDue) dials anew and reports ServerUntrusted (FC-03).
 func TestFullProbeSeesAChangedServingCertificate(t *testing.T) {
 	h := &fakeHub{}
-	srv := startHub(t, h)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	// The certificate served is read at each handshake from serving, so it can change while the server runs.
+	var serving atomic.Pointer[tls.Certificate]
+	serving.Store(&srv.TLS.Certificates[0])
+	srv.TLS.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return serving.Load(), nil }
+	srv.TLS.Certificates = nil // before any connection: GetCertificate answers every handshake
 	config, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig(t, kubeconfigOptions{server: srv.URL, ca: caOf(srv), token: testToken}))
 	if err != nil {
 		t.Fatal(err)
@@ -645,7 +654,7 @@ func TestFullProbeSeesAChangedServingCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.TLS.Certificates = []tls.Certificate{untrusted} // new handshakes only
+	serving.Store(&untrusted) // new handshakes only
 	if got := ProbeKeptConnection(t.Context(), config, 10*time.Second, ProbeIdentity{}); got.Result != failoverv1alpha1.HubProbeReady {
 		t.Fatalf("kept probe after the change: %+v, want Ready (the connection verified before it)", got)
 	}

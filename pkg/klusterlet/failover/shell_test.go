@@ -801,9 +801,10 @@ func TestShellHeartbeatOpensItsOwnConnection(t *testing.T) {
 
 // TestShellHeartbeatKeepsItsConnection: heartbeats of one session share one connection (a quiet hub costs a GET
 // per heartbeat, no TLS handshake); when that connection stalls, as one to a dead peer does, while the hub answers
-// on new ones, the heartbeat sends its GET once more on a new connection, gets its answer, and keeps that one.
+// on new ones, the heartbeat asks on a new connection too (after half its deadline), gets its answer, records no
+// failure for the stalled attempt, and keeps the new connection.
 func TestShellHeartbeatKeepsItsConnection(t *testing.T) {
-	timeout := 10 * time.Second // a stalled attempt waits its deadline, a third of this, in real time
+	timeout := 10 * time.Second // a stalled attempt waits half its deadline (2/3 of this) in real time
 	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{HubConnectionTimeout: &metav1.Duration{Duration: timeout}})
 	s.r.step(s.ctx)
 	s.session(0).bootstrapping()
@@ -825,7 +826,11 @@ func TestShellHeartbeatKeepsItsConnection(t *testing.T) {
 	}
 
 	primary.stallUpTo.Store(primary.connSeq.Load())
+	errorsBefore := s.r.tracker.Snapshot().LastErrorTime
 	beat("heartbeat answered on a new connection after the kept one stalled")
+	if got := s.r.tracker.Snapshot().LastErrorTime; !got.Equal(errorsBefore) {
+		t.Errorf("the stalled attempt on the kept connection was recorded as a failure at %s: no evidence against a hub that answers on a new one", got)
+	}
 	stalled := primary.stallUpTo.Load()
 	if got := primary.connSeq.Load(); got != stalled+1 {
 		t.Errorf("connections %d, want %d (one new for the heartbeat's second attempt)", got, stalled+1)
