@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
@@ -126,8 +128,7 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 		now := c.config.Clock.Now()
 		// The Secret, not the controller's phase, says whether a switch would need a CSR: credentials due for
 		// rotation are still valid while the rotation's CSR waits.
-		if sec, err := lister.Secrets(c.config.Namespace).Get(name); err == nil &&
-			clientcert.CheckHubKubeconfig(sec.Data, c.config.ClusterName, c.config.AgentName, hub.Bootstrap.Hub, now) == nil {
+		if sec, ok := c.validStandbySecret(ctx, lister, name, hub, now); ok {
 			s.State = failoverv1alpha1.StandbyCredentialsReady
 			// Issued and valid is what "in use" means for standby credentials: the CSRs that got them stop
 			// counting against the next one (a rotation) once they have been valid for the proving period.
@@ -169,6 +170,27 @@ func (c *StandbyCredentials) Keep(ctx context.Context, hub Hub, report func(Stan
 	klog.FromContext(ctx).Info("Keeping standby credentials", "hub", hub.Name, "secret", klog.KRef(c.config.Namespace, name))
 	cc.Run(ctx, 1)
 	return nil
+}
+
+// validStandbySecret returns the standby Secret name and whether it holds credentials valid for hub at now: as the
+// informer holds it, else as the cluster does (a GET). The status is judged right after the controller stored the
+// Secret, and it changes no more after that: judged only from an informer that has not seen the write yet (event
+// delivery lags by seconds with a thousand agents in one process), the credentials would stay Pending until their
+// rotation.
+func (c *StandbyCredentials) validStandbySecret(ctx context.Context, lister corev1listers.SecretLister, name string, hub Hub, now time.Time) (*corev1.Secret, bool) {
+	valid := func(sec *corev1.Secret) bool {
+		return clientcert.CheckHubKubeconfig(sec.Data, c.config.ClusterName, c.config.AgentName, hub.Bootstrap.Hub, now) == nil
+	}
+	if sec, err := lister.Secrets(c.config.Namespace).Get(name); err == nil && valid(sec) {
+		return sec, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	sec, err := c.config.AgentKubeClient.CoreV1().Secrets(c.config.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, false
+	}
+	return sec, valid(sec)
 }
 
 // Forget deletes hub's standby Secret (a hub removed from the configuration): no key material is kept for a

@@ -350,3 +350,26 @@ func delayWatchEvents(kube *kubefake.Clientset, resource string, delay time.Dura
 		return true, proxy, nil
 	})
 }
+
+// The standby credentials are judged from the Secret as the cluster holds it when the informer has not seen the
+// controller's write yet: judged from the informer alone they would stay Pending (no later status change comes).
+func TestValidStandbySecretReadsThroughALaggingInformer(t *testing.T) {
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	const ns = "agent-ns"
+	name := StandbySecretName("hub-kubeconfig-secret", "hub-b")
+	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, name, credentials(t, caB, hubB, "agent1")))
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An informer that has not seen the Secret: its lister is empty.
+	lagging := informers.NewSharedInformerFactory(kubefake.NewSimpleClientset(), 0).Core().V1().Secrets().Lister()
+	if _, ok := sc.validStandbySecret(context.Background(), lagging, name, hubB, time.Now()); !ok {
+		t.Error("valid standby credentials judged invalid while the informer lags")
+	}
+	if _, ok := sc.validStandbySecret(context.Background(), lagging, "absent", hubB, time.Now()); ok {
+		t.Error("an absent Secret judged valid")
+	}
+}
