@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 
 	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -113,7 +114,10 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	// otherwise leave it for the standby during the join (its apiserver busy past a 10 s timeout), which is not
 	// the scenario; the timeout under test is set once every agent is on hub A with its standby credentials.
 	names := hollow.Prepare(t, b.ctx, spoke, dir, hollow.Fleet{Count: n, Prefix: prefix, Primary: hubA, Alternates: []*framework.Hub{hubB}})
-	fo := failoverclientset.NewForConfigOrDie(spoke.AdminConfig)
+	// The bench's own writes (a patch per agent) are not to be held up by client-side rate limits.
+	foConfig := rest.CopyConfig(spoke.AdminConfig)
+	foConfig.QPS, foConfig.Burst = 200, 400
+	fo := failoverclientset.NewForConfigOrDie(foConfig)
 	fail := func(reason string) {
 		for _, id := range hollowIDs(n) {
 			if !b.rep.hasValue(id, ours) {
