@@ -61,7 +61,8 @@ const maxHeartbeatDeadline = 10 * time.Second
 // leaseDurationSeconds, status only when it changed), so a hubConnectionTimeout shorter than that would declare
 // a healthy hub lost. When no request has been answered for a third of the timeout, heartbeat GETs the cluster's
 // own ManagedCluster through the connectivity tracker, with the credentials of the session's phase: the hub
-// kubeconfig Secret once registered, the bootstrap kubeconfig while bootstrapping; none without credentials.
+// kubeconfig Secret once registered (the bootstrap kubeconfig when the Secret cannot be used), the bootstrap
+// kubeconfig while bootstrapping; none without credentials.
 // A 401/403 answer counts as such (the rejection rule judges it), a success ends a 401/403 run.
 //
 // The heartbeat has connections of its own, not the one client-go shares between the session's clients (an
@@ -164,32 +165,27 @@ func answered(err error) bool {
 
 // heartbeatClientFor returns the heartbeat's client of the active hub for the credentials of phase (the kept one
 // when they are the same as last time; a new one otherwise, and the old one's connection closed), wrapped by the
-// connectivity tracker, or nil when there are none.
+// connectivity tracker, or nil when the hub has no bootstrap kubeconfig or the phase no credentials at all.
 func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) *heartbeatClient {
 	h, ok := r.hubs[r.run.hub]
 	if !ok || h.bootstrap == nil {
 		return nil
 	}
-	var base *rest.Config
 	// The key names the credentials the client was built from: the bootstrap kubeconfig as loaded (a new one is
 	// a new object), and, once registered, the version of the hub kubeconfig Secret too.
-	credentialsKey := fmt.Sprintf("%p", h.bootstrap)
+	base, credentialsKey := h.bootstrap.RestConfig, fmt.Sprintf("%p", h.bootstrap)
 	switch phase {
 	case hubsession.PhaseRegistered:
-		secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.Agent.SecretName)
-		if err != nil {
-			return nil
-		}
-		credentialsKey += "/" + string(secret.UID) + "/" + secret.ResourceVersion
-		if base, err = clientcert.RestConfigFromSecretData(secret.Data); err != nil {
-			return nil
-		}
-		if slices.Contains(h.bootstrap.Hub.Diff(clientcert.HubInfo{Server: base.Host}), "server") {
-			// Another writer's credentials for another hub: they say nothing about the active hub.
-			return nil
+		// The session's own credentials; when they cannot be used here (the Secret missing from the cache or
+		// unreadable, or another writer's for another hub), the bootstrap kubeconfig's: the hub's loss must
+		// always be provable by a request (Evaluate rule 4), and any answer, a 401 included, proves it is there.
+		if secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.Agent.SecretName); err == nil {
+			if cfg, err := clientcert.RestConfigFromSecretData(secret.Data); err == nil &&
+				!slices.Contains(h.bootstrap.Hub.Diff(clientcert.HubInfo{Server: cfg.Host}), "server") {
+				base, credentialsKey = cfg, credentialsKey+"/"+string(secret.UID)+"/"+secret.ResourceVersion
+			}
 		}
 	case hubsession.PhaseBootstrapping:
-		base = h.bootstrap.RestConfig
 	default:
 		return nil
 	}

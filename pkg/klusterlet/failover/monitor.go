@@ -134,11 +134,11 @@ type Verdict struct {
 //     the tracker reset on acceptance and on success.
 //  4. HubConnectionLost when the hub has not answered for at least ConnectionTimeout, counted from the latest of
 //     Connectivity.TrackingSince, LastSuccess and LastUnauthorized (a zero snapshot counts from Now), and a
-//     request failed since then (a transport error, a timeout or a 5xx answer recorded at or after that time), or
-//     silence has lasted twice the timeout. Silence alone is weak evidence: an agent whose own requests did not go
-//     out (its process starved of CPU, its decision round held up) would otherwise take its own stall for a lost
-//     hub; the heartbeat, due by then, gets the evidence one way or the other, and twice the timeout bounds the
-//     wait where no request can be sent at all. A 401/403 answer is not a success, but it proves the hub is
+//     request failed since then (a transport error, a timeout or a 5xx answer recorded at or after that time).
+//     Silence alone is no evidence: an agent whose own requests did not go out (its process starved of CPU, its
+//     decision round held up by a slow spoke apiserver) would otherwise take its own stall for a lost hub; the
+//     heartbeat, which a running session can always send (Orchestrator.heartbeatClientFor), gets the evidence one
+//     way or the other. A 401/403 answer is not a success, but it proves the hub is
 //     reachable: a hub that refuses the cluster is judged by rule 3 and its grace period, so a short timeout
 //     (e.g. 30 s) cannot turn a quick accept flip (FC-12) into a failover, and a cluster waiting for acceptance
 //     is not moved at all.
@@ -216,11 +216,10 @@ func Evaluate(in MonitorInput) Verdict {
 	}
 	lostAt := base.Add(timeout)
 	unconfirmed := false
-	if silentUntil := base.Add(2 * timeout); !now.Before(lostAt) && now.Before(silentUntil) && !failedSince(c, base) {
-		// Past the timeout without a failed request: wait for one (the heartbeat's outcome enqueues a round), at
-		// most until twice the timeout.
+	if !now.Before(lostAt) && !failedSince(c, base) {
+		// Past the timeout without a failed request: wait for one (the heartbeat's outcome enqueues a round).
 		unconfirmed = true
-		p.add(min(unconfirmedRecheck, silentUntil.Sub(now)))
+		p.add(unconfirmedRecheck)
 	} else if !now.Before(lostAt) {
 		return Verdict{
 			Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost,
@@ -238,7 +237,7 @@ func Evaluate(in MonitorInput) Verdict {
 	case unconfirmed:
 		v.Reason = ReasonHubUnreachable
 		v.Message = fmt.Sprintf("hub %q has not answered for %s (timeout %s), but no request has failed since; "+
-			"failover once one does, or after %s of silence: %s", in.ActiveHub, now.Sub(base).Round(time.Second), timeout, 2*timeout, describeConnectivity(c))
+			"failover once one does: %s", in.ActiveHub, now.Sub(base).Round(time.Second), timeout, describeConnectivity(c))
 	case !rejectionDeadline.IsZero():
 		v.Reason = ReasonHubRejectionPending
 		v.Message = fmt.Sprintf("hub %q rejects this cluster since %s; failover in %s unless it accepts again: %s",

@@ -114,12 +114,12 @@ func TestEvaluate(t *testing.T) {
 			wantMessage: []string{"has not answered for 6m0s", "no request has failed since"},
 		},
 		{
-			name: "silent for twice the timeout with no request failed (none could be sent): lost",
+			name: "silent for ten times the timeout, no request failed (the agent's round held up): still waiting for one",
 			modify: func(in *MonitorInput) {
-				in.Connectivity.LastSuccess = in.Now.Add(-10 * time.Minute)
+				in.Connectivity.LastSuccess = in.Now.Add(-50 * time.Minute)
 			},
-			want:        Verdict{Trigger: failoverv1alpha1.FailoverReasonHubConnectionLost, Reason: ReasonHubLost},
-			wantMessage: []string{"has not answered for 10m0s"},
+			want:        Verdict{Trigger: NoFailover, Reason: ReasonHubUnreachable, RecheckAfter: unconfirmedRecheck},
+			wantMessage: []string{"has not answered for 50m0s"},
 		},
 		{
 			name: "silent past the timeout, a request timed out since: lost",
