@@ -221,8 +221,12 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 	return v
 }
 
+// statusWriteTimeout bounds one FailoverConfig status write: the write runs on the decision goroutine, and a
+// spoke apiserver slow to answer must not hold up the rounds that start heartbeats and judge the hub.
+const statusWriteTimeout = 5 * time.Second
+
 // writeStatus updates the FailoverConfig status when StatusWriteDue says so; a change held back is written by a
-// round enqueued for when it is due, and a failed write is retried a second later.
+// round enqueued for when it is due, and a failed write (statusWriteTimeout included) is retried a second later.
 func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, now time.Time) {
 	if fc == nil {
 		return
@@ -236,7 +240,9 @@ func (r *Orchestrator) writeStatus(ctx context.Context, fc *failoverv1alpha1.Fai
 	}
 	updated := fc.DeepCopy()
 	updated.Status = *status
-	if _, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "klusterlet-failover"}); err != nil {
+	wctx, cancel := context.WithTimeout(ctx, statusWriteTimeout)
+	defer cancel()
+	if _, err := r.o.FailoverConfigClient.FailoverConfigs(fc.Namespace).UpdateStatus(wctx, updated, metav1.UpdateOptions{FieldManager: "klusterlet-failover"}); err != nil {
 		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 			klog.FromContext(ctx).Error(err, "Updating FailoverConfig status", "failoverConfig", klog.KObj(fc))
 			if r.unrecordedFailovers > 0 && r.countRecorded(ctx, fc, status) {
