@@ -33,6 +33,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
@@ -156,8 +157,13 @@ func newAgent(dir, name string, args []string) (*agent, error) {
 		return nil, fmt.Errorf("hollow agent %s: %w", name, err)
 	}
 	clients.KubeSystemUID = strings.TrimSpace(string(uid))
-	// The correlator options of library-go's controllercmd, which the binary runs with.
-	recorder := events.NewKubeRecorderWithOptions(clients.AgentKube.CoreV1().Events(name), events.RecommendedClusterSingletonCorrelatorOptions(),
+	// Events go through a client of their own, as in the binary (controllercmd's recorder has its own client, so
+	// its own client-side rate limit), with the correlator options of library-go's controllercmd.
+	eventsClient, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("hollow agent %s: %w", name, err)
+	}
+	recorder := events.NewKubeRecorderWithOptions(eventsClient.CoreV1().Events(name), events.RecommendedClusterSingletonCorrelatorOptions(),
 		"failover-agent", &corev1.ObjectReference{Kind: "Namespace", Namespace: name, Name: name, APIVersion: "v1"}, clock.RealClock{})
 	return &agent{name: name, options: o, clients: clients, recorder: recorder}, nil
 }
