@@ -28,6 +28,9 @@ const scenarioHollow = "hollow"
 // hollowStartInterval spreads the agents' starts (1,000 agents start in 20 s).
 const hollowStartInterval = 20 * time.Millisecond
 
+// hollowAgentsPerSpoke is how many hollow agents share one spoke apiserver.
+const hollowAgentsPerSpoke = 100
+
 // hollowSteadyWindow is how long both hubs' apiserver CPU is measured with every agent on hub A.
 const hollowSteadyWindow = 2 * time.Minute
 
@@ -59,13 +62,13 @@ func (b *bench) declareHollowFigures() {
 	}
 }
 
-// runHollow runs one fleet per N of BENCH_HOLLOW_N, each on fresh hubs and a fresh spoke.
+// runHollow runs one fleet per N of BENCH_HOLLOW_N, each on fresh hubs and fresh spokes.
 func (b *bench) runHollow(t *testing.T) {
 	b.rep.method(scenarioHollow, "Hollow agents (test/hollow, after kubemark's hollow nodes): N of our agents in one process "+
 		"(hollow-agents), each the agent's own code with its own cluster name, namespace, spoke identity and client "+
-		"certificates on the spoke and both hubs, so each has its own connections; they share one Go runtime and one "+
-		"spoke apiserver. Per N: a fresh hub-a and hub-b (kube-apiserver, etcd, kube-controller-manager signing, OCM's "+
-		"hub controller with auto-approval) and a fresh spoke; a FailoverConfig per agent with alternate hub-b and the "+
+		"certificates on its spoke and both hubs, so each has its own connections; they share one Go runtime, and a "+
+		"spoke apiserver per %d agents. Per N: a fresh hub-a and hub-b (kube-apiserver, etcd, kube-controller-manager signing, OCM's "+
+		"hub controller with auto-approval) and fresh spokes; a FailoverConfig per agent with alternate hub-b and the "+
 		"default timeout and probe interval; hot standby credentials on. The agents start %s "+
 		"apart. Join: the process's start → every ManagedCluster Joined and Available on hub-a (listed every %s). "+
 		"Once every agent reports hub-b's standby credentials Ready, each FailoverConfig gets hubConnectionTimeout %s; "+
@@ -74,7 +77,7 @@ func (b *bench) runHollow(t *testing.T) {
 		"is read. Then hub-a's kube-apiserver is killed and hub-b's ManagedClusters are listed until all N are Joined "+
 		"and Available there; hub-b's CPU over that time (idle subtracted) per agent and the CSRs created on hub-b. "+
 		"Everything shares the machine's 2 cores; n=1 per N.",
-		hollowStartInterval, scalePollInterval, b.failoverTimeout, failoverSettle, hollowSteadyWindow, scaleIdleWindow)
+		hollowAgentsPerSpoke, hollowStartInterval, scalePollInterval, b.failoverTimeout, failoverSettle, hollowSteadyWindow, scaleIdleWindow)
 	for _, n := range b.hollowNs {
 		for _, id := range hollowIDs(n) {
 			b.rep.missing(id, ocm, "OCM's agent has no hollow mode; its figures as processes are scenario 8's")
@@ -99,7 +102,12 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	prefix := fmt.Sprintf("hollow-%d", n)
 	hubA := framework.StartHub(t, framework.HubOptions{Name: prefix + "-a", Signer: framework.SignerKCM, HubController: true})
 	hubB := framework.StartHub(t, framework.HubOptions{Name: prefix + "-b", Signer: framework.SignerKCM, HubController: true})
-	spoke := framework.StartSpoke(t)
+	// One spoke apiserver per hollowAgentsPerSpoke agents: a fleet has one per cluster, and what the agents ask of
+	// their own cluster (Secrets, statuses, events) all at once in a herd would otherwise queue on one.
+	spokes := make([]*framework.Spoke, (n+hollowAgentsPerSpoke-1)/hollowAgentsPerSpoke)
+	for k := range spokes {
+		spokes[k] = framework.StartSpoke(t)
+	}
 	pidA, err := apiserverPID(hubA.DirectURL())
 	if err != nil {
 		t.Fatal(err)
@@ -113,11 +121,18 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	// The fleet joins with the default timeout: a thousand agents joining one hub at once on two cores would
 	// otherwise leave it for the standby during the join (its apiserver busy past a 10 s timeout), which is not
 	// the scenario; the timeout under test is set once every agent is on hub A with its standby credentials.
-	names := hollow.Prepare(t, b.ctx, spoke, dir, hollow.Fleet{Count: n, Prefix: prefix, Primary: hubA, Alternates: []*framework.Hub{hubB}})
+	names := hollow.PrepareOn(t, b.ctx, spokes, dir, hollow.Fleet{Count: n, Prefix: prefix, Primary: hubA, Alternates: []*framework.Hub{hubB}})
 	// The bench's own writes (a patch per agent) are not to be held up by client-side rate limits.
-	foConfig := rest.CopyConfig(spoke.AdminConfig)
-	foConfig.QPS, foConfig.Burst = 200, 400
-	fo := failoverclientset.NewForConfigOrDie(foConfig)
+	fos := make([]failoverclientset.Interface, len(spokes))
+	onSpoke := make([][]string, len(spokes)) // agent i is on spokes[i % len(spokes)] (hollow.PrepareOn)
+	for k, spoke := range spokes {
+		foConfig := rest.CopyConfig(spoke.AdminConfig)
+		foConfig.QPS, foConfig.Burst = 200, 400
+		fos[k] = failoverclientset.NewForConfigOrDie(foConfig)
+	}
+	for i, name := range names {
+		onSpoke[i%len(spokes)] = append(onSpoke[i%len(spokes)], name)
+	}
 	fail := func(reason string) {
 		for _, id := range hollowIDs(n) {
 			if !b.rep.hasValue(id, ours) {
@@ -129,7 +144,7 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 
 	start := time.Now()
 	p := framework.StartAgentProcess(t, prefix, framework.HollowBinary(t), []string{"--dir=" + dir,
-		"--start-interval=" + hollowStartInterval.String(), "--", "--spoke-external-server-urls=" + spoke.URL()})
+		"--start-interval=" + hollowStartInterval.String(), "--", "--spoke-external-server-urls=" + spokes[0].URL()})
 	defer p.Stop()
 	if _, err := b.waitAllAvailable(hubA, names, b.scaleTimeout); err != nil {
 		fail(fmt.Sprintf("%s: joining hub-a: %v\n%s", prefix, err, p.LogTail(10)))
@@ -137,14 +152,20 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	b.rep.add(hollowJoinID(n), ours, time.Since(start).Seconds())
 	t.Logf("%s: all %d Available on hub-a after %.1f s", prefix, n, time.Since(start).Seconds())
 	readyStart := time.Now()
-	if err := b.waitStandbyReady(fo, names, hubB.Name, b.scaleTimeout); err != nil {
-		fail(fmt.Sprintf("%s: %v", prefix, err))
+	for k := range spokes {
+		if err := b.waitStandbyReady(fos[k], onSpoke[k], hubB.Name, b.scaleTimeout); err != nil {
+			fail(fmt.Sprintf("%s: spoke %d: %v", prefix, k, err))
+		}
 	}
 	b.rep.note(hollowStandbyID(n), "%s: hub-b's standby credentials Ready for all %d agents %.1f s after all were Available on hub-a",
 		prefix, n, time.Since(readyStart).Seconds())
 	patch := []byte(fmt.Sprintf(`{"spec":{"hubConnectionTimeout":%q}}`, b.failoverTimeout.String()))
-	if err := util.ForEach(names, 16, func(name string) error {
-		_, err := fo.FailoverV1alpha1().FailoverConfigs(name).Patch(b.ctx, "failover", types.MergePatchType, patch, metav1.PatchOptions{})
+	indexes := make([]int, len(names))
+	for i := range indexes {
+		indexes[i] = i
+	}
+	if err := util.ForEach(indexes, 16, func(i int) error {
+		_, err := fos[i%len(spokes)].FailoverV1alpha1().FailoverConfigs(names[i]).Patch(b.ctx, "failover", types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	}); err != nil {
 		fail(fmt.Sprintf("%s: setting hubConnectionTimeout %s: %v", prefix, b.failoverTimeout, err))

@@ -38,30 +38,37 @@ type Fleet struct {
 	FailoverConfig func(*failoverv1alpha1.FailoverConfigSpec)
 }
 
-// Prepare writes the agents of f into dir (the layout of Options.Dir) and creates what each needs on the spoke:
-// its namespace, manifests/rbac.yaml's grants for its ServiceAccount identity, and, with alternates, their
-// bootstrap Secrets and its FailoverConfig (the FailoverConfig CRD is installed). Every agent gets certificates
-// and a kube-system UID of its own. It returns the cluster names in order and fails the test on error.
+// Prepare is PrepareOn with one spoke.
 func Prepare(t testing.TB, ctx context.Context, spoke *framework.Spoke, dir string, f Fleet) []string {
 	t.Helper()
-	if f.Count < 1 || f.Primary == nil || f.Prefix == "" {
-		t.Fatalf("hollow.Prepare: Count %d, Prefix %q, Primary %v: want at least one agent, a prefix and a primary hub", f.Count, f.Prefix, f.Primary)
+	return PrepareOn(t, ctx, []*framework.Spoke{spoke}, dir, f)
+}
+
+// PrepareOn writes the agents of f into dir (the layout of Options.Dir), agent i on spokes[i % len(spokes)], and
+// creates what each needs on its spoke: its namespace, manifests/rbac.yaml's grants for its ServiceAccount
+// identity, and, with alternates, their bootstrap Secrets and its FailoverConfig (the FailoverConfig CRD is
+// installed). Every agent gets certificates and a kube-system UID of its own. Several spokes spread what the
+// agents ask of their own cluster's apiserver (a fleet has one per cluster). It returns the cluster names in
+// order and fails the test on error.
+func PrepareOn(t testing.TB, ctx context.Context, spokes []*framework.Spoke, dir string, f Fleet) []string {
+	t.Helper()
+	if f.Count < 1 || f.Primary == nil || f.Prefix == "" || len(spokes) == 0 {
+		t.Fatalf("hollow.PrepareOn: Count %d, Prefix %q, Primary %v, %d spokes: want at least one agent, a prefix, a primary hub and a spoke",
+			f.Count, f.Prefix, f.Primary, len(spokes))
 	}
-	util.InstallFailoverConfigCRD(t, spoke)
 	names := make([]string, f.Count)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%d", f.Prefix, i)
 	}
-	if err := util.ForEach(names, 16, func(name string) error {
-		_, err := spoke.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("namespace %s: %w", name, err)
+	for k, spoke := range spokes {
+		var onSpoke []string
+		for i := k; i < len(names); i += len(spokes) {
+			onSpoke = append(onSpoke, names[i])
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+		if len(onSpoke) > 0 {
+			prepareSpoke(t, ctx, spoke, onSpoke)
+		}
 	}
-	util.ApplyAgentRBAC(t, ctx, spoke, names...)
 
 	// Certificates are issued here, on the test goroutine (the framework's issuers fail the test).
 	notBefore, notAfter := time.Now().Add(-time.Hour), time.Now().Add(365*24*time.Hour)
@@ -72,7 +79,7 @@ func Prepare(t testing.TB, ctx context.Context, spoke *framework.Spoke, dir stri
 			t.Fatal(err)
 		}
 		files := map[string][]byte{
-			SpokeKubeconfigFile: spoke.UserKubeconfig("system:serviceaccount:"+name+":"+serviceAccount,
+			SpokeKubeconfigFile: spokes[i%len(spokes)].UserKubeconfig("system:serviceaccount:"+name+":"+serviceAccount,
 				"system:serviceaccounts", "system:serviceaccounts:"+name),
 			BootstrapKubeconfigFile: f.Primary.UserKubeconfig(f.Primary.BootstrapUser(), notBefore, notAfter, framework.BootstrapGroup),
 			KubeSystemUIDFile:       []byte(uuid.NewUUID()),
@@ -89,16 +96,20 @@ func Prepare(t testing.TB, ctx context.Context, spoke *framework.Spoke, dir stri
 	if len(f.Alternates) == 0 {
 		return names
 	}
-	fo, err := failoverclientset.NewForConfig(spoke.AdminConfig)
-	if err != nil {
-		t.Fatal(err)
+	fos := make([]failoverclientset.Interface, len(spokes))
+	for k, spoke := range spokes {
+		fo, err := failoverclientset.NewForConfig(spoke.AdminConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fos[k] = fo
 	}
 	indexes := make([]int, len(names))
 	for i := range indexes {
 		indexes[i] = i
 	}
 	if err := util.ForEach(indexes, 16, func(i int) error {
-		name := names[i]
+		name, spoke, fo := names[i], spokes[i%len(spokes)], fos[i%len(spokes)]
 		spec := failoverv1alpha1.FailoverConfigSpec{}
 		for j, hub := range f.Alternates {
 			secret := hub.Name + "-bootstrap"
@@ -124,4 +135,20 @@ func Prepare(t testing.TB, ctx context.Context, spoke *framework.Spoke, dir stri
 		t.Fatal(err)
 	}
 	return names
+}
+
+// prepareSpoke installs the FailoverConfig CRD on spoke and creates the namespaces and agent RBAC of names there.
+func prepareSpoke(t testing.TB, ctx context.Context, spoke *framework.Spoke, names []string) {
+	t.Helper()
+	util.InstallFailoverConfigCRD(t, spoke)
+	if err := util.ForEach(names, 16, func(name string) error {
+		_, err := spoke.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("namespace %s: %w", name, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	util.ApplyAgentRBAC(t, ctx, spoke, names...)
 }
