@@ -185,14 +185,7 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	b.rep.add(hollowMemoryID(n), ours, float64(mem.AnonKiB)/1024/float64(n))
 	b.rep.note(hollowMemoryID(n), "%s: the process's RssAnon %.0f MiB, VmHWM %.0f MiB", prefix, float64(mem.AnonKiB)/1024, float64(mem.PeakKiB)/1024)
 
-	csrsBefore := map[string]bool{}
-	csrs, err := hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range csrs.Items {
-		csrsBefore[c.Name] = true
-	}
+	csrsBefore := b.csrNames(t, hubB)
 	log, _ := os.ReadFile(p.LogPath())
 	switchedBefore := strings.Count(string(log), `"Switching hub"`)
 	cpu0, err := cpuSeconds(pidB)
@@ -210,13 +203,9 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	csrs, err = hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	newCSRs := 0
-	for _, c := range csrs.Items {
-		if !csrsBefore[c.Name] {
+	for name := range b.csrNames(t, hubB) {
+		if !csrsBefore[name] {
 			newCSRs++
 		}
 	}

@@ -145,14 +145,7 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 	b.rep.add(massStandbyCPUID(n), kind, (standbyRate-idleRate)/float64(n)*time.Hour.Seconds())
 	b.rep.note(massStandbyCPUID(n), "%s: hub-b kube-apiserver %.2f CPU s in %s with the agents on hub-a, idle rate %.3f CPU s/s subtracted",
 		prefix, standbyRate*massStandbyWindow.Seconds(), massStandbyWindow, idleRate)
-	csrsBefore := map[string]bool{}
-	csrs, err := hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range csrs.Items {
-		csrsBefore[c.Name] = true
-	}
+	csrsBefore := b.csrNames(t, hubB)
 	exitsBefore := 0
 	for _, a := range agents {
 		exitsBefore += a.restarts()
@@ -177,13 +170,9 @@ func (b *bench) massFailoverOnce(t *testing.T, spoke *framework.Spoke, fo failov
 	if err != nil {
 		t.Fatal(err)
 	}
-	csrs, err = hubB.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	newCSRs := 0
-	for _, c := range csrs.Items {
-		if !csrsBefore[c.Name] {
+	for name := range b.csrNames(t, hubB) {
+		if !csrsBefore[name] {
 			newCSRs++
 		}
 	}
@@ -281,6 +270,20 @@ func (b *bench) waitStandbyReady(fo failoverclientset.Interface, names []string,
 		case <-time.After(2 * time.Second):
 		}
 	}
+}
+
+// csrNames returns the names of hub's CertificateSigningRequests now.
+func (b *bench) csrNames(t *testing.T, hub *framework.Hub) map[string]bool {
+	t.Helper()
+	csrs, err := hub.Kube.CertificatesV1().CertificateSigningRequests().List(b.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make(map[string]bool, len(csrs.Items))
+	for _, c := range csrs.Items {
+		names[c.Name] = true
+	}
+	return names
 }
 
 // switchedEarly counts the agents whose log says they switched hubs ("Switching hub"): before hub A is lost, an

@@ -106,7 +106,7 @@ func ProbeRESTConfig(ctx context.Context, config *rest.Config, timeout time.Dura
 		return ProbeResult{Result: failoverv1alpha1.HubProbeInvalidKubeconfig, Message: fmt.Sprintf("the kubeconfig's TLS or auth settings are unusable: %v", err), Server: config.Host}
 	}
 	defer utilnet.CloseIdleConnectionsFor(httpClient.Transport)
-	return probe(ctx, config, httpClient, timeout, identity, true)
+	return probe(ctx, config, httpClient, identity, true)
 }
 
 // ProbeKeptConnection is the standby probe between two ProbeRESTConfig (see standbyFullProbeInterval): steps 1 and
@@ -128,7 +128,7 @@ func ProbeKeptConnection(ctx context.Context, config *rest.Config, timeout time.
 		// client-go cannot cache a transport with a proxy: each probe gets its own, closed after it.
 		defer utilnet.CloseIdleConnectionsFor(httpClient.Transport)
 	}
-	res := probe(ctx, config, httpClient, timeout, identity, false)
+	res := probe(ctx, config, httpClient, identity, false)
 	if res.Result == failoverv1alpha1.HubProbeReady || res.Result == failoverv1alpha1.HubProbeIdentityConflict {
 		return res
 	}
@@ -148,12 +148,10 @@ func probeConfig(config *rest.Config, timeout time.Duration) *rest.Config {
 	return config
 }
 
-// probe runs the steps of ProbeRESTConfig on httpClient; permissions says whether step 2 runs.
-func probe(ctx context.Context, config *rest.Config, httpClient *http.Client, timeout time.Duration, identity ProbeIdentity, permissions bool) ProbeResult {
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// probe runs the steps of ProbeRESTConfig on httpClient within config.Timeout (set by probeConfig); permissions
+// says whether step 2 runs.
+func probe(ctx context.Context, config *rest.Config, httpClient *http.Client, identity ProbeIdentity, permissions bool) ProbeResult {
+	ctx, cancel := context.WithTimeout(ctx, config.Timeout)
 	defer cancel()
 	server := config.Host
 	discoveryClient, err := discovery.NewDiscoveryClientForConfigAndClient(config, httpClient)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
 	"github.com/klusterlet-failover/klusterlet-failover/test/hollow"
@@ -63,6 +64,24 @@ func testHollowAgents(t *testing.T, s *suite) {
 			t.Errorf("agents %s and %s hold certificates of one identity %q", other, cluster, subject)
 		}
 		subjects[subject] = cluster
+	}
+
+	// The connections below are each agent's once registered (its own certificate); its bootstrap and spoke clients
+	// have connections of their own only if their certificates differ too (client-go's transport cache key).
+	for _, file := range []string{hollow.BootstrapKubeconfigFile, hollow.SpokeKubeconfigFile} {
+		certs := map[string]string{}
+		for _, cluster := range clusters {
+			config, err := clientcmd.LoadFromFile(filepath.Join(dir, cluster, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, user := range config.AuthInfos {
+				if other, ok := certs[string(user.ClientCertificateData)]; ok || len(user.ClientCertificateData) == 0 {
+					t.Errorf("agents %s and %s share the client certificate of their %s", other, cluster, file)
+				}
+				certs[string(user.ClientCertificateData)] = cluster
+			}
+		}
 	}
 
 	for name, server := range map[string]string{"hub " + s.hub.Name: s.hub.URL(), "spoke": spoke.URL()} {
