@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +64,36 @@ type Options struct {
 	AgentArgs []string
 	// StartInterval is the time between the starts of two agents; 0 starts all at once.
 	StartInterval time.Duration
+	// Shard and Shards split Dir's agents between processes: this process runs the agents whose index in name
+	// order, modulo Shards, is Shard. Shards 0 or 1 runs them all. Several processes give a fleet several Go
+	// runtimes, as separate agents have: a runtime shared by hundreds of agents that all stop their session's
+	// controllers at one moment (a hub lost with its clusters) lets those stops delay each other (see
+	// docs/testbed.md, "Hollow agents").
+	Shard, Shards int
+}
+
+// ShardOf returns the names of shard (from 0) of shards: those whose index in sorted order, modulo shards, is
+// shard; all of them when shards is 0 or 1. names is not changed.
+func ShardOf(names []string, shard, shards int) []string {
+	sorted := slices.Sorted(slices.Values(names))
+	if shards <= 1 {
+		return sorted
+	}
+	var out []string
+	for i, n := range sorted {
+		if i%shards == shard {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// check returns an error naming the field when the shard settings are out of range.
+func (o Options) check() error {
+	if o.Shards < 0 || o.Shard < 0 || (o.Shards > 1 && o.Shard >= o.Shards) || (o.Shards <= 1 && o.Shard != 0) {
+		return fmt.Errorf("hollow agents: shard %d of %d: the shard must be in [0, shards)", o.Shard, o.Shards)
+	}
+	return nil
 }
 
 // Run builds every agent of o.Dir, then starts them StartInterval apart and blocks until ctx ends and every agent
@@ -72,25 +101,30 @@ type Options struct {
 // (before any agent starts), and the errors of agents whose RunWithClients failed (joined) once all have
 // returned.
 func Run(ctx context.Context, o Options) error {
+	if err := o.check(); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(o.Dir)
 	if err != nil {
 		return fmt.Errorf("hollow agents: %w", err)
 	}
-	var agents []*agent
+	var dirs []string
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
 		}
-		a, err := newAgent(filepath.Join(o.Dir, e.Name()), e.Name(), o.AgentArgs)
+	}
+	var agents []*agent
+	for _, name := range ShardOf(dirs, o.Shard, o.Shards) {
+		a, err := newAgent(filepath.Join(o.Dir, name), name, o.AgentArgs)
 		if err != nil {
 			return err
 		}
 		agents = append(agents, a)
 	}
 	if len(agents) == 0 {
-		return fmt.Errorf("hollow agents: no agent directory in %s", o.Dir)
+		return fmt.Errorf("hollow agents: no agent directory in %s for shard %d of %d", o.Dir, o.Shard, o.Shards)
 	}
-	sort.Slice(agents, func(i, j int) bool { return agents[i].name < agents[j].name })
 	klog.FromContext(ctx).Info("Starting hollow agents", "count", len(agents), "startInterval", o.StartInterval)
 
 	errs := make([]error, len(agents))

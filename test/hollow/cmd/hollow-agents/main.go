@@ -1,8 +1,9 @@
 // Command hollow-agents runs many klusterlet-failover agents in one process (package hollow):
 //
-//	hollow-agents --dir DIR [--start-interval 10ms] [klog flags] -- [flags of `klusterlet-failover agent failover`]
+//	hollow-agents --dir DIR [--start-interval 10ms] [--shard I --shards N] [klog flags] -- [flags of `klusterlet-failover agent failover`]
 //
-// DIR holds one directory per agent, as hollow.Prepare writes it. The flags after `--` go to every agent. It
+// DIR holds one directory per agent, as hollow.Prepare writes it; with --shards N, this process runs every Nth
+// agent from the Ith (hollow.Options.Shard). The flags after `--` go to every agent. It
 // runs until SIGTERM or SIGINT, and exits non-zero when an agent could not be built or stopped with an error.
 package main
 
@@ -32,6 +33,8 @@ func main() {
 	fs := pflag.NewFlagSet("hollow-agents", pflag.ExitOnError)
 	fs.StringVar(&o.Dir, "dir", "", "Directory with one directory per agent (hollow.Prepare's layout). Required.")
 	fs.DurationVar(&o.StartInterval, "start-interval", 0, "Time between the starts of two agents.")
+	fs.IntVar(&o.Shard, "shard", 0, "Which of --shards processes this is, from 0.")
+	fs.IntVar(&o.Shards, "shards", 1, "How many processes share DIR's agents; this one runs every --shards-th from --shard.")
 	klogFlags := goflag.NewFlagSet("klog", goflag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlagSet(klogFlags)
