@@ -331,11 +331,12 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		Recorder:             recorder,
 	}
 	var standby failover.StandbyKeeper
+	var adopt *hubsession.StandbyCredentials
 	if !o.DisableStandbyCredentials {
 		// Config is the sessions' own; NewStandbyCredentials checks it as hubsession.New does, and the flag
 		// rules already checked the Secret name's length.
 		if s, err := hubsession.NewStandbyCredentials(sessionConfig); err == nil {
-			standby = s
+			standby, adopt = s, s
 		} else {
 			klog.Background().Error(err, "Standby credentials are off")
 		}
@@ -344,6 +345,7 @@ func (o *FailoverAgentOptions) orchestratorOptions(spoke *SpokeClients, hubs fla
 		Standby: standby,
 		Agent:   sessionConfig,
 		NewSession: func(p hubsession.Params) (failover.Session, error) {
+			p.Standby = adopt
 			s, err := hubsession.New(sessionConfig, p)
 			if err != nil {
 				return nil, err

@@ -150,11 +150,12 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 		t.Fatal(reason)
 	}
 
+	binary := framework.HollowBinary(t) // built before the clock starts
 	start := time.Now()
 	procs := make([]*framework.AgentProcess, (n+hollowAgentsPerProcess-1)/hollowAgentsPerProcess)
 	for i := range procs {
 		// Each process starts its agents len(procs) intervals apart: the fleet starts one every interval.
-		procs[i] = framework.StartAgentProcess(t, fmt.Sprintf("%s-%d", prefix, i), framework.HollowBinary(t), []string{"--dir=" + dir,
+		procs[i] = framework.StartAgentProcess(t, fmt.Sprintf("%s-%d", prefix, i), binary, []string{"--dir=" + dir,
 			fmt.Sprintf("--shard=%d", i), fmt.Sprintf("--shards=%d", len(procs)),
 			"--start-interval=" + (hollowStartInterval * time.Duration(len(procs))).String(), "--", "--spoke-external-server-urls=" + spokes[0].URL()})
 		defer procs[i].Stop()

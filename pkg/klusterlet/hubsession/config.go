@@ -77,6 +77,10 @@ type Params struct {
 	// Epoch is the agent's session epoch, recorded on the hub's ManagedCluster by the main controllers
 	// (managedcluster.DecideEpoch); zero Number: none is recorded.
 	Epoch failoverv1alpha1.AgentEpoch
+	// Standby, when set, is the process's keeper of hot standby credentials: before its first bootstrap that was
+	// not forced, the session adopts this hub's standby credentials (StandbyCredentials.Adopt) — the hand-over
+	// made before it started may have failed or timed out. Nil: standby credentials are off.
+	Standby *StandbyCredentials
 }
 
 // check returns an error naming the first missing field of c for a session on hub.

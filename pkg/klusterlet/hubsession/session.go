@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -22,6 +23,10 @@ type Session struct {
 	obs    Observer
 	// wrapTransport wraps every hub client's transport (Params.WrapTransport); nil: none.
 	wrapTransport func(http.RoundTripper) http.RoundTripper
+	// standby adopts this hub's standby credentials before a bootstrap (Params.Standby); nil: off. adoptTried:
+	// Run's goroutine made that attempt already (once per session).
+	standby    *StandbyCredentials
+	adoptTried bool
 	// conflicts records an identity conflict (FC-06) seen by the status controller; the lease stops renewing
 	// while it is set. The verdict belongs to one hub, so each session has its own.
 	conflicts *managedcluster.ConflictTracker
@@ -57,6 +62,7 @@ func New(config Config, p Params) (*Session, error) {
 		hub:           p.Hub,
 		obs:           obs,
 		wrapTransport: p.WrapTransport,
+		standby:       p.Standby,
 		conflicts:     managedcluster.NewConflictTracker(),
 		wake:          make(chan struct{}, 1),
 		epoch:         p.Epoch,
@@ -155,6 +161,11 @@ func (s *Session) Run(ctx context.Context) error {
 			waitChanged(ctx, changed)
 			continue
 		}
+		if c.phase == PhaseBootstrapping && forced == "" && s.standby != nil && !s.adoptTried {
+			s.adoptTried = true
+			s.adoptStandby(ctx, changed)
+			continue
+		}
 		if c.reason != "" {
 			s.config.Recorder.Warning(c.reason, c.warning)
 			warnedExpiring = warnedExpiring || c.reason == ReasonBootstrapKubeconfigUnusable
@@ -168,6 +179,60 @@ func (s *Session) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Adopting standby credentials from the session: at most adoptAttempts tries of StandbyCredentials.Adopt, the
+// first adoptRetryDelay after a failed one, doubling; then up to adoptCacheWait for the Secret informer to show
+// credentials Adopt wrote or found.
+const (
+	adoptAttempts   = 4
+	adoptRetryDelay = time.Second
+	adoptCacheWait  = 10 * time.Second
+)
+
+// adoptStandby runs before the session's first bootstrap that was not forced: the hand-over made before the
+// session started (StandbyCredentials.Swap, bounded) can time out when the spoke apiserver is slow — a hub lost
+// with all its clusters —, and a bootstrap would then send a CSR to the new hub although valid credentials of
+// it wait in its standby Secret. A request that fails is tried again (adoptAttempts); when the Secret is valid
+// for this hub as the cluster holds it, the session waits for its informer to show that (a change event, at
+// most adoptCacheWait) and its loop decides again. It returns at once when Adopt finds nothing to adopt.
+func (s *Session) adoptStandby(ctx context.Context, changed <-chan struct{}) {
+	logger := klog.FromContext(ctx)
+	s.setPhase(PhaseBootstrapping, fmt.Sprintf("hub %s: looking for standby credentials of this hub in secret %s/%s before a CSR",
+		s.hub.Name, s.config.Namespace, StandbySecretName(s.config.SecretName, s.hub.Name)))
+	delay := adoptRetryDelay
+	for attempt := 1; ; attempt++ {
+		valid, err := s.standby.Adopt(ctx, s.hub)
+		if err == nil {
+			now := s.config.Clock.Now()
+			if valid && clientcert.CheckHubKubeconfig(s.secretData(), s.config.ClusterName, s.config.AgentName, s.hub.Bootstrap.Hub, now) != nil {
+				logger.Info("The hub kubeconfig Secret holds this hub's credentials; waiting for the Secret informer to show them")
+				s.waitChangedAtMost(ctx, changed, adoptCacheWait)
+			}
+			return
+		}
+		if attempt == adoptAttempts || ctx.Err() != nil {
+			logger.Info("Could not adopt this hub's standby credentials; bootstrapping", "attempts", attempt, "err", err)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.config.Clock.After(delay):
+		}
+		delay *= 2
+	}
+}
+
+// waitChangedAtMost waits for a change of the Secret, ctx's end or d on the session's clock.
+func (s *Session) waitChangedAtMost(ctx context.Context, changed <-chan struct{}, d time.Duration) {
+	timer := s.config.Clock.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-changed:
+	case <-timer.C():
+	}
 }
 
 // AbandonBootstrap tells the hub's bootstrap back-off that the agent leaves this hub (a switch), so that the pending

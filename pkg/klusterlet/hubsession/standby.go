@@ -259,6 +259,23 @@ type Handover struct {
 // starts without a CSR. It reports whether that write happened. Errors name the Secret and the step. Reads and
 // writes use the live Secrets, not a cache; writes are retried on conflict.
 func (c *StandbyCredentials) Swap(ctx context.Context, h Handover) (used bool, err error) {
+	used, _, err = c.swap(ctx, h)
+	return used, err
+}
+
+// Adopt is the hand-over a session makes itself before a bootstrap that was not forced (Swap with no hub left):
+// when the hub kubeconfig Secret, as the cluster holds it, is not valid for hub, holds no other writer's
+// credentials, and hub's standby Secret is valid, the standby credentials are written into it. It reports
+// whether the Secret is valid for hub now (written, or already so — the session's informer may not show it
+// yet); false with a nil error means a bootstrap is needed. Errors are Swap's.
+func (c *StandbyCredentials) Adopt(ctx context.Context, hub Hub) (valid bool, err error) {
+	used, alreadyValid, err := c.swap(ctx, Handover{To: hub})
+	return used || alreadyValid, err
+}
+
+// swap is Swap; alreadyValid reports that the hub kubeconfig Secret was valid for h.To before anything was
+// written to it.
+func (c *StandbyCredentials) swap(ctx context.Context, h Handover) (used, alreadyValid bool, err error) {
 	ns, secrets := c.config.Namespace, c.config.AgentKubeClient.CoreV1()
 	now := c.config.Clock.Now()
 	read := func(name string) (map[string][]byte, error) {
@@ -291,44 +308,44 @@ func (c *StandbyCredentials) Swap(ctx context.Context, h Handover) (used bool, e
 
 	current, err := read(c.config.SecretName)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if from := h.From; from != nil {
 		name := c.SecretName(from.Name)
 		switch {
 		case h.DiscardFrom:
 			if err := c.Forget(ctx, from.Name); err != nil {
-				return false, fmt.Errorf("discarding the credentials of hub %s: %w", from.Name, err)
+				return false, false, fmt.Errorf("discarding the credentials of hub %s: %w", from.Name, err)
 			}
 		case valid(current, *from):
 			if err := write(name, current, map[string]string{StandbyHubLabel: from.Name}); err != nil {
-				return false, fmt.Errorf("keeping the credentials of hub %s: %w", from.Name, err)
+				return false, false, fmt.Errorf("keeping the credentials of hub %s: %w", from.Name, err)
 			}
 			c.config.Recorder.Eventf(ReasonStandbyCredentialsSaved, "credentials of hub %s kept in secret %s/%s for a switch back", from.Name, ns, name)
 		}
 	}
 	if valid(current, h.To) {
-		return false, nil
+		return false, true, nil
 	}
 	if owner := clientcert.OwnerOf(current); len(current[clientcert.TLSCertSecretKey]) > 0 &&
 		(owner.ClusterName != c.config.ClusterName || owner.AgentName != c.config.AgentName) {
 		// Another writer's credentials: the session's takeover rules and back-off decide when to replace them.
-		return false, nil
+		return false, false, nil
 	}
 	name := c.SecretName(h.To.Name)
 	standby, err := read(name)
 	if err != nil || !valid(standby, h.To) {
-		return false, err
+		return false, false, err
 	}
 	if err := write(c.config.SecretName, standby, nil); err != nil {
-		return false, fmt.Errorf("using the standby credentials of hub %s: %w", h.To.Name, err)
+		return false, false, fmt.Errorf("using the standby credentials of hub %s: %w", h.To.Name, err)
 	}
 	// The session must see them as this process's own, not as a takeover.
 	c.config.BootstrapBackoff.RecordWritten(standby[clientcert.TLSCertSecretKey])
 	c.awaitSecretCache(ctx, standby[clientcert.TLSCertSecretKey])
 	c.config.Recorder.Eventf(ReasonStandbyCredentialsUsed, "hub %s: standby credentials from secret %s/%s written to %s/%s; no CSR needed",
 		h.To.Name, ns, name, ns, c.config.SecretName)
-	return true, nil
+	return true, false, nil
 }
 
 // swapCacheWait bounds how long Swap waits for the agent's Secret informer to show what it wrote.

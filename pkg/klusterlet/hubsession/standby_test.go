@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert"
 	certtesting "github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/clientcert/testing"
@@ -371,5 +372,99 @@ func TestValidStandbySecretReadsThroughALaggingInformer(t *testing.T) {
 	}
 	if _, ok := sc.validStandbySecret(context.Background(), lagging, "absent", hubB, time.Now()); ok {
 		t.Error("an absent Secret judged valid")
+	}
+}
+
+// TestSessionAdoptsStandbyCredentials: a session about to bootstrap (its hub kubeconfig Secret holds the hub
+// left's credentials) writes its hub's valid standby credentials into the Secret itself, trying again after
+// failed requests (the hand-over before it started timed out), and returns once its informer shows them; with
+// no valid standby credentials it writes nothing and returns at once.
+func TestSessionAdoptsStandbyCredentials(t *testing.T) {
+	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	credsA, credsB := credentials(t, caA, hubA, "agent1"), credentials(t, caB, hubB, "agent1")
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	cases := []struct {
+		name      string
+		standbyB  map[string][]byte // hub-b's standby Secret; nil: absent
+		failGets  int               // the first failGets GETs of a Secret fail
+		wantCert  []byte            // tls.crt of the hub kubeconfig Secret afterwards
+		wantEvent bool              // ReasonStandbyCredentialsUsed
+	}{
+		{name: "adopted after two failed reads", standbyB: credsB, failGets: 2, wantCert: credsB[clientcert.TLSCertSecretKey], wantEvent: true},
+		{name: "no standby credentials: nothing written", wantCert: credsA[clientcert.TLSCertSecretKey]},
+		{name: "requests that keep failing: left to the bootstrap", standbyB: credsB, failGets: 100, wantCert: credsA[clientcert.TLSCertSecretKey]},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := []runtime.Object{certtesting.NewSecret(ns, main, credsA)}
+			if tc.standbyB != nil {
+				objs = append(objs, certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), tc.standbyB))
+			}
+			kube := kubefake.NewSimpleClientset(objs...)
+			failed := 0
+			kube.PrependReactor("get", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+				if failed < tc.failGets {
+					failed++
+					return true, nil, apierrors.NewTimeoutError("the spoke apiserver is busy", 1)
+				}
+				return false, nil, nil
+			})
+			c := testConfig()
+			c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName, c.SecretName = kube, ns, "cluster1", "agent1", main
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			factory := informers.NewSharedInformerFactory(kube, 0)
+			c.SecretInformer = factory.Core().V1().Secrets()
+			c.SecretInformer.Informer()
+			factory.Start(ctx.Done())
+			factory.WaitForCacheSync(ctx.Done())
+			recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+			c.Recorder = recorder
+			// The retries wait on the session's clock: stepped whenever something waits on it.
+			fakeClock := testingclock.NewFakeClock(time.Now())
+			c.Clock = fakeClock
+			go func() {
+				for ctx.Err() == nil {
+					if fakeClock.HasWaiters() {
+						fakeClock.Step(adoptRetryDelay * 8)
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}()
+			sc, err := NewStandbyCredentials(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(c, Params{Hub: hubB, Standby: sc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := make(chan struct{}, 1)
+			s.adoptStandby(ctx, changed)
+
+			got, err := kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("secrets"), ns, main)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.(*corev1.Secret).Data[clientcert.TLSCertSecretKey], tc.wantCert) {
+				t.Errorf("the hub kubeconfig Secret holds another certificate than wanted")
+			}
+			if tc.wantEvent {
+				if cached, err := c.SecretInformer.Lister().Secrets(ns).Get(main); err != nil || !bytes.Equal(cached.Data[clientcert.TLSCertSecretKey], tc.wantCert) {
+					t.Errorf("the Secret informer does not show the adopted credentials when adoptStandby returns (err %v)", err)
+				}
+			}
+			used := false
+			for _, e := range recorder.Events() {
+				used = used || e.Reason == ReasonStandbyCredentialsUsed
+			}
+			if used != tc.wantEvent {
+				t.Errorf("%s event: %v, want %v", ReasonStandbyCredentialsUsed, used, tc.wantEvent)
+			}
+			if phase, msg := s.Phase(); phase != PhaseBootstrapping || !strings.Contains(msg, StandbySecretName(main, "hub-b")) {
+				t.Errorf("phase %s %q, want %s naming the standby Secret", phase, msg, PhaseBootstrapping)
+			}
+		})
 	}
 }
