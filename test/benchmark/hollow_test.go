@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	failoverclientset "github.com/klusterlet-failover/klusterlet-failover/pkg/client/clientset/versioned"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -77,7 +78,7 @@ func (b *bench) runHollow(t *testing.T) {
 		"certificates on its spoke and both hubs, so each has its own connections; the agents of a process share its Go runtime, and a "+
 		"spoke apiserver per %d agents. Per N: a fresh hub-a and hub-b (kube-apiserver, etcd, kube-controller-manager signing, OCM's "+
 		"hub controller with auto-approval) and fresh spokes; a FailoverConfig per agent with alternate hub-b and the "+
-		"default timeout and probe interval; hot standby credentials on. The agents start %s "+
+		"default timeout and probe interval; hot standby credentials on; hub-b holds every cluster's ManagedCluster, accepted (as the replicator mirrors it). The agents start %s "+
 		"apart. Join: the processes' start → every ManagedCluster Joined and Available on hub-a (listed every %s). "+
 		"Once every agent reports hub-b's standby credentials Ready, each FailoverConfig gets hubConnectionTimeout %s; "+
 		"%s later both hubs' kube-apiserver CPU is "+
@@ -130,6 +131,17 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	// otherwise leave it for the standby during the join (its apiserver busy past a 10 s timeout), which is not
 	// the scenario; the timeout under test is set once every agent is on hub A with its standby credentials.
 	names := hollow.PrepareOn(t, b.ctx, spokes, dir, hollow.Fleet{Count: n, Prefix: prefix, Primary: hubA, Alternates: []*framework.Hub{hubB}})
+	// Hub B holds every cluster's ManagedCluster, accepted, as the replicator mirrors it to a standby: what the
+	// herd measures is the move of clusters that hub B already manages, not OCM's acceptance of new ones (its
+	// hub controller creating a namespace and RBAC for each).
+	if err := util.ForEach(names, 16, func(name string) error {
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: 60}}
+		_, err := hubB.Cluster.ClusterV1().ManagedClusters().Create(b.ctx, mc, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		t.Fatalf("%s: creating the ManagedClusters on hub-b: %v", prefix, err)
+	}
 	// The bench's own writes (a patch per agent) are not to be held up by client-side rate limits.
 	fos := make([]failoverclientset.Interface, len(spokes))
 	onSpoke := make([][]string, len(spokes)) // agent i is on spokes[i % len(spokes)] (hollow.PrepareOn)

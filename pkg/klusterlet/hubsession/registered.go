@@ -100,23 +100,57 @@ func (s *Session) newHubClients(data map[string][]byte) (hubClients, error) {
 
 // ensureManagedCluster makes sure, with the bootstrap identity's client bootstrapCreate, that the ManagedCluster
 // exists on the hub before the main controllers start: one absent from the hub (its create was cut short when
-// the certificate came first, or it was deleted while the agent was down) must be created first, since without
-// it the hub grants the agent identity nothing and their ManagedCluster informer would never sync. It is
-// bounded by ensureManagedClusterTimeout, so that a slow hub does not hold back the main controllers (the
-// creating controller retries anyway); a failure is logged, a creation announced with ManagedClusterCreated.
+// the certificate came first, it was deleted while the agent was down, or the hub never had it — a switch to a
+// hub the replicator does not mirror to) must be created first, since without it the hub grants the agent
+// identity nothing, and the main controllers, the creating controller among them, wait for a ManagedCluster
+// informer that cannot sync. The first attempt is bounded by ensureManagedClusterTimeout, so that a slow hub does
+// not hold back the main controllers; when it fails, attempts go on in the background (keepEnsuringManagedCluster)
+// until one succeeds or ctx ends. A creation is announced with ManagedClusterCreated.
 func (s *Session) ensureManagedCluster(ctx context.Context, bootstrapCreate clusterv1client.ManagedClustersGetter) {
-	logger := klog.FromContext(ctx)
-	ensureCtx, cancelEnsure := context.WithTimeout(ctx, ensureManagedClusterTimeout)
-	created, err := s.config.Controllers.EnsureManagedCluster(ensureCtx, bootstrapCreate)
-	cancelEnsure()
-	switch {
-	case err != nil:
-		logger.Info("Could not make sure the ManagedCluster exists with the bootstrap identity; the creating controller retries", "err", err)
-	case created:
-		s.config.Recorder.Eventf(managedcluster.ReasonManagedClusterCreated, "ManagedCluster %q created on hub %s before the main controllers start",
-			s.config.ClusterName, s.hub.Name)
-		logger.Info("Created the absent ManagedCluster with the bootstrap identity")
+	if err := s.ensureManagedClusterOnce(ctx, bootstrapCreate, "before the main controllers start"); err != nil {
+		klog.FromContext(ctx).Info("Could not make sure the ManagedCluster exists with the bootstrap identity; trying again in the background", "err", err)
+		go s.keepEnsuringManagedCluster(ctx, bootstrapCreate)
 	}
+}
+
+// Retries of ensureManagedCluster in the background: the first ensureRetryDelay after the failed attempt,
+// doubling up to ensureRetryMaxDelay.
+const (
+	ensureRetryDelay    = time.Second
+	ensureRetryMaxDelay = 30 * time.Second
+)
+
+// keepEnsuringManagedCluster tries ensureManagedClusterOnce until it succeeds or ctx ends, ensureRetryDelay
+// apart, doubling up to ensureRetryMaxDelay, on the session's clock.
+func (s *Session) keepEnsuringManagedCluster(ctx context.Context, bootstrapCreate clusterv1client.ManagedClustersGetter) {
+	delay := ensureRetryDelay
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.config.Clock.After(delay):
+		}
+		err := s.ensureManagedClusterOnce(ctx, bootstrapCreate, "while the main controllers wait for it")
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		klog.FromContext(ctx).V(2).Info("The ManagedCluster could not be made sure of yet", "err", err, "retryIn", delay)
+		delay = min(2*delay, ensureRetryMaxDelay)
+	}
+}
+
+// ensureManagedClusterOnce is one bounded attempt of Controllers.EnsureManagedCluster; it returns its error. when
+// ends the ManagedClusterCreated event's message.
+func (s *Session) ensureManagedClusterOnce(ctx context.Context, bootstrapCreate clusterv1client.ManagedClustersGetter, when string) error {
+	ensureCtx, cancel := context.WithTimeout(ctx, ensureManagedClusterTimeout)
+	defer cancel()
+	created, err := s.config.Controllers.EnsureManagedCluster(ensureCtx, bootstrapCreate)
+	if err == nil && created {
+		s.config.Recorder.Eventf(managedcluster.ReasonManagedClusterCreated, "ManagedCluster %q created on hub %s %s",
+			s.config.ClusterName, s.hub.Name, when)
+		klog.FromContext(ctx).Info("Created the absent ManagedCluster with the bootstrap identity")
+	}
+	return err
 }
 
 // mainControllers are the main phase's informers and controllers; its informers stop with it (shutdown).
