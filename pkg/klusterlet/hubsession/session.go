@@ -185,7 +185,7 @@ func (s *Session) Run(ctx context.Context) error {
 // first adoptRetryDelay after a failed one, doubling; then up to adoptCacheWait for the Secret informer to show
 // credentials Adopt wrote or found.
 const (
-	adoptAttempts   = 4
+	adoptAttempts   = 5
 	adoptRetryDelay = time.Second
 	adoptCacheWait  = 10 * time.Second
 )
