@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -238,6 +239,20 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Where the machine's CPU goes during the herd: hub B's apiserver, the spokes' apiservers, the agents.
+	groups := map[string][]int{"hub-b kube-apiserver": {pidB}}
+	for _, spoke := range spokes {
+		if pid, err := apiserverPID(spoke.URL()); err == nil {
+			groups["spokes' kube-apiservers"] = append(groups["spokes' kube-apiservers"], pid)
+		}
+	}
+	for _, p := range procs {
+		groups["hollow agents"] = append(groups["hollow agents"], p.PID())
+	}
+	groups0, err := cpuOfGroups(groups)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lost := time.Now()
 	hubA.KillAPIServer()
 	firstSeen, err := b.waitAllAvailable(hubB, names, b.failoverTimeout+b.scaleTimeout)
@@ -248,6 +263,15 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	cpu1, err := cpuSeconds(pidB)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if groups1, err := cpuOfGroups(groups); err == nil {
+		var parts []string
+		for _, name := range []string{"hub-b kube-apiserver", "spokes' kube-apiservers", "hollow agents"} {
+			parts = append(parts, fmt.Sprintf("%s %.0f", name, groups1[name]-groups0[name]))
+		}
+		machine := groups1["machine"] - groups0["machine"]
+		b.rep.note(hollowFailoverID(n), "%s: CPU s from the loss to all Available: %s, of %.0f the machine spent busy (%.0f%% of its %d CPUs over %.0f s)",
+			prefix, strings.Join(parts, ", "), machine, 100*machine/(elapsed.Seconds()*float64(runtime.NumCPU())), runtime.NumCPU(), elapsed.Seconds())
 	}
 	newCSRs := 0
 	for name := range b.csrNames(t, hubB) {

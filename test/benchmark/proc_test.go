@@ -90,6 +90,48 @@ func cpuSeconds(pid int) (float64, error) {
 	return float64(utime+stime) / clockTicksPerSecond, nil
 }
 
+// machineCPUSeconds returns the CPU time the whole machine has spent busy since boot (/proc/stat's first line:
+// user, nice, system, irq, softirq and steal), in seconds summed over its CPUs.
+func machineCPUSeconds() (float64, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, fmt.Errorf("reading /proc/stat: %w", err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var busy int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} { // user nice system (idle iowait) irq softirq steal
+		v, err := strconv.ParseInt(fields[i], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: field %d %q: %w", i, fields[i], err)
+		}
+		busy += v
+	}
+	return float64(busy) / clockTicksPerSecond, nil
+}
+
+// cpuOfGroups returns the CPU seconds spent so far by each named group of processes (summed) and, under
+// "machine", by the whole machine; a process that has exited counts 0.
+func cpuOfGroups(groups map[string][]int) (map[string]float64, error) {
+	out := make(map[string]float64, len(groups)+1)
+	for name, pids := range groups {
+		for _, pid := range pids {
+			if s, err := cpuSeconds(pid); err == nil {
+				out[name] += s
+			}
+		}
+	}
+	m, err := machineCPUSeconds()
+	if err != nil {
+		return nil, err
+	}
+	out["machine"] = m
+	return out, nil
+}
+
 // apiserverPID finds the kube-apiserver process serving serverURL (https://127.0.0.1:<port>): envtest starts it
 // with --secure-port=<port>, and the framework does not expose its process.
 func apiserverPID(serverURL string) (int, error) {

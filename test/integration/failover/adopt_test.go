@@ -77,7 +77,7 @@ func freezeHubKubeconfigSecret(t *testing.T, spoke *framework.Spoke) {
 					ResourceNames: []string{klusterlet.DefaultHubKubeconfigSecret},
 					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-						Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}},
+						Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}},
 					},
 				}},
 			},
