@@ -37,8 +37,8 @@ const hollowAgentsPerSpoke = 100
 // all its clusters, every agent stops its session's controllers at once; each library-go controller's worker
 // spins while its queue's ShutDown waits for client-go's workqueue-metrics goroutine to be scheduled, so in one
 // runtime with hundreds of agents those stops starve each other (measured: 80% of a 300-agent process's CPU for
-// the first 30 s of the herd). Separate agents are separate runtimes; ten per process keeps that cost what it
-// is for one agent while the fleet still fits in memory.
+// the first 30 s of the herd). Separate agents are separate runtimes; at ten per process the herd's hand-overs no
+// longer time out, and a thousand agents still fit in memory.
 const hollowAgentsPerProcess = 10
 
 // hollowSteadyWindow is how long both hubs' apiserver CPU is measured with every agent on hub A.
@@ -167,11 +167,15 @@ func (b *bench) hollowOnce(t *testing.T, n int) {
 	start := time.Now()
 	procs := make([]*framework.AgentProcess, (n+hollowAgentsPerProcess-1)/hollowAgentsPerProcess)
 	for i := range procs {
-		// Each process starts its agents len(procs) intervals apart: the fleet starts one every interval.
+		// Process i starts i intervals after the first and its agents len(procs) intervals apart: the fleet
+		// starts one agent every interval.
 		procs[i] = framework.StartAgentProcess(t, fmt.Sprintf("%s-%d", prefix, i), binary, []string{"--dir=" + dir,
 			fmt.Sprintf("--shard=%d", i), fmt.Sprintf("--shards=%d", len(procs)),
 			"--start-interval=" + (hollowStartInterval * time.Duration(len(procs))).String(), "--", "--spoke-external-server-urls=" + spokes[0].URL()})
 		defer procs[i].Stop()
+		if err := b.sleep(hollowStartInterval); err != nil {
+			t.Fatal("interrupted")
+		}
 	}
 	logTails := func(lines int) string {
 		var out strings.Builder

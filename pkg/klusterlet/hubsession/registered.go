@@ -134,13 +134,13 @@ func (s *Session) keepEnsuringManagedCluster(ctx context.Context, bootstrapCreat
 		if err == nil || ctx.Err() != nil {
 			return
 		}
-		klog.FromContext(ctx).V(2).Info("The ManagedCluster could not be made sure of yet", "err", err, "retryIn", delay)
 		delay = min(2*delay, ensureRetryMaxDelay)
+		klog.FromContext(ctx).V(2).Info("The ManagedCluster could not be made sure of yet", "err", err, "retryIn", delay)
 	}
 }
 
-// ensureManagedClusterOnce is one bounded attempt of Controllers.EnsureManagedCluster; it returns its error. when
-// ends the ManagedClusterCreated event's message.
+// ensureManagedClusterOnce is one bounded attempt of Controllers.EnsureManagedCluster; it returns its error. The
+// ManagedClusterCreated event's message ends with when.
 func (s *Session) ensureManagedClusterOnce(ctx context.Context, bootstrapCreate clusterv1client.ManagedClustersGetter, when string) error {
 	ensureCtx, cancel := context.WithTimeout(ctx, ensureManagedClusterTimeout)
 	defer cancel()

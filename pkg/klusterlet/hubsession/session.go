@@ -181,33 +181,36 @@ func (s *Session) Run(ctx context.Context) error {
 	return nil
 }
 
-// Adopting standby credentials from the session: at most adoptAttempts tries of StandbyCredentials.Adopt, the
-// first adoptRetryDelay after a failed one, doubling; then up to adoptCacheWait for the Secret informer to show
-// credentials Adopt wrote or found.
+// Adopting standby credentials from the session: at most adoptAttempts tries of StandbyCredentials.Adopt, each
+// bounded by adoptAttemptTimeout (the hand-over's own bound), the first adoptRetryDelay after a failed one,
+// doubling (1+2+4+8 s: a spoke apiserver busy with a herd gets 15 s before the session sends a CSR instead); then
+// up to adoptCacheWait for the Secret informer to show credentials valid for the hub.
 const (
-	adoptAttempts   = 5
-	adoptRetryDelay = time.Second
-	adoptCacheWait  = 10 * time.Second
+	adoptAttempts       = 5
+	adoptAttemptTimeout = 10 * time.Second
+	adoptRetryDelay     = time.Second
+	adoptCacheWait      = 10 * time.Second
 )
 
 // adoptStandby runs before the session's first bootstrap that was not forced: the hand-over made before the
 // session started (StandbyCredentials.Swap, bounded) can time out when the spoke apiserver is slow — a hub lost
 // with all its clusters —, and a bootstrap would then send a CSR to the new hub although valid credentials of
 // it wait in its standby Secret. A request that fails is tried again (adoptAttempts); when the Secret is valid
-// for this hub as the cluster holds it, the session waits for its informer to show that (a change event, at
-// most adoptCacheWait) and its loop decides again. It returns at once when Adopt finds nothing to adopt.
+// for this hub as the cluster holds it, the session waits until its informer shows credentials valid for the hub
+// (checked at every change, at most adoptCacheWait), and its loop decides again. It returns at once when Adopt
+// finds nothing to adopt.
 func (s *Session) adoptStandby(ctx context.Context, changed <-chan struct{}) {
 	logger := klog.FromContext(ctx)
 	s.setPhase(PhaseBootstrapping, fmt.Sprintf("hub %s: looking for standby credentials of this hub in secret %s/%s before a CSR",
 		s.hub.Name, s.config.Namespace, StandbySecretName(s.config.SecretName, s.hub.Name)))
 	delay := adoptRetryDelay
 	for attempt := 1; ; attempt++ {
-		valid, err := s.standby.Adopt(ctx, s.hub)
+		attemptCtx, cancel := context.WithTimeout(ctx, adoptAttemptTimeout)
+		valid, err := s.standby.Adopt(attemptCtx, s.hub)
+		cancel()
 		if err == nil {
-			now := s.config.Clock.Now()
-			if valid && clientcert.CheckHubKubeconfig(s.secretData(), s.config.ClusterName, s.config.AgentName, s.hub.Bootstrap.Hub, now) != nil {
-				logger.Info("The hub kubeconfig Secret holds this hub's credentials; waiting for the Secret informer to show them")
-				s.waitChangedAtMost(ctx, changed, adoptCacheWait)
+			if valid {
+				s.awaitInformerValid(ctx, changed, adoptCacheWait)
 			}
 			return
 		}
@@ -215,23 +218,32 @@ func (s *Session) adoptStandby(ctx context.Context, changed <-chan struct{}) {
 			logger.Info("Could not adopt this hub's standby credentials; bootstrapping", "attempts", attempt, "err", err)
 			return
 		}
+		timer := s.config.Clock.NewTimer(delay)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return
-		case <-s.config.Clock.After(delay):
+		case <-timer.C():
 		}
 		delay *= 2
 	}
 }
 
-// waitChangedAtMost waits for a change of the Secret, ctx's end or d on the session's clock.
-func (s *Session) waitChangedAtMost(ctx context.Context, changed <-chan struct{}, d time.Duration) {
+// awaitInformerValid waits until the Secret informer holds credentials valid for the session's hub, checking at
+// every change of the Secret, for at most d on the session's clock or until ctx ends.
+func (s *Session) awaitInformerValid(ctx context.Context, changed <-chan struct{}, d time.Duration) {
 	timer := s.config.Clock.NewTimer(d)
 	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-changed:
-	case <-timer.C():
+	for clientcert.CheckHubKubeconfig(s.secretData(), s.config.ClusterName, s.config.AgentName, s.hub.Bootstrap.Hub, s.config.Clock.Now()) != nil {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-timer.C():
+			klog.FromContext(ctx).Info("The Secret informer has not shown this hub's credentials; the session decides on what it shows",
+				"waited", d)
+			return
+		}
 	}
 }
 

@@ -468,3 +468,60 @@ func TestSessionAdoptsStandbyCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionAdoptionWaitsForItsInformer: when the hub kubeconfig Secret already holds this hub's credentials in the
+// cluster but the session's informer still shows the hub left's, adoptStandby returns only once the informer shows
+// them — a change event that brings nothing new (the informer's initial Add) does not end the wait.
+func TestSessionAdoptionWaitsForItsInformer(t *testing.T) {
+	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	credsA, credsB := credentials(t, caA, hubA, "agent1"), credentials(t, caB, hubB, "agent1")
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	cluster := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, credsB))  // as the cluster holds it
+	informed := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, credsA)) // what the informer shows so far
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName, c.SecretName = cluster, ns, "cluster1", "agent1", main
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	factory := informers.NewSharedInformerFactory(informed, 0)
+	c.SecretInformer = factory.Core().V1().Secrets()
+	c.SecretInformer.Informer()
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	c.Clock = testingclock.NewFakeClock(time.Now()) // never stepped: the wait ends by the informer only
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(c, Params{Hub: hubB, Standby: sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan struct{}, 1)
+	changed <- struct{}{} // the informer's initial Add, not consumed yet
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.adoptStandby(ctx, changed)
+	}()
+	select {
+	case <-done:
+		t.Fatal("adoptStandby returned while the informer still shows the hub left's credentials")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := informed.CoreV1().Secrets(ns).Update(ctx, certtesting.NewSecret(ns, main, credsB), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if cached, err := c.SecretInformer.Lister().Secrets(ns).Get(main); err == nil && bytes.Equal(cached.Data[clientcert.TLSCertSecretKey], credsB[clientcert.TLSCertSecretKey]) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	changed <- struct{}{}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("adoptStandby did not return once the informer showed this hub's credentials")
+	}
+}

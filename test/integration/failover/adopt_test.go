@@ -42,7 +42,8 @@ func TestStandbyCredentialsAdoptedWhenTheHandOverFails(t *testing.T) {
 	freezeHubKubeconfigSecret(t, b.spoke)
 	csrsBefore := util.CSRNames(t, b.hubB, clusterName)
 	b.hubA.StopAPIServer()
-	b.waitEvent(t, failover.ReasonStandbyCredentialsSwapFailed)
+	// The switch comes after the connection timeout and the detection.
+	util.WaitForEventCount(t, b.spoke, failover.ReasonStandbyCredentialsSwapFailed, 1, shortConnectionTimeout+failoverSlack)
 	unfreezeHubKubeconfigSecret(t, b.spoke)
 
 	util.WaitForClusterAvailable(t, b.hubB, clusterName, shortConnectionTimeout+failoverSlack)
