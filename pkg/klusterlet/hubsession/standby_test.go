@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
+	corev1informers "k8s.io/client-go/informers/core/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
@@ -34,6 +35,16 @@ func standbyTestHub(t *testing.T, name, server string) (Hub, *certtesting.CA) {
 	}
 	info := clientcert.HubInfo{Server: server, CAData: ca.CertPEM}
 	return Hub{Name: name, Bootstrap: &clientcert.BootstrapKubeconfig{Source: name, Hub: info, RestConfig: &rest.Config{Host: server}}}, ca
+}
+
+// startedSecretInformer returns a Secret informer of kube, started and synced; it stops with ctx.
+func startedSecretInformer(ctx context.Context, kube *kubefake.Clientset) corev1informers.SecretInformer {
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	secrets := factory.Core().V1().Secrets()
+	secrets.Informer()
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return secrets
 }
 
 func credentials(t *testing.T, ca *certtesting.CA, h Hub, agent string) map[string][]byte {
@@ -111,11 +122,7 @@ func TestStandbySwap(t *testing.T) {
 			c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			factory := informers.NewSharedInformerFactory(kube, 0)
-			c.SecretInformer = factory.Core().V1().Secrets()
-			c.SecretInformer.Informer()
-			factory.Start(ctx.Done())
-			factory.WaitForCacheSync(ctx.Done())
+			c.SecretInformer = startedSecretInformer(ctx, kube)
 			recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 			c.Recorder = recorder
 			sc, err := NewStandbyCredentials(c)
@@ -388,12 +395,13 @@ func TestSessionAdoptsStandbyCredentials(t *testing.T) {
 		name      string
 		standbyB  map[string][]byte // hub-b's standby Secret; nil: absent
 		failGets  int               // the first failGets GETs of a Secret fail
+		wantGets  int               // failed GETs seen: one per failed attempt, at most adoptAttempts
 		wantCert  []byte            // tls.crt of the hub kubeconfig Secret afterwards
 		wantEvent bool              // ReasonStandbyCredentialsUsed
 	}{
-		{name: "adopted after two failed reads", standbyB: credsB, failGets: 2, wantCert: credsB[clientcert.TLSCertSecretKey], wantEvent: true},
+		{name: "adopted after two failed reads", standbyB: credsB, failGets: 2, wantGets: 2, wantCert: credsB[clientcert.TLSCertSecretKey], wantEvent: true},
 		{name: "no standby credentials: nothing written", wantCert: credsA[clientcert.TLSCertSecretKey]},
-		{name: "requests that keep failing: left to the bootstrap", standbyB: credsB, failGets: 100, wantCert: credsA[clientcert.TLSCertSecretKey]},
+		{name: "requests that keep failing: left to the bootstrap", standbyB: credsB, failGets: 100, wantGets: adoptAttempts, wantCert: credsA[clientcert.TLSCertSecretKey]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -414,11 +422,7 @@ func TestSessionAdoptsStandbyCredentials(t *testing.T) {
 			c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName, c.SecretName = kube, ns, "cluster1", "agent1", main
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			factory := informers.NewSharedInformerFactory(kube, 0)
-			c.SecretInformer = factory.Core().V1().Secrets()
-			c.SecretInformer.Informer()
-			factory.Start(ctx.Done())
-			factory.WaitForCacheSync(ctx.Done())
+			c.SecretInformer = startedSecretInformer(ctx, kube)
 			recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 			c.Recorder = recorder
 			// The retries wait on the session's clock: stepped whenever something waits on it.
@@ -442,6 +446,9 @@ func TestSessionAdoptsStandbyCredentials(t *testing.T) {
 			}
 			changed := make(chan struct{}, 1)
 			s.adoptStandby(ctx, changed)
+			if failed != tc.wantGets {
+				t.Errorf("%d failed reads, want %d (attempts are retried, at most %d)", failed, tc.wantGets, adoptAttempts)
+			}
 
 			got, err := kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("secrets"), ns, main)
 			if err != nil {
@@ -483,11 +490,7 @@ func TestSessionAdoptionWaitsForItsInformer(t *testing.T) {
 	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName, c.SecretName = cluster, ns, "cluster1", "agent1", main
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	factory := informers.NewSharedInformerFactory(informed, 0)
-	c.SecretInformer = factory.Core().V1().Secrets()
-	c.SecretInformer.Informer()
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
+	c.SecretInformer = startedSecretInformer(ctx, informed)
 	c.Clock = testingclock.NewFakeClock(time.Now()) // never stepped: the wait ends by the informer only
 	sc, err := NewStandbyCredentials(c)
 	if err != nil {
