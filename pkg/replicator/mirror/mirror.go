@@ -259,7 +259,8 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		}
 	}
 
-	// A copy never holds deletes: an original taken over drops the replicator's finalizer.
+	// A copy on a hub that is not its cluster's source holds no deletes: an original taken over drops the
+	// replicator's finalizer (the source's objects get it: HoldPatch, MarkPatch, HoldCopyPatch).
 	if finalizers := out.GetFinalizers(); slices.Contains(finalizers, FinalizerDeleteCopies) {
 		out.SetFinalizers(withoutDeleteCopies(finalizers))
 	}
@@ -735,13 +736,14 @@ func copiesMeta(src *unstructured.Unstructured, hubs []string) map[string]any {
 // also after OCM's work agent finished it there).
 const FinalizerDeleteCopies = "failover.open-cluster-management.io/delete-copies"
 
-// MarkPatch returns the JSON merge patch (RFC 7386) that marks src, the object of kind k on its source hub, held
-// on the hubs of holding: for an original, CopiesPatch's AnnotationHasCopies; for a kind that HoldsDeletes with
-// a copy somewhere (or, for src a copy, the source's after a failover, with another hub holding its object),
-// FinalizerDeleteCopies added to its finalizers (with src's metadata.resourceVersion as a precondition, since the
-// list is written whole): a delete made on the hub the cluster moved to is then seen, also while the replicator
-// is down, and reaches the original it was made from (Decide, rule 2). It returns nil when src needs neither or
-// is being deleted.
+// MarkPatch returns the JSON merge patch (RFC 7386) that marks src, a cluster's object of kind k on its source
+// hub, held on the hubs of holding: for an original, CopiesPatch's AnnotationHasCopies; for a kind that
+// HoldsDeletes, FinalizerDeleteCopies added to its finalizers (with src's metadata.uid and resourceVersion as
+// preconditions, since the list is written whole) when src is an original with a copy somewhere, or a copy (the
+// source's object after a failover: its original is on the hub the cluster left, which may be down and is still
+// a copy to reach). A delete made on the hub the cluster moved to is then seen, also while the replicator is
+// down, and reaches the original it was made from (Decide, rule 2). It returns nil when src needs neither or is
+// being deleted. HoldCopyPatch is the hold alone.
 func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte {
 	if src == nil || src.GetDeletionTimestamp() != nil {
 		return nil
@@ -750,7 +752,7 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	hasCopies := len(holding) > 0 || len(CopiesOn(src)) > 0
+	hasCopies := len(holding) > 0 || len(CopiesOn(src)) > 0 || IsCopy(src)
 	finalizers := src.GetFinalizers()
 	if HoldsDeletes(k) && hasCopies && !slices.Contains(finalizers, FinalizerDeleteCopies) {
 		meta["uid"] = string(src.GetUID())
@@ -761,6 +763,25 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 		return nil
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": meta})
+	return patch
+}
+
+// HoldCopyPatch returns the JSON merge patch (RFC 7386) that adds FinalizerDeleteCopies to obj, a copy of kind k
+// on the hub that is (or is about to be) its cluster's source, with obj's metadata.uid and resourceVersion as
+// preconditions; nil when k does not HoldsDeletes, or obj is nil, no copy, never mirrored (Excluded: a hub's
+// generated object), being deleted, or held already. The replicator writes it on every such copy before it lifts the fence of the
+// cluster's namespace on that hub: no user can delete a copy there that the replicator would not see deleted,
+// also if it is stopped or cut off from that hub just after.
+func HoldCopyPatch(k Kind, obj *unstructured.Unstructured) []byte {
+	if !HoldsDeletes(k) || obj == nil || !IsCopy(obj) || Excluded(k, obj) || obj.GetDeletionTimestamp() != nil ||
+		slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies) {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":             string(obj.GetUID()),
+		"resourceVersion": obj.GetResourceVersion(),
+		"finalizers":      append(slices.Clone(obj.GetFinalizers()), FinalizerDeleteCopies),
+	}})
 	return patch
 }
 

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,7 +19,8 @@ import (
 // the object the replicator saw on the source (nil: none, see Deleted).
 //
 // The Decision's action applies to the source's object: ActionCreate and ActionUpdate write Decision.Object
-// there (a copy marked as made from oldHub, which Decide then has oldHub take over as usual), ActionDelete
+// there (a copy marked as made from oldHub, holding deletes when k HoldsDeletes, which Decide then has oldHub
+// take over as usual), ActionDelete
 // deletes src. Only a cluster's namespaced objects that a user made are written back: never its ManagedCluster
 // (each hub's controllers and the agent write it), an Excluded object, or a generated one (ownerReferences, or
 // ManifestWorkReplicaSetLabel: a controller made it, and acts on the old hub when the cluster leaves it; the
@@ -56,7 +58,7 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	}
 	if src == nil {
 		if !IsCopy(old) && !deleted.Explains(old) {
-			return Decision{Action: ActionCreate, Object: WithSourceWrittenAt(Desired(k, old, nil, oldHub, nil), oldWrittenAt)}
+			return Decision{Action: ActionCreate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, nil, oldHub, nil), oldWrittenAt))}
 		}
 		return none
 	}
@@ -67,7 +69,16 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	if err != nil || !oldWrittenAt.Truncate(time.Second).After(copied) {
 		return none
 	}
-	return Decision{Action: ActionUpdate, Object: WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), oldWrittenAt)}
+	return Decision{Action: ActionUpdate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), oldWrittenAt))}
+}
+
+// heldCopy returns obj, a copy written on its cluster's source, with FinalizerDeleteCopies when k HoldsDeletes
+// (Desired drops it from a copy): the source's object holds deletes from its first write (HoldCopyPatch).
+func heldCopy(k Kind, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if HoldsDeletes(k) && !slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies) {
+		obj.SetFinalizers(append(slices.Clone(obj.GetFinalizers()), FinalizerDeleteCopies))
+	}
+	return obj
 }
 
 // generated reports whether a controller made obj: it has ownerReferences, or is a ManifestWorkReplicaSet's

@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -217,6 +218,10 @@ func TestDecideWriteBack(t *testing.T) {
 				if got, want := d.Object.GetAnnotations()[mirror.AnnotationSourceWrittenAt], oldWrittenAt.UTC().Format(time.RFC3339); got != want {
 					t.Errorf("%s = %q, want the old object's last write %q", mirror.AnnotationSourceWrittenAt, got, want)
 				}
+				if held := slices.Contains(d.Object.GetFinalizers(), mirror.FinalizerDeleteCopies); held != mirror.HoldsDeletes(kk) {
+					t.Errorf("written object holds deletes (%s): %v, want %v: the source's copy of a kind that holds deletes holds them from its first write",
+						mirror.FinalizerDeleteCopies, held, mirror.HoldsDeletes(kk))
+				}
 				if d.Action == mirror.ActionUpdate && d.Object.GetResourceVersion() != tc.src.GetResourceVersion() {
 					t.Errorf("update carries resourceVersion %q, want the source's %q (optimistic concurrency)", d.Object.GetResourceVersion(), tc.src.GetResourceVersion())
 				}
@@ -330,7 +335,10 @@ func TestMarkAndReleasePatches(t *testing.T) {
 		{"a copy on its cluster's source (after a failover) held by another hub: the finalizer only, no has-copies", mw,
 			mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), []string{hubB},
 			`{"metadata":{"finalizers":["cluster.open-cluster-management.io/manifest-work-cleanup","failover.open-cluster-management.io/delete-copies"],"resourceVersion":"2001","uid":"uid-1"}}`},
-		{"a copy held nowhere: nothing", mw, mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), nil, ""},
+		{"a copy on its cluster's source that no other ready hub holds (the hub it was made from is down): held all the same", mw,
+			mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), nil,
+			`{"metadata":{"finalizers":["cluster.open-cluster-management.io/manifest-work-cleanup","failover.open-cluster-management.io/delete-copies"],"resourceVersion":"2001","uid":"uid-1"}}`},
+		{"a copy held already: nothing", mw, mod(withOurs, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), nil, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -358,7 +366,31 @@ func TestMarkAndReleasePatches(t *testing.T) {
 		t.Errorf("ReleasePatch without the finalizer = %s, want nil", p)
 	}
 
-	// An original taken over as a copy drops the finalizer (copies never hold deletes); others stay.
+	// HoldCopyPatch: the hold alone, on a copy only.
+	aCopy := mod(original, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) })
+	holdCases := []struct {
+		name string
+		k    mirror.Kind
+		obj  *unstructured.Unstructured
+		want string
+	}{
+		{"a copy: the finalizer, uid and resourceVersion preconditions", mw, aCopy,
+			`{"metadata":{"finalizers":["` + workAgent + `","` + mirror.FinalizerDeleteCopies + `"],"resourceVersion":"2001","uid":"uid-1"}}`},
+		{"a copy held already", mw, mod(aCopy, func(m map[string]any) { meta(m)["finalizers"] = []any{mirror.FinalizerDeleteCopies} }), ""},
+		{"a copy being deleted", mw, mod(aCopy, deleting), ""},
+		{"an original (held before its first copy: HoldPatch)", mw, original, ""},
+		{"a generated ManifestWork (an add-on's)", mw, mod(aCopy, func(m map[string]any) { setLabel(m, mirror.AddonNameLabel, "helloworld") }), ""},
+		{"a ManagedCluster (cluster-scoped)", kind(t, failoverv1alpha1.KindManagedCluster),
+			mod(mcSource(), func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) }), ""},
+		{"nil", mw, nil, ""},
+	}
+	for _, tc := range holdCases {
+		if got := string(mirror.HoldCopyPatch(tc.k, tc.obj)); got != tc.want {
+			t.Errorf("HoldCopyPatch, %s:\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+
+	// An original taken over as a copy on another hub drops the finalizer (only the source's objects hold deletes); others stay.
 	d := mirror.Desired(mw, mwSource(), withOurs, hubB, nil)
 	if got := d.GetFinalizers(); len(got) != 1 || got[0] != workAgent {
 		t.Errorf("Desired over an original with the finalizer: finalizers %v, want [%s]", got, workAgent)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
@@ -87,7 +88,8 @@ func whoAmI(ctx context.Context, h *hubconn.Hub) (string, error) {
 
 // syncFenceMarks keeps the fence marks (fence.NamespaceMark) of cluster's namespace on every ready hub: on the
 // cluster's source hub none, on every other the source's name and since when. A namespace that does not exist
-// yet is created with its marks. Marks already written are remembered per hub until the hub is lost.
+// yet is created with its marks. Marks already written are remembered per hub until the hub is lost. The source's
+// marks are lifted only once every copy there holds deletes (holdCopies); until then users stay fenced out.
 func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string, since time.Time) error {
 	var errs []error
 	for _, h := range c.opts.Hubs {
@@ -103,6 +105,15 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 		c.mu.Unlock()
 		if known && have == want {
 			continue
+		}
+		if want == "" {
+			held, err := c.holdCopies(ctx, h, cluster)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if !held {
+				continue
+			}
 		}
 		markedSource := source
 		if h.Name() == source {
@@ -121,6 +132,47 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 		c.mu.Unlock()
 	}
 	return errors.Join(errs...)
+}
+
+// holdCopyRetry is how long after a hold refused because the hub's cache was behind holdCopies tries again.
+const holdCopyRetry = time.Second
+
+// holdCopies writes mirror.HoldCopyPatch on each copy of cluster's objects on hub h, the cluster's source, that
+// does not hold deletes yet (the copies written before they were held from the start, and those the write-back
+// just wrote): the user who may delete them once the fence is lifted makes a delete the replicator sees, also if
+// it is stopped or cut off from h right after, and that reaches the original on the hub the cluster left
+// (mirror.Decide, rule 2) instead of being taken for a copy h lost. held reports whether every such copy is held
+// now; a write refused because h's cache is behind (409) is tried again after holdCopyRetry (the ManagedCluster's
+// key is queued), another failure is returned.
+func (c *Controller) holdCopies(ctx context.Context, h *hubconn.Hub, cluster string) (held bool, err error) {
+	held = true
+	var errs []error
+	for _, k := range c.opts.Kinds {
+		if !k.Namespaced || !h.Serves(k.Name) {
+			continue
+		}
+		for _, n := range h.List(k.Name, cluster) {
+			obj, _ := h.Peek(k.Name, n.Namespace, n.Name)
+			patch := mirror.HoldCopyPatch(k, obj)
+			if patch == nil {
+				continue
+			}
+			_, err := h.Client().Resource(k.GVR).Namespace(n.Namespace).Patch(ctx, n.Name, types.MergePatchType, patch,
+				metav1.PatchOptions{FieldManager: FieldManager})
+			switch {
+			case err == nil, apierrors.IsNotFound(err):
+				continue
+			case apierrors.IsConflict(err):
+				c.queue.AddAfter(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster}, holdCopyRetry)
+			default:
+				h.ReportError(err)
+				metrics.WriteErrors.WithLabelValues(string(k.Name), h.Name()).Inc()
+				errs = append(errs, fmt.Errorf("holding the deletes of copy %s/%s of %s on hub %s before lifting the fence: %w", n.Namespace, n.Name, k.Name, h.Name(), err))
+			}
+			held = false
+		}
+	}
+	return held, errors.Join(errs...)
 }
 
 // markNamespace merge-patches namespace name on h with patch. A namespace not there yet is created with patch's

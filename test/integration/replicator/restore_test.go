@@ -2,6 +2,7 @@ package replicator_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,4 +185,60 @@ func twoHubsLeased(t *testing.T, cluster, work string) (hubA, hubBHub *framework
 	r = setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{},
 		namedHub{name: "hub-a", hub: hubA}, namedHub{name: hubB, hub: hubBHub})
 	return hubA, hubBHub, stopOnA, r
+}
+
+// TestDeleteOnTheNewSourceWhileTheReplicatorIsDown: hub A dies, the cluster moves to hub B, and the replicator
+// lifts B's fence; then the replicator stops, and a user deletes B's copy of a ManifestWork. Nobody sees that
+// delete happen, and A, the only other hub, was down when B became the source. B's copy held deletes before the
+// fence was lifted, so the delete waits (Terminating) for the replicator: once it and A are back, A's original
+// is deleted, B's copy finishes, and nothing is written back (`make chaos` seed 7: the work came back on every
+// hub and the spoke). The test plays the agent by renewing the cluster's lease.
+func TestDeleteOnTheNewSourceWhileTheReplicatorIsDown(t *testing.T) {
+	const cluster, work = "held1", "deleted-on-b"
+	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, work)
+	defer stopOnA()
+	r.start()
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	original := waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "the original marked",
+		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
+	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
+
+	// Hub A dies; the cluster moves to B, which the replicator makes the source and unfences.
+	stopOnA()
+	hubA.StopAPIServer()
+	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
+	defer stopOnB()
+	r.waitStatus(replicationTimeout, "hub-b the cluster's source", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, hubB).SourceClusters == 1
+	})
+	waitNamespaceMark(t, hubBHub, cluster, "")
+
+	// The replicator stops; a user deletes the work on B, where the cluster is.
+	r.stop()
+	deleteObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, work)
+	held, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManifestWork), cluster, work)
+	if err != nil || held == nil || held.GetDeletionTimestamp() == nil {
+		t.Fatalf("hub-b's %s after the user's delete: %s (err %v), want it held Terminating by %s until the replicator saw it",
+			work, describe(held), err, mirror.FinalizerDeleteCopies)
+	}
+
+	// A and the replicator return: the delete reaches A's original, and B's copy goes.
+	hubA.StartAPIServer()
+	r.start()
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "hub-a's original deleted",
+		func(o *unstructured.Unstructured) bool { return o == nil || o.GetUID() != original.GetUID() })
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, work, replicationTimeout, "hub-b's copy gone", absent)
+	for i := 0; i < 5; i++ {
+		for _, h := range []*framework.Hub{hubA, hubBHub} {
+			if obj, err := getObj(h, mustKind(failoverv1alpha1.KindManifestWork), cluster, work); err != nil || obj != nil {
+				t.Fatalf("hub %s holds %s again after the user deleted it: %s (err %v)", h.Name, work, describe(obj), err)
+			}
+		}
+		time.Sleep(2 * time.Second)
+	}
+	for _, m := range r.events(replication.ReasonWrittenBack) {
+		if strings.Contains(m, work) {
+			t.Errorf("WrittenBack event for the deleted work: %s", m)
+		}
+	}
 }
