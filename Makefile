@@ -33,8 +33,9 @@ build: ## Build the agent binary into _output/bin.
 
 test: test-unit test-integration ## Unit tests, then the integration suites on real control planes.
 
-test-unit: ## Unit tests (fake clients, fake clocks), and the benchmark reports' own (no control plane).
-	$(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./test/framework/... ./test/images/...
+test-unit: ## Unit tests (fake clients, fake clocks), the alert rules' (promtool, from Debian's prometheus package), and the benchmark reports' own (no control plane).
+	promtool="$$(hack/install-promtool.sh)" || exit 1; \
+	PROMTOOL="$$promtool" $(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./test/framework/... ./test/images/...
 	$(GO) test -count=1 -tags bench -skip '^TestBenchmark$$' ./test/benchmark/
 
 test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd, OCM's registration, work, registration-operator, addon and placement, and ocm-webhooks, from source (cached).

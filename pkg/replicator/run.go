@@ -196,8 +196,20 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 				}
 			}
 		}
-		o.writeStatus(ctx, replClient, rc, running.hubStatus(), running.snapshot(), "", clk.Now())
+		snap := running.snapshot()
+		recordSnapshot(snap)
+		o.writeStatus(ctx, replClient, rc, running.hubStatus(), snap, "", clk.Now())
 	}
+}
+
+// recordSnapshot sets the gauges that come from the controller's snapshot: metrics.ObjectsBehind (a hub not
+// ready, or no longer configured, has no series) and metrics.ClustersOnSeveralHubs.
+func recordSnapshot(snap replication.Snapshot) {
+	metrics.ObjectsBehind.Reset()
+	for hub, n := range snap.Behind {
+		metrics.ObjectsBehind.WithLabelValues(hub).Set(float64(n))
+	}
+	metrics.ClustersOnSeveralHubs.Set(float64(len(snap.OnSeveralHubs)))
 }
 
 // writeStatus builds and writes the status of rc; on a conflict (the informer's copy is stale, as for a while

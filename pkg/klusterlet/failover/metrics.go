@@ -21,6 +21,11 @@ const (
 	// MetricStandbyProbeResult is a gauge vector labelled "hub", "result" (a HubProbeResult): 1 for the latest
 	// result of the hub's standby probe, 0 for the other results.
 	MetricStandbyProbeResult = "klusterlet_failover_standby_probe_result"
+	// MetricStandbyCredentials is a gauge vector labelled "hub", "state" (a StandbyCredentialsState: Ready,
+	// Pending, Refused): 1 for the state of the hot standby credentials the agent keeps for that standby hub, 0
+	// for the other states. A hub without standby credentials (the active hub, standby credentials off) has no
+	// series.
+	MetricStandbyCredentials = "klusterlet_failover_standby_credentials"
 	// MetricLastFailoverTimestampSeconds is a gauge: Unix time in seconds of the last completed switch.
 	MetricLastFailoverTimestampSeconds = "klusterlet_failover_last_failover_timestamp_seconds"
 	// MetricClientCertificateExpirationTimestampSeconds is a gauge: Unix time in seconds at which the client
@@ -38,6 +43,7 @@ type Metrics struct {
 	activeHub         *metrics.GaugeVec
 	failovers         *metrics.CounterVec
 	probeResult       *metrics.GaugeVec
+	standbyCreds      *metrics.GaugeVec
 	lastFailover      *metrics.Gauge
 	certificateExpiry *metrics.Gauge
 	addOnExpiry       *metrics.GaugeVec
@@ -83,6 +89,11 @@ func NewMetrics(register func(...metrics.Registerable)) *Metrics {
 			Help:           "1 for the latest standby probe result of each hub, 0 for the other results.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"hub", "result"}),
+		standbyCreds: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Name:           MetricStandbyCredentials,
+			Help:           "1 for the state of the hot standby credentials kept for each standby hub (Ready, Pending, Refused), 0 for the other states.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"hub", "state"}),
 		lastFailover: metrics.NewGauge(&metrics.GaugeOpts{
 			Name:           MetricLastFailoverTimestampSeconds,
 			Help:           "Unix time in seconds of the last completed switch between hubs.",
@@ -101,7 +112,7 @@ func NewMetrics(register func(...metrics.Registerable)) *Metrics {
 		activeHubSeries: map[string]struct{}{},
 		addOnSeries:     map[[2]string]struct{}{},
 	}
-	register(m.activeHub, m.failovers, m.probeResult, m.lastFailover, m.certificateExpiry, m.addOnExpiry)
+	register(m.activeHub, m.failovers, m.probeResult, m.standbyCreds, m.lastFailover, m.certificateExpiry, m.addOnExpiry)
 	return m
 }
 
@@ -133,6 +144,26 @@ func (m *Metrics) SetStandbyProbeResult(hub string, result failoverv1alpha1.HubP
 			v = 1
 		}
 		m.probeResult.WithLabelValues(hub, string(r)).Set(v)
+	}
+}
+
+// standbyCredentialsStates are the values of the "state" label of MetricStandbyCredentials.
+var standbyCredentialsStates = []failoverv1alpha1.StandbyCredentialsState{
+	failoverv1alpha1.StandbyCredentialsReady, failoverv1alpha1.StandbyCredentialsPending, failoverv1alpha1.StandbyCredentialsRefused,
+}
+
+// SetStandbyCredentials records the state of the standby credentials kept for hub: 1 for state, 0 for the other
+// states; an empty state removes hub's series (no standby credentials are kept for it any more).
+func (m *Metrics) SetStandbyCredentials(hub string, state failoverv1alpha1.StandbyCredentialsState) {
+	for _, s := range standbyCredentialsStates {
+		switch {
+		case state == "":
+			m.standbyCreds.DeleteLabelValues(hub, string(s))
+		case s == state:
+			m.standbyCreds.WithLabelValues(hub, string(s)).Set(1)
+		default:
+			m.standbyCreds.WithLabelValues(hub, string(s)).Set(0)
+		}
 	}
 }
 
@@ -173,6 +204,7 @@ func (m *Metrics) ForgetHub(hub string) {
 	for _, r := range StandbyProbeResults() {
 		m.probeResult.DeleteLabelValues(hub, string(r))
 	}
+	m.SetStandbyCredentials(hub, "")
 }
 
 func unixSeconds(t time.Time) float64 {

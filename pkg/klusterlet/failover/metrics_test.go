@@ -87,6 +87,25 @@ klusterlet_failover_standby_probe_result{hub="hub-b",result="Unreachable"} 0
 `,
 		},
 		{
+			name: "standby credentials are a state set per standby hub; a stopped keeper (empty state) or a removed hub leaves none",
+			record: func(m *Metrics) {
+				m.SetStandbyCredentials("hub-b", failoverv1alpha1.StandbyCredentialsPending)
+				m.SetStandbyCredentials("hub-b", failoverv1alpha1.StandbyCredentialsRefused)
+				m.SetStandbyCredentials("hub-c", failoverv1alpha1.StandbyCredentialsReady)
+				m.SetStandbyCredentials("hub-c", "")
+				m.SetStandbyCredentials("hub-d", failoverv1alpha1.StandbyCredentialsReady)
+				m.ForgetHub("hub-d")
+			},
+			metrics: []string{MetricStandbyCredentials},
+			want: `
+# HELP klusterlet_failover_standby_credentials [ALPHA] 1 for the state of the hot standby credentials kept for each standby hub (Ready, Pending, Refused), 0 for the other states.
+# TYPE klusterlet_failover_standby_credentials gauge
+klusterlet_failover_standby_credentials{hub="hub-b",state="Pending"} 0
+klusterlet_failover_standby_credentials{hub="hub-b",state="Ready"} 0
+klusterlet_failover_standby_credentials{hub="hub-b",state="Refused"} 1
+`,
+		},
+		{
 			name:    "client certificate expiry in Unix seconds",
 			record:  func(m *Metrics) { m.SetClientCertificateExpiry(t0.Add(24 * time.Hour)) },
 			metrics: []string{MetricClientCertificateExpirationTimestampSeconds},

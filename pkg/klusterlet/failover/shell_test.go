@@ -27,6 +27,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
@@ -224,6 +225,8 @@ type shell struct {
 	hubs     map[string]*shellHub
 	primary  string // the primary's bootstrap kubeconfig file
 	keeper   *fakeKeeper
+	// metrics is the registry of the orchestrator's metrics.
+	metrics metrics.KubeRegistry
 
 	mu       sync.Mutex
 	sessions []*fakeSession
@@ -263,6 +266,7 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 	}
 	s.clock = clocktesting.NewFakeClock(time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	s.recorder = events.NewInMemoryRecorder("test", s.clock)
+	s.metrics = testutil.NewFakeKubeRegistry("1.35.0")
 	r, err := NewOrchestrator(OrchestratorOptions{
 		Agent: hubsession.Config{ClusterName: "cluster1", AgentName: "agent1", Namespace: fileHubsNamespace, SecretName: "hub-kubeconfig-secret",
 			SecretInformer: secrets, Clock: s.clock, Recorder: s.recorder},
@@ -270,7 +274,7 @@ func newShell(t *testing.T, spec failoverv1alpha1.FailoverConfigSpec) *shell {
 		FailoverConfigName: "failover", PrimaryBootstrapKubeconfigFile: s.primary,
 		FailoverConfigInformer: fcInformer, FailoverConfigClient: s.fo.FailoverV1alpha1(),
 		ProbeTimeout: time.Second, SessionStopTimeout: time.Second,
-		Metrics: NewMetrics(func(...metrics.Registerable) {}),
+		Metrics: NewMetrics(s.metrics.MustRegister),
 		Standby: s.keeper,
 	})
 	if err != nil {
@@ -732,6 +736,15 @@ func TestShellStandbyCredentials(t *testing.T) {
 	if n := s.events(ReasonStandbyCredentialsRefused); n != 1 {
 		t.Errorf("%d %s warnings, want 1", n, ReasonStandbyCredentialsRefused)
 	}
+	if err := testutil.GatherAndCompare(s.metrics, strings.NewReader(`
+# HELP klusterlet_failover_standby_credentials [ALPHA] 1 for the state of the hot standby credentials kept for each standby hub (Ready, Pending, Refused), 0 for the other states.
+# TYPE klusterlet_failover_standby_credentials gauge
+klusterlet_failover_standby_credentials{hub="hub-b",state="Pending"} 0
+klusterlet_failover_standby_credentials{hub="hub-b",state="Ready"} 0
+klusterlet_failover_standby_credentials{hub="hub-b",state="Refused"} 1
+`), MetricStandbyCredentials); err != nil {
+		t.Errorf("metrics after hub-b's keeper reported Refused: %v", err)
+	}
 
 	s.hubs["primary"].setDown(true)
 	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
@@ -755,6 +768,9 @@ func TestShellStandbyCredentials(t *testing.T) {
 	}
 	if st := standbyOf("hub-b"); st != nil {
 		t.Errorf("a stopped keeper's report reached the status: %+v", st)
+	}
+	if err := testutil.GatherAndCompare(s.metrics, strings.NewReader(""), MetricStandbyCredentials); err != nil {
+		t.Errorf("metrics once hub-b is active and its keeper stopped: %v, want no standby credentials series", err)
 	}
 	if s.keeper.isRunning("primary") {
 		t.Error("a keeper runs for the lost primary, whose probe is not Ready")

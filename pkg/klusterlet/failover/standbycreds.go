@@ -121,6 +121,7 @@ func (r *Orchestrator) stopStandby(hub string) {
 	run.cancel()
 	run.mu.Lock()
 	run.stopped = true
+	r.o.Metrics.SetStandbyCredentials(hub, "")
 	run.mu.Unlock()
 	delete(r.standbys, hub)
 }
@@ -149,6 +150,8 @@ func (r *Orchestrator) standbyReported(hub string, run *standbyRun, st hubsessio
 	}
 	prev := run.status
 	run.status = &st
+	// Under run.mu, so that a keeper stopped meanwhile (stopStandby) leaves no series behind.
+	r.o.Metrics.SetStandbyCredentials(hub, st.State)
 	run.mu.Unlock()
 	if prev == nil || prev.State != st.State {
 		switch st.State {

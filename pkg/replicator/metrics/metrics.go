@@ -84,6 +84,26 @@ var (
 		Help:           "Managed cluster names whose ManagedClusters on the hubs belong to different spokes (id.k8s.io claims); none of them is replicated.",
 		StabilityLevel: metrics.ALPHA,
 	})
+
+	// ObjectsBehind is, per hub, the number of replicated objects the hub is not in step with: not synced since
+	// the hub became ready, or whose last write there failed or waits (a held delete). 0 in steady state; a
+	// hub with objects behind is named behind in the in-step reports of their clusters. Label: hub. Set at each
+	// status write (--status-interval).
+	ObjectsBehind = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "objects_behind",
+		Help:           "Replicated objects the hub is not in step with (not synced since it became ready, a write failed or held).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"hub"})
+
+	// ClustersOnSeveralHubs is the number of managed clusters whose lease the replicator saw renewed on more than
+	// one hub within direction.FreshnessFactor lease durations: an agent on each of those hubs (e.g. an old agent
+	// still running after a switch, or two spokes registered under one name that the identity check has not
+	// told apart). A switch itself shows for at most that long. Set at each status write.
+	ClustersOnSeveralHubs = metrics.NewGauge(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "clusters_on_several_hubs",
+		Help:           "Managed clusters whose lease was seen renewed on more than one hub within twice the lease duration.",
+		StabilityLevel: metrics.ALPHA,
+	})
 )
 
 var registerOnce sync.Once
@@ -92,6 +112,6 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(ReplicationLag, ObjectsMirrored, WritesBack, Conflicts, HubReachable, SourceChanges, WriteErrors,
-			ClusterIdentityConflicts, DeleteBrakeEngaged)
+			ClusterIdentityConflicts, DeleteBrakeEngaged, ObjectsBehind, ClustersOnSeveralHubs)
 	})
 }
