@@ -35,7 +35,7 @@ test: test-unit test-integration ## Unit tests, then the integration suites on r
 
 test-unit: ## Unit tests (fake clients, fake clocks), the alert rules' (promtool, from Debian's prometheus package), and the benchmark reports' own (no control plane).
 	promtool="$$(hack/install-promtool.sh)" || exit 1; \
-	PROMTOOL="$$promtool" $(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./test/framework/... ./test/images/...
+	PROMTOOL="$$promtool" $(GO) test -count=1 ./cmd/... ./pkg/... ./internal/... ./manifests/... ./hack/mkimage/... ./hack/doccheck/... ./test/framework/... ./test/images/...
 	$(GO) test -count=1 -tags bench -skip '^TestBenchmark$$' ./test/benchmark/
 
 test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd, OCM's registration, work, registration-operator, addon and placement, and ocm-webhooks, from source (cached).
@@ -52,7 +52,7 @@ chaos: ## Seeded partition schedules on the test bed (CHAOS_SEEDS, comma-separat
 	CHAOS_SEEDS="$${CHAOS_SEEDS:-$$(seq -s, 1 30)}" CHAOS_STEPS="$${CHAOS_STEPS:-16}" CHAOS_REPORT="$${CHAOS_REPORT:-$(CURDIR)/_output/chaos-report.txt}" KUBEBUILDER_ASSETS="$$assets" \
 		$(GO) test -count=1 -timeout 240m -run '^TestPartitionSchedules$$' -v ./test/integration/replicator/
 
-verify: ## gofmt, go vet, vendor in sync, generated code up to date.
+verify: ## gofmt, go vet, vendor in sync, generated code up to date, README and docs name only links, targets and flags that exist.
 	hack/verify.sh
 
 update: ## Regenerate deepcopy, CRD and the FailoverConfig clientset.

@@ -8,7 +8,7 @@ unformatted="$(gofmt -l cmd pkg internal test hack manifests 2>/dev/null || true
 if [[ -n "${unformatted}" ]]; then
   echo "verify: gofmt needed on:"; echo "${unformatted}"; fail=1
 fi
-go vet ./cmd/... ./pkg/... ./internal/... ./hack/mkimage/... ./test/... ./manifests/... || { echo "verify: go vet failed"; fail=1; }
+go vet ./cmd/... ./pkg/... ./internal/... ./hack/mkimage/... ./hack/doccheck/... ./test/... ./manifests/... || { echo "verify: go vet failed"; fail=1; }
 go vet -tags bench ./test/benchmark/ || { echo "verify: go vet (benchmark) failed"; fail=1; }
 
 tmp="$(mktemp -d)"; trap 'rm -rf "${tmp}"' EXIT
@@ -34,4 +34,6 @@ fi
 if grep -rn '"\*"' manifests --include=*.yaml | grep -v '^manifests/crd/' >/dev/null; then
   echo "verify: wildcard in manifests RBAC:"; grep -rn '"\*"' manifests --include=*.yaml | grep -v '^manifests/crd/'; fail=1
 fi
+# What a user reads names only what exists: relative links and their anchors, make targets, flags.
+go run ./hack/doccheck || { echo "verify: README.md or docs/ names a link, make target or flag that does not exist (hack/doccheck)"; fail=1; }
 exit "${fail}"

@@ -72,6 +72,15 @@ type Options struct {
 	Shard, Shards int
 }
 
+// AddFlags registers the flags of the hollow-agents command that set o (--dir, --start-interval, --shard,
+// --shards) on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Dir, "dir", o.Dir, "Directory with one directory per agent (hollow.Prepare's layout). Required.")
+	fs.DurationVar(&o.StartInterval, "start-interval", o.StartInterval, "Time between the starts of two agents.")
+	fs.IntVar(&o.Shard, "shard", o.Shard, "Which of --shards processes this is, from 0.")
+	fs.IntVar(&o.Shards, "shards", 1, "How many processes share DIR's agents; this one runs every --shards-th from --shard.")
+}
+
 // ShardOf returns the names of shard (from 0) of shards: those whose index in sorted order, modulo shards, is
 // shard; all of them when shards is 0 or 1. names is not changed.
 func ShardOf(names []string, shard, shards int) []string {

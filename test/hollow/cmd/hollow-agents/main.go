@@ -31,10 +31,7 @@ func main() {
 	}
 	var o hollow.Options
 	fs := pflag.NewFlagSet("hollow-agents", pflag.ExitOnError)
-	fs.StringVar(&o.Dir, "dir", "", "Directory with one directory per agent (hollow.Prepare's layout). Required.")
-	fs.DurationVar(&o.StartInterval, "start-interval", 0, "Time between the starts of two agents.")
-	fs.IntVar(&o.Shard, "shard", 0, "Which of --shards processes this is, from 0.")
-	fs.IntVar(&o.Shards, "shards", 1, "How many processes share DIR's agents; this one runs every --shards-th from --shard.")
+	o.AddFlags(fs)
 	klogFlags := goflag.NewFlagSet("klog", goflag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlagSet(klogFlags)
