@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Prints the path of a promtool binary for the alert rules' tests (manifests/monitoring), fetching it when it is
-# not cached: promtool from Debian's prometheus package, downloaded with apt-get download and unpacked into a
+# Prints the path of a promtool binary for the alert rules' tests (manifests/monitoring): the one on PATH, else
+# one fetched when it is not cached: promtool from Debian's prometheus package, downloaded with apt-get download and unpacked into a
 # cache outside the clone. Nothing is installed system-wide and no Prometheus server is started.
 # Environment: KF_PROMTOOL_CACHE overrides the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/klusterlet-failover/promtool).
 # Usage: PROMTOOL="$(hack/install-promtool.sh)"
 set -euo pipefail
 
+if command -v promtool >/dev/null 2>&1; then
+  command -v promtool
+  exit 0
+fi
 CACHE="${KF_PROMTOOL_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/klusterlet-failover/promtool}"
 BIN="${CACHE}/promtool"
 if [[ -x "${BIN}" ]] && "${BIN}" --version >/dev/null 2>&1; then

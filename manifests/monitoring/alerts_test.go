@@ -1,5 +1,5 @@
-// Package monitoring holds the PrometheusRule of klusterlet-failover's alerts; its test runs promtool's rule
-// unit tests on it.
+// Package monitoring holds the PrometheusRules of klusterlet-failover's alerts (the replicator's and the
+// agent's); its test runs promtool's rule unit tests on them.
 package monitoring
 
 import (
@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// TestAlertRules checks the PrometheusRule (prometheusrule.yaml) with promtool: its spec, written as a Prometheus
-// rule file, must pass `promtool check rules` (every expression parses, every alert has a summary and a
+// TestAlertRules checks the PrometheusRules (replicator-rules.yaml, agent-rules.yaml) with promtool: their groups,
+// written as one Prometheus rule file, must pass `promtool check rules` (every expression parses, every alert has a summary and a
 // description) and the unit tests of testdata/alerts-test.yaml (each alert fires on what should raise it and not on
 // what should not). promtool is $PROMTOOL, else the one on PATH; make test installs it (hack/install-promtool.sh,
 // from Debian's prometheus package).
@@ -26,25 +26,29 @@ func TestAlertRules(t *testing.T) {
 		}
 		promtool = path
 	}
-	data, err := os.ReadFile("prometheusrule.yaml")
-	if err != nil {
-		t.Fatal(err)
+	var groups []map[string]any
+	for _, file := range []string{"replicator-rules.yaml", "agent-rules.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rule struct {
+			APIVersion string         `json:"apiVersion"`
+			Kind       string         `json:"kind"`
+			Metadata   map[string]any `json:"metadata"`
+			Spec       struct {
+				Groups []map[string]any `json:"groups"`
+			} `json:"spec"`
+		}
+		if err := yaml.UnmarshalStrict(data, &rule); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if rule.APIVersion != "monitoring.coreos.com/v1" || rule.Kind != "PrometheusRule" || len(rule.Spec.Groups) == 0 {
+			t.Fatalf("%s: %s %s with %d groups, want a monitoring.coreos.com/v1 PrometheusRule with groups", file, rule.APIVersion, rule.Kind, len(rule.Spec.Groups))
+		}
+		groups = append(groups, rule.Spec.Groups...)
 	}
-	var rule struct {
-		APIVersion string         `json:"apiVersion"`
-		Kind       string         `json:"kind"`
-		Metadata   map[string]any `json:"metadata"`
-		Spec       struct {
-			Groups []map[string]any `json:"groups"`
-		} `json:"spec"`
-	}
-	if err := yaml.UnmarshalStrict(data, &rule); err != nil {
-		t.Fatalf("prometheusrule.yaml: %v", err)
-	}
-	if rule.APIVersion != "monitoring.coreos.com/v1" || rule.Kind != "PrometheusRule" || len(rule.Spec.Groups) == 0 {
-		t.Fatalf("prometheusrule.yaml: %s %s with %d groups, want a monitoring.coreos.com/v1 PrometheusRule with groups", rule.APIVersion, rule.Kind, len(rule.Spec.Groups))
-	}
-	rules, err := yaml.Marshal(map[string]any{"groups": rule.Spec.Groups})
+	rules, err := yaml.Marshal(map[string]any{"groups": groups})
 	if err != nil {
 		t.Fatal(err)
 	}

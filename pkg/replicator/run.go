@@ -376,6 +376,12 @@ func clusterSelector(s *metav1.LabelSelector) labels.Selector {
 func (e *engine) stop() {
 	e.cancel()
 	e.wg.Wait()
+	// The gauges of what this engine replicated go with it: a hub removed from the configuration, or no
+	// replication at all (the ReplicationConfig deleted or invalid), leaves no series behind.
+	metrics.HubReachable.Reset()
+	metrics.DeleteBrakeEngaged.Reset()
+	metrics.ObjectsBehind.Reset()
+	metrics.ClustersOnSeveralHubs.Set(0)
 }
 
 // hubStatus returns the status input of every spec hub, in spec order.

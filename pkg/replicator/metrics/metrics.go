@@ -20,7 +20,7 @@ var (
 	ReplicationLag = metrics.NewHistogramVec(&metrics.HistogramOpts{
 		Namespace: namespace, Subsystem: subsystem, Name: "replication_lag_seconds",
 		Help:           "Seconds from the watch event of a change on the source hub to the completed write of the copy on a target hub.",
-		Buckets:        []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
+		Buckets:        []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900},
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind", "hub"})
 
@@ -88,7 +88,8 @@ var (
 	// ObjectsBehind is, per hub, the number of replicated objects the hub is not in step with: not synced since
 	// the hub became ready, or whose last write there failed or waits (a held delete). 0 in steady state; a
 	// hub with objects behind is named behind in the in-step reports of their clusters. Label: hub. Set at each
-	// status write (--status-interval).
+	// status write (--status-interval). A hub whose clusters' source is unreachable stays behind for their
+	// objects until that source is back.
 	ObjectsBehind = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Namespace: namespace, Subsystem: subsystem, Name: "objects_behind",
 		Help:           "Replicated objects the hub is not in step with (not synced since it became ready, a write failed or held).",

@@ -740,9 +740,10 @@ const FinalizerDeleteCopies = "failover.open-cluster-management.io/delete-copies
 // hub, held on the hubs of holding: for an original, CopiesPatch's AnnotationHasCopies; for a kind that
 // HoldsDeletes, FinalizerDeleteCopies added to its finalizers (with src's metadata.uid and resourceVersion as
 // preconditions, since the list is written whole) when src is an original with a copy somewhere, or a copy (the
-// source's object after a failover: its original is on the hub the cluster left, which may be down and is still
-// a copy to reach). A delete made on the hub the cluster moved to is then seen, also while the replicator is
-// down, and reaches the original it was made from (Decide, rule 2). It returns nil when src needs neither or is
+// source's object after a failover, whose original, on the hub the cluster left, its delete must reach even
+// while that hub is down). A delete made on the hub the cluster moved to is then seen, also while the replicator
+// is down, and reaches the original it was made from (Decide, rule 2); while the hub it must reach is down, the
+// delete waits Terminating, as an original's does. It returns nil when src needs neither or is
 // being deleted. HoldCopyPatch is the hold alone.
 func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte {
 	if src == nil || src.GetDeletionTimestamp() != nil {

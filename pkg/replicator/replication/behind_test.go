@@ -62,3 +62,25 @@ func TestFailedWriteAfterCatchUpMakesTheHubBehind(t *testing.T) {
 }
 
 var errRefusedForTest = errors.New("refused by the test")
+
+// TestHubWithoutAKindIsInStep: hub-b does not serve ManifestWorks (no CRD). Hub-a's work-1 is left out there, and
+// hub-b is in step and caught up all the same: a kind a hub cannot hold does not keep it behind for good.
+func TestHubWithoutAKindIsInStep(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), manifestWork(testCluster, "work-1", "cm-1", nil))
+	b := newTestHub(t, testHubB, handler, kinds)
+	b.fake.PrependReactor("*", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(mwKind.GVR.GroupResource(), "")
+	})
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	eventually(t, "hub-b in step and caught up", func() bool {
+		mc, _ := a.hub.Peek(mcKind.Name, "", testCluster)
+		return mc != nil && mc.GetAnnotations()[mirror.AnnotationHubsInStep] == testHubB && c.Snapshot().CaughtUp[testHubB]
+	})
+	if n := c.Snapshot().Behind[testHubB]; n != 0 {
+		t.Errorf("hub-b behind by %d objects, want 0", n)
+	}
+}

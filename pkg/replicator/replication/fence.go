@@ -138,12 +138,13 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 const holdCopyRetry = time.Second
 
 // holdCopies writes mirror.HoldCopyPatch on each copy of cluster's objects on hub h, the cluster's source, that
-// does not hold deletes yet (the copies written before they were held from the start, and those the write-back
-// just wrote): the user who may delete them once the fence is lifted makes a delete the replicator sees, also if
-// it is stopped or cut off from h right after, and that reaches the original on the hub the cluster left
-// (mirror.Decide, rule 2) instead of being taken for a copy h lost. held reports whether every such copy is held
-// now; a write refused because h's cache is behind (409) is tried again after holdCopyRetry (the ManagedCluster's
-// key is queued), another failure is returned.
+// does not hold deletes yet (copies are written unheld while their hub is a standby): the user who may delete
+// them once the fence is lifted makes a delete the replicator sees, also if it is stopped or cut off from h right
+// after, and that reaches the original on the hub the cluster left (mirror.Decide, rule 2) instead of being taken
+// for a copy h lost. Only the cluster's own objects are held (a hub-wide kind's object in a namespace of the
+// cluster's name is not). held reports whether every such copy is held now; a write refused because h's cache is
+// behind (409) is tried again after holdCopyRetry (the ManagedCluster's key is queued), another failure is
+// returned. A copy the cache does not show yet is held by its own key's sync (markCopies).
 func (c *Controller) holdCopies(ctx context.Context, h *hubconn.Hub, cluster string) (held bool, err error) {
 	held = true
 	var errs []error
@@ -152,6 +153,9 @@ func (c *Controller) holdCopies(ctx context.Context, h *hubconn.Hub, cluster str
 			continue
 		}
 		for _, n := range h.List(k.Name, cluster) {
+			if _, ok := k.ClusterOf(n.Namespace, n.Name, c.isCluster); !ok {
+				continue
+			}
 			obj, _ := h.Peek(k.Name, n.Namespace, n.Name)
 			patch := mirror.HoldCopyPatch(k, obj)
 			if patch == nil {

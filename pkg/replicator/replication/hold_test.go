@@ -21,11 +21,12 @@ import (
 // is still fenced (users refused) and whose copy of work-1 does not hold deletes. The fence is lifted only once
 // that copy holds them: a user's delete of it on B is then held, and seen, also if the replicator is stopped or
 // cut off from B right after (`make chaos` seed 7: a delete made in that window was written back from A). While
-// B refuses the hold, B stays fenced.
+// B refuses the hold, B stays fenced; a hold refused for a stale resourceVersion (409) is tried again.
 func TestControllerHoldsTheSourcesCopiesBeforeLiftingTheFence(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
-	kinds := []mirror.Kind{mcKind, mwKind}
+	placementKind := testKind(t, failoverv1alpha1.KindPlacement)
+	kinds := []mirror.Kind{mcKind, mwKind, placementKind}
 	nsKind := mirror.Kind{GVR: mirror.NamespaceGVR, Name: "Namespace"}
 	handler := &proxyHandler{}
 
@@ -34,7 +35,15 @@ func TestControllerHoldsTheSourcesCopiesBeforeLiftingTheFence(t *testing.T) {
 	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
 	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
 	mcA, mcB := movedToB(nil)
-	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
+	// A Placement in a namespace named after the cluster is hub-wide (its source is the first hub): never held.
+	placement := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
+		"metadata": map[string]any{"name": "p1", "namespace": testCluster, "uid": "uid-p1"},
+		"spec":     map[string]any{"clusterSets": []any{"default"}},
+	}}
+	placementCopy := mirror.Desired(placementKind, placement, nil, testHubA, nil)
+	placementCopy.SetUID("uid-p1-copy")
+	a := newTestHub(t, testHubA, handler, kinds, mcA, original, placement)
 	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
 	cp.SetUID("uid-copy")
 	namespaceB := &unstructured.Unstructured{Object: map[string]any{
@@ -45,7 +54,7 @@ func TestControllerHoldsTheSourcesCopiesBeforeLiftingTheFence(t *testing.T) {
 			"annotations": map[string]any{mirror.AnnotationClusterHub: testHubA, mirror.AnnotationClusterHubSince: "2026-12-01T00:00:00Z"},
 		},
 	}}
-	b := newTestHub(t, testHubB, handler, kinds, mcB, cp, namespaceB)
+	b := newTestHub(t, testHubB, handler, kinds, mcB, cp, namespaceB, placementCopy)
 	for _, h := range []*testHub{a, b} {
 		// No SelfSubjectReview served: no fence policy installed; the marks are kept all the same.
 		h.fake.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
@@ -55,10 +64,16 @@ func TestControllerHoldsTheSourcesCopiesBeforeLiftingTheFence(t *testing.T) {
 	var refuse atomic.Bool
 	refuse.Store(true)
 	var holdAttempts atomic.Int32
+	var conflictOnce atomic.Bool
+	conflictOnce.Store(true)
 	b.fake.PrependReactor("patch", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
 		holdAttempts.Add(1)
 		if refuse.Load() {
 			return true, nil, apierrors.NewInternalError(errors.New("injected: hub-b refuses patches of ManifestWorks"))
+		}
+		if conflictOnce.CompareAndSwap(true, false) {
+			// Then once as if hub-b's cache were behind: tried again after holdCopyRetry.
+			return true, nil, apierrors.NewConflict(mwKind.GVR.GroupResource(), "work-1", errors.New("injected: resourceVersion changed"))
 		}
 		return false, nil, nil
 	})
@@ -88,6 +103,9 @@ func TestControllerHoldsTheSourcesCopiesBeforeLiftingTheFence(t *testing.T) {
 	}
 	if w := b.get(t, mwKind, testCluster, "work-1"); w == nil || !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies) {
 		t.Errorf("hub-b's work-1 after the fence was lifted: %v, want it held by %s", w, mirror.FinalizerDeleteCopies)
+	}
+	if p := b.get(t, placementKind, testCluster, "p1"); p == nil || slices.Contains(p.GetFinalizers(), mirror.FinalizerDeleteCopies) {
+		t.Errorf("hub-b's copy of Placement p1: %v, want it there and not held (hub-wide)", p)
 	}
 	if w := a.get(t, mwKind, testCluster, "work-1"); w == nil {
 		t.Error("hub-a's work-1 is gone, want it kept (taken over as a copy)")

@@ -292,6 +292,10 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	var targets []*hubconn.Hub
 	for _, target := range c.opts.Hubs {
 		switch {
+		case target != source && target.Ready() && !target.Serves(k.Name) && checked(target):
+			// A ready hub without the kind's CRD holds nothing of it (left out there): it is in step for the key,
+			// not behind for good.
+			compared = append(compared, target.Name())
 		case target == source || !target.Serves(k.Name) || target.Name() == failedHub || !checked(target):
 			// A hub whose write could not be written back keeps its object as it is (the evidence) until it can.
 		case !mirroredTo(k, key, source, target):
