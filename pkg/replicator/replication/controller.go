@@ -20,7 +20,6 @@ package replication
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -166,19 +165,11 @@ type Controller struct {
 	copies            map[string]sets.Set[Key] // hub → keys of copies in step
 	objects           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]
 	firstSeen         map[Key]time.Time
-	dirty             map[string]sets.Set[Key] // hub → keys not yet synced since the hub became ready
+	// steps: each hub's keys out of step (hubSteps; its own lock).
+	steps *hubSteps
 	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
 	// "<source>@<since>"), since the hub became ready.
 	fenceMarks map[string]map[string]string
-	// reopened: hub → dirty[hub] was made again by markBehind after the hub was caught up (no HubCaughtUp event
-	// when it empties again); reset when the hub becomes ready.
-	reopened map[string]bool
-	// pending: hub → cluster → how many of the cluster's keys are in dirty[hub] (nil when caught up).
-	pending map[string]map[string]int
-	// listed: hub → OnState has handled the hub's StateReady since it last left that state. hubconn reports a
-	// hub Ready before OnState runs; until then dirty and pending do not cover the hub's new listing, and it is
-	// neither caught up nor free of pending keys.
-	listed map[string]bool
 	// patched: "<what> <key>" → "<hub> <uid> <patch>" of the last patch patchSourceOnce wrote on a source
 	// object, until the source's cache shows it.
 	patched map[string]string
@@ -243,14 +234,10 @@ func New(opts Options) (*Controller, error) {
 		copies:            map[string]sets.Set[Key]{},
 		objects:           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]{},
 		firstSeen:         map[Key]time.Time{},
-		dirty:             map[string]sets.Set[Key]{},
 		fenceMarks:        map[string]map[string]string{},
-		pending:           map[string]map[string]int{},
 		patched:           map[string]string{},
 		addOnInstalls:     map[string][2]bool{},
 		namespaces:        map[string]sets.Set[string]{},
-		listed:            map[string]bool{},
-		reopened:          map[string]bool{},
 		brake:             brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
 		objectCounts:      map[string]objectCount{},
 	}
@@ -266,13 +253,17 @@ func New(opts Options) (*Controller, error) {
 		c.renewSeen[h.Name()] = map[string]time.Time{}
 		c.conflicts[h.Name()] = map[Key]mirror.Conflict{}
 		c.copies[h.Name()] = sets.New[Key]()
-		c.dirty[h.Name()] = sets.New[Key]()
 		c.namespaces[h.Name()] = sets.New[string]()
 	}
 	for _, k := range opts.Kinds {
 		c.kinds[k.Name] = k
 		c.objects[k.Name] = sets.New[Key]()
 	}
+	hubNames := make([]string, 0, len(opts.Hubs))
+	for _, h := range opts.Hubs {
+		hubNames = append(hubNames, h.Name())
+	}
+	c.steps = newHubSteps(hubNames, c.keyCluster)
 	return c, nil
 }
 
@@ -387,27 +378,7 @@ func (c *Controller) forget(key Key) {
 // clearDirty removes key from the out-of-step sets of hubs (every hub when hubs is nil), marking hubs caught
 // up when it was their last.
 func (c *Controller) clearDirty(key Key, hubs []string) {
-	var caughtUp, inStep []string
-	c.mu.Lock()
-	for hub, dirty := range c.dirty {
-		if hubs != nil && !slices.Contains(hubs, hub) {
-			continue
-		}
-		if dirty != nil && dirty.Has(key) {
-			dirty.Delete(key)
-			if dirty.Len() == 0 {
-				caughtUp = append(caughtUp, hub)
-			}
-			if cluster := c.keyCluster(key); cluster != "" && c.pending[hub] != nil {
-				c.pending[hub][cluster]--
-				if c.pending[hub][cluster] <= 0 {
-					delete(c.pending[hub], cluster)
-					inStep = append(inStep, cluster)
-				}
-			}
-		}
-	}
-	c.mu.Unlock()
+	caughtUp, inStep := c.steps.compared(key, hubs)
 	for _, hub := range caughtUp {
 		c.markCaughtUp(hub)
 	}
@@ -430,21 +401,6 @@ func (c *Controller) keyCluster(key Key) string {
 		return ""
 	}
 	return key.Namespace
-}
-
-// countPending recomputes, with c.mu held, how many keys of each cluster wait on hub (c.pending).
-func (c *Controller) countPending(hub string) {
-	if c.dirty[hub] == nil {
-		c.pending[hub] = nil
-		return
-	}
-	counts := map[string]int{}
-	for key := range c.dirty[hub] {
-		if cluster := c.keyCluster(key); cluster != "" {
-			counts[cluster]++
-		}
-	}
-	c.pending[hub] = counts
 }
 
 // OnLease implements hubconn.Handler. An agent's renewal of the lease on its cluster's current source, while
@@ -479,9 +435,7 @@ func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 // OnState implements hubconn.Handler.
 func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 	if state != hubconn.StateReady {
-		c.mu.Lock()
-		c.listed[hub] = false
-		c.mu.Unlock()
+		c.steps.left(hub)
 	}
 	switch state {
 	case hubconn.StateUnreachable:
@@ -506,20 +460,11 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		metrics.HubReachable.WithLabelValues(hub).Set(1)
 		keys := c.allKeys()
 		c.mu.Lock()
-		// This hub, and every hub not caught up yet, must see every object known now.
-		c.dirty[hub] = sets.New(keys...)
-		c.reopened[hub] = false
-		// hubconn reports Ready outside its lock: a hub that left Ready since is not listed.
-		c.listed[hub] = c.byName[hub] != nil && c.byName[hub].Ready()
 		c.fenceMarks[hub] = map[string]string{}
-		for other, dirty := range c.dirty {
-			if other != hub && dirty != nil {
-				dirty.Insert(keys...)
-			}
-			c.countPending(other)
-		}
 		c.mu.Unlock()
-		if len(keys) == 0 {
+		// This hub, and every hub not caught up yet, must see every object known now. hubconn reports Ready
+		// outside its lock: a hub that left Ready since is not listed.
+		if c.steps.ready(hub, keys, c.byName[hub] != nil && c.byName[hub].Ready()) {
 			c.markCaughtUp(hub)
 		}
 		c.opts.Recorder.Eventf(ReasonHubReady, "hub %s is ready: %d objects to check", hub, len(keys))

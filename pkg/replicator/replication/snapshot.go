@@ -40,13 +40,9 @@ func (c *Controller) Snapshot() Snapshot {
 	s := Snapshot{
 		SourceClusters: map[string]int{}, Copies: map[string]int{}, Conflicts: map[string]int{},
 		CaughtUp: map[string]bool{}, KindObjects: map[failoverv1alpha1.ReplicatedKind]int{},
-		KindConflicts: map[failoverv1alpha1.ReplicatedKind]int{}, Behind: map[string]int{},
+		KindConflicts: map[failoverv1alpha1.ReplicatedKind]int{},
 	}
-	for hub, dirty := range c.dirty {
-		if c.listed[hub] {
-			s.Behind[hub] = dirty.Len()
-		}
-	}
+	s.Behind = c.steps.behindCounts()
 	renewSeen := map[string]map[string]time.Time{}
 	for hub, clusters := range c.renewSeen {
 		renewSeen[hub] = maps.Clone(clusters)
@@ -59,7 +55,7 @@ func (c *Controller) Snapshot() Snapshot {
 	}
 	for hub, keys := range c.copies {
 		s.Copies[hub] = keys.Len()
-		s.CaughtUp[hub] = c.listed[hub] && c.dirty[hub] == nil
+		s.CaughtUp[hub] = c.steps.isCaughtUp(hub)
 	}
 	for hub, conflicts := range c.conflicts {
 		s.Conflicts[hub] = len(conflicts)

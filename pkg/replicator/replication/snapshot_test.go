@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -53,11 +52,8 @@ func TestSnapshotObjectsBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.mu.Lock()
-	c.listed[testHubA] = true
-	c.dirty[testHubA] = sets.New(Key{Kind: failoverv1alpha1.KindManifestWork, Namespace: "cluster1", Name: "w1"},
-		Key{Kind: failoverv1alpha1.KindManifestWork, Namespace: "cluster1", Name: "w2"})
-	c.mu.Unlock()
+	c.steps.ready(testHubA, []Key{{Kind: failoverv1alpha1.KindManifestWork, Namespace: "cluster1", Name: "w1"},
+		{Kind: failoverv1alpha1.KindManifestWork, Namespace: "cluster1", Name: "w2"}}, true)
 	behind := c.Snapshot().Behind
 	if n, ok := behind[testHubA]; !ok || n != 2 {
 		t.Errorf("hub-a behind by %d (counted %t), want 2", n, ok)

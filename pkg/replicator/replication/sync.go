@@ -167,9 +167,7 @@ func (c *Controller) selectedOn(h *hubconn.Hub, cluster string) bool {
 // caughtUp reports whether hub has no out-of-step object left since it became ready (and OnState has handled
 // that: see Controller.listed).
 func (c *Controller) caughtUp(hub string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.listed[hub] && c.dirty[hub] == nil
+	return c.steps.isCaughtUp(hub)
 }
 
 // hubView builds the direction view of cluster on hub h; renewed says whether an agent was seen renewing its
@@ -702,9 +700,7 @@ func (c *Controller) configured(hub string) bool {
 // pendingFor reports whether some object of cluster waits to be compared on hub since it became ready, or OnState
 // has not handled its becoming ready yet (Controller.listed).
 func (c *Controller) pendingFor(hub, cluster string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !c.listed[hub] || c.pending[hub][cluster] > 0
+	return c.steps.pendingFor(hub, cluster)
 }
 
 // goneRecheck is how long syncObject waits before it decides about an object its source's cache no longer shows

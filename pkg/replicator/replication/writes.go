@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
@@ -251,25 +250,8 @@ func (c *Controller) setCopy(hub string, key Key, isCopy bool) {
 // key's cluster names hub behind (publishSteps). The next comparison that succeeds takes it out (clearDirty).
 func (c *Controller) markBehind(key Key, hub string) {
 	cluster := c.keyCluster(key)
-	c.mu.Lock()
-	if c.dirty[hub] == nil {
-		if !c.listed[hub] {
-			// Not ready: OnState lists every key again when it is.
-			c.mu.Unlock()
-			return
-		}
-		c.dirty[hub] = sets.New[Key]()
-		c.pending[hub] = map[string]int{}
-		c.reopened[hub] = true
-	}
-	added := !c.dirty[hub].Has(key)
-	if added {
-		c.dirty[hub].Insert(key)
-		if cluster != "" && c.pending[hub] != nil {
-			c.pending[hub][cluster]++
-		}
-	}
-	c.mu.Unlock()
+	// A hub not ready is left alone: OnState lists every key again when it is.
+	added := c.steps.behind(key, hub)
 	if _, ok := c.kinds[failoverv1alpha1.KindManagedCluster]; ok && added && cluster != "" {
 		// The source's ManagedCluster names hub behind from now on.
 		c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
@@ -278,13 +260,7 @@ func (c *Controller) markBehind(key Key, hub string) {
 
 func (c *Controller) markCaughtUp(hub string) {
 	c.brake.CaughtUp(hub)
-	c.mu.Lock()
-	already := c.dirty[hub] == nil
-	reopened := c.reopened[hub]
-	c.dirty[hub] = nil
-	c.pending[hub] = nil
-	c.reopened[hub] = false
-	c.mu.Unlock()
+	already, reopened := c.steps.caughtUp(hub)
 	if reopened {
 		// Caught up again after a failed write (markBehind): the cluster whose key it was is queued by
 		// clearDirty; the event is for a hub's catch-up after it became ready.
