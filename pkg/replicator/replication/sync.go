@@ -195,27 +195,86 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool, seen time.Time) direc
 	return v
 }
 
-// syncObject brings every ready target hub's object of key in step with the source hub's.
+// syncObject brings every ready target hub's object of key in step with the source hub's. It runs the steps of
+// an objectSync in order: resolve (the source, its object, or why nothing is replicated now), writeBack (a write
+// the hub the cluster moved from made, written on the source first), recordSource, selectTargets, holdFirstCopy
+// (the original held before its first copy), writeTargets (every target at once), and finish (fence marks,
+// has-copies, the release of a held delete, tombstones, the hubs' steps and, for a ManagedCluster, its report).
 func (c *Controller) syncObject(ctx context.Context, key Key) error {
-	k, ok := c.kinds[key.Kind]
-	if !ok {
+	s, err := c.resolve(ctx, key)
+	if s == nil || err != nil {
+		return err
+	}
+	if s.writeBack(ctx) {
+		// The source's watch event syncs the key again, from what was written.
 		return nil
 	}
-	// checked says whether the identity check saw hub h ready. A cluster's object is written on no other hub: one
-	// that became ready since may hold another spoke of that name, and OnState queues every key for it.
-	checked := func(*hubconn.Hub) bool { return true }
+	s.recordSource(ctx)
+	targets := s.selectTargets(ctx)
+	if !s.holdFirstCopy(ctx, targets) {
+		// No copy without the hold; a refused hold (the cache is behind) is retried on the watch event.
+		return errors.Join(s.errs...)
+	}
+	s.writeTargets(ctx, targets)
+	s.finish(ctx)
+	if len(s.errs) > 0 {
+		return fmt.Errorf("%s: %w", key, errors.Join(s.errs...))
+	}
+	c.mu.Lock()
+	if c.firstSeen[key] == s.seen {
+		delete(c.firstSeen, key)
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// objectSync is one sync of a key (syncObject): what its steps decided and found, in the order they run.
+type objectSync struct {
+	c   *Controller
+	k   mirror.Kind
+	key Key
+	// checked says whether the identity check saw hub h ready. A cluster's object is written on no other hub:
+	// one that became ready since may hold another spoke of that name, and OnState queues every key for it.
+	checked func(*hubconn.Hub) bool
+	source  *hubconn.Hub
+	// extra are the extra annotations of the copies (sourceOf).
+	extra map[string]string
+	// src is the source's object (nil: none).
+	src *unstructured.Unstructured
+	// seen is when the change being synced was first seen (hasSeen: one was), for the replication lag.
+	seen    time.Time
+	hasSeen bool
+	// failedHub is the hub the cluster moved from when its write-back failed: left untouched by this sync.
+	failedHub string
+	// compared are the hubs the key was found or brought in step on; holding, the targets that hold a copy
+	// of src after the sync.
+	compared, holding []string
+	errs              []error
+}
+
+// resolve returns the sync of key: its kind, identity check, source and source object. It returns nil (and the
+// error, if any) when there is nothing to write now: the kind is not replicated, the name stands for several
+// spokes or its cluster is not selected (notReplicated), the source is not known or ready yet, its read failed,
+// the object just left the source's cache (decided again after goneRecheck), or it is a generated object (its
+// stale copies are dropped).
+func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) {
+	k, ok := c.kinds[key.Kind]
+	if !ok {
+		return nil, nil
+	}
+	s := &objectSync{c: c, k: k, key: key, checked: func(*hubconn.Hub) bool { return true }}
 	var identity direction.Identity
 	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok {
 		views := c.identityViews(cluster)
 		if identity = c.checkIdentity(ctx, cluster, views); identity.Conflict {
 			// The name stands for several spokes: nothing of it is replicated, and no hub waits for it.
-			return c.notReplicated(ctx, k, key)
+			return nil, c.notReplicated(ctx, k, key)
 		}
 		seen := map[string]bool{}
 		for _, v := range views {
 			seen[v.Hub] = v.Reachable
 		}
-		checked = func(h *hubconn.Hub) bool { return seen[h.Name()] }
+		s.checked = func(h *hubconn.Hub) bool { return seen[h.Name()] }
 	}
 	source, extra, outcome := c.sourceOf(k, key, identity)
 	switch outcome {
@@ -223,51 +282,66 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		// The source is not known or not ready yet: the key is enqueued again when that changes, and stays
 		// out of step on the hubs that wait for it.
 		c.logger.V(4).Info("No source to replicate from yet", "object", key.String())
-		return nil
+		return nil, nil
 	case sourceNone:
-		return c.notReplicated(ctx, k, key)
+		return nil, c.notReplicated(ctx, k, key)
 	}
+	s.source, s.extra = source, extra
 	src, err := source.Get(ctx, k.Name, key.Namespace, key.Name)
 	if err != nil {
 		// One read's failure says nothing of the hub's reachability: the probe judges that.
-		return fmt.Errorf("%s: %w", key, err)
+		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	if src == nil && !source.Serves(k.Name) {
 		// The source stopped being ready between the check and the read: an empty cache is no delete.
-		return nil
+		return nil, nil
 	}
 	src = c.withHold(source, key, src)
 	if src == nil && source.Deleted(k.Name, key.Namespace, key.Name) == nil && c.justGone(k, key) {
 		// The object was there at the last sync: an informer drops it from its cache before its handler hears
 		// the delete. Decided again in a moment, with the delete if there was one.
 		c.queue.AddAfter(key, goneRecheck)
-		return nil
+		return nil, nil
 	}
 	if mirror.Excluded(k, src) {
 		c.forget(key)
-		return errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, ""))
+		return nil, errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, ""))
 	}
+	s.src = src
+	return s, nil
+}
 
-	var errs []error
-	wrote, failedHub, err := c.writeBack(ctx, k, key, source, src, checked)
+// writeBack writes on the source what the hub the cluster moved from made and never replicated
+// (Controller.writeBack), and lets go of the deletes held on the other hubs (releaseOthers). It reports whether
+// it wrote on the source: the rest of the sync waits for the source's watch event then.
+func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
+	c := s.c
+	wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked)
 	if wrote {
-		// The source's watch event syncs the key again, from what was written.
-		return nil
+		return true
 	}
+	s.failedHub = failedHub
 	if err != nil {
-		errs = append(errs, err)
+		s.errs = append(s.errs, err)
 	}
-	if err := c.releaseOthers(ctx, k, key, source, failedHub); err != nil {
-		errs = append(errs, err)
+	if err := c.releaseOthers(ctx, s.k, s.key, s.source, failedHub); err != nil {
+		s.errs = append(s.errs, err)
 	}
+	return false
+}
 
+// recordSource records what the source holds: the key among the replicated objects (or not), when its change
+// was first seen, and, for a ManagedCluster, the hub it moved from, and removes the cluster-hub annotations a copy
+// left on the source's ManagedCluster. The source counts neither copies nor conflicts of the key.
+func (s *objectSync) recordSource(ctx context.Context) {
+	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
 	c.mu.Lock()
 	if src != nil {
 		c.objects[k.Name].Insert(key)
 	} else {
 		c.objects[k.Name].Delete(key)
 	}
-	seen, hasSeen := c.firstSeen[key]
+	s.seen, s.hasSeen = c.firstSeen[key]
 	c.mu.Unlock()
 
 	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil {
@@ -279,53 +353,76 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			source.ReportError(err)
 			if err != nil {
 				metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-				errs = append(errs, fmt.Errorf("removing the cluster-hub annotations on source hub %s: %w", source.Name(), err))
+				s.errs = append(s.errs, fmt.Errorf("removing the cluster-hub annotations on source hub %s: %w", source.Name(), err))
 			}
 		}
 	}
-	// The source holds originals: neither copies nor conflicts are counted there for this key.
 	c.setCopy(source.Name(), key, false)
 	c.recordConflict(k, key, source.Name(), mirror.ConflictNone)
-	compared := []string{source.Name()}
+	s.compared = []string{source.Name()}
+}
+
+// selectTargets returns the hubs to write the key on. A ready hub without the kind's CRD holds nothing of it
+// (left out there) and is in step for the key, not behind for good. The source, a hub not ready, not checked by
+// the identity check, or whose write-back failed (it keeps its object as it is, the evidence, until it can), is
+// left alone. A hub whose add-on manager installs the add-on of this name (mirroredTo) loses the replicator's copy
+// instead, and is in step once it holds none.
+func (s *objectSync) selectTargets(ctx context.Context) []*hubconn.Hub {
+	c, k, key := s.c, s.k, s.key
 	var targets []*hubconn.Hub
 	for _, target := range c.opts.Hubs {
 		switch {
-		case target != source && target.Ready() && !target.Serves(k.Name) && checked(target):
-			// A ready hub without the kind's CRD holds nothing of it (left out there): it is in step for the key,
-			// not behind for good.
-			compared = append(compared, target.Name())
-		case target == source || !target.Serves(k.Name) || target.Name() == failedHub || !checked(target):
-			// A hub whose write could not be written back keeps its object as it is (the evidence) until it can.
-		case !mirroredTo(k, key, source, target):
-			// The target's add-on manager keeps its add-ons of this name: it is in step once it holds no
-			// copy of the replicator's.
+		case target != s.source && target.Ready() && !target.Serves(k.Name) && s.checked(target):
+			s.compared = append(s.compared, target.Name())
+		case target == s.source || !target.Serves(k.Name) || target.Name() == s.failedHub || !s.checked(target):
+		case !mirroredTo(k, key, s.source, target):
 			if err := c.dropCopy(ctx, k, key, target); errors.Is(err, errDeleteHeld) {
 				c.markBehind(key, target.Name())
 			} else if err != nil {
-				errs = append(errs, err)
+				s.errs = append(s.errs, err)
 			} else {
-				compared = append(compared, target.Name())
+				s.compared = append(s.compared, target.Name())
 			}
 		default:
 			targets = append(targets, target)
 		}
 	}
-	if src != nil && firstCopy(k, key, targets) && perCluster(k, key, c.isCluster) {
-		// The hubs about to get a copy, or holding one: a hub holding a foreign object of that name gets none.
-		names := make([]string, 0, len(targets))
-		for _, t := range targets {
-			if obj, _ := t.Peek(k.Name, key.Namespace, key.Name); obj == nil || mirror.IsCopyOn(k, obj) {
-				names = append(names, t.Name())
-			}
-		}
-		held, err := c.holdBeforeCopies(ctx, source, k, key, src, names)
-		if err != nil || held == nil {
-			// No copy without the hold; a refused hold (the cache is behind) is retried on the watch event.
-			return errors.Join(append(errs, err)...)
-		}
-		src = held
+	return targets
+}
+
+// holdFirstCopy holds the source's original of a cluster's object before its first copy is written
+// (holdBeforeCopies: the finalizer and has-copies of the hubs about to get a copy, or holding one; a hub holding
+// a foreign object of that name gets none). It reports false when the copies must wait: the hold failed or was
+// refused because the source's cache is behind.
+func (s *objectSync) holdFirstCopy(ctx context.Context, targets []*hubconn.Hub) bool {
+	c, k, key := s.c, s.k, s.key
+	if s.src == nil || !firstCopy(k, key, targets) || !perCluster(k, key, c.isCluster) {
+		return true
 	}
-	// The targets are written at once: a key costs one round trip, not one per standby.
+	names := make([]string, 0, len(targets))
+	for _, t := range targets {
+		if obj, _ := t.Peek(k.Name, key.Namespace, key.Name); obj == nil || mirror.IsCopyOn(k, obj) {
+			names = append(names, t.Name())
+		}
+	}
+	held, err := c.holdBeforeCopies(ctx, s.source, k, key, s.src, names)
+	if err != nil {
+		s.errs = append(s.errs, err)
+	}
+	if err != nil || held == nil {
+		return false
+	}
+	s.src = held
+	return true
+}
+
+// writeTargets brings every target in step at once (syncTarget; a key costs one round trip, not one per
+// standby) and records the outcome: the targets holding a copy, those compared, and those left behind. A copy
+// still going or a delete the brake holds is no failure: the copy's delete event, or the brake's release, syncs
+// the key again. A write refused for a cache that lags (409, 404, already exists) is retried at once; any other
+// failure leaves the hub behind until the retry goes through.
+func (s *objectSync) writeTargets(ctx context.Context, targets []*hubconn.Hub) {
+	c, key := s.c, s.key
 	type targetResult struct {
 		holds bool
 		err   error
@@ -336,78 +433,72 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			holds, err := c.syncTarget(ctx, k, key, source, target, src, extra, seen, hasSeen)
+			holds, err := c.syncTarget(ctx, s.k, key, s.source, target, s.src, s.extra, s.seen, s.hasSeen)
 			results[i] = targetResult{holds: holds, err: err}
 		}()
 	}
 	wg.Wait()
-	var holding []string // the targets that hold a copy of src after this sync
 	for i, target := range targets {
 		if results[i].holds {
-			holding = append(holding, target.Name())
+			s.holding = append(s.holding, target.Name())
 		}
 		if errors.Is(results[i].err, errCopyGoing) || errors.Is(results[i].err, errDeleteHeld) {
-			// Not in step there yet, and no failure: the copy's delete event, or the release of the hub's
-			// delete brake, syncs the key again.
 			c.markBehind(key, target.Name())
 			continue
 		}
 		if err := results[i].err; err != nil {
-			errs = append(errs, err)
+			s.errs = append(s.errs, err)
 			if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) && !apierrors.IsNotFound(err) {
-				// A write refused for a cache that lags (409, 404, already exists) is retried at once; any
-				// other failure leaves the hub behind until the retry goes through.
 				c.markBehind(key, target.Name())
 			}
 			continue
 		}
-		compared = append(compared, target.Name())
+		s.compared = append(s.compared, target.Name())
 	}
-	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
+}
+
+// finish does what follows the writes: the fence marks of a ManagedCluster's namespace on every hub; has-copies
+// (and the hold) on a cluster's object, so that a delete on a hub holding a copy, once the cluster is on it,
+// reaches it also if the source is down then; the release of the source's held delete once every copy is gone;
+// the tombstone of a delete seen here; the key's step on the hubs compared; and, after that (the key no longer
+// counts as waiting there), for a ManagedCluster its tombstoned objects queued, its in-step report and the end
+// of a finished write-back.
+func (s *objectSync) finish(ctx context.Context) {
+	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
+	live := src != nil && src.GetDeletionTimestamp() == nil
+	if k.Name == failoverv1alpha1.KindManagedCluster && live {
 		c.mu.Lock()
 		dir := c.sources[key.Name]
 		c.mu.Unlock()
 		if c.opts.Fencing && dir.Hub == source.Name() {
 			if err := c.syncFenceMarks(ctx, key.Name, dir.Hub, dir.Since); err != nil {
-				errs = append(errs, err)
+				s.errs = append(s.errs, err)
 			}
 		}
 	}
-	// A per-cluster original lists the hubs that hold a copy of it, once they do: a delete on one of them,
-	// once the cluster is on it, must reach this original, also if this hub is down then.
-	if perCluster(k, key, c.isCluster) && src != nil && src.GetDeletionTimestamp() == nil {
-		if err := c.markCopies(ctx, source, k, key, src, holding); err != nil {
-			errs = append(errs, err)
+	if perCluster(k, key, c.isCluster) && live {
+		if err := c.markCopies(ctx, source, k, key, src, s.holding); err != nil {
+			s.errs = append(s.errs, err)
 		}
 	}
 	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) {
 		if err := c.release(ctx, source, k, key, src, mirror.ReleasePatch(src)); err != nil {
-			errs = append(errs, err)
+			s.errs = append(s.errs, err)
 		}
 	}
-	if err := c.keepTombstone(ctx, k, key, source, src, compared); err != nil {
-		errs = append(errs, err)
+	if err := c.keepTombstone(ctx, k, key, source, src, s.compared); err != nil {
+		s.errs = append(s.errs, err)
 	}
-	c.clearDirty(key, compared)
-	// After clearDirty: this key itself no longer counts as waiting on the hubs it was compared on.
-	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil && src.GetDeletionTimestamp() == nil {
+	c.clearDirty(key, s.compared)
+	if k.Name == failoverv1alpha1.KindManagedCluster && live {
 		c.syncTombstoned(key.Name, src)
 		if err := c.publishSteps(ctx, key.Name, source, src); err != nil {
-			errs = append(errs, err)
+			s.errs = append(s.errs, err)
 		}
 		if err := c.finishWriteBack(ctx, key.Name, source, src); err != nil {
-			errs = append(errs, err)
+			s.errs = append(s.errs, err)
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s: %w", key, errors.Join(errs...))
-	}
-	c.mu.Lock()
-	if c.firstSeen[key] == seen {
-		delete(c.firstSeen, key)
-	}
-	c.mu.Unlock()
-	return nil
 }
 
 // writeBack writes on the source what the hub the cluster moved from wrote and never replicated
