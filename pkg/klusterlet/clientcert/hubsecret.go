@@ -47,6 +47,15 @@ func (c *ClientCertForHubController) writeSecret(ctx context.Context, data map[s
 // AlreadyExists) names the Secret, and the caller retries.
 func WriteSecretData(ctx context.Context, secrets corev1client.SecretsGetter, namespace, name string, data map[string][]byte,
 	labels map[string]string) (created bool, err error) {
+	return WriteSecretDataIf(ctx, secrets, namespace, name, data, labels, nil)
+}
+
+// WriteSecretDataIf is WriteSecretData that first calls check with the Secret as just read (nil when absent), the
+// one its Update will replace: an error from check is returned as is and nothing is written. A caller that
+// decided to write from an earlier read (whose Secret another writer may have replaced since) re-checks there
+// what it decided on; a retry after a Conflict reads and checks again.
+func WriteSecretDataIf(ctx context.Context, secrets corev1client.SecretsGetter, namespace, name string, data map[string][]byte,
+	labels map[string]string, check func(existing *corev1.Secret) error) (created bool, err error) {
 	client := secrets.Secrets(namespace)
 	existing, err := client.Get(ctx, name, metav1.GetOptions{})
 	switch {
@@ -57,6 +66,11 @@ func WriteSecretData(ctx context.Context, secrets corev1client.SecretsGetter, na
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
+	}
+	if check != nil {
+		if err := check(existing); err != nil {
+			return false, err
+		}
 	}
 	// The Create or Update itself outlives the caller's context: the session stops the bootstrap controller
 	// as soon as its informer sees the Secret, which can be before this goroutine has read the response, and the

@@ -38,7 +38,13 @@ const ensureManagedClusterTimeout = 10 * time.Second
 func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <-chan struct{}) {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// wg holds every goroutine of the main phase, the background ManagedCluster attempts included: the phase
+	// ends when they have.
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 
 	hub, err := s.newHubClients(data)
 	if err != nil {
@@ -49,7 +55,7 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 	}
 	bootstrapCreate := s.bootstrapCreateClient(logger)
 	if bootstrapCreate != nil {
-		s.ensureManagedCluster(ctx, bootstrapCreate)
+		s.ensureManagedCluster(ctx, &wg, bootstrapCreate)
 	}
 	mainPhase, err := s.newMainControllers(hub, bootstrapCreate)
 	if err != nil {
@@ -57,7 +63,6 @@ func (s *Session) runMain(ctx context.Context, data map[string][]byte, changed <
 		waitChanged(ctx, changed)
 		return
 	}
-	var wg sync.WaitGroup
 	s.startMain(ctx, &wg, hub, mainPhase)
 	defer func() {
 		cancel()
@@ -104,12 +109,16 @@ func (s *Session) newHubClients(data map[string][]byte) (hubClients, error) {
 // hub the replicator does not mirror to) must be created first, since without it the hub grants the agent
 // identity nothing, and the main controllers, the creating controller among them, wait for a ManagedCluster
 // informer that cannot sync. The first attempt is bounded by ensureManagedClusterTimeout, so that a slow hub does
-// not hold back the main controllers; when it fails, attempts go on in the background (keepEnsuringManagedCluster)
-// until one succeeds or ctx ends. A creation is announced with ManagedClusterCreated.
-func (s *Session) ensureManagedCluster(ctx context.Context, bootstrapCreate clusterv1client.ManagedClustersGetter) {
+// not hold back the main controllers; when it fails, attempts go on in the background (keepEnsuringManagedCluster,
+// on wg) until one succeeds or ctx ends. A creation is announced with ManagedClusterCreated.
+func (s *Session) ensureManagedCluster(ctx context.Context, wg *sync.WaitGroup, bootstrapCreate clusterv1client.ManagedClustersGetter) {
 	if err := s.ensureManagedClusterOnce(ctx, bootstrapCreate, "before the main controllers start"); err != nil {
 		klog.FromContext(ctx).Info("Could not make sure the ManagedCluster exists with the bootstrap identity; trying again in the background", "err", err)
-		go s.keepEnsuringManagedCluster(ctx, bootstrapCreate)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.keepEnsuringManagedCluster(ctx, bootstrapCreate)
+		}()
 	}
 }
 

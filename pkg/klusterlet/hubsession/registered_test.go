@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +39,8 @@ func TestEnsureManagedClusterKeepsTrying(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s.ensureManagedCluster(ctx, nil)
+	var wg sync.WaitGroup
+	s.ensureManagedCluster(ctx, &wg, nil)
 	if got := calls.Load(); got != 1 {
 		t.Fatalf("%d attempts before the main controllers start, want 1", got)
 	}
@@ -67,10 +69,66 @@ func TestEnsureManagedClusterKeepsTrying(t *testing.T) {
 	if !strings.Contains(created, "while the main controllers wait for it") {
 		t.Errorf("%s event %q, want one for the background create", managedcluster.ReasonManagedClusterCreated, created)
 	}
-	// Nothing more once it succeeded.
+	// Nothing more once it succeeded, and the background attempts are done: the session's wait group is free.
 	fakeClock.Step(time.Hour)
-	time.Sleep(20 * time.Millisecond)
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the background attempts still hold the session's wait group after the create")
+	}
 	if got := calls.Load(); got != 4 {
 		t.Errorf("%d attempts after the create, want 4", got)
+	}
+}
+
+// TestEnsureManagedClusterStopsWithItsSession: background attempts that never succeed end when the session's
+// context does, and the session's wait group waits for them.
+func TestEnsureManagedClusterStopsWithItsSession(t *testing.T) {
+	var calls atomic.Int32
+	c := testConfig()
+	c.Controllers.EnsureManagedCluster = func(context.Context, clusterv1client.ManagedClustersGetter) (bool, error) {
+		calls.Add(1)
+		return false, errors.New("forbidden")
+	}
+	c.Recorder = events.NewInMemoryRecorder("test", clock.RealClock{})
+	fakeClock := testingclock.NewFakeClock(time.Now())
+	c.Clock = fakeClock
+	s, err := New(c, Params{Hub: testHub()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	s.ensureManagedCluster(ctx, &wg, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for calls.Load() < 3 && time.Now().Before(deadline) {
+		if fakeClock.HasWaiters() {
+			fakeClock.Step(ensureRetryMaxDelay)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if calls.Load() < 3 {
+		t.Fatalf("%d attempts, want the background ones going on", calls.Load())
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("the session's wait group is free while background attempts go on: they are not joined to it")
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the background attempts outlived their session's context")
 	}
 }

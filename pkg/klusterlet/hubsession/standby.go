@@ -3,6 +3,7 @@ package hubsession
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -292,13 +293,13 @@ func (c *StandbyCredentials) swap(ctx context.Context, h Handover) (used, alread
 		return data != nil && hub.Bootstrap != nil &&
 			clientcert.CheckHubKubeconfig(data, c.config.ClusterName, c.config.AgentName, hub.Bootstrap.Hub, now) == nil
 	}
-	write := func(name string, data map[string][]byte, labels map[string]string) error {
+	write := func(name string, data map[string][]byte, labels map[string]string, check func(*corev1.Secret) error) error {
 		creds := make(map[string][]byte, len(clientcert.SecretKeys()))
 		for _, k := range clientcert.SecretKeys() {
 			creds[k] = data[k]
 		}
 		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			_, err := clientcert.WriteSecretData(ctx, secrets, ns, name, creds, labels)
+			_, err := clientcert.WriteSecretDataIf(ctx, secrets, ns, name, creds, labels, check)
 			if apierrors.IsAlreadyExists(err) {
 				return apierrors.NewConflict(metav1.SchemeGroupVersion.WithResource("secrets").GroupResource(), name, err)
 			}
@@ -318,18 +319,30 @@ func (c *StandbyCredentials) swap(ctx context.Context, h Handover) (used, alread
 				return false, false, fmt.Errorf("discarding the credentials of hub %s: %w", from.Name, err)
 			}
 		case valid(current, *from):
-			if err := write(name, current, map[string]string{StandbyHubLabel: from.Name}); err != nil {
+			if err := write(name, current, map[string]string{StandbyHubLabel: from.Name}, nil); err != nil {
 				return false, false, fmt.Errorf("keeping the credentials of hub %s: %w", from.Name, err)
 			}
 			c.config.Recorder.Eventf(ReasonStandbyCredentialsSaved, "credentials of hub %s kept in secret %s/%s for a switch back", from.Name, ns, name)
 		}
 	}
-	if valid(current, h.To) {
-		return false, true, nil
+	// replaceable says why the hub kubeconfig Secret's data must not be replaced by standby credentials: it is
+	// valid for To already, or holds another writer's credentials (the session's takeover rules and back-off
+	// decide when to replace them). It is asked of the Secret read first and again of the one each write
+	// replaces, which another writer may have written since.
+	replaceable := func(data map[string][]byte) error {
+		if valid(data, h.To) {
+			return errAlreadyValid
+		}
+		if owner := clientcert.OwnerOf(data); len(data[clientcert.TLSCertSecretKey]) > 0 &&
+			(owner.ClusterName != c.config.ClusterName || owner.AgentName != c.config.AgentName) {
+			return errOtherWriter
+		}
+		return nil
 	}
-	if owner := clientcert.OwnerOf(current); len(current[clientcert.TLSCertSecretKey]) > 0 &&
-		(owner.ClusterName != c.config.ClusterName || owner.AgentName != c.config.AgentName) {
-		// Another writer's credentials: the session's takeover rules and back-off decide when to replace them.
+	switch err := replaceable(current); {
+	case errors.Is(err, errAlreadyValid):
+		return false, true, nil
+	case err != nil:
 		return false, false, nil
 	}
 	name := c.SecretName(h.To.Name)
@@ -337,7 +350,18 @@ func (c *StandbyCredentials) swap(ctx context.Context, h Handover) (used, alread
 	if err != nil || !valid(standby, h.To) {
 		return false, false, err
 	}
-	if err := write(c.config.SecretName, standby, nil); err != nil {
+	err = write(c.config.SecretName, standby, nil, func(existing *corev1.Secret) error {
+		if existing == nil {
+			return nil
+		}
+		return replaceable(existing.Data)
+	})
+	switch {
+	case errors.Is(err, errAlreadyValid):
+		return false, true, nil
+	case errors.Is(err, errOtherWriter):
+		return false, false, nil
+	case err != nil:
 		return false, false, fmt.Errorf("using the standby credentials of hub %s: %w", h.To.Name, err)
 	}
 	// The session must see them as this process's own, not as a takeover.
@@ -347,6 +371,12 @@ func (c *StandbyCredentials) swap(ctx context.Context, h Handover) (used, alread
 		h.To.Name, ns, name, ns, c.config.SecretName)
 	return true, false, nil
 }
+
+// Why swap leaves the hub kubeconfig Secret alone (never returned by Swap or Adopt).
+var (
+	errAlreadyValid = errors.New("the hub kubeconfig Secret is valid for the hub already")
+	errOtherWriter  = errors.New("the hub kubeconfig Secret holds another writer's credentials")
+)
 
 // swapCacheWait bounds how long Swap waits for the agent's Secret informer to show what it wrote.
 const swapCacheWait = 5 * time.Second

@@ -210,6 +210,54 @@ func TestStandbySwapWriteFailure(t *testing.T) {
 	}
 }
 
+// TestStandbySwapRechecksTheSecretItReplaces: another writer (another agent of the cluster) puts its credentials
+// into the hub kubeconfig Secret after Swap read it and before Swap writes it: Swap re-checks the Secret its
+// write would replace and leaves the other writer's credentials to the session's takeover rules.
+func TestStandbySwapRechecksTheSecretItReplaces(t *testing.T) {
+	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	credsA, otherAgentB := credentials(t, caA, hubA, "agent1"), credentials(t, caB, hubB, "someone")
+	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, credsA),
+		certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), credentials(t, caB, hubB, "agent1")))
+	gets := 0
+	kube.PrependReactor("get", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.(clienttesting.GetAction).GetName() != main {
+			return false, nil, nil
+		}
+		if gets++; gets == 2 {
+			// Between Swap's read and its write: the other writer's update lands.
+			s, err := kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("secrets"), ns, main)
+			if err != nil {
+				return true, nil, err
+			}
+			updated := s.(*corev1.Secret).DeepCopy()
+			updated.Data = otherAgentB
+			if err := kube.Tracker().Update(corev1.SchemeGroupVersion.WithResource("secrets"), updated, ns); err != nil {
+				return true, nil, err
+			}
+		}
+		return false, nil, nil
+	})
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used, err := sc.Swap(context.Background(), Handover{To: hubB})
+	if used || err != nil {
+		t.Fatalf("Swap = %v, %v; want false and no error (another writer's credentials are left alone)", used, err)
+	}
+	if gets < 2 {
+		t.Fatalf("the hub kubeconfig Secret was read %d times, want it read again before the write", gets)
+	}
+	got, err := kube.CoreV1().Secrets(ns).Get(context.Background(), main, metav1.GetOptions{})
+	if err != nil || !bytes.Equal(got.Data[clientcert.TLSCertSecretKey], otherAgentB[clientcert.TLSCertSecretKey]) {
+		t.Fatalf("hub kubeconfig Secret (err %v) no longer holds the other writer's credentials", err)
+	}
+}
+
 // TestStandbySwapKeepsCredentialsWhenSavingFails: when the credentials of the hub left cannot be kept in its
 // standby Secret, the hub kubeconfig Secret is not overwritten either: they are not lost.
 func TestStandbySwapKeepsCredentialsWhenSavingFails(t *testing.T) {
