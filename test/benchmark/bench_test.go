@@ -31,6 +31,8 @@
 //	BENCH_PROFILE            when set, heap profiles and RSS by mapping of the join and memory scenarios (profile_test.go)
 //	BENCH_OURS_ENV           comma-separated NAME=VALUE pairs added to our agent's environment only (e.g. GOGC=50)
 //	BENCH_RERENDER           when set, only render benchmarks.md again from benchmarks.json (no measurement)
+//	BENCH_MERGE_FROM         with BENCH_RERENDER, comma-separated directories of other reports whose newer figures
+//	                         are merged in (each figure from the newest run that measured it)
 //	BENCH_REPL_SIZES         the replication scenario's sizes, run one after the other on hubs of their own:
 //	                         comma-separated CLUSTERSxWORKSxSTANDBYS (default 3500x10x2,1000x10x1: issue 29's fleet, then
 //	                         the previous report's size); each cluster has WORKS ManifestWorks, every tenth one also a
@@ -275,6 +277,11 @@ func rerender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if dirs := envString("BENCH_MERGE_FROM", ""); dirs != "" {
+		if r.earlier, err = loadReports(strings.Split(dirs, ",")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := r.write(); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +291,7 @@ func rerender(t *testing.T) {
 // when it fails, and rewrites the report.
 func (b *bench) run(t *testing.T, sc string, f func(t *testing.T)) {
 	if !b.scenarios[sc] {
-		b.rep.missingScenario(sc, "skipped: not in BENCH_SCENARIOS")
+		b.rep.missingScenario(sc, skippedReason)
 		b.setRan(sc)
 		b.writeReport(t)
 		return
@@ -407,6 +414,14 @@ func newBench(t *testing.T) *bench {
 		"OCM registration agent + hub controller, kube-apiserver, etcd": filepath.Base(binDir) + " (hack/build-test-binaries.sh cache entry)",
 	}
 	b.rep = newReport(outDir, envString("BENCH_COMMAND", "make bench"), settings, versions)
+	// The report there before this run: the figures of the scenarios this run does not measure are kept from it.
+	earlier, err := loadEarlier(outDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if earlier != nil {
+		b.rep.earlier = []*report{earlier}
+	}
 	b.rep.globalNote("Measured on a 2-core machine that other work may share (its load average at the start and the end is " +
 		"above): absolute times and CPU seconds carry noise; both agents ran in the same run, alternating (the order " +
 		"swaps every repetition), so the ratios matter more than the absolute numbers.")
