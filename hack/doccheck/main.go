@@ -93,7 +93,10 @@ func checkFile(path string, targets, flags map[string]bool, anchors map[string]m
 		}
 		var code []string
 		if inFence {
-			code = []string{line}
+			// A shell comment in a code block is prose ("# make sure …").
+			if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+				code = []string{line}
+			}
 		} else {
 			code = codeSpanRE.FindAllString(line, -1)
 			for _, m := range linkRE.FindAllStringSubmatch(line, -1) {

@@ -25,7 +25,7 @@ func TestCheckFile(t *testing.T) {
 	write("docs/other.md", "# Other page\n\n## Hot standby credentials\n\n```sh\n# not a heading\n```\n")
 	good := write("good.md", "# Top\n\nSee [the page](docs/other.md#hot-standby-credentials), [docs](docs/), [top](#top).\n"+
 		"Run `make test` and `klusterlet-failover agent failover --cluster-name c1`; `kubectl get ns --all`.\n"+
-		"```sh\nmake verify\nhollow-agents --shards 3\n```\nPlain text make anything --anything is prose.\n")
+		"```sh\n# make sure the --cache is warm\nmake verify\nhollow-agents --shards 3\n```\nPlain text make anything --anything is prose.\n")
 	bad := write("bad.md", "# Bad\n\n[gone](docs/missing.md), [anchor](docs/other.md#not-a-heading), [code](docs/other.md#not-a-heading-1).\n"+
 		"Run `make nothing` with `--no-such-flag`.\n")
 	targets := map[string]bool{"test": true, "verify": true}
