@@ -118,12 +118,14 @@ const (
 //     reachable: a hub still listing may hold the newest; these are ordered by renewTime alone (an epoch a
 //     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it). The
 //     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
-//     decision. Ties keep the previous source, else the earlier hub in spec order. While the previous source is
-//     unreachable, a hub whose epoch is lower than the one the previous source carried (Source.Epoch) and whose
-//     lease was not renewed after the previous source's (Source.RenewTime; both renewTimes are the agent's
-//     clock) is not counted: the agent left it before it joined the previous source, and its lease only looks
-//     fresh (seen renewed a moment before the agent left it). An agent that moved there again renews it later,
-//     or raises its epoch there. Since is kept when the hub does not change, else it is now (without a previous
+//     decision. Ties keep the previous source, else the earlier hub in spec order. A hub whose epoch is lower
+//     than the one the previous source carried (Source.Epoch) and whose lease was not renewed after the previous
+//     source's (Source.RenewTime; both renewTimes are the agent's clock) is not counted: the agent left it before
+//     it joined the previous source, and its lease only looks fresh — seen renewed a moment before the agent left
+//     it, while the previous source is out of view, or a renewal made before the agent left and seen late (a hub
+//     listed again after a restart or a cut, whose watch then delivers it), while the previous source's own
+//     renewals were not seen since the replicator reached it again. An agent that moved there again renews it
+//     later, or raises its epoch there. Since is kept when the hub does not change, else it is now (without a previous
 //     source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, when every hub is reachable: the hub with the highest epoch (ReasonEpoch), since
@@ -135,11 +137,10 @@ const (
 //  6. Else the first hub in spec order whose ManagedCluster is not a copy, since now.
 //  7. Else no source.
 func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
-	seenAny, allReachable, prevReachable := false, true, false
+	seenAny, allReachable := false, true
 	for _, h := range hubs {
 		seenAny = seenAny || !h.RenewSeen.IsZero()
 		allReachable = allReachable && h.Reachable
-		prevReachable = prevReachable || h.Hub == prev.Hub && h.Reachable
 	}
 	var best *HubView
 	for i := range hubs {
@@ -150,7 +151,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		if (seenAny || !allReachable) && !fresh(*h, now) {
 			continue
 		}
-		if prev.Hub != "" && !prevReachable && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {
+		if prev.Hub != "" && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {
 			continue
 		}
 		switch {

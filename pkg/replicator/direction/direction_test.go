@@ -731,6 +731,14 @@ func TestDecideSourceEpochs(t *testing.T) {
 			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonNoFreshLease, Epoch: 7, RenewTime: ago(3 * time.Second)},
 		},
 		{
+			name: "rule 1: a renewal made before the agent left, seen late on the hub it left, does not take over from a source whose own renewals were not seen since (make chaos seed 21)",
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 15, RenewTime: ago(40 * time.Second)},
+			hubs: []direction.HubView{
+				epoch(with(renewing(hubA, ago(40*time.Second)), func(v *direction.HubView) { v.RenewSeen = ago(3 * time.Minute) }), 15),
+				epoch(skewed(renewing(hubB, ago(time.Second)), -45*time.Second), 14)},
+			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonNoFreshLease, Epoch: 15, RenewTime: ago(40 * time.Second)},
+		},
+		{
 			name: "rule 1: the agent moving back raises the epoch there: that hub takes over",
 			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(3 * time.Second)},
 			hubs: []direction.HubView{unreachable(empty(hubA)), epoch(renewing(hubB, ago(2*time.Second)), 8)},
