@@ -67,6 +67,9 @@ type HubView struct {
 	// Epoch is the agent's session epoch recorded on this hub's ManagedCluster (failoverv1alpha1.AnnotationEpoch,
 	// written by our agent on the hub it joins; it only grows from one hub to the next); 0 when absent.
 	Epoch int64
+	// ReadySince is when the replicator's view of the hub last became ready (reachable, caches synced), on the
+	// replicator's clock; zero when it is not reachable, or not known.
+	ReadySince time.Time
 }
 
 // Source is the outcome of DecideSource.
@@ -79,9 +82,9 @@ type Source struct {
 	Reason string
 	// Epoch is the highest agent epoch seen on Hub's ManagedCluster while it has been the source (0: none, as
 	// with OCM's own agent), and RenewTime the newest renewTime of its lease that rule 1 counted (zero: none):
-	// while Hub is out of view, a hub whose ManagedCluster carries a lower epoch and whose lease was not renewed
-	// after that (the agent's one clock) is where the agent was before Hub, and does not take the cluster over
-	// (DecideSource rule 1).
+	// while Hub is out of view, or just back in view, a hub whose ManagedCluster carries a lower epoch and whose
+	// lease was not renewed after that (the agent's one clock) is where the agent was before Hub, and does not
+	// take the cluster over (DecideSource rule 1).
 	Epoch     int64
 	RenewTime time.Time
 }
@@ -120,12 +123,14 @@ const (
 //     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
 //     decision. Ties keep the previous source, else the earlier hub in spec order. A hub whose epoch is lower
 //     than the one the previous source carried (Source.Epoch) and whose lease was not renewed after the previous
-//     source's (Source.RenewTime; both renewTimes are the agent's clock) is not counted: the agent left it before
-//     it joined the previous source, and its lease only looks fresh — seen renewed a moment before the agent left
-//     it, while the previous source is out of view, or a renewal made before the agent left and seen late (a hub
-//     listed again after a restart or a cut, whose watch then delivers it), while the previous source's own
-//     renewals were not seen since the replicator reached it again. An agent that moved there again renews it
-//     later, or raises its epoch there. Since is kept when the hub does not change, else it is now (without a previous
+//     source's (Source.RenewTime; both renewTimes are the agent's clock) is not counted while the previous source
+//     is unreachable, or was reached again (ReadySince) less than FreshnessFactor × its lease duration ago: the
+//     agent left that hub before it joined the previous source, and its lease only looks fresh — seen renewed a
+//     moment before the agent left it, or a renewal made before the agent left and seen late (a hub listed again
+//     after a restart or a cut, whose watch then delivers it) before the agent's renewals on the previous source
+//     could be seen. An agent that moved there again renews it later, or raises its epoch there; and once the
+//     previous source has been in view that long without a renewal seen there, the bar is lifted (the agent is
+//     not on it, whatever its epoch records or its clock did). Since is kept when the hub does not change, else it is now (without a previous
 //     source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, when every hub is reachable: the hub with the highest epoch (ReasonEpoch), since
@@ -138,9 +143,19 @@ const (
 //  7. Else no source.
 func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	seenAny, allReachable := false, true
+	barLower := false // whether a lower epoch's stale-looking lease is barred (see rule 1)
 	for _, h := range hubs {
 		seenAny = seenAny || !h.RenewSeen.IsZero()
 		allReachable = allReachable && h.Reachable
+	}
+	if prev.Hub != "" {
+		barLower = true
+		for _, h := range hubs {
+			// A reachable previous source with no ReadySince known counts as long in view.
+			if h.Hub == prev.Hub && h.Reachable && (h.ReadySince.IsZero() || now.Sub(h.ReadySince) >= FreshnessFactor*leaseDuration(h)) {
+				barLower = false
+			}
+		}
 	}
 	var best *HubView
 	for i := range hubs {
@@ -151,7 +166,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		if (seenAny || !allReachable) && !fresh(*h, now) {
 			continue
 		}
-		if prev.Hub != "" && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {
+		if barLower && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {
 			continue
 		}
 		switch {
@@ -250,12 +265,18 @@ func highestEpoch(hubs []HubView) string {
 }
 
 // NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts
-// as fresh at now stops being fresh (its RenewSeen + FreshnessFactor × the lease duration), or the zero time
-// when none is fresh. Without new observations DecideSource can only decide differently after that time: the
-// caller decides again then instead of on a fixed period.
+// as fresh at now stops being fresh (its RenewSeen + FreshnessFactor × the lease duration), or a hub reached
+// again leaves the window in which rule 1 still bars the leases of lower epochs (its ReadySince + FreshnessFactor
+// × the lease duration), or the zero time when there is none. Without new observations DecideSource can only
+// decide differently after that time: the caller decides again then instead of on a fixed period.
 func NextExpiry(hubs []HubView, now time.Time) time.Time {
 	var next time.Time
 	for _, h := range hubs {
+		if h.Reachable && !h.ReadySince.IsZero() {
+			if end := h.ReadySince.Add(FreshnessFactor * leaseDuration(h)); end.After(now) && (next.IsZero() || end.Before(next)) {
+				next = end
+			}
+		}
 		if !h.Reachable || !h.HasLease || !h.AgentRenewed || h.RenewSeen.IsZero() {
 			continue
 		}

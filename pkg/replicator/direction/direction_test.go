@@ -618,6 +618,9 @@ func TestNextExpiry(t *testing.T) {
 			hubs: []direction.HubView{renewing(hubA, ago(window+time.Second))}, want: time.Time{}},
 		{name: "a lease expiring exactly now is stale already",
 			hubs: []direction.HubView{renewing(hubA, ago(window)), renewing(hubB, ago(time.Second))}, want: ago(time.Second).Add(window)},
+		{name: "a hub reached again leaves the window in which lower epochs are barred FreshnessFactor x duration after",
+			hubs: []direction.HubView{with(original(hubA), func(v *direction.HubView) { v.Reachable, v.ReadySince = true, ago(10 * time.Second) })},
+			want: ago(10 * time.Second).Add(window)},
 		{name: "an unreachable hub, a lease no agent renewed and a hub without lease do not count",
 			hubs: []direction.HubView{
 				unreachable(renewing(hubA, ago(50*time.Second))),
@@ -734,9 +737,21 @@ func TestDecideSourceEpochs(t *testing.T) {
 			name: "rule 1: a renewal made before the agent left, seen late on the hub it left, does not take over from a source whose own renewals were not seen since (make chaos seed 21)",
 			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 15, RenewTime: ago(40 * time.Second)},
 			hubs: []direction.HubView{
-				epoch(with(renewing(hubA, ago(40*time.Second)), func(v *direction.HubView) { v.RenewSeen = ago(3 * time.Minute) }), 15),
+				epoch(with(renewing(hubA, ago(40*time.Second)), func(v *direction.HubView) {
+					v.RenewSeen, v.ReadySince = ago(3*time.Minute), ago(11*time.Second)
+				}), 15),
 				epoch(skewed(renewing(hubB, ago(time.Second)), -45*time.Second), 14)},
 			want: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonNoFreshLease, Epoch: 15, RenewTime: ago(40 * time.Second)},
+		},
+		{
+			name: "rule 1: the same, once the source has been in view two lease durations without a renewal seen there: the bar is lifted (the agent is not on it, whatever its epoch or its clock did)",
+			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 15, RenewTime: ago(40 * time.Second)},
+			hubs: []direction.HubView{
+				epoch(with(renewing(hubA, ago(40*time.Second)), func(v *direction.HubView) {
+					v.RenewSeen, v.ReadySince = ago(3*time.Minute), ago(2*time.Minute)
+				}), 15),
+				epoch(skewed(renewing(hubB, ago(time.Second)), -45*time.Second), 14)},
+			want: direction.Source{Hub: hubB, Since: now, Reason: direction.ReasonLeaseRenewed, Epoch: 14, RenewTime: ago(46 * time.Second)},
 		},
 		{
 			name: "rule 1: the agent moving back raises the epoch there: that hub takes over",
@@ -751,7 +766,7 @@ func TestDecideSourceEpochs(t *testing.T) {
 			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
-			name: "rule 1: with the source in view a lower epoch is no bar (the agent left it, whatever its record says)",
+			name: "rule 1: with the source in view, a hub the agent renews after the source takes over whatever its epoch (the agent left the source)",
 			prev: direction.Source{Hub: hubA, Since: earlier, Reason: direction.ReasonLeaseRenewed, Epoch: 7, RenewTime: ago(time.Hour)},
 			hubs: []direction.HubView{epoch(renewing(hubA, ago(time.Hour)), 7), epoch(renewing(hubB, ago(5*time.Second)), 1)},
 			want: src(hubB, now, direction.ReasonLeaseRenewed),

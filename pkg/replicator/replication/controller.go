@@ -464,7 +464,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.mu.Unlock()
 		// This hub, and every hub not caught up yet, must see every object known now. hubconn reports Ready
 		// outside its lock: a hub that left Ready since is not listed.
-		if c.steps.ready(hub, keys, c.byName[hub] != nil && c.byName[hub].Ready()) {
+		if c.steps.ready(hub, keys, func() bool { return c.byName[hub] != nil && c.byName[hub].Ready() }) {
 			c.markCaughtUp(hub)
 		}
 		c.opts.Recorder.Eventf(ReasonHubReady, "hub %s is ready: %d objects to check", hub, len(keys))

@@ -53,7 +53,7 @@ func TestSnapshotObjectsBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.steps.ready(testHubA, []Key{{Kind: failoverv1alpha1.KindManifestWork, Namespace: "cluster1", Name: "w1"},
-		{Kind: failoverv1alpha1.KindManifestWork, Namespace: "cluster1", Name: "w2"}}, true)
+		{Kind: failoverv1alpha1.KindManifestWork, Namespace: "cluster1", Name: "w2"}}, func() bool { return true })
 	behind := c.Snapshot().Behind
 	if n, ok := behind[testHubA]; !ok || n != 2 {
 		t.Errorf("hub-a behind by %d (counted %t), want 2", n, ok)

@@ -10,8 +10,9 @@ import (
 // hubSteps is the one writer of what the replicator knows of each hub's step with the sources: the keys a hub is
 // not in step with (since it became ready, or after a write there failed or waits), how many of each cluster's
 // keys those are, and whether the hub's listing was handled. The in-step reports (publishSteps), the catch-up
-// (HubCaughtUp) and the status read it. It has its own lock and calls nothing outside itself, so it may be used
-// with or without Controller.mu held.
+// (HubCaughtUp) and the status read it. It has its own lock; under it, it calls only clusterOf (which must take
+// no lock) and ready's stillReady (a hub's Ready, which takes the hub's lock alone), so it may be used with or
+// without Controller.mu held.
 type hubSteps struct {
 	mu sync.Mutex
 	// clusterOf returns the cluster of a key ("" for none): Controller.keyCluster.
@@ -47,14 +48,15 @@ func (s *hubSteps) left(hub string) {
 }
 
 // ready records hub's new listing: it is out of step with every key of keys (every object known now), and so is
-// every other hub not caught up yet; listed says whether the hub is still ready (hubconn reports Ready outside
-// its lock). It reports whether hub has nothing to catch up (no keys).
-func (s *hubSteps) ready(hub string, keys []Key, listed bool) (nothingToCatchUp bool) {
+// every other hub not caught up yet; stillReady, asked under the lock, says whether the hub is still ready
+// (hubconn reports Ready outside its lock: a hub that left Ready since, and whose left already ran, is not
+// listed). It reports whether hub has nothing to catch up (no keys).
+func (s *hubSteps) ready(hub string, keys []Key, stillReady func() bool) (nothingToCatchUp bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dirty[hub] = sets.New(keys...)
 	s.reopened[hub] = false
-	s.listed[hub] = listed
+	s.listed[hub] = stillReady()
 	for other, dirty := range s.dirty {
 		if other != hub && dirty != nil {
 			dirty.Insert(keys...)

@@ -19,7 +19,7 @@ func TestHubSteps(t *testing.T) {
 	if !s.pendingFor("hub-a", "c1") || s.isCaughtUp("hub-a") {
 		t.Fatal("a hub not listed yet: want pending and not caught up")
 	}
-	if nothing := s.ready("hub-a", []Key{w1, w2}, true); nothing {
+	if nothing := s.ready("hub-a", []Key{w1, w2}, func() bool { return true }); nothing {
 		t.Fatal("ready with two keys reported nothing to catch up")
 	}
 	if got := s.behindCounts(); got["hub-a"] != 2 || len(got) != 1 {
@@ -61,7 +61,15 @@ func TestHubSteps(t *testing.T) {
 	if s.isCaughtUp("hub-a") {
 		t.Error("a hub that left the ready state is caught up")
 	}
-	if nothing := s.ready("hub-b", nil, true); !nothing {
+	if nothing := s.ready("hub-b", nil, func() bool { return true }); !nothing {
 		t.Error("ready with no keys: want nothing to catch up")
+	}
+	// A hub that left the ready state before its listing was recorded is not listed.
+	s.ready("hub-a", []Key{w1}, func() bool { return false })
+	if s.isCaughtUp("hub-a") || !s.pendingFor("hub-a", "c1") {
+		t.Error("a hub no longer ready when its listing was recorded: want it not listed (pending, not caught up)")
+	}
+	if _, ok := s.behindCounts()["hub-a"]; ok {
+		t.Error("a hub not listed is counted behind")
 	}
 }

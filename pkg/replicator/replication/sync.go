@@ -177,6 +177,9 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool, seen time.Time) direc
 	if !v.Reachable {
 		return v
 	}
+	if state, _, since := h.State(); state == hubconn.StateReady {
+		v.ReadySince = since
+	}
 	if mc, ok := h.Cluster(cluster); ok {
 		v.HasCluster = true
 		v.IsCopy = mc.IsCopy
