@@ -103,6 +103,7 @@ func TestEnsureManagedClusterStopsWithItsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var wg sync.WaitGroup
 	s.ensureManagedCluster(ctx, &wg, nil)
 	deadline := time.Now().Add(10 * time.Second)

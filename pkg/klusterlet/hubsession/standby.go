@@ -351,10 +351,19 @@ func (c *StandbyCredentials) swap(ctx context.Context, h Handover) (used, alread
 		return false, false, err
 	}
 	err = write(c.config.SecretName, standby, nil, func(existing *corev1.Secret) error {
-		if existing == nil {
-			return nil
+		var data map[string][]byte
+		if existing != nil {
+			data = existing.Data
 		}
-		return replaceable(existing.Data)
+		if err := replaceable(data); err != nil {
+			return err
+		}
+		// Credentials of this agent written since the first read (a bootstrap's write that outlived its
+		// session) may be the hub left's, still to be kept: the decision is made again from a new read.
+		if !bytes.Equal(data[clientcert.TLSCertSecretKey], current[clientcert.TLSCertSecretKey]) {
+			return errSecretChanged
+		}
+		return nil
 	})
 	switch {
 	case errors.Is(err, errAlreadyValid):
@@ -372,10 +381,13 @@ func (c *StandbyCredentials) swap(ctx context.Context, h Handover) (used, alread
 	return true, false, nil
 }
 
-// Why swap leaves the hub kubeconfig Secret alone (never returned by Swap or Adopt).
+// Why swap leaves the hub kubeconfig Secret alone: the first two are never returned by Swap or Adopt; the last
+// is, wrapped, so that the caller tries again from a new read (Adopt's attempts; Swap's caller starts the session,
+// which bootstraps only if it must).
 var (
-	errAlreadyValid = errors.New("the hub kubeconfig Secret is valid for the hub already")
-	errOtherWriter  = errors.New("the hub kubeconfig Secret holds another writer's credentials")
+	errAlreadyValid  = errors.New("the hub kubeconfig Secret is valid for the hub already")
+	errOtherWriter   = errors.New("the hub kubeconfig Secret holds another writer's credentials")
+	errSecretChanged = errors.New("the hub kubeconfig Secret changed since it was read")
 )
 
 // swapCacheWait bounds how long Swap waits for the agent's Secret informer to show what it wrote.

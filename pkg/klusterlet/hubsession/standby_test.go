@@ -258,6 +258,52 @@ func TestStandbySwapRechecksTheSecretItReplaces(t *testing.T) {
 	}
 }
 
+// TestStandbySwapRetriesWhenItsOwnCredentialsChange: this agent's own new credentials for the hub left (a
+// bootstrap's write that outlived its session) land after Swap read the Secret: Swap does not write over them
+// (they are to be kept for a switch back) and returns an error, so that its caller decides again from a new read.
+func TestStandbySwapRetriesWhenItsOwnCredentialsChange(t *testing.T) {
+	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
+	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
+	const ns, main = "agent-ns", "hub-kubeconfig-secret"
+	oldA := credentials(t, caA, hubA, "agent1")
+	oldA[clientcert.TLSCertSecretKey] = []byte("not a certificate: credentials no longer valid")
+	newA := credentials(t, caA, hubA, "agent1")
+	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, oldA),
+		certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), credentials(t, caB, hubB, "agent1")))
+	gets := 0
+	kube.PrependReactor("get", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.(clienttesting.GetAction).GetName() != main {
+			return false, nil, nil
+		}
+		if gets++; gets == 2 {
+			s, err := kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("secrets"), ns, main)
+			if err != nil {
+				return true, nil, err
+			}
+			updated := s.(*corev1.Secret).DeepCopy()
+			updated.Data = newA
+			if err := kube.Tracker().Update(corev1.SchemeGroupVersion.WithResource("secrets"), updated, ns); err != nil {
+				return true, nil, err
+			}
+		}
+		return false, nil, nil
+	})
+	c := testConfig()
+	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+	sc, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used, err := sc.Swap(context.Background(), Handover{To: hubB})
+	if used || err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+		t.Fatalf("Swap = %v, %v; want false and an error saying the Secret changed", used, err)
+	}
+	got, err := kube.CoreV1().Secrets(ns).Get(context.Background(), main, metav1.GetOptions{})
+	if err != nil || !bytes.Equal(got.Data[clientcert.TLSCertSecretKey], newA[clientcert.TLSCertSecretKey]) {
+		t.Fatalf("hub kubeconfig Secret (err %v) no longer holds the new credentials for the hub left", err)
+	}
+}
+
 // TestStandbySwapKeepsCredentialsWhenSavingFails: when the credentials of the hub left cannot be kept in its
 // standby Secret, the hub kubeconfig Secret is not overwritten either: they are not lost.
 func TestStandbySwapKeepsCredentialsWhenSavingFails(t *testing.T) {
