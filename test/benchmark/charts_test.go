@@ -96,7 +96,14 @@ func (r *report) writeCharts() ([]chart, error) {
 			continue
 		}
 		p := plot.New()
-		p.Title.Text = spec.title
+		// The title names the runs the figures come from (one report keeps figures of several runs).
+		var runs []string
+		for _, f := range figs {
+			if label := r.runLabel(f.Run); !slices.Contains(runs, label) {
+				runs = append(runs, label)
+			}
+		}
+		p.Title.Text = spec.title + "\nrun " + strings.Join(runs, ", ")
 		p.Legend.Top = true
 		var err error
 		switch spec.kind {

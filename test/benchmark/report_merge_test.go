@@ -116,14 +116,15 @@ func (r *report) mergeEarlier(earlier ...*report) {
 			case !cur.measured():
 				kept := *old
 				kept.measuredBy = cur.measuredBy
-				for _, reason := range []string{cur.OursMissing, cur.OCMMissing} {
-					if reason != "" && reason != skippedReason {
-						kept.Notes = append(kept.Notes, fmt.Sprintf("not measured again on %s: %s", r.Date, reason))
-						break
+				kept.Notes = slices.Clone(old.Notes)
+				for _, side := range []struct{ name, reason string }{{"ours", cur.OursMissing}, {"OCM", cur.OCMMissing}} {
+					if side.reason != "" && side.reason != skippedReason {
+						kept.Notes = append(kept.Notes, fmt.Sprintf("not measured again on %s (%s): %s", r.Date, side.name, side.reason))
 					}
 				}
 				*cur = kept
-			case cur.Run < old.Run:
+			case cur.Run < old.Run && cur.Run != r.Date:
+				// An earlier report of a later run (BENCH_MERGE_FROM); never over the run under way.
 				measuredBy := cur.measuredBy
 				*cur = *old
 				cur.measuredBy = measuredBy
@@ -134,10 +135,11 @@ func (r *report) mergeEarlier(earlier ...*report) {
 				r.Scenarios[old.Scenario] = m
 			}
 		}
-		if len(r.Traffic) == 0 {
+		// The breakdown tables come with the run their scenario's figures come from.
+		if run := scenarioRun(r, scenarioTraffic); run != r.Date && run != "" && run == scenarioRun(e, scenarioTraffic) {
 			r.Traffic = e.Traffic
 		}
-		if len(r.ScaleRequests) == 0 {
+		if run := scenarioRun(r, scenarioScale); run != r.Date && run != "" && run == scenarioRun(e, scenarioScale) {
 			r.ScaleRequests = e.ScaleRequests
 		}
 	}
@@ -155,6 +157,19 @@ func (r *report) mergeEarlier(earlier ...*report) {
 		}
 	}
 	sort.Slice(r.Runs, func(i, j int) bool { return r.Runs[i].Date > r.Runs[j].Date })
+}
+
+// scenarioRun returns the run of the first measured figure of scenario sc in rep ("" for none).
+func scenarioRun(rep *report, sc string) string {
+	for _, f := range rep.Figures {
+		if f.Scenario == sc && f.measured() {
+			if f.Run != "" {
+				return f.Run
+			}
+			return rep.Date
+		}
+	}
+	return ""
 }
 
 // scenarioMeasuredIn reports whether some figure of scenario sc comes from the run of date.

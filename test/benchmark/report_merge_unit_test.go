@@ -29,6 +29,9 @@ func TestMergeEarlier(t *testing.T) {
 		earlier.add("rss_peak_small", ours, v*100)
 	}
 	earlier.method(scenarioFailover, "the failover method of the earlier run")
+	earlier.declare("traffic_requests", scenarioTraffic, "requests", "req/h", "")
+	earlier.add("traffic_requests", ours, 132)
+	earlier.Traffic = []breakdownRow{{Request: "PUT leases", Ours: 60, OCM: 60}}
 	if err := earlier.write(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +49,17 @@ func TestMergeEarlier(t *testing.T) {
 	now.add("join_latency", ours, 5)
 	now.missing("failover_total", ours, skippedReason)
 	now.missing("rss_peak_small", ours, "the memory scenario failed")
-	now.earlier = []*report{loaded}
+	now.declare("traffic_requests", scenarioTraffic, "requests", "req/h", "")
+	now.missing("traffic_requests", ours, skippedReason)
+	// A report of a later run (a clock off, or BENCH_MERGE_FROM) never replaces what the run under way measured.
+	later := newReport(dir, "make bench", nil, nil)
+	later.Date = "2026-12-07T10:00:00Z"
+	later.declare("join_latency", scenarioJoin, "join", "s", "")
+	later.add("join_latency", ours, 9)
+	for _, f := range later.Figures {
+		f.Run = later.Date
+	}
+	now.earlier = []*report{loaded, later}
 	if err := now.write(); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +82,7 @@ func TestMergeEarlier(t *testing.T) {
 	}
 	check("join_latency", now.Date, []float64{5}, "")
 	check("failover_total", earlier.Date, []float64{10, 20, 30}, "")
-	check("rss_peak_small", earlier.Date, []float64{100, 200, 300}, "not measured again on 2026-12-06T10:00:00Z: the memory scenario failed")
+	check("rss_peak_small", earlier.Date, []float64{100, 200, 300}, "not measured again on 2026-12-06T10:00:00Z (ours): the memory scenario failed")
 	if got := merged.byID["failover_total"].samples[ocm]; !slices.Equal(got, []float64{20, 40, 60}) {
 		t.Errorf("failover_total OCM samples %v, want the earlier run's", got)
 	}
@@ -79,6 +92,9 @@ func TestMergeEarlier(t *testing.T) {
 	}
 	if want := []string{"2026-12-06T10:00:00Z 2222222", "2026-12-01T10:00:00Z 1111111"}; !slices.Equal(runs, want) {
 		t.Errorf("runs %v, want %v", runs, want)
+	}
+	if len(merged.Traffic) != 1 || merged.Traffic[0].Request != "PUT leases" {
+		t.Errorf("traffic breakdown %v, want the earlier run's (its figures come from it)", merged.Traffic)
 	}
 	if merged.Scenarios[scenarioFailover] != "the failover method of the earlier run" {
 		t.Errorf("failover method %q, want the earlier run's (its figures come from it)", merged.Scenarios[scenarioFailover])
