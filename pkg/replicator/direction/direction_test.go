@@ -619,7 +619,7 @@ func TestNextExpiry(t *testing.T) {
 		{name: "a lease expiring exactly now is stale already",
 			hubs: []direction.HubView{renewing(hubA, ago(window)), renewing(hubB, ago(time.Second))}, want: ago(time.Second).Add(window)},
 		{name: "a hub reached again leaves the window in which lower epochs are barred FreshnessFactor x duration after",
-			hubs: []direction.HubView{with(original(hubA), func(v *direction.HubView) { v.Reachable, v.ReadySince = true, ago(10 * time.Second) })},
+			hubs: []direction.HubView{with(original(hubA), func(v *direction.HubView) { v.Reachable, v.ReadySince = true, ago(10*time.Second) })},
 			want: ago(10 * time.Second).Add(window)},
 		{name: "an unreachable hub, a lease no agent renewed and a hub without lease do not count",
 			hubs: []direction.HubView{
