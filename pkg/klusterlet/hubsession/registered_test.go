@@ -17,48 +17,82 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/managedcluster"
 )
 
-// TestEnsureManagedClusterKeepsTrying: a ManagedCluster that could not be made sure of before the main controllers
-// start (a hub slow under a herd) is tried again in the background until it is created — the main controllers
-// cannot create it themselves: without it the hub grants the agent nothing and their informer never syncs.
-func TestEnsureManagedClusterKeepsTrying(t *testing.T) {
-	var calls atomic.Int32
+// ensuring is a session's ensureManagedCluster under test: its attempts (calls, each answered by ensure), its
+// events, its fake clock and the main phase's wait group it runs on.
+type ensuring struct {
+	calls    atomic.Int32
+	recorder events.InMemoryRecorder
+	clock    *testingclock.FakeClock
+	wg       sync.WaitGroup
+	// done is closed once wg is free (waitGroupDone).
+	done chan struct{}
+}
+
+// startEnsuring makes a session whose EnsureManagedCluster answers ensure(attempt number, from 1) and runs its
+// ensureManagedCluster until ctx ends.
+func startEnsuring(t *testing.T, ctx context.Context, ensure func(n int32) (bool, error)) *ensuring {
+	t.Helper()
+	e := &ensuring{recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), clock: testingclock.NewFakeClock(time.Now())}
 	c := testConfig()
 	c.Controllers.EnsureManagedCluster = func(context.Context, clusterv1client.ManagedClustersGetter) (bool, error) {
-		if calls.Add(1) <= 3 {
-			return false, errors.New("context deadline exceeded")
-		}
-		return true, nil
+		return ensure(e.calls.Add(1))
 	}
-	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
-	c.Recorder = recorder
-	fakeClock := testingclock.NewFakeClock(time.Now())
-	c.Clock = fakeClock
+	c.Recorder, c.Clock = e.recorder, e.clock
 	s, err := New(c, Params{Hub: testHub()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	s.ensureManagedCluster(ctx, &wg, nil)
-	if got := calls.Load(); got != 1 {
-		t.Fatalf("%d attempts before the main controllers start, want 1", got)
-	}
+	s.ensureManagedCluster(ctx, &e.wg, nil)
+	return e
+}
+
+// stepUntil steps the fake clock past each retry delay until n attempts were made, at most 10 s.
+func (e *ensuring) stepUntil(n int32) {
 	deadline := time.Now().Add(10 * time.Second)
-	for calls.Load() < 4 && time.Now().Before(deadline) {
-		if fakeClock.HasWaiters() {
-			fakeClock.Step(ensureRetryMaxDelay)
+	for e.calls.Load() < n && time.Now().Before(deadline) {
+		if e.clock.HasWaiters() {
+			e.clock.Step(ensureRetryMaxDelay)
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if got := calls.Load(); got != 4 {
+}
+
+// waitGroupDone returns a channel closed once the main phase's wait group is free.
+func (e *ensuring) waitGroupDone() <-chan struct{} {
+	if e.done == nil {
+		e.done = make(chan struct{})
+		go func() {
+			e.wg.Wait()
+			close(e.done)
+		}()
+	}
+	return e.done
+}
+
+// TestEnsureManagedClusterKeepsTrying: a ManagedCluster that could not be made sure of before the main controllers
+// start (a hub slow under a herd) is tried again in the background until it is created — the main controllers
+// cannot create it themselves: without it the hub grants the agent nothing and their informer never syncs.
+func TestEnsureManagedClusterKeepsTrying(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := startEnsuring(t, ctx, func(n int32) (bool, error) {
+		if n <= 3 {
+			return false, errors.New("context deadline exceeded")
+		}
+		return true, nil
+	})
+	if got := e.calls.Load(); got != 1 {
+		t.Fatalf("%d attempts before the main controllers start, want 1", got)
+	}
+	e.stepUntil(4)
+	if got := e.calls.Load(); got != 4 {
 		t.Fatalf("%d attempts, want 4 (three failures, then the create)", got)
 	}
 	var created string
 	for range 1000 {
-		for _, e := range recorder.Events() {
-			if e.Reason == managedcluster.ReasonManagedClusterCreated {
-				created = e.Message
+		for _, ev := range e.recorder.Events() {
+			if ev.Reason == managedcluster.ReasonManagedClusterCreated {
+				created = ev.Message
 			}
 		}
 		if created != "" {
@@ -70,18 +104,13 @@ func TestEnsureManagedClusterKeepsTrying(t *testing.T) {
 		t.Errorf("%s event %q, want one for the background create", managedcluster.ReasonManagedClusterCreated, created)
 	}
 	// Nothing more once it succeeded, and the background attempts are done: the session's wait group is free.
-	fakeClock.Step(time.Hour)
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
+	e.clock.Step(time.Hour)
 	select {
-	case <-done:
+	case <-e.waitGroupDone():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the background attempts still hold the session's wait group after the create")
 	}
-	if got := calls.Load(); got != 4 {
+	if got := e.calls.Load(); got != 4 {
 		t.Errorf("%d attempts after the create, want 4", got)
 	}
 }
@@ -89,46 +118,21 @@ func TestEnsureManagedClusterKeepsTrying(t *testing.T) {
 // TestEnsureManagedClusterStopsWithItsSession: background attempts that never succeed end when the session's
 // context does, and the session's wait group waits for them.
 func TestEnsureManagedClusterStopsWithItsSession(t *testing.T) {
-	var calls atomic.Int32
-	c := testConfig()
-	c.Controllers.EnsureManagedCluster = func(context.Context, clusterv1client.ManagedClustersGetter) (bool, error) {
-		calls.Add(1)
-		return false, errors.New("forbidden")
-	}
-	c.Recorder = events.NewInMemoryRecorder("test", clock.RealClock{})
-	fakeClock := testingclock.NewFakeClock(time.Now())
-	c.Clock = fakeClock
-	s, err := New(c, Params{Hub: testHub()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var wg sync.WaitGroup
-	s.ensureManagedCluster(ctx, &wg, nil)
-	deadline := time.Now().Add(10 * time.Second)
-	for calls.Load() < 3 && time.Now().Before(deadline) {
-		if fakeClock.HasWaiters() {
-			fakeClock.Step(ensureRetryMaxDelay)
-		}
-		time.Sleep(time.Millisecond)
+	e := startEnsuring(t, ctx, func(int32) (bool, error) { return false, errors.New("forbidden") })
+	e.stepUntil(3)
+	if e.calls.Load() < 3 {
+		t.Fatalf("%d attempts, want the background ones going on", e.calls.Load())
 	}
-	if calls.Load() < 3 {
-		t.Fatalf("%d attempts, want the background ones going on", calls.Load())
-	}
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-e.waitGroupDone():
 		t.Fatal("the session's wait group is free while background attempts go on: they are not joined to it")
 	case <-time.After(100 * time.Millisecond):
 	}
 	cancel()
 	select {
-	case <-done:
+	case <-e.waitGroupDone():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the background attempts outlived their session's context")
 	}

@@ -210,97 +210,72 @@ func TestStandbySwapWriteFailure(t *testing.T) {
 	}
 }
 
-// TestStandbySwapRechecksTheSecretItReplaces: another writer (another agent of the cluster) puts its credentials
-// into the hub kubeconfig Secret after Swap read it and before Swap writes it: Swap re-checks the Secret its
-// write would replace and leaves the other writer's credentials to the session's takeover rules.
+// TestStandbySwapRechecksTheSecretItReplaces: credentials land in the hub kubeconfig Secret after Swap read it and
+// before Swap writes it. Swap re-checks the Secret its write would replace and does not write over them:
+//   - another writer's (another agent of the cluster): left to the session's takeover rules, no error;
+//   - this agent's own new credentials for the hub left (a bootstrap's write that outlived its session), to be kept
+//     for a switch back: an error, so that the caller decides again from a new read.
 func TestStandbySwapRechecksTheSecretItReplaces(t *testing.T) {
 	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
 	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
 	const ns, main = "agent-ns", "hub-kubeconfig-secret"
-	credsA, otherAgentB := credentials(t, caA, hubA, "agent1"), credentials(t, caB, hubB, "someone")
-	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, credsA),
-		certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), credentials(t, caB, hubB, "agent1")))
-	gets := 0
-	kube.PrependReactor("get", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		if a.(clienttesting.GetAction).GetName() != main {
-			return false, nil, nil
-		}
-		if gets++; gets == 2 {
-			// Between Swap's read and its write: the other writer's update lands.
-			s, err := kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("secrets"), ns, main)
+	staleA := credentials(t, caA, hubA, "agent1")
+	staleA[clientcert.TLSCertSecretKey] = []byte("not a certificate: credentials no longer valid")
+	cases := []struct {
+		name            string
+		read, landed    map[string][]byte // the Secret as Swap reads it, and as the other write leaves it
+		wantErrContains string            // "": no error
+	}{
+		{name: "another writer's credentials", read: credentials(t, caA, hubA, "agent1"), landed: credentials(t, caB, hubB, "someone")},
+		{name: "this agent's own new credentials for the hub left", read: staleA, landed: credentials(t, caA, hubA, "agent1"),
+			wantErrContains: "changed since it was read"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, tc.read),
+				certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), credentials(t, caB, hubB, "agent1")))
+			gets := 0
+			kube.PrependReactor("get", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				if a.(clienttesting.GetAction).GetName() != main {
+					return false, nil, nil
+				}
+				if gets++; gets == 2 {
+					// Between Swap's read and its write: the other write lands.
+					s, err := kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("secrets"), ns, main)
+					if err != nil {
+						return true, nil, err
+					}
+					updated := s.(*corev1.Secret).DeepCopy()
+					updated.Data = tc.landed
+					if err := kube.Tracker().Update(corev1.SchemeGroupVersion.WithResource("secrets"), updated, ns); err != nil {
+						return true, nil, err
+					}
+				}
+				return false, nil, nil
+			})
+			c := testConfig()
+			c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
+			sc, err := NewStandbyCredentials(c)
 			if err != nil {
-				return true, nil, err
+				t.Fatal(err)
 			}
-			updated := s.(*corev1.Secret).DeepCopy()
-			updated.Data = otherAgentB
-			if err := kube.Tracker().Update(corev1.SchemeGroupVersion.WithResource("secrets"), updated, ns); err != nil {
-				return true, nil, err
+			used, err := sc.Swap(context.Background(), Handover{To: hubB})
+			switch {
+			case used:
+				t.Fatalf("Swap wrote the standby credentials (err %v); want the landed credentials left alone", err)
+			case tc.wantErrContains == "" && err != nil:
+				t.Fatalf("Swap: %v, want no error", err)
+			case tc.wantErrContains != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErrContains)):
+				t.Fatalf("Swap: %v, want an error containing %q", err, tc.wantErrContains)
 			}
-		}
-		return false, nil, nil
-	})
-	c := testConfig()
-	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
-	sc, err := NewStandbyCredentials(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	used, err := sc.Swap(context.Background(), Handover{To: hubB})
-	if used || err != nil {
-		t.Fatalf("Swap = %v, %v; want false and no error (another writer's credentials are left alone)", used, err)
-	}
-	if gets < 2 {
-		t.Fatalf("the hub kubeconfig Secret was read %d times, want it read again before the write", gets)
-	}
-	got, err := kube.CoreV1().Secrets(ns).Get(context.Background(), main, metav1.GetOptions{})
-	if err != nil || !bytes.Equal(got.Data[clientcert.TLSCertSecretKey], otherAgentB[clientcert.TLSCertSecretKey]) {
-		t.Fatalf("hub kubeconfig Secret (err %v) no longer holds the other writer's credentials", err)
-	}
-}
-
-// TestStandbySwapRetriesWhenItsOwnCredentialsChange: this agent's own new credentials for the hub left (a
-// bootstrap's write that outlived its session) land after Swap read the Secret: Swap does not write over them
-// (they are to be kept for a switch back) and returns an error, so that its caller decides again from a new read.
-func TestStandbySwapRetriesWhenItsOwnCredentialsChange(t *testing.T) {
-	hubA, caA := standbyTestHub(t, "primary", "https://hub-a.example.com:6443")
-	hubB, caB := standbyTestHub(t, "hub-b", "https://hub-b.example.com:6443")
-	const ns, main = "agent-ns", "hub-kubeconfig-secret"
-	oldA := credentials(t, caA, hubA, "agent1")
-	oldA[clientcert.TLSCertSecretKey] = []byte("not a certificate: credentials no longer valid")
-	newA := credentials(t, caA, hubA, "agent1")
-	kube := kubefake.NewSimpleClientset(certtesting.NewSecret(ns, main, oldA),
-		certtesting.NewSecret(ns, StandbySecretName(main, "hub-b"), credentials(t, caB, hubB, "agent1")))
-	gets := 0
-	kube.PrependReactor("get", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		if a.(clienttesting.GetAction).GetName() != main {
-			return false, nil, nil
-		}
-		if gets++; gets == 2 {
-			s, err := kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("secrets"), ns, main)
-			if err != nil {
-				return true, nil, err
+			if gets < 2 {
+				t.Fatalf("the hub kubeconfig Secret was read %d times, want it read again before the write", gets)
 			}
-			updated := s.(*corev1.Secret).DeepCopy()
-			updated.Data = newA
-			if err := kube.Tracker().Update(corev1.SchemeGroupVersion.WithResource("secrets"), updated, ns); err != nil {
-				return true, nil, err
+			got, err := kube.CoreV1().Secrets(ns).Get(context.Background(), main, metav1.GetOptions{})
+			if err != nil || !bytes.Equal(got.Data[clientcert.TLSCertSecretKey], tc.landed[clientcert.TLSCertSecretKey]) {
+				t.Fatalf("hub kubeconfig Secret (err %v) no longer holds the credentials that landed", err)
 			}
-		}
-		return false, nil, nil
-	})
-	c := testConfig()
-	c.AgentKubeClient, c.Namespace, c.ClusterName, c.AgentName = kube, ns, "cluster1", "agent1"
-	sc, err := NewStandbyCredentials(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	used, err := sc.Swap(context.Background(), Handover{To: hubB})
-	if used || err == nil || !strings.Contains(err.Error(), "changed since it was read") {
-		t.Fatalf("Swap = %v, %v; want false and an error saying the Secret changed", used, err)
-	}
-	got, err := kube.CoreV1().Secrets(ns).Get(context.Background(), main, metav1.GetOptions{})
-	if err != nil || !bytes.Equal(got.Data[clientcert.TLSCertSecretKey], newA[clientcert.TLSCertSecretKey]) {
-		t.Fatalf("hub kubeconfig Secret (err %v) no longer holds the new credentials for the hub left", err)
+		})
 	}
 }
 
