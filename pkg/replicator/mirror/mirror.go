@@ -767,23 +767,17 @@ func MarkPatch(k Kind, src *unstructured.Unstructured, holding []string) []byte 
 	return patch
 }
 
-// HoldCopyPatch returns the JSON merge patch (RFC 7386) that adds FinalizerDeleteCopies to obj, a copy of kind k
-// on the hub that is (or is about to be) its cluster's source, with obj's metadata.uid and resourceVersion as
-// preconditions; nil when k does not HoldsDeletes, or obj is nil, no copy, never mirrored (Excluded: a hub's
-// generated object), being deleted, or held already. The replicator writes it on every such copy before it lifts the fence of the
+// HoldCopyPatch returns MarkPatch's hold of obj, a copy of kind k on the hub that is (or is about to be) its
+// cluster's source: FinalizerDeleteCopies with obj's metadata.uid and resourceVersion as preconditions; nil when k
+// does not HoldsDeletes, or obj is nil, no copy, never mirrored (Excluded: a hub's generated object), being
+// deleted, or held already. The replicator writes it on every such copy before it lifts the fence of the
 // cluster's namespace on that hub: no user can delete a copy there that the replicator would not see deleted,
 // also if it is stopped or cut off from that hub just after.
 func HoldCopyPatch(k Kind, obj *unstructured.Unstructured) []byte {
-	if !HoldsDeletes(k) || obj == nil || !IsCopy(obj) || Excluded(k, obj) || obj.GetDeletionTimestamp() != nil ||
-		slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies) {
+	if obj == nil || !IsCopy(obj) || Excluded(k, obj) {
 		return nil
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"uid":             string(obj.GetUID()),
-		"resourceVersion": obj.GetResourceVersion(),
-		"finalizers":      append(slices.Clone(obj.GetFinalizers()), FinalizerDeleteCopies),
-	}})
-	return patch
+	return MarkPatch(k, obj, nil)
 }
 
 // HoldPatch returns the JSON merge patch (RFC 7386) that adds FinalizerDeleteCopies to src, an original of kind k
