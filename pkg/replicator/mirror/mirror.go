@@ -68,14 +68,22 @@ const (
 	AnnotationWrittenBackEpoch = "failover.open-cluster-management.io/written-back-epoch"
 	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
 	AnnotationSourceUID = "failover.open-cluster-management.io/source-uid"
-	// AnnotationSourceGeneration is, on a copy, the source object's metadata.generation when the copy was
-	// last written (absent when the source's kind keeps none). The apiserver only ever raises an object's
-	// generation, so a source object of the same UID with a lower one is an older state of it (a hub
-	// restored from a backup): Decide does not write it over the copy (rule 6). The generation counts spec
-	// writes only, by anyone: once writes on the restored object (an edit, or OCM's hub adding a taint to a
-	// ManagedCluster) raise it back to the recorded one, the source's state is copied again; an edit of labels
-	// or annotations alone is not copied until then.
+	// AnnotationSourceGeneration is, on a copy, the source object's lineage (Lineage: its metadata.generation
+	// plus its AnnotationGenerationOffset) when the copy was last written (absent when the source's kind keeps no
+	// generation). The apiserver only ever raises an object's generation, so a source object of the same UID
+	// with a lower lineage is an older state of it (a hub restored from a backup): Decide does not write it over
+	// the copy (rule 6), and DecideRestore writes the newest copy's state back onto it.
 	AnnotationSourceGeneration = "failover.open-cluster-management.io/source-generation"
+	// AnnotationGenerationOffset is, on a source object whose newer state the replicator wrote back from a copy
+	// after its hub was restored (RestoreOnto), the number added to its metadata.generation to give its lineage
+	// (Lineage): the write-back raises the generation by one only, and the lineage must go on above every
+	// state a copy recorded. It stays through edits made with apply, patch or update of a read object.
+	AnnotationGenerationOffset = "failover.open-cluster-management.io/generation-offset"
+	// AnnotationSourceGenerationOffset is, on a copy, the source object's AnnotationGenerationOffset when the
+	// copy was last written (absent: none). A source object that shows a lower offset than its copy recorded
+	// lost the annotation (a `kubectl replace` of a manifest without it): its generation and the copy's
+	// recorded lineage are not compared then (the source's state wins), since neither says which is newer.
+	AnnotationSourceGenerationOffset = "failover.open-cluster-management.io/source-generation-offset"
 	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
 	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
 	// replicator's caches keep that time, not the managedFields).
@@ -280,8 +288,12 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 		annotations[AnnotationSourceUID] = string(uid)
 	}
 	delete(annotations, AnnotationSourceGeneration)
-	if generation := src.GetGeneration(); generation > 0 {
-		annotations[AnnotationSourceGeneration] = strconv.FormatInt(generation, 10)
+	delete(annotations, AnnotationSourceGenerationOffset)
+	if src.GetGeneration() > 0 {
+		annotations[AnnotationSourceGeneration] = strconv.FormatInt(Lineage(src), 10)
+		if offset := generationOffset(src); offset > 0 {
+			annotations[AnnotationSourceGenerationOffset] = strconv.FormatInt(offset, 10)
+		}
 	}
 	if k.Name == failoverv1alpha1.KindManagedCluster {
 		delete(annotations, AnnotationClusterHub)
@@ -329,8 +341,8 @@ const (
 	// replicator could not see it. The copy is kept.
 	ConflictSourceMissing Conflict = "SourceMissing"
 	// ConflictSourceOlder: the source's object is an older state of the one the copy was made from (same
-	// UID, lower metadata.generation than the copy's AnnotationSourceGeneration): a hub restored from a
-	// backup. The copy, the newer state, is kept.
+	// UID, lower Lineage than the copy's AnnotationSourceGeneration): a hub restored from a backup. The copy,
+	// the newer state, is kept, and DecideRestore writes the newest copy's state back onto the source.
 	ConflictSourceOlder Conflict = "SourceOlder"
 )
 
@@ -393,8 +405,10 @@ type Decision struct {
 //     it is foreign and left alone: with the same mirrored content as the source's (made on each hub
 //     independently, like the default ManagedClusterSets) that is no conflict; else ConflictForeignObject.
 //  6. A copy made from this very source object (LabelReplicatedFrom = source, AnnotationSourceUID = src's uid)
-//     at a higher metadata.generation than src's (AnnotationSourceGeneration): src is an older state of it (a
-//     restored hub). The copy is kept (ConflictSourceOlder); neither clocks nor resourceVersions are compared.
+//     at a higher lineage than src's (AnnotationSourceGeneration against Lineage): src is an older state of it
+//     (a restored hub). The copy is kept (ConflictSourceOlder) until the newest copy's state is written back
+//     onto src (DecideRestore, RestoreOnto), which raises src's lineage above it. Neither clocks nor
+//     resourceVersions are compared.
 //  7. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
 //     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
 //     its content differs from the source's, it was copied from the same source and its content no longer
@@ -443,13 +457,13 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		}
 		return Decision{Action: ActionNone, Conflict: ConflictForeignObject}
 	}
-	if olderSource(src, tgt, source) {
-		return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
-	}
 	if tgtHash == "" {
 		tgtHash = ContentOf(k, tgt).Hash()
 	}
 	contentSame := tgtHash == desiredHash
+	if olderSource(src, tgt, source) {
+		return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
+	}
 	if contentSame && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
 		return Decision{Action: ActionNone}
 	}
@@ -461,14 +475,44 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 }
 
 // olderSource reports whether src, the source hub's object, is an older state of the object the copy tgt was
-// made from: same source hub and UID, and a lower metadata.generation than the one the copy records.
+// made from: same source hub and UID, and a lower Lineage than the one the copy records (recordedLineage). A
+// source whose AnnotationGenerationOffset is below the one the copy recorded lost it: not compared.
 func olderSource(src, tgt *unstructured.Unstructured, source string) bool {
-	annotations := tgt.GetAnnotations()
-	if tgt.GetLabels()[LabelReplicatedFrom] != source || src.GetUID() == "" || annotations[AnnotationSourceUID] != string(src.GetUID()) {
+	if tgt.GetLabels()[LabelReplicatedFrom] != source || src.GetUID() == "" || tgt.GetAnnotations()[AnnotationSourceUID] != string(src.GetUID()) {
 		return false
 	}
-	recorded, err := strconv.ParseInt(annotations[AnnotationSourceGeneration], 10, 64)
-	return err == nil && src.GetGeneration() < recorded
+	recorded, recordedOffset, ok := recordedLineage(tgt)
+	return ok && recordedOffset <= generationOffset(src) && Lineage(src) < recorded
+}
+
+// Lineage returns the lineage of obj, a source object: its metadata.generation plus its
+// AnnotationGenerationOffset (0 when absent or not a number). It only grows while obj lives on its hub, also
+// through a write-back after a restore (RestoreOnto); a restore of the hub brings an older one back.
+func Lineage(obj *unstructured.Unstructured) int64 {
+	return obj.GetGeneration() + generationOffset(obj)
+}
+
+func generationOffset(obj *unstructured.Unstructured) int64 {
+	offset, err := strconv.ParseInt(obj.GetAnnotations()[AnnotationGenerationOffset], 10, 64)
+	if err != nil || offset < 0 {
+		return 0
+	}
+	return offset
+}
+
+// recordedLineage returns the source lineage and generation offset the copy cp records
+// (AnnotationSourceGeneration, AnnotationSourceGenerationOffset); ok is false when it records no lineage.
+func recordedLineage(cp *unstructured.Unstructured) (lineage, offset int64, ok bool) {
+	annotations := cp.GetAnnotations()
+	lineage, err := strconv.ParseInt(annotations[AnnotationSourceGeneration], 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	offset, err = strconv.ParseInt(annotations[AnnotationSourceGenerationOffset], 10, 64)
+	if err != nil || offset < 0 {
+		offset = 0
+	}
+	return lineage, offset, true
 }
 
 // WithSourceWrittenAt sets AnnotationSourceWrittenAt on obj (a copy about to be written) to t, and returns obj.

@@ -1598,6 +1598,48 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceOlder,
 		},
 		{
+			name: "rule 6: a source written back after a restore, its lineage (generation + offset) above the copy's: copy updated, lineage recorded",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["generation"] = int64(6)
+				meta(m)["annotations"] = map[string]any{mirror.AnnotationGenerationOffset: "2"}
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt:        mwCopy,
+			wantAction: mirror.ActionUpdate,
+			check: func(t *testing.T, obj *unstructured.Unstructured) {
+				a := obj.GetAnnotations()
+				if a[mirror.AnnotationSourceGeneration] != "8" || a[mirror.AnnotationSourceGenerationOffset] != "2" {
+					t.Errorf("%s, %s = %q, %q, want 8 (generation 6 + offset 2), 2", mirror.AnnotationSourceGeneration,
+						mirror.AnnotationSourceGenerationOffset, a[mirror.AnnotationSourceGeneration], a[mirror.AnnotationSourceGenerationOffset])
+				}
+			},
+		},
+		{
+			name: "rule 6: a source that lost the generation offset its copy recorded (a kubectl replace): not compared, copy updated",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["generation"] = int64(8)
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt: mod(mwCopy, func(m map[string]any) {
+				setAnnotation(m, mirror.AnnotationSourceGeneration, "10")
+				setAnnotation(m, mirror.AnnotationSourceGenerationOffset, "3")
+			}),
+			wantAction: mirror.ActionUpdate,
+		},
+		{
+			name: "rule 6: a source that kept its offset, at a lower lineage than the copy records: copy kept, SourceOlder",
+			kind: mw, src: mod(mwSource(), func(m map[string]any) {
+				meta(m)["generation"] = int64(6)
+				meta(m)["annotations"] = map[string]any{mirror.AnnotationGenerationOffset: "3"}
+				spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"}
+			}),
+			tgt: mod(mwCopy, func(m map[string]any) {
+				setAnnotation(m, mirror.AnnotationSourceGeneration, "10")
+				setAnnotation(m, mirror.AnnotationSourceGenerationOffset, "3")
+			}),
+			wantAction: mirror.ActionNone, wantConflict: mirror.ConflictSourceOlder,
+		},
+		{
 			name: "rule 6: a source made again under the name (another UID) with a lower generation: copy updated",
 			kind: mw, src: mod(mwSource(), func(m map[string]any) {
 				meta(m)["uid"] = "uid-made-again"

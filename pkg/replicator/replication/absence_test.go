@@ -19,12 +19,14 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
-// TestControllerKeepsCopiesOfARestoredSource: hub A, the cluster's source, was restored from a backup while hub B
-// held copies of later states. work-1 is back at an older generation on A, work-2 (made after the backup) is not on
-// A at all. Neither is a delete anyone made: B's copies stay as they are, each reported once (CopyKept, a
-// conflict on hub-b). A delete the replicator sees on A's watch (work-3) still reaches B, and a user's later edit of
-// work-1 on A (a higher generation) is copied as usual. A new work gets the replicator's finalizer on A before
-// its first copy exists anywhere: its delete is seen also while the replicator is down.
+// TestControllerKeepsCopiesOfARestoredSource: hub A, the cluster's source, was restored from a backup while hubs B
+// and C held copies of later states. work-1 is back at an older generation on A, and B holds the newest state of
+// it, C an older one than B's (it lagged): B's is written back onto A (WrittenBack), once, and C's older one never
+// (it would roll A back), and no copy is rolled back to A's restored state. work-2 (made after the backup) is not on
+// A at all: neither is a delete anyone made, so B's copy stays as it is, reported once (CopyKept, a conflict on
+// hub-b). A delete the replicator sees on A's watch (work-3) still reaches B, and a user's later edit of work-1 on A
+// is copied as usual. A new work gets the replicator's finalizer on A before its first copy exists anywhere: its
+// delete is seen also while the replicator is down.
 func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
@@ -44,35 +46,52 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 		return cp
 	}
 	restored := work("work-1", "cm-1", "uid-w1", 4)
-	later := work("work-1", "cm-1-v2", "uid-w1", 5)
+	lagging := work("work-1", "cm-1-v2", "uid-w1", 5)
+	later := work("work-1", "cm-1-v3", "uid-w1", 6)
 	lost := work("work-2", "cm-2", "uid-w2", 1)
 	work3 := work("work-3", "cm-3", "uid-w3", 1)
+	copiedMC := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA})
 	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), restored, work3)
-	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}),
-		copyOf(later), copyOf(lost), copyOf(work3))
-	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	b := newTestHub(t, testHubB, handler, kinds, copiedMC, copyOf(later), copyOf(lost), copyOf(work3))
+	hc := newTestHub(t, testHubC, handler, kinds, copiedMC.DeepCopy(), copyOf(lagging), copyOf(lost), copyOf(work3))
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b, hc)
 
-	eventually(t, "two copies on hub-b reported kept", func() bool { return len(recorder.messages(ReasonCopyKept)) == 2 })
-	quiesce(t, c, a, b)
-	if got := b.get(t, mwKind, testCluster, "work-1"); !equalSpec(got, later) {
-		t.Errorf("hub-b's work-1 rolled back to the restored source's older state: %v", specOf(got))
-	}
+	eventually(t, "hub-a's work-1 back at the newest state, hub-b's", func() bool { return equalSpec(a.get(t, mwKind, testCluster, "work-1"), later) })
+	eventually(t, "hub-c's copy of work-1 brought to the newest state", func() bool { return equalSpec(hc.get(t, mwKind, testCluster, "work-1"), later) })
+	eventually(t, "the copies of work-2 reported kept", func() bool { return len(recorder.messages(ReasonCopyKept)) == 2 })
+	quiesce(t, c, a, b, hc)
 	if got := b.get(t, mwKind, testCluster, "work-2"); got == nil {
 		t.Errorf("hub-b's work-2 deleted: hub-a never had a delete of it, it was restored without it")
+	}
+	var onA []string
+	for _, w := range a.writes(mwKind) {
+		if strings.HasSuffix(w, "/work-1") && !strings.HasPrefix(w, "patch ") { // patches: the copy marks (has-copies)
+			onA = append(onA, w)
+		}
+	}
+	if len(onA) != 1 {
+		t.Errorf("updates of work-1 on hub-a: %q, want one, the newest state written back (hub-c's older one never)", onA)
+	}
+	if got := a.get(t, mwKind, testCluster, "work-1"); mirror.Lineage(got) < 6 {
+		t.Errorf("hub-a's work-1 after the write-back: lineage %d (generation %d, annotations %v), want at least 6, hub-b's copy's",
+			mirror.Lineage(got), got.GetGeneration(), got.GetAnnotations())
 	}
 	for _, w := range b.writes(mwKind) {
 		if strings.HasSuffix(w, "/work-1") || strings.HasSuffix(w, "/work-2") {
 			t.Errorf("the replicator wrote a kept copy on hub-b: %s", w)
 		}
 	}
-	msgs := strings.Join(recorder.messages(ReasonCopyKept), "\n")
-	for _, want := range []string{"ManifestWork/" + testCluster + "/work-1: the source hub holds an older state", "ManifestWork/" + testCluster + "/work-2: the source hub holds no object"} {
-		if !strings.Contains(msgs, want) {
-			t.Errorf("CopyKept events %q, want one containing %q", msgs, want)
-		}
+	written := strings.Join(recorder.messages(ReasonWrittenBack), "\n")
+	if want := "ManifestWork/" + testCluster + "/work-1: hub " + testHubA + " holds an older state (generation 4) than its copy on hub " + testHubB; !strings.Contains(written, want) ||
+		len(recorder.messages(ReasonWrittenBack)) != 1 {
+		t.Errorf("WrittenBack events %q, want one containing %q", written, want)
 	}
-	if snap := c.Snapshot(); snap.Conflicts[testHubB] != 2 {
-		t.Errorf("conflicts on hub-b = %d, want 2 (work-1 older at the source, work-2 missing there)", snap.Conflicts[testHubB])
+	msgs := strings.Join(recorder.messages(ReasonCopyKept), "\n")
+	if want := "ManifestWork/" + testCluster + "/work-2: the source hub holds no object"; !strings.Contains(msgs, want) {
+		t.Errorf("CopyKept events %q, want one containing %q", msgs, want)
+	}
+	if snap := c.Snapshot(); snap.Conflicts[testHubB] != 1 || snap.Conflicts[testHubC] != 1 {
+		t.Errorf("conflicts on hub-b, hub-c = %d, %d, want 1 each (work-2 missing at the source)", snap.Conflicts[testHubB], snap.Conflicts[testHubC])
 	}
 
 	// A delete seen on A's watch reaches B.
@@ -81,10 +100,10 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 	}
 	eventually(t, "hub-b's copy of work-3 is deleted", func() bool { return b.get(t, mwKind, testCluster, "work-3") == nil })
 
-	// A later edit on A, of a higher generation than the copy records, is copied.
+	// A later edit on A is copied: the write-back put its lineage above what the copies record.
 	edited := a.get(t, mwKind, testCluster, "work-1")
-	edited.Object["spec"] = manifestWork(testCluster, "work-1", "cm-1-v3", nil).Object["spec"]
-	edited.SetGeneration(6)
+	edited.Object["spec"] = manifestWork(testCluster, "work-1", "cm-1-v4", nil).Object["spec"]
+	edited.SetGeneration(edited.GetGeneration() + 1)
 	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Update(ctx, edited, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,9 @@ const (
 	// deletes it held are made.
 	ReasonDeletesReleased = "DeletesReleased"
 	// ReasonWrittenBack: a create, edit or delete made on a cluster's previous source before the cluster moved,
-	// which never reached the new source, was written there (mirror.DecideWriteBack).
+	// which never reached the new source, was written there (mirror.DecideWriteBack); or the newer state a copy
+	// holds of an object was written back onto its source, which holds an older state of it after a restore
+	// from a backup (mirror.DecideRestore).
 	ReasonWrittenBack = "WrittenBack"
 )
 

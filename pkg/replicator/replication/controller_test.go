@@ -34,6 +34,7 @@ import (
 const (
 	testHubA    = "hub-a"
 	testHubB    = "hub-b"
+	testHubC    = "hub-c"
 	testCluster = "cluster1"
 	waitTimeout = 15 * time.Second
 )
@@ -377,13 +378,16 @@ func specOf(obj *unstructured.Unstructured) any {
 	return obj.Object["spec"]
 }
 
-// startController runs a Controller made from opts (its Hubs a and b, its Recorder a new lockedRecorder) with 2
-// workers until the test ends, with handler forwarding the hubs' events to it, and returns it with its
-// recorder once both hubs are ready.
-func startController(t *testing.T, handler *proxyHandler, opts Options, a, b *testHub) (*Controller, *lockedRecorder) {
+// startController runs a Controller made from opts (its Hubs the given ones, at least two, in order; its Recorder
+// a new lockedRecorder) with 2 workers until the test ends, with handler forwarding the hubs' events to it, and
+// returns it with its recorder once every hub is ready.
+func startController(t *testing.T, handler *proxyHandler, opts Options, hubs ...*testHub) (*Controller, *lockedRecorder) {
 	t.Helper()
 	recorder := &lockedRecorder{InMemoryRecorder: events.NewInMemoryRecorder("replicator-test", clock.RealClock{})}
-	opts.Hubs, opts.Recorder = []*hubconn.Hub{a.hub, b.hub}, recorder
+	opts.Hubs, opts.Recorder = nil, recorder
+	for _, h := range hubs {
+		opts.Hubs = append(opts.Hubs, h.hub)
+	}
 	c, err := New(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -395,11 +399,19 @@ func startController(t *testing.T, handler *proxyHandler, opts Options, a, b *te
 		cancel()
 		wg.Wait()
 	})
-	wg.Add(3)
+	wg.Add(1 + len(hubs))
 	go func() { defer wg.Done(); c.Run(ctx, 2) }()
-	go func() { defer wg.Done(); a.hub.Run(ctx) }()
-	go func() { defer wg.Done(); b.hub.Run(ctx) }()
-	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
+	for _, h := range hubs {
+		go func() { defer wg.Done(); h.hub.Run(ctx) }()
+	}
+	eventually(t, "every hub is ready", func() bool {
+		for _, h := range hubs {
+			if !h.hub.Ready() {
+				return false
+			}
+		}
+		return true
+	})
 	return c, recorder
 }
 

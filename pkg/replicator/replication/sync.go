@@ -200,7 +200,8 @@ func hubView(h *hubconn.Hub, cluster string, renewed bool, seen time.Time) direc
 
 // syncObject brings every ready target hub's object of key in step with the source hub's. It runs the steps of
 // an objectSync in order: resolve (the source, its object, or why nothing is replicated now), writeBack (a write
-// the hub the cluster moved from made, written on the source first), recordSource, selectTargets, holdFirstCopy
+// the hub the cluster moved from made, written on the source first), restoreSource (the newest state a copy
+// holds, written back onto a source restored from a backup), recordSource, selectTargets, holdFirstCopy
 // (the original held before its first copy), writeTargets (every target at once), and finish (fence marks,
 // has-copies, the release of a held delete, tombstones, the hubs' steps and, for a ManagedCluster, its report).
 func (c *Controller) syncObject(ctx context.Context, key Key) error {
@@ -211,6 +212,10 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if s.writeBack(ctx) {
 		// The source's watch event syncs the key again, from what was written.
 		return nil
+	}
+	if s.restoreSource(ctx) {
+		// Likewise: the copies are compared with what was written on the source.
+		return errors.Join(s.errs...)
 	}
 	s.recordSource(ctx)
 	targets := s.selectTargets(ctx)
@@ -331,6 +336,60 @@ func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 		s.errs = append(s.errs, err)
 	}
 	return false
+}
+
+// restoreSource writes the newest state a copy holds back onto the source's object when the source holds an
+// older state of it (mirror.DecideRestore: the source's hub was restored from a backup) and reports whether it
+// wrote or failed to: the rest of the sync waits for the source's watch event then, so that no copy is compared
+// with the older state meanwhile. It weighs every configured hub's copy, so it does nothing while a hub is not
+// ready or not checked by the identity check (the copies stay, mirror.Decide rule 6: the newest state may be on
+// that hub). A failed write is retried.
+func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
+	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
+	if src == nil {
+		return false
+	}
+	var candidates []mirror.RestoreCandidate
+	for _, h := range c.opts.Hubs {
+		if h == source {
+			continue
+		}
+		if !h.Ready() || !s.checked(h) {
+			return false
+		}
+		if h.Serves(k.Name) {
+			obj, hash := h.Peek(k.Name, key.Namespace, key.Name)
+			candidates = append(candidates, mirror.RestoreCandidate{Hub: h.Name(), Copy: obj, Hash: hash})
+		}
+	}
+	r, ok := mirror.DecideRestore(k, src, source.Name(), candidates)
+	if !ok {
+		return false
+	}
+	from := c.byName[r.Hub]
+	cp, err := from.Get(ctx, k.Name, key.Namespace, key.Name)
+	if err == nil && cp == nil {
+		err = fmt.Errorf("hub %s no longer holds it", r.Hub)
+	}
+	if err != nil {
+		s.errs = append(s.errs, fmt.Errorf("%s: reading the copy on hub %s to write back onto restored hub %s: %w", key, r.Hub, source.Name(), err))
+		return true
+	}
+	err = c.update(ctx, source, k, mirror.RestoreOnto(k, src, cp, r.Lineage))
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		s.errs = append(s.errs, fmt.Errorf("%s: writing back the state of hub %s's copy onto restored hub %s: %w", key, r.Hub, source.Name(), err))
+		return true
+	}
+	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), source.Name(), string(mirror.ActionUpdate)).Inc()
+	if r.SameContent {
+		c.logger.Info("Raised the lineage of an object on a restored hub", "object", key.String(), "hub", source.Name(), "lineage", r.Lineage)
+		return true
+	}
+	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s holds an older state (generation %d) than its copy on hub %s (made from lineage %d): "+
+		"the hub was restored from a backup; the copy's state is written back onto it", key, source.Name(), src.GetGeneration(), r.Hub, r.Lineage)
+	return true
 }
 
 // recordSource records what the source holds: the key among the replicated objects (or not), when its change

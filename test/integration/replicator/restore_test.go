@@ -28,8 +28,10 @@ const restoreWatch = 45 * time.Second
 // ManifestWork was edited on A and another made there, as was a Placement, and the replicator copied all three
 // to hub B: those copies are now the only record of the newer state. The restored hub must not become the source
 // of its older state: B's copies are neither deleted (absence is no delete) nor rolled back (the restored work
-// has a lower generation than the one B's copy was made from); each is reported (CopyKept). A user's delete on the
-// restored hub is still a delete.
+// has a lower generation than the one B's copy was made from). The edited work's newer state is written back
+// onto A (WrittenBack), so that A's spoke gets it again, and a user's next edit on A is copied to B at once (the
+// write-back raised the work's lineage above the copy's); the two objects A lost are kept on B and reported
+// (CopyKept). A user's delete on the restored hub is still a delete.
 func TestHubRestoredFromABackup(t *testing.T) {
 	const (
 		cluster   = "restored1"
@@ -85,8 +87,11 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	})
 	synced := time.Since(start)
 
-	// The agent renews its lease on hub A meanwhile: A stays the cluster's source, and B keeps the newer state,
-	// each copy reported once.
+	// The newer state of the edited work is written back onto A.
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the newer state written back onto hub-a", newer)
+	written := time.Since(start)
+
+	// The agent renews its lease on hub A meanwhile: A stays the cluster's source, and B keeps the newer state.
 	checks := 0
 	for deadline := time.Now().Add(restoreWatch); time.Now().Before(deadline); checks++ {
 		for _, c := range []struct {
@@ -108,19 +113,26 @@ func TestHubRestoredFromABackup(t *testing.T) {
 		time.Sleep(3 * time.Second)
 	}
 
-	expectEvent(t, r, replication.ReasonCopyKept, "ManifestWork/"+cluster+"/edited: the source hub holds an older state")
+	expectEvent(t, r, replication.ReasonWrittenBack, "ManifestWork/"+cluster+"/edited: hub hub-a holds an older state")
 	expectEvent(t, r, replication.ReasonCopyKept, "ManifestWork/"+cluster+"/made-after: the source hub holds no object")
 	expectEvent(t, r, replication.ReasonCopyKept, "Placement/"+namespace+"/made-after: the source hub holds no object")
-	if got := r.events(replication.ReasonCopyKept); len(got) != 3 {
-		t.Errorf("CopyKept events: %q, want three, one per kept copy", got)
+	for _, m := range r.events(replication.ReasonCopyKept) {
+		if !strings.Contains(m, "/made-after:") {
+			t.Errorf("CopyKept event for a copy that is not one of the two objects hub-a lost: %s", m)
+		}
 	}
+
+	// A user's edit on the restored hub is copied as usual.
+	updateWork(t, hubA, cluster, "edited", map[string]string{"v": "edited on the restored hub"})
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the edit made on the restored hub-a copied",
+		sameValues(t, map[string]string{"v": "edited on the restored hub"}))
 
 	// A delete on the restored hub is seen (the original came back with the replicator's finalizer) and reaches B.
 	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited")
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "deleted on the restored hub-a", absent)
 	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the delete finished on hub-a", absent)
-	t.Logf("measured: %d checks over %s from %s after the restore: no copy of the newer state deleted or rolled back",
-		checks, restoreWatch, synced.Round(time.Second))
+	t.Logf("measured: hub-a synced %s after the restore, the newer state written back onto it after %s; %d checks over %s: no copy of the newer state deleted or rolled back",
+		synced.Round(time.Second), written.Round(time.Second), checks, restoreWatch)
 }
 
 // TestStandbyThatLostItsCopies: hub B, a standby of cluster lost1, loses its copy of a ManifestWork while the

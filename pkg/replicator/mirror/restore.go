@@ -1,0 +1,104 @@
+package mirror
+
+import (
+	"maps"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+)
+
+// RestoreCandidate is a target hub's object of a source object's kind, namespace and name, as DecideRestore
+// weighs it: the hub's name, the object as that hub's cache holds it (nil when absent; a copy may be held
+// without its mirrored fields, WithoutContent) and Hash, the hash of its mirrored content when it is held so
+// ("": computed from the object).
+type RestoreCandidate struct {
+	Hub  string
+	Copy *unstructured.Unstructured
+	Hash string
+}
+
+// Restore is what DecideRestore found: the copy on Hub holds the newest state of the source's object, of
+// lineage Lineage (the copy's AnnotationSourceGeneration), above the source's own. SameContent says whether
+// its mirrored content equals the source's (only the source's lineage is behind then).
+type Restore struct {
+	Hub         string
+	Lineage     int64
+	SameContent bool
+}
+
+// DecideRestore returns the copy whose state is written back onto src, the source hub's object, when src is an
+// older state of the object the copies were made from: same UID, and a lower Lineage than a copy records. The
+// apiserver never lowers an object's generation, so only a restore of src's hub from a backup of its etcd
+// makes that (a hub rebuilt and filled again makes objects of other UIDs). source is the source hub's name;
+// candidates are the other hubs' objects of src's name, in spec.hubs order. The caller weighs every configured
+// hub's: the newest state may be on any of them. The rules, in order:
+//  1. Nothing when src is absent, being deleted, a ManagedCluster (its hub's controllers and the agent write
+//     it), Excluded or generated (its controller makes it again from its generator).
+//  2. The candidates are the copies made from src (LabelReplicatedFrom = source, AnnotationSourceUID = src's
+//     uid), not generated on their hub (GeneratedHere), not being deleted, whose recorded lineage is above
+//     src's and whose source offset (AnnotationSourceGenerationOffset) is not above src's (olderSource), and
+//     that hold the state they record: their mirrored content still has their AnnotationContentHash (a copy
+//     changed on its hub since holds no state of the source's).
+//  3. The candidate of the highest recorded lineage wins, the first in the given order on a tie: the newest
+//     state any hub holds, also when another copy holds an older one.
+//
+// The write (RestoreOnto) raises src's lineage to at least the winner's, so that no copy of an older state is
+// taken for a newer one afterwards and every copy is brought in step from src again (Decide).
+func DecideRestore(k Kind, src *unstructured.Unstructured, source string, candidates []RestoreCandidate) (Restore, bool) {
+	if src == nil || src.GetDeletionTimestamp() != nil || k.Name == failoverv1alpha1.KindManagedCluster || Excluded(k, src) || generated(src) {
+		return Restore{}, false
+	}
+	var best Restore
+	found := false
+	for _, c := range candidates {
+		cp := c.Copy
+		if cp == nil || cp.GetDeletionTimestamp() != nil || GeneratedHere(k, cp) || !olderSource(src, cp, source) {
+			continue
+		}
+		lineage, _, _ := recordedLineage(cp)
+		if found && lineage <= best.Lineage {
+			continue
+		}
+		hash := c.Hash
+		if hash == "" {
+			hash = ContentOf(k, cp).Hash()
+		}
+		if hash != cp.GetAnnotations()[AnnotationContentHash] {
+			continue
+		}
+		best, found = Restore{Hub: c.Hub, Lineage: lineage, SameContent: hash == ContentOf(k, src).Hash()}, true
+	}
+	return best, found
+}
+
+// RestoreOnto returns src, the source hub's object, with the state of cp, its copy of lineage lineage that
+// DecideRestore chose: cp's mirrored fields, and its labels and annotations outside the reserved prefixes in
+// place of src's; src's reserved labels and annotations (the replicator's marks, has-copies), finalizers and
+// other metadata stay, its resourceVersion included (the update is refused if src changed since). Its
+// AnnotationGenerationOffset is set so that its Lineage after the update is above lineage: the update raises
+// metadata.generation by one when the mirrored fields change, and not at all otherwise.
+func RestoreOnto(k Kind, src, cp *unstructured.Unstructured, lineage int64) *unstructured.Unstructured {
+	content := ContentOf(k, cp)
+	out := src.DeepCopy()
+	for _, f := range k.Fields {
+		if v, ok := content.Fields[f]; ok {
+			out.Object[f] = v
+		} else {
+			delete(out.Object, f)
+		}
+	}
+	labels := keepReserved(out.GetLabels(), ReservedLabelPrefixes)
+	maps.Copy(labels, content.Labels)
+	out.SetLabels(labels)
+	annotations := keepReserved(out.GetAnnotations(), ReservedAnnotationPrefixes)
+	maps.Copy(annotations, content.Annotations)
+	// lineage - generation: the generation the update gives (one more, or the same) puts the lineage at
+	// lineage+1, or at lineage; both are at least the copy's, so the copy is no longer newer.
+	if offset := lineage - src.GetGeneration(); offset > 0 {
+		annotations[AnnotationGenerationOffset] = strconv.FormatInt(offset, 10)
+	}
+	out.SetAnnotations(annotations)
+	return out
+}
