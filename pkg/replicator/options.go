@@ -42,6 +42,10 @@ type Options struct {
 	// (AnnotationHubsReported): an agent takes a report unconfirmed for ReportStaleConfirmations intervals as
 	// unknown. One merge patch per replicated cluster per interval on its source hub.
 	ReportInterval time.Duration
+	// IncarnationInterval is how often each ready hub's incarnation counter is advanced: one write of its
+	// incarnation marker (replication.IncarnationMarker). An object made on a hub less than this before the
+	// backup it is restored to may not be made again there from its copies.
+	IncarnationInterval time.Duration
 	// HubQPS and HubBurst limit the requests to each hub.
 	HubQPS   float32
 	HubBurst int
@@ -54,13 +58,14 @@ type Options struct {
 // per hub (the initial sync of 10,000 ManifestWorks is about 13,000 writes to a standby).
 func NewOptions() *Options {
 	return &Options{
-		ConfigName:       DefaultConfigName,
-		Workers:          16,
-		HubProbeInterval: 5 * time.Second,
-		StatusInterval:   5 * time.Second,
-		ReportInterval:   5 * time.Minute,
-		HubQPS:           500,
-		HubBurst:         1000,
+		ConfigName:          DefaultConfigName,
+		Workers:             16,
+		HubProbeInterval:    5 * time.Second,
+		StatusInterval:      5 * time.Second,
+		ReportInterval:      5 * time.Minute,
+		IncarnationInterval: time.Minute,
+		HubQPS:              500,
+		HubBurst:            1000,
 	}
 }
 
@@ -72,6 +77,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.StatusInterval, "status-interval", o.StatusInterval, "How often the ReplicationConfig's status is recomputed; it is written only when it changed.")
 	fs.DurationVar(&o.ReportInterval, "report-interval", o.ReportInterval, "Longest time between two writes of a cluster's in-step report; "+
 		"agents take a report not rewritten for three intervals as unknown (the replicator stopped).")
+	fs.DurationVar(&o.IncarnationInterval, "incarnation-interval", o.IncarnationInterval, "How often each hub's incarnation counter is advanced "+
+		"(one write of its marker ConfigMap); an object made on a hub less than this before a backup it is restored to is not made again there from its copies.")
 	fs.Float32Var(&o.HubQPS, "hub-kube-api-qps", o.HubQPS, "Requests per second to each hub.")
 	fs.IntVar(&o.HubBurst, "hub-kube-api-burst", o.HubBurst, "Burst of requests to each hub.")
 	fs.BoolVar(&o.DisableFencing, "disable-fencing", o.DisableFencing, "Do not install the ValidatingAdmissionPolicy "+
@@ -117,6 +124,9 @@ func (o *Options) Validate() error {
 	}
 	if o.ReportInterval < time.Second || o.ReportInterval > time.Hour {
 		errs = append(errs, fmt.Errorf("--report-interval %s: must be between 1s and 1h", o.ReportInterval))
+	}
+	if o.IncarnationInterval < time.Second || o.IncarnationInterval > time.Hour {
+		errs = append(errs, fmt.Errorf("--incarnation-interval %s: must be between 1s and 1h", o.IncarnationInterval))
 	}
 	if o.HubQPS <= 0 {
 		errs = append(errs, fmt.Errorf("--hub-kube-api-qps %g: must be greater than 0", o.HubQPS))

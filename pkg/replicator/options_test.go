@@ -51,6 +51,7 @@ func TestValidate(t *testing.T) {
 		{name: "status interval below 1s", mod: func(o *replicator.Options) { o.StatusInterval = 500 * time.Millisecond }, wantErr: []string{"--status-interval 500ms", "at least 1s"}},
 		{name: "report interval below 1s", mod: func(o *replicator.Options) { o.ReportInterval = 100 * time.Millisecond }, wantErr: []string{"--report-interval 100ms", "between 1s and 1h"}},
 		{name: "report interval above 1h", mod: func(o *replicator.Options) { o.ReportInterval = 61 * time.Minute }, wantErr: []string{"--report-interval 1h1m0s", "between 1s and 1h"}},
+		{name: "incarnation interval below 1s", mod: func(o *replicator.Options) { o.IncarnationInterval = time.Millisecond }, wantErr: []string{"--incarnation-interval 1ms", "between 1s and 1h"}},
 		{name: "zero QPS", mod: func(o *replicator.Options) { o.HubQPS = 0 }, wantErr: []string{"--hub-kube-api-qps 0", "greater than 0"}},
 		{name: "negative QPS", mod: func(o *replicator.Options) { o.HubQPS = -1.5 }, wantErr: []string{"--hub-kube-api-qps -1.5"}},
 		{name: "zero burst", mod: func(o *replicator.Options) { o.HubBurst = 0 }, wantErr: []string{"--hub-kube-api-burst 0", "at least 1"}},

@@ -295,6 +295,7 @@ func (o *Options) start(ctx context.Context, rc *failoverv1alpha1.ReplicationCon
 		Hubs: e.hubs, Kinds: kinds, ClusterSelector: selector, Recorder: recorder, Clock: clk, Logger: logger,
 		Fencing: !o.DisableFencing, DeleteBrake: brake.LimitsOf(rc.Spec.DeleteBrake), EngagedBrakes: engaged,
 		BrakeEngaged: brakeEngaged, ReportWriter: rc.Name, ReportInterval: o.ReportInterval,
+		IncarnationInterval: o.IncarnationInterval,
 	})
 	if err != nil {
 		logger.Error(err, "Starting replication")

@@ -84,6 +84,12 @@ const (
 	// lost the annotation (a `kubectl replace` of a manifest without it): its generation and the copy's
 	// recorded lineage are not compared then (the source's state wins), since neither says which is newer.
 	AnnotationSourceGenerationOffset = "failover.open-cluster-management.io/source-generation-offset"
+	// AnnotationSourceIncarnation is, on a copy, the incarnation of its source hub when the copy was last
+	// written (WithSourceIncarnation): the counter the replicator keeps in that hub's incarnation marker and
+	// advances there while the hub holds it. A hub restored from a backup, or rebuilt, shows an older
+	// counter or none: a copy made in a later incarnation than the one its source hub shows proves that
+	// the source held the object after the state it was restored to (DecideRecreate). Absent: unknown.
+	AnnotationSourceIncarnation = "failover.open-cluster-management.io/source-incarnation"
 	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
 	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
 	// replicator's caches keep that time, not the managedFields).
@@ -289,6 +295,7 @@ func Desired(k Kind, src, tgt *unstructured.Unstructured, source string, extraAn
 	}
 	delete(annotations, AnnotationSourceGeneration)
 	delete(annotations, AnnotationSourceGenerationOffset)
+	delete(annotations, AnnotationSourceIncarnation)
 	if src.GetGeneration() > 0 {
 		annotations[AnnotationSourceGeneration] = strconv.FormatInt(Lineage(src), 10)
 		if offset := generationOffset(src); offset > 0 {
@@ -513,6 +520,21 @@ func recordedLineage(cp *unstructured.Unstructured) (lineage, offset int64, ok b
 		offset = 0
 	}
 	return lineage, offset, true
+}
+
+// WithSourceIncarnation sets AnnotationSourceIncarnation on obj (a copy about to be written) to incarnation, or
+// removes it when incarnation is 0 (unknown), and returns obj.
+func WithSourceIncarnation(obj *unstructured.Unstructured, incarnation int64) *unstructured.Unstructured {
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	delete(annotations, AnnotationSourceIncarnation)
+	if incarnation > 0 {
+		annotations[AnnotationSourceIncarnation] = strconv.FormatInt(incarnation, 10)
+	}
+	obj.SetAnnotations(annotations)
+	return obj
 }
 
 // WithSourceWrittenAt sets AnnotationSourceWrittenAt on obj (a copy about to be written) to t, and returns obj.
@@ -909,9 +931,12 @@ func IsCopy(obj *unstructured.Unstructured) bool {
 	return ok
 }
 
-// markAnnotations are the annotations whose change on a copy is worth a write.
+// markAnnotations are the annotations whose change on a copy is worth a write. AnnotationSourceUID is one: a
+// source object made again under its name with the same content (a `kubectl replace --force`, or an object
+// made again on a restored hub, RecreateFrom) is another object, and only its UID on the copy lets its delete
+// explain the copy (Deleted.Explains).
 var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince, AnnotationHubsInStep, AnnotationHubsBehind,
-	AnnotationHubsReported, AnnotationClusterID}
+	AnnotationHubsReported, AnnotationClusterID, AnnotationSourceUID}
 
 // sameMarks reports whether a and b carry the same copy marks (AnnotationSourceResourceVersion excluded).
 func sameMarks(a, b *unstructured.Unstructured) bool {

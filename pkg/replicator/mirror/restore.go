@@ -102,3 +102,86 @@ func RestoreOnto(k Kind, src, cp *unstructured.Unstructured, lineage int64) *uns
 	out.SetAnnotations(annotations)
 	return out
 }
+
+// Recreate is what DecideRecreate found: the copy on Hub holds the object its source hub lost, made from it in
+// incarnation Incarnation.
+type Recreate struct {
+	Hub         string
+	Incarnation int64
+}
+
+// DecideRecreate returns the copy from which an object that the source hub no longer holds is made again there,
+// when the source lost it: the copy was made from it in a later incarnation of the source hub
+// (AnnotationSourceIncarnation) than the one the hub shows now, sourceIncarnation (its incarnation marker as
+// read since it was last ready; 0: unknown, nothing is decided). A hub shows an earlier incarnation only when
+// it was restored from a backup or rebuilt, and the copy proves that it held the object after that backup. A
+// delete is no loss: deleted, the delete the replicator saw on the source (nil: none), must not explain the
+// copy. candidates are the other hubs' objects of the name (RestoreCandidate), every configured hub's. The
+// rules, in order:
+//  1. Nothing for a ManagedCluster (its hub's controllers and the agent make it) or an unknown incarnation.
+//  2. The candidates are copies made from source (LabelReplicatedFrom = source), not generated on their hub
+//     (GeneratedHere), not being deleted, that hold the state they record (their AnnotationContentHash), made in
+//     an incarnation above sourceIncarnation, and that deleted does not explain.
+//  3. The candidate of the highest incarnation, then the highest recorded lineage, wins; the first in the
+//     given order on a tie.
+//
+// The object made again (RecreateFrom) is an original of the source: a copy that misses a delete its hub did
+// not see (it was out of the configuration) records an incarnation the source has since passed, and is no
+// candidate.
+func DecideRecreate(k Kind, source string, sourceIncarnation int64, deleted *Deleted, candidates []RestoreCandidate) (Recreate, bool) {
+	if k.Name == failoverv1alpha1.KindManagedCluster || sourceIncarnation <= 0 {
+		return Recreate{}, false
+	}
+	var best Recreate
+	var bestLineage int64
+	found := false
+	for _, c := range candidates {
+		cp := c.Copy
+		if cp == nil || cp.GetDeletionTimestamp() != nil || cp.GetLabels()[LabelReplicatedFrom] != source || GeneratedHere(k, cp) || deleted.Explains(cp) {
+			continue
+		}
+		incarnation, err := strconv.ParseInt(cp.GetAnnotations()[AnnotationSourceIncarnation], 10, 64)
+		if err != nil || incarnation <= sourceIncarnation {
+			continue
+		}
+		lineage, _, _ := recordedLineage(cp)
+		if found && (incarnation < best.Incarnation || (incarnation == best.Incarnation && lineage <= bestLineage)) {
+			continue
+		}
+		hash := c.Hash
+		if hash == "" {
+			hash = ContentOf(k, cp).Hash()
+		}
+		if hash != cp.GetAnnotations()[AnnotationContentHash] {
+			continue
+		}
+		best, bestLineage, found = Recreate{Hub: c.Hub, Incarnation: incarnation}, lineage, true
+	}
+	return best, found
+}
+
+// RecreateFrom returns the object to make again on the source hub from cp, the copy DecideRecreate chose: an
+// original of cp's kind, namespace and name with cp's mirrored content (fields, and labels and annotations
+// outside the reserved prefixes), holding deletes from its first write (FinalizerDeleteCopies, when k
+// HoldsDeletes) since copies of it exist. Nothing else of cp is taken: its hub's metadata and status, and its
+// copy marks, are not the source's.
+func RecreateFrom(k Kind, cp *unstructured.Unstructured) *unstructured.Unstructured {
+	content := ContentOf(k, cp)
+	out := &unstructured.Unstructured{Object: map[string]any{}}
+	out.SetAPIVersion(cp.GetAPIVersion())
+	out.SetKind(cp.GetKind())
+	out.SetName(cp.GetName())
+	out.SetNamespace(cp.GetNamespace())
+	for _, f := range k.Fields {
+		if v, ok := content.Fields[f]; ok {
+			out.Object[f] = v
+		}
+	}
+	if len(content.Labels) > 0 {
+		out.SetLabels(content.Labels)
+	}
+	if len(content.Annotations) > 0 {
+		out.SetAnnotations(content.Annotations)
+	}
+	return heldCopy(k, out)
+}

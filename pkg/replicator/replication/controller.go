@@ -77,6 +77,11 @@ const (
 	// ReasonDeletesReleased: a person released a hub's delete brake (failoverv1alpha1.AnnotationReleaseDeletes): the
 	// deletes it held are made.
 	ReasonDeletesReleased = "DeletesReleased"
+	// ReasonHubRestored (Warning): a hub's incarnation marker shows a lower counter than the replicator recorded
+	// (IncarnationMarker): the hub was restored from a backup or rebuilt. The objects it lost are made again there
+	// from copies made in a later incarnation (mirror.DecideRecreate); its counter is advanced once every object
+	// was compared with every hub.
+	ReasonHubRestored = "HubRestored"
 	// ReasonWrittenBack: a create, edit or delete made on a cluster's previous source before the cluster moved,
 	// which never reached the new source, was written there (mirror.DecideWriteBack); or the newer state a copy
 	// holds of an object was written back onto its source, which holds an older state of it after a restore
@@ -136,6 +141,13 @@ type Options struct {
 	// ReportInterval is the longest time between two writes of a cluster's in-step report (the report is
 	// rewritten, unchanged but for its time, when nothing else changed it); default 5 min.
 	ReportInterval time.Duration
+	// MarkerNamespace is the namespace of the incarnation marker (IncarnationMarker) on every hub; default
+	// DefaultMarkerNamespace.
+	MarkerNamespace string
+	// IncarnationInterval is how often each ready hub's incarnation is advanced (one write of its marker); an
+	// object made on a hub less than this before a backup it is restored to may not be made again there from
+	// its copies (DecideRecreate). Default 1 min.
+	IncarnationInterval time.Duration
 }
 
 // Controller replicates. Create it with New, feed it the hubs' events (it is their hubconn.Handler) and run it
@@ -189,6 +201,8 @@ type Controller struct {
 	objectCounts map[string]objectCount
 	// reports: when each cluster's in-step report was last written (publishSteps); it has its own lock.
 	reports reportTimes
+	// incarnations: the hubs' incarnations (syncIncarnation); its own lock.
+	incarnations *incarnations
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -213,6 +227,12 @@ func New(opts Options) (*Controller, error) {
 	}
 	if opts.DirectionRecheck <= 0 {
 		opts.DirectionRecheck = 5 * time.Minute
+	}
+	if opts.MarkerNamespace == "" {
+		opts.MarkerNamespace = DefaultMarkerNamespace
+	}
+	if opts.IncarnationInterval <= 0 {
+		opts.IncarnationInterval = time.Minute
 	}
 	if opts.DeleteBrake == (brake.Limits{}) {
 		opts.DeleteBrake = brake.LimitsOf(nil)
@@ -242,6 +262,7 @@ func New(opts Options) (*Controller, error) {
 		namespaces:        map[string]sets.Set[string]{},
 		brake:             brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
 		objectCounts:      map[string]objectCount{},
+		incarnations:      newIncarnations(opts.Clock.Now()),
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -399,7 +420,7 @@ func (c *Controller) keyCluster(key Key) string {
 	switch {
 	case key.Kind == failoverv1alpha1.KindManagedCluster || c.kinds[key.Kind].Scope == mirror.ClusterByName:
 		return key.Name
-	case key.Kind == "" || key.Kind == keyFencePolicy:
+	case key.Kind == "" || key.Kind == keyFencePolicy || key.Kind == keyIncarnation:
 		return ""
 	}
 	return key.Namespace
@@ -453,6 +474,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.conflicts[hub] = map[Key]mirror.Conflict{}
 		c.fenceMarks[hub] = nil
 		c.mu.Unlock()
+		c.incarnations.forget(hub)
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
 			// The source's ManagedCluster names this hub behind from now on.
@@ -473,6 +495,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		if c.opts.Fencing {
 			c.queue.Add(Key{Kind: keyFencePolicy, Name: hub})
 		}
+		c.queue.Add(Key{Kind: keyIncarnation, Name: hub})
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
 		}
@@ -494,6 +517,8 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		err = c.syncDirection(ctx, key.Name)
 	case keyFencePolicy:
 		err = c.syncFencePolicy(ctx, key.Name)
+	case keyIncarnation:
+		err = c.syncIncarnation(ctx, key.Name)
 	default:
 		err = c.syncObject(ctx, key)
 	}

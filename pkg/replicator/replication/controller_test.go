@@ -108,7 +108,7 @@ type gatedResource struct {
 }
 
 func (r *gatedResource) Namespace(ns string) dynamic.ResourceInterface {
-	return &gatedNamespaced{ResourceInterface: r.NamespaceableResourceInterface.Namespace(ns), c: r.c, gvr: r.gvr}
+	return &gatedNamespaced{ResourceInterface: r.NamespaceableResourceInterface.Namespace(ns), c: r.c, gvr: r.gvr, namespace: ns}
 }
 
 func (r *gatedResource) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, sub ...string) (*unstructured.Unstructured, error) {
@@ -129,8 +129,17 @@ func (r *gatedResource) Watch(ctx context.Context, opts metav1.ListOptions) (wat
 
 type gatedNamespaced struct {
 	dynamic.ResourceInterface
-	c   *gatedClient
-	gvr schema.GroupVersionResource
+	c         *gatedClient
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+// wait is waitWatched, but for the incarnation marker, which the replicator reads and writes without watching it.
+func (r *gatedNamespaced) wait() {
+	if r.gvr == configMapGVR && r.namespace == DefaultMarkerNamespace {
+		return
+	}
+	r.c.waitWatched(r.gvr)
 }
 
 func (r *gatedNamespaced) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
@@ -142,18 +151,18 @@ func (r *gatedNamespaced) Watch(ctx context.Context, opts metav1.ListOptions) (w
 }
 
 func (r *gatedNamespaced) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, sub ...string) (*unstructured.Unstructured, error) {
-	r.c.waitWatched(r.gvr)
+	r.wait()
 	time.Sleep(r.c.slowCreates[r.gvr])
 	return r.ResourceInterface.Create(ctx, obj, opts, sub...)
 }
 
 func (r *gatedNamespaced) Update(ctx context.Context, obj *unstructured.Unstructured, opts metav1.UpdateOptions, sub ...string) (*unstructured.Unstructured, error) {
-	r.c.waitWatched(r.gvr)
+	r.wait()
 	return r.ResourceInterface.Update(ctx, obj, opts, sub...)
 }
 
 func (r *gatedNamespaced) Delete(ctx context.Context, name string, opts metav1.DeleteOptions, sub ...string) error {
-	r.c.waitWatched(r.gvr)
+	r.wait()
 	return r.ResourceInterface.Delete(ctx, name, opts, sub...)
 }
 
@@ -632,11 +641,12 @@ func TestControllerMirrorsManifestWorksBetweenHubs(t *testing.T) {
 	if got := c.Sources(); !cmp.Equal(got, [][2]string{{testCluster, testHubA}}) {
 		t.Errorf("Sources() at the end = %v, want the cluster still on hub-a", got)
 	}
-	// The cluster's namespace was made sure of once on hub-b, before its first copy, not per copy or write.
+	// The cluster's namespace was made sure of once on hub-b, before its first copy, not per copy or write (the
+	// incarnation marker's namespace aside).
 	var nsCreates []string
 	for _, a := range b.fake.Actions() {
 		if c, ok := a.(interface{ GetObject() runtime.Object }); ok && a.GetVerb() == "create" && a.GetResource() == mirror.NamespaceGVR {
-			if m, ok := c.GetObject().(metav1.Object); ok {
+			if m, ok := c.GetObject().(metav1.Object); ok && m.GetName() != DefaultMarkerNamespace {
 				nsCreates = append(nsCreates, m.GetName())
 			}
 		}

@@ -270,12 +270,20 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 	if !ok {
 		return nil, nil
 	}
+	// A key that is not replicated has nothing to reconcile on a restored hub; one that waits for its source
+	// (or a read) is not reconciled yet.
+	settled := func() {
+		if c.allReady() {
+			c.incarnations.reconciled(key)
+		}
+	}
 	s := &objectSync{c: c, k: k, key: key, checked: func(*hubconn.Hub) bool { return true }}
 	var identity direction.Identity
 	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok {
 		views := c.identityViews(cluster)
 		if identity = c.checkIdentity(ctx, cluster, views); identity.Conflict {
 			// The name stands for several spokes: nothing of it is replicated, and no hub waits for it.
+			settled()
 			return nil, c.notReplicated(ctx, k, key)
 		}
 		seen := map[string]bool{}
@@ -292,6 +300,7 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 		c.logger.V(4).Info("No source to replicate from yet", "object", key.String())
 		return nil, nil
 	case sourceNone:
+		settled()
 		return nil, c.notReplicated(ctx, k, key)
 	}
 	s.source, s.extra = source, extra
@@ -312,6 +321,7 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 		return nil, nil
 	}
 	if mirror.Excluded(k, src) {
+		settled()
 		c.forget(key)
 		return nil, errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, ""))
 	}
@@ -339,16 +349,16 @@ func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 }
 
 // restoreSource writes the newest state a copy holds back onto the source's object when the source holds an
-// older state of it (mirror.DecideRestore: the source's hub was restored from a backup) and reports whether it
-// wrote or failed to: the rest of the sync waits for the source's watch event then, so that no copy is compared
-// with the older state meanwhile. It weighs every configured hub's copy, so it does nothing while a hub is not
-// ready or not checked by the identity check (the copies stay, mirror.Decide rule 6: the newest state may be on
-// that hub). A failed write is retried.
+// older state of it (mirror.DecideRestore: the source's hub was restored from a backup), or makes the object
+// again there from a copy when the source lost it (mirror.DecideRecreate: the copy was made in a later
+// incarnation of the source hub than the one it shows), and reports whether it wrote or failed to: the rest of
+// the sync waits for the source's watch event then, so that no copy is compared with the older state, or read
+// as a delete, meanwhile. It weighs every configured hub's copy, so it does nothing while a hub is not ready or
+// not checked by the identity check (the copies stay, mirror.Decide rules 3 and 6: the newest state may be on
+// that hub). A failed write is retried. A key it weighed and found nothing to write for is reconciled for a
+// restored hub (incarnations.reconciled).
 func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
-	if src == nil {
-		return false
-	}
 	var candidates []mirror.RestoreCandidate
 	for _, h := range c.opts.Hubs {
 		if h == source {
@@ -362,8 +372,12 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 			candidates = append(candidates, mirror.RestoreCandidate{Hub: h.Name(), Copy: obj, Hash: hash})
 		}
 	}
+	if src == nil {
+		return s.recreateOnSource(ctx, candidates)
+	}
 	r, ok := mirror.DecideRestore(k, src, source.Name(), candidates)
 	if !ok {
+		c.incarnations.reconciled(key)
 		return false
 	}
 	from := c.byName[r.Hub]
@@ -389,6 +403,57 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 	}
 	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s holds an older state (generation %d) than its copy on hub %s (made from lineage %d): "+
 		"the hub was restored from a backup; the copy's state is written back onto it", key, source.Name(), src.GetGeneration(), r.Hub, r.Lineage)
+	return true
+}
+
+// recreateOnSource makes the object of the sync's key again on its source, which no longer holds it, from the
+// copy mirror.DecideRecreate chooses among candidates (every other hub's object of the key), as
+// mirror.RecreateFrom gives it; see restoreSource.
+func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.RestoreCandidate) (wrote bool) {
+	c, k, key, source := s.c, s.k, s.key, s.source
+	shown, read := c.incarnations.of(source.Name())
+	if !read {
+		// Decided once the source's marker is read: syncIncarnation syncs every key again then.
+		c.incarnations.awaitRead(source.Name())
+		return false
+	}
+	r, ok := mirror.DecideRecreate(k, source.Name(), shown, source.Deleted(k.Name, key.Namespace, key.Name), candidates)
+	if !ok {
+		c.incarnations.reconciled(key)
+		return false
+	}
+	cp, err := c.byName[r.Hub].Get(ctx, k.Name, key.Namespace, key.Name)
+	if err == nil && cp == nil {
+		err = fmt.Errorf("hub %s no longer holds it", r.Hub)
+	}
+	if err != nil {
+		s.errs = append(s.errs, fmt.Errorf("%s: reading the copy on hub %s to make it again on restored hub %s: %w", key, r.Hub, source.Name(), err))
+		return true
+	}
+	err = c.create(ctx, source, k, mirror.RecreateFrom(k, cp))
+	source.ReportError(err)
+	if apierrors.IsAlreadyExists(err) {
+		// The source's cache is behind: its watch event syncs the key again.
+		return true
+	}
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		s.errs = append(s.errs, fmt.Errorf("%s: making it again on restored hub %s from hub %s's copy: %w", key, source.Name(), r.Hub, err))
+		return true
+	}
+	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), source.Name(), string(mirror.ActionCreate)).Inc()
+	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s lost it (it shows incarnation %d, the copy on hub %s was made in incarnation %d): "+
+		"the hub was restored from a backup or rebuilt; the object is made again there from the copy", key, source.Name(), shown, r.Hub, r.Incarnation)
+	return true
+}
+
+// allReady reports whether every configured hub is ready.
+func (c *Controller) allReady() bool {
+	for _, h := range c.opts.Hubs {
+		if !h.Ready() {
+			return false
+		}
+	}
 	return true
 }
 
@@ -1128,10 +1193,14 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		}
 		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)
 		return isCopy, nil
-	case mirror.ActionCreate:
-		err = c.create(ctx, target, k, mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)))
-	case mirror.ActionUpdate:
-		err = c.update(ctx, target, k, mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)))
+	case mirror.ActionCreate, mirror.ActionUpdate:
+		incarnation, _ := c.incarnations.of(source.Name())
+		obj := mirror.WithSourceIncarnation(mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)), incarnation)
+		if d.Action == mirror.ActionCreate {
+			err = c.create(ctx, target, k, obj)
+		} else {
+			err = c.update(ctx, target, k, obj)
+		}
 	case mirror.ActionDelete:
 		err = c.deleteCopy(ctx, target, k, tgt)
 		if errors.Is(err, errDeleteHeld) {

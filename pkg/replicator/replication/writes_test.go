@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -62,8 +63,13 @@ func TestConcurrentCopiesOfANewClusterCreateItsNamespaceOnce(t *testing.T) {
 
 	var namespaceCreates []string
 	for _, action := range b.fake.Actions() {
-		if action.GetResource() == mirror.NamespaceGVR && action.GetVerb() == "create" {
-			namespaceCreates = append(namespaceCreates, action.GetNamespace())
+		created, ok := action.(interface{ GetObject() runtime.Object })
+		if !ok || action.GetResource() != mirror.NamespaceGVR || action.GetVerb() != "create" {
+			continue
+		}
+		// The incarnation marker's namespace is made once too, apart.
+		if m, ok := created.GetObject().(metav1.Object); ok && m.GetName() != DefaultMarkerNamespace {
+			namespaceCreates = append(namespaceCreates, m.GetName())
 		}
 	}
 	if len(namespaceCreates) != 1 {

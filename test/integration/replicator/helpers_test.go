@@ -105,6 +105,7 @@ func setUpReplicator(t *testing.T, host *framework.Hub, spec failoverv1alpha1.Re
 	o.Namespace = replicatorNamespace
 	o.HubProbeInterval = 2 * time.Second
 	o.StatusInterval = 2 * time.Second
+	o.IncarnationInterval = 2 * time.Second
 	return &replicatorRun{t: t, host: host, opts: o, recorder: events.NewInMemoryRecorder("replicator", clock.RealClock{})}
 }
 

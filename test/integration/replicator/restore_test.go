@@ -2,6 +2,8 @@ package replicator_test
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +21,8 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
 )
 
-// restoreWatch is how long TestHubRestoredFromABackup watches hub B once the replicator reported the copies it
-// keeps: several syncs of every key (the hubs are probed every 2 s) and a lease renewal of the agent on hub A.
+// restoreWatch is how long TestHubRestoredFromABackup watches both hubs once the restored hub has the newer
+// state: several syncs of every key (the hubs are probed every 2 s) and a lease renewal of the agent on hub A.
 const restoreWatch = 45 * time.Second
 
 // TestHubRestoredFromABackup: hub A, the source of a cluster whose agent runs on a spoke, and of the hub-wide
@@ -29,9 +31,11 @@ const restoreWatch = 45 * time.Second
 // to hub B: those copies are now the only record of the newer state. The restored hub must not become the source
 // of its older state: B's copies are neither deleted (absence is no delete) nor rolled back (the restored work
 // has a lower generation than the one B's copy was made from). The edited work's newer state is written back
-// onto A (WrittenBack), so that A's spoke gets it again, and a user's next edit on A is copied to B at once (the
-// write-back raised the work's lineage above the copy's); the two objects A lost are kept on B and reported
-// (CopyKept). A user's delete on the restored hub is still a delete.
+// onto A, and the two objects A lost are made again there from B's copies, made in a later incarnation of A than
+// its restored marker shows (HubRestored, WrittenBack), so that A's spoke gets them again; a user's next edit on
+// A is copied to B at once (the write-back raised the work's lineage above the copy's). The replicator is
+// stopped during the restore and started again: what it knows of A's incarnation comes from the hubs' markers.
+// A user's delete on the restored hub is still a delete.
 func TestHubRestoredFromABackup(t *testing.T) {
 	const (
 		cluster   = "restored1"
@@ -59,7 +63,17 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the original held and marked",
 		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
 
+	// The objects made after the backup are made in a later incarnation of hub A than the backup holds: the
+	// replicator advances A's counter every 2 s here, at most once while the backup is taken.
+	var beforeBackup int64
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		beforeBackup = incarnationOn(t, hubA, "hub-a")
+		return beforeBackup > 0, nil
+	}, "hub-a's incarnation marker written")
 	backup := hubA.BackupEtcd()
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		return incarnationOn(t, hubA, "hub-a") > beforeBackup+1, nil
+	}, "hub-a's incarnation advanced past %d, the one its backup holds at most", beforeBackup+1)
 	updateWork(t, hubA, cluster, "edited", map[string]string{"v": "after the backup"})
 	createWork(t, hubA, configMapWork(t, cluster, "made-after", map[string]string{"v": "after the backup"}))
 	applyUnstructured(t, hubA, failoverv1alpha1.KindPlacement, map[string]any{
@@ -68,27 +82,44 @@ func TestHubRestoredFromABackup(t *testing.T) {
 		"spec":     map[string]any{"numberOfClusters": int64(1)},
 	})
 	newer := sameValues(t, map[string]string{"v": "after the backup"})
+	placement := func(o *unstructured.Unstructured) bool {
+		if o == nil {
+			return false
+		}
+		n, _, _ := unstructured.NestedInt64(o.Object, "spec", "numberOfClusters")
+		return n == 1
+	}
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the edit copied", newer)
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied", copiedFrom("hub-a"))
 	waitObj(t, hubBHub, failoverv1alpha1.KindPlacement, namespace, "made-after", replicationTimeout, "the new Placement copied", copiedFrom("hub-a"))
 
+	// The replicator is stopped while A is restored, so that the restored state can be checked before it acts;
+	// started again, it knows nothing of A but what the hubs' markers and the copies say.
+	r.stop()
 	start := time.Now()
 	hubA.RestoreEtcd(backup)
-	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "hub-a back at its backup's state",
-		sameValues(t, map[string]string{"v": "before the backup"}))
+	if obj, err := getObj(hubA, mustKind(failoverv1alpha1.KindManifestWork), cluster, "edited"); err != nil || !sameValues(t, map[string]string{"v": "before the backup"})(obj) {
+		t.Fatalf("restored hub-a's edited: %s (err %v), want its state at the backup", describe(obj), err)
+	}
 	for _, k := range []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManifestWork, failoverv1alpha1.KindPlacement} {
 		ns := map[failoverv1alpha1.ReplicatedKind]string{failoverv1alpha1.KindManifestWork: cluster, failoverv1alpha1.KindPlacement: namespace}[k]
 		if obj, err := getObj(hubA, mustKind(k), ns, "made-after"); err != nil || obj != nil {
 			t.Fatalf("restored hub-a holds %s %s/made-after: %s (err %v); the backup was taken before it was made", k, ns, describe(obj), err)
 		}
 	}
+	r.start()
 	r.waitStatus(replicationTimeout, "hub-a reachable and synced again", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return hubStatus(s, "hub-a").Reachable && hubStatus(s, "hub-a").Synced
 	})
 	synced := time.Since(start)
 
-	// The newer state of the edited work is written back onto A.
+	// The newer state of the edited work is written back onto A, and what A lost is made again there.
 	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the newer state written back onto hub-a", newer)
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the lost work made again on hub-a",
+		func(o *unstructured.Unstructured) bool {
+			return newer(o) && !mirror.IsCopy(o) && slices.Contains(o.GetFinalizers(), mirror.FinalizerDeleteCopies)
+		})
+	waitObj(t, hubA, failoverv1alpha1.KindPlacement, namespace, "made-after", replicationTimeout, "the lost Placement made again on hub-a", placement)
 	written := time.Since(start)
 
 	// The agent renews its lease on hub A meanwhile: A stays the cluster's source, and B keeps the newer state.
@@ -102,25 +133,23 @@ func TestHubRestoredFromABackup(t *testing.T) {
 		}{
 			{failoverv1alpha1.KindManifestWork, cluster, "edited", newer},
 			{failoverv1alpha1.KindManifestWork, cluster, "made-after", newer},
-			{failoverv1alpha1.KindPlacement, namespace, "made-after", copiedFrom("hub-a")},
+			{failoverv1alpha1.KindPlacement, namespace, "made-after", placement},
 		} {
-			obj, err := getObj(hubBHub, mustKind(c.kind), c.namespace, c.name)
-			if err != nil || obj == nil || obj.GetDeletionTimestamp() != nil || !c.want(obj) {
-				t.Fatalf("hub-b's %s %s/%s after hub-a's restore: %s (err %v), want the copy of the state after the backup",
-					c.kind, c.namespace, c.name, describe(obj), err)
+			for _, h := range []*framework.Hub{hubA, hubBHub} {
+				obj, err := getObj(h, mustKind(c.kind), c.namespace, c.name)
+				if err != nil || obj == nil || obj.GetDeletionTimestamp() != nil || !c.want(obj) {
+					t.Fatalf("hub %s's %s %s/%s after hub-a's restore: %s (err %v), want the state after the backup",
+						h.Name, c.kind, c.namespace, c.name, describe(obj), err)
+				}
 			}
 		}
 		time.Sleep(3 * time.Second)
 	}
 
+	expectEvent(t, r, replication.ReasonHubRestored, "hub hub-a shows incarnation")
 	expectEvent(t, r, replication.ReasonWrittenBack, "ManifestWork/"+cluster+"/edited: hub hub-a holds an older state")
-	expectEvent(t, r, replication.ReasonCopyKept, "ManifestWork/"+cluster+"/made-after: the source hub holds no object")
-	expectEvent(t, r, replication.ReasonCopyKept, "Placement/"+namespace+"/made-after: the source hub holds no object")
-	for _, m := range r.events(replication.ReasonCopyKept) {
-		if !strings.Contains(m, "/made-after:") {
-			t.Errorf("CopyKept event for a copy that is not one of the two objects hub-a lost: %s", m)
-		}
-	}
+	expectEvent(t, r, replication.ReasonWrittenBack, "ManifestWork/"+cluster+"/made-after: hub hub-a lost it")
+	expectEvent(t, r, replication.ReasonWrittenBack, "Placement/"+namespace+"/made-after: hub hub-a lost it")
 
 	// A user's edit on the restored hub is copied as usual.
 	updateWork(t, hubA, cluster, "edited", map[string]string{"v": "edited on the restored hub"})
@@ -131,7 +160,7 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited")
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "deleted on the restored hub-a", absent)
 	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the delete finished on hub-a", absent)
-	t.Logf("measured: hub-a synced %s after the restore, the newer state written back onto it after %s; %d checks over %s: no copy of the newer state deleted or rolled back",
+	t.Logf("measured: hub-a synced %s after the restore (the replicator started after it), the newer state written back and the lost objects made again after %s; %d checks over %s: nothing deleted or rolled back",
 		synced.Round(time.Second), written.Round(time.Second), checks, restoreWatch)
 }
 
@@ -253,4 +282,18 @@ func TestDeleteOnTheNewSourceWhileTheReplicatorIsDown(t *testing.T) {
 			t.Errorf("WrittenBack event for the deleted work: %s", m)
 		}
 	}
+}
+
+// incarnationOn returns the counter of hub in h's incarnation marker (replication.IncarnationMarker; 0: none).
+func incarnationOn(t *testing.T, h *framework.Hub, hub string) int64 {
+	t.Helper()
+	cm, err := h.Kube.CoreV1().ConfigMaps(replication.DefaultMarkerNamespace).Get(context.Background(), replication.IncarnationMarker, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatalf("hub %s: reading the incarnation marker: %v", h.Name, err)
+	}
+	n, _ := strconv.ParseInt(cm.Data[hub], 10, 64)
+	return n
 }
