@@ -165,3 +165,121 @@ func TestRestoreOnto(t *testing.T) {
 		t.Errorf("Decide after the write-back: %+v, want no conflict", d)
 	}
 }
+
+func TestDecideRecreate(t *testing.T) {
+	mw := kind(t, failoverv1alpha1.KindManifestWork)
+	mc := kind(t, failoverv1alpha1.KindManagedCluster)
+	copyIn := func(incarnation, generation int64) *unstructured.Unstructured {
+		return mirror.WithSourceIncarnation(written(mirror.Desired(mw, mod(mwSource(), func(m map[string]any) {
+			meta(m)["generation"] = generation
+		}), nil, hubA, nil), "500"), incarnation)
+	}
+	later, latest := copyIn(6, 7), copyIn(8, 2)
+	trimmed, trimmedHash := mirror.WithoutContent(mw, later)
+
+	tests := []struct {
+		name       string
+		kind       mirror.Kind
+		shown      int64
+		deleted    *mirror.Deleted
+		candidates []mirror.RestoreCandidate
+		want       mirror.Recreate
+		wantFound  bool
+	}{
+		{
+			name: "a copy made in a later incarnation than the source shows: made again from it",
+			kind: mw, shown: 3,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}},
+			want:       mirror.Recreate{Hub: hubB, Incarnation: 6}, wantFound: true,
+		},
+		{
+			name: "the latest incarnation wins over a higher lineage, whatever the order",
+			kind: mw, shown: 3,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}, {Hub: hubC, Copy: latest}},
+			want:       mirror.Recreate{Hub: hubC, Incarnation: 8}, wantFound: true,
+		},
+		{
+			name: "a copy held without its content is weighed by its hash",
+			kind: mw, shown: 3,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: trimmed, Hash: trimmedHash}},
+			want:       mirror.Recreate{Hub: hubB, Incarnation: 6}, wantFound: true,
+		},
+		{
+			name: "a copy of the incarnation the source shows, or an earlier one: nothing (a delete its hub may have missed)",
+			kind: mw, shown: 6,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}, {Hub: hubC, Copy: copyIn(2, 7)}},
+		},
+		{
+			name: "a copy that records no incarnation: nothing",
+			kind: mw, shown: 3,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: mirror.WithSourceIncarnation(later.DeepCopy(), 0)}},
+		},
+		{
+			name: "the source's incarnation not known: nothing",
+			kind: mw, shown: 0,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}},
+		},
+		{
+			name: "a delete of it seen on the source: nothing",
+			kind: mw, shown: 3, deleted: &mirror.Deleted{UID: "uid-mw-source"},
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}},
+		},
+		{
+			name: "a copy changed on its hub, being deleted, or made from another hub: nothing",
+			kind: mw, shown: 3,
+			candidates: []mirror.RestoreCandidate{
+				{Hub: hubB, Copy: mod(later, func(m map[string]any) { spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"} })},
+				{Hub: hubC, Copy: mod(later, deleting)},
+				{Hub: "hub-d", Copy: mod(later, func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) })},
+			},
+		},
+		{
+			name: "a ManagedCluster: nothing, its hub's controllers and the agent make it",
+			kind: mc, shown: 3,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: mirror.WithSourceIncarnation(written(mirror.Desired(mc, mcSource(), nil, hubA, clusterHubExtra(hubA)), "600"), 6)}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, found := mirror.DecideRecreate(tt.kind, hubA, tt.shown, tt.deleted, tt.candidates)
+			if found != tt.wantFound || got != tt.want {
+				t.Errorf("DecideRecreate = %+v, %t; want %+v, %t", got, found, tt.want, tt.wantFound)
+			}
+		})
+	}
+}
+
+// TestRecreateFrom: the object made again is an original with the copy's content, holding deletes, and nothing of
+// the copy's hub or marks; Decide then finds the copy in step with it.
+func TestRecreateFrom(t *testing.T) {
+	mw := kind(t, failoverv1alpha1.KindManifestWork)
+	src := mod(mwSource(), func(m map[string]any) { meta(m)["annotations"] = map[string]any{"note": "kept"} })
+	cp := mirror.WithSourceIncarnation(written(mirror.Desired(mw, src, nil, hubA, nil), "500"), 6)
+
+	out := mirror.RecreateFrom(mw, cp)
+	want := map[string]any{
+		"apiVersion": "work.open-cluster-management.io/v1",
+		"kind":       "ManifestWork",
+		"metadata": map[string]any{
+			"name": "app", "namespace": "cluster1",
+			"labels":      map[string]any{"app": "demo"},
+			"annotations": map[string]any{"note": "kept"},
+			"finalizers":  []any{mirror.FinalizerDeleteCopies},
+		},
+		"spec": src.Object["spec"],
+	}
+	if diff := cmp.Diff(want, out.Object); diff != "" {
+		t.Errorf("RecreateFrom (-want +got):\n%s", diff)
+	}
+	made := mod(out, func(m map[string]any) {
+		meta(m)["uid"] = "uid-made-again"
+		meta(m)["generation"] = int64(1)
+	})
+	d := mirror.Decide(mw, made, cp, "", hubA, hubB, nil, nil)
+	if d.Conflict != mirror.ConflictNone || d.Action != mirror.ActionUpdate || d.Object.GetAnnotations()[mirror.AnnotationSourceUID] != "uid-made-again" {
+		t.Errorf("Decide for the copy of the object made again: %+v, want its marks written (the new source UID), no conflict", d)
+	}
+	if got := mirror.ContentOf(mw, d.Object).Hash(); got != mirror.ContentOf(mw, cp).Hash() {
+		t.Errorf("the copy's content changed by the re-mark")
+	}
+}
