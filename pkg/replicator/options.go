@@ -42,9 +42,10 @@ type Options struct {
 	// (AnnotationHubsReported): an agent takes a report unconfirmed for ReportStaleConfirmations intervals as
 	// unknown. One merge patch per replicated cluster per interval on its source hub.
 	ReportInterval time.Duration
-	// IncarnationInterval is how often each ready hub's incarnation counter is advanced: one write of its
-	// incarnation marker (replication.IncarnationMarker). An object made on a hub less than this before the
-	// backup it is restored to may not be made again there from its copies.
+	// IncarnationInterval is how often each hub's incarnation marker (replication.IncarnationMarker) is read,
+	// and the shortest time between two advances of its counter, each one write of the marker made before the
+	// replicator copies from the hub. An object copied less than this after the last advance before the backup
+	// a hub is restored to may not be made again there from its copies.
 	IncarnationInterval time.Duration
 	// HubQPS and HubBurst limit the requests to each hub.
 	HubQPS   float32
@@ -63,7 +64,7 @@ func NewOptions() *Options {
 		HubProbeInterval:    5 * time.Second,
 		StatusInterval:      5 * time.Second,
 		ReportInterval:      5 * time.Minute,
-		IncarnationInterval: time.Minute,
+		IncarnationInterval: 30 * time.Second,
 		HubQPS:              500,
 		HubBurst:            1000,
 	}
@@ -77,8 +78,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.StatusInterval, "status-interval", o.StatusInterval, "How often the ReplicationConfig's status is recomputed; it is written only when it changed.")
 	fs.DurationVar(&o.ReportInterval, "report-interval", o.ReportInterval, "Longest time between two writes of a cluster's in-step report; "+
 		"agents take a report not rewritten for three intervals as unknown (the replicator stopped).")
-	fs.DurationVar(&o.IncarnationInterval, "incarnation-interval", o.IncarnationInterval, "How often each hub's incarnation counter is advanced "+
-		"(one write of its marker ConfigMap); an object made on a hub less than this before a backup it is restored to is not made again there from its copies.")
+	fs.DurationVar(&o.IncarnationInterval, "incarnation-interval", o.IncarnationInterval, "How often each hub's incarnation marker is read, and the shortest "+
+		"time between two advances of its counter (one write of the marker, before the replicator copies from the hub); an object copied less than this "+
+		"after the last advance before a backup a hub is restored to is not made again there from its copies.")
 	fs.Float32Var(&o.HubQPS, "hub-kube-api-qps", o.HubQPS, "Requests per second to each hub.")
 	fs.IntVar(&o.HubBurst, "hub-kube-api-burst", o.HubBurst, "Burst of requests to each hub.")
 	fs.BoolVar(&o.DisableFencing, "disable-fencing", o.DisableFencing, "Do not install the ValidatingAdmissionPolicy "+

@@ -85,10 +85,12 @@ const (
 	// recorded lineage are not compared then (the source's state wins), since neither says which is newer.
 	AnnotationSourceGenerationOffset = "failover.open-cluster-management.io/source-generation-offset"
 	// AnnotationSourceIncarnation is, on a copy, the incarnation of its source hub when the copy was last
-	// written (WithSourceIncarnation): the counter the replicator keeps in that hub's incarnation marker and
-	// advances there while the hub holds it. A hub restored from a backup, or rebuilt, shows an older
-	// counter or none: a copy made in a later incarnation than the one its source hub shows proves that
-	// the source held the object after the state it was restored to (DecideRecreate). Absent: unknown.
+	// written (WithSourceIncarnation; Incarnation's String form, "<marker uid>/<counter>"): the counter the
+	// replicator keeps in that hub's incarnation marker, which it advances there before it copies from the hub.
+	// A hub restored from a backup shows the same marker at an older counter: a copy made in a later
+	// incarnation than the one its source hub shows proves that the source held the object after the state it
+	// was restored to (DecideRecreate). A marker made anew (the hub rebuilt, the replicator uninstalled) has
+	// another UID, and copies of the old one prove nothing. Absent: unknown.
 	AnnotationSourceIncarnation = "failover.open-cluster-management.io/source-incarnation"
 	// AnnotationSourceWrittenAt is, on a copy, the time (RFC 3339, UTC, seconds) of the last write of the source
 	// object by anyone but the replicator (LastWrite) when the copy was last written (WithSourceWrittenAt; the
@@ -522,16 +524,49 @@ func recordedLineage(cp *unstructured.Unstructured) (lineage, offset int64, ok b
 	return lineage, offset, true
 }
 
+// Incarnation is a hub's incarnation: the UID of its incarnation marker (a ConfigMap the replicator keeps on
+// the hub) and the counter the marker holds. The zero value is unknown.
+type Incarnation struct {
+	UID string
+	N   int64
+}
+
+// Known reports whether i names a marker and a counter.
+func (i Incarnation) Known() bool { return i.UID != "" && i.N > 0 }
+
+// Before reports whether i is an earlier incarnation of the same marker than j: both known, same UID, a lower
+// counter. Incarnations of different markers are not ordered.
+func (i Incarnation) Before(j Incarnation) bool {
+	return i.Known() && j.Known() && i.UID == j.UID && i.N < j.N
+}
+
+// String returns "<uid>/<counter>", the value of AnnotationSourceIncarnation.
+func (i Incarnation) String() string { return i.UID + "/" + strconv.FormatInt(i.N, 10) }
+
+// SourceIncarnation returns the incarnation obj, a copy, records (AnnotationSourceIncarnation); the zero value
+// when it records none or an unreadable one.
+func SourceIncarnation(obj *unstructured.Unstructured) Incarnation {
+	uid, n, ok := strings.Cut(obj.GetAnnotations()[AnnotationSourceIncarnation], "/")
+	if !ok {
+		return Incarnation{}
+	}
+	counter, err := strconv.ParseInt(n, 10, 64)
+	if err != nil || uid == "" || counter <= 0 {
+		return Incarnation{}
+	}
+	return Incarnation{UID: uid, N: counter}
+}
+
 // WithSourceIncarnation sets AnnotationSourceIncarnation on obj (a copy about to be written) to incarnation, or
-// removes it when incarnation is 0 (unknown), and returns obj.
-func WithSourceIncarnation(obj *unstructured.Unstructured, incarnation int64) *unstructured.Unstructured {
+// removes it when incarnation is not known, and returns obj.
+func WithSourceIncarnation(obj *unstructured.Unstructured, incarnation Incarnation) *unstructured.Unstructured {
 	annotations := obj.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
 	delete(annotations, AnnotationSourceIncarnation)
-	if incarnation > 0 {
-		annotations[AnnotationSourceIncarnation] = strconv.FormatInt(incarnation, 10)
+	if incarnation.Known() {
+		annotations[AnnotationSourceIncarnation] = incarnation.String()
 	}
 	obj.SetAnnotations(annotations)
 	return obj
@@ -934,9 +969,11 @@ func IsCopy(obj *unstructured.Unstructured) bool {
 // markAnnotations are the annotations whose change on a copy is worth a write. AnnotationSourceUID is one: a
 // source object made again under its name with the same content (a `kubectl replace --force`, or an object
 // made again on a restored hub, RecreateFrom) is another object, and only its UID on the copy lets its delete
-// explain the copy (Deleted.Explains).
+// explain the copy (Deleted.Explains). AnnotationSourceGenerationOffset is another: it changes only when a
+// write-back raised the source's lineage (RestoreOnto), and a copy that kept recording the lower offset would
+// take a source that later lost its offset (a `kubectl replace`) for an older state.
 var markAnnotations = []string{AnnotationContentHash, AnnotationClusterHub, AnnotationClusterHubSince, AnnotationHubsInStep, AnnotationHubsBehind,
-	AnnotationHubsReported, AnnotationClusterID, AnnotationSourceUID}
+	AnnotationHubsReported, AnnotationClusterID, AnnotationSourceUID, AnnotationSourceGenerationOffset}
 
 // sameMarks reports whether a and b carry the same copy marks (AnnotationSourceResourceVersion excluded).
 func sameMarks(a, b *unstructured.Unstructured) bool {

@@ -107,29 +107,29 @@ func RestoreOnto(k Kind, src, cp *unstructured.Unstructured, lineage int64) *uns
 // incarnation Incarnation.
 type Recreate struct {
 	Hub         string
-	Incarnation int64
+	Incarnation Incarnation
 }
 
 // DecideRecreate returns the copy from which an object that the source hub no longer holds is made again there,
-// when the source lost it: the copy was made from it in a later incarnation of the source hub
-// (AnnotationSourceIncarnation) than the one the hub shows now, sourceIncarnation (its incarnation marker as
-// read since it was last ready; 0: unknown, nothing is decided). A hub shows an earlier incarnation only when
-// it was restored from a backup or rebuilt, and the copy proves that it held the object after that backup. A
-// delete is no loss: deleted, the delete the replicator saw on the source (nil: none), must not explain the
-// copy. candidates are the other hubs' objects of the name (RestoreCandidate), every configured hub's. The
-// rules, in order:
+// when the source lost it: the copy was made from it in a later incarnation of the same marker
+// (AnnotationSourceIncarnation) than the one the hub shows now, shown (read from its marker since it was last
+// ready; unknown: nothing is decided). A hub shows an earlier incarnation of its marker only when it was
+// restored from a backup, and the copy proves that it held the object after that backup. A delete is no loss:
+// deleted, the delete the replicator saw on the source (nil: none), must not explain the copy. candidates are
+// the other hubs' objects of the name (RestoreCandidate), every configured hub's. The rules, in order:
 //  1. Nothing for a ManagedCluster (its hub's controllers and the agent make it) or an unknown incarnation.
 //  2. The candidates are copies made from source (LabelReplicatedFrom = source), not generated on their hub
 //     (GeneratedHere), not being deleted, that hold the state they record (their AnnotationContentHash), made in
-//     an incarnation above sourceIncarnation, and that deleted does not explain.
-//  3. The candidate of the highest incarnation, then the highest recorded lineage, wins; the first in the
+//     a later incarnation of the marker shown names, and that deleted does not explain.
+//  3. The candidate of the latest incarnation, then the highest recorded lineage, wins; the first in the
 //     given order on a tie.
 //
-// The object made again (RecreateFrom) is an original of the source: a copy that misses a delete its hub did
-// not see (it was out of the configuration) records an incarnation the source has since passed, and is no
-// candidate.
-func DecideRecreate(k Kind, source string, sourceIncarnation int64, deleted *Deleted, candidates []RestoreCandidate) (Recreate, bool) {
-	if k.Name == failoverv1alpha1.KindManagedCluster || sourceIncarnation <= 0 {
+// The object made again (RecreateFrom) is an original of the source. A copy that misses a delete its hub did
+// not see (it was out of the configuration) records an incarnation the source has since passed, and one made
+// before the marker was made anew (the hub rebuilt, the replicator uninstalled and installed again) another
+// marker: neither is a candidate.
+func DecideRecreate(k Kind, source string, shown Incarnation, deleted *Deleted, candidates []RestoreCandidate) (Recreate, bool) {
+	if k.Name == failoverv1alpha1.KindManagedCluster || !shown.Known() {
 		return Recreate{}, false
 	}
 	var best Recreate
@@ -140,12 +140,12 @@ func DecideRecreate(k Kind, source string, sourceIncarnation int64, deleted *Del
 		if cp == nil || cp.GetDeletionTimestamp() != nil || cp.GetLabels()[LabelReplicatedFrom] != source || GeneratedHere(k, cp) || deleted.Explains(cp) {
 			continue
 		}
-		incarnation, err := strconv.ParseInt(cp.GetAnnotations()[AnnotationSourceIncarnation], 10, 64)
-		if err != nil || incarnation <= sourceIncarnation {
+		incarnation := SourceIncarnation(cp)
+		if !shown.Before(incarnation) {
 			continue
 		}
 		lineage, _, _ := recordedLineage(cp)
-		if found && (incarnation < best.Incarnation || (incarnation == best.Incarnation && lineage <= bestLineage)) {
+		if found && (incarnation.N < best.Incarnation.N || (incarnation.N == best.Incarnation.N && lineage <= bestLineage)) {
 			continue
 		}
 		hash := c.Hash

@@ -172,15 +172,16 @@ func TestDecideRecreate(t *testing.T) {
 	copyIn := func(incarnation, generation int64) *unstructured.Unstructured {
 		return mirror.WithSourceIncarnation(written(mirror.Desired(mw, mod(mwSource(), func(m map[string]any) {
 			meta(m)["generation"] = generation
-		}), nil, hubA, nil), "500"), incarnation)
+		}), nil, hubA, nil), "500"), mirror.Incarnation{UID: "marker-a", N: incarnation})
 	}
+	at := func(n int64) mirror.Incarnation { return mirror.Incarnation{UID: "marker-a", N: n} }
 	later, latest := copyIn(6, 7), copyIn(8, 2)
 	trimmed, trimmedHash := mirror.WithoutContent(mw, later)
 
 	tests := []struct {
 		name       string
 		kind       mirror.Kind
-		shown      int64
+		shown      mirror.Incarnation
 		deleted    *mirror.Deleted
 		candidates []mirror.RestoreCandidate
 		want       mirror.Recreate
@@ -188,45 +189,50 @@ func TestDecideRecreate(t *testing.T) {
 	}{
 		{
 			name: "a copy made in a later incarnation than the source shows: made again from it",
-			kind: mw, shown: 3,
+			kind: mw, shown: at(3),
 			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}},
-			want:       mirror.Recreate{Hub: hubB, Incarnation: 6}, wantFound: true,
+			want:       mirror.Recreate{Hub: hubB, Incarnation: at(6)}, wantFound: true,
 		},
 		{
 			name: "the latest incarnation wins over a higher lineage, whatever the order",
-			kind: mw, shown: 3,
+			kind: mw, shown: at(3),
 			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}, {Hub: hubC, Copy: latest}},
-			want:       mirror.Recreate{Hub: hubC, Incarnation: 8}, wantFound: true,
+			want:       mirror.Recreate{Hub: hubC, Incarnation: at(8)}, wantFound: true,
 		},
 		{
 			name: "a copy held without its content is weighed by its hash",
-			kind: mw, shown: 3,
+			kind: mw, shown: at(3),
 			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: trimmed, Hash: trimmedHash}},
-			want:       mirror.Recreate{Hub: hubB, Incarnation: 6}, wantFound: true,
+			want:       mirror.Recreate{Hub: hubB, Incarnation: at(6)}, wantFound: true,
 		},
 		{
 			name: "a copy of the incarnation the source shows, or an earlier one: nothing (a delete its hub may have missed)",
-			kind: mw, shown: 6,
+			kind: mw, shown: at(6),
 			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}, {Hub: hubC, Copy: copyIn(2, 7)}},
 		},
 		{
 			name: "a copy that records no incarnation: nothing",
-			kind: mw, shown: 3,
-			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: mirror.WithSourceIncarnation(later.DeepCopy(), 0)}},
+			kind: mw, shown: at(3),
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: mirror.WithSourceIncarnation(later.DeepCopy(), mirror.Incarnation{})}},
 		},
 		{
-			name: "the source's incarnation not known: nothing",
-			kind: mw, shown: 0,
+			name:       "the source's incarnation not known (no marker): nothing",
+			kind:       mw,
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}},
+		},
+		{
+			name: "a copy of another marker (made before the marker was made anew: a rebuilt hub, a reinstalled replicator): nothing",
+			kind: mw, shown: mirror.Incarnation{UID: "marker-new", N: 1},
 			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}},
 		},
 		{
 			name: "a delete of it seen on the source: nothing",
-			kind: mw, shown: 3, deleted: &mirror.Deleted{UID: "uid-mw-source"},
+			kind: mw, shown: at(3), deleted: &mirror.Deleted{UID: "uid-mw-source"},
 			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: later}},
 		},
 		{
 			name: "a copy changed on its hub, being deleted, or made from another hub: nothing",
-			kind: mw, shown: 3,
+			kind: mw, shown: at(3),
 			candidates: []mirror.RestoreCandidate{
 				{Hub: hubB, Copy: mod(later, func(m map[string]any) { spec(m)["deleteOption"] = map[string]any{"propagationPolicy": "Orphan"} })},
 				{Hub: hubC, Copy: mod(later, deleting)},
@@ -235,8 +241,8 @@ func TestDecideRecreate(t *testing.T) {
 		},
 		{
 			name: "a ManagedCluster: nothing, its hub's controllers and the agent make it",
-			kind: mc, shown: 3,
-			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: mirror.WithSourceIncarnation(written(mirror.Desired(mc, mcSource(), nil, hubA, clusterHubExtra(hubA)), "600"), 6)}},
+			kind: mc, shown: at(3),
+			candidates: []mirror.RestoreCandidate{{Hub: hubB, Copy: mirror.WithSourceIncarnation(written(mirror.Desired(mc, mcSource(), nil, hubA, clusterHubExtra(hubA)), "600"), at(6))}},
 		},
 	}
 	for _, tt := range tests {
@@ -254,7 +260,7 @@ func TestDecideRecreate(t *testing.T) {
 func TestRecreateFrom(t *testing.T) {
 	mw := kind(t, failoverv1alpha1.KindManifestWork)
 	src := mod(mwSource(), func(m map[string]any) { meta(m)["annotations"] = map[string]any{"note": "kept"} })
-	cp := mirror.WithSourceIncarnation(written(mirror.Desired(mw, src, nil, hubA, nil), "500"), 6)
+	cp := mirror.WithSourceIncarnation(written(mirror.Desired(mw, src, nil, hubA, nil), "500"), mirror.Incarnation{UID: "marker-a", N: 6})
 
 	out := mirror.RecreateFrom(mw, cp)
 	want := map[string]any{

@@ -77,9 +77,15 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 			mirror.Lineage(got), got.GetGeneration(), got.GetAnnotations())
 	}
 	for _, w := range b.writes(mwKind) {
-		if strings.HasSuffix(w, "/work-1") || strings.HasSuffix(w, "/work-2") {
+		if strings.HasSuffix(w, "/work-2") {
 			t.Errorf("the replicator wrote a kept copy on hub-b: %s", w)
 		}
+	}
+	// Hub-b's copy of work-1 keeps the newest state, and records the offset the write-back gave the source (a
+	// source that later loses it is then not taken for an older state).
+	if got := b.get(t, mwKind, testCluster, "work-1"); !equalSpec(got, later) || got.GetAnnotations()[mirror.AnnotationSourceGenerationOffset] != "2" {
+		t.Errorf("hub-b's work-1 after the write-back: spec %v, annotations %v; want the newest state and %s 2",
+			specOf(got), got.GetAnnotations(), mirror.AnnotationSourceGenerationOffset)
 	}
 	written := strings.Join(recorder.messages(ReasonWrittenBack), "\n")
 	if want := "ManifestWork/" + testCluster + "/work-1: hub " + testHubA + " holds an older state (generation 4) than its copy on hub " + testHubB; !strings.Contains(written, want) ||

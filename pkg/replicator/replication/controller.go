@@ -144,9 +144,10 @@ type Options struct {
 	// MarkerNamespace is the namespace of the incarnation marker (IncarnationMarker) on every hub; default
 	// DefaultMarkerNamespace.
 	MarkerNamespace string
-	// IncarnationInterval is how often each ready hub's incarnation is advanced (one write of its marker); an
-	// object made on a hub less than this before a backup it is restored to may not be made again there from
-	// its copies (DecideRecreate). Default 1 min.
+	// IncarnationInterval is how often a hub's incarnation marker is read, and the shortest time between two
+	// advances of its counter (one write of its marker, made before a copy from the hub is written): an object
+	// copied less than this after the last advance before a backup the hub is restored to may not be made again
+	// there from its copies (mirror.DecideRecreate). Default 30 s.
 	IncarnationInterval time.Duration
 }
 
@@ -232,7 +233,7 @@ func New(opts Options) (*Controller, error) {
 		opts.MarkerNamespace = DefaultMarkerNamespace
 	}
 	if opts.IncarnationInterval <= 0 {
-		opts.IncarnationInterval = time.Minute
+		opts.IncarnationInterval = 30 * time.Second
 	}
 	if opts.DeleteBrake == (brake.Limits{}) {
 		opts.DeleteBrake = brake.LimitsOf(nil)
@@ -262,7 +263,6 @@ func New(opts Options) (*Controller, error) {
 		namespaces:        map[string]sets.Set[string]{},
 		brake:             brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
 		objectCounts:      map[string]objectCount{},
-		incarnations:      newIncarnations(opts.Clock.Now()),
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -287,6 +287,7 @@ func New(opts Options) (*Controller, error) {
 		hubNames = append(hubNames, h.Name())
 	}
 	c.steps = newHubSteps(hubNames, c.keyCluster)
+	c.incarnations = newIncarnations(hubNames, opts.Clock.Now())
 	return c, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,70 +17,97 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
-// keyIncarnation is the Kind of the queue key (Name: a hub) that reads and advances a hub's incarnation marker
+// keyIncarnation is the Kind of the queue key (Name: a hub) that reads a hub's incarnation marker
 // (syncIncarnation).
 const keyIncarnation = "Incarnation"
 
-// IncarnationMarker is the name of the ConfigMap, in Options.MarkerNamespace on every hub, that holds the
-// replicator's incarnation counters: one data key per configured hub, its name, whose value is that hub's
-// incarnation (a decimal number) as the replicator last recorded it. A hub's own key is its incarnation: the
-// replicator advances it every Options.IncarnationInterval while the hub is ready, and records the others'.
-// A hub restored from a backup, or rebuilt, shows a lower counter of its own than another hub's marker or the
-// replicator's memory records, or none.
+// IncarnationMarker is the name of the ConfigMap, in Options.MarkerNamespace on every hub, that holds the hub's
+// incarnation: its data key named after the hub holds the hub's counter (a decimal number), which the replicator
+// advances before it copies from the hub when Options.IncarnationInterval passed since it last did; the other
+// keys hold what the replicator knew of the other hubs' incarnations then ("<marker uid>/<counter>"). The
+// incarnation is the marker's UID and that counter (mirror.Incarnation): a hub restored from a backup shows the
+// same marker at an older counter; a marker made anew (the hub rebuilt, the replicator uninstalled) has another
+// UID.
 const IncarnationMarker = "klusterlet-failover-incarnations"
 
 // DefaultMarkerNamespace is the default Options.MarkerNamespace: the namespace manifests/replicator/hub makes
 // on every hub.
 const DefaultMarkerNamespace = "open-cluster-management-replicator"
 
-var configMapGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-
-// incarnations is what the replicator knows of the hubs' incarnations; its own lock. syncIncarnation, for one
-// hub at a time (the queue never hands a key to two workers), is the only writer of shown and recorded;
-// restored is written by syncIncarnation and by the object syncs that reconcile a restored hub (reconciled).
-type incarnations struct {
-	mu sync.Mutex
-	// shown: hub → the incarnation its marker showed at the last read since it became ready (absent: not
-	// read since; 0: no marker or no key of its own).
-	shown map[string]int64
-	// recorded: hub → the highest incarnation of it seen in any hub's marker or written.
-	recorded map[string]int64
-	// restored: hub → the keys not yet synced with every hub ready since the hub was found restored: its
-	// counter is not advanced until they are (a copy of an object it lost must stay of a later incarnation).
-	restored map[string]sets.Set[Key]
-	// read: the hubs whose marker was read since the controller started; started, when it started.
-	read    sets.Set[string]
-	started time.Time
-	// awaited: the hubs whose marker an object sync needed before it was read since they became ready.
-	awaited sets.Set[string]
-}
-
 // incarnationWarmUp is how many incarnation intervals after its start the controller waits for a hub that is
 // not ready before it advances the others' counters without its marker read (that marker may record a higher
 // counter of a hub restored while the replicator was away).
 const incarnationWarmUp = 5
 
-func newIncarnations(started time.Time) *incarnations {
-	return &incarnations{shown: map[string]int64{}, recorded: map[string]int64{}, restored: map[string]sets.Set[Key]{},
-		read: sets.New[string](), started: started, awaited: sets.New[string]()}
+var configMapGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// incarnations is what the replicator knows of the hubs' incarnations; its own lock. A hub's marker is read by
+// syncIncarnation and written by advance, one at a time per hub (lock); a read or write begun before the hub
+// left Ready (forget) is not stored.
+type incarnations struct {
+	mu sync.Mutex
+	// shown: hub → the incarnation its marker showed at the last read or write since it became ready (the
+	// zero value: no marker); absent: not read since.
+	shown map[string]mirror.Incarnation
+	// recorded: hub → marker UID → the highest counter of that marker seen anywhere: in a hub's marker, on a
+	// copy (observe), or written.
+	recorded map[string]map[string]int64
+	// restored: hub → the keys not yet synced with every hub ready since the hub was found restored: its
+	// counter is not advanced until they are (a copy of an object it lost must stay of a later incarnation).
+	restored map[string]sets.Set[Key]
+	// advanced: hub → when (the controller's clock) its counter was last advanced.
+	advanced map[string]time.Time
+	// read: the hubs whose marker was read since the controller started; started, when it started.
+	read    sets.Set[string]
+	started time.Time
+	// awaited: the hubs whose marker an object sync needed before it was read since they became ready.
+	awaited sets.Set[string]
+	// readyRun: hub → a number forget raises: a read or write begun before is not stored.
+	readyRun map[string]uint64
+	// locks: hub → the lock of its marker's reads and writes.
+	locks map[string]*sync.Mutex
+}
+
+func newIncarnations(hubs []string, started time.Time) *incarnations {
+	in := &incarnations{shown: map[string]mirror.Incarnation{}, recorded: map[string]map[string]int64{},
+		restored: map[string]sets.Set[Key]{}, advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
+		awaited: sets.New[string](), readyRun: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
+	for _, h := range hubs {
+		in.recorded[h] = map[string]int64{}
+		in.locks[h] = &sync.Mutex{}
+	}
+	return in
 }
 
 // of returns the incarnation hub shows, and whether its marker was read since it became ready.
-func (in *incarnations) of(hub string) (int64, bool) {
+func (in *incarnations) of(hub string) (mirror.Incarnation, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	n, ok := in.shown[hub]
-	return n, ok
+	i, ok := in.shown[hub]
+	return i, ok
 }
 
-// forget drops what hub showed: it is read again when the hub is ready again (it may have been restored
-// meanwhile).
+// forget drops what hub showed: it is read again when the hub is ready again (it may be restored meanwhile).
 func (in *incarnations) forget(hub string) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	delete(in.shown, hub)
+	in.readyRun[hub]++
+}
+
+// observe records i, the incarnation of hub that a copy made from it records.
+func (in *incarnations) observe(hub string, i mirror.Incarnation) {
+	if !i.Known() {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if rec := in.recorded[hub]; rec != nil && i.N > rec[i.UID] {
+		rec[i.UID] = i.N
+	}
 }
 
 // awaitRead records that an object sync needed hub's incarnation before its marker was read: every key is
@@ -99,43 +127,61 @@ func (in *incarnations) reconciled(key Key) {
 	}
 }
 
-// syncIncarnation reads hub's incarnation marker, records the counters it holds, finds the hub restored when
-// its own counter is below the one recorded (event HubRestored; every key is synced again, and what it lost is
-// made again there from the copies, DecideRecreate), and otherwise advances its counter: the marker written
-// holds the hub's new incarnation and every other hub's recorded one. A restored hub's counter is advanced once
-// every key known when it was found restored has been synced with every hub ready (reconciled), or is no
-// longer known. It runs again after Options.IncarnationInterval. A hub not ready is left: OnState queues it
-// when it is.
+// behindLocked reports whether hub shows an earlier counter of its marker than was recorded: it was restored.
+func (in *incarnations) behindLocked(hub string) bool {
+	shown, ok := in.shown[hub]
+	return ok && shown.Known() && shown.N < in.recorded[hub][shown.UID]
+}
+
+// mayAdvanceLocked reports whether no hub's marker is still to be read before a counter is advanced: every
+// hub's was read since the start, or, for one that is not ready, incarnationWarmUp intervals passed.
+func (c *Controller) mayAdvanceLocked(in *incarnations) bool {
+	warm := c.opts.Clock.Since(in.started) >= incarnationWarmUp*c.opts.IncarnationInterval
+	for _, h := range c.opts.Hubs {
+		if !in.read.Has(h.Name()) && (h.Ready() || !warm) {
+			return false
+		}
+	}
+	return true
+}
+
+// syncIncarnation reads hub's incarnation marker and records what it holds. A hub whose counter is below the
+// one recorded for its marker (in another hub's marker, on a copy, or by this controller) was restored from a
+// backup: event HubRestored, every key is synced again, and what it lost is made again there from copies of a
+// later incarnation (mirror.DecideRecreate); its counter is advanced once every key known then was synced with
+// every hub ready (reconciled), so that those copies stay of a later incarnation until they were used. It runs
+// again after Options.IncarnationInterval. A hub not ready is left: OnState queues it when it is. It writes
+// nothing else: a hub's counter is advanced when the replicator copies from it (incarnationFor).
 func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	h := c.byName[hub]
 	if h == nil || !h.Ready() {
 		return nil
 	}
-	client := h.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace)
-	marker, err := client.Get(ctx, IncarnationMarker, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		marker, err = nil, nil
-	}
-	h.ReportError(err)
-	if err != nil {
-		return fmt.Errorf("reading the incarnation marker %s/%s on hub %s: %w", c.opts.MarkerNamespace, IncarnationMarker, hub, err)
-	}
-	counters := markerCounters(marker)
-
 	in := c.incarnations
+	lock := in.locks[hub]
+	lock.Lock()
+	defer lock.Unlock()
 	in.mu.Lock()
-	for name, n := range counters {
-		if c.byName[name] != nil && n > in.recorded[name] {
-			in.recorded[name] = n
-		}
+	run := in.readyRun[hub]
+	in.mu.Unlock()
+	marker, err := c.readMarker(ctx, h)
+	if err != nil {
+		return err
 	}
-	own, recorded := counters[hub], in.recorded[hub]
-	in.shown[hub] = own
+
+	in.mu.Lock()
+	if in.readyRun[hub] != run {
+		in.mu.Unlock()
+		return nil
+	}
+	in.recordMarkerLocked(hub, marker)
 	in.read.Insert(hub)
 	awaited := in.awaited.Has(hub)
 	in.awaited.Delete(hub)
+	shown := in.shown[hub]
+	recorded := in.recorded[hub][shown.UID]
 	pending, wasRestored := in.restored[hub]
-	restoredNow := own < recorded && !wasRestored
+	restoredNow := !wasRestored && in.behindLocked(hub)
 	if restoredNow {
 		pending = sets.New(c.allKeys()...)
 		in.restored[hub] = pending
@@ -149,92 +195,175 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 			}
 		}
 	}
-	hold := (restoredNow || wasRestored) && pending.Len() > 0
-	// No hub's counter is advanced before every hub's marker was read since the start (one of them may record
-	// a higher counter of this hub: it was restored while the replicator was away), or, for a hub that is not
-	// ready, before incarnationWarmUp intervals passed.
-	warm := c.opts.Clock.Since(in.started) >= incarnationWarmUp*c.opts.IncarnationInterval
-	for _, other := range c.opts.Hubs {
-		if !in.read.Has(other.Name()) && (other.Ready() || !warm) {
-			hold = true
-		}
-	}
-	next := recorded + 1
-	write := map[string]int64{}
-	for name, n := range in.recorded {
-		if c.byName[name] != nil {
-			write[name] = n
-		}
-	}
-	write[hub] = next
+	reconciledNow := wasRestored && pending.Len() == 0 && c.mayAdvanceLocked(in)
 	in.mu.Unlock()
 
 	defer c.queue.AddAfter(Key{Kind: keyIncarnation, Name: hub}, c.opts.IncarnationInterval)
 	if restoredNow {
-		c.opts.Recorder.Warningf(ReasonHubRestored, "hub %s shows incarnation %d, and %d was recorded: it was restored from a backup or rebuilt; "+
-			"objects it lost are made again there from copies made in a later incarnation, and the newer states its copies hold are written back onto it", hub, own, recorded)
+		c.opts.Recorder.Warningf(ReasonHubRestored, "hub %s shows incarnation %d of its marker, and %d was recorded: it was restored from a backup; "+
+			"objects it lost are made again there from copies made in a later incarnation, and the newer states its copies hold are written back onto it",
+			hub, shown.N, recorded)
 	}
 	if restoredNow || awaited {
 		for _, key := range c.allKeys() {
 			c.queue.Add(key)
 		}
 	}
-	if hold {
+	if !reconciledNow {
 		return nil
 	}
-	if err := c.writeMarker(ctx, h, marker, write); err != nil {
+	next, err := c.advanceLocked(ctx, h, marker, run)
+	if err != nil {
 		return err
 	}
 	in.mu.Lock()
-	in.shown[hub], in.recorded[hub] = next, max(in.recorded[hub], next)
 	delete(in.restored, hub)
 	in.mu.Unlock()
-	if wasRestored || restoredNow {
-		c.logger.Info("Restored hub reconciled: its incarnation advanced", "hub", hub, "incarnation", next)
-	}
+	c.logger.Info("Restored hub reconciled: its incarnation advanced", "hub", hub, "incarnation", next.String())
 	return nil
 }
 
-// writeMarker writes counters as hub h's incarnation marker: an update of marker, the one read (refused if it
-// changed since), or a create when there was none (the namespace made first when missing).
-func (c *Controller) writeMarker(ctx context.Context, h *hubconn.Hub, marker *unstructured.Unstructured, counters map[string]int64) error {
-	data := map[string]any{}
-	for _, name := range slices.Sorted(maps.Keys(counters)) {
-		data[name] = strconv.FormatInt(counters[name], 10)
+// incarnationFor returns the incarnation of source that a copy about to be written from it records. It first
+// advances source's counter (one write of its marker) when Options.IncarnationInterval passed since it last did
+// and nothing holds it: the marker must be read since the hub became ready, every hub's marker read since the
+// start (mayAdvanceLocked), and the hub not restored (behind what was recorded, or reconciling). Otherwise, or
+// when the write fails (logged; the next copy tries again), it returns what the marker showed (the zero value
+// when it is not read yet: the copy records none).
+func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mirror.Incarnation {
+	in, hub := c.incarnations, source.Name()
+	due := func() (mirror.Incarnation, uint64, bool) {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		shown, read := in.shown[hub]
+		_, restored := in.restored[hub]
+		last, advanced := in.advanced[hub]
+		if !read || restored || in.behindLocked(hub) || !c.mayAdvanceLocked(in) ||
+			(advanced && c.opts.Clock.Since(last) < c.opts.IncarnationInterval) {
+			return shown, 0, false
+		}
+		return shown, in.readyRun[hub], true
 	}
+	shown, _, ok := due()
+	if !ok {
+		return shown
+	}
+	lock := in.locks[hub]
+	lock.Lock()
+	defer lock.Unlock()
+	shown, run, ok := due() // another worker may have advanced it meanwhile
+	if !ok {
+		return shown
+	}
+	marker, err := c.readMarker(ctx, source)
+	if err == nil {
+		var next mirror.Incarnation
+		next, err = c.advanceLocked(ctx, source, marker, run)
+		if err == nil {
+			return next
+		}
+	}
+	c.logger.Error(err, "Incarnation not advanced; the copy records the current one", "hub", hub)
+	return shown
+}
+
+// advanceLocked writes hub h's marker (read as marker; nil: none) with its counter one above the highest
+// recorded for that marker, and every other hub's incarnation as shown, and records it as what h shows unless h
+// left Ready since run. The caller holds h's lock.
+func (c *Controller) advanceLocked(ctx context.Context, h *hubconn.Hub, marker *unstructured.Unstructured, run uint64) (mirror.Incarnation, error) {
+	in, hub := c.incarnations, h.Name()
+	in.mu.Lock()
+	uid := ""
+	if marker != nil {
+		uid = string(marker.GetUID())
+	}
+	n := in.recorded[hub][uid]
+	if marker != nil {
+		n = max(n, markerCounter(marker, hub))
+	}
+	data := map[string]any{hub: strconv.FormatInt(n+1, 10)}
+	for _, other := range slices.Sorted(maps.Keys(in.shown)) {
+		if i := in.shown[other]; other != hub && i.Known() {
+			data[other] = i.String()
+		}
+	}
+	in.mu.Unlock()
+
 	client := h.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace)
+	var written *unstructured.Unstructured
 	var err error
 	if marker != nil {
 		out := marker.DeepCopy()
 		out.Object["data"] = data
-		_, err = client.Update(ctx, out, metav1.UpdateOptions{FieldManager: FieldManager})
+		written, err = client.Update(ctx, out, metav1.UpdateOptions{FieldManager: FieldManager})
 	} else {
 		out := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": data}}
 		out.SetName(IncarnationMarker)
 		out.SetNamespace(c.opts.MarkerNamespace)
 		if _, err = c.ensureNamespace(ctx, h, c.opts.MarkerNamespace, nil); err == nil {
-			_, err = client.Create(ctx, out, metav1.CreateOptions{FieldManager: FieldManager})
+			written, err = client.Create(ctx, out, metav1.CreateOptions{FieldManager: FieldManager})
 		}
 	}
 	h.ReportError(err)
 	if err != nil {
-		return fmt.Errorf("writing the incarnation marker %s/%s on hub %s: %w", c.opts.MarkerNamespace, IncarnationMarker, h.Name(), err)
+		return mirror.Incarnation{}, fmt.Errorf("writing the incarnation marker %s/%s on hub %s: %w", c.opts.MarkerNamespace, IncarnationMarker, hub, err)
 	}
-	return nil
+	next := mirror.Incarnation{UID: string(written.GetUID()), N: n + 1}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if rec := in.recorded[hub]; next.N > rec[next.UID] {
+		rec[next.UID] = next.N
+	}
+	in.advanced[hub] = c.opts.Clock.Now()
+	if in.readyRun[hub] == run {
+		in.shown[hub] = next
+	}
+	return next, nil
 }
 
-// markerCounters returns the counters of an incarnation marker (nil: none); a value that is not a positive
-// decimal number is left out.
-func markerCounters(marker *unstructured.Unstructured) map[string]int64 {
-	out := map[string]int64{}
+// readMarker reads hub h's incarnation marker: nil when there is none.
+func (c *Controller) readMarker(ctx context.Context, h *hubconn.Hub) (*unstructured.Unstructured, error) {
+	marker, err := h.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace).Get(ctx, IncarnationMarker, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	h.ReportError(err)
+	if err != nil {
+		return nil, fmt.Errorf("reading the incarnation marker %s/%s on hub %s: %w", c.opts.MarkerNamespace, IncarnationMarker, h.Name(), err)
+	}
+	return marker, nil
+}
+
+// recordMarkerLocked records what hub's marker (nil: none) holds: hub's own incarnation as what it shows, and
+// the other hubs' incarnations it recorded.
+func (in *incarnations) recordMarkerLocked(hub string, marker *unstructured.Unstructured) {
 	if marker == nil {
-		return out
+		in.shown[hub] = mirror.Incarnation{}
+		return
+	}
+	own := mirror.Incarnation{UID: string(marker.GetUID()), N: markerCounter(marker, hub)}
+	in.shown[hub] = own
+	if own.N > in.recorded[hub][own.UID] {
+		in.recorded[hub][own.UID] = own.N
 	}
 	data, _, _ := unstructured.NestedStringMap(marker.Object, "data")
-	for name, v := range data {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
-			out[name] = n
+	for other, v := range data {
+		uid, n, ok := strings.Cut(v, "/")
+		counter, err := strconv.ParseInt(n, 10, 64)
+		if other == hub || !ok || err != nil || in.recorded[other] == nil {
+			continue
+		}
+		if counter > in.recorded[other][uid] {
+			in.recorded[other][uid] = counter
 		}
 	}
-	return out
+}
+
+// markerCounter returns hub's own counter in its marker (0 when absent or not a positive number).
+func markerCounter(marker *unstructured.Unstructured, hub string) int64 {
+	v, _, _ := unstructured.NestedString(marker.Object, "data", hub)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

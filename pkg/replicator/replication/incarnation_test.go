@@ -16,16 +16,16 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
-// incarnationMarker returns hub's incarnation marker holding counters (hub → value).
-func incarnationMarker(counters map[string]string) *unstructured.Unstructured {
-	data := map[string]any{}
-	for hub, v := range counters {
-		data[hub] = v
+// incarnationMarker returns a hub's incarnation marker of UID uid holding data (hub → value).
+func incarnationMarker(uid string, data map[string]string) *unstructured.Unstructured {
+	d := map[string]any{}
+	for hub, v := range data {
+		d[hub] = v
 	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": IncarnationMarker, "namespace": DefaultMarkerNamespace},
-		"data":     data,
+		"metadata": map[string]any{"name": IncarnationMarker, "namespace": DefaultMarkerNamespace, "uid": uid},
+		"data":     d,
 	}}
 }
 
@@ -39,73 +39,116 @@ func counter(t *testing.T, h *testHub, hub string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return markerCounters(obj)[hub]
+	return markerCounter(obj, hub)
 }
 
-// TestControllerAdvancesEachHubsIncarnation: with no marker anywhere, each hub's incarnation marker is made and
-// advanced every interval, and records the other hub's counter too.
-func TestControllerAdvancesEachHubsIncarnation(t *testing.T) {
-	kinds := []mirror.Kind{testKind(t, failoverv1alpha1.KindManagedCluster), testKind(t, failoverv1alpha1.KindManifestWork)}
+// TestControllerAdvancesAnIncarnationBeforeItCopies: a hub's counter is advanced when the replicator copies from
+// it, at most once per interval, and each copy records the incarnation it was written in; with nothing to copy,
+// no marker is written.
+func TestControllerAdvancesAnIncarnationBeforeItCopies(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
-	a := newTestHub(t, testHubA, handler, kinds)
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), incarnationMarker("marker-a", map[string]string{testHubA: "4"}))
 	b := newTestHub(t, testHubB, handler, kinds)
-	startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour, IncarnationInterval: 50 * time.Millisecond}, a, b)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour, IncarnationInterval: 200 * time.Millisecond}, a, b)
 
-	eventually(t, "both hubs' markers advanced past 2, each recording the other", func() bool {
-		return counter(t, a, testHubA) > 2 && counter(t, a, testHubB) > 0 && counter(t, b, testHubB) > 2 && counter(t, b, testHubA) > 0
+	eventually(t, "hub-b holds the cluster's ManagedCluster copy", func() bool { return b.get(t, mcKind, "", testCluster) != nil })
+	quiesce(t, c, a, b)
+	first := counter(t, a, testHubA)
+	if first != 5 {
+		t.Errorf("hub-a's counter after the first copies = %d, want 5: advanced once from 4 before them", first)
+	}
+	if got := mirror.SourceIncarnation(b.get(t, mcKind, "", testCluster)); got != (mirror.Incarnation{UID: "marker-a", N: 5}) {
+		t.Errorf("the copy's incarnation = %+v, want marker-a/5", got)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if got := counter(t, a, testHubA); got != first || counter(t, b, testHubB) != 0 {
+		t.Errorf("counters after a quiet interval: hub-a %d, hub-b %d; want %d and none (nothing copied, nothing written)", got, counter(t, b, testHubB), first)
+	}
+
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Create(context.Background(), manifestWork(testCluster, "work-1", "cm-1", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "work-1 copied in incarnation 6", func() bool {
+		w := b.get(t, mwKind, testCluster, "work-1")
+		return w != nil && mirror.SourceIncarnation(w) == mirror.Incarnation{UID: "marker-a", N: 6}
 	})
 }
 
-// TestControllerRemakesWhatARestoredHubLost: hub A, the cluster's source, shows incarnation 3 while hub B's marker
-// records 7 for it: A was restored from a backup. B holds copies of two works A no longer holds: work-lost, made
-// from A in incarnation 6 (after the backup), is made again on A, an original holding deletes, with the copy's
-// content; work-gone, copied in incarnation 2 (before the backup: A held it then, so its absence is a delete the
-// replicator did not see, or made while B was out of the configuration), is not, and its copy is kept. Once every
-// object was compared, A's counter is advanced above what was recorded (8): copies made from now on are of the
-// new incarnation.
+// TestControllerRemakesWhatARestoredHubLost: hub A, the cluster's source, shows incarnation 3 of its marker while
+// hub B's marker records 7 for it: A was restored from a backup. B holds copies of works A no longer holds:
+// work-lost, made from A in incarnation 6 (after the backup), is made again on A, an original holding deletes,
+// with the copy's content; work-gone, copied in incarnation 2 (before the backup: A held it then, so its absence
+// is a delete the replicator did not see, or made while B was out of the configuration), is not, and neither is
+// work-old, copied from an earlier marker of A (the replicator was uninstalled since, or A rebuilt). work-kept,
+// which A holds, was copied in incarnation 6: that mark is lowered to A's 3, so that a delete of it on A that the
+// replicator forgets does not make it again. Once every object was compared, A's counter is advanced above what
+// was recorded, when the replicator next copies from it.
 func TestControllerRemakesWhatARestoredHubLost(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
-	copyAt := func(name, configMap string, incarnation int64) *unstructured.Unstructured {
-		src := manifestWork(testCluster, name, configMap, nil)
+	ctx := context.Background()
+	work := func(name string) *unstructured.Unstructured {
+		src := manifestWork(testCluster, name, "cm-"+name, nil)
 		src.SetUID(types.UID("uid-" + name))
 		src.SetGeneration(1)
-		cp := mirror.WithSourceIncarnation(mirror.Desired(mwKind, src, nil, testHubA, nil), incarnation)
+		return src
+	}
+	copyAt := func(name string, incarnation mirror.Incarnation) *unstructured.Unstructured {
+		cp := mirror.WithSourceIncarnation(mirror.Desired(mwKind, work(name), nil, testHubA, nil), incarnation)
 		cp.SetUID(types.UID("copy-of-" + name))
 		return cp
 	}
-	lost, gone := copyAt("work-lost", "cm-lost", 6), copyAt("work-gone", "cm-gone", 2)
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil),
-		incarnationMarker(map[string]string{testHubA: "3", testHubB: "4"}))
+	lost := copyAt("work-lost", mirror.Incarnation{UID: "marker-a", N: 6})
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), work("work-kept"),
+		incarnationMarker("marker-a", map[string]string{testHubA: "3", testHubB: "marker-b/4"}))
 	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}),
-		lost, gone, incarnationMarker(map[string]string{testHubA: "7", testHubB: "5"}))
-	_, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour, IncarnationInterval: 100 * time.Millisecond}, a, b)
+		lost, copyAt("work-gone", mirror.Incarnation{UID: "marker-a", N: 2}), copyAt("work-old", mirror.Incarnation{UID: "marker-before", N: 9}),
+		copyAt("work-kept", mirror.Incarnation{UID: "marker-a", N: 6}),
+		incarnationMarker("marker-b", map[string]string{testHubA: "marker-a/7", testHubB: "5"}))
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour, IncarnationInterval: 100 * time.Millisecond}, a, b)
 
 	eventually(t, "work-lost made again on hub-a", func() bool { return a.get(t, mwKind, testCluster, "work-lost") != nil })
-	eventually(t, "hub-a's incarnation advanced above the recorded 7", func() bool { return counter(t, a, testHubA) > 7 })
 	made := a.get(t, mwKind, testCluster, "work-lost")
 	if !equalSpec(made, lost) || mirror.IsCopy(made) || !slices.Contains(made.GetFinalizers(), mirror.FinalizerDeleteCopies) {
 		t.Errorf("work-lost made again on hub-a: spec %v, labels %v, finalizers %v; want the copy's spec, an original holding deletes",
 			specOf(made), made.GetLabels(), made.GetFinalizers())
 	}
-	if got := a.get(t, mwKind, testCluster, "work-gone"); got != nil {
-		t.Errorf("work-gone made again on hub-a from a copy of incarnation 2, before the state hub-a shows: %v", specOf(got))
+	eventually(t, "hub-b's copy of work-kept records hub-a's incarnation 3", func() bool {
+		return mirror.SourceIncarnation(b.get(t, mwKind, testCluster, "work-kept")) == mirror.Incarnation{UID: "marker-a", N: 3}
+	})
+	quiesce(t, c, a, b)
+
+	// A new work: copying it advances A's counter past the recorded 7, now that A is reconciled.
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Create(ctx, work("work-new"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	if got := b.get(t, mwKind, testCluster, "work-gone"); got == nil {
-		t.Errorf("hub-b's copy of work-gone deleted: no delete of it was seen")
+	eventually(t, "work-new copied in an incarnation after 7", func() bool {
+		w := b.get(t, mwKind, testCluster, "work-new")
+		return w != nil && mirror.SourceIncarnation(w).N > 7 && counter(t, a, testHubA) > 7
+	})
+	for _, name := range []string{"work-gone", "work-old"} {
+		if got := a.get(t, mwKind, testCluster, name); got != nil {
+			t.Errorf("%s made again on hub-a from a copy of an earlier incarnation or another marker: %v", name, specOf(got))
+		}
+		if got := b.get(t, mwKind, testCluster, name); got == nil {
+			t.Errorf("hub-b's copy of %s deleted: no delete of it was seen", name)
+		}
 	}
 	if got := b.get(t, mwKind, testCluster, "work-lost"); got == nil || got.GetDeletionTimestamp() != nil {
 		t.Errorf("hub-b's copy of work-lost after the remake: %v, want it kept", got)
 	}
 	restored := strings.Join(recorder.messages(ReasonHubRestored), "\n")
-	if !strings.Contains(restored, "hub hub-a shows incarnation 3, and 7 was recorded") {
+	if !strings.Contains(restored, "hub hub-a shows incarnation 3 of its marker, and 7 was recorded") {
 		t.Errorf("HubRestored events %q, want one naming hub-a, 3 and 7", restored)
 	}
 	written := strings.Join(recorder.messages(ReasonWrittenBack), "\n")
-	if !strings.Contains(written, "ManifestWork/"+testCluster+"/work-lost: hub hub-a lost it (it shows incarnation 3, the copy on hub hub-b was made in incarnation 6)") ||
-		strings.Contains(written, "work-gone") {
-		t.Errorf("WrittenBack events %q, want one for work-lost and none for work-gone", written)
+	if !strings.Contains(written, "ManifestWork/"+testCluster+"/work-lost: hub hub-a lost it (it shows incarnation 3 of its marker, the copy on hub hub-b was made in incarnation 6)") ||
+		strings.Contains(written, "work-gone") || strings.Contains(written, "work-old") {
+		t.Errorf("WrittenBack events %q, want one for work-lost and none for work-gone or work-old", written)
 	}
 }

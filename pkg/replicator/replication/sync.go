@@ -433,7 +433,9 @@ func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.R
 	err = c.create(ctx, source, k, mirror.RecreateFrom(k, cp))
 	source.ReportError(err)
 	if apierrors.IsAlreadyExists(err) {
-		// The source's cache is behind: its watch event syncs the key again.
+		// The source holds an object of that name that its cache does not show (its watch event syncs the key
+		// again), or one its informer does not select (a Secret without the backup label): nothing is lost.
+		c.incarnations.reconciled(key)
 		return true
 	}
 	if err != nil {
@@ -442,8 +444,8 @@ func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.R
 		return true
 	}
 	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), source.Name(), string(mirror.ActionCreate)).Inc()
-	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s lost it (it shows incarnation %d, the copy on hub %s was made in incarnation %d): "+
-		"the hub was restored from a backup or rebuilt; the object is made again there from the copy", key, source.Name(), shown, r.Hub, r.Incarnation)
+	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s lost it (it shows incarnation %d of its marker, the copy on hub %s was made in incarnation %d): "+
+		"the hub was restored from a backup; the object is made again there from the copy", key, source.Name(), shown.N, r.Hub, r.Incarnation.N)
 	return true
 }
 
@@ -1160,6 +1162,9 @@ var errCopyGoing = errors.New("the copy is being deleted")
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
 	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) (holds bool, err error) {
 	tgt, tgtHash := target.Peek(k.Name, key.Namespace, key.Name)
+	if tgt != nil && tgt.GetLabels()[mirror.LabelReplicatedFrom] == source.Name() {
+		c.incarnations.observe(source.Name(), mirror.SourceIncarnation(tgt))
+	}
 	var deleted *mirror.Deleted
 	if src == nil {
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
@@ -1192,9 +1197,14 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 			}
 		}
 		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)
+		if isCopy && src != nil && d.Conflict == mirror.ConflictNone {
+			if err := c.lowerIncarnation(ctx, source, target, k, tgt); err != nil {
+				return isCopy, err
+			}
+		}
 		return isCopy, nil
 	case mirror.ActionCreate, mirror.ActionUpdate:
-		incarnation, _ := c.incarnations.of(source.Name())
+		incarnation := c.incarnationFor(ctx, source)
 		obj := mirror.WithSourceIncarnation(mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)), incarnation)
 		if d.Action == mirror.ActionCreate {
 			err = c.create(ctx, target, k, obj)
@@ -1223,6 +1233,27 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())
 	}
 	return d.Action != mirror.ActionDelete, nil
+}
+
+// lowerIncarnation writes, on tgt, target's copy in step with the source's object, the incarnation source shows
+// when the copy records a later one of the same marker (source was restored, and holds the object): kept, that
+// mark would later make the object again on source after a delete of it there that the replicator no longer
+// remembers (mirror.DecideRecreate). One merge patch, after a restore only.
+func (c *Controller) lowerIncarnation(ctx context.Context, source, target *hubconn.Hub, k mirror.Kind, tgt *unstructured.Unstructured) error {
+	shown, read := c.incarnations.of(source.Name())
+	if !read || !shown.Before(mirror.SourceIncarnation(tgt)) {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid": string(tgt.GetUID()), "annotations": map[string]any{mirror.AnnotationSourceIncarnation: shown.String()}}})
+	_, err := target.Client().Resource(k.GVR).Namespace(tgt.GetNamespace()).Patch(ctx, tgt.GetName(), types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager})
+	target.ReportError(err)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), target.Name()).Inc()
+		return fmt.Errorf("recording incarnation %s of hub %s on the copy on hub %s: %w", shown, source.Name(), target.Name(), err)
+	}
+	return nil
 }
 
 // syncTombstoned queues the objects whose tombstones mc, the source's ManagedCluster of cluster, carries

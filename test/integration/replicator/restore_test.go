@@ -63,17 +63,15 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the original held and marked",
 		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
 
-	// The objects made after the backup are made in a later incarnation of hub A than the backup holds: the
-	// replicator advances A's counter every 2 s here, at most once while the backup is taken.
-	var beforeBackup int64
-	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
-		beforeBackup = incarnationOn(t, hubA, "hub-a")
-		return beforeBackup > 0, nil
-	}, "hub-a's incarnation marker written")
+	// The replicator advanced A's counter before it first copied from A; nothing is copied while the backup is
+	// taken, so the backup holds that counter. The objects made after the backup are copied in a later
+	// incarnation: the first copy from A once an interval (2 s here) passed advances the counter again.
+	atBackup := incarnationOn(t, hubA, "hub-a")
+	if atBackup == 0 {
+		t.Fatalf("hub-a has no incarnation marker after the replicator copied from it")
+	}
 	backup := hubA.BackupEtcd()
-	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
-		return incarnationOn(t, hubA, "hub-a") > beforeBackup+1, nil
-	}, "hub-a's incarnation advanced past %d, the one its backup holds at most", beforeBackup+1)
+	time.Sleep(2 * time.Second)
 	updateWork(t, hubA, cluster, "edited", map[string]string{"v": "after the backup"})
 	createWork(t, hubA, configMapWork(t, cluster, "made-after", map[string]string{"v": "after the backup"}))
 	applyUnstructured(t, hubA, failoverv1alpha1.KindPlacement, map[string]any{
@@ -92,6 +90,12 @@ func TestHubRestoredFromABackup(t *testing.T) {
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the edit copied", newer)
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied", copiedFrom("hub-a"))
 	waitObj(t, hubBHub, failoverv1alpha1.KindPlacement, namespace, "made-after", replicationTimeout, "the new Placement copied", copiedFrom("hub-a"))
+	for _, k := range []failoverv1alpha1.ReplicatedKind{failoverv1alpha1.KindManifestWork, failoverv1alpha1.KindPlacement} {
+		ns := map[failoverv1alpha1.ReplicatedKind]string{failoverv1alpha1.KindManifestWork: cluster, failoverv1alpha1.KindPlacement: namespace}[k]
+		if obj, err := getObj(hubBHub, mustKind(k), ns, "made-after"); err != nil || mirror.SourceIncarnation(obj).N <= atBackup {
+			t.Fatalf("hub-b's %s made-after records incarnation %+v of hub-a (err %v), want one after %d, the backup's", k, mirror.SourceIncarnation(obj), err, atBackup)
+		}
+	}
 
 	// The replicator is stopped while A is restored, so that the restored state can be checked before it acts;
 	// started again, it knows nothing of A but what the hubs' markers and the copies say.
