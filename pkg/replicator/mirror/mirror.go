@@ -410,7 +410,8 @@ type Decision struct {
 //  4. No target object: create Desired.
 //  5. A target object that is not a copy: if the source's object is a copy made from the target
 //     (LabelReplicatedFrom = target), the target holds its original: update it to Desired (Adopted), with
-//     ConflictCopyModified when the original was changed after that copy was made. Otherwise
+//     ConflictCopyModified when the original was changed after that copy was made, and with a generation
+//     offset that keeps its lineage above the one the source's copy records of it (withAdoptedLineage). Otherwise
 //     it is foreign and left alone: with the same mirrored content as the source's (made on each hub
 //     independently, like the default ManagedClusterSets) that is no conflict; else ConflictForeignObject.
 //  6. A copy made from this very source object (LabelReplicatedFrom = source, AnnotationSourceUID = src's uid)
@@ -457,7 +458,7 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 			if hash := tgtContent.Hash(); hash != src.GetAnnotations()[AnnotationContentHash] && hash != desiredHash {
 				conflict = ConflictCopyModified
 			}
-			return Decision{Action: ActionUpdate, Object: desired, Adopted: true, Conflict: conflict}
+			return Decision{Action: ActionUpdate, Object: withAdoptedLineage(desired, src, tgt), Adopted: true, Conflict: conflict}
 		}
 		if tgtContent.Equal(ContentOf(k, src)) {
 			// Made on the target independently but identical (e.g. the default ManagedClusterSets every
@@ -481,6 +482,33 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		conflict = ConflictCopyModified
 	}
 	return Decision{Action: ActionUpdate, Object: desired, Conflict: conflict}
+}
+
+// withAdoptedLineage returns desired, the update of tgt, an original that the source's copy src was made from,
+// with an AnnotationGenerationOffset that puts tgt's lineage after the update at or above the lineage src records
+// of it (above once the update raised its generation):
+// the original may be at a lower generation than the copy was made from (its hub was restored while the cluster
+// was away), and when the cluster comes back to it, src must not be taken for a newer state of it (olderSource).
+// A copy made from another object (its AnnotationSourceUID is not tgt's), or recording no lineage, or a lineage
+// tgt's already passes, leaves desired as it is.
+func withAdoptedLineage(desired, src, tgt *unstructured.Unstructured) *unstructured.Unstructured {
+	recorded, _, ok := recordedLineage(src)
+	if !ok || tgt.GetUID() == "" || src.GetAnnotations()[AnnotationSourceUID] != string(tgt.GetUID()) {
+		return desired
+	}
+	// With this offset tgt's lineage is at least the recorded one, and above it once the update raised the
+	// generation; an offset tgt already has that does as much stays.
+	need := recorded - tgt.GetGeneration()
+	if need <= 0 || need <= generationOffset(tgt) {
+		return desired
+	}
+	annotations := desired.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[AnnotationGenerationOffset] = strconv.FormatInt(need, 10)
+	desired.SetAnnotations(annotations)
+	return desired
 }
 
 // olderSource reports whether src, the source hub's object, is an older state of the object the copy tgt was

@@ -2,6 +2,7 @@ package mirror_test
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -68,6 +69,16 @@ func setAnnotation(m map[string]any, k, v string) {
 }
 
 func deleting(m map[string]any) { meta(m)["deletionTimestamp"] = "2024-05-02T00:00:00Z" }
+
+// withEntry returns a copy of m with key set to v.
+func withEntry(m map[string]string, key, v string) map[string]string {
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[key] = v
+	return out
+}
 
 func kind(t *testing.T, name failoverv1alpha1.ReplicatedKind) mirror.Kind {
 	t.Helper()
@@ -1329,7 +1340,9 @@ func TestDecide(t *testing.T) {
 		wantAction   mirror.Action
 		wantConflict mirror.Conflict
 		wantAdopted  bool
-		check        func(t *testing.T, obj *unstructured.Unstructured)
+		// wantOffset: the generation offset an adopted original gets besides Desired ("": none).
+		wantOffset string
+		check      func(t *testing.T, obj *unstructured.Unstructured)
 	}{
 		// Rule 0: a target object its hub generated is left alone.
 		{
@@ -1558,6 +1571,38 @@ func TestDecide(t *testing.T) {
 				}
 				if diff := cmp.Diff(spec(mwSource().Object), obj.Object["spec"]); diff != "" {
 					t.Errorf("adopted object spec is not the source's (-want +got):\n%s", diff)
+				}
+			},
+		},
+		{
+			name: "rule 4: an original at a lower generation than its copy was made from (its hub restored while the cluster was away): adopted with an offset above the copy's lineage",
+			kind: mw, src: mod(mwSourceIsCopyOfTarget, func(m map[string]any) {
+				setAnnotation(m, mirror.AnnotationSourceUID, "uid-original")
+				setAnnotation(m, mirror.AnnotationSourceGeneration, "9")
+			}),
+			tgt:        mod(mwOriginal, func(m map[string]any) { meta(m)["generation"] = int64(4) }),
+			wantAction: mirror.ActionUpdate, wantAdopted: true, wantOffset: "5",
+			check: func(t *testing.T, obj *unstructured.Unstructured) {
+				if got := obj.GetAnnotations()[mirror.AnnotationGenerationOffset]; got != "5" {
+					t.Errorf("adopted original's %s = %q, want 5 (the copy records lineage 9, the original is at generation 4)", mirror.AnnotationGenerationOffset, got)
+				}
+				obj.SetGeneration(5) // the update raises it
+				if mirror.Lineage(obj) <= 9 {
+					t.Errorf("adopted original's lineage after the update = %d, want above 9", mirror.Lineage(obj))
+				}
+			},
+		},
+		{
+			name: "rule 4: an original already past the lineage its copy records: adopted, no offset",
+			kind: mw, src: mod(mwSourceIsCopyOfTarget, func(m map[string]any) {
+				setAnnotation(m, mirror.AnnotationSourceUID, "uid-original")
+				setAnnotation(m, mirror.AnnotationSourceGeneration, "3")
+			}),
+			tgt:        mod(mwOriginal, func(m map[string]any) { meta(m)["generation"] = int64(4) }),
+			wantAction: mirror.ActionUpdate, wantAdopted: true,
+			check: func(t *testing.T, obj *unstructured.Unstructured) {
+				if got, ok := obj.GetAnnotations()[mirror.AnnotationGenerationOffset]; ok {
+					t.Errorf("adopted original's %s = %q, want none", mirror.AnnotationGenerationOffset, got)
 				}
 			},
 		},
@@ -2036,6 +2081,10 @@ func TestDecide(t *testing.T) {
 					tgt = tt.tgt
 				}
 				want := mirror.Desired(tt.kind, tt.src, tgt, source, tt.extra)
+				if tt.wantOffset != "" {
+					// An adopted original keeps a lineage above its copy's (withAdoptedLineage).
+					want.SetAnnotations(withEntry(want.GetAnnotations(), mirror.AnnotationGenerationOffset, tt.wantOffset))
+				}
 				if diff := cmp.Diff(want.Object, d.Object.Object); diff != "" {
 					t.Errorf("Object is not Desired (-want +got):\n%s", diff)
 				}
