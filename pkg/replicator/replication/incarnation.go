@@ -63,8 +63,6 @@ type incarnations struct {
 	// read: the hubs whose marker was read since the controller started; started, when it started.
 	read    sets.Set[string]
 	started time.Time
-	// awaited: the hubs whose marker an object sync needed before it was read since they became ready.
-	awaited sets.Set[string]
 	// readyRun: hub → a number forget raises: a read or write begun before is not stored.
 	readyRun map[string]uint64
 	// locks: hub → the lock of its marker's reads and writes.
@@ -74,7 +72,7 @@ type incarnations struct {
 func newIncarnations(hubs []string, started time.Time) *incarnations {
 	in := &incarnations{shown: map[string]mirror.Incarnation{}, recorded: map[string]map[string]int64{},
 		restored: map[string]sets.Set[Key]{}, advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
-		awaited: sets.New[string](), readyRun: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
+		readyRun: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
 	for _, h := range hubs {
 		in.recorded[h] = map[string]int64{}
 		in.locks[h] = &sync.Mutex{}
@@ -108,14 +106,6 @@ func (in *incarnations) observe(hub string, i mirror.Incarnation) {
 	if rec := in.recorded[hub]; rec != nil && i.N > rec[i.UID] {
 		rec[i.UID] = i.N
 	}
-}
-
-// awaitRead records that an object sync needed hub's incarnation before its marker was read: every key is
-// synced again once it is.
-func (in *incarnations) awaitRead(hub string) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	in.awaited.Insert(hub)
 }
 
 // reconciled records that key was synced with every hub ready, nothing left to make again from it.
@@ -163,11 +153,18 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	defer lock.Unlock()
 	in.mu.Lock()
 	run := in.readyRun[hub]
+	_, readSinceReady := in.shown[hub]
 	in.mu.Unlock()
 	marker, err := c.readMarker(ctx, h)
 	if err != nil {
 		return err
 	}
+	if !readSinceReady {
+		// The copies made from this hub record its incarnations too: the only record of a restore the
+		// replicator did not see, when no other hub's marker has one.
+		c.observeCopiesOf(hub)
+	}
+	keys := sets.New(c.allKeys()...)
 
 	in.mu.Lock()
 	if in.readyRun[hub] != run {
@@ -176,21 +173,18 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	}
 	in.recordMarkerLocked(hub, marker)
 	in.read.Insert(hub)
-	awaited := in.awaited.Has(hub)
-	in.awaited.Delete(hub)
 	shown := in.shown[hub]
 	recorded := in.recorded[hub][shown.UID]
 	pending, wasRestored := in.restored[hub]
 	restoredNow := !wasRestored && in.behindLocked(hub)
 	if restoredNow {
-		pending = sets.New(c.allKeys()...)
+		pending = keys.Clone()
 		in.restored[hub] = pending
 	}
 	if wasRestored {
 		// Keys gone since are not waited for.
-		known := sets.New(c.allKeys()...)
 		for key := range pending {
-			if !known.Has(key) {
+			if !keys.Has(key) {
 				pending.Delete(key)
 			}
 		}
@@ -204,8 +198,10 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 			"objects it lost are made again there from copies made in a later incarnation, and the newer states its copies hold are written back onto it",
 			hub, shown.N, recorded)
 	}
-	if restoredNow || awaited {
-		for _, key := range c.allKeys() {
+	if restoredNow || !readSinceReady {
+		// Every key is compared again with the incarnation known: what a restored hub lost is made again,
+		// and copies written before the marker was read record it (restampIncarnation).
+		for key := range keys {
 			c.queue.Add(key)
 		}
 	}
@@ -248,13 +244,23 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mi
 		return shown
 	}
 	lock := in.locks[hub]
-	lock.Lock()
+	if !lock.TryLock() {
+		// Another worker advances it, or reads the marker: this copy records what was shown.
+		return shown
+	}
 	defer lock.Unlock()
 	shown, run, ok := due() // another worker may have advanced it meanwhile
 	if !ok {
 		return shown
 	}
+	ctx, cancel := context.WithTimeout(ctx, markerTimeout)
+	defer cancel()
 	marker, err := c.readMarker(ctx, source)
+	if err == nil && marker != nil && string(marker.GetUID()) == shown.UID && markerCounter(marker, hub) < shown.N {
+		// The hub went back since its marker was last read: restored. syncIncarnation reports it.
+		c.queue.Add(Key{Kind: keyIncarnation, Name: hub})
+		return mirror.Incarnation{}
+	}
 	if err == nil {
 		var next mirror.Incarnation
 		next, err = c.advanceLocked(ctx, source, marker, run)
@@ -262,8 +268,31 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mi
 			return next
 		}
 	}
+	in.mu.Lock()
+	in.advanced[hub] = c.opts.Clock.Now() // tried again after an interval, not before every copy
+	in.mu.Unlock()
 	c.logger.Error(err, "Incarnation not advanced; the copy records the current one", "hub", hub)
 	return shown
+}
+
+// markerTimeout bounds each read and write of an incarnation marker made while a copy waits.
+const markerTimeout = 10 * time.Second
+
+// observeCopiesOf records the incarnations of hub that the copies made from it on the other ready hubs record
+// (as their caches hold them).
+func (c *Controller) observeCopiesOf(hub string) {
+	for _, h := range c.opts.Hubs {
+		if h.Name() == hub || !h.Ready() {
+			continue
+		}
+		for name := range c.kinds {
+			for _, n := range h.List(name, "") {
+				if obj, _ := h.Peek(name, n.Namespace, n.Name); obj != nil && obj.GetLabels()[mirror.LabelReplicatedFrom] == hub {
+					c.incarnations.observe(hub, mirror.SourceIncarnation(obj))
+				}
+			}
+		}
+	}
 }
 
 // advanceLocked writes hub h's marker (read as marker; nil: none) with its counter one above the highest

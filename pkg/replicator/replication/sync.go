@@ -411,10 +411,14 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 // mirror.RecreateFrom gives it; see restoreSource.
 func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.RestoreCandidate) (wrote bool) {
 	c, k, key, source := s.c, s.k, s.key, s.source
+	for _, cand := range candidates {
+		if cand.Copy != nil && cand.Copy.GetLabels()[mirror.LabelReplicatedFrom] == source.Name() {
+			c.incarnations.observe(source.Name(), mirror.SourceIncarnation(cand.Copy))
+		}
+	}
 	shown, read := c.incarnations.of(source.Name())
 	if !read {
 		// Decided once the source's marker is read: syncIncarnation syncs every key again then.
-		c.incarnations.awaitRead(source.Name())
 		return false
 	}
 	r, ok := mirror.DecideRecreate(k, source.Name(), shown, source.Deleted(k.Name, key.Namespace, key.Name), candidates)
@@ -1197,8 +1201,8 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 			}
 		}
 		c.setCopy(target.Name(), key, isCopy && d.Conflict == mirror.ConflictNone)
-		if isCopy && src != nil && d.Conflict == mirror.ConflictNone {
-			if err := c.lowerIncarnation(ctx, source, target, k, tgt); err != nil {
+		if isCopy && tgt.GetLabels()[mirror.LabelReplicatedFrom] == source.Name() {
+			if err := c.restampIncarnation(ctx, source, target, k, tgt, src != nil && d.Conflict == mirror.ConflictNone); err != nil {
 				return isCopy, err
 			}
 		}
@@ -1235,17 +1239,34 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	return d.Action != mirror.ActionDelete, nil
 }
 
-// lowerIncarnation writes, on tgt, target's copy in step with the source's object, the incarnation source shows
-// when the copy records a later one of the same marker (source was restored, and holds the object): kept, that
-// mark would later make the object again on source after a delete of it there that the replicator no longer
-// remembers (mirror.DecideRecreate). One merge patch, after a restore only.
-func (c *Controller) lowerIncarnation(ctx context.Context, source, target *hubconn.Hub, k mirror.Kind, tgt *unstructured.Unstructured) error {
+// restampIncarnation corrects the incarnation of source that tgt, target's copy made from it, records, when the
+// source's marker was read since it became ready. A copy in step with the source's object (inStep) records what
+// the source shows when it records none (it was written before the marker was read) or a later incarnation of
+// the same marker (the source was restored, and holds the object: kept, that mark would make the object again on
+// the source after a delete there that the replicator no longer remembers, mirror.DecideRecreate). A copy whose
+// source object is missing, and that records an incarnation the source has reached, loses it: the object was
+// deleted unseen (or lost earlier), and no later restore must take that copy for proof of a loss. One merge patch
+// on the copy's UID; none when the record is right.
+func (c *Controller) restampIncarnation(ctx context.Context, source, target *hubconn.Hub, k mirror.Kind, tgt *unstructured.Unstructured, inStep bool) error {
 	shown, read := c.incarnations.of(source.Name())
-	if !read || !shown.Before(mirror.SourceIncarnation(tgt)) {
+	if !read || !shown.Known() {
+		return nil
+	}
+	recorded := mirror.SourceIncarnation(tgt)
+	var value any
+	switch {
+	case inStep && (!recorded.Known() || shown.Before(recorded)):
+		value = shown.String()
+	case !inStep && recorded.Known() && !shown.Before(recorded) && recorded.UID == shown.UID:
+		if src, _ := source.Peek(k.Name, tgt.GetNamespace(), tgt.GetName()); src != nil {
+			return nil // the source holds it: not a missing object
+		}
+		value = nil
+	default:
 		return nil
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"uid": string(tgt.GetUID()), "annotations": map[string]any{mirror.AnnotationSourceIncarnation: shown.String()}}})
+		"uid": string(tgt.GetUID()), "annotations": map[string]any{mirror.AnnotationSourceIncarnation: value}}})
 	_, err := target.Client().Resource(k.GVR).Namespace(tgt.GetNamespace()).Patch(ctx, tgt.GetName(), types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: FieldManager})
 	target.ReportError(err)
