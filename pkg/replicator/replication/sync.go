@@ -380,11 +380,7 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 		c.incarnations.reconciled(key)
 		return false
 	}
-	from := c.byName[r.Hub]
-	cp, err := from.Get(ctx, k.Name, key.Namespace, key.Name)
-	if err == nil && cp == nil {
-		err = fmt.Errorf("hub %s no longer holds it", r.Hub)
-	}
+	cp, err := c.heldCopy(ctx, r.Hub, k, key)
 	if err != nil {
 		s.errs = append(s.errs, fmt.Errorf("%s: reading the copy on hub %s to write back onto restored hub %s: %w", key, r.Hub, source.Name(), err))
 		return true
@@ -426,10 +422,7 @@ func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.R
 		c.incarnations.reconciled(key)
 		return false
 	}
-	cp, err := c.byName[r.Hub].Get(ctx, k.Name, key.Namespace, key.Name)
-	if err == nil && cp == nil {
-		err = fmt.Errorf("hub %s no longer holds it", r.Hub)
-	}
+	cp, err := c.heldCopy(ctx, r.Hub, k, key)
 	if err != nil {
 		s.errs = append(s.errs, fmt.Errorf("%s: reading the copy on hub %s to make it again on restored hub %s: %w", key, r.Hub, source.Name(), err))
 		return true
@@ -451,6 +444,21 @@ func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.R
 	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s lost it (it shows incarnation %d of its marker, the copy on hub %s was made in incarnation %d): "+
 		"the hub was restored from a backup; the object is made again there from the copy", key, source.Name(), shown.N, r.Hub, r.Incarnation.N)
 	return true
+}
+
+// heldCopy reads hub's copy of key whole, for a write-back onto its source; an error when the hub no longer holds
+// it or it no longer holds the state it records (changed on that hub since the decision, which read its cache).
+func (c *Controller) heldCopy(ctx context.Context, hub string, k mirror.Kind, key Key) (*unstructured.Unstructured, error) {
+	cp, err := c.byName[hub].Get(ctx, k.Name, key.Namespace, key.Name)
+	switch {
+	case err != nil:
+		return nil, err
+	case cp == nil:
+		return nil, fmt.Errorf("hub %s no longer holds it", hub)
+	case mirror.ContentOf(k, cp).Hash() != cp.GetAnnotations()[mirror.AnnotationContentHash]:
+		return nil, fmt.Errorf("the copy on hub %s was changed there since it was written", hub)
+	}
+	return cp, nil
 }
 
 // allReady reports whether every configured hub is ready.
