@@ -19,6 +19,23 @@ type RestoreCandidate struct {
 	Hash string
 }
 
+// holdsRecordedState returns the hash of the candidate's mirrored content and whether it is the one its
+// AnnotationContentHash records: the copy was not changed on its hub since the replicator wrote it.
+func (c RestoreCandidate) holdsRecordedState(k Kind) (string, bool) {
+	hash := c.Hash
+	if hash == "" {
+		hash = ContentOf(k, c.Copy).Hash()
+	}
+	return hash, hash == c.Copy.GetAnnotations()[AnnotationContentHash]
+}
+
+// HoldsRecordedState reports whether cp, a copy read whole, holds the mirrored content its AnnotationContentHash
+// records: it was not changed on its hub since the replicator wrote it.
+func HoldsRecordedState(k Kind, cp *unstructured.Unstructured) bool {
+	_, holds := RestoreCandidate{Copy: cp}.holdsRecordedState(k)
+	return holds
+}
+
 // Restore is what DecideRestore found: the copy on Hub holds the newest state of the source's object, of
 // lineage Lineage (the copy's AnnotationSourceGeneration), above the source's own. SameContent says whether
 // its mirrored content equals the source's (only the source's lineage is behind then).
@@ -61,11 +78,8 @@ func DecideRestore(k Kind, src *unstructured.Unstructured, source string, candid
 		if found && lineage <= best.Lineage {
 			continue
 		}
-		hash := c.Hash
-		if hash == "" {
-			hash = ContentOf(k, cp).Hash()
-		}
-		if hash != cp.GetAnnotations()[AnnotationContentHash] {
+		hash, holds := c.holdsRecordedState(k)
+		if !holds {
 			continue
 		}
 		best, found = Restore{Hub: c.Hub, Lineage: lineage, SameContent: hash == ContentOf(k, src).Hash()}, true
@@ -148,11 +162,7 @@ func DecideRecreate(k Kind, source string, shown Incarnation, deleted *Deleted, 
 		if found && (incarnation.N < best.Incarnation.N || (incarnation.N == best.Incarnation.N && lineage <= bestLineage)) {
 			continue
 		}
-		hash := c.Hash
-		if hash == "" {
-			hash = ContentOf(k, cp).Hash()
-		}
-		if hash != cp.GetAnnotations()[AnnotationContentHash] {
+		if _, holds := c.holdsRecordedState(k); !holds {
 			continue
 		}
 		best, bestLineage, found = Recreate{Hub: c.Hub, Incarnation: incarnation}, lineage, true

@@ -164,8 +164,6 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		// replicator did not see, when no other hub's marker has one.
 		c.observeCopiesOf(hub)
 	}
-	keys := sets.New(c.allKeys()...)
-
 	in.mu.Lock()
 	if in.readyRun[hub] != run {
 		in.mu.Unlock()
@@ -175,12 +173,21 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	in.read.Insert(hub)
 	shown := in.shown[hub]
 	recorded := in.recorded[hub][shown.UID]
-	pending, wasRestored := in.restored[hub]
+	_, wasRestored := in.restored[hub]
 	restoredNow := !wasRestored && in.behindLocked(hub)
-	if restoredNow {
-		pending = keys.Clone()
-		in.restored[hub] = pending
+	in.mu.Unlock()
+
+	// Every key is listed (every hub's cache, no request) only when it is needed: at the first read since the
+	// hub became ready, or while it is restored; not at every interval.
+	var keys sets.Set[Key]
+	if !readSinceReady || wasRestored || restoredNow {
+		keys = sets.New(c.allKeys()...)
 	}
+	in.mu.Lock()
+	if restoredNow {
+		in.restored[hub] = keys.Clone()
+	}
+	pending := in.restored[hub]
 	if wasRestored {
 		// Keys gone since are not waited for.
 		for key := range pending {

@@ -455,7 +455,7 @@ func (c *Controller) heldCopy(ctx context.Context, hub string, k mirror.Kind, ke
 		return nil, err
 	case cp == nil:
 		return nil, fmt.Errorf("hub %s no longer holds it", hub)
-	case mirror.ContentOf(k, cp).Hash() != cp.GetAnnotations()[mirror.AnnotationContentHash]:
+	case !mirror.HoldsRecordedState(k, cp):
 		return nil, fmt.Errorf("the copy on hub %s was changed there since it was written", hub)
 	}
 	return cp, nil
