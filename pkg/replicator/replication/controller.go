@@ -87,6 +87,11 @@ const (
 	// holds of an object was written back onto its source, which holds an older state of it after a restore
 	// from a backup (mirror.DecideRestore).
 	ReasonWrittenBack = "WrittenBack"
+	// ReasonDeleteProven: a copy whose source hub holds no object of its name, and shows a later incarnation of
+	// its marker than the one the copy was made in, was deleted: the object was deleted on the source since
+	// (mirror.DeleteProven), a delete the replicator did not see (it was stopped, or the copy's hub was out of
+	// the configuration or restored from a backup since).
+	ReasonDeleteProven = "DeleteProven"
 )
 
 // Key is a queue key: an object (Kind set) or a cluster's direction (Kind empty, Name the cluster).

@@ -227,12 +227,14 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 }
 
 // incarnationFor returns the incarnation of source that a copy about to be written from it records. It first
-// advances source's counter (one write of its marker) when Options.IncarnationInterval passed since it last did
-// and nothing holds it: the marker must be read since the hub became ready, every hub's marker read since the
+// advances source's counter (one write of its marker) when Options.IncarnationInterval passed since it last did,
+// or when past (known: the incarnation a copy about to be deleted for a delete seen on source records) is the one
+// source shows — so that a copy of the object that outlives the delete (on a hub restored from a backup later)
+// is of an incarnation source has passed without it (mirror.DeleteProven) — and nothing holds it: the marker must be read since the hub became ready, every hub's marker read since the
 // start (mayAdvanceLocked), and the hub not restored (behind what was recorded, or reconciling). Otherwise, or
 // when the write fails (logged; the next copy tries again), it returns what the marker showed (the zero value
 // when it is not read yet: the copy records none).
-func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mirror.Incarnation {
+func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub, past mirror.Incarnation) mirror.Incarnation {
 	in, hub := c.incarnations, source.Name()
 	due := func() (mirror.Incarnation, uint64, bool) {
 		in.mu.Lock()
@@ -241,7 +243,7 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mi
 		_, restored := in.restored[hub]
 		last, advanced := in.advanced[hub]
 		if !read || restored || in.behindLocked(hub) || !c.mayAdvanceLocked(in) ||
-			(advanced && c.opts.Clock.Since(last) < c.opts.IncarnationInterval) {
+			(advanced && c.opts.Clock.Since(last) < c.opts.IncarnationInterval && !(past.Known() && past == shown)) {
 			return shown, 0, false
 		}
 		return shown, in.readyRun[hub], true

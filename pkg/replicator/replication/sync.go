@@ -1182,6 +1182,16 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
 	}
 	d := mirror.Decide(k, src, tgt, tgtHash, source.Name(), target.Name(), deleted, extra)
+	proven := mirror.Incarnation{}
+	if d.Conflict == mirror.ConflictSourceMissing {
+		// The source's marker may prove the delete that no one saw.
+		if proven, err = c.proveDelete(ctx, source, k, tgt); err != nil {
+			return false, err
+		}
+		if proven.Known() {
+			d = mirror.Decision{Action: mirror.ActionDelete}
+		}
+	}
 	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
 		"action", d.Action, "conflict", d.Conflict, "adopted", d.Adopted)
 	c.recordConflict(k, key, target.Name(), d.Conflict)
@@ -1216,7 +1226,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		}
 		return isCopy, nil
 	case mirror.ActionCreate, mirror.ActionUpdate:
-		incarnation := c.incarnationFor(ctx, source)
+		incarnation := c.incarnationFor(ctx, source, mirror.Incarnation{})
 		obj := mirror.WithSourceIncarnation(mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)), incarnation)
 		if d.Action == mirror.ActionCreate {
 			err = c.create(ctx, target, k, obj)
@@ -1224,6 +1234,10 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 			err = c.update(ctx, target, k, obj)
 		}
 	case mirror.ActionDelete:
+		if recorded := mirror.SourceIncarnation(tgt); !proven.Known() && recorded.Known() && tgt.GetDeletionTimestamp() == nil {
+			// A delete seen on the source: its counter passes the copy's before the copy goes.
+			c.incarnationFor(ctx, source, recorded)
+		}
 		err = c.deleteCopy(ctx, target, k, tgt)
 		if errors.Is(err, errDeleteHeld) {
 			return false, err
@@ -1241,10 +1255,41 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		metrics.ReplicationLag.WithLabelValues(string(k.Name), target.Name()).Observe(c.opts.Clock.Since(seen).Seconds())
 	}
 	c.setCopy(target.Name(), key, d.Action != mirror.ActionDelete)
+	if proven.Known() {
+		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: hub %s, the source, holds no object of this name in incarnation %d of its marker, and the copy on hub %s was made in incarnation %d: "+
+			"the object was deleted there since, and the copy is deleted", key, source.Name(), proven.N, target.Name(), mirror.SourceIncarnation(tgt).N)
+	}
 	if d.Adopted {
 		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())
 	}
 	return d.Action != mirror.ActionDelete, nil
+}
+
+// proveDelete returns the incarnation source shows when its lack of the object of tgt, target's copy made from
+// it, proves that object deleted there (mirror.DeleteProven); the zero value otherwise. What the caches show is
+// read again from source when it may prove it: the object, then the marker, so that a restore of source between
+// the two reads shows in the marker (a counter at most the copy's). The errors are those reads'.
+func (c *Controller) proveDelete(ctx context.Context, source *hubconn.Hub, k mirror.Kind, tgt *unstructured.Unstructured) (mirror.Incarnation, error) {
+	if shown, read := c.incarnations.of(source.Name()); !read || !mirror.DeleteProven(k, source.Name(), shown, nil, tgt) {
+		return mirror.Incarnation{}, nil
+	}
+	src, err := source.Client().Resource(k.GVR).Namespace(tgt.GetNamespace()).Get(ctx, tgt.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		src = nil
+	case err != nil:
+		source.ReportError(err)
+		return mirror.Incarnation{}, fmt.Errorf("reading the source's object on hub %s: %w", source.Name(), err)
+	}
+	marker, err := c.readMarker(ctx, source)
+	if err != nil || marker == nil {
+		return mirror.Incarnation{}, err
+	}
+	shown := mirror.Incarnation{UID: string(marker.GetUID()), N: markerCounter(marker, source.Name())}
+	if !mirror.DeleteProven(k, source.Name(), shown, src, tgt) {
+		return mirror.Incarnation{}, nil
+	}
+	return shown, nil
 }
 
 // restampIncarnation corrects the incarnation of source that tgt, target's copy made from it, records, when the

@@ -213,6 +213,79 @@ func TestStandbyThatLostItsCopies(t *testing.T) {
 	}
 }
 
+// TestStandbyRestoredFromABackup: hub B, a standby of cluster standby1, is restored from a cold backup of its
+// etcd taken before three writes on hub A, the cluster's source: an edit, a delete and a create, all three
+// copied to B. The restored B holds an older copy of the edited work, none of the new one, and a copy of the
+// deleted one that nobody will ever delete again: its delete reached B before the backup was put back. That copy
+// records an incarnation of A that A has passed since without the object, which proves the delete
+// (DeleteProven): it goes, the older copy is brought in step and the new work copied again, and A loses nothing
+// and gets nothing back from B's older state. Nothing needs B's own marker (a standby is never copied from, and
+// has none): the proof is A's. The replicator is stopped during the restore, so that the restored
+// state can be checked before it acts. The test plays the agent by renewing the cluster's lease on A.
+func TestStandbyRestoredFromABackup(t *testing.T) {
+	const cluster = "standby1"
+	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
+	defer stopOnA()
+	before := map[string]string{"v": "before the backup"}
+	createWork(t, hubA, configMapWork(t, cluster, "edited", before))
+	createWork(t, hubA, configMapWork(t, cluster, "deleted", before))
+	r.start()
+	for _, name := range []string{"kept", "edited", "deleted"} {
+		waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	}
+	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
+	backup := hubBHub.BackupEtcd()
+
+	after := map[string]string{"v": "after the backup"}
+	updateWork(t, hubA, cluster, "edited", after)
+	deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "deleted")
+	createWork(t, hubA, configMapWork(t, cluster, "made-after", after))
+	newer := sameValues(t, after)
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the edit copied", newer)
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "deleted", replicationTimeout, "the delete copied", absent)
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "deleted", replicationTimeout, "the delete finished on hub-a", absent)
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied", copiedFrom("hub-a"))
+
+	r.stop()
+	hubBHub.RestoreEtcd(backup)
+	for name, want := range map[string]func(*unstructured.Unstructured) bool{
+		"edited": sameValues(t, before), "deleted": copiedFrom("hub-a"), "made-after": absent,
+	} {
+		if obj, err := getObj(hubBHub, mustKind(failoverv1alpha1.KindManifestWork), cluster, name); err != nil || !want(obj) {
+			t.Fatalf("restored hub-b's %s: %s (err %v), want its state at the backup", name, describe(obj), err)
+		}
+	}
+	start := time.Now()
+	r.start()
+
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "deleted", replicationTimeout, "the copy of the deleted work deleted on the restored hub-b", absent)
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the older copy brought in step", newer)
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied again", copiedFrom("hub-a"))
+	reconciled := time.Since(start)
+	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/deleted: hub hub-a, the source, holds no object of this name")
+
+	// A keeps what it holds, and nothing of B's older state comes back to it.
+	checks := 0
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); checks++ {
+		for _, h := range []*framework.Hub{hubA, hubBHub} {
+			for name, want := range map[string]func(*unstructured.Unstructured) bool{
+				"kept": sameValues(t, map[string]string{"v": "1"}), "edited": newer, "made-after": newer, "deleted": absent,
+			} {
+				obj, err := getObj(h, mustKind(failoverv1alpha1.KindManifestWork), cluster, name)
+				if err != nil || !want(obj) || (obj != nil && obj.GetDeletionTimestamp() != nil) {
+					t.Fatalf("hub %s's %s after hub-b's restore: %s (err %v), want the state after the backup", h.Name, name, describe(obj), err)
+				}
+			}
+		}
+		time.Sleep(3 * time.Second)
+	}
+	if written := r.events(replication.ReasonWrittenBack); len(written) > 0 {
+		t.Errorf("WrittenBack events %q: nothing of the restored standby's older state may reach hub-a", written)
+	}
+	t.Logf("measured: the restored hub-b in step %s after the replicator started (the copy of the deleted work deleted, the older copy updated, the lost copy written); %d checks of both hubs over 15 s",
+		reconciled.Round(time.Second), checks)
+}
+
 // twoHubsLeased starts hubs A and B with OCM's hub controller, registers cluster on A (accepted, a 10 s lease that
 // the test renews every 3 s, as an agent would, until stopOnA) with the ManifestWork work, and sets up the
 // replicator for both hubs, its ReplicationConfig on B; it does not start it.
