@@ -364,6 +364,15 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	seq := 0
 	var hubDown, spokeCut, replCut [2]bool
 	replDown := false
+	// backups: each hub's last etcd backup taken in this schedule ("": none), removed after it.
+	var backups [2]string
+	defer func() {
+		for _, dir := range backups {
+			if dir != "" {
+				_ = os.RemoveAll(dir)
+			}
+		}
+	}()
 	next := 0
 
 	// userBatch makes one to three user writes, each on the hub the user believes manages the cluster.
@@ -395,7 +404,7 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	for step := 0; step < steps; step++ {
 		if rng.IntN(2) == 0 {
 			i := rng.IntN(2)
-			switch rng.IntN(5) {
+			switch rng.IntN(6) {
 			case 0:
 				if hubDown[i] {
 					b.hubs[i].StartAPIServer()
@@ -453,6 +462,8 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 				s.steps = append(s.steps, "replicator down=false"+clockOff)
 			case 4:
 				s.steps = append(s.steps, b.loseCopies(t, hubDown))
+			case 5:
+				s.steps = append(s.steps, b.backUpOrRestore(t, rng, hubDown, &backups))
 			}
 		} else {
 			userBatch()
@@ -700,32 +711,63 @@ func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 	return s
 }
 
-// loseCopies is the nemesis "a standby lost its copies" (its cluster namespace deleted, restored from an older
-// backup or rebuilt): every copy of a chaos ManifestWork on the hub the agent is not on goes, finalizers
-// included. A hub that is down is left alone, and so is every hub while the agent moves or has no Available hub
-// (the FailoverConfig may not name the hub it is joining yet), and a hub the replicator has not marked as a
-// standby of the agent's hub (its namespace's cluster-hub annotation).
-// It returns the step's record.
-func (b *chaosBed) loseCopies(t *testing.T, hubDown [2]bool) string {
+// backUpOrRestore is the nemesis "a standby restored from a backup of its etcd": the standby (as loseCopies
+// finds it) is restored from the backup taken of it earlier in the schedule, if there is one; otherwise a hub that
+// is up, either one, is backed up (a cold backup: its etcd stopped and started again). The backup may have been
+// taken while that hub was the cluster's, or held copies or writes the user made or deleted since. The restore of
+// the hub the agent is on is not a nemesis here: OCM's work agent applies what the restored hub holds before the
+// replicator can reconcile it (a limit the replicator's docs state). It returns the step's record.
+func (b *chaosBed) backUpOrRestore(t *testing.T, rng *rand.Rand, hubDown [2]bool, backups *[2]string) string {
 	t.Helper()
+	if j, skip := b.standby(hubDown); skip == "" && backups[j] != "" {
+		b.hubs[j].RestoreEtcd(backups[j])
+		_ = os.RemoveAll(backups[j])
+		backups[j] = ""
+		return fmt.Sprintf("hub %s restored from its backup", b.names[j])
+	}
+	i := rng.IntN(2)
+	if hubDown[i] {
+		return fmt.Sprintf("hub %s backed up: skipped (down)", b.names[i])
+	}
+	if backups[i] != "" {
+		_ = os.RemoveAll(backups[i])
+	}
+	backups[i] = b.hubs[i].BackupEtcd()
+	return fmt.Sprintf("hub %s backed up", b.names[i])
+}
+
+// standby returns the hub the agent is not on, when it is a standby in the replicator's view too, or why not:
+// a hub that is down is left alone, and so is every hub while the agent moves or has no Available hub (the
+// FailoverConfig may not name the hub it is joining yet), and a hub the replicator has not marked as a standby of
+// the agent's hub (its namespace's cluster-hub annotation). While the replicator still takes that hub for the
+// source (it lags behind a move, or cannot see the agent's hub), a write there is a write on the source.
+func (b *chaosBed) standby(hubDown [2]bool) (int, string) {
 	fc, err := util.GetFailoverConfig(b.spoke)
 	if err != nil {
-		return fmt.Sprintf("a standby lost its copies: skipped (FailoverConfig: %v)", err)
+		return -1, fmt.Sprintf("FailoverConfig: %v", err)
 	}
 	j := slices.Index(b.names[:], fc.Status.ActiveHub)
 	if j < 0 || hubDown[1-j] || util.ConditionIs(fc, failoverv1alpha1.ConditionProgressing, metav1.ConditionTrue) ||
 		!util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, metav1.ConditionTrue) {
-		// Not while the agent moves (the status may not name the hub it is joining yet) or has no hub.
-		return fmt.Sprintf("a standby lost its copies: skipped (active hub %q, the other down, or the agent moving)", fc.Status.ActiveHub)
+		return -1, fmt.Sprintf("active hub %q, the other down, or the agent moving", fc.Status.ActiveHub)
 	}
 	j = 1 - j
-	ctx := context.Background()
-	// A standby in the replicator's view too: its namespace marked as managed from the agent's hub. While the
-	// replicator still takes that hub for the source (it lags behind a move, or cannot see the agent's hub), a
-	// delete there is a delete on the source, which it rightly propagates.
-	if ns, err := b.hubs[j].Kube.CoreV1().Namespaces().Get(ctx, chaosCluster, metav1.GetOptions{}); err != nil || ns.Annotations[mirror.AnnotationClusterHub] != fc.Status.ActiveHub {
-		return fmt.Sprintf("a standby lost its copies: skipped (hub %s not marked as managed from %s)", b.names[j], fc.Status.ActiveHub)
+	if ns, err := b.hubs[j].Kube.CoreV1().Namespaces().Get(context.Background(), chaosCluster, metav1.GetOptions{}); err != nil || ns.Annotations[mirror.AnnotationClusterHub] != fc.Status.ActiveHub {
+		return -1, fmt.Sprintf("hub %s not marked as managed from %s", b.names[j], fc.Status.ActiveHub)
 	}
+	return j, ""
+}
+
+// loseCopies is the nemesis "a standby lost its copies" (its cluster namespace deleted, or the hub rebuilt): every
+// copy of a chaos ManifestWork on the standby (see standby) goes, finalizers included. It returns the step's
+// record.
+func (b *chaosBed) loseCopies(t *testing.T, hubDown [2]bool) string {
+	t.Helper()
+	j, skip := b.standby(hubDown)
+	if skip != "" {
+		return "a standby lost its copies: skipped (" + skip + ")"
+	}
+	ctx := context.Background()
 	client := b.losers[j].Resource(workGVR).Namespace(chaosCluster)
 	list, err := client.List(ctx, metav1.ListOptions{})
 	if err != nil {
