@@ -51,6 +51,10 @@ const (
 	chaosConvergeWithin = 2 * time.Minute
 	// chaosLongStop is how long a long stop of the replicator lasts.
 	chaosLongStop = 2 * time.Minute
+	// chaosTwin is the name of two spokes: each hub has a ManagedCluster of that name registered by a spoke of
+	// its own (its own id.k8s.io claim), as ACM registers every hub's own cluster as local-cluster, with a
+	// ManifestWork of its own; a lease renewed as that spoke's agent would. It stays through every schedule.
+	chaosTwin = "chaos-twin"
 )
 
 var chaosDefaultSeeds = []uint64{1, 2}
@@ -216,6 +220,11 @@ func newChaosBed(t *testing.T) *chaosBed {
 	framework.StartWorkAgent(t, b.spoke, framework.WorkAgentOptions{
 		ClusterName: chaosCluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: chaosEvictionGrace,
 	})
+
+	// Two spokes under one name, one on each hub, before the replicator first sees them.
+	for i, h := range b.hubs {
+		b.registerTwin(t, i, h)
+	}
 
 	// The replicator reaches each hub through a proxy of its own, so that the test can cut it off alone.
 	var named []namedHub
@@ -501,6 +510,8 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	s.checks, s.violations = checkChaos(works, final, rec.snapshot())
 	n, v := b.checkHubs(ctx, works)
 	s.checks, s.violations = s.checks+n, append(s.violations, v...)
+	n, v = b.checkTwins(t, ctx)
+	s.checks, s.violations = s.checks+n, append(s.violations, v...)
 	s.checks++
 	changes := len(b.r.events(replication.ReasonClusterSourceChanged)) - sourceChangesBefore
 	if changes > moves.count()+starts {
@@ -556,6 +567,85 @@ func (b *chaosBed) checkHubs(ctx context.Context, works map[string]*chaosWork) (
 		}
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// twinClaim is the id.k8s.io claim of the spoke that registered chaosTwin on hub i; twinWork the name of that
+// spoke's ManifestWork there, and twinValue the value it gives its ConfigMap.
+func twinClaim(i int) string { return fmt.Sprintf("twin-spoke-%d", i) }
+func twinWork(i int) string  { return fmt.Sprintf("twin-work-%d", i) }
+func twinValue(i int) string { return fmt.Sprintf("for twin spoke %d only", i) }
+
+// registerTwin registers chaosTwin on hub h (index i) as a spoke of its own would: an accepted ManagedCluster
+// reporting twinClaim(i), a lease renewed every 3 s until the test ends (a renewal while the hub is down fails and
+// the next one renews), and its own ManifestWork.
+func (b *chaosBed) registerTwin(t *testing.T, i int, h *framework.Hub) {
+	t.Helper()
+	mcKind := mustKind(failoverv1alpha1.KindManagedCluster)
+	applyUnstructured(t, h, failoverv1alpha1.KindManagedCluster, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": chaosTwin},
+		"spec":     map[string]any{"hubAcceptsClient": true, "leaseDurationSeconds": int64(10)},
+	})
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		mc, err := dyn(h).Resource(mcKind.GVR).Get(context.Background(), chaosTwin, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if claim, _ := mirror.ClusterIdentity(mc); claim == twinClaim(i) {
+			return true, nil
+		}
+		_ = unstructured.SetNestedSlice(mc.Object, []any{map[string]any{"name": mirror.ClusterIDClaim, "value": twinClaim(i)}}, "status", "clusterClaims")
+		_, err = dyn(h).Resource(mcKind.GVR).UpdateStatus(context.Background(), mc, metav1.UpdateOptions{})
+		return false, err
+	}, "hub %s's %s reporting claim %s", h.Name, chaosTwin, twinClaim(i))
+	t.Cleanup(keepRenewing(t, h, chaosTwin, 3*time.Second))
+	createWork(t, h, configMapWork(t, chaosTwin, twinWork(i), map[string]string{chaosPrefix + "twin": twinValue(i)}))
+}
+
+// checkTwins checks invariant (7), the name of two spokes: on every hub, chaosTwin is still the ManagedCluster of
+// its own spoke (not a copy, its claim unchanged), its namespace carries no fence mark, and it holds that spoke's
+// ManifestWork as it was made, and no other (nothing of the other hub's spoke crossed). It returns the number of
+// checks and the violations.
+func (b *chaosBed) checkTwins(t *testing.T, ctx context.Context) (int, []string) {
+	mcKind := mustKind(failoverv1alpha1.KindManagedCluster)
+	var checks int
+	var out []string
+	for i, h := range b.hubs {
+		checks++
+		mc, err := dyn(h).Resource(mcKind.GVR).Get(ctx, chaosTwin, metav1.GetOptions{})
+		if err != nil {
+			out = append(out, fmt.Sprintf("(7) hub %s: %s: %v", b.names[i], chaosTwin, err))
+			continue
+		}
+		if claim, _ := mirror.ClusterIdentity(mc); mirror.IsCopy(mc) || claim != twinClaim(i) {
+			out = append(out, fmt.Sprintf("(7) hub %s's %s: a copy %t, claim %q; want its own spoke's, claim %q", b.names[i], chaosTwin, mirror.IsCopy(mc), claim, twinClaim(i)))
+		}
+		checks++
+		if ns, err := h.Kube.CoreV1().Namespaces().Get(ctx, chaosTwin, metav1.GetOptions{}); err != nil || ns.Labels[fence.LabelClusterHub] != "" {
+			out = append(out, fmt.Sprintf("(7) hub %s's namespace %s: labels %v (err %v), want no fence mark", b.names[i], chaosTwin, ns.GetLabels(), err))
+		}
+		checks++
+		list, err := dyn(h).Resource(workGVR).Namespace(chaosTwin).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			out = append(out, fmt.Sprintf("(7) hub %s: list %s's ManifestWorks: %v", b.names[i], chaosTwin, err))
+			continue
+		}
+		var held []string
+		for _, w := range list.Items {
+			held = append(held, w.GetName())
+			if w.GetName() != twinWork(i) || mirror.IsCopy(&w) || w.GetDeletionTimestamp() != nil {
+				out = append(out, fmt.Sprintf("(7) hub %s holds %s/%s (a copy %t, Terminating %t): only its own spoke's %s belongs there", b.names[i], chaosTwin, w.GetName(), mirror.IsCopy(&w), w.GetDeletionTimestamp() != nil, twinWork(i)))
+				continue
+			}
+			if got := workConfigMapValues(t, &w)[chaosPrefix+"twin"]; got != twinValue(i) {
+				out = append(out, fmt.Sprintf("(7) hub %s's %s/%s gives %q, want %q", b.names[i], chaosTwin, w.GetName(), got, twinValue(i)))
+			}
+		}
+		if !slices.Contains(held, twinWork(i)) {
+			out = append(out, fmt.Sprintf("(7) hub %s no longer holds its own spoke's %s/%s (it holds %v)", b.names[i], chaosTwin, twinWork(i), held))
+		}
+	}
+	return checks, out
 }
 
 // workValue returns the value a chaos ManifestWork gives its ConfigMap name, -1 when it gives none.
