@@ -195,27 +195,3 @@ func RecreateFrom(k Kind, cp *unstructured.Unstructured) *unstructured.Unstructu
 	}
 	return heldCopy(k, out)
 }
-
-// DeleteProven reports whether the source hub's lack of the object that cp, a copy made from it, was made of
-// proves a delete there. shown is the incarnation the source's marker shows, read after srcNow (the source's
-// object of cp's name, nil when it holds none) was. The rules, in order:
-//  1. Nothing for a ManagedCluster (its hub's controllers and the agent make and remove it), a copy not made from
-//     source (LabelReplicatedFrom) or generated on its hub (GeneratedHere), or a source that holds an object of
-//     the name (one made again under it is mirrored onto the copy, Decide rule 7).
-//  2. cp records (AnnotationSourceIncarnation) an earlier incarnation of the marker shown names: proven.
-//
-// The source held the object in the incarnation cp records. A hub's counter only grows while it keeps its etcd,
-// and one restored to a backup taken before the object was made shows that backup's counter, which is at most
-// the one cp records: a later counter of the same marker without the object means it was deleted on the source
-// after the copy was made — a delete recorded where it happened, even if no one saw it (the replicator
-// stopped, cp's hub out of the configuration, or restored from a backup holding a copy of an object deleted
-// since). An equal counter proves nothing: the object may have been made after the backup a restored source
-// went back to, in the incarnation the backup holds. A marker made anew (the hub rebuilt, the replicator
-// uninstalled) is another marker, not ordered with cp's record.
-func DeleteProven(k Kind, source string, shown Incarnation, srcNow, cp *unstructured.Unstructured) bool {
-	if k.Name == failoverv1alpha1.KindManagedCluster || cp == nil || srcNow != nil ||
-		cp.GetLabels()[LabelReplicatedFrom] != source || GeneratedHere(k, cp) {
-		return false
-	}
-	return SourceIncarnation(cp).Before(shown)
-}

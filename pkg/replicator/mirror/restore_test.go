@@ -255,47 +255,6 @@ func TestDecideRecreate(t *testing.T) {
 	}
 }
 
-// TestDeleteProven: a copy made in an earlier incarnation of the marker its source shows now, whose source holds
-// no object of its name, is of an object deleted there; an equal counter, another marker, a source holding the
-// name or a ManagedCluster prove nothing.
-func TestDeleteProven(t *testing.T) {
-	mw := kind(t, failoverv1alpha1.KindManifestWork)
-	mc := kind(t, failoverv1alpha1.KindManagedCluster)
-	at := func(n int64) mirror.Incarnation { return mirror.Incarnation{UID: "marker-a", N: n} }
-	copyIn := func(incarnation mirror.Incarnation) *unstructured.Unstructured {
-		return mirror.WithSourceIncarnation(written(mirror.Desired(mw, mwSource(), nil, hubA, nil), "500"), incarnation)
-	}
-	tests := []struct {
-		name   string
-		kind   mirror.Kind
-		shown  mirror.Incarnation
-		srcNow *unstructured.Unstructured
-		cp     *unstructured.Unstructured
-		want   bool
-	}{
-		{name: "the source passed the copy's incarnation without the object: proven", kind: mw, shown: at(7), cp: copyIn(at(6)), want: true},
-		{name: "the source shows the copy's incarnation: not proven (it may have been restored to it)", kind: mw, shown: at(6), cp: copyIn(at(6))},
-		{name: "the source shows an earlier incarnation (restored): not proven", kind: mw, shown: at(3), cp: copyIn(at(6))},
-		{name: "the copy records no incarnation: not proven", kind: mw, shown: at(7), cp: copyIn(mirror.Incarnation{})},
-		{name: "the source shows no marker: not proven", kind: mw, cp: copyIn(at(6))},
-		{name: "another marker (a rebuilt hub, a reinstalled replicator): not proven", kind: mw, shown: mirror.Incarnation{UID: "marker-new", N: 9}, cp: copyIn(at(6))},
-		{name: "the source holds an object of the name: not this rule's", kind: mw, shown: at(7), srcNow: mwSource(), cp: copyIn(at(6))},
-		{name: "a copy made from another hub: not proven", kind: mw, shown: at(7), cp: mod(copyIn(at(6)), func(m map[string]any) { setLabel(m, mirror.LabelReplicatedFrom, hubC) })},
-		{name: "no copy: nothing", kind: mw, shown: at(7)},
-		{
-			name: "a ManagedCluster: nothing, its hub's controllers and the agent make it", kind: mc, shown: at(7),
-			cp: mirror.WithSourceIncarnation(written(mirror.Desired(mc, mcSource(), nil, hubA, clusterHubExtra(hubA)), "600"), at(6)),
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := mirror.DeleteProven(tt.kind, hubA, tt.shown, tt.srcNow, tt.cp); got != tt.want {
-				t.Errorf("DeleteProven = %t, want %t", got, tt.want)
-			}
-		})
-	}
-}
-
 // TestRecreateFrom: the object made again is an original with the copy's content, holding deletes, and nothing of
 // the copy's hub or marks; Decide then finds the copy in step with it.
 func TestRecreateFrom(t *testing.T) {

@@ -87,10 +87,9 @@ const (
 	// holds of an object was written back onto its source, which holds an older state of it after a restore
 	// from a backup (mirror.DecideRestore).
 	ReasonWrittenBack = "WrittenBack"
-	// ReasonDeleteProven: a copy whose source hub holds no object of its name, and shows a later incarnation of
-	// its marker than the one the copy was made in, was deleted: the object was deleted on the source since
-	// (mirror.DeleteProven), a delete the replicator did not see (it was stopped, or the copy's hub was out of
-	// the configuration or restored from a backup since).
+	// ReasonDeleteProven: an object, on the source or another hub, whose delete another hub's log of deletes made
+	// records (mirror.DeleteMadeOf: its hub was restored from a backup taken before the delete, which brought it
+	// back) was deleted again.
 	ReasonDeleteProven = "DeleteProven"
 )
 
@@ -209,6 +208,8 @@ type Controller struct {
 	reports reportTimes
 	// incarnations: the hubs' incarnations (syncIncarnation); its own lock.
 	incarnations *incarnations
+	// deletesMade: one lock per hub and cluster for the writes of the log of deletes made (recordDeleteMade).
+	deletesMade keyedLocks
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.

@@ -161,8 +161,11 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	}
 	if !readSinceReady {
 		// The copies made from this hub record its incarnations too: the only record of a restore the
-		// replicator did not see, when no other hub's marker has one.
+		// replicator did not see, when no other hub's marker has one. So do the copies this hub holds of the
+		// others: read now, they are all read before any counter is advanced (mayAdvanceLocked waits for every
+		// hub's marker), so that no restored hub's counter is advanced before its restore is found.
 		c.observeCopiesOf(hub)
+		c.observeCopiesOn(hub)
 	}
 	in.mu.Lock()
 	if in.readyRun[hub] != run {
@@ -227,14 +230,12 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 }
 
 // incarnationFor returns the incarnation of source that a copy about to be written from it records. It first
-// advances source's counter (one write of its marker) when Options.IncarnationInterval passed since it last did,
-// or when past (known: the incarnation a copy about to be deleted for a delete seen on source records) is the one
-// source shows — so that a copy of the object that outlives the delete (on a hub restored from a backup later)
-// is of an incarnation source has passed without it (mirror.DeleteProven) — and nothing holds it: the marker must be read since the hub became ready, every hub's marker read since the
+// advances source's counter (one write of its marker) when Options.IncarnationInterval passed since it last did
+// and nothing holds it: the marker must be read since the hub became ready, every hub's marker read since the
 // start (mayAdvanceLocked), and the hub not restored (behind what was recorded, or reconciling). Otherwise, or
 // when the write fails (logged; the next copy tries again), it returns what the marker showed (the zero value
 // when it is not read yet: the copy records none).
-func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub, past mirror.Incarnation) mirror.Incarnation {
+func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mirror.Incarnation {
 	in, hub := c.incarnations, source.Name()
 	due := func() (mirror.Incarnation, uint64, bool) {
 		in.mu.Lock()
@@ -243,7 +244,7 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub, pa
 		_, restored := in.restored[hub]
 		last, advanced := in.advanced[hub]
 		if !read || restored || in.behindLocked(hub) || !c.mayAdvanceLocked(in) ||
-			(advanced && c.opts.Clock.Since(last) < c.opts.IncarnationInterval && !(past.Known() && past == shown)) {
+			(advanced && c.opts.Clock.Since(last) < c.opts.IncarnationInterval) {
 			return shown, 0, false
 		}
 		return shown, in.readyRun[hub], true
@@ -298,6 +299,24 @@ func (c *Controller) observeCopiesOf(hub string) {
 			for _, n := range h.List(name, "") {
 				if obj, _ := h.Peek(name, n.Namespace, n.Name); obj != nil && obj.GetLabels()[mirror.LabelReplicatedFrom] == hub {
 					c.incarnations.observe(hub, mirror.SourceIncarnation(obj))
+				}
+			}
+		}
+	}
+}
+
+// observeCopiesOn records the incarnations of the other hubs that the copies hub holds (as its cache holds them)
+// record.
+func (c *Controller) observeCopiesOn(hub string) {
+	h := c.byName[hub]
+	if h == nil || !h.Ready() {
+		return
+	}
+	for name := range c.kinds {
+		for _, n := range h.List(name, "") {
+			if obj, _ := h.Peek(name, n.Namespace, n.Name); obj != nil {
+				if from := obj.GetLabels()[mirror.LabelReplicatedFrom]; from != "" && from != hub {
+					c.incarnations.observe(from, mirror.SourceIncarnation(obj))
 				}
 			}
 		}

@@ -359,6 +359,9 @@ func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 // restored hub (incarnations.reconciled).
 func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
+	if s.deleteAgainOnSource(ctx) {
+		return true
+	}
 	var candidates []mirror.RestoreCandidate
 	for _, h := range c.opts.Hubs {
 		if h == source {
@@ -399,6 +402,38 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 	}
 	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s holds an older state (generation %d) than its copy on hub %s (made from lineage %d): "+
 		"the hub was restored from a backup; the copy's state is written back onto it", key, source.Name(), src.GetGeneration(), r.Hub, r.Lineage)
+	return true
+}
+
+// deleteAgainOnSource deletes the source's object of the sync's key when another hub's log of deletes made
+// records its delete (deleteMadeOf): the source was restored from a backup taken before the delete, which brought
+// it back. The delete passes the source's brake, and is then carried to every hub as a user's (the object holds
+// deletes). It reports whether it wrote or failed to (or the brake held it): the rest of the sync waits.
+func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
+	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
+	if src == nil || src.GetDeletionTimestamp() != nil {
+		return false
+	}
+	hub, _, ok := c.deleteMadeOf(k, key, src, source.Name())
+	if !ok {
+		return false
+	}
+	err := c.admitDelete(source.Name(), key)
+	if err == nil {
+		err = c.delete(ctx, source, k, src)
+	}
+	if errors.Is(err, errDeleteHeld) {
+		return true
+	}
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		s.errs = append(s.errs, fmt.Errorf("%s: deleting again on hub %s the object whose delete hub %s records: %w", key, source.Name(), hub, err))
+		return true
+	}
+	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), source.Name(), string(mirror.ActionDelete)).Inc()
+	c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s, the source, was deleted, as hub %s's ManagedCluster %s records (its hub was restored from a backup taken before): deleted again",
+		key, source.Name(), hub, mirror.AnnotationDeletesMade)
 	return true
 }
 
@@ -623,7 +658,11 @@ func (s *objectSync) finish(ctx context.Context) {
 		}
 	}
 	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) {
-		if err := c.release(ctx, source, k, key, src, mirror.ReleasePatch(src)); err != nil {
+		// The delete is logged on every hub before it goes from the source: a hub restored from an older backup
+		// learns of it there.
+		if err := c.recordDeleteMade(ctx, k, key, src); err != nil {
+			s.errs = append(s.errs, err)
+		} else if err := c.release(ctx, source, k, key, src, mirror.ReleasePatch(src)); err != nil {
 			s.errs = append(s.errs, err)
 		}
 	}
@@ -667,6 +706,11 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
 	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
+	if _, _, logged := c.deleteMadeOf(k, key, oldObj, old.Name()); logged {
+		// What the old hub holds again of a delete another hub logged (it was restored from a backup taken
+		// before) is no change made there: syncTarget deletes it there.
+		return false, "", nil
+	}
 	var deleted *mirror.Deleted
 	if src == nil {
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
@@ -1182,13 +1226,11 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
 	}
 	d := mirror.Decide(k, src, tgt, tgtHash, source.Name(), target.Name(), deleted, extra)
-	proven := mirror.Incarnation{}
-	if d.Conflict == mirror.ConflictSourceMissing {
-		// The source's marker may prove the delete that no one saw.
-		if proven, err = c.proveDelete(ctx, source, k, tgt); err != nil {
-			return false, err
-		}
-		if proven.Known() {
+	// A target object the source does not hold, or one not made from it, may remain of a delete another hub
+	// logged (its hub was restored from a backup taken before the delete).
+	loggedOn := ""
+	if d.Conflict == mirror.ConflictSourceMissing || d.Conflict == mirror.ConflictForeignObject {
+		if loggedOn, _, _ = c.deleteMadeOf(k, key, tgt, target.Name()); loggedOn != "" {
 			d = mirror.Decision{Action: mirror.ActionDelete}
 		}
 	}
@@ -1226,7 +1268,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		}
 		return isCopy, nil
 	case mirror.ActionCreate, mirror.ActionUpdate:
-		incarnation := c.incarnationFor(ctx, source, mirror.Incarnation{})
+		incarnation := c.incarnationFor(ctx, source)
 		obj := mirror.WithSourceIncarnation(mirror.WithSourceWrittenAt(d.Object, source.LastWrite(k.Name, key.Namespace, key.Name)), incarnation)
 		if d.Action == mirror.ActionCreate {
 			err = c.create(ctx, target, k, obj)
@@ -1234,10 +1276,6 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 			err = c.update(ctx, target, k, obj)
 		}
 	case mirror.ActionDelete:
-		if recorded := mirror.SourceIncarnation(tgt); !proven.Known() && recorded.Known() && tgt.GetDeletionTimestamp() == nil {
-			// A delete seen on the source: its counter passes the copy's before the copy goes.
-			c.incarnationFor(ctx, source, recorded)
-		}
 		err = c.deleteCopy(ctx, target, k, tgt)
 		if errors.Is(err, errDeleteHeld) {
 			return false, err
@@ -1255,41 +1293,14 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		metrics.ReplicationLag.WithLabelValues(string(k.Name), target.Name()).Observe(c.opts.Clock.Since(seen).Seconds())
 	}
 	c.setCopy(target.Name(), key, d.Action != mirror.ActionDelete)
-	if proven.Known() {
-		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: hub %s, the source, holds no object of this name in incarnation %d of its marker, and the copy on hub %s was made in incarnation %d: "+
-			"the object was deleted there since, and the copy is deleted", key, source.Name(), proven.N, target.Name(), mirror.SourceIncarnation(tgt).N)
+	if loggedOn != "" {
+		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s was deleted, as hub %s's ManagedCluster %s records (its hub was restored from a backup taken before): deleted again",
+			key, target.Name(), loggedOn, mirror.AnnotationDeletesMade)
 	}
 	if d.Adopted {
 		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())
 	}
 	return d.Action != mirror.ActionDelete, nil
-}
-
-// proveDelete returns the incarnation source shows when its lack of the object of tgt, target's copy made from
-// it, proves that object deleted there (mirror.DeleteProven); the zero value otherwise. What the caches show is
-// read again from source when it may prove it: the object, then the marker, so that a restore of source between
-// the two reads shows in the marker (a counter at most the copy's). The errors are those reads'.
-func (c *Controller) proveDelete(ctx context.Context, source *hubconn.Hub, k mirror.Kind, tgt *unstructured.Unstructured) (mirror.Incarnation, error) {
-	if shown, read := c.incarnations.of(source.Name()); !read || !mirror.DeleteProven(k, source.Name(), shown, nil, tgt) {
-		return mirror.Incarnation{}, nil
-	}
-	src, err := source.Client().Resource(k.GVR).Namespace(tgt.GetNamespace()).Get(ctx, tgt.GetName(), metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		src = nil
-	case err != nil:
-		source.ReportError(err)
-		return mirror.Incarnation{}, fmt.Errorf("reading the source's object on hub %s: %w", source.Name(), err)
-	}
-	marker, err := c.readMarker(ctx, source)
-	if err != nil || marker == nil {
-		return mirror.Incarnation{}, err
-	}
-	shown := mirror.Incarnation{UID: string(marker.GetUID()), N: markerCounter(marker, source.Name())}
-	if !mirror.DeleteProven(k, source.Name(), shown, src, tgt) {
-		return mirror.Incarnation{}, nil
-	}
-	return shown, nil
 }
 
 // restampIncarnation corrects the incarnation of source that tgt, target's copy made from it, records, when the

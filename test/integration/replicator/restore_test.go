@@ -262,7 +262,9 @@ func TestStandbyRestoredFromABackup(t *testing.T) {
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the older copy brought in step", newer)
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied again", copiedFrom("hub-a"))
 	reconciled := time.Since(start)
-	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/deleted: hub hub-a, the source, holds no object of this name")
+	// The copy is a remnant of the delete by two proofs: hub-a's log of deletes made, and hub-a's incarnation
+	// (the log is read first).
+	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/deleted: ")
 
 	// A keeps what it holds, and nothing of B's older state comes back to it.
 	checks := 0
@@ -284,6 +286,91 @@ func TestStandbyRestoredFromABackup(t *testing.T) {
 	}
 	t.Logf("measured: the restored hub-b in step %s after the replicator started (the copy of the deleted work deleted, the older copy updated, the lost copy written); %d checks of both hubs over 15 s",
 		reconciled.Round(time.Second), checks)
+}
+
+// TestRestoredHubDeletesAgainWhatWasDeletedAfterItsBackup: hub A, the cluster's source, is restored twice from
+// a cold backup taken before a user deleted a ManifestWork there, which brings the deleted work back on A (an
+// original holding deletes, its copy on B gone). The replicator logged each delete on both hubs' ManagedClusters
+// before it released it (deletes-made), and B's log tells it that A's object was deleted: first with A restored
+// as the source (the agent renews on A; the replicator stopped during the restore), the work is deleted again on
+// A and never copied to B; then with A restored while the cluster is on B (A down, the cluster moved: the usual
+// disaster recovery), A's work is deleted as a remnant on a standby, so that a failback to A would find nothing of
+// it to run. A work nobody deleted stays on both hubs. The test plays the agent by renewing the cluster's lease.
+func TestRestoredHubDeletesAgainWhatWasDeletedAfterItsBackup(t *testing.T) {
+	const cluster = "deleted1"
+	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
+	defer stopOnA()
+	mwKind, mcKind := mustKind(failoverv1alpha1.KindManifestWork), mustKind(failoverv1alpha1.KindManagedCluster)
+	createWork(t, hubA, configMapWork(t, cluster, "gone-1", map[string]string{"v": "1"}))
+	createWork(t, hubA, configMapWork(t, cluster, "gone-2", map[string]string{"v": "2"}))
+	r.start()
+	for _, name := range []string{"kept", "gone-1", "gone-2"} {
+		waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "the original marked",
+			func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
+	}
+	backup := hubA.BackupEtcd()
+	deleteBoth := func(name string) {
+		t.Helper()
+		deleteObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name)
+		waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "the delete copied", absent)
+		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "the delete finished on hub-a", absent)
+		for _, h := range []*framework.Hub{hubA, hubBHub} {
+			mc, err := getObj(h, mcKind, "", cluster)
+			if err != nil || mc == nil || !strings.Contains(mc.GetAnnotations()[mirror.AnnotationDeletesMade], "ManifestWork/"+name+"=") {
+				t.Fatalf("hub %s's ManagedCluster %s: %s (err %v), want the delete of %s in %s", h.Name, cluster, describe(mc), err, name, mirror.AnnotationDeletesMade)
+			}
+		}
+	}
+	deleteBoth("gone-1")
+	deleteBoth("gone-2")
+	restoredOriginal := func(o *unstructured.Unstructured) bool {
+		return o != nil && o.GetDeletionTimestamp() == nil && !mirror.IsCopy(o)
+	}
+
+	// Restored as the source: the agent stays on A.
+	r.stop()
+	hubA.RestoreEtcd(backup)
+	for _, name := range []string{"gone-1", "gone-2"} {
+		if obj, err := getObj(hubA, mwKind, cluster, name); err != nil || !restoredOriginal(obj) {
+			t.Fatalf("restored hub-a's %s: %s (err %v), want the original back from the backup", name, describe(obj), err)
+		}
+	}
+	r.start()
+	for _, name := range []string{"gone-1", "gone-2"} {
+		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "deleted again on the restored source", absent)
+	}
+	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/gone-1: the object on hub hub-a, the source, was deleted, as hub hub-b's ManagedCluster")
+
+	// Restored while the cluster is on B: A goes down, the cluster moves to B, and A comes back from the backup.
+	stopOnA()
+	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
+	defer stopOnB()
+	hubA.StopAPIServer()
+	r.waitStatus(replicationTimeout, "hub-b the cluster's source", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, hubB).SourceClusters == 1
+	})
+	hubA.StartAPIServer()
+	r.stop()
+	hubA.RestoreEtcd(backup)
+	r.start()
+	for _, name := range []string{"gone-1", "gone-2"} {
+		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "deleted on the restored standby", absent)
+	}
+	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/gone-2: the object on hub hub-a was deleted, as hub hub-b's ManagedCluster")
+	for i := 0; i < 5; i++ {
+		for _, h := range []*framework.Hub{hubA, hubBHub} {
+			if obj, err := getObj(h, mwKind, cluster, "kept"); err != nil || obj == nil || obj.GetDeletionTimestamp() != nil {
+				t.Fatalf("hub %s's kept: %s (err %v), want it there: nobody deleted it", h.Name, describe(obj), err)
+			}
+			for _, name := range []string{"gone-1", "gone-2"} {
+				if obj, err := getObj(h, mwKind, cluster, name); err != nil || obj != nil {
+					t.Fatalf("hub %s holds %s again: %s (err %v)", h.Name, name, describe(obj), err)
+				}
+			}
+		}
+		time.Sleep(3 * time.Second)
+	}
 }
 
 // twoHubsLeased starts hubs A and B with OCM's hub controller, registers cluster on A (accepted, a 10 s lease that
