@@ -80,9 +80,6 @@ type Cluster struct {
 	// Tombstones are the deletes seen on this hub in the cluster's namespace that the replicator recorded there
 	// (mirror.AnnotationDeletesSeen, by mirror.TombstoneKey); nil when none.
 	Tombstones map[string]mirror.Deleted
-	// DeletesMade is the log of the last deletes of the cluster's objects the replicator carried to every hub
-	// (mirror.AnnotationDeletesMade), oldest first; nil when none.
-	DeletesMade []mirror.DeleteMade
 }
 
 // GetObjectKind implements runtime.Object; the kind is not kept.
@@ -170,9 +167,6 @@ func clusterOf(mc *unstructured.Unstructured) *Cluster {
 	annotations := mc.GetAnnotations()
 	if v := annotations[mirror.AnnotationDeletesSeen]; v != "" {
 		out.Tombstones = mirror.ParseTombstones(v)
-	}
-	if v := annotations[mirror.AnnotationDeletesMade]; v != "" {
-		out.DeletesMade = mirror.ParseDeletesMade(v)
 	}
 	out.RecordedHub = annotations[mirror.AnnotationClusterHub]
 	if t, err := time.Parse(time.RFC3339, annotations[mirror.AnnotationClusterHubSince]); err == nil {

@@ -378,6 +378,12 @@ func (d *Deleted) Explains(tgt *unstructured.Unstructured) bool {
 	return !ok || (made != "" && (made == d.UID || made == d.SourceUID))
 }
 
+// DeleteOf returns the delete of obj, an object being deleted on the source: its UID and, when it is a copy, the
+// source UID it records.
+func DeleteOf(obj *unstructured.Unstructured) *Deleted {
+	return &Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[AnnotationSourceUID]}
+}
+
 // Decision is the outcome of Decide.
 type Decision struct {
 	// Action is what to do.
@@ -399,10 +405,13 @@ type Decision struct {
 //     it took from its generator (OCM's work manager gives a ManifestWorkReplicaSet's works the set's labels,
 //     so the works a standby makes from a copy of the set carry LabelReplicatedFrom).
 //  1. A target object being deleted is left alone.
-//  2. A source object being deleted (its deletionTimestamp is the observed delete): a copy (LabelReplicatedFrom
-//     set) is deleted, and so is an original whose AnnotationHasCopies lists the source hub (the source held a
-//     copy, and deletes it); anything else is left alone (a foreign object is not a conflict when there is
-//     nothing to mirror onto it).
+//  2. A source object being deleted (its deletionTimestamp is the observed delete): what stands for that object
+//     on the target is deleted (Deleted.Explains, with the source object's UID and AnnotationSourceUID): a copy
+//     made from it (or from the original it is a copy of; a copy that records no source UID too), and the
+//     original it is a copy of; an original whose AnnotationHasCopies lists the source hub is deleted too when
+//     the source object records no source UID. Anything else is left alone: a copy made from another object of
+//     the name (a newer one, made after a delete that a hub restored from a backup undid) is not that object's,
+//     and a foreign object is not a conflict when there is nothing to mirror onto it.
 //  3. No source object: a copy, or an original whose AnnotationHasCopies lists the source, is deleted only when
 //     deleted, the delete the replicator saw on the source (nil: none), Explains it; otherwise it is kept
 //     (ConflictSourceMissing). Absence is no delete: a hub restored, rebuilt, or that lost a namespace shows
@@ -430,7 +439,7 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		return Decision{Action: ActionNone}
 	}
 	if src != nil && src.GetDeletionTimestamp() != nil {
-		if tgt != nil && (IsCopy(tgt) || HasCopyOn(tgt, source)) {
+		if tgt != nil && DeleteOf(src).Explains(tgt) || tgt != nil && !IsCopy(tgt) && HasCopyOn(tgt, source) && src.GetAnnotations()[AnnotationSourceUID] == "" {
 			return Decision{Action: ActionDelete}
 		}
 		return Decision{Action: ActionNone}

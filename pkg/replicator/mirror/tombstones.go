@@ -31,25 +31,17 @@ func TombstoneKey(k failoverv1alpha1.ReplicatedKind, name string) string {
 func ParseTombstones(value string) map[string]Deleted {
 	out := map[string]Deleted{}
 	for _, entry := range strings.Split(value, ",") {
-		if key, d, ok := parseEntry(entry); ok {
-			out[key] = d
+		key, uids, ok := strings.Cut(strings.TrimSpace(entry), "=")
+		if !ok || strings.Count(key, "/") != 1 || strings.HasPrefix(key, "/") || strings.HasSuffix(key, "/") {
+			continue
 		}
+		uid, sourceUID, _ := strings.Cut(uids, "/")
+		if uid == "" {
+			continue
+		}
+		out[key] = Deleted{UID: uid, SourceUID: sourceUID}
 	}
 	return out
-}
-
-// parseEntry parses one "<Kind>/<name>=<uid>/<source uid>" entry of AnnotationDeletesSeen or
-// AnnotationDeletesMade; ok is false when it is malformed.
-func parseEntry(entry string) (key string, d Deleted, ok bool) {
-	key, uids, found := strings.Cut(strings.TrimSpace(entry), "=")
-	if !found || strings.Count(key, "/") != 1 || strings.HasPrefix(key, "/") || strings.HasSuffix(key, "/") {
-		return "", Deleted{}, false
-	}
-	uid, sourceUID, _ := strings.Cut(uids, "/")
-	if uid == "" {
-		return "", Deleted{}, false
-	}
-	return key, Deleted{UID: uid, SourceUID: sourceUID}, true
 }
 
 // FormatTombstones returns the AnnotationDeletesSeen value of tombstones, "" for none.
@@ -83,98 +75,98 @@ func TombstonesPatch(mc *unstructured.Unstructured, tombstones map[string]Delete
 	return patch
 }
 
-// AnnotationDeletesMade is, on a cluster's ManagedCluster on every hub, the log of the last deletes of the
-// cluster's objects of the kinds that hold deletes (HoldsDeletes: ManifestWorks, ManagedClusterAddOns) that a
-// user made on the cluster's source and the replicator carried to every hub: "<Kind>/<name>=<uid>/<source uid>"
-// entries (DeleteMade), oldest first, comma-separated, at most MaxDeletesMade. The replicator writes it on every
-// ready hub before it releases the source's hold of the delete (FinalizerDeleteCopies), so that a hub restored
-// from a backup taken before the delete, which holds the object again (the original, or a copy of it), is told by
-// another hub that it was deleted (DeleteMadeOf). Each hub keeps its own (a reserved annotation).
-const AnnotationDeletesMade = "failover.open-cluster-management.io/deletes-made"
+// DeleteLogKey is the key under which a hub's log of deletes made (DeleteMade) holds the data, in the ConfigMap
+// the replicator keeps it in (replication.DeleteLog).
+const DeleteLogKey = "deletes"
 
-// MaxDeletesMade is how many deletes AnnotationDeletesMade keeps per ManagedCluster: about 9 KiB of
-// annotation. A hub restored from a backup older than the last MaxDeletesMade deletes of a cluster's objects may
-// get back the objects of the deletes dropped from the log.
-const MaxDeletesMade = 100
+// MaxDeletesMade is how many deletes a hub's log of deletes made keeps: the newest, about 140 bytes each, at most
+// some 340 (names of 253 characters), so the ConfigMap stays under 340 KiB, a third of its 1 MiB limit. A hub restored from a backup older than the last MaxDeletesMade deletes the replicator
+// carried may get back the objects of the deletes dropped from the other hubs' logs.
+const MaxDeletesMade = 1000
 
-// DeleteMade is one entry of AnnotationDeletesMade: the delete of the object Key names (TombstoneKey) in the
-// cluster's namespace, the object's UID and, when it was a copy, its AnnotationSourceUID.
+// DeleteMade is one entry of a hub's log of deletes made: a user's delete of the object Key names
+// (DeleteMadeKey), which the replicator carried to every hub, with the object's UID and, when it was a copy, its
+// AnnotationSourceUID. Written "<Kind>/<namespace>/<name>=<uid>/<source uid>", one per line, oldest first.
 type DeleteMade struct {
 	Key string
 	Deleted
 }
 
-// ParseDeletesMade parses an AnnotationDeletesMade value, oldest first. Malformed entries are skipped.
+// DeleteMadeKey returns the Key of a DeleteMade: "<Kind>/<namespace>/<name>".
+func DeleteMadeKey(k failoverv1alpha1.ReplicatedKind, namespace, name string) string {
+	return string(k) + "/" + namespace + "/" + name
+}
+
+// ParseDeletesMade parses a log of deletes made (the DeleteLogKey data), oldest first. Malformed lines are
+// skipped.
 func ParseDeletesMade(value string) []DeleteMade {
 	var out []DeleteMade
-	for _, entry := range strings.Split(value, ",") {
-		if key, d, ok := parseEntry(entry); ok {
-			out = append(out, DeleteMade{Key: key, Deleted: d})
+	for _, line := range strings.Split(value, "\n") {
+		key, uids, found := strings.Cut(strings.TrimSpace(line), "=")
+		if !found || strings.Count(key, "/") != 2 || strings.HasPrefix(key, "/") || strings.HasSuffix(key, "/") || strings.Contains(key, "//") {
+			continue
 		}
+		uid, sourceUID, _ := strings.Cut(uids, "/")
+		if uid == "" {
+			continue
+		}
+		out = append(out, DeleteMade{Key: key, Deleted: Deleted{UID: uid, SourceUID: sourceUID}})
 	}
 	return out
 }
 
-// FormatDeletesMade returns the AnnotationDeletesMade value of log, "" for none.
+// FormatDeletesMade returns the DeleteLogKey data of log, "" for none.
 func FormatDeletesMade(log []DeleteMade) string {
-	entries := make([]string, 0, len(log))
+	var b strings.Builder
 	for _, d := range log {
-		entries = append(entries, d.Key+"="+d.UID+"/"+d.SourceUID)
+		b.WriteString(d.Key + "=" + d.UID + "/" + d.SourceUID + "\n")
 	}
-	return strings.Join(entries, ",")
+	return b.String()
 }
 
-// WithDeleteMade returns log with d appended, unless it holds d already, keeping the newest MaxDeletesMade.
-func WithDeleteMade(log []DeleteMade, d DeleteMade) []DeleteMade {
-	if slices.Contains(log, d) {
-		return log
+// WithDeletesMade returns log with the entries of add it does not hold appended, in order, keeping the newest
+// MaxDeletesMade.
+func WithDeletesMade(log []DeleteMade, add ...DeleteMade) []DeleteMade {
+	out := slices.Clone(log)
+	for _, d := range add {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
 	}
-	log = append(slices.Clone(log), d)
-	if len(log) > MaxDeletesMade {
-		log = log[len(log)-MaxDeletesMade:]
+	if len(out) > MaxDeletesMade {
+		out = out[len(out)-MaxDeletesMade:]
 	}
-	return log
+	return out
 }
 
-// HoldsEntry reports whether log holds d.
-func HoldsEntry(log []DeleteMade, d DeleteMade) bool { return slices.Contains(log, d) }
+// HoldsDeleteMade reports whether log holds d.
+func HoldsDeleteMade(log []DeleteMade, d DeleteMade) bool { return slices.Contains(log, d) }
 
-// DeletesMadePatch returns the JSON merge patch (RFC 7386) that sets mc's AnnotationDeletesMade to log, with mc's
-// metadata.uid and resourceVersion as preconditions (the value is written whole: a concurrent change of it is
-// refused, 409, rather than lost); nil when the value would not change.
-func DeletesMadePatch(mc *unstructured.Unstructured, log []DeleteMade) []byte {
-	value := FormatDeletesMade(log)
-	if mc.GetAnnotations()[AnnotationDeletesMade] == value {
-		return nil
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"uid": string(mc.GetUID()), "resourceVersion": mc.GetResourceVersion(),
-		"annotations": map[string]any{AnnotationDeletesMade: value},
-	}})
-	return patch
-}
-
-// DeleteMadeOf returns the delete in log (one hub's AnnotationDeletesMade) of which obj, the object of key (a
-// TombstoneKey) on some hub, is what remains: obj is the deleted object itself (its UID: a hub restored from a
-// backup taken before the delete holds it again), the original the deleted copy was made from (its SourceUID),
-// or a copy of either (obj's AnnotationSourceUID). UIDs are never reused, so a match is that object's delete,
-// whatever was made under its name since. ok is false when none.
-func DeleteMadeOf(log []DeleteMade, key string, obj *unstructured.Unstructured) (Deleted, bool) {
+// DeleteMadeOf returns the delete in log (one hub's log of deletes made) of which obj, the object of key (a
+// DeleteMadeKey) on some hub, is what remains, and whether obj is named by its own UID (own): obj is the deleted
+// object itself (a hub restored from a backup taken before the delete holds it again) or the original the deleted
+// copy was made from (its SourceUID); otherwise (own false) obj is a copy made from either (its
+// AnnotationSourceUID). UIDs are never reused, so a match is that object's delete, whatever was made under its
+// name since; an object rewritten in place keeps its UID, so an own match stays one. ok is false when none.
+func DeleteMadeOf(log []DeleteMade, key string, obj *unstructured.Unstructured) (d Deleted, own, ok bool) {
 	if obj == nil {
-		return Deleted{}, false
+		return Deleted{}, false, false
 	}
 	uid := string(obj.GetUID())
 	madeFrom := ""
 	if IsCopy(obj) {
 		madeFrom = obj.GetAnnotations()[AnnotationSourceUID]
 	}
-	for _, d := range log {
-		if d.Key != key {
+	for _, e := range log {
+		if e.Key != key {
 			continue
 		}
-		if (uid != "" && (uid == d.UID || uid == d.SourceUID)) || (madeFrom != "" && (madeFrom == d.UID || madeFrom == d.SourceUID)) {
-			return d.Deleted, true
+		if uid != "" && (uid == e.UID || uid == e.SourceUID) {
+			return e.Deleted, true, true
+		}
+		if madeFrom != "" && (madeFrom == e.UID || madeFrom == e.SourceUID) {
+			d, ok = e.Deleted, true
 		}
 	}
-	return Deleted{}, false
+	return d, false, ok
 }

@@ -69,57 +69,39 @@ func TestTombstonesPatch(t *testing.T) {
 	}
 }
 
-// TestDeletesMade: the log keeps its order, skips what it holds and malformed entries, keeps the newest
-// MaxDeletesMade, and is written whole on the ManagedCluster's resourceVersion.
+// TestDeletesMade: the log keeps its order, skips what it holds and malformed lines, and keeps the newest
+// MaxDeletesMade.
 func TestDeletesMade(t *testing.T) {
 	w := func(name, uid, source string) DeleteMade {
-		return DeleteMade{Key: TombstoneKey(failoverv1alpha1.KindManifestWork, name), Deleted: Deleted{UID: uid, SourceUID: source}}
+		return DeleteMade{Key: DeleteMadeKey(failoverv1alpha1.KindManifestWork, "cluster1", name), Deleted: Deleted{UID: uid, SourceUID: source}}
 	}
-	log := WithDeleteMade(WithDeleteMade(nil, w("work-2", "u2", "")), w("work-1", "u1", "s1"))
-	log = WithDeleteMade(log, w("work-2", "u2", ""))
+	log := WithDeletesMade(WithDeletesMade(nil, w("work-2", "u2", "")), w("work-1", "u1", "s1"), w("work-2", "u2", ""))
 	value := FormatDeletesMade(log)
-	if want := "ManifestWork/work-2=u2/,ManifestWork/work-1=u1/s1"; value != want {
+	if want := "ManifestWork/cluster1/work-2=u2/\nManifestWork/cluster1/work-1=u1/s1\n"; value != want {
 		t.Fatalf("FormatDeletesMade = %q, want %q (oldest first, nothing twice)", value, want)
 	}
-	if got := ParseDeletesMade(value + ",bad,/x=u,ManifestWork/y=,ManifestWork/z"); !cmp.Equal(got, log) {
-		t.Errorf("ParseDeletesMade = %v, want %v (malformed entries skipped)", got, log)
+	if got := ParseDeletesMade(value + "bad\nManifestWork/x=u\n/a/b=u\nManifestWork//b=u\nManifestWork/a/y=\nManifestWork/a/z\n"); !cmp.Equal(got, log) {
+		t.Errorf("ParseDeletesMade = %v, want %v (malformed lines skipped)", got, log)
 	}
 	for i := 0; i < MaxDeletesMade+5; i++ {
-		log = WithDeleteMade(log, w("work-n", fmt.Sprintf("n%d", i), ""))
+		log = WithDeletesMade(log, w("work-n", fmt.Sprintf("n%d", i), ""))
 	}
 	if len(log) != MaxDeletesMade || log[0].UID != "n5" || log[len(log)-1].UID != fmt.Sprintf("n%d", MaxDeletesMade+4) {
 		t.Errorf("log after %d more deletes: %d entries, first %v, last %v; want the newest %d", MaxDeletesMade+5, len(log), log[0], log[len(log)-1], MaxDeletesMade)
-	}
-
-	mc := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{
-		"name": "cluster1", "uid": "mc-uid", "resourceVersion": "7",
-		"annotations": map[string]any{AnnotationDeletesMade: value},
-	}}}
-	if patch := DeletesMadePatch(mc, ParseDeletesMade(value)); patch != nil {
-		t.Errorf("DeletesMadePatch of the same log = %s, want nil", patch)
-	}
-	patch := DeletesMadePatch(mc, WithDeleteMade(ParseDeletesMade(value), w("work-3", "u3", "")))
-	var got map[string]any
-	if err := json.Unmarshal(patch, &got); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"metadata": map[string]any{"uid": "mc-uid", "resourceVersion": "7", "annotations": map[string]any{
-		AnnotationDeletesMade: "ManifestWork/work-2=u2/,ManifestWork/work-1=u1/s1,ManifestWork/work-3=u3/"}}}
-	if !cmp.Equal(got, want) {
-		t.Errorf("DeletesMadePatch = %v, want %v", got, want)
 	}
 }
 
 // TestDeleteMadeOf: an object remains of a logged delete when it is the deleted object, the original the deleted
 // copy was made from, or a copy of either; the key must match, and another UID is another object.
 func TestDeleteMadeOf(t *testing.T) {
-	key := TombstoneKey(failoverv1alpha1.KindManifestWork, "work-1")
+	key := DeleteMadeKey(failoverv1alpha1.KindManifestWork, "cluster1", "work-1")
 	log := []DeleteMade{
-		{Key: TombstoneKey(failoverv1alpha1.KindManifestWork, "other"), Deleted: Deleted{UID: "u-other"}},
+		{Key: DeleteMadeKey(failoverv1alpha1.KindManifestWork, "cluster1", "other"), Deleted: Deleted{UID: "u-other"}},
+		{Key: DeleteMadeKey(failoverv1alpha1.KindManifestWork, "cluster2", "work-1"), Deleted: Deleted{UID: "u-elsewhere"}},
 		{Key: key, Deleted: Deleted{UID: "u-copy-as-source", SourceUID: "u-original"}},
 	}
 	obj := func(uid string, copyOf string) *unstructured.Unstructured {
-		o := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "work-1", "uid": uid}}}
+		o := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "work-1", "namespace": "cluster1", "uid": uid}}}
 		if copyOf != "" {
 			o.SetLabels(map[string]string{LabelReplicatedFrom: "hub-a"})
 			o.SetAnnotations(map[string]string{AnnotationSourceUID: copyOf})
@@ -127,23 +109,26 @@ func TestDeleteMadeOf(t *testing.T) {
 		return o
 	}
 	tests := []struct {
-		name string
-		obj  *unstructured.Unstructured
-		want bool
+		name    string
+		obj     *unstructured.Unstructured
+		want    bool
+		wantOwn bool
 	}{
-		{name: "the deleted object itself (its hub restored)", obj: obj("u-copy-as-source", "u-original"), want: true},
-		{name: "the original the deleted copy was made from", obj: obj("u-original", ""), want: true},
+		{name: "the deleted object itself (its hub restored)", obj: obj("u-copy-as-source", "u-original"), want: true, wantOwn: true},
+		{name: "the deleted object rewritten in place as a copy of a newer one: still its own UID", obj: obj("u-copy-as-source", "u-newer"), want: true, wantOwn: true},
+		{name: "the original the deleted copy was made from", obj: obj("u-original", ""), want: true, wantOwn: true},
 		{name: "a copy of the original", obj: obj("u-c", "u-original"), want: true},
 		{name: "a copy of the deleted object", obj: obj("u-c2", "u-copy-as-source"), want: true},
 		{name: "an object made again under the name (another UID)", obj: obj("u-new", ""), want: false},
 		{name: "a copy of an object made again", obj: obj("u-c3", "u-new"), want: false},
-		{name: "an object of a name whose delete is logged under another name's key", obj: obj("u-other", ""), want: false},
+		{name: "a UID logged under another name", obj: obj("u-other", ""), want: false},
+		{name: "a UID logged in another namespace", obj: obj("u-elsewhere", ""), want: false},
 		{name: "no object", want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, got := DeleteMadeOf(log, key, tt.obj); got != tt.want {
-				t.Errorf("DeleteMadeOf = %t, want %t", got, tt.want)
+			if _, own, got := DeleteMadeOf(log, key, tt.obj); got != tt.want || own != tt.wantOwn {
+				t.Errorf("DeleteMadeOf = own %t, %t; want own %t, %t", own, got, tt.wantOwn, tt.want)
 			}
 		})
 	}

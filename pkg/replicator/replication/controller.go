@@ -208,8 +208,8 @@ type Controller struct {
 	reports reportTimes
 	// incarnations: the hubs' incarnations (syncIncarnation); its own lock.
 	incarnations *incarnations
-	// deletesMade: one lock per hub and cluster for the writes of the log of deletes made (recordDeleteMade).
-	deletesMade keyedLocks
+	// deleteLogs: each hub's log of deletes made (recordDeleteMade, deleteMadeOf); its own locks.
+	deleteLogs map[string]*deleteLog
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -294,6 +294,10 @@ func New(opts Options) (*Controller, error) {
 	}
 	c.steps = newHubSteps(hubNames, c.keyCluster)
 	c.incarnations = newIncarnations(hubNames, opts.Clock.Now())
+	c.deleteLogs = map[string]*deleteLog{}
+	for _, h := range hubNames {
+		c.deleteLogs[h] = &deleteLog{}
+	}
 	return c, nil
 }
 
@@ -482,6 +486,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.fenceMarks[hub] = nil
 		c.mu.Unlock()
 		c.incarnations.forget(hub)
+		c.forgetDeleteLog(hub)
 		for _, cluster := range c.knownClusters() {
 			c.queue.Add(Key{Name: cluster})
 			// The source's ManagedCluster names this hub behind from now on.

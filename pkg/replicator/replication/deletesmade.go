@@ -2,13 +2,15 @@ package replication
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
@@ -16,108 +18,244 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
-// deleteMadeAttempts bounds the read-and-patch rounds of one hub's log write when its ManagedCluster changes
-// meanwhile (409).
-const deleteMadeAttempts = 3
+// DeleteLog is the name of the ConfigMap, in Options.MarkerNamespace on every hub, that holds the hub's log of
+// deletes made (mirror.DeleteMade, under mirror.DeleteLogKey): the last mirror.MaxDeletesMade deletes of objects
+// of the kinds that hold deletes (mirror.HoldsDeletes: ManifestWorks, ManagedClusterAddOns and the other
+// namespaced kinds without a label selector) that users made on a cluster's source and the replicator carried to
+// every hub. The replicator writes it on every ready hub before it releases the source's hold of such a delete
+// (recordDeleteMade), so that a hub restored from a backup taken before the delete, which holds the object again,
+// is told by another hub that it was deleted (deleteMadeOf).
+const DeleteLog = "klusterlet-failover-deletes"
 
-// keyedLocks is a mutex per key, made on first use; the zero value is ready.
-type keyedLocks struct {
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+// deleteLogLinger is how long the first delete of a batch waits for others before the batch is written: the
+// deletes of many objects at once cost one write per hub, not one each.
+const deleteLogLinger = 100 * time.Millisecond
+
+// deleteLogTimeout bounds one write of a hub's log (its read and write, with their retries on a 409).
+const deleteLogTimeout = 10 * time.Second
+
+// deleteLog is what the replicator knows of one hub's log of deletes made, and the deletes waiting to be written
+// there. Its lock guards every field.
+type deleteLog struct {
+	mu sync.Mutex
+	// loaded: entries hold the hub's log as last read or written since it became ready (run).
+	loaded bool
+	run    uint64
+	// entries is the log, oldest first; byKey indexes it by mirror.DeleteMadeKey.
+	entries []mirror.DeleteMade
+	byKey   map[string][]mirror.DeleteMade
+	// pending are the deletes to write, requeue the keys to sync once they are written; flushing is true while
+	// a goroutine writes them (flushDeleteLog); failed is the error of its last write, nil once one succeeded.
+	pending  []mirror.DeleteMade
+	requeue  []Key
+	flushing bool
+	failed   error
 }
 
-// lock locks key's mutex and returns its unlock.
-func (l *keyedLocks) lock(key string) func() {
-	l.mu.Lock()
-	if l.locks == nil {
-		l.locks = map[string]*sync.Mutex{}
+// setLocked replaces what l holds of the hub's log by entries.
+func (l *deleteLog) setLocked(entries []mirror.DeleteMade) {
+	l.entries, l.loaded = entries, true
+	l.byKey = map[string][]mirror.DeleteMade{}
+	for _, d := range entries {
+		l.byKey[d.Key] = append(l.byKey[d.Key], d)
 	}
-	m := l.locks[key]
-	if m == nil {
-		m = &sync.Mutex{}
-		l.locks[key] = m
-	}
-	l.mu.Unlock()
-	m.Lock()
-	return m.Unlock
 }
 
-// recordDeleteMade appends the delete of src (key's object on source, being deleted, its delete held until now)
-// to the log of deletes made (mirror.AnnotationDeletesMade) on the cluster's ManagedCluster of every ready hub,
-// before the source's hold is released: a hub restored later from a backup taken before the delete is then told
-// by the others that its object was deleted (deleteMadeOf). Nothing for an object outside a cluster's namespace or
-// of a kind that holds no deletes. Each hub's log is read and written under its own lock (one GET and one merge
-// patch on its resourceVersion; none when the log holds the delete already); the error is the first hub's
-// that failed: the release waits for the next sync.
-func (c *Controller) recordDeleteMade(ctx context.Context, k mirror.Kind, key Key, src *unstructured.Unstructured) error {
-	cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
-	if !ok || !mirror.HoldsDeletes(k) || k.Name == failoverv1alpha1.KindManagedCluster {
-		return nil
+// forgetDeleteLog drops what the replicator knows of hub's log: it is read again when the hub is ready again (it
+// may have been restored meanwhile).
+func (c *Controller) forgetDeleteLog(hub string) {
+	if l := c.deleteLogs[hub]; l != nil {
+		l.mu.Lock()
+		l.loaded, l.entries, l.byKey = false, nil, nil
+		l.run++
+		l.mu.Unlock()
 	}
-	entry := mirror.DeleteMade{Key: mirror.TombstoneKey(k.Name, key.Name), Deleted: mirror.Deleted{
+}
+
+// recordDeleteMade reports whether the delete of src (key's object on its source, being deleted, its delete held
+// until now) is in the log of deletes made of every ready hub, as last read or written: the hold is released only
+// then. Otherwise it adds the delete to the pending deletes of the hubs that lack it, to be written in one batch
+// per hub (flushDeleteLog, after deleteLogLinger: the deletes of many objects at once cost one write per hub, not
+// one each), and key is synced again once the batch is written; the sync does not wait for it. The error is
+// that of the last batch written on such a hub, when it failed (its deletes are written again with the next
+// one). Nothing for an object outside a cluster's namespace or of a kind that holds no deletes: true.
+func (c *Controller) recordDeleteMade(k mirror.Kind, key Key, src *unstructured.Unstructured) (bool, error) {
+	if _, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); !ok || !mirror.HoldsDeletes(k) || k.Name == failoverv1alpha1.KindManagedCluster {
+		return true, nil
+	}
+	entry := mirror.DeleteMade{Key: mirror.DeleteMadeKey(k.Name, key.Namespace, key.Name), Deleted: mirror.Deleted{
 		UID: string(src.GetUID()), SourceUID: src.GetAnnotations()[mirror.AnnotationSourceUID]}}
+	logged := true
+	var errs []error
 	for _, h := range c.opts.Hubs {
 		if !h.Ready() {
 			continue
 		}
-		if facts, ok := h.Cluster(cluster); !ok || mirror.HoldsEntry(facts.DeletesMade, entry) {
-			continue
+		l := c.deleteLogs[h.Name()]
+		l.mu.Lock()
+		if !l.loaded || !mirror.HoldsDeleteMade(l.byKey[entry.Key], entry) {
+			logged = false
+			if !mirror.HoldsDeleteMade(l.pending, entry) {
+				l.pending = append(l.pending, entry)
+			}
+			l.requeue = append(l.requeue, key)
+			if l.failed != nil {
+				errs = append(errs, fmt.Errorf("logging the delete on hub %s: %w", h.Name(), l.failed))
+			}
+			if !l.flushing {
+				l.flushing = true
+				go c.flushDeleteLog(h, l)
+			}
 		}
-		if err := c.appendDeleteMade(ctx, h, cluster, entry); err != nil {
-			return fmt.Errorf("%s: recording its delete on hub %s's ManagedCluster before releasing it: %w", key, h.Name(), err)
-		}
+		l.mu.Unlock()
 	}
-	return nil
+	return logged, errors.Join(errs...)
 }
 
-// appendDeleteMade appends entry to the log of deletes made on hub h's ManagedCluster of cluster.
-func (c *Controller) appendDeleteMade(ctx context.Context, h *hubconn.Hub, cluster string, entry mirror.DeleteMade) error {
-	defer c.deletesMade.lock(h.Name() + "/" + cluster)()
-	mcKind := c.kinds[failoverv1alpha1.KindManagedCluster]
-	client := h.Client().Resource(mcKind.GVR)
+// flushDeleteLog writes h's pending deletes, after deleteLogLinger, and the batches that gather meanwhile, one
+// after the other, and syncs the keys of each batch again once it is written (after a back-off when it failed).
+func (c *Controller) flushDeleteLog(h *hubconn.Hub, l *deleteLog) {
+	for {
+		time.Sleep(deleteLogLinger)
+		l.mu.Lock()
+		batch, keys, run := l.pending, l.requeue, l.run
+		l.pending, l.requeue = nil, nil
+		l.mu.Unlock()
+
+		ctx, cancel := context.WithTimeout(context.Background(), deleteLogTimeout)
+		entries, err := c.writeDeleteLog(ctx, h, batch)
+		cancel()
+		if err != nil {
+			c.logger.Error(err, "Log of deletes made not written; the holds of those deletes stay until it is", "hub", h.Name(), "deletes", len(batch))
+		}
+		l.mu.Lock()
+		l.failed = err
+		if err == nil && l.run == run {
+			l.setLocked(entries)
+		}
+		more := len(l.pending) > 0
+		l.flushing = more
+		l.mu.Unlock()
+		for _, key := range keys {
+			if err != nil {
+				c.queue.AddRateLimited(key)
+			} else {
+				c.queue.Add(key)
+			}
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// writeDeleteLog reads h's log of deletes made, adds batch to it (mirror.WithDeletesMade) and writes it back
+// (created when there is none; its namespace too), on the resourceVersion read: a 409 reads and writes again, up to
+// three times. It returns the log written.
+func (c *Controller) writeDeleteLog(ctx context.Context, h *hubconn.Hub, batch []mirror.DeleteMade) ([]mirror.DeleteMade, error) {
+	client := h.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace)
 	var err error
 	for attempt := 0; attempt < deleteMadeAttempts; attempt++ {
-		var mc *unstructured.Unstructured
-		mc, err = client.Get(ctx, cluster, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
+		var cm *unstructured.Unstructured
+		cm, err = client.Get(ctx, DeleteLog, metav1.GetOptions{})
+		var log []mirror.DeleteMade
+		switch {
+		case apierrors.IsNotFound(err):
+			cm, err = nil, nil
+		case err != nil:
+			h.ReportError(err)
+			return nil, fmt.Errorf("reading %s/%s: %w", c.opts.MarkerNamespace, DeleteLog, err)
+		default:
+			value, _, _ := unstructured.NestedString(cm.Object, "data", mirror.DeleteLogKey)
+			log = mirror.ParseDeletesMade(value)
 		}
-		if err != nil {
-			break
+		missing := slices.DeleteFunc(slices.Clone(batch), func(d mirror.DeleteMade) bool { return mirror.HoldsDeleteMade(log, d) })
+		if cm != nil && len(missing) == 0 {
+			// Every delete of the batch is there already (written before a restart, or by a batch whose outcome
+			// was not stored): nothing to write.
+			return log, nil
 		}
-		patch := mirror.DeletesMadePatch(mc, mirror.WithDeleteMade(mirror.ParseDeletesMade(mc.GetAnnotations()[mirror.AnnotationDeletesMade]), entry))
-		if patch == nil {
-			return nil
+		log = mirror.WithDeletesMade(log, missing...)
+		data := map[string]any{mirror.DeleteLogKey: mirror.FormatDeletesMade(log)}
+		if cm != nil {
+			cm.Object["data"] = data
+			_, err = client.Update(ctx, cm, metav1.UpdateOptions{FieldManager: FieldManager})
+		} else {
+			cm = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": data}}
+			cm.SetName(DeleteLog)
+			cm.SetNamespace(c.opts.MarkerNamespace)
+			if _, err = c.ensureNamespace(ctx, h, c.opts.MarkerNamespace, nil); err == nil {
+				_, err = client.Create(ctx, cm, metav1.CreateOptions{FieldManager: FieldManager})
+			}
 		}
-		if _, err = client.Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}); !apierrors.IsConflict(err) {
+		if err == nil {
+			return log, nil
+		}
+		if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
 			break
 		}
 	}
 	h.ReportError(err)
-	if err != nil {
-		metrics.WriteErrors.WithLabelValues(string(failoverv1alpha1.KindManagedCluster), h.Name()).Inc()
-	}
-	return err
+	metrics.WriteErrors.WithLabelValues("ConfigMap", h.Name()).Inc()
+	return nil, fmt.Errorf("writing %s/%s: %w", c.opts.MarkerNamespace, DeleteLog, err)
 }
 
-// deleteMadeOf returns the hub whose log of deletes made (mirror.AnnotationDeletesMade, as its cache holds the
-// cluster's ManagedCluster) records the delete that obj, key's object on hub skip, remains of
-// (mirror.DeleteMadeOf), and that delete; ok is false when no ready hub but skip records one.
-func (c *Controller) deleteMadeOf(k mirror.Kind, key Key, obj *unstructured.Unstructured, skip string) (hub string, d mirror.Deleted, ok bool) {
-	cluster, isCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
-	if !isCluster || !mirror.HoldsDeletes(k) || k.Name == failoverv1alpha1.KindManagedCluster || obj == nil {
-		return "", mirror.Deleted{}, false
+// deleteMadeOf returns the hub whose log of deletes made records the delete that obj, key's object on hub skip,
+// remains of (mirror.DeleteMadeOf), and whether it names obj by its own UID; hub is "" when no ready hub but skip
+// records one (an own match is preferred). A hub's log not read since it became ready is read first (one GET; a
+// failed read is no record).
+func (c *Controller) deleteMadeOf(ctx context.Context, k mirror.Kind, key Key, obj *unstructured.Unstructured, skip string) (hub string, own bool) {
+	if _, isCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster); !isCluster || !mirror.HoldsDeletes(k) ||
+		k.Name == failoverv1alpha1.KindManagedCluster || obj == nil {
+		return "", false
 	}
-	tombstone := mirror.TombstoneKey(k.Name, key.Name)
+	entryKey := mirror.DeleteMadeKey(k.Name, key.Namespace, key.Name)
 	for _, h := range c.opts.Hubs {
 		if h.Name() == skip || !h.Ready() {
 			continue
 		}
-		if facts, found := h.Cluster(cluster); found {
-			if d, ok := mirror.DeleteMadeOf(facts.DeletesMade, tombstone, obj); ok {
-				return h.Name(), d, true
+		if _, isOwn, ok := mirror.DeleteMadeOf(c.deleteLogOf(ctx, h, entryKey), entryKey, obj); ok && (isOwn || hub == "") {
+			hub, own = h.Name(), isOwn
+			if own {
+				return hub, own
 			}
 		}
 	}
-	return "", mirror.Deleted{}, false
+	return hub, own
 }
+
+// deleteLogOf returns the entries of key in h's log of deletes made, reading the log first when it was not read
+// since h became ready.
+func (c *Controller) deleteLogOf(ctx context.Context, h *hubconn.Hub, key string) []mirror.DeleteMade {
+	l := c.deleteLogs[h.Name()]
+	l.mu.Lock()
+	loaded, run := l.loaded, l.run
+	entries := l.byKey[key]
+	l.mu.Unlock()
+	if loaded {
+		return entries
+	}
+	ctx, cancel := context.WithTimeout(ctx, deleteLogTimeout)
+	defer cancel()
+	cm, err := h.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace).Get(ctx, DeleteLog, metav1.GetOptions{})
+	var log []mirror.DeleteMade
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		h.ReportError(err)
+		c.logger.Error(err, "Log of deletes made not read: no record of it is used until it is", "hub", h.Name())
+		return nil
+	default:
+		value, _, _ := unstructured.NestedString(cm.Object, "data", mirror.DeleteLogKey)
+		log = mirror.ParseDeletesMade(value)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.run == run && !l.loaded {
+		l.setLocked(log)
+	}
+	return l.byKey[key]
+}
+
+// deleteMadeAttempts bounds the read-and-write rounds of one write of a hub's log when it changes meanwhile (409).
+const deleteMadeAttempts = 3

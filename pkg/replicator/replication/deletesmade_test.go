@@ -1,13 +1,17 @@
 package replication
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
@@ -15,8 +19,8 @@ import (
 )
 
 // TestControllerLogsADeleteOnEveryHubBeforeReleasingIt: a user's delete of work-1 on hub A, the source, held by
-// the replicator's finalizer, reaches B's copy; before A's hold is released, the delete is in the log of deletes
-// made on both hubs' ManagedClusters.
+// the replicator's finalizer, reaches B's copy; before A's hold is released, the delete is in both hubs' logs of
+// deletes made.
 func TestControllerLogsADeleteOnEveryHubBeforeReleasingIt(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
@@ -44,14 +48,50 @@ func TestControllerLogsADeleteOnEveryHubBeforeReleasingIt(t *testing.T) {
 		t.Errorf("hub-b's copy of the deleted work-1: %v, want it deleted", specOf(got))
 	}
 	for _, h := range []*testHub{a, b} {
-		if got := h.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesMade]; got != "ManifestWork/work-1=uid-w1/" {
-			t.Errorf("%s's ManagedCluster logs deletes made %q, want ManifestWork/work-1=uid-w1/", h.hub.Name(), got)
+		if got := deleteLogOn(t, h); got != "ManifestWork/"+testCluster+"/work-1=uid-w1/\n" {
+			t.Errorf("%s's log of deletes made %q, want ManifestWork/%s/work-1=uid-w1/", h.hub.Name(), got, testCluster)
 		}
+	}
+	// On hub A, the log is written before the hold is released.
+	logged, released := -1, -1
+	for i, action := range a.fake.Actions() {
+		switch {
+		case action.GetResource() == configMapGVR && (action.GetVerb() == "create" || action.GetVerb() == "update") && logged < 0:
+			logged = i
+		case action.GetResource() == mwKind.GVR && action.GetVerb() == "patch" && released < 0:
+			released = i
+		}
+	}
+	if logged < 0 || released < 0 || logged > released {
+		t.Errorf("hub-a's actions: the log written at %d, the hold released at %d; want the log first", logged, released)
 	}
 }
 
+// deleteLogObject returns a hub's log of deletes made holding value.
+func deleteLogObject(value string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": DeleteLog, "namespace": DefaultMarkerNamespace},
+		"data":     map[string]any{mirror.DeleteLogKey: value},
+	}}
+}
+
+// deleteLogOn returns hub h's log of deletes made ("" when there is none).
+func deleteLogOn(t *testing.T, h *testHub) string {
+	t.Helper()
+	obj, err := h.fake.Resource(configMapGVR).Namespace(DefaultMarkerNamespace).Get(context.Background(), DeleteLog, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, _, _ := unstructured.NestedString(obj.Object, "data", mirror.DeleteLogKey)
+	return value
+}
+
 // TestControllerDeletesWhatARestoredHubBringsBack: hubs restored from backups taken before deletes that hub A, the
-// source, and hub B logged. A holds work-a again, an original whose delete B's log records (A was restored): it
+// source, and hub B logged (each in its log of deletes made). A holds work-a again, an original whose delete B's log records (A was restored): it
 // is deleted on A, and never copied to B. B holds work-b again, an original B made while it was the source,
 // whose copy on A (A's object since the cluster moved to A) A's log records deleted: it is deleted on B. work-kept,
 // another original on B that A lacks with no delete logged, stays (absence is no delete).
@@ -67,12 +107,11 @@ func TestControllerDeletesWhatARestoredHubBringsBack(t *testing.T) {
 		w.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
 		return w
 	}
-	mcA := managedCluster(testCluster, nil)
-	mcA.SetAnnotations(map[string]string{mirror.AnnotationDeletesMade: "ManifestWork/work-b=uid-a-copy-of-b/uid-b"})
 	mcB := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA})
-	mcB.SetAnnotations(map[string]string{mirror.AnnotationDeletesMade: "ManifestWork/work-a=uid-a/"})
-	a := newTestHub(t, testHubA, handler, kinds, mcA, original("work-a", "uid-a", testHubB))
-	b := newTestHub(t, testHubB, handler, kinds, mcB, original("work-b", "uid-b", testHubA), original("work-kept", "uid-kept", testHubA))
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original("work-a", "uid-a", testHubB),
+		deleteLogObject("ManifestWork/"+testCluster+"/work-b=uid-a-copy-of-b/uid-b\n"))
+	b := newTestHub(t, testHubB, handler, kinds, mcB, original("work-b", "uid-b", testHubA), original("work-kept", "uid-kept", testHubA),
+		deleteLogObject("ManifestWork/"+testCluster+"/work-a=uid-a/\n"))
 	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
 	eventually(t, "work-a deleted again on hub-a", func() bool {
@@ -89,8 +128,8 @@ func TestControllerDeletesWhatARestoredHubBringsBack(t *testing.T) {
 	}
 	events := strings.Join(recorder.messages(ReasonDeleteProven), "\n")
 	for _, want := range []string{
-		"ManifestWork/" + testCluster + "/work-a: the object on hub hub-a, the source, was deleted, as hub hub-b's ManagedCluster",
-		"ManifestWork/" + testCluster + "/work-b: the object on hub hub-b was deleted, as hub hub-a's ManagedCluster",
+		"ManifestWork/" + testCluster + "/work-a: the object on hub hub-a, the source, was deleted, as hub hub-b's log of deletes made",
+		"ManifestWork/" + testCluster + "/work-b: the object on hub hub-b was deleted, as hub hub-a's log of deletes made",
 	} {
 		if !strings.Contains(events, want) {
 			t.Errorf("DeleteProven events %q, want one containing %q", events, want)
@@ -98,5 +137,99 @@ func TestControllerDeletesWhatARestoredHubBringsBack(t *testing.T) {
 	}
 	if strings.Contains(events, "work-kept") {
 		t.Errorf("DeleteProven events %q name work-kept", events)
+	}
+}
+
+// TestControllerLogsManyDeletesInFewWrites: twenty works deleted on hub A at once are logged on each hub in a few
+// writes of its log, not one each, and every one of them is there.
+func TestControllerLogsManyDeletesInFewWrites(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	const n = 20
+	onA := []runtime.Object{managedCluster(testCluster, nil)}
+	onB := []runtime.Object{managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA})}
+	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("work-%d", i)
+		original := manifestWork(testCluster, name, "cm", nil)
+		original.SetUID(types.UID("uid-" + name))
+		original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+		original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+		original.SetDeletionTimestamp(&deleted)
+		cp := mirror.Desired(mwKind, manifestWork(testCluster, name, "cm", nil), nil, testHubA, nil)
+		cp.SetAnnotations(map[string]string{mirror.AnnotationSourceUID: "uid-" + name})
+		cp.SetUID(types.UID("copy-" + name))
+		onA, onB = append(onA, original), append(onB, cp)
+	}
+	a := newTestHub(t, testHubA, handler, kinds, onA...)
+	b := newTestHub(t, testHubB, handler, kinds, onB...)
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "every hold on hub-a released", func() bool {
+		for i := 0; i < n; i++ {
+			if w := a.get(t, mwKind, testCluster, fmt.Sprintf("work-%d", i)); w != nil && slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies) {
+				return false
+			}
+		}
+		return true
+	})
+	quiesce(t, c, a, b)
+	cmKind := mirror.Kind{GVR: configMapGVR}
+	for _, h := range []*testHub{a, b} {
+		log := mirror.ParseDeletesMade(deleteLogOn(t, h))
+		if len(log) != n {
+			t.Errorf("%s's log of deletes made holds %d deletes, want %d: %v", h.hub.Name(), len(log), n, log)
+		}
+		if writes := h.writes(cmKind); len(writes) > n/4 {
+			t.Errorf("%s's log written %d times for %d deletes made at once (%v), want at most %d", h.hub.Name(), len(writes), n, writes, n/4)
+		}
+	}
+}
+
+// TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete: a user deleted work-1 (uid-old) and made it again
+// (uid-new); then hub A, the source, was restored from a backup holding the old one, and the replicator deleted
+// it again there (held by its finalizer: TestControllerDeletesWhatARestoredHubBringsBack). Hub B's copy of the new
+// one, made from another object, is neither deleted with it nor waited for: A's delete is released. On hub B, work-2 is a remnant rewritten in place (its own UID logged by A when a user
+// deleted it, now made again from A's new work-2): it is deleted, not kept as a copy that a later failover would
+// take for the remnant, and a new copy is written.
+func TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	old := manifestWork(testCluster, "work-1", "cm-old", nil)
+	old.SetUID("uid-old")
+	old.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	old.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
+	old.SetDeletionTimestamp(&deleted)
+	newer := manifestWork(testCluster, "work-1", "cm-new", nil)
+	newer.SetUID("uid-new")
+	newerCopy := mirror.Desired(mwKind, newer, nil, testHubA, nil)
+	newerCopy.SetUID("uid-copy-of-new")
+	work2 := manifestWork(testCluster, "work-2", "cm-2", nil)
+	work2.SetUID("uid-work-2-again")
+	remnant := mirror.Desired(mwKind, manifestWork(testCluster, "work-2", "cm-2-old", nil), nil, testHubA, nil)
+	remnant.SetAnnotations(map[string]string{mirror.AnnotationSourceUID: "uid-work-2-first"})
+	remnant.SetUID("uid-remnant")
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), old, work2,
+		deleteLogObject("ManifestWork/"+testCluster+"/work-2=uid-remnant/uid-work-2-first\n"))
+	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}), newerCopy, remnant,
+		deleteLogObject("ManifestWork/"+testCluster+"/work-1=uid-old/\n"))
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "hub-a's delete of the old work-1 released", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-1")
+		return w == nil || !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies)
+	})
+	eventually(t, "hub-b's work-2 written anew", func() bool {
+		w := b.get(t, mwKind, testCluster, "work-2")
+		return w != nil && w.GetUID() != "uid-remnant" && w.GetAnnotations()[mirror.AnnotationSourceUID] == "uid-work-2-again"
+	})
+	quiesce(t, c, a, b)
+	if got := b.get(t, mwKind, testCluster, "work-1"); got == nil || got.GetUID() != "uid-copy-of-new" {
+		t.Errorf("hub-b's copy of the new work-1: %v, want it kept (it was made from another object than the one deleted again)", got)
 	}
 }

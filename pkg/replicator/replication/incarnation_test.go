@@ -10,9 +10,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	clienttesting "k8s.io/client-go/testing"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -188,5 +191,52 @@ func TestControllerFindsARestoreFromCopiesAlone(t *testing.T) {
 	eventually(t, "work-lost made again on hub-a", func() bool { return a.get(t, mwKind, testCluster, "work-lost") != nil })
 	eventually(t, "the restore reported", func() bool {
 		return strings.Contains(strings.Join(recorder.messages(ReasonHubRestored), "\n"), "hub hub-a shows incarnation 3 of its marker, and 6 was recorded")
+	})
+}
+
+// TestControllerMarksARestoredStandbyAgain: hub B, a standby fenced by the replicator (its namespace marked as
+// managed from hub A), is restored from a backup taken while it was unmarked — without ever looking unreachable
+// to the replicator (a restart its probes missed). Its marker shows a lower counter than A's marker records: the
+// restore is found, and B's namespace is marked again, although the replicator had marked it already.
+func TestControllerMarksARestoredStandbyAgain(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	nsKind := mirror.Kind{GVR: mirror.NamespaceGVR, Name: "Namespace"}
+	handler := &proxyHandler{}
+	ctx := context.Background()
+	namespace := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": testCluster}}}
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), namespace.DeepCopy(),
+		incarnationMarker("marker-a", map[string]string{testHubA: "4"}))
+	b := newTestHub(t, testHubB, handler, kinds, namespace.DeepCopy(), incarnationMarker("marker-b", map[string]string{testHubB: "6"}))
+	for _, h := range []*testHub{a, b} {
+		h.fake.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewNotFound(fence.SelfSubjectReviewGVR.GroupResource(), "")
+		})
+	}
+	c, recorder := startController(t, handler, Options{Kinds: kinds, Fencing: true, DirectionRecheck: time.Hour, IncarnationInterval: 100 * time.Millisecond}, a, b)
+	eventually(t, "hub-b's namespace marked as managed from hub-a", func() bool {
+		return b.get(t, nsKind, "", testCluster).GetLabels()[fence.LabelClusterHub] == testHubA
+	})
+	quiesce(t, c, a, b)
+
+	// B is restored: its namespace unmarked, its marker back at 2.
+	unmarked := b.get(t, nsKind, "", testCluster)
+	unmarked.SetLabels(nil)
+	unmarked.SetAnnotations(nil)
+	if _, err := b.fake.Resource(mirror.NamespaceGVR).Update(ctx, unmarked, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	marker, err := b.fake.Resource(configMapGVR).Namespace(DefaultMarkerNamespace).Get(ctx, IncarnationMarker, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedField(marker.Object, "2", "data", testHubB)
+	if _, err := b.fake.Resource(configMapGVR).Namespace(DefaultMarkerNamespace).Update(ctx, marker, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the restore of hub-b reported", func() bool { return len(recorder.messages(ReasonHubRestored)) > 0 })
+	eventually(t, "hub-b's namespace marked again", func() bool {
+		return b.get(t, nsKind, "", testCluster).GetLabels()[fence.LabelClusterHub] == testHubA
 	})
 }

@@ -414,8 +414,8 @@ func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 	if src == nil || src.GetDeletionTimestamp() != nil {
 		return false
 	}
-	hub, _, ok := c.deleteMadeOf(k, key, src, source.Name())
-	if !ok {
+	hub, _ := c.deleteMadeOf(ctx, k, key, src, source.Name())
+	if hub == "" {
 		return false
 	}
 	err := c.admitDelete(source.Name(), key)
@@ -432,8 +432,8 @@ func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 		return true
 	}
 	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), source.Name(), string(mirror.ActionDelete)).Inc()
-	c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s, the source, was deleted, as hub %s's ManagedCluster %s records (its hub was restored from a backup taken before): deleted again",
-		key, source.Name(), hub, mirror.AnnotationDeletesMade)
+	c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s, the source, was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was restored from a backup taken before): deleted again",
+		key, source.Name(), hub, c.opts.MarkerNamespace, DeleteLog)
 	return true
 }
 
@@ -657,13 +657,17 @@ func (s *objectSync) finish(ctx context.Context) {
 			s.errs = append(s.errs, err)
 		}
 	}
-	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) {
+	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source, src) {
 		// The delete is logged on every hub before it goes from the source: a hub restored from an older backup
-		// learns of it there.
-		if err := c.recordDeleteMade(ctx, k, key, src); err != nil {
-			s.errs = append(s.errs, err)
-		} else if err := c.release(ctx, source, k, key, src, mirror.ReleasePatch(src)); err != nil {
-			s.errs = append(s.errs, err)
+		// learns of it there. Until it is, the key waits for the log's write, which syncs it again.
+		logged, err := c.recordDeleteMade(k, key, src)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s: %w", key, err))
+		}
+		if logged {
+			if err := c.release(ctx, source, k, key, src, mirror.ReleasePatch(src)); err != nil {
+				s.errs = append(s.errs, err)
+			}
 		}
 	}
 	if err := c.keepTombstone(ctx, k, key, source, src, s.compared); err != nil {
@@ -706,7 +710,7 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
 	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
-	if _, _, logged := c.deleteMadeOf(k, key, oldObj, old.Name()); logged {
+	if hub, _ := c.deleteMadeOf(ctx, k, key, oldObj, old.Name()); hub != "" {
 		// What the old hub holds again of a delete another hub logged (it was restored from a backup taken
 		// before) is no change made there: syncTarget deletes it there.
 		return false, "", nil
@@ -823,11 +827,12 @@ func (c *Controller) agentLeft(h *hubconn.Hub, cluster string) (bool, time.Durat
 	return false, stale.Sub(now) + time.Second
 }
 
-// copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key that
-// is not being deleted: the delete of the source's original has reached them all. A hub that is down keeps the
+// copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key made
+// from src (mirror.DeleteOf(src).Explains) that is not being deleted: the delete of src, the source's object, has
+// reached them all. A hub that is down keeps the
 // delete held: the finalizer's hold outlives a restart of the replicator, its memory of a delete
 // (hubconn.Hub.Deleted) does not, except the tombstones of deletes of copies (keepTombstone).
-func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) bool {
+func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured) bool {
 	for _, h := range c.opts.Hubs {
 		if h == source {
 			continue
@@ -842,7 +847,9 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) boo
 			// The replicator neither writes nor deletes a copy there: that hub's add-on manager does.
 			continue
 		}
-		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.IsCopyOn(k, obj) && obj.GetDeletionTimestamp() == nil {
+		// A copy made from another object of the name (a newer one, on a hub that kept it while the source was
+		// restored to the older one) is not this delete's to wait for.
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.IsCopyOn(k, obj) && obj.GetDeletionTimestamp() == nil && mirror.DeleteOf(src).Explains(obj) {
 			return false
 		}
 	}
@@ -1226,12 +1233,15 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
 	}
 	d := mirror.Decide(k, src, tgt, tgtHash, source.Name(), target.Name(), deleted, extra)
-	// A target object the source does not hold, or one not made from it, may remain of a delete another hub
-	// logged (its hub was restored from a backup taken before the delete).
+	// A target object may remain of a delete another hub logged (its hub was restored from a backup taken before
+	// the delete): named by its own UID, it is deleted, never rewritten into a copy that would keep that UID (a
+	// later failover would delete it as that remnant); made from a logged object, it is deleted when the source
+	// holds no object of its name or one not made from it (otherwise it is brought in step with the source's).
 	loggedOn := ""
-	if d.Conflict == mirror.ConflictSourceMissing || d.Conflict == mirror.ConflictForeignObject {
-		if loggedOn, _, _ = c.deleteMadeOf(k, key, tgt, target.Name()); loggedOn != "" {
-			d = mirror.Decision{Action: mirror.ActionDelete}
+	if tgt != nil && tgt.GetDeletionTimestamp() == nil && !mirror.GeneratedHere(k, tgt) {
+		hub, own := c.deleteMadeOf(ctx, k, key, tgt, target.Name())
+		if hub != "" && (own || d.Conflict == mirror.ConflictSourceMissing || d.Conflict == mirror.ConflictForeignObject) {
+			loggedOn, d = hub, mirror.Decision{Action: mirror.ActionDelete}
 		}
 	}
 	c.logger.V(4).Info("Decided", "object", key.String(), "source", source.Name(), "target", target.Name(),
@@ -1294,8 +1304,8 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	}
 	c.setCopy(target.Name(), key, d.Action != mirror.ActionDelete)
 	if loggedOn != "" {
-		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s was deleted, as hub %s's ManagedCluster %s records (its hub was restored from a backup taken before): deleted again",
-			key, target.Name(), loggedOn, mirror.AnnotationDeletesMade)
+		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was restored from a backup taken before): deleted again",
+			key, target.Name(), loggedOn, c.opts.MarkerNamespace, DeleteLog)
 	}
 	if d.Adopted {
 		c.logger.Info("Took over the original of a copy", "hub", target.Name(), "object", key.String(), "source", source.Name())

@@ -38,11 +38,10 @@ import (
 
 // clusterAnnotations are the annotations the replicator keeps on ManagedClusters that say where a cluster is and
 // how the other hubs stand: an agent reads the in-step report, a person the cluster-hub marks; and the tombstones
-// of deletes seen there (deletes-seen: a delete not yet made on every hub is not made by uninstall) and the log of
-// deletes made (deletes-made). has-copies,
+// of deletes seen there (deletes-seen: a delete not yet made on every hub is not made by uninstall). has-copies,
 // on originals of every kind, is removed with them.
 var clusterAnnotations = []string{
-	mirror.AnnotationHubsInStep, mirror.AnnotationHubsBehind, mirror.AnnotationHubsReported, mirror.AnnotationMovedFrom, mirror.AnnotationWrittenBackEpoch, mirror.AnnotationDeletesSeen, mirror.AnnotationDeletesMade,
+	mirror.AnnotationHubsInStep, mirror.AnnotationHubsBehind, mirror.AnnotationHubsReported, mirror.AnnotationMovedFrom, mirror.AnnotationWrittenBackEpoch, mirror.AnnotationDeletesSeen,
 	mirror.AnnotationClusterHub, mirror.AnnotationClusterHubSince,
 }
 

@@ -216,12 +216,11 @@ func TestStandbyThatLostItsCopies(t *testing.T) {
 // TestStandbyRestoredFromABackup: hub B, a standby of cluster standby1, is restored from a cold backup of its
 // etcd taken before three writes on hub A, the cluster's source: an edit, a delete and a create, all three
 // copied to B. The restored B holds an older copy of the edited work, none of the new one, and a copy of the
-// deleted one that nobody will ever delete again: its delete reached B before the backup was put back. That copy
-// records an incarnation of A that A has passed since without the object, which proves the delete
-// (DeleteProven): it goes, the older copy is brought in step and the new work copied again, and A loses nothing
-// and gets nothing back from B's older state. Nothing needs B's own marker (a standby is never copied from, and
-// has none): the proof is A's. The replicator is stopped during the restore, so that the restored
-// state can be checked before it acts. The test plays the agent by renewing the cluster's lease on A.
+// deleted one that nobody will ever delete again: its delete reached B before the backup was put back. A's log of
+// deletes made records that delete (B's own log went back with the restore): the copy goes (DeleteProven), the
+// older copy is brought in step and the new work copied again, and A loses nothing and gets nothing back from
+// B's older state. The replicator is stopped during the restore, so that the restored state can be checked
+// before it acts. The test plays the agent by renewing the cluster's lease on A.
 func TestStandbyRestoredFromABackup(t *testing.T) {
 	const cluster = "standby1"
 	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
@@ -262,8 +261,7 @@ func TestStandbyRestoredFromABackup(t *testing.T) {
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "edited", replicationTimeout, "the older copy brought in step", newer)
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "made-after", replicationTimeout, "the new work copied again", copiedFrom("hub-a"))
 	reconciled := time.Since(start)
-	// The copy is a remnant of the delete by two proofs: hub-a's log of deletes made, and hub-a's incarnation
-	// (the log is read first).
+	// The copy remains of a delete hub-a logged.
 	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/deleted: ")
 
 	// A keeps what it holds, and nothing of B's older state comes back to it.
@@ -290,8 +288,8 @@ func TestStandbyRestoredFromABackup(t *testing.T) {
 
 // TestRestoredHubDeletesAgainWhatWasDeletedAfterItsBackup: hub A, the cluster's source, is restored twice from
 // a cold backup taken before a user deleted a ManifestWork there, which brings the deleted work back on A (an
-// original holding deletes, its copy on B gone). The replicator logged each delete on both hubs' ManagedClusters
-// before it released it (deletes-made), and B's log tells it that A's object was deleted: first with A restored
+// original holding deletes, its copy on B gone). The replicator logged each delete on both hubs before it released
+// it (their logs of deletes made, replication.DeleteLog), and B's log tells it that A's object was deleted: first with A restored
 // as the source (the agent renews on A; the replicator stopped during the restore), the work is deleted again on
 // A and never copied to B; then with A restored while the cluster is on B (A down, the cluster moved: the usual
 // disaster recovery), A's work is deleted as a remnant on a standby, so that a failback to A would find nothing of
@@ -300,7 +298,7 @@ func TestRestoredHubDeletesAgainWhatWasDeletedAfterItsBackup(t *testing.T) {
 	const cluster = "deleted1"
 	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
 	defer stopOnA()
-	mwKind, mcKind := mustKind(failoverv1alpha1.KindManifestWork), mustKind(failoverv1alpha1.KindManagedCluster)
+	mwKind := mustKind(failoverv1alpha1.KindManifestWork)
 	createWork(t, hubA, configMapWork(t, cluster, "gone-1", map[string]string{"v": "1"}))
 	createWork(t, hubA, configMapWork(t, cluster, "gone-2", map[string]string{"v": "2"}))
 	r.start()
@@ -316,9 +314,9 @@ func TestRestoredHubDeletesAgainWhatWasDeletedAfterItsBackup(t *testing.T) {
 		waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "the delete copied", absent)
 		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "the delete finished on hub-a", absent)
 		for _, h := range []*framework.Hub{hubA, hubBHub} {
-			mc, err := getObj(h, mcKind, "", cluster)
-			if err != nil || mc == nil || !strings.Contains(mc.GetAnnotations()[mirror.AnnotationDeletesMade], "ManifestWork/"+name+"=") {
-				t.Fatalf("hub %s's ManagedCluster %s: %s (err %v), want the delete of %s in %s", h.Name, cluster, describe(mc), err, name, mirror.AnnotationDeletesMade)
+			cm, err := h.Kube.CoreV1().ConfigMaps(replication.DefaultMarkerNamespace).Get(context.Background(), replication.DeleteLog, metav1.GetOptions{})
+			if err != nil || !strings.Contains(cm.Data[mirror.DeleteLogKey], "ManifestWork/"+cluster+"/"+name+"=") {
+				t.Fatalf("hub %s's log of deletes made: %v (err %v), want the delete of %s", h.Name, cm.Data, err, name)
 			}
 		}
 	}
@@ -340,7 +338,7 @@ func TestRestoredHubDeletesAgainWhatWasDeletedAfterItsBackup(t *testing.T) {
 	for _, name := range []string{"gone-1", "gone-2"} {
 		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "deleted again on the restored source", absent)
 	}
-	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/gone-1: the object on hub hub-a, the source, was deleted, as hub hub-b's ManagedCluster")
+	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/gone-1: the object on hub hub-a, the source, was deleted, as hub hub-b's log of deletes made")
 
 	// Restored while the cluster is on B: A goes down, the cluster moves to B, and A comes back from the backup.
 	stopOnA()
@@ -357,7 +355,7 @@ func TestRestoredHubDeletesAgainWhatWasDeletedAfterItsBackup(t *testing.T) {
 	for _, name := range []string{"gone-1", "gone-2"} {
 		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "deleted on the restored standby", absent)
 	}
-	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/gone-2: the object on hub hub-a was deleted, as hub hub-b's ManagedCluster")
+	expectEvent(t, r, replication.ReasonDeleteProven, "ManifestWork/"+cluster+"/gone-2: the object on hub hub-a was deleted, as hub hub-b's log of deletes made")
 	for i := 0; i < 5; i++ {
 		for _, h := range []*framework.Hub{hubA, hubBHub} {
 			if obj, err := getObj(h, mwKind, cluster, "kept"); err != nil || obj == nil || obj.GetDeletionTimestamp() != nil {
