@@ -66,6 +66,12 @@ const (
 	// (failoverv1alpha1.AnnotationEpoch) whose move the replicator finished writing back: the hub the epoch names as
 	// the one the agent left has nothing left to write back to the source (MovedFrom).
 	AnnotationWrittenBackEpoch = "failover.open-cluster-management.io/written-back-epoch"
+	// AnnotationDeletedAgain is, on an object being deleted on its cluster's source, the hub whose log of deletes
+	// made recorded its delete: the replicator deletes it again because a hub restored from a backup taken before
+	// the delete brought it back (DeletedAgainPatch). Its delete is not a user's delete of what the name holds now
+	// (an object made again under it since, whose copies other hubs keep): Decide does not carry it to the other
+	// hubs (rule 2).
+	AnnotationDeletedAgain = "failover.open-cluster-management.io/deleted-again"
 	// AnnotationSourceUID is the source object's metadata.uid, on the copy made from it.
 	AnnotationSourceUID = "failover.open-cluster-management.io/source-uid"
 	// AnnotationSourceGeneration is, on a copy, the source object's lineage (Lineage: its metadata.generation
@@ -378,12 +384,6 @@ func (d *Deleted) Explains(tgt *unstructured.Unstructured) bool {
 	return !ok || (made != "" && (made == d.UID || made == d.SourceUID))
 }
 
-// DeleteOf returns the delete of obj, an object being deleted on the source: its UID and, when it is a copy, the
-// source UID it records.
-func DeleteOf(obj *unstructured.Unstructured) *Deleted {
-	return &Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[AnnotationSourceUID]}
-}
-
 // Decision is the outcome of Decide.
 type Decision struct {
 	// Action is what to do.
@@ -405,13 +405,12 @@ type Decision struct {
 //     it took from its generator (OCM's work manager gives a ManifestWorkReplicaSet's works the set's labels,
 //     so the works a standby makes from a copy of the set carry LabelReplicatedFrom).
 //  1. A target object being deleted is left alone.
-//  2. A source object being deleted (its deletionTimestamp is the observed delete): what stands for that object
-//     on the target is deleted (Deleted.Explains, with the source object's UID and AnnotationSourceUID): a copy
-//     made from it (or from the original it is a copy of; a copy that records no source UID too), and the
-//     original it is a copy of; an original whose AnnotationHasCopies lists the source hub is deleted too when
-//     the source object records no source UID. Anything else is left alone: a copy made from another object of
-//     the name (a newer one, made after a delete that a hub restored from a backup undid) is not that object's,
-//     and a foreign object is not a conflict when there is nothing to mirror onto it.
+//  2. A source object being deleted (its deletionTimestamp is the observed delete): a copy (LabelReplicatedFrom
+//     set) is deleted, and so is an original whose AnnotationHasCopies lists the source hub (the source held a
+//     copy, and deletes it); anything else is left alone (a foreign object is not a conflict when there is
+//     nothing to mirror onto it). A source object the replicator deletes again (AnnotationDeletedAgain: a
+//     restored hub brought it back after a user's delete) deletes nothing elsewhere: the name may hold an object
+//     made again since, and what remains elsewhere of the deleted one goes by the logs of deletes made.
 //  3. No source object: a copy, or an original whose AnnotationHasCopies lists the source, is deleted only when
 //     deleted, the delete the replicator saw on the source (nil: none), Explains it; otherwise it is kept
 //     (ConflictSourceMissing). Absence is no delete: a hub restored, rebuilt, or that lost a namespace shows
@@ -439,7 +438,10 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 		return Decision{Action: ActionNone}
 	}
 	if src != nil && src.GetDeletionTimestamp() != nil {
-		if tgt != nil && DeleteOf(src).Explains(tgt) || tgt != nil && !IsCopy(tgt) && HasCopyOn(tgt, source) && src.GetAnnotations()[AnnotationSourceUID] == "" {
+		if _, again := src.GetAnnotations()[AnnotationDeletedAgain]; again {
+			return Decision{Action: ActionNone}
+		}
+		if tgt != nil && (IsCopy(tgt) || HasCopyOn(tgt, source)) {
 			return Decision{Action: ActionDelete}
 		}
 		return Decision{Action: ActionNone}
@@ -963,6 +965,22 @@ func ReleasePatch(obj *unstructured.Unstructured) []byte {
 		return nil
 	}
 	return finalizersPatch(obj, withoutDeleteCopies(finalizers))
+}
+
+// DeletedAgainPatch returns the JSON merge patch (RFC 7386) that marks obj, a source object the replicator is
+// about to delete again, with AnnotationDeletedAgain (hub: the hub whose log of deletes made recorded its delete)
+// and removes FinalizerDeleteCopies from it (its delete waits for no copy), with its metadata.uid and
+// resourceVersion as preconditions.
+func DeletedAgainPatch(obj *unstructured.Unstructured, hub string) []byte {
+	var list any = withoutDeleteCopies(obj.GetFinalizers())
+	if len(withoutDeleteCopies(obj.GetFinalizers())) == 0 {
+		list = nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid": string(obj.GetUID()), "resourceVersion": obj.GetResourceVersion(), "finalizers": list,
+		"annotations": map[string]any{AnnotationDeletedAgain: hub},
+	}})
+	return patch
 }
 
 // finalizersPatch returns the JSON merge patch that sets obj's finalizers to finalizers (none when empty), with

@@ -1406,42 +1406,9 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionDelete,
 		},
 		{
-			name: "rule 2: source being deleted: a copy made from another object of the name (newer; the source restored from a backup) left alone",
-			kind: mw, src: mod(mwSource(), deleting),
-			tgt:        mod(mwCopy, func(m map[string]any) { setAnnotation(m, mirror.AnnotationSourceUID, "uid-made-again") }),
-			wantAction: mirror.ActionNone,
-		},
-		{
-			name: "rule 2: source being deleted: a copy made from the original the source's object is a copy of deleted",
-			kind: mw, src: mod(mod(mwSource(), deleting), func(m map[string]any) {
-				setLabel(m, mirror.LabelReplicatedFrom, hubC)
-				setAnnotation(m, mirror.AnnotationSourceUID, "uid-original")
-			}),
-			tgt:        mod(mwCopy, func(m map[string]any) { setAnnotation(m, mirror.AnnotationSourceUID, "uid-original") }),
-			wantAction: mirror.ActionDelete,
-		},
-		{
-			name: "rule 2: source being deleted, a copy of the target's original: that original deleted",
-			kind: mw, src: mod(mod(mwSource(), deleting), func(m map[string]any) {
-				setLabel(m, mirror.LabelReplicatedFrom, hubB)
-				setAnnotation(m, mirror.AnnotationSourceUID, "uid-target-original")
-			}),
-			tgt: mod(mwSource(), func(m map[string]any) {
-				meta(m)["uid"] = "uid-target-original"
-				setAnnotation(m, mirror.AnnotationHasCopies, hubA)
-			}),
-			wantAction: mirror.ActionDelete,
-		},
-		{
-			name: "rule 2: source being deleted, a copy of another original: the target's original, listing the source, left alone",
-			kind: mw, src: mod(mod(mwSource(), deleting), func(m map[string]any) {
-				setLabel(m, mirror.LabelReplicatedFrom, hubB)
-				setAnnotation(m, mirror.AnnotationSourceUID, "uid-older-original")
-			}),
-			tgt: mod(mwSource(), func(m map[string]any) {
-				meta(m)["uid"] = "uid-target-original"
-				setAnnotation(m, mirror.AnnotationHasCopies, hubA)
-			}),
+			name: "rule 2: source deleted again by the replicator (a restored remnant): its copies left to the logs of deletes made",
+			kind: mw, src: mod(mod(mwSource(), deleting), func(m map[string]any) { setAnnotation(m, mirror.AnnotationDeletedAgain, hubB) }),
+			tgt:        mwCopy,
 			wantAction: mirror.ActionNone,
 		},
 		{

@@ -208,8 +208,10 @@ type Controller struct {
 	reports reportTimes
 	// incarnations: the hubs' incarnations (syncIncarnation); its own lock.
 	incarnations *incarnations
-	// deleteLogs: each hub's log of deletes made (recordDeleteMade, deleteMadeOf); its own locks.
+	// deleteLogs: each hub's log of deletes made (recordDeleteMade, deleteMadeOf); its own locks. flushes counts
+	// the goroutines writing them (flushDeleteLog): Run waits for them.
 	deleteLogs map[string]*deleteLog
+	flushes    sync.WaitGroup
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.
@@ -306,9 +308,11 @@ func New(opts Options) (*Controller, error) {
 func (c *Controller) Run(ctx context.Context, workers int) {
 	var wg sync.WaitGroup
 	defer func() {
-		// Every worker has returned before Run does, so that a new controller never overlaps this one.
+		// Every worker, and every write of a log of deletes made they started, has returned before Run does, so
+		// that a new controller never overlaps this one.
 		c.queue.ShutDown()
 		wg.Wait()
+		c.flushes.Wait()
 	}()
 	for i := 0; i < workers; i++ {
 		wg.Add(1)

@@ -44,13 +44,22 @@ type deleteLog struct {
 	// entries is the log, oldest first; byKey indexes it by mirror.DeleteMadeKey.
 	entries []mirror.DeleteMade
 	byKey   map[string][]mirror.DeleteMade
+	// written are the deletes written there since run whose holds were not released yet: a batch larger than
+	// mirror.MaxDeletesMade trims its own oldest deletes from the log, and they count as logged all the same.
+	written map[mirror.DeleteMade]bool
 	// pending are the deletes to write, requeue the keys to sync once they are written; flushing is true while
 	// a goroutine writes them (flushDeleteLog); failed is the error of its last write, nil once one succeeded.
 	pending  []mirror.DeleteMade
 	requeue  []Key
 	flushing bool
 	failed   error
+	// readFailed is when (the controller's clock) the last read of the log failed: not read again before
+	// deleteLogReadRetry passed.
+	readFailed time.Time
 }
+
+// deleteLogReadRetry is how long after a failed read of a hub's log it is not read again (deleteLogOf).
+const deleteLogReadRetry = 10 * time.Second
 
 // setLocked replaces what l holds of the hub's log by entries.
 func (l *deleteLog) setLocked(entries []mirror.DeleteMade) {
@@ -66,7 +75,7 @@ func (l *deleteLog) setLocked(entries []mirror.DeleteMade) {
 func (c *Controller) forgetDeleteLog(hub string) {
 	if l := c.deleteLogs[hub]; l != nil {
 		l.mu.Lock()
-		l.loaded, l.entries, l.byKey = false, nil, nil
+		l.loaded, l.entries, l.byKey, l.written, l.readFailed = false, nil, nil, nil, time.Time{}
 		l.run++
 		l.mu.Unlock()
 	}
@@ -79,7 +88,7 @@ func (c *Controller) forgetDeleteLog(hub string) {
 // one each), and key is synced again once the batch is written; the sync does not wait for it. The error is
 // that of the last batch written on such a hub, when it failed (its deletes are written again with the next
 // one). Nothing for an object outside a cluster's namespace or of a kind that holds no deletes: true.
-func (c *Controller) recordDeleteMade(k mirror.Kind, key Key, src *unstructured.Unstructured) (bool, error) {
+func (c *Controller) recordDeleteMade(ctx context.Context, k mirror.Kind, key Key, src *unstructured.Unstructured) (bool, error) {
 	if _, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); !ok || !mirror.HoldsDeletes(k) || k.Name == failoverv1alpha1.KindManagedCluster {
 		return true, nil
 	}
@@ -87,13 +96,15 @@ func (c *Controller) recordDeleteMade(k mirror.Kind, key Key, src *unstructured.
 		UID: string(src.GetUID()), SourceUID: src.GetAnnotations()[mirror.AnnotationSourceUID]}}
 	logged := true
 	var errs []error
+	var ready []*deleteLog
 	for _, h := range c.opts.Hubs {
 		if !h.Ready() {
 			continue
 		}
 		l := c.deleteLogs[h.Name()]
+		ready = append(ready, l)
 		l.mu.Lock()
-		if !l.loaded || !mirror.HoldsDeleteMade(l.byKey[entry.Key], entry) {
+		if !l.loaded || !l.written[entry] && !mirror.HoldsDeleteMade(l.byKey[entry.Key], entry) {
 			logged = false
 			if !mirror.HoldsDeleteMade(l.pending, entry) {
 				l.pending = append(l.pending, entry)
@@ -104,26 +115,45 @@ func (c *Controller) recordDeleteMade(k mirror.Kind, key Key, src *unstructured.
 			}
 			if !l.flushing {
 				l.flushing = true
-				go c.flushDeleteLog(h, l)
+				c.flushes.Add(1)
+				go c.flushDeleteLog(ctx, h, l)
 			}
 		}
 		l.mu.Unlock()
+	}
+	if logged {
+		// The hold is released now: its delete need not be remembered as written any more.
+		for _, l := range ready {
+			l.mu.Lock()
+			delete(l.written, entry)
+			l.mu.Unlock()
+		}
 	}
 	return logged, errors.Join(errs...)
 }
 
 // flushDeleteLog writes h's pending deletes, after deleteLogLinger, and the batches that gather meanwhile, one
 // after the other, and syncs the keys of each batch again once it is written (after a back-off when it failed).
-func (c *Controller) flushDeleteLog(h *hubconn.Hub, l *deleteLog) {
+// It returns when nothing is pending, or when ctx (the controller's run) is done: what is pending then is not
+// written (its holds stay, and are logged by the next controller).
+func (c *Controller) flushDeleteLog(ctx context.Context, h *hubconn.Hub, l *deleteLog) {
+	defer c.flushes.Done()
 	for {
-		time.Sleep(deleteLogLinger)
+		select {
+		case <-ctx.Done():
+			l.mu.Lock()
+			l.pending, l.requeue, l.flushing = nil, nil, false
+			l.mu.Unlock()
+			return
+		case <-time.After(deleteLogLinger):
+		}
 		l.mu.Lock()
 		batch, keys, run := l.pending, l.requeue, l.run
 		l.pending, l.requeue = nil, nil
 		l.mu.Unlock()
 
-		ctx, cancel := context.WithTimeout(context.Background(), deleteLogTimeout)
-		entries, err := c.writeDeleteLog(ctx, h, batch)
+		writeCtx, cancel := context.WithTimeout(ctx, deleteLogTimeout)
+		entries, err := c.writeDeleteLog(writeCtx, h, batch)
 		cancel()
 		if err != nil {
 			c.logger.Error(err, "Log of deletes made not written; the holds of those deletes stay until it is", "hub", h.Name(), "deletes", len(batch))
@@ -132,6 +162,12 @@ func (c *Controller) flushDeleteLog(h *hubconn.Hub, l *deleteLog) {
 		l.failed = err
 		if err == nil && l.run == run {
 			l.setLocked(entries)
+			if l.written == nil {
+				l.written = map[mirror.DeleteMade]bool{}
+			}
+			for _, d := range batch {
+				l.written[d] = true
+			}
 		}
 		more := len(l.pending) > 0
 		l.flushing = more
@@ -202,38 +238,50 @@ func (c *Controller) writeDeleteLog(ctx context.Context, h *hubconn.Hub, batch [
 
 // deleteMadeOf returns the hub whose log of deletes made records the delete that obj, key's object on hub skip,
 // remains of (mirror.DeleteMadeOf), and whether it names obj by its own UID; hub is "" when no ready hub but skip
-// records one (an own match is preferred). A hub's log not read since it became ready is read first (one GET; a
-// failed read is no record).
-func (c *Controller) deleteMadeOf(ctx context.Context, k mirror.Kind, key Key, obj *unstructured.Unstructured, skip string) (hub string, own bool) {
+// records one (an own match is preferred). known is false when a ready hub's log could not be read: obj may be a
+// remnant, and the caller writes nothing of it yet. A hub's log not read since it became ready is read first (one
+// GET; after a failure, not again within deleteLogReadRetry).
+func (c *Controller) deleteMadeOf(ctx context.Context, k mirror.Kind, key Key, obj *unstructured.Unstructured, skip string) (hub string, own, known bool) {
 	if _, isCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster); !isCluster || !mirror.HoldsDeletes(k) ||
 		k.Name == failoverv1alpha1.KindManagedCluster || obj == nil {
-		return "", false
+		return "", false, true
 	}
 	entryKey := mirror.DeleteMadeKey(k.Name, key.Namespace, key.Name)
+	known = true
 	for _, h := range c.opts.Hubs {
 		if h.Name() == skip || !h.Ready() {
 			continue
 		}
-		if _, isOwn, ok := mirror.DeleteMadeOf(c.deleteLogOf(ctx, h, entryKey), entryKey, obj); ok && (isOwn || hub == "") {
+		entries, read := c.deleteLogOf(ctx, h, entryKey)
+		if !read {
+			known = false
+			continue
+		}
+		if _, isOwn, ok := mirror.DeleteMadeOf(entries, entryKey, obj); ok && (isOwn || hub == "") {
 			hub, own = h.Name(), isOwn
-			if own {
-				return hub, own
-			}
 		}
 	}
-	return hub, own
+	if hub != "" {
+		// A record is a record, whatever an unreadable log holds.
+		known = true
+	}
+	return hub, own, known
 }
 
 // deleteLogOf returns the entries of key in h's log of deletes made, reading the log first when it was not read
-// since h became ready.
-func (c *Controller) deleteLogOf(ctx context.Context, h *hubconn.Hub, key string) []mirror.DeleteMade {
+// since h became ready; read is false when it could not be read (not tried again within deleteLogReadRetry of a
+// failure).
+func (c *Controller) deleteLogOf(ctx context.Context, h *hubconn.Hub, key string) (entries []mirror.DeleteMade, read bool) {
 	l := c.deleteLogs[h.Name()]
 	l.mu.Lock()
-	loaded, run := l.loaded, l.run
-	entries := l.byKey[key]
+	loaded, run, readFailed := l.loaded, l.run, l.readFailed
+	entries = l.byKey[key]
 	l.mu.Unlock()
 	if loaded {
-		return entries
+		return entries, true
+	}
+	if !readFailed.IsZero() && c.opts.Clock.Since(readFailed) < deleteLogReadRetry {
+		return nil, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, deleteLogTimeout)
 	defer cancel()
@@ -243,8 +291,11 @@ func (c *Controller) deleteLogOf(ctx context.Context, h *hubconn.Hub, key string
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		h.ReportError(err)
-		c.logger.Error(err, "Log of deletes made not read: no record of it is used until it is", "hub", h.Name())
-		return nil
+		c.logger.Error(err, "Log of deletes made not read: what it may record of an object waits", "hub", h.Name())
+		l.mu.Lock()
+		l.readFailed = c.opts.Clock.Now()
+		l.mu.Unlock()
+		return nil, false
 	default:
 		value, _, _ := unstructured.NestedString(cm.Object, "data", mirror.DeleteLogKey)
 		log = mirror.ParseDeletesMade(value)
@@ -254,7 +305,7 @@ func (c *Controller) deleteLogOf(ctx context.Context, h *hubconn.Hub, key string
 	if l.run == run && !l.loaded {
 		l.setLocked(log)
 	}
-	return l.byKey[key]
+	return l.byKey[key], true
 }
 
 // deleteMadeAttempts bounds the read-and-write rounds of one write of a hub's log when it changes meanwhile (409).

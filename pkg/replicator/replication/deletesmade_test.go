@@ -189,9 +189,9 @@ func TestControllerLogsManyDeletesInFewWrites(t *testing.T) {
 }
 
 // TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete: a user deleted work-1 (uid-old) and made it again
-// (uid-new); then hub A, the source, was restored from a backup holding the old one, and the replicator deleted
-// it again there (held by its finalizer: TestControllerDeletesWhatARestoredHubBringsBack). Hub B's copy of the new
-// one, made from another object, is neither deleted with it nor waited for: A's delete is released. On hub B, work-2 is a remnant rewritten in place (its own UID logged by A when a user
+// (uid-new); then hub A, the source, was restored from a backup holding the old one, and the replicator is
+// deleting it again there (marked deleted-again; OCM's work agent still cleans up). Hub B's copy of the new one is
+// not deleted with it. On hub B, work-2 is a remnant rewritten in place (its own UID logged by A when a user
 // deleted it, now made again from A's new work-2): it is deleted, not kept as a copy that a later failover would
 // take for the remnant, and a new copy is written.
 func TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete(t *testing.T) {
@@ -201,8 +201,8 @@ func TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete(t *testing.T) {
 	handler := &proxyHandler{}
 	old := manifestWork(testCluster, "work-1", "cm-old", nil)
 	old.SetUID("uid-old")
-	old.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	old.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	old.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB, mirror.AnnotationDeletedAgain: testHubB})
+	old.SetFinalizers([]string{"cluster.open-cluster-management.io/manifest-work-cleanup"})
 	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
 	old.SetDeletionTimestamp(&deleted)
 	newer := manifestWork(testCluster, "work-1", "cm-new", nil)
@@ -220,10 +220,6 @@ func TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete(t *testing.T) {
 		deleteLogObject("ManifestWork/"+testCluster+"/work-1=uid-old/\n"))
 	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
-	eventually(t, "hub-a's delete of the old work-1 released", func() bool {
-		w := a.get(t, mwKind, testCluster, "work-1")
-		return w == nil || !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies)
-	})
 	eventually(t, "hub-b's work-2 written anew", func() bool {
 		w := b.get(t, mwKind, testCluster, "work-2")
 		return w != nil && w.GetUID() != "uid-remnant" && w.GetAnnotations()[mirror.AnnotationSourceUID] == "uid-work-2-again"
@@ -232,4 +228,46 @@ func TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete(t *testing.T) {
 	if got := b.get(t, mwKind, testCluster, "work-1"); got == nil || got.GetUID() != "uid-copy-of-new" {
 		t.Errorf("hub-b's copy of the new work-1: %v, want it kept (it was made from another object than the one deleted again)", got)
 	}
+}
+
+// TestControllerReleasesMoreDeletesThanTheLogKeeps: more deletes at once than a hub's log keeps
+// (mirror.MaxDeletesMade): the oldest are trimmed from the log by the later batches, and every hold is released
+// all the same, none left Terminating.
+func TestControllerReleasesMoreDeletesThanTheLogKeeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,100 deletes")
+	}
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	n := mirror.MaxDeletesMade + 100
+	onA := []runtime.Object{managedCluster(testCluster, nil)}
+	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
+	for i := 0; i < n; i++ {
+		original := manifestWork(testCluster, fmt.Sprintf("work-%d", i), "cm", nil)
+		original.SetUID(types.UID(fmt.Sprintf("uid-%d", i)))
+		original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+		original.SetDeletionTimestamp(&deleted)
+		onA = append(onA, original)
+	}
+	a := newTestHub(t, testHubA, handler, kinds, onA...)
+	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}))
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	held := func() int {
+		count := 0
+		for i := 0; i < n; i++ {
+			if w := a.get(t, mwKind, testCluster, fmt.Sprintf("work-%d", i)); w != nil && slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies) {
+				count++
+			}
+		}
+		return count
+	}
+	eventually(t, "every hold on hub-a released", func() bool { return held() == 0 })
+	quiesce(t, c, a, b)
+	if log := mirror.ParseDeletesMade(deleteLogOn(t, b)); len(log) != mirror.MaxDeletesMade {
+		t.Errorf("hub-b's log holds %d deletes, want the newest %d", len(log), mirror.MaxDeletesMade)
+	}
+	t.Logf("hub-b's log written %d times", len(b.writes(mirror.Kind{GVR: configMapGVR})))
 }

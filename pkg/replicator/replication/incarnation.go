@@ -204,13 +204,15 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 
 	defer c.queue.AddAfter(Key{Kind: keyIncarnation, Name: hub}, c.opts.IncarnationInterval)
 	if restoredNow {
-		// The fence marks of its namespaces went back with it: what the replicator wrote there is marked again
-		// (the ManagedClusters' keys are synced below).
+		// The fence marks of its namespaces went back with it: they are written again (the ManagedClusters' keys
+		// are synced below).
 		c.mu.Lock()
 		if c.fenceMarks[hub] != nil {
 			c.fenceMarks[hub] = map[string]string{}
 		}
 		c.mu.Unlock()
+		// So did its log of deletes made: read again, and written again as deletes are released.
+		c.forgetDeleteLog(hub)
 		c.opts.Recorder.Warningf(ReasonHubRestored, "hub %s shows incarnation %d of its marker, and %d was recorded: it was restored from a backup; "+
 			"objects it lost are made again there from copies made in a later incarnation, and the newer states its copies hold are written back onto it",
 			hub, shown.N, recorded)

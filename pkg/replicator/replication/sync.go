@@ -407,20 +407,40 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 
 // deleteAgainOnSource deletes the source's object of the sync's key when another hub's log of deletes made
 // records its delete (deleteMadeOf): the source was restored from a backup taken before the delete, which brought
-// it back. The delete passes the source's brake, and is then carried to every hub as a user's (the object holds
-// deletes). It reports whether it wrote or failed to (or the brake held it): the rest of the sync waits.
+// it back. The delete passes the source's brake; the object is first marked (mirror.DeletedAgainPatch), so that
+// its delete is not carried to the other hubs, whose objects of the name may be of one made again since (what
+// remains there of the deleted one goes by the logs too, syncTarget), and loses the replicator's hold; OCM's work
+// agent removes what it applied. It reports whether it wrote or failed to (or the brake held it, or a hub's log
+// could not be read): the rest of the sync waits.
 func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
 	if src == nil || src.GetDeletionTimestamp() != nil {
 		return false
 	}
-	hub, _ := c.deleteMadeOf(ctx, k, key, src, source.Name())
+	hub, _, known := c.deleteMadeOf(ctx, k, key, src, source.Name())
+	if !known {
+		// A hub's log could not be read: the object may be a remnant, and is neither copied nor deleted yet.
+		s.errs = append(s.errs, fmt.Errorf("%s: a hub's log of deletes made could not be read: waiting", key))
+		return true
+	}
 	if hub == "" {
 		return false
 	}
+	// Marked, its delete is not carried to the other hubs (mirror.Decide rule 2): the name may hold an object
+	// made again since; and it waits for no copy.
 	err := c.admitDelete(source.Name(), key)
 	if err == nil {
-		err = c.delete(ctx, source, k, src)
+		_, err = source.Client().Resource(k.GVR).Namespace(key.Namespace).Patch(ctx, key.Name, types.MergePatchType,
+			mirror.DeletedAgainPatch(src, hub), metav1.PatchOptions{FieldManager: FieldManager})
+		if err == nil {
+			uid := src.GetUID()
+			err = source.Client().Resource(k.GVR).Namespace(key.Namespace).Delete(ctx, key.Name,
+				metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		}
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			// Gone, made again, or changed meanwhile: the next sync decides again.
+			return true
+		}
 	}
 	if errors.Is(err, errDeleteHeld) {
 		return true
@@ -657,10 +677,10 @@ func (s *objectSync) finish(ctx context.Context) {
 			s.errs = append(s.errs, err)
 		}
 	}
-	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source, src) {
+	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) {
 		// The delete is logged on every hub before it goes from the source: a hub restored from an older backup
 		// learns of it there. Until it is, the key waits for the log's write, which syncs it again.
-		logged, err := c.recordDeleteMade(k, key, src)
+		logged, err := c.recordDeleteMade(ctx, k, key, src)
 		if err != nil {
 			s.errs = append(s.errs, fmt.Errorf("%s: %w", key, err))
 		}
@@ -710,7 +730,9 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
 	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
-	if hub, _ := c.deleteMadeOf(ctx, k, key, oldObj, old.Name()); hub != "" {
+	if hub, _, known := c.deleteMadeOf(ctx, k, key, oldObj, old.Name()); !known {
+		return false, old.Name(), fmt.Errorf("%s: a hub's log of deletes made could not be read: nothing written back from hub %s", key, old.Name())
+	} else if hub != "" {
 		// What the old hub holds again of a delete another hub logged (it was restored from a backup taken
 		// before) is no change made there: syncTarget deletes it there.
 		return false, "", nil
@@ -827,12 +849,11 @@ func (c *Controller) agentLeft(h *hubconn.Hub, cluster string) (bool, time.Durat
 	return false, stale.Sub(now) + time.Second
 }
 
-// copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key made
-// from src (mirror.DeleteOf(src).Explains) that is not being deleted: the delete of src, the source's object, has
-// reached them all. A hub that is down keeps the
+// copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key that
+// is not being deleted: the delete of the source's original has reached them all. A hub that is down keeps the
 // delete held: the finalizer's hold outlives a restart of the replicator, its memory of a delete
 // (hubconn.Hub.Deleted) does not, except the tombstones of deletes of copies (keepTombstone).
-func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured) bool {
+func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) bool {
 	for _, h := range c.opts.Hubs {
 		if h == source {
 			continue
@@ -847,9 +868,7 @@ func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub, src
 			// The replicator neither writes nor deletes a copy there: that hub's add-on manager does.
 			continue
 		}
-		// A copy made from another object of the name (a newer one, on a hub that kept it while the source was
-		// restored to the older one) is not this delete's to wait for.
-		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.IsCopyOn(k, obj) && obj.GetDeletionTimestamp() == nil && mirror.DeleteOf(src).Explains(obj) {
+		if obj, _ := h.Peek(k.Name, key.Namespace, key.Name); mirror.IsCopyOn(k, obj) && obj.GetDeletionTimestamp() == nil {
 			return false
 		}
 	}
@@ -1239,7 +1258,10 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	// holds no object of its name or one not made from it (otherwise it is brought in step with the source's).
 	loggedOn := ""
 	if tgt != nil && tgt.GetDeletionTimestamp() == nil && !mirror.GeneratedHere(k, tgt) {
-		hub, own := c.deleteMadeOf(ctx, k, key, tgt, target.Name())
+		hub, own, known := c.deleteMadeOf(ctx, k, key, tgt, target.Name())
+		if !known {
+			return false, fmt.Errorf("a hub's log of deletes made could not be read: hub %s's object waits", target.Name())
+		}
 		if hub != "" && (own || d.Conflict == mirror.ConflictSourceMissing || d.Conflict == mirror.ConflictForeignObject) {
 			loggedOn, d = hub, mirror.Decision{Action: mirror.ActionDelete}
 		}
