@@ -139,9 +139,6 @@ func WithDeletesMade(log []DeleteMade, add ...DeleteMade) []DeleteMade {
 	return out
 }
 
-// HoldsDeleteMade reports whether log holds d.
-func HoldsDeleteMade(log []DeleteMade, d DeleteMade) bool { return slices.Contains(log, d) }
-
 // DeleteMadeOf returns the delete in log (one hub's log of deletes made) of which obj, the object of key (a
 // DeleteMadeKey) on some hub, is what remains, and whether obj is named by its own UID (own): obj is the deleted
 // object itself (a hub restored from a backup taken before the delete holds it again) or the original the deleted

@@ -104,9 +104,9 @@ func (c *Controller) recordDeleteMade(ctx context.Context, k mirror.Kind, key Ke
 		l := c.deleteLogs[h.Name()]
 		ready = append(ready, l)
 		l.mu.Lock()
-		if !l.loaded || !l.written[entry] && !mirror.HoldsDeleteMade(l.byKey[entry.Key], entry) {
+		if !l.loaded || !l.written[entry] && !slices.Contains(l.byKey[entry.Key], entry) {
 			logged = false
-			if !mirror.HoldsDeleteMade(l.pending, entry) {
+			if !slices.Contains(l.pending, entry) {
 				l.pending = append(l.pending, entry)
 			}
 			l.requeue = append(l.requeue, key)
@@ -205,7 +205,7 @@ func (c *Controller) writeDeleteLog(ctx context.Context, h *hubconn.Hub, batch [
 			value, _, _ := unstructured.NestedString(cm.Object, "data", mirror.DeleteLogKey)
 			log = mirror.ParseDeletesMade(value)
 		}
-		missing := slices.DeleteFunc(slices.Clone(batch), func(d mirror.DeleteMade) bool { return mirror.HoldsDeleteMade(log, d) })
+		missing := slices.DeleteFunc(slices.Clone(batch), func(d mirror.DeleteMade) bool { return slices.Contains(log, d) })
 		if cm != nil && len(missing) == 0 {
 			// Every delete of the batch is there already (written before a restart, or by a batch whose outcome
 			// was not stored): nothing to write.

@@ -301,31 +301,30 @@ const markerTimeout = 10 * time.Second
 // (as their caches hold them).
 func (c *Controller) observeCopiesOf(hub string) {
 	for _, h := range c.opts.Hubs {
-		if h.Name() == hub || !h.Ready() {
-			continue
-		}
-		for name := range c.kinds {
-			for _, n := range h.List(name, "") {
-				if obj, _ := h.Peek(name, n.Namespace, n.Name); obj != nil && obj.GetLabels()[mirror.LabelReplicatedFrom] == hub {
-					c.incarnations.observe(hub, mirror.SourceIncarnation(obj))
-				}
-			}
+		if h.Name() != hub {
+			c.observeCopiesIn(h, func(from string) bool { return from == hub })
 		}
 	}
 }
 
-// observeCopiesOn records the incarnations of the other hubs that the copies hub holds (as its cache holds them)
-// record.
+// observeCopiesOn records the incarnations of the other hubs that the copies hub holds record.
 func (c *Controller) observeCopiesOn(hub string) {
-	h := c.byName[hub]
-	if h == nil || !h.Ready() {
+	if h := c.byName[hub]; h != nil {
+		c.observeCopiesIn(h, func(from string) bool { return from != "" && from != hub })
+	}
+}
+
+// observeCopiesIn records the incarnation each copy in ready hub h's cache records of the hub it was made from,
+// for the source hubs from accepts.
+func (c *Controller) observeCopiesIn(h *hubconn.Hub, from func(string) bool) {
+	if !h.Ready() {
 		return
 	}
 	for name := range c.kinds {
 		for _, n := range h.List(name, "") {
 			if obj, _ := h.Peek(name, n.Namespace, n.Name); obj != nil {
-				if from := obj.GetLabels()[mirror.LabelReplicatedFrom]; from != "" && from != hub {
-					c.incarnations.observe(from, mirror.SourceIncarnation(obj))
+				if source := obj.GetLabels()[mirror.LabelReplicatedFrom]; from(source) {
+					c.incarnations.observe(source, mirror.SourceIncarnation(obj))
 				}
 			}
 		}
