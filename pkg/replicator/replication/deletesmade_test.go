@@ -232,7 +232,8 @@ func TestControllerKeepsWhatWasMadeAgainAfterALoggedDelete(t *testing.T) {
 
 // TestControllerReleasesMoreDeletesThanTheLogKeeps: more deletes at once than a hub's log keeps
 // (mirror.MaxDeletesMade): the oldest are trimmed from the log by the later batches, and every hold is released
-// all the same, none left Terminating.
+// all the same, none left Terminating. (Without deleteLog.written the holds are released too, a round later with
+// one more write of the log: the write count is logged, not asserted, as the batches depend on timing.)
 func TestControllerReleasesMoreDeletesThanTheLogKeeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,100 deletes")
