@@ -58,6 +58,12 @@ type incarnations struct {
 	// restored: hub → the keys not yet synced with every hub ready since the hub was found restored: its
 	// counter is not advanced until they are (a copy of an object it lost must stay of a later incarnation).
 	restored map[string]sets.Set[Key]
+	// claims: restored hub → the clusters whose ManagedCluster it holds as a source does (no record of another
+	// hub) while another hub is their source, as found when the restore was: it was their source when its backup
+	// was taken, and its
+	// users' writes since (the restore undid its fence marks) are written back like those of a hub the cluster
+	// moved from (Controller.writeBackHub), until the hub is reconciled.
+	claims map[string]sets.Set[string]
 	// advanced: hub → when (the controller's clock) its counter was last advanced.
 	advanced map[string]time.Time
 	// read: the hubs whose marker was read since the controller started; started, when it started.
@@ -71,7 +77,7 @@ type incarnations struct {
 
 func newIncarnations(hubs []string, started time.Time) *incarnations {
 	in := &incarnations{shown: map[string]mirror.Incarnation{}, recorded: map[string]map[string]int64{},
-		restored: map[string]sets.Set[Key]{}, advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
+		restored: map[string]sets.Set[Key]{}, claims: map[string]sets.Set[string]{}, advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
 		readyRun: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
 	for _, h := range hubs {
 		in.recorded[h] = map[string]int64{}
@@ -174,6 +180,12 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	}
 	in.recordMarkerLocked(hub, marker)
 	in.read.Insert(hub)
+	for other := range in.shown {
+		if _, restored := in.restored[other]; other != hub && !restored && in.behindLocked(other) {
+			// This marker shows that another hub was restored: found at once, not after an interval.
+			c.queue.Add(Key{Kind: keyIncarnation, Name: other})
+		}
+	}
 	shown := in.shown[hub]
 	recorded := in.recorded[hub][shown.UID]
 	_, wasRestored := in.restored[hub]
@@ -186,9 +198,14 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	if !readSinceReady || wasRestored || restoredNow {
 		keys = sets.New(c.allKeys()...)
 	}
+	var claims sets.Set[string]
+	if restoredNow {
+		claims = c.claimedBy(h)
+	}
 	in.mu.Lock()
 	if restoredNow {
 		in.restored[hub] = keys.Clone()
+		in.claims[hub] = claims
 	}
 	pending := in.restored[hub]
 	if wasRestored {
@@ -216,6 +233,10 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		c.opts.Recorder.Warningf(ReasonHubRestored, "hub %s shows incarnation %d of its marker, and %d was recorded: it was restored from a backup; "+
 			"objects it lost are made again there from copies made in a later incarnation, and the newer states its copies hold are written back onto it",
 			hub, shown.N, recorded)
+		if claims.Len() > 0 {
+			c.logger.Info("Restored hub holds clusters as their source that another hub manages: what was written there since is written back",
+				"hub", hub, "clusters", sets.List(claims))
+		}
 	}
 	if restoredNow || !readSinceReady {
 		// Every key is compared again with the incarnation known: what a restored hub lost is made again,
@@ -233,9 +254,60 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	}
 	in.mu.Lock()
 	delete(in.restored, hub)
+	delete(in.claims, hub)
 	in.mu.Unlock()
 	c.logger.Info("Restored hub reconciled: its incarnation advanced", "hub", hub, "incarnation", next.String())
 	return nil
+}
+
+// restoreKnown reports whether the replicator knows whether hub h was restored from a backup: h's marker was read
+// since it became ready, every ready hub's since the start (their markers record h's counters), and h, when it
+// shows a lower counter than was recorded, was found restored by syncIncarnation.
+func (c *Controller) restoreKnown(h *hubconn.Hub) bool {
+	in := c.incarnations
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if _, read := in.shown[h.Name()]; !read {
+		return false
+	}
+	for _, g := range c.opts.Hubs {
+		if g.Ready() && !in.read.Has(g.Name()) {
+			return false
+		}
+	}
+	_, restored := in.restored[h.Name()]
+	return restored || !in.behindLocked(h.Name())
+}
+
+// claimedBy returns the clusters whose ManagedCluster hub h holds as the cluster's source holds it (without
+// mirror.AnnotationClusterHub, which every copy on another hub carries and the fence reads) while the replicator's
+// direction names another hub their source.
+func (c *Controller) claimedBy(h *hubconn.Hub) sets.Set[string] {
+	claims := sets.New[string]()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for cluster, dir := range c.sources {
+		if dir.Hub == "" || dir.Hub == h.Name() {
+			continue
+		}
+		if mc, ok := h.Cluster(cluster); ok && mc.RecordedHub == "" {
+			claims.Insert(cluster)
+		}
+	}
+	return claims
+}
+
+// claimant returns a hub other than source that was found restored, is not reconciled yet, and claimed cluster
+// then (claimedBy); "" when none.
+func (in *incarnations) claimant(cluster, source string) string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for hub, clusters := range in.claims {
+		if hub != source && clusters.Has(cluster) {
+			return hub
+		}
+	}
+	return ""
 }
 
 // incarnationFor returns the incarnation of source that a copy about to be written from it records. It first

@@ -240,3 +240,81 @@ func TestControllerMarksARestoredStandbyAgain(t *testing.T) {
 		return b.get(t, nsKind, "", testCluster).GetLabels()[fence.LabelClusterHub] == testHubA
 	})
 }
+
+// TestControllerWritesBackWhatARestoredStandbyAccepted: hub B, a standby of the cluster, is restored from a backup
+// taken while it was the cluster's source (its ManagedCluster carries no cluster-hub record, its namespace no fence
+// mark), and its users wrote there before the replicator found the restore: work-new made, work-edited changed
+// after its copy on A was made. A, the source, holds copies made from B's originals: work-edited unchanged since,
+// work-kept changed on A since. Once the restore is found, what B's users wrote reaches A (written back as from
+// a hub the cluster moved from), A's newer work-kept stays, and B is fenced again and takes A's state.
+func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	nsKind := mirror.Kind{GVR: mirror.NamespaceGVR, Name: "Namespace"}
+	handler := &proxyHandler{}
+	namespace := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": testCluster}}}
+	original := func(name, configMap string, uid types.UID, written time.Time) *unstructured.Unstructured {
+		w := manifestWork(testCluster, name, configMap, nil)
+		w.SetUID(uid)
+		w.SetGeneration(1)
+		w.SetCreationTimestamp(metav1.NewTime(time.Now().Add(-2 * time.Hour)))
+		w.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
+			Time: &metav1.Time{Time: written}, APIVersion: "work.open-cluster-management.io/v1", FieldsType: "FieldsV1"}})
+		return w
+	}
+	copyOnA := func(of *unstructured.Unstructured, writtenAt time.Time) *unstructured.Unstructured {
+		cp := mirror.WithSourceWrittenAt(mirror.Desired(mwKind, of, nil, testHubB, nil), writtenAt)
+		cp.SetUID("a-" + of.GetUID())
+		return cp
+	}
+	hourAgo := time.Now().Add(-time.Hour).Truncate(time.Second)
+	edited := original("work-edited", "cm-edited-on-b", "uid-edited", time.Now())
+	editedCopy := copyOnA(original("work-edited", "cm-before", "uid-edited", hourAgo), hourAgo)
+	kept := original("work-kept", "cm-kept-old", "uid-kept", hourAgo.Add(-time.Minute))
+	keptCopy := copyOnA(kept, hourAgo)
+	spec, _, _ := unstructured.NestedSlice(keptCopy.Object, "spec", "workload", "manifests")
+	spec[0].(map[string]any)["metadata"].(map[string]any)["name"] = "cm-kept-changed-on-a"
+	_ = unstructured.SetNestedSlice(keptCopy.Object, spec, "spec", "workload", "manifests")
+	made := original("work-new", "cm-new", "uid-new", time.Now())
+
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), namespace.DeepCopy(), editedCopy, keptCopy,
+		incarnationMarker("marker-a", map[string]string{testHubA: "4", testHubB: "marker-b/6"}))
+	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}),
+		namespace.DeepCopy(), edited, kept, made, incarnationMarker("marker-b", map[string]string{testHubB: "2"}))
+	for _, h := range []*testHub{a, b} {
+		h.fake.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewNotFound(fence.SelfSubjectReviewGVR.GroupResource(), "")
+		})
+	}
+	c, recorder := startController(t, handler, Options{Kinds: kinds, Fencing: true, DirectionRecheck: time.Hour, IncarnationInterval: 100 * time.Millisecond}, a, b)
+	eventually(t, "the restore of hub-b reported", func() bool { return len(recorder.messages(ReasonHubRestored)) > 0 })
+	eventually(t, "work-new, made on hub-b after its restore, written on hub-a", func() bool {
+		return a.get(t, mwKind, testCluster, "work-new") != nil
+	})
+	eventually(t, "work-edited's change on hub-b written on hub-a", func() bool {
+		return equalSpec(a.get(t, mwKind, testCluster, "work-edited"), edited)
+	})
+	eventually(t, "hub-b's namespace marked as managed from hub-a again", func() bool {
+		return b.get(t, nsKind, "", testCluster).GetLabels()[fence.LabelClusterHub] == testHubA
+	})
+	eventually(t, "hub-b's work-kept takes hub-a's newer state", func() bool {
+		return equalSpec(b.get(t, mwKind, testCluster, "work-kept"), keptCopy)
+	})
+	quiesce(t, c, a, b)
+	if got := a.get(t, mwKind, testCluster, "work-kept"); !equalSpec(got, keptCopy) {
+		t.Errorf("hub-a's work-kept = %v, want the state changed on hub-a kept (hub-b's is the backup's older one)", specOf(got))
+	}
+	if got := a.get(t, mwKind, testCluster, "work-new"); !equalSpec(got, made) {
+		t.Errorf("hub-a's work-new = %v, want hub-b's %v", specOf(got), specOf(made))
+	}
+	written := strings.Join(recorder.messages(ReasonWrittenBack), "\n")
+	for _, name := range []string{"work-new", "work-edited"} {
+		if !strings.Contains(written, "ManifestWork/"+testCluster+"/"+name+": the ") {
+			t.Errorf("WrittenBack events %q, want one for %s", written, name)
+		}
+	}
+	if strings.Contains(written, "work-kept") {
+		t.Errorf("WrittenBack events %q name work-kept, whose state on hub-b is older than hub-a's", written)
+	}
+}

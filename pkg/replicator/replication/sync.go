@@ -380,7 +380,7 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 	}
 	r, ok := mirror.DecideRestore(k, src, source.Name(), candidates)
 	if !ok {
-		c.incarnations.reconciled(key)
+		s.reconciled()
 		return false
 	}
 	cp, err := c.heldCopy(ctx, r.Hub, k, key)
@@ -403,6 +403,14 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: hub %s holds an older state (generation %d) than its copy on hub %s (made from lineage %d): "+
 		"the hub was restored from a backup; the copy's state is written back onto it", key, source.Name(), src.GetGeneration(), r.Hub, r.Lineage)
 	return true
+}
+
+// reconciled records the sync's key as reconciled for the hubs found restored (incarnations.reconciled), unless a
+// write-back from the hub the cluster moved from failed in this sync: that hub's writes are still to take.
+func (s *objectSync) reconciled() {
+	if s.failedHub == "" {
+		s.c.incarnations.reconciled(s.key)
+	}
 }
 
 // deleteAgainOnSource deletes the source's object of the sync's key when another hub's log of deletes made
@@ -474,7 +482,7 @@ func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.R
 	}
 	r, ok := mirror.DecideRecreate(k, source.Name(), shown, source.Deleted(k.Name, key.Namespace, key.Name), candidates)
 	if !ok {
-		c.incarnations.reconciled(key)
+		s.reconciled()
 		return false
 	}
 	cp, err := c.heldCopy(ctx, r.Hub, k, key)
@@ -487,7 +495,7 @@ func (s *objectSync) recreateOnSource(ctx context.Context, candidates []mirror.R
 	if apierrors.IsAlreadyExists(err) {
 		// The source holds an object of that name that its cache does not show (its watch event syncs the key
 		// again), or one its informer does not select (a Secret without the backup label): nothing is lost.
-		c.incarnations.reconciled(key)
+		s.reconciled()
 		return true
 	}
 	if err != nil {
@@ -614,7 +622,7 @@ func (s *objectSync) holdFirstCopy(ctx context.Context, targets []*hubconn.Hub) 
 
 // writeTargets brings every target in step at once (syncTarget; a key costs one round trip, not one per
 // standby) and records the outcome: the targets holding a copy, those compared, and those left behind. A copy
-// still going or a delete the brake holds is no failure: the copy's delete event, or the brake's release, syncs
+// still going, a delete the brake holds or a hub whose restore is not known yet (errRestoreUnknown) is no failure: the copy's delete event, or the brake's release, syncs
 // the key again. A write refused for a cache that lags (409, 404, already exists) is retried at once; any other
 // failure leaves the hub behind until the retry goes through.
 func (s *objectSync) writeTargets(ctx context.Context, targets []*hubconn.Hub) {
@@ -638,7 +646,7 @@ func (s *objectSync) writeTargets(ctx context.Context, targets []*hubconn.Hub) {
 		if results[i].holds {
 			s.holding = append(s.holding, target.Name())
 		}
-		if errors.Is(results[i].err, errCopyGoing) || errors.Is(results[i].err, errDeleteHeld) {
+		if errors.Is(results[i].err, errCopyGoing) || errors.Is(results[i].err, errDeleteHeld) || errors.Is(results[i].err, errRestoreUnknown) {
 			c.markBehind(key, target.Name())
 			continue
 		}
@@ -706,8 +714,8 @@ func (s *objectSync) finish(ctx context.Context) {
 }
 
 // writeBack writes on the source what the hub the cluster moved from wrote and never replicated
-// (mirror.DecideWriteBack), while the source's ManagedCluster names that hub (mirror.MovedFrom, as c.movedFrom
-// last read it) and it is ready, and the identity check saw it ready (checked). wrote reports a write, or a write refused because the source's cache is behind (conflict, not
+// (mirror.DecideWriteBack), while writeBackHub names that hub and it is ready, and the identity check saw it ready
+// (checked). wrote reports a write, or a write refused because the source's cache is behind (conflict, not
 // found): the source's watch event syncs the key again. A create refused because the source holds an object
 // of that name its cache does not show is no write: the key is compared as usual. On another error,
 // failedHub names the old hub, which the caller leaves untouched for this sync.
@@ -717,11 +725,8 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	if !ok || k.Name == failoverv1alpha1.KindManagedCluster {
 		return false, "", nil
 	}
-	c.mu.Lock()
-	prev := c.movedFrom[cluster]
-	c.mu.Unlock()
-	old := c.byName[prev]
-	if old == nil || old == source || !old.Ready() || !old.Serves(k.Name) {
+	old := c.writeBackHub(cluster, source)
+	if old == nil || !old.Ready() || !old.Serves(k.Name) {
 		return false, "", nil
 	}
 	if !checked(old) {
@@ -785,6 +790,21 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	return true, "", nil
 }
 
+// writeBackHub returns the hub whose writes the cluster's objects take on source before anything else: the hub the
+// cluster moved from while the source's ManagedCluster names it (mirror.MovedFrom, as c.movedFrom last read it);
+// else a hub found restored from a backup taken while it was the cluster's source, until it is reconciled
+// (incarnations.claimant: the restore undid its fence marks, and its users' writes were accepted there); nil when
+// neither names a hub other than source.
+func (c *Controller) writeBackHub(cluster string, source *hubconn.Hub) *hubconn.Hub {
+	c.mu.Lock()
+	prev := c.movedFrom[cluster]
+	c.mu.Unlock()
+	if old := c.byName[prev]; old != nil && old != source {
+		return old
+	}
+	return c.byName[c.incarnations.claimant(cluster, source.Name())]
+}
+
 // releaseOthers lets go of the deletes that mirror.FinalizerDeleteCopies holds on hubs other than source
 // (except skip; every hub when source is nil: the key's cluster is not replicated): writeBack did not write one
 // back now, so none of them is written back from this state (the hub is not the one the cluster moved from, or
@@ -794,12 +814,13 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 // source now (where the delete was written back, or the object is the user's to keep), and an add-on's
 // pre-delete hook runs from there; left, the object would stay Terminating for good. While an agent is still
 // seen renewing its lease on such a hub, only the hold is let go, and the key is synced again once that lease
-// would be stale.
+// would be stale. A hub not known yet not to be restored from a backup is left until it is (restoreKnown): a
+// delete held there may be a user's since the restore, which writeBack writes back.
 func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string) error {
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	var errs []error
 	for _, h := range c.opts.Hubs {
-		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) {
+		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) || !c.restoreKnown(h) {
 			continue
 		}
 		obj, _ := h.Peek(k.Name, key.Namespace, key.Name)
@@ -1239,10 +1260,20 @@ func (c *Controller) anyListing() bool {
 // of that name: the target is not in step, and nothing failed.
 var errCopyGoing = errors.New("the copy is being deleted")
 
+// errRestoreUnknown is syncTarget's answer for a target not known yet not to be restored from a backup
+// (restoreKnown): nothing is written there yet.
+var errRestoreUnknown = errors.New("whether the hub was restored from a backup is not known yet")
+
 // syncTarget applies mirror.Decide for one target hub. holds reports whether the target holds a copy of src
 // afterwards (written now, or already there).
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
 	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) (holds bool, err error) {
+	if !c.restoreKnown(target) {
+		// The target may be restored from a backup taken while it was the cluster's source, and hold writes its
+		// users made there since, to be written back first: nothing is written there until that is known
+		// (syncIncarnation syncs every key again then), its ManagedCluster included, which tells.
+		return false, errRestoreUnknown
+	}
 	tgt, tgtHash := target.Peek(k.Name, key.Namespace, key.Name)
 	if tgt != nil && tgt.GetLabels()[mirror.LabelReplicatedFrom] == source.Name() {
 		c.incarnations.observe(source.Name(), mirror.SourceIncarnation(tgt))
