@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
@@ -58,12 +59,8 @@ type incarnations struct {
 	// restored: hub → the keys not yet synced with every hub ready since the hub was found restored: its
 	// counter is not advanced until they are (a copy of an object it lost must stay of a later incarnation).
 	restored map[string]sets.Set[Key]
-	// claims: restored hub → the clusters whose ManagedCluster it holds as a source does (no record of another
-	// hub) while another hub is their source, as found when the restore was: it was their source when its backup
-	// was taken, and its
-	// users' writes since (the restore undid its fence marks) are written back like those of a hub the cluster
-	// moved from (Controller.writeBackHub), until the hub is reconciled.
-	claims map[string]sets.Set[string]
+	// claims: restored hub → what it claimed when it was found restored (claimedBy), until it is reconciled.
+	claims map[string]claim
 	// advanced: hub → when (the controller's clock) its counter was last advanced.
 	advanced map[string]time.Time
 	// read: the hubs whose marker was read since the controller started; started, when it started.
@@ -77,7 +74,7 @@ type incarnations struct {
 
 func newIncarnations(hubs []string, started time.Time) *incarnations {
 	in := &incarnations{shown: map[string]mirror.Incarnation{}, recorded: map[string]map[string]int64{},
-		restored: map[string]sets.Set[Key]{}, claims: map[string]sets.Set[string]{}, advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
+		restored: map[string]sets.Set[Key]{}, claims: map[string]claim{}, advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
 		readyRun: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
 	for _, h := range hubs {
 		in.recorded[h] = map[string]int64{}
@@ -198,9 +195,9 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	if !readSinceReady || wasRestored || restoredNow {
 		keys = sets.New(c.allKeys()...)
 	}
-	var claims sets.Set[string]
+	var claims claim
 	if restoredNow {
-		claims = c.claimedBy(h)
+		claims = c.claimedBy(h, marker)
 	}
 	in.mu.Lock()
 	if restoredNow {
@@ -233,9 +230,9 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		c.opts.Recorder.Warningf(ReasonHubRestored, "hub %s shows incarnation %d of its marker, and %d was recorded: it was restored from a backup; "+
 			"objects it lost are made again there from copies made in a later incarnation, and the newer states its copies hold are written back onto it",
 			hub, shown.N, recorded)
-		if claims.Len() > 0 {
-			c.logger.Info("Restored hub holds clusters as their source that another hub manages: what was written there since is written back",
-				"hub", hub, "clusters", sets.List(claims))
+		if claims.clusters.Len() > 0 {
+			c.logger.Info("Restored hub holds clusters as their source does: what was written there since its restore is written back where another hub manages them",
+				"hub", hub, "clusters", sets.List(claims.clusters), "writtenAfter", claims.after)
 		}
 	}
 	if restoredNow || !readSinceReady {
@@ -254,15 +251,23 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	}
 	in.mu.Lock()
 	delete(in.restored, hub)
+	claimed := in.claims[hub].clusters
 	delete(in.claims, hub)
 	in.mu.Unlock()
 	c.logger.Info("Restored hub reconciled: its incarnation advanced", "hub", hub, "incarnation", next.String())
+	for cluster := range claimed {
+		// Its ManagedCluster, left as the restore brought it back while the claim stood (syncTarget), is
+		// written now.
+		c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
+	}
 	return nil
 }
 
 // restoreKnown reports whether the replicator knows whether hub h was restored from a backup: h's marker was read
-// since it became ready, every ready hub's since the start (their markers record h's counters), and h, when it
-// shows a lower counter than was recorded, was found restored by syncIncarnation.
+// since it became ready, every other ready hub's since the start (their markers record h's counters) unless
+// incarnationWarmUp intervals passed since the start (a hub whose marker cannot be read holds no other hub's
+// writes for longer), and h, when it shows a lower counter than was recorded, was found restored by
+// syncIncarnation.
 func (c *Controller) restoreKnown(h *hubconn.Hub) bool {
 	in := c.incarnations
 	in.mu.Lock()
@@ -270,44 +275,71 @@ func (c *Controller) restoreKnown(h *hubconn.Hub) bool {
 	if _, read := in.shown[h.Name()]; !read {
 		return false
 	}
-	for _, g := range c.opts.Hubs {
-		if g.Ready() && !in.read.Has(g.Name()) {
-			return false
+	if c.opts.Clock.Since(in.started) < incarnationWarmUp*c.opts.IncarnationInterval {
+		for _, g := range c.opts.Hubs {
+			if g.Ready() && !in.read.Has(g.Name()) {
+				return false
+			}
 		}
 	}
 	_, restored := in.restored[h.Name()]
 	return restored || !in.behindLocked(h.Name())
 }
 
-// claimedBy returns the clusters whose ManagedCluster hub h holds as the cluster's source holds it (without
-// mirror.AnnotationClusterHub, which every copy on another hub carries and the fence reads) while the replicator's
-// direction names another hub their source.
-func (c *Controller) claimedBy(h *hubconn.Hub) sets.Set[string] {
-	claims := sets.New[string]()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for cluster, dir := range c.sources {
-		if dir.Hub == "" || dir.Hub == h.Name() {
-			continue
-		}
-		if mc, ok := h.Cluster(cluster); ok && mc.RecordedHub == "" {
-			claims.Insert(cluster)
-		}
-	}
-	return claims
+// claim is what a hub found restored from a backup claimed then: the clusters whose ManagedCluster it holds as
+// their source holds it (without mirror.AnnotationClusterHub, which every copy on another hub carries and the
+// fence reads; the restore undid the fence marks of their namespaces, and its users' writes were accepted there
+// until the replicator found the restore), and after is the last write of its incarnation marker as the marker
+// itself records it (metadata.managedFields, the hub's own clock): the replicator wrote it before it copied from
+// the hub, so what the backup holds was written at most one incarnation interval later, and an object the hub
+// wrote after is one its users made since the restore (zero: no marker, nothing is that). Until the hub is
+// reconciled, where another hub is a claimed cluster's source, the writes made on the restored hub are written
+// back onto it like those of a hub the cluster moved from (Controller.writeBackFrom), and the restored hub's
+// ManagedCluster is left as it is (syncTarget), so that a replicator started again finds the claim again.
+type claim struct {
+	clusters sets.Set[string]
+	after    time.Time
 }
 
-// claimant returns a hub other than source that was found restored, is not reconciled yet, and claimed cluster
-// then (claimedBy); "" when none.
-func (in *incarnations) claimant(cluster, source string) string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	for hub, clusters := range in.claims {
-		if hub != source && clusters.Has(cluster) {
-			return hub
+// claimedBy returns what hub h, found restored with marker (nil: none), claims (claim).
+func (c *Controller) claimedBy(h *hubconn.Hub, marker *unstructured.Unstructured) claim {
+	cl := claim{clusters: sets.New[string]()}
+	for _, n := range h.List(failoverv1alpha1.KindManagedCluster, "") {
+		if mc, ok := h.Cluster(n.Name); ok && mc.RecordedHub == "" {
+			cl.clusters.Insert(n.Name)
 		}
 	}
-	return ""
+	if marker != nil {
+		for _, mf := range marker.GetManagedFields() {
+			if mf.Time != nil && mf.Time.After(cl.after) {
+				cl.after = mf.Time.Time
+			}
+		}
+	}
+	return cl
+}
+
+// claimants returns the hubs other than source that were found restored, are not reconciled yet, and claimed
+// cluster then (claimedBy), by name, each with the time after which its writes are its users' since the restore.
+func (in *incarnations) claimants(cluster, source string) []writeBackFrom {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var out []writeBackFrom
+	for hub, cl := range in.claims {
+		if hub != source && cl.clusters.Has(cluster) {
+			out = append(out, writeBackFrom{hub: hub, restored: true, after: cl.after})
+		}
+	}
+	slices.SortFunc(out, func(a, b writeBackFrom) int { return strings.Compare(a.hub, b.hub) })
+	return out
+}
+
+// claimed reports whether hub, found restored and not reconciled yet, claimed cluster (claimedBy).
+func (in *incarnations) claimed(hub, cluster string) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cl, ok := in.claims[hub]
+	return ok && cl.clusters.Has(cluster)
 }
 
 // incarnationFor returns the incarnation of source that a copy about to be written from it records. It first

@@ -242,11 +242,13 @@ func TestControllerMarksARestoredStandbyAgain(t *testing.T) {
 }
 
 // TestControllerWritesBackWhatARestoredStandbyAccepted: hub B, a standby of the cluster, is restored from a backup
-// taken while it was the cluster's source (its ManagedCluster carries no cluster-hub record, its namespace no fence
-// mark), and its users wrote there before the replicator found the restore: work-new made, work-edited changed
-// after its copy on A was made. A, the source, holds copies made from B's originals: work-edited unchanged since,
-// work-kept changed on A since. Once the restore is found, what B's users wrote reaches A (written back as from
-// a hub the cluster moved from), A's newer work-kept stays, and B is fenced again and takes A's state.
+// taken while it was the cluster's source (its ManagedCluster an original without a cluster-hub record, its
+// namespace without fence marks), and its users wrote there before the replicator found the restore: work-new
+// made, work-edited changed after its copy on A was made. A, the source, holds copies made from B's originals:
+// work-edited unchanged since, work-kept changed on A since; work-gone, which the backup holds, was deleted on A
+// since (no hub logged it). Once the restore is found, what B's users wrote reaches A (written back as from a hub
+// the cluster moved from), A's newer work-kept stays, work-gone is not made again on A (B wrote it before its
+// marker's last write), and B is fenced again and takes A's state, its ManagedCluster once B is reconciled.
 func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
@@ -277,11 +279,20 @@ func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
 	spec[0].(map[string]any)["metadata"].(map[string]any)["name"] = "cm-kept-changed-on-a"
 	_ = unstructured.SetNestedSlice(keptCopy.Object, spec, "spec", "workload", "manifests")
 	made := original("work-new", "cm-new", "uid-new", time.Now())
+	gone := original("work-gone", "cm-gone", "uid-gone", hourAgo)
+	markerB := incarnationMarker("marker-b", map[string]string{testHubB: "2"})
+	markerB.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationUpdate,
+		Time: &metav1.Time{Time: hourAgo.Add(30 * time.Minute)}, APIVersion: "v1", FieldsType: "FieldsV1"}})
 
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), namespace.DeepCopy(), editedCopy, keptCopy,
+	// The agent moved from B to A in its epoch 2, whose write-back is finished; B's ManagedCluster is as B's
+	// backup holds it, in epoch 1.
+	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
+	mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB, mirror.AnnotationWrittenBackEpoch: "2"})
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=1"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, namespace.DeepCopy(), editedCopy, keptCopy,
 		incarnationMarker("marker-a", map[string]string{testHubA: "4", testHubB: "marker-b/6"}))
-	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}),
-		namespace.DeepCopy(), edited, kept, made, incarnationMarker("marker-b", map[string]string{testHubB: "2"}))
+	b := newTestHub(t, testHubB, handler, kinds, mcB, namespace.DeepCopy(), edited, kept, made, gone, markerB)
 	for _, h := range []*testHub{a, b} {
 		h.fake.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
 			return true, nil, apierrors.NewNotFound(fence.SelfSubjectReviewGVR.GroupResource(), "")
@@ -301,7 +312,13 @@ func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
 	eventually(t, "hub-b's work-kept takes hub-a's newer state", func() bool {
 		return equalSpec(b.get(t, mwKind, testCluster, "work-kept"), keptCopy)
 	})
+	eventually(t, "hub-b's ManagedCluster written as a copy once hub-b is reconciled", func() bool {
+		return b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationClusterHub] == testHubA
+	})
 	quiesce(t, c, a, b)
+	if got := a.get(t, mwKind, testCluster, "work-gone"); got != nil {
+		t.Errorf("hub-a holds work-gone %v: made again from hub-b's backup, where it was written before the restore", specOf(got))
+	}
 	if got := a.get(t, mwKind, testCluster, "work-kept"); !equalSpec(got, keptCopy) {
 		t.Errorf("hub-a's work-kept = %v, want the state changed on hub-a kept (hub-b's is the backup's older one)", specOf(got))
 	}
@@ -314,7 +331,7 @@ func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
 			t.Errorf("WrittenBack events %q, want one for %s", written, name)
 		}
 	}
-	if strings.Contains(written, "work-kept") {
-		t.Errorf("WrittenBack events %q name work-kept, whose state on hub-b is older than hub-a's", written)
+	if strings.Contains(written, "work-kept") || strings.Contains(written, "work-gone") {
+		t.Errorf("WrittenBack events %q name work-kept, whose state on hub-b is older than hub-a's, or work-gone, from the backup", written)
 	}
 }

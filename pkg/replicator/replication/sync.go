@@ -334,15 +334,21 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 // it wrote on the source: the rest of the sync waits for the source's watch event then.
 func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 	c := s.c
-	wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked)
-	if wrote {
-		return true
+	if cluster, ok := s.k.ClusterOf(s.key.Namespace, s.key.Name, c.isCluster); ok {
+		for _, from := range c.writeBackHubs(cluster, s.source) {
+			wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked, from)
+			if wrote {
+				return true
+			}
+			if s.failedHub == "" {
+				s.failedHub = failedHub
+			}
+			if err != nil {
+				s.errs = append(s.errs, err)
+			}
+		}
 	}
-	s.failedHub = failedHub
-	if err != nil {
-		s.errs = append(s.errs, err)
-	}
-	if err := c.releaseOthers(ctx, s.k, s.key, s.source, failedHub); err != nil {
+	if err := c.releaseOthers(ctx, s.k, s.key, s.source, s.failedHub); err != nil {
 		s.errs = append(s.errs, err)
 	}
 	return false
@@ -622,7 +628,7 @@ func (s *objectSync) holdFirstCopy(ctx context.Context, targets []*hubconn.Hub) 
 
 // writeTargets brings every target in step at once (syncTarget; a key costs one round trip, not one per
 // standby) and records the outcome: the targets holding a copy, those compared, and those left behind. A copy
-// still going, a delete the brake holds or a hub whose restore is not known yet (errRestoreUnknown) is no failure: the copy's delete event, or the brake's release, syncs
+// still going, a delete the brake holds or a hub whose restore is not known yet (errRestoreUnknown) or a claimed ManagedCluster (errClaimHeld) is no failure: the copy's delete event, or the brake's release, syncs
 // the key again. A write refused for a cache that lags (409, 404, already exists) is retried at once; any other
 // failure leaves the hub behind until the retry goes through.
 func (s *objectSync) writeTargets(ctx context.Context, targets []*hubconn.Hub) {
@@ -646,7 +652,13 @@ func (s *objectSync) writeTargets(ctx context.Context, targets []*hubconn.Hub) {
 		if results[i].holds {
 			s.holding = append(s.holding, target.Name())
 		}
-		if errors.Is(results[i].err, errCopyGoing) || errors.Is(results[i].err, errDeleteHeld) || errors.Is(results[i].err, errRestoreUnknown) {
+		if errors.Is(results[i].err, errRestoreUnknown) {
+			// Synced again when the hub's marker is read; and after an interval, in case whether it was restored
+			// becomes known otherwise (another hub's marker given up on, or left unread when that hub went away).
+			c.queue.AddAfter(key, c.opts.IncarnationInterval)
+		}
+		if errors.Is(results[i].err, errCopyGoing) || errors.Is(results[i].err, errDeleteHeld) || errors.Is(results[i].err, errRestoreUnknown) ||
+			errors.Is(results[i].err, errClaimHeld) {
 			c.markBehind(key, target.Name())
 			continue
 		}
@@ -713,19 +725,20 @@ func (s *objectSync) finish(ctx context.Context) {
 	}
 }
 
-// writeBack writes on the source what the hub the cluster moved from wrote and never replicated
-// (mirror.DecideWriteBack), while writeBackHub names that hub and it is ready, and the identity check saw it ready
-// (checked). wrote reports a write, or a write refused because the source's cache is behind (conflict, not
+// writeBack writes on the source what from's hub, one the cluster moved from (writeBackHubs), wrote and never
+// replicated (mirror.DecideWriteBack), while it is ready and the identity check saw it ready (checked). From a hub
+// restored from a backup (from.restored), an object the source lacks is made there only when the hub wrote it
+// after from.after (its users made it since the restore): one the backup holds may have been deleted since. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
 // found): the source's watch event syncs the key again. A create refused because the source holds an object
 // of that name its cache does not show is no write: the key is compared as usual. On another error,
 // failedHub names the old hub, which the caller leaves untouched for this sync.
 func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured,
-	checked func(*hubconn.Hub) bool) (wrote bool, failedHub string, err error) {
+	checked func(*hubconn.Hub) bool, from writeBackFrom) (wrote bool, failedHub string, err error) {
 	cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !ok || k.Name == failoverv1alpha1.KindManagedCluster {
 		return false, "", nil
 	}
-	old := c.writeBackHub(cluster, source)
+	old := c.byName[from.hub]
 	if old == nil || !old.Ready() || !old.Serves(k.Name) {
 		return false, "", nil
 	}
@@ -747,6 +760,12 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
 	}
 	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name), deleted)
+	if from.restored && d.Action == mirror.ActionCreate && !old.LastWrite(k.Name, key.Namespace, key.Name).After(from.after) {
+		// What the backup holds may have been deleted since where no log of deletes made records it: kept
+		// where it is (mirror.Decide rule 3), not made again.
+		c.logger.V(2).Info("Not written back from a restored hub: written before its restore", "object", key.String(), "hub", old.Name(), "source", source.Name())
+		return false, "", nil
+	}
 	c.logger.V(4).Info("Decided write-back", "object", key.String(), "from", old.Name(), "source", source.Name(), "action", d.Action,
 		"sourceHolds", src != nil, "deleteSeen", deleted)
 	if d.Action != mirror.ActionDelete {
@@ -785,24 +804,41 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	metrics.WritesBack.WithLabelValues(string(k.Name), source.Name(), string(d.Action)).Inc()
 	c.logger.Info("Wrote back a change made on the hub the cluster moved from", "object", key.String(), "action", d.Action,
 		"from", old.Name(), "source", source.Name(), "cluster", cluster)
-	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: the %s made on hub %s, which cluster %s moved from, never reached hub %s: written there",
-		key, strings.ToLower(string(d.Action)), old.Name(), cluster, source.Name())
+	which := fmt.Sprintf("which cluster %s moved from", cluster)
+	if from.restored {
+		which = fmt.Sprintf("restored from a backup taken while it was cluster %s's source, its fence marks gone with the restore", cluster)
+	}
+	c.opts.Recorder.Eventf(ReasonWrittenBack, "%s: the %s made on hub %s, %s, never reached hub %s: written there",
+		key, strings.ToLower(string(d.Action)), old.Name(), which, source.Name())
 	return true, "", nil
 }
 
-// writeBackHub returns the hub whose writes the cluster's objects take on source before anything else: the hub the
-// cluster moved from while the source's ManagedCluster names it (mirror.MovedFrom, as c.movedFrom last read it);
-// else a hub found restored from a backup taken while it was the cluster's source, until it is reconciled
-// (incarnations.claimant: the restore undid its fence marks, and its users' writes were accepted there); nil when
-// neither names a hub other than source.
-func (c *Controller) writeBackHub(cluster string, source *hubconn.Hub) *hubconn.Hub {
+// writeBackFrom is a hub whose writes a cluster's objects take on their source before anything else (writeBack).
+type writeBackFrom struct {
+	hub string
+	// restored: the hub was found restored from a backup, and claimed the cluster (claim); after is the claim's.
+	restored bool
+	after    time.Time
+}
+
+// writeBackHubs returns, in order, the hubs whose writes cluster's objects take on source before anything else:
+// the hub the cluster moved from while the source's ManagedCluster names it (mirror.MovedFrom, as c.movedFrom last
+// read it), then every hub found restored from a backup taken while it was the cluster's source, until it is
+// reconciled (incarnations.claimants).
+func (c *Controller) writeBackHubs(cluster string, source *hubconn.Hub) []writeBackFrom {
 	c.mu.Lock()
 	prev := c.movedFrom[cluster]
 	c.mu.Unlock()
-	if old := c.byName[prev]; old != nil && old != source {
-		return old
+	var out []writeBackFrom
+	if prev != "" && prev != source.Name() {
+		out = append(out, writeBackFrom{hub: prev})
 	}
-	return c.byName[c.incarnations.claimant(cluster, source.Name())]
+	for _, from := range c.incarnations.claimants(cluster, source.Name()) {
+		if from.hub != prev {
+			out = append(out, from)
+		}
+	}
+	return out
 }
 
 // releaseOthers lets go of the deletes that mirror.FinalizerDeleteCopies holds on hubs other than source
@@ -1264,6 +1300,10 @@ var errCopyGoing = errors.New("the copy is being deleted")
 // (restoreKnown): nothing is written there yet.
 var errRestoreUnknown = errors.New("whether the hub was restored from a backup is not known yet")
 
+// errClaimHeld is syncTarget's answer for the ManagedCluster of a cluster that a target found restored claims
+// (claim): it is written once the target is reconciled, which syncs it again.
+var errClaimHeld = errors.New("the hub was restored holding the cluster as its source: its ManagedCluster waits for the hub's reconcile")
+
 // syncTarget applies mirror.Decide for one target hub. holds reports whether the target holds a copy of src
 // afterwards (written now, or already there).
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
@@ -1273,6 +1313,10 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 		// users made there since, to be written back first: nothing is written there until that is known
 		// (syncIncarnation syncs every key again then), its ManagedCluster included, which tells.
 		return false, errRestoreUnknown
+	}
+	if k.Name == failoverv1alpha1.KindManagedCluster && c.incarnations.claimed(target.Name(), key.Name) {
+		// The claim of the restored target rests on its ManagedCluster (claim): written once it is reconciled.
+		return false, errClaimHeld
 	}
 	tgt, tgtHash := target.Peek(k.Name, key.Namespace, key.Name)
 	if tgt != nil && tgt.GetLabels()[mirror.LabelReplicatedFrom] == source.Name() {
