@@ -88,7 +88,9 @@ func whoAmI(ctx context.Context, h *hubconn.Hub) (string, error) {
 
 // syncFenceMarks keeps the fence marks (fence.NamespaceMark) of cluster's namespace on every ready hub: on the
 // cluster's source hub none, on every other the source's name and since when. A namespace that does not exist
-// yet is created with its marks. Marks already written are remembered per hub until the hub is lost. The source's
+// yet is created with its marks. A hub marked as a standby has its incarnation advanced after (markWritten): a
+// restore of a backup taken before the marks is found. Marks already written are remembered per hub until the
+// hub is lost. The source's
 // marks are lifted only once every copy there holds deletes (holdCopies); until then users stay fenced out.
 func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string, since time.Time) error {
 	var errs []error
@@ -130,6 +132,9 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 			c.fenceMarks[h.Name()][cluster] = want
 		}
 		c.mu.Unlock()
+		if want != "" {
+			c.markWritten(h.Name())
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -63,6 +63,10 @@ type incarnations struct {
 	claims map[string]claim
 	// advanced: hub → when (the controller's clock) its counter was last advanced.
 	advanced map[string]time.Time
+	// marked: the hubs whose namespaces syncFenceMarks marked as a standby's since their counter was last
+	// advanced: syncIncarnation advances it after the marks, so that a backup taken before them (while the hub was
+	// the source of those clusters, unmarked) shows a lower counter once restored, and the restore is found.
+	marked sets.Set[string]
 	// read: the hubs whose marker was read since the controller started; started, when it started.
 	read    sets.Set[string]
 	started time.Time
@@ -74,7 +78,7 @@ type incarnations struct {
 
 func newIncarnations(hubs []string, started time.Time) *incarnations {
 	in := &incarnations{shown: map[string]mirror.Incarnation{}, recorded: map[string]map[string]int64{},
-		restored: map[string]sets.Set[Key]{}, claims: map[string]claim{}, advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
+		restored: map[string]sets.Set[Key]{}, claims: map[string]claim{}, marked: sets.New[string](), advanced: map[string]time.Time{}, read: sets.New[string](), started: started,
 		readyRun: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
 	for _, h := range hubs {
 		in.recorded[h] = map[string]int64{}
@@ -214,6 +218,10 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		}
 	}
 	reconciledNow := wasRestored && pending.Len() == 0 && c.mayAdvanceLocked(in)
+	afterMarks := !wasRestored && !restoredNow && in.marked.Has(hub) && c.mayAdvanceLocked(in)
+	if afterMarks {
+		in.marked.Delete(hub) // marks written from now on ask for another advance
+	}
 	in.mu.Unlock()
 
 	defer c.queue.AddAfter(Key{Kind: keyIncarnation, Name: hub}, c.opts.IncarnationInterval)
@@ -241,6 +249,16 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		for key := range keys {
 			c.queue.Add(key)
 		}
+	}
+	if afterMarks {
+		next, err := c.advanceLocked(ctx, h, marker, run)
+		if err != nil {
+			in.mu.Lock()
+			in.marked.Insert(hub)
+			in.mu.Unlock()
+			return err
+		}
+		c.logger.V(2).Info("Incarnation advanced after fence marks", "hub", hub, "incarnation", next.String())
 	}
 	if !reconciledNow {
 		return nil
@@ -284,6 +302,16 @@ func (c *Controller) restoreKnown(h *hubconn.Hub) bool {
 	}
 	_, restored := in.restored[h.Name()]
 	return restored || !in.behindLocked(h.Name())
+}
+
+// markWritten records that syncFenceMarks marked a namespace of hub as a standby's, and has the hub's marker read
+// (syncIncarnation), which advances its counter after the marks (incarnations.marked).
+func (c *Controller) markWritten(hub string) {
+	in := c.incarnations
+	in.mu.Lock()
+	in.marked.Insert(hub)
+	in.mu.Unlock()
+	c.queue.Add(Key{Kind: keyIncarnation, Name: hub})
 }
 
 // claim is what a hub found restored from a backup claimed then: the clusters whose ManagedCluster it holds as

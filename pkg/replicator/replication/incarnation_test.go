@@ -195,7 +195,7 @@ func TestControllerFindsARestoreFromCopiesAlone(t *testing.T) {
 }
 
 // TestControllerMarksARestoredStandbyAgain: hub B, a standby fenced by the replicator (its namespace marked as
-// managed from hub A), is restored from a backup taken while it was unmarked — without ever looking unreachable
+// managed from hub A, its counter advanced after the marks), is restored from a backup taken while it was unmarked — without ever looking unreachable
 // to the replicator (a restart its probes missed). Its marker shows a lower counter than A's marker records: the
 // restore is found, and B's namespace is marked again, although the replicator had marked it already.
 func TestControllerMarksARestoredStandbyAgain(t *testing.T) {
@@ -218,6 +218,8 @@ func TestControllerMarksARestoredStandbyAgain(t *testing.T) {
 	eventually(t, "hub-b's namespace marked as managed from hub-a", func() bool {
 		return b.get(t, nsKind, "", testCluster).GetLabels()[fence.LabelClusterHub] == testHubA
 	})
+	// Its counter is advanced after the marks: a backup taken before them shows a lower one.
+	eventually(t, "hub-b's counter advanced after its marks", func() bool { return counter(t, b, testHubB) == 7 })
 	quiesce(t, c, a, b)
 
 	// B is restored: its namespace unmarked, its marker back at 2.

@@ -254,6 +254,9 @@ type objectSync struct {
 	hasSeen bool
 	// failedHub is the hub the cluster moved from when its write-back failed: left untouched by this sync.
 	failedHub string
+	// known: hub → whether the replicator knew, when the sync began, whether the hub was restored from a backup
+	// (restoreKnown); a hub it did not is neither written nor released by this sync.
+	known map[string]bool
 	// compared are the hubs the key was found or brought in step on; holding, the targets that hold a copy
 	// of src after the sync.
 	compared, holding []string
@@ -277,7 +280,11 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 			c.incarnations.reconciled(key)
 		}
 	}
-	s := &objectSync{c: c, k: k, key: key, checked: func(*hubconn.Hub) bool { return true }}
+	s := &objectSync{c: c, k: k, key: key, checked: func(*hubconn.Hub) bool { return true }, known: map[string]bool{}}
+	for _, h := range c.opts.Hubs {
+		// Before writeBack reads the claims: a hub found restored meanwhile is left for the next sync.
+		s.known[h.Name()] = c.restoreKnown(h)
+	}
 	var identity direction.Identity
 	if cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster); ok {
 		views := c.identityViews(cluster)
@@ -323,7 +330,7 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 	if mirror.Excluded(k, src) {
 		settled()
 		c.forget(key)
-		return nil, errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, ""))
+		return nil, errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, "", c.restoreKnown))
 	}
 	s.src = src
 	return s, nil
@@ -348,7 +355,7 @@ func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 			}
 		}
 	}
-	if err := c.releaseOthers(ctx, s.k, s.key, s.source, s.failedHub); err != nil {
+	if err := c.releaseOthers(ctx, s.k, s.key, s.source, s.failedHub, func(h *hubconn.Hub) bool { return s.known[h.Name()] }); err != nil {
 		s.errs = append(s.errs, err)
 	}
 	return false
@@ -643,6 +650,14 @@ func (s *objectSync) writeTargets(ctx context.Context, targets []*hubconn.Hub) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if !s.known[target.Name()] {
+				// The target may be restored from a backup taken while it was the cluster's source, and hold
+				// writes its users made there since, to be written back first: nothing is written there until
+				// that is known (syncIncarnation syncs every key again then), its ManagedCluster included, which
+				// tells.
+				results[i] = targetResult{err: errRestoreUnknown}
+				return
+			}
 			holds, err := c.syncTarget(ctx, s.k, key, s.source, target, s.src, s.extra, s.seen, s.hasSeen)
 			results[i] = targetResult{holds: holds, err: err}
 		}()
@@ -850,13 +865,13 @@ func (c *Controller) writeBackHubs(cluster string, source *hubconn.Hub) []writeB
 // source now (where the delete was written back, or the object is the user's to keep), and an add-on's
 // pre-delete hook runs from there; left, the object would stay Terminating for good. While an agent is still
 // seen renewing its lease on such a hub, only the hold is let go, and the key is synced again once that lease
-// would be stale. A hub not known yet not to be restored from a backup is left until it is (restoreKnown): a
+// would be stale. A hub not known (known, restoreKnown) not to be restored from a backup is left until it is: a
 // delete held there may be a user's since the restore, which writeBack writes back.
-func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string) error {
+func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string, known func(*hubconn.Hub) bool) error {
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	var errs []error
 	for _, h := range c.opts.Hubs {
-		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) || !c.restoreKnown(h) {
+		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) || !known(h) {
 			continue
 		}
 		obj, _ := h.Peek(k.Name, key.Namespace, key.Name)
@@ -1198,7 +1213,7 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 // spokes): it waits on no hub, no delete is held for it, and for its ManagedCluster no hub is reported in step.
 func (c *Controller) notReplicated(ctx context.Context, k mirror.Kind, key Key) error {
 	c.forget(key)
-	err := c.releaseOthers(ctx, k, key, nil, "")
+	err := c.releaseOthers(ctx, k, key, nil, "", c.restoreKnown)
 	if k.Name == failoverv1alpha1.KindManagedCluster {
 		err = errors.Join(err, c.reportUnreplicated(ctx, key.Name))
 	}
@@ -1296,8 +1311,8 @@ func (c *Controller) anyListing() bool {
 // of that name: the target is not in step, and nothing failed.
 var errCopyGoing = errors.New("the copy is being deleted")
 
-// errRestoreUnknown is syncTarget's answer for a target not known yet not to be restored from a backup
-// (restoreKnown): nothing is written there yet.
+// errRestoreUnknown is writeTargets' answer for a target not known (objectSync.known) not to be restored from a backup:
+// nothing is written there yet.
 var errRestoreUnknown = errors.New("whether the hub was restored from a backup is not known yet")
 
 // errClaimHeld is syncTarget's answer for the ManagedCluster of a cluster that a target found restored claims
@@ -1308,12 +1323,6 @@ var errClaimHeld = errors.New("the hub was restored holding the cluster as its s
 // afterwards (written now, or already there).
 func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, source, target *hubconn.Hub,
 	src *unstructured.Unstructured, extra map[string]string, seen time.Time, hasSeen bool) (holds bool, err error) {
-	if !c.restoreKnown(target) {
-		// The target may be restored from a backup taken while it was the cluster's source, and hold writes its
-		// users made there since, to be written back first: nothing is written there until that is known
-		// (syncIncarnation syncs every key again then), its ManagedCluster included, which tells.
-		return false, errRestoreUnknown
-	}
 	if k.Name == failoverv1alpha1.KindManagedCluster && c.incarnations.claimed(target.Name(), key.Name) {
 		// The claim of the restored target rests on its ManagedCluster (claim): written once it is reconciled.
 		return false, errClaimHeld

@@ -459,3 +459,113 @@ func incarnationOn(t *testing.T, h *framework.Hub, hub string) int64 {
 	n, _ := strconv.ParseInt(cm.Data[hub], 10, 64)
 	return n
 }
+
+// TestStandbyRestoredFromABackupOfItsSourceDays: hub B is backed up while it is the source of cluster claimed1 (its
+// namespace unmarked); the cluster moves back to A, and B, now a standby, is marked and its incarnation advanced
+// after the marks. With the replicator stopped, B is restored from the backup: its namespace comes back unmarked,
+// and a user's create and edit there are accepted (`make chaos` seed 16: they never reached A or the spoke). Once
+// the replicator runs, it finds the restore, takes B's ManagedCluster, which holds the cluster as a source does,
+// for a claim, and writes the two writes back onto A; B is marked again. The test plays the agent by renewing the
+// cluster's lease.
+func TestStandbyRestoredFromABackupOfItsSourceDays(t *testing.T) {
+	const cluster = "claimed1"
+	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
+	stopped := false
+	defer func() {
+		if !stopped {
+			stopOnA()
+		}
+	}()
+	r.start()
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "kept", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+
+	// The cluster moves to B, where a user makes a work.
+	stopOnA()
+	stopped = true
+	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
+	r.waitStatus(replicationTimeout, "hub-b the cluster's source", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, hubB).SourceClusters == 1
+	})
+	waitNamespaceMark(t, hubBHub, cluster, "")
+	v1 := map[string]string{"v": "made on hub-b"}
+	createWork(t, hubBHub, configMapWork(t, cluster, "on-b", v1))
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "on-b", replicationTimeout, "a copy from hub-b", copiedFrom(hubB))
+	atBackup := markerCounterOn(t, hubBHub, hubB)
+	backup := hubBHub.BackupEtcd()
+
+	// Back to A: B is a standby, marked, its counter advanced after the marks, which A's marker records once the
+	// replicator next copies from A.
+	stopOnB()
+	stopOnA = keepRenewing(t, hubA, cluster, 3*time.Second)
+	stopped = false
+	r.waitStatus(replicationTimeout, "hub-a the cluster's source again", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
+		return hubStatus(s, "hub-a").SourceClusters == 1
+	})
+	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
+	// A copy from A once an incarnation interval passed advances A's marker, which then records B's counter.
+	createWork(t, hubA, configMapWork(t, cluster, "on-a", map[string]string{"v": "0"}))
+	marked := int64(0)
+	for i := 1; ; i++ {
+		marked = markerCounterOn(t, hubBHub, hubB)
+		if marked > atBackup && recordedOn(t, hubA, hubB) == marked {
+			break
+		}
+		if i == 10 {
+			t.Fatalf("hub-b's counter %d (%d at the backup), hub-a's marker records %d: want hub-b's advanced after its marks, and recorded on hub-a",
+				marked, atBackup, recordedOn(t, hubA, hubB))
+		}
+		time.Sleep(3 * time.Second)
+		updateWork(t, hubA, cluster, "on-a", map[string]string{"v": strconv.Itoa(i)})
+	}
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "on-a", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+
+	r.stop()
+	hubBHub.RestoreEtcd(backup)
+	if restored := markerCounterOn(t, hubBHub, hubB); restored != atBackup {
+		t.Fatalf("restored hub-b's counter %d, want %d, the backup's", restored, atBackup)
+	}
+	waitFence(t, hubBHub, cluster, false)
+	v2 := map[string]string{"v": "edited on the restored hub-b"}
+	updateWork(t, hubBHub, cluster, "on-b", v2)
+	v3 := map[string]string{"v": "made on the restored hub-b"}
+	createWork(t, hubBHub, configMapWork(t, cluster, "after-restore", v3))
+	r.start()
+
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "after-restore", replicationTimeout, "the create on the restored hub-b written back", sameValues(t, v3))
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, "on-b", replicationTimeout, "the edit on the restored hub-b written back", sameValues(t, v2))
+	expectEvent(t, r, replication.ReasonHubRestored, "hub hub-b shows incarnation")
+	expectEvent(t, r, replication.ReasonWrittenBack, "ManifestWork/"+cluster+"/after-restore: the create made on hub hub-b, restored from a backup")
+	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "on-a", replicationTimeout, "the work made after the backup copied again", copiedFrom("hub-a"))
+	for _, h := range []*framework.Hub{hubA, hubBHub} {
+		for name, want := range map[string]map[string]string{"kept": {"v": "1"}, "on-b": v2, "after-restore": v3} {
+			waitObj(t, h, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "in step after the restore", sameValues(t, want))
+		}
+	}
+}
+
+// markerCounterOn returns hub's own counter in h's incarnation marker (0: none).
+func markerCounterOn(t *testing.T, h *framework.Hub, hub string) int64 {
+	t.Helper()
+	cm, err := h.Kube.CoreV1().ConfigMaps(replication.DefaultMarkerNamespace).Get(context.Background(), replication.IncarnationMarker, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.ParseInt(cm.Data[hub], 10, 64)
+	return n
+}
+
+// recordedOn returns the counter of hub that h's incarnation marker records ("<uid>/<counter>"; 0: none).
+func recordedOn(t *testing.T, h *framework.Hub, hub string) int64 {
+	t.Helper()
+	cm, err := h.Kube.CoreV1().ConfigMaps(replication.DefaultMarkerNamespace).Get(context.Background(), replication.IncarnationMarker, metav1.GetOptions{})
+	if err != nil {
+		return 0
+	}
+	_, n, _ := strings.Cut(cm.Data[hub], "/")
+	v, _ := strconv.ParseInt(n, 10, 64)
+	return v
+}
