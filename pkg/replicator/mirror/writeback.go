@@ -13,7 +13,8 @@ import (
 // and never replicated: the last writes on that hub while the replicator could not reach it (it was down, or
 // cut off from that hub), before the replicator saw the cluster move and fenced it. old is the object of the
 // same kind, namespace and name on oldHub, the hub the source's ManagedCluster names as the one the cluster
-// moved from (MovedFrom; the caller asks for no other hub, and only while that record stands); src is the
+// moved from (MovedFrom, while that record stands), or a hub restored from a backup taken while it was the
+// cluster's source, which the caller asks for until it reconciled that hub; src is the
 // source's (nil when absent). source and oldHub are hub names; oldWrittenAt is old's last write by a user
 // (LastWrite of old as the hub served it: the replicator's caches drop managedFields); deleted is the delete of
 // the object the replicator saw on the source (nil: none, see Deleted).
@@ -24,8 +25,9 @@ import (
 // deletes src. Only a cluster's namespaced objects that a user made are written back: never its ManagedCluster
 // (each hub's controllers and the agent write it), an Excluded object, or a generated one (ownerReferences, or
 // ManifestWorkReplicaSetLabel: a controller made it, and acts on the old hub when the cluster leaves it; the
-// source's controller makes its own). Every rule needs evidence on oldHub that
-// an etcd restore of oldHub cannot produce. The rules, in order:
+// source's controller makes its own). Rules 2 and 4 need evidence on oldHub that an etcd restore of oldHub cannot
+// produce; rule 3 does not (a restore brings back objects deleted since where nothing records it), and the
+// caller bounds it for a restored hub by when oldHub wrote old. The rules, in order:
 //  1. old is absent, a copy (LabelReplicatedFrom set) that FinalizerDeleteCopies does not hold being deleted
 //     (HoldsDelete), or not a user's: nothing. A missing object is no evidence of a delete (a restore removes
 //     objects too).

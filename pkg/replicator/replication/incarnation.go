@@ -27,8 +27,10 @@ const keyIncarnation = "Incarnation"
 
 // IncarnationMarker is the name of the ConfigMap, in Options.MarkerNamespace on every hub, that holds the hub's
 // incarnation: its data key named after the hub holds the hub's counter (a decimal number), which the replicator
-// advances before it copies from the hub when Options.IncarnationInterval passed since it last did; the other
-// keys hold what the replicator knew of the other hubs' incarnations then ("<marker uid>/<counter>"). The
+// advances before it copies from the hub when Options.IncarnationInterval passed since it last did, and after it
+// marked namespaces there as a standby's (markWritten); the other keys hold the highest counter of each other hub
+// the replicator knew then ("<marker uid>/<counter>"), and a standby's counter advanced after its marks is written
+// into the other hubs' markers at once (recordOnOthers). The
 // incarnation is the marker's UID and that counter (mirror.Incarnation): a hub restored from a backup shows the
 // same marker at an older counter; a marker made anew (the hub rebuilt, the replicator uninstalled) has another
 // UID.
@@ -63,9 +65,11 @@ type incarnations struct {
 	claims map[string]claim
 	// advanced: hub → when (the controller's clock) its counter was last advanced.
 	advanced map[string]time.Time
-	// marked: the hubs whose namespaces syncFenceMarks marked as a standby's since their counter was last
-	// advanced: syncIncarnation advances it after the marks, so that a backup taken before them (while the hub was
-	// the source of those clusters, unmarked) shows a lower counter once restored, and the restore is found.
+	// found counts the hubs found restored since the controller started (restoresFound).
+	found uint64
+	// marked: the hubs whose namespaces syncFenceMarks marked as a standby's since syncIncarnation last took the
+	// mark up: it advances the hub's counter after the marks, so that a backup taken before them (while the hub
+	// was the source of those clusters, unmarked) shows a lower counter once restored, and the restore is found.
 	marked sets.Set[string]
 	// read: the hubs whose marker was read since the controller started; started, when it started.
 	read    sets.Set[string]
@@ -147,8 +151,11 @@ func (c *Controller) mayAdvanceLocked(in *incarnations) bool {
 // backup: event HubRestored, every key is synced again, and what it lost is made again there from copies of a
 // later incarnation (mirror.DecideRecreate); its counter is advanced once every key known then was synced with
 // every hub ready (reconciled), so that those copies stay of a later incarnation until they were used. It runs
-// again after Options.IncarnationInterval. A hub not ready is left: OnState queues it when it is. It writes
-// nothing else: a hub's counter is advanced when the replicator copies from it (incarnationFor).
+// again after Options.IncarnationInterval. A hub not ready is left: OnState queues it when it is. It also
+// advances the counter of a hub marked as a standby since its last read (incarnations.marked), once every
+// configured hub's marker was read (a marker not read may record that hub's restore), and records the new counter
+// on the other hubs' markers (recordOnOthers); otherwise a hub's counter is advanced when the replicator copies
+// from it (incarnationFor).
 func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	h := c.byName[hub]
 	if h == nil || !h.Ready() {
@@ -207,6 +214,7 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	if restoredNow {
 		in.restored[hub] = keys.Clone()
 		in.claims[hub] = claims
+		in.found++
 	}
 	pending := in.restored[hub]
 	if wasRestored {
@@ -218,7 +226,7 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		}
 	}
 	reconciledNow := wasRestored && pending.Len() == 0 && c.mayAdvanceLocked(in)
-	afterMarks := !wasRestored && !restoredNow && in.marked.Has(hub) && c.mayAdvanceLocked(in)
+	afterMarks := !wasRestored && !restoredNow && in.marked.Has(hub) && in.read.Len() == len(c.opts.Hubs)
 	if afterMarks {
 		in.marked.Delete(hub) // marks written from now on ask for another advance
 	}
@@ -259,6 +267,7 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 			return err
 		}
 		c.logger.V(2).Info("Incarnation advanced after fence marks", "hub", hub, "incarnation", next.String())
+		c.recordOnOthers(ctx, hub, next)
 	}
 	if !reconciledNow {
 		return nil
@@ -279,6 +288,13 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
 	}
 	return nil
+}
+
+// restoresFound returns how many times a hub was found restored since the controller started.
+func (in *incarnations) restoresFound() uint64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.found
 }
 
 // restoreKnown reports whether the replicator knows whether hub h was restored from a backup: h's marker was read
@@ -304,6 +320,43 @@ func (c *Controller) restoreKnown(h *hubconn.Hub) bool {
 	return restored || !in.behindLocked(h.Name())
 }
 
+// recordOnOthers writes inc, hub's incarnation just advanced, into every other ready hub's marker whose record of
+// hub's marker is lower (one update each; a hub without a marker gets none, a failure is logged): until the next
+// advance of one of them, that hub's own marker, which a restore takes back, is not the only record. The other
+// hubs' own counters are not changed.
+func (c *Controller) recordOnOthers(ctx context.Context, hub string, inc mirror.Incarnation) {
+	for _, g := range c.opts.Hubs {
+		if g.Name() == hub || !g.Ready() {
+			continue
+		}
+		lock := c.incarnations.locks[g.Name()]
+		lock.Lock()
+		err := func() error {
+			marker, err := c.readMarker(ctx, g)
+			if err != nil || marker == nil {
+				return err
+			}
+			data, _, _ := unstructured.NestedStringMap(marker.Object, "data")
+			if uid, n, ok := strings.Cut(data[hub], "/"); ok && uid == inc.UID {
+				if have, err := strconv.ParseInt(n, 10, 64); err == nil && have >= inc.N {
+					return nil
+				}
+			}
+			out := marker.DeepCopy()
+			if err := unstructured.SetNestedField(out.Object, inc.String(), "data", hub); err != nil {
+				return err
+			}
+			_, err = g.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace).Update(ctx, out, metav1.UpdateOptions{FieldManager: FieldManager})
+			g.ReportError(err)
+			return err
+		}()
+		lock.Unlock()
+		if err != nil {
+			c.logger.Error(err, "Incarnation not recorded on another hub's marker; its next advance records it", "hub", hub, "marker", g.Name())
+		}
+	}
+}
+
 // markWritten records that syncFenceMarks marked a namespace of hub as a standby's, and has the hub's marker read
 // (syncIncarnation), which advances its counter after the marks (incarnations.marked).
 func (c *Controller) markWritten(hub string) {
@@ -317,13 +370,15 @@ func (c *Controller) markWritten(hub string) {
 // claim is what a hub found restored from a backup claimed then: the clusters whose ManagedCluster it holds as
 // their source holds it (without mirror.AnnotationClusterHub, which every copy on another hub carries and the
 // fence reads; the restore undid the fence marks of their namespaces, and its users' writes were accepted there
-// until the replicator found the restore), and after is the last write of its incarnation marker as the marker
-// itself records it (metadata.managedFields, the hub's own clock): the replicator wrote it before it copied from
-// the hub, so what the backup holds was written at most one incarnation interval later, and an object the hub
-// wrote after is one its users made since the restore (zero: no marker, nothing is that). Until the hub is
+// until the replicator found the restore), and after, the last write of its incarnation marker as the marker
+// records it (metadata.managedFields, the hub's own clock) plus one incarnation interval. The replicator advances
+// the marker before it copies from the hub once an interval passed, so what the backup holds and any hub copied
+// was written before after, and an object the hub wrote later is one its users made since the restore, or one no
+// hub ever copied (zero: no marker or no time in it, and nothing counts as made since). Until the hub is
 // reconciled, where another hub is a claimed cluster's source, the writes made on the restored hub are written
-// back onto it like those of a hub the cluster moved from (Controller.writeBackFrom), and the restored hub's
-// ManagedCluster is left as it is (syncTarget), so that a replicator started again finds the claim again.
+// back onto that source like those of a hub the cluster moved from (writeBackHubs, Controller.writeBack), and the
+// restored hub's ManagedCluster of the cluster is left as it is (syncTarget, errClaimHeld), so that a replicator
+// started again finds the claim again.
 type claim struct {
 	clusters sets.Set[string]
 	after    time.Time
@@ -343,6 +398,9 @@ func (c *Controller) claimedBy(h *hubconn.Hub, marker *unstructured.Unstructured
 				cl.after = mf.Time.Time
 			}
 		}
+	}
+	if !cl.after.IsZero() {
+		cl.after = cl.after.Add(c.opts.IncarnationInterval)
 	}
 	return cl
 }
@@ -480,6 +538,9 @@ func (c *Controller) advanceLocked(ctx context.Context, h *hubconn.Hub, marker *
 	data := map[string]any{hub: strconv.FormatInt(n+1, 10)}
 	for _, other := range slices.Sorted(maps.Keys(in.shown)) {
 		if i := in.shown[other]; other != hub && i.Known() {
+			// The highest counter known of that marker, not what the hub shows: a hub restored and not yet
+			// reconciled must stay found after a restart of the replicator.
+			i.N = max(i.N, in.recorded[other][i.UID])
 			data[other] = i.String()
 		}
 	}

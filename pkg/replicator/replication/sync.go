@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
@@ -252,11 +253,14 @@ type objectSync struct {
 	// seen is when the change being synced was first seen (hasSeen: one was), for the replication lag.
 	seen    time.Time
 	hasSeen bool
-	// failedHub is the hub the cluster moved from when its write-back failed: left untouched by this sync.
-	failedHub string
+	// failed are the hubs to write back from (writeBackHubs) whose write-back failed: left untouched by this
+	// sync.
+	failed sets.Set[string]
 	// known: hub → whether the replicator knew, when the sync began, whether the hub was restored from a backup
-	// (restoreKnown); a hub it did not is neither written nor released by this sync.
-	known map[string]bool
+	// (restoreKnown); a hub it did not is neither written nor released by this sync, and neither is any hub when
+	// a hub was found restored since the sync began (restores, the count of restores found then).
+	known    map[string]bool
+	restores uint64
 	// compared are the hubs the key was found or brought in step on; holding, the targets that hold a copy
 	// of src after the sync.
 	compared, holding []string
@@ -280,9 +284,10 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 			c.incarnations.reconciled(key)
 		}
 	}
-	s := &objectSync{c: c, k: k, key: key, checked: func(*hubconn.Hub) bool { return true }, known: map[string]bool{}}
+	s := &objectSync{c: c, k: k, key: key, checked: func(*hubconn.Hub) bool { return true }, known: map[string]bool{}, failed: sets.New[string]()}
+	// Before writeBack reads the claims: when a hub is found restored meanwhile, the sync writes on no hub.
+	s.restores = c.incarnations.restoresFound()
 	for _, h := range c.opts.Hubs {
-		// Before writeBack reads the claims: a hub found restored meanwhile is left for the next sync.
 		s.known[h.Name()] = c.restoreKnown(h)
 	}
 	var identity direction.Identity
@@ -330,7 +335,7 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 	if mirror.Excluded(k, src) {
 		settled()
 		c.forget(key)
-		return nil, errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, "", c.restoreKnown))
+		return nil, errors.Join(c.dropStaleCopies(ctx, k, key, source), c.releaseOthers(ctx, k, key, nil, nil, c.restoreKnown))
 	}
 	s.src = src
 	return s, nil
@@ -347,15 +352,15 @@ func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 			if wrote {
 				return true
 			}
-			if s.failedHub == "" {
-				s.failedHub = failedHub
+			if failedHub != "" {
+				s.failed.Insert(failedHub)
 			}
 			if err != nil {
 				s.errs = append(s.errs, err)
 			}
 		}
 	}
-	if err := c.releaseOthers(ctx, s.k, s.key, s.source, s.failedHub, func(h *hubconn.Hub) bool { return s.known[h.Name()] }); err != nil {
+	if err := c.releaseOthers(ctx, s.k, s.key, s.source, s.failed, s.restoreKnown); err != nil {
 		s.errs = append(s.errs, err)
 	}
 	return false
@@ -419,11 +424,17 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 }
 
 // reconciled records the sync's key as reconciled for the hubs found restored (incarnations.reconciled), unless a
-// write-back from the hub the cluster moved from failed in this sync: that hub's writes are still to take.
+// write-back failed in this sync: that hub's writes are still to take.
 func (s *objectSync) reconciled() {
-	if s.failedHub == "" {
+	if s.failed.Len() == 0 {
 		s.c.incarnations.reconciled(s.key)
 	}
+}
+
+// restoreKnown reports whether h may be written or released by this sync: whether it was restored from a backup
+// was known when the sync began, and no hub was found restored since.
+func (s *objectSync) restoreKnown(h *hubconn.Hub) bool {
+	return s.known[h.Name()] && s.c.incarnations.restoresFound() == s.restores
 }
 
 // deleteAgainOnSource deletes the source's object of the sync's key when another hub's log of deletes made
@@ -591,7 +602,7 @@ func (s *objectSync) selectTargets(ctx context.Context) []*hubconn.Hub {
 		switch {
 		case target != s.source && target.Ready() && !target.Serves(k.Name) && s.checked(target):
 			s.compared = append(s.compared, target.Name())
-		case target == s.source || !target.Serves(k.Name) || target.Name() == s.failedHub || !s.checked(target):
+		case target == s.source || !target.Serves(k.Name) || s.failed.Has(target.Name()) || !s.checked(target):
 		case !mirroredTo(k, key, s.source, target):
 			if err := c.dropCopy(ctx, k, key, target); errors.Is(err, errDeleteHeld) {
 				c.markBehind(key, target.Name())
@@ -650,7 +661,7 @@ func (s *objectSync) writeTargets(ctx context.Context, targets []*hubconn.Hub) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if !s.known[target.Name()] {
+			if !s.restoreKnown(target) {
 				// The target may be restored from a backup taken while it was the cluster's source, and hold
 				// writes its users made there since, to be written back first: nothing is written there until
 				// that is known (syncIncarnation syncs every key again then), its ManagedCluster included, which
@@ -743,7 +754,8 @@ func (s *objectSync) finish(ctx context.Context) {
 // writeBack writes on the source what from's hub, one the cluster moved from (writeBackHubs), wrote and never
 // replicated (mirror.DecideWriteBack), while it is ready and the identity check saw it ready (checked). From a hub
 // restored from a backup (from.restored), an object the source lacks is made there only when the hub wrote it
-// after from.after (its users made it since the restore): one the backup holds may have been deleted since. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
+// after from.after (claim: its users made it since the restore): one the backup holds may have been deleted
+// since. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
 // found): the source's watch event syncs the key again. A create refused because the source holds an object
 // of that name its cache does not show is no write: the key is compared as usual. On another error,
 // failedHub names the old hub, which the caller leaves untouched for this sync.
@@ -775,7 +787,7 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
 	}
 	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name), deleted)
-	if from.restored && d.Action == mirror.ActionCreate && !old.LastWrite(k.Name, key.Namespace, key.Name).After(from.after) {
+	if from.restored && d.Action == mirror.ActionCreate && (from.after.IsZero() || !old.LastWrite(k.Name, key.Namespace, key.Name).After(from.after)) {
 		// What the backup holds may have been deleted since where no log of deletes made records it: kept
 		// where it is (mirror.Decide rule 3), not made again.
 		c.logger.V(2).Info("Not written back from a restored hub: written before its restore", "object", key.String(), "hub", old.Name(), "source", source.Name())
@@ -857,7 +869,7 @@ func (c *Controller) writeBackHubs(cluster string, source *hubconn.Hub) []writeB
 }
 
 // releaseOthers lets go of the deletes that mirror.FinalizerDeleteCopies holds on hubs other than source
-// (except skip; every hub when source is nil: the key's cluster is not replicated): writeBack did not write one
+// (except those of skip; every hub when source is nil: the key's cluster is not replicated): writeBack did not write one
 // back now, so none of them is written back from this state (the hub is not the one the cluster moved from, or
 // the source's object is not the copy it held). With a source, an object being deleted on a hub the cluster has
 // left (agentLeft) also goes without that hub's finalizers (mirror.CopyFinalizers, as a copy deleted there),
@@ -867,11 +879,11 @@ func (c *Controller) writeBackHubs(cluster string, source *hubconn.Hub) []writeB
 // seen renewing its lease on such a hub, only the hold is let go, and the key is synced again once that lease
 // would be stale. A hub not known (known, restoreKnown) not to be restored from a backup is left until it is: a
 // delete held there may be a user's since the restore, which writeBack writes back.
-func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip string, known func(*hubconn.Hub) bool) error {
+func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, skip sets.Set[string], known func(*hubconn.Hub) bool) error {
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	var errs []error
 	for _, h := range c.opts.Hubs {
-		if h == source || h.Name() == skip || !h.Ready() || !h.Serves(k.Name) || !known(h) {
+		if h == source || skip.Has(h.Name()) || !h.Ready() || !h.Serves(k.Name) || !known(h) {
 			continue
 		}
 		obj, _ := h.Peek(k.Name, key.Namespace, key.Name)
@@ -1213,7 +1225,7 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 // spokes): it waits on no hub, no delete is held for it, and for its ManagedCluster no hub is reported in step.
 func (c *Controller) notReplicated(ctx context.Context, k mirror.Kind, key Key) error {
 	c.forget(key)
-	err := c.releaseOthers(ctx, k, key, nil, "", c.restoreKnown)
+	err := c.releaseOthers(ctx, k, key, nil, nil, c.restoreKnown)
 	if k.Name == failoverv1alpha1.KindManagedCluster {
 		err = errors.Join(err, c.reportUnreplicated(ctx, key.Name))
 	}
@@ -1311,8 +1323,8 @@ func (c *Controller) anyListing() bool {
 // of that name: the target is not in step, and nothing failed.
 var errCopyGoing = errors.New("the copy is being deleted")
 
-// errRestoreUnknown is writeTargets' answer for a target not known (objectSync.known) not to be restored from a backup:
-// nothing is written there yet.
+// errRestoreUnknown is writeTargets' answer for a target not known (objectSync.restoreKnown) not to be restored
+// from a backup: nothing is written there yet.
 var errRestoreUnknown = errors.New("whether the hub was restored from a backup is not known yet")
 
 // errClaimHeld is syncTarget's answer for the ManagedCluster of a cluster that a target found restored claims

@@ -98,6 +98,10 @@ type chaosSchedule struct {
 	// hub confirmed in step was viable). Violations of such a schedule are reported apart: the agent said the
 	// spoke may see older ManifestWorks.
 	behind int
+	// ownRestores is the number of restores of the hub the agent was on (backUpOrRestore): the spoke goes back
+	// with the restored hub until the replicator writes the newer state back. Spoke violations of such a schedule
+	// are reported apart too.
+	ownRestores int
 }
 
 func chaosSeeds(t *testing.T) []uint64 {
@@ -143,8 +147,8 @@ func TestPartitionSchedules(t *testing.T) {
 		t.Logf("schedule seed %d: %d steps, user writes %d accepted, %d refused by the fence, %d failed; %d invariant checks, %d violations; %d HubBehind or HubReplicationUnknown warnings\n  schedule: %s",
 			seed, len(s.steps), s.accepted, s.refused, s.failed, s.checks, len(s.violations), s.behind, strings.Join(s.steps, "; "))
 		for _, v := range s.violations {
-			if excused(s, v) {
-				t.Logf("seed %d (after a warning that the hub may be older): %s", seed, v)
+			if why := excused(s, v); why != "" {
+				t.Logf("seed %d (%s): %s", seed, why, v)
 				continue
 			}
 			t.Errorf("seed %d: %s", seed, v)
@@ -160,15 +164,21 @@ func TestPartitionSchedules(t *testing.T) {
 }
 
 func chaosReport(all []chaosSchedule, took time.Duration) string {
-	var checks, violations, warned, accepted, refused int
+	var checks, violations, warned, accepted, refused, restores, ownRestores int
 	var failing, warnedSeeds []string
 	for _, s := range all {
+		for _, step := range s.steps {
+			if strings.HasSuffix(step, "restored from its backup") {
+				restores++
+			}
+		}
+		ownRestores += s.ownRestores
 		checks += s.checks
 		accepted += s.accepted
 		refused += s.refused
 		var counted, excusedHere int
 		for _, v := range s.violations {
-			if excused(s, v) {
+			if excused(s, v) != "" {
 				excusedHere++
 			} else {
 				counted++
@@ -183,9 +193,9 @@ func chaosReport(all []chaosSchedule, took time.Duration) string {
 			failing = append(failing, strconv.FormatUint(s.seed, 10))
 		}
 	}
-	return fmt.Sprintf("partition schedules: %d run in %s; user writes %d accepted, %d refused by the fence; %d invariant checks; "+
-		"%d violations (seeds [%s]); %d more after a HubBehind or HubReplicationUnknown warning (seeds [%s]); replay: CHAOS_SEEDS=<seeds> make chaos",
-		len(all), took.Round(time.Second), accepted, refused, checks, violations, strings.Join(failing, ","), warned, strings.Join(warnedSeeds, ","))
+	return fmt.Sprintf("partition schedules: %d run in %s; user writes %d accepted, %d refused by the fence; hubs restored %d times (%d the cluster's); %d invariant checks; "+
+		"%d violations (seeds [%s]); %d more on the spoke after a HubBehind or HubReplicationUnknown warning or a restore of the cluster's hub (seeds [%s]); replay: CHAOS_SEEDS=<seeds> make chaos",
+		len(all), took.Round(time.Second), accepted, refused, restores, ownRestores, checks, violations, strings.Join(failing, ","), warned, strings.Join(warnedSeeds, ","))
 }
 
 // newChaosBed starts the bed: the replicator's host, two hubs behind proxies, a spoke with the agent and OCM's
@@ -472,7 +482,7 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 			case 4:
 				s.steps = append(s.steps, b.loseCopies(t, hubDown))
 			case 5:
-				s.steps = append(s.steps, b.backUpOrRestore(t, rng, hubDown, &backups))
+				s.steps = append(s.steps, b.backUpOrRestore(t, rng, hubDown, &backups, works, &s.ownRestores))
 			}
 		} else {
 			userBatch()
@@ -801,19 +811,34 @@ func (b *chaosBed) runWriteBack(t *testing.T) chaosSchedule {
 	return s
 }
 
-// backUpOrRestore is the nemesis "a standby restored from a backup of its etcd": the standby (as loseCopies
-// finds it) is restored from the backup taken of it earlier in the schedule, if there is one; otherwise a hub that
-// is up, either one, is backed up (a cold backup: its etcd stopped and started again). The backup may have been
-// taken while that hub was the cluster's, or held copies or writes the user made or deleted since. The restore of
-// the hub the agent is on is not a nemesis here: OCM's work agent applies what the restored hub holds before the
-// replicator can reconcile it (a limit the replicator's docs state). It returns the step's record.
-func (b *chaosBed) backUpOrRestore(t *testing.T, rng *rand.Rand, hubDown [2]bool, backups *[2]string) string {
+// backUpOrRestore is the nemesis "a hub restored from a backup of its etcd": the standby (as loseCopies finds
+// it) is restored from the backup taken of it earlier in the schedule, if there is one; or, one time in two, the
+// hub the agent is on, when the standby holds every write the user made (what the restore takes from the hub is
+// then on the standby, and nothing else has it: a write the restore undoes before any hub copied it is lost by the
+// restore itself); otherwise a hub that is up, either one, is backed up (a cold backup: its etcd stopped and
+// started again). The backup may have been taken while that hub was the cluster's, or held copies or writes the
+// user made or deleted since. A restore of the agent's hub is counted in ownRestores: OCM's work agent applies what
+// the restored hub holds before the replicator can write the newer state back, so that the spoke goes back for a
+// moment (a limit the replicator's docs state). It returns the step's record.
+func (b *chaosBed) backUpOrRestore(t *testing.T, rng *rand.Rand, hubDown [2]bool, backups *[2]string, works map[string]*chaosWork, ownRestores *int) string {
 	t.Helper()
-	if j, skip := b.standby(hubDown); skip == "" && backups[j] != "" {
-		b.hubs[j].RestoreEtcd(backups[j])
-		_ = os.RemoveAll(backups[j])
-		backups[j] = ""
-		return fmt.Sprintf("hub %s restored from its backup", b.names[j])
+	if j, skip := b.standby(hubDown); skip == "" {
+		if backups[j] != "" {
+			b.hubs[j].RestoreEtcd(backups[j])
+			_ = os.RemoveAll(backups[j])
+			backups[j] = ""
+			return fmt.Sprintf("hub %s restored from its backup", b.names[j])
+		}
+		if i := 1 - j; backups[i] != "" && rng.IntN(2) == 0 {
+			if why := b.holdsEverything(j, i, works); why != "" {
+				return fmt.Sprintf("hub %s, the cluster's, restored from its backup: skipped (%s)", b.names[i], why)
+			}
+			b.hubs[i].RestoreEtcd(backups[i])
+			_ = os.RemoveAll(backups[i])
+			backups[i] = ""
+			*ownRestores++
+			return fmt.Sprintf("hub %s, the cluster's, restored from its backup", b.names[i])
+		}
 	}
 	i := rng.IntN(2)
 	if hubDown[i] {
@@ -824,6 +849,37 @@ func (b *chaosBed) backUpOrRestore(t *testing.T, rng *rand.Rand, hubDown [2]bool
 	}
 	backups[i] = b.hubs[i].BackupEtcd()
 	return fmt.Sprintf("hub %s backed up", b.names[i])
+}
+
+// holdsEverything returns "" when hub j holds every chaos ManifestWork as the user's last accepted write left it
+// (none of a deleted one) and hub i holds none being deleted, or what it found otherwise.
+func (b *chaosBed) holdsEverything(j, i int, works map[string]*chaosWork) string {
+	ctx := context.Background()
+	list, err := dyn(b.hubs[j]).Resource(workGVR).Namespace(chaosCluster).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Sprintf("list on hub %s: %v", b.names[j], err)
+	}
+	held := map[string]*unstructured.Unstructured{}
+	for k := range list.Items {
+		held[list.Items[k].GetName()] = &list.Items[k]
+	}
+	for name, w := range works {
+		obj := held[name]
+		switch {
+		case w.deleted && obj != nil, !w.deleted && (obj == nil || obj.GetDeletionTimestamp() != nil || workValue(obj, name) != w.seq):
+			return fmt.Sprintf("hub %s does not hold %s as the user left it", b.names[j], name)
+		}
+	}
+	own, err := dyn(b.hubs[i]).Resource(workGVR).Namespace(chaosCluster).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Sprintf("list on hub %s: %v", b.names[i], err)
+	}
+	for k := range own.Items {
+		if w := &own.Items[k]; strings.HasPrefix(w.GetName(), chaosPrefix) && w.GetDeletionTimestamp() != nil {
+			return fmt.Sprintf("hub %s is deleting %s", b.names[i], w.GetName())
+		}
+	}
+	return ""
 }
 
 // standby returns the hub the agent is not on, when it is a standby in the replicator's view too, or why not:
@@ -1087,8 +1143,20 @@ func (b *chaosBed) reset(t *testing.T, ctx context.Context) {
 // ManifestWorks, and evicts what that hub lacks after its grace period, 20 s here). What outlasts the settle — a
 // deleted work's resource still on the spoke (1), an accepted write missing from the spoke (3) or from a hub, a
 // work left Terminating (5) — and a source that flapped (6) fail the test whatever the agent said.
-func excused(s chaosSchedule, v string) bool {
-	return s.behind > 0 && (strings.HasPrefix(v, "(2)") || strings.HasPrefix(v, "(4)"))
+// excused returns why v, a violation of schedule s, is reported apart ("": it is not): a spoke's rollback (2) or
+// delete (4) after the agent warned that it moved to a hub that may hold older ManifestWorks, or in a schedule
+// that restored the hub the agent was on.
+func excused(s chaosSchedule, v string) string {
+	if !strings.HasPrefix(v, "(2)") && !strings.HasPrefix(v, "(4)") {
+		return ""
+	}
+	switch {
+	case s.behind > 0:
+		return "after a warning that the hub may be older"
+	case s.ownRestores > 0:
+		return "after a restore of the cluster's hub"
+	}
+	return ""
 }
 
 // warnings counts the events by which the agent said it moved to a hub that may hold older ManifestWorks.

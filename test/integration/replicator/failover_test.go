@@ -324,8 +324,10 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	r.stop()
 	r.opts.ReportInterval = 2 * time.Second
 	r.start()
-	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a report confirmed every 2s", func(o *unstructured.Unstructured) bool {
-		return o != nil && strings.HasSuffix(o.GetAnnotations()[mirror.AnnotationHubsReported], ",every=2s")
+	// The report confirmed every 2s names hub-b in step: a hub named behind stays behind however old the report.
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "a report confirmed every 2s, hub-b in step", func(o *unstructured.Unstructured) bool {
+		return o != nil && strings.HasSuffix(o.GetAnnotations()[mirror.AnnotationHubsReported], ",every=2s") &&
+			slices.Contains(strings.Split(o.GetAnnotations()[mirror.AnnotationHubsInStep], ","), hubB) && o.GetAnnotations()[mirror.AnnotationHubsBehind] == ""
 	})
 	r.stop()
 	stoppedAt := time.Now()
