@@ -161,6 +161,14 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	if h == nil || !h.Ready() {
 		return nil
 	}
+	// An advance after fence marks is recorded on the other hubs' markers once this hub's lock is released:
+	// recordOnOthers takes theirs, and a worker syncing one of them may hold it while it waits for this one.
+	var advancedAfterMarks mirror.Incarnation
+	defer func() {
+		if advancedAfterMarks.Known() {
+			c.recordOnOthers(ctx, hub, advancedAfterMarks)
+		}
+	}()
 	in := c.incarnations
 	lock := in.locks[hub]
 	lock.Lock()
@@ -267,7 +275,7 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 			return err
 		}
 		c.logger.V(2).Info("Incarnation advanced after fence marks", "hub", hub, "incarnation", next.String())
-		c.recordOnOthers(ctx, hub, next)
+		advancedAfterMarks = next
 	}
 	if !reconciledNow {
 		return nil
@@ -323,7 +331,7 @@ func (c *Controller) restoreKnown(h *hubconn.Hub) bool {
 // recordOnOthers writes inc, hub's incarnation just advanced, into every other ready hub's marker whose record of
 // hub's marker is lower (one update each; a hub without a marker gets none, a failure is logged): until the next
 // advance of one of them, that hub's own marker, which a restore takes back, is not the only record. The other
-// hubs' own counters are not changed.
+// hubs' own counters are not changed. The caller holds no marker lock: each hub's is taken in turn.
 func (c *Controller) recordOnOthers(ctx context.Context, hub string, inc mirror.Incarnation) {
 	for _, g := range c.opts.Hubs {
 		if g.Name() == hub || !g.Ready() {
@@ -332,6 +340,8 @@ func (c *Controller) recordOnOthers(ctx context.Context, hub string, inc mirror.
 		lock := c.incarnations.locks[g.Name()]
 		lock.Lock()
 		err := func() error {
+			ctx, cancel := context.WithTimeout(ctx, markerTimeout)
+			defer cancel()
 			marker, err := c.readMarker(ctx, g)
 			if err != nil || marker == nil {
 				return err
@@ -536,6 +546,18 @@ func (c *Controller) advanceLocked(ctx context.Context, h *hubconn.Hub, marker *
 		n = max(n, markerCounter(marker, hub))
 	}
 	data := map[string]any{hub: strconv.FormatInt(n+1, 10)}
+	if marker != nil {
+		// A hub not shown now (unreachable since) keeps its record, raised to what is recorded of that marker.
+		kept, _, _ := unstructured.NestedStringMap(marker.Object, "data")
+		for other, v := range kept {
+			uid, count, ok := strings.Cut(v, "/")
+			counter, err := strconv.ParseInt(count, 10, 64)
+			if other == hub || !ok || err != nil {
+				continue
+			}
+			data[other] = mirror.Incarnation{UID: uid, N: max(counter, in.recorded[other][uid])}.String()
+		}
+	}
 	for _, other := range slices.Sorted(maps.Keys(in.shown)) {
 		if i := in.shown[other]; other != hub && i.Known() {
 			// The highest counter known of that marker, not what the hub shows: a hub restored and not yet

@@ -424,9 +424,10 @@ func (s *objectSync) restoreSource(ctx context.Context) (wrote bool) {
 }
 
 // reconciled records the sync's key as reconciled for the hubs found restored (incarnations.reconciled), unless a
-// write-back failed in this sync: that hub's writes are still to take.
+// write-back failed in this sync (that hub's writes are still to take) or a hub was found restored after the sync
+// began (its writes were not asked for).
 func (s *objectSync) reconciled() {
-	if s.failed.Len() == 0 {
+	if s.failed.Len() == 0 && s.c.incarnations.restoresFound() == s.restores {
 		s.c.incarnations.reconciled(s.key)
 	}
 }
@@ -603,6 +604,9 @@ func (s *objectSync) selectTargets(ctx context.Context) []*hubconn.Hub {
 		case target != s.source && target.Ready() && !target.Serves(k.Name) && s.checked(target):
 			s.compared = append(s.compared, target.Name())
 		case target == s.source || !target.Serves(k.Name) || s.failed.Has(target.Name()) || !s.checked(target):
+		case !mirroredTo(k, key, s.source, target) && !s.restoreKnown(target):
+			c.markBehind(key, target.Name())
+			c.queue.AddAfter(key, c.opts.IncarnationInterval)
 		case !mirroredTo(k, key, s.source, target):
 			if err := c.dropCopy(ctx, k, key, target); errors.Is(err, errDeleteHeld) {
 				c.markBehind(key, target.Name())
