@@ -2,6 +2,7 @@ package replication
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -336,4 +337,50 @@ func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
 	if strings.Contains(written, "work-kept") || strings.Contains(written, "work-gone") {
 		t.Errorf("WrittenBack events %q name work-kept, whose state on hub-b is older than hub-a's, or work-gone, from the backup", written)
 	}
+}
+
+// TestControllerRecordsAStandbysAdvanceOnTheOtherHubs: each of hubs A and B is the source of one cluster and a
+// standby of the other's. Marked as a standby, each has its counter advanced after the marks, and the new counter
+// is recorded at once on the other hub's marker (a restore of a backup taken before the marks takes the hub's own
+// marker back, not the other's). Both hubs are marked at the same time, their markers synced by two workers.
+func TestControllerRecordsAStandbysAdvanceOnTheOtherHubs(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	kinds := []mirror.Kind{mcKind}
+	nsKind := mirror.Kind{GVR: mirror.NamespaceGVR, Name: "Namespace"}
+	handler := &proxyHandler{}
+	ns := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+	}
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster("cluster-a", nil), ns("cluster-a"), incarnationMarker("marker-a", map[string]string{testHubA: "3"}))
+	b := newTestHub(t, testHubB, handler, kinds, managedCluster("cluster-b", nil), ns("cluster-b"), incarnationMarker("marker-b", map[string]string{testHubB: "6"}))
+	for _, h := range []*testHub{a, b} {
+		h.fake.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewNotFound(fence.SelfSubjectReviewGVR.GroupResource(), "")
+		})
+	}
+	c, _ := startController(t, handler, Options{Kinds: kinds, Fencing: true, DirectionRecheck: time.Hour, IncarnationInterval: time.Hour}, a, b)
+	recorded := func(h *testHub, hub string) string {
+		obj, err := h.fake.Resource(configMapGVR).Namespace(DefaultMarkerNamespace).Get(context.Background(), IncarnationMarker, metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		v, _, _ := unstructured.NestedString(obj.Object, "data", hub)
+		return v
+	}
+	mark := func(h *testHub, namespace string) string {
+		if obj := h.get(t, nsKind, "", namespace); obj != nil {
+			return obj.GetLabels()[fence.LabelClusterHub]
+		}
+		return ""
+	}
+	eventually(t, "each hub marked as the other's cluster's standby", func() bool {
+		return mark(a, "cluster-b") == testHubB && mark(b, "cluster-a") == testHubA
+	})
+	// A's and B's counters also advance when the replicator first copies from them; whichever hub advanced last,
+	// only recordOnOthers puts its counter on the other's marker.
+	eventually(t, "each hub's counter advanced and recorded on the other's marker", func() bool {
+		ca, cb := counter(t, a, testHubA), counter(t, b, testHubB)
+		return ca > 3 && cb > 6 && recorded(b, testHubA) == fmt.Sprintf("marker-a/%d", ca) && recorded(a, testHubB) == fmt.Sprintf("marker-b/%d", cb)
+	})
+	quiesce(t, c, a, b)
 }
