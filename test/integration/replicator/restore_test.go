@@ -544,28 +544,30 @@ func TestStandbyRestoredFromABackupOfItsSourceDays(t *testing.T) {
 	}
 }
 
-// markerCounterOn returns hub's own counter in h's incarnation marker (0: none).
-func markerCounterOn(t *testing.T, h *framework.Hub, hub string) int64 {
+// markerData returns the data of h's incarnation marker (nil: none).
+func markerData(t *testing.T, h *framework.Hub) map[string]string {
 	t.Helper()
 	cm, err := h.Kube.CoreV1().ConfigMaps(replication.DefaultMarkerNamespace).Get(context.Background(), replication.IncarnationMarker, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return 0
+		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, _ := strconv.ParseInt(cm.Data[hub], 10, 64)
+	return cm.Data
+}
+
+// markerCounterOn returns hub's own counter in h's incarnation marker (0: none).
+func markerCounterOn(t *testing.T, h *framework.Hub, hub string) int64 {
+	t.Helper()
+	n, _ := strconv.ParseInt(markerData(t, h)[hub], 10, 64)
 	return n
 }
 
 // recordedOn returns the counter of hub that h's incarnation marker records ("<uid>/<counter>"; 0: none).
 func recordedOn(t *testing.T, h *framework.Hub, hub string) int64 {
 	t.Helper()
-	cm, err := h.Kube.CoreV1().ConfigMaps(replication.DefaultMarkerNamespace).Get(context.Background(), replication.IncarnationMarker, metav1.GetOptions{})
-	if err != nil {
-		return 0
-	}
-	_, n, _ := strings.Cut(cm.Data[hub], "/")
+	_, n, _ := strings.Cut(markerData(t, h)[hub], "/")
 	v, _ := strconv.ParseInt(n, 10, 64)
 	return v
 }
