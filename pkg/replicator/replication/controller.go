@@ -87,6 +87,10 @@ const (
 	// holds of an object was written back onto its source, which holds an older state of it after a restore
 	// from a backup (mirror.DecideRestore).
 	ReasonWrittenBack = "WrittenBack"
+	// ReasonDeleteNotWrittenBack (Warning): a user's delete on the hub a cluster moved from, made before the
+	// replicator fenced that hub, met a change of the same object on the cluster's source since its copy was
+	// written: the source's state is kept, and the delete is not carried there (no clock orders the two writes).
+	ReasonDeleteNotWrittenBack = "DeleteNotWrittenBack"
 	// ReasonDeleteProven: an object, on the source or another hub, whose delete another hub's log of deletes made
 	// records (mirror.DeleteMadeOf: its hub was restored from a backup taken before the delete, which brought it
 	// back) was deleted again.

@@ -384,3 +384,39 @@ func TestControllerRecordsAStandbysAdvanceOnTheOtherHubs(t *testing.T) {
 	})
 	quiesce(t, c, a, b)
 }
+
+// TestControllerReportsADeleteThatMeetsAChangeOnTheSource: the cluster moved from hub B to hub A (the agent's epoch
+// 2, its write-back not finished). On B, a user deleted work-x before B was fenced (its delete held there); on A,
+// the cluster's source, work-x's copy was changed since it was made. No clock orders the two writes: A's change is
+// kept, and the delete, not written back, is reported (`make chaos` seed 27 dropped it without a word).
+func TestControllerReportsADeleteThatMeetsAChangeOnTheSource(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	deleted := manifestWork(testCluster, "work-x", "cm-x", nil)
+	deleted.SetUID("uid-x")
+	deleted.SetGeneration(1)
+	deleted.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	deleted.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
+	changed := mirror.Desired(mwKind, deleted, nil, testHubB, nil)
+	changed.SetUID("a-uid-x")
+	changed.SetDeletionTimestamp(nil)
+	_ = unstructured.SetNestedSlice(changed.Object, []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "cm-changed-on-a", "namespace": "default"}}}, "spec", "workload", "manifests")
+	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
+	mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB})
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=1"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, changed)
+	b := newTestHub(t, testHubB, handler, kinds, mcB, deleted)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour, IncarnationInterval: 100 * time.Millisecond}, a, b)
+	eventually(t, "the delete on hub-b reported as not written back", func() bool {
+		return strings.Contains(strings.Join(recorder.messages(ReasonDeleteNotWrittenBack), "\n"),
+			"ManifestWork/"+testCluster+"/work-x: deleted on hub hub-b, which cluster "+testCluster+" moved from, and changed on hub hub-a, its source")
+	})
+	quiesce(t, c, a, b)
+	if got := a.get(t, mwKind, testCluster, "work-x"); got == nil || got.GetDeletionTimestamp() != nil || !equalSpec(got, changed) {
+		t.Errorf("hub-a's work-x = %v, want the state changed there kept", specOf(got))
+	}
+}

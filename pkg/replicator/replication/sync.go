@@ -805,6 +805,13 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	switch d.Action {
 	case mirror.ActionNone:
+		if mirror.HoldsDelete(oldObj) && src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[mirror.LabelReplicatedFrom] == old.Name() &&
+			src.GetAnnotations()[mirror.AnnotationSourceUID] == string(oldObj.GetUID()) {
+			// The copy on the source was changed since it was made: that change wins, and the delete made on the
+			// old hub is let go of (releaseOthers) without reaching it.
+			c.opts.Recorder.Warningf(ReasonDeleteNotWrittenBack, "%s: deleted on hub %s, which cluster %s moved from, and changed on hub %s, its source, "+
+				"since it was copied there: the change is kept, the delete is not written back", key, old.Name(), cluster, source.Name())
+		}
 		return false, "", nil
 	case mirror.ActionCreate:
 		err = c.create(ctx, source, k, d.Object)
