@@ -17,7 +17,9 @@ import (
 // cluster's source, which the caller asks for until it reconciled that hub; src is the
 // source's (nil when absent). source and oldHub are hub names; oldWrittenAt is old's last write by a user
 // (LastWrite of old as the hub served it: the replicator's caches drop managedFields); deleted is the delete of
-// the object the replicator saw on the source (nil: none, see Deleted).
+// the object the replicator saw on the source (nil: none, see Deleted); restoredAfter is nil for a hub the
+// cluster moved from, and for a hub restored from a backup the time (that hub's clock) after which what it wrote
+// is its users' since the restore (the zero time: nothing is).
 //
 // The Decision's action applies to the source's object: ActionCreate and ActionUpdate write Decision.Object
 // there (a copy marked as made from oldHub, holding deletes when k HoldsDeletes, which Decide then has oldHub
@@ -26,18 +28,20 @@ import (
 // (each hub's controllers and the agent write it), an Excluded object, or a generated one (ownerReferences, or
 // ManifestWorkReplicaSetLabel: a controller made it, and acts on the old hub when the cluster leaves it; the
 // source's controller makes its own). Rules 2 and 4 need evidence on oldHub that an etcd restore of oldHub cannot
-// produce; rule 3 does not (a restore brings back objects deleted since where nothing records it), and the
-// caller bounds it for a restored hub by when oldHub wrote old. The rules, in order:
+// produce; rule 3 does not (a restore brings back objects deleted since where nothing records it), so for a
+// restored hub it needs old written after restoredAfter. The rules, in order:
 //  1. old is absent, a copy (LabelReplicatedFrom set) that FinalizerDeleteCopies does not hold being deleted
 //     (HoldsDelete), or not a user's: nothing. A missing object is no evidence of a delete (a restore removes
 //     objects too).
 //  2. old is being deleted, of a kind that HoldsDeletes (an original, or a copy marked while oldHub was the
 //     cluster's source): when src is a copy made from old (LabelReplicatedFrom = oldHub,
 //     AnnotationSourceUID = old's uid), unchanged on the source since the replicator wrote it (its content
-//     still has AnnotationContentHash) and not being deleted, src is deleted. The delete was made on oldHub;
+//     still has AnnotationContentHash) and not being deleted, src is deleted; changed there since, nothing, with
+//     ConflictCopyModified (no clock orders the two writes: the source's is kept). The delete was made on oldHub;
 //     FinalizerDeleteCopies held it there (and, for a ManifestWork, OCM's work agent's finalizer when the agent
 //     was gone from oldHub). Other kinds leave no trace of a delete: theirs are not written back.
-//  3. src is absent, and old is an original: create it on the source, unless deleted Explains old (the source
+//  3. src is absent, and old is an original (from a restored oldHub, written after restoredAfter): create it on
+//     the source, unless deleted Explains old (the source
 //     held a copy of it and its delete was seen there). The source never held it, or lost it (a standby whose
 //     namespace was deleted, restored or rebuilt before the cluster moved there).
 //  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
@@ -45,7 +49,7 @@ import (
 //     AnnotationSourceWrittenAt (the last user write the copy has), update src to old's
 //     content. A restore brings back only writes at or before that time.
 //  5. Anything else: nothing (the source's own changes win, through Decide).
-func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time, deleted *Deleted) Decision {
+func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time, deleted *Deleted, restoredAfter *time.Time) Decision {
 	none := Decision{Action: ActionNone}
 	if old == nil || (IsCopy(old) && !HoldsDelete(old)) || k.Name == failoverv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
 		return none
@@ -53,13 +57,20 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	srcIsCopyOfOld := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
 		ContentOf(k, src).Hash() == src.GetAnnotations()[AnnotationContentHash]
 	if old.GetDeletionTimestamp() != nil {
-		if uid := old.GetUID(); HoldsDeletes(k) && srcIsCopyOfOld && uid != "" && src.GetAnnotations()[AnnotationSourceUID] == string(uid) {
+		uid := old.GetUID()
+		madeFromOld := HoldsDeletes(k) && src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
+			uid != "" && src.GetAnnotations()[AnnotationSourceUID] == string(uid)
+		switch {
+		case madeFromOld && srcIsCopyOfOld:
 			return Decision{Action: ActionDelete}
+		case madeFromOld:
+			return Decision{Action: ActionNone, Conflict: ConflictCopyModified}
 		}
 		return none
 	}
 	if src == nil {
-		if !IsCopy(old) && !deleted.Explains(old) {
+		since := restoredAfter == nil || (!restoredAfter.IsZero() && oldWrittenAt.After(*restoredAfter))
+		if !IsCopy(old) && !deleted.Explains(old) && since {
 			return Decision{Action: ActionCreate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, nil, oldHub, nil), oldWrittenAt))}
 		}
 		return none

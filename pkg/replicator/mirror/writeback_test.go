@@ -15,6 +15,15 @@ import (
 // In TestDecideWriteBack the cluster moved from hub-a (the old hub) to hub-b (the source). oldOriginal is
 // hub-a's ManifestWork (uid-mw-source, last written by kubectl at its creation, 2024-03-01T08:00:00Z), srcCopy
 // hub-b's copy of it (source-written-at 2024-03-01T08:00:00Z).
+// at returns the time of an RFC 3339 value.
+func at(v string) *time.Time {
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+}
+
 func oldOriginal() *unstructured.Unstructured {
 	return mod(mwSource(), func(m map[string]any) {
 		meta(m)["managedFields"] = []any{
@@ -76,7 +85,10 @@ func TestDecideWriteBack(t *testing.T) {
 		kind     mirror.Kind
 		src, old *unstructured.Unstructured
 		deleted  *mirror.Deleted
-		want     mirror.Action
+		// restoredAfter: the old hub was restored from a backup (nil: one the cluster moved from).
+		restoredAfter *time.Time
+		want          mirror.Action
+		conflict      mirror.Conflict
 		// wantReplicas is the replicas value of the object written (create, update).
 		wantReplicas string
 	}{
@@ -86,8 +98,8 @@ func TestDecideWriteBack(t *testing.T) {
 
 		{name: "deleted on the old hub, held by the work agent's finalizer: delete the copy", src: srcCopy(t),
 			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionDelete},
-		{name: "deleted on the old hub, but the copy was edited on the source since: the edit wins", src: mod(srcCopy(t), editedOnSource),
-			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
+		{name: "deleted on the old hub, but the copy was edited on the source since: the edit wins, a conflict", src: mod(srcCopy(t), editedOnSource),
+			old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone, conflict: mirror.ConflictCopyModified},
 		{name: "deleted on the old hub, the copy was made from another object of that name (uid)", src: mod(srcCopy(t), func(m map[string]any) {
 			setAnnotation(m, mirror.AnnotationSourceUID, "uid-newer")
 		}), old: mod(oldOriginal(), deletedAt("2024-05-01T09:59:00Z")), want: mirror.ActionNone},
@@ -125,6 +137,12 @@ func TestDecideWriteBack(t *testing.T) {
 
 		{name: "created on the old hub, never copied: create", src: nil, old: oldOriginal(),
 			want: mirror.ActionCreate, wantReplicas: "3"},
+		{name: "restored old hub, created there after the restore's bound: create", src: nil, old: oldOriginal(),
+			restoredAfter: at("2024-03-01T07:59:59Z"), want: mirror.ActionCreate, wantReplicas: "3"},
+		{name: "restored old hub, written before the bound (its backup holds it, maybe deleted since): nothing", src: nil, old: oldOriginal(),
+			restoredAfter: at("2024-03-01T08:00:00Z"), want: mirror.ActionNone},
+		{name: "restored old hub without a bound (no marker time): nothing", src: nil, old: oldOriginal(),
+			restoredAfter: &time.Time{}, want: mirror.ActionNone},
 		{name: "copied to the source once, its delete seen there since: not made again", src: nil, old: mod(oldOriginal(), func(m map[string]any) {
 			setAnnotation(m, mirror.AnnotationHasCopies, hubB)
 		}), deleted: &mirror.Deleted{UID: "uid-copy-on-b", SourceUID: "uid-mw-source"}, want: mirror.ActionNone},
@@ -196,9 +214,12 @@ func TestDecideWriteBack(t *testing.T) {
 			if tc.old != nil {
 				oldWrittenAt = mirror.LastWrite(tc.old)
 			}
-			d := mirror.DecideWriteBack(kk, tc.src, tc.old, hubB, hubA, oldWrittenAt, tc.deleted)
+			d := mirror.DecideWriteBack(kk, tc.src, tc.old, hubB, hubA, oldWrittenAt, tc.deleted, tc.restoredAfter)
 			if d.Action != tc.want {
 				t.Fatalf("action = %s, want %s", d.Action, tc.want)
+			}
+			if d.Conflict != tc.conflict {
+				t.Errorf("conflict = %q, want %q", d.Conflict, tc.conflict)
 			}
 			switch d.Action {
 			case mirror.ActionNone, mirror.ActionDelete:

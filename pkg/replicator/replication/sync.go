@@ -790,13 +790,11 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	if src == nil {
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
 	}
-	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name), deleted)
-	if from.restored && d.Action == mirror.ActionCreate && (from.after.IsZero() || !old.LastWrite(k.Name, key.Namespace, key.Name).After(from.after)) {
-		// What the backup holds may have been deleted since where no log of deletes made records it: kept
-		// where it is (mirror.Decide rule 3), not made again.
-		c.logger.V(2).Info("Not written back from a restored hub: written before its restore", "object", key.String(), "hub", old.Name(), "source", source.Name())
-		return false, "", nil
+	var restoredAfter *time.Time
+	if from.restored {
+		restoredAfter = &from.after
 	}
+	d := mirror.DecideWriteBack(k, src, oldObj, source.Name(), old.Name(), old.LastWrite(k.Name, key.Namespace, key.Name), deleted, restoredAfter)
 	c.logger.V(4).Info("Decided write-back", "object", key.String(), "from", old.Name(), "source", source.Name(), "action", d.Action,
 		"sourceHolds", src != nil, "deleteSeen", deleted)
 	if d.Action != mirror.ActionDelete {
@@ -805,10 +803,9 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	switch d.Action {
 	case mirror.ActionNone:
-		if mirror.HoldsDelete(oldObj) && src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[mirror.LabelReplicatedFrom] == old.Name() &&
-			src.GetAnnotations()[mirror.AnnotationSourceUID] == string(oldObj.GetUID()) {
-			// The copy on the source was changed since it was made: that change wins, and the delete made on the
-			// old hub is let go of (releaseOthers) without reaching it.
+		if d.Conflict == mirror.ConflictCopyModified {
+			// A delete on the old hub met a change of the source's copy (rule 2): that change is kept, and the
+			// delete is let go of (releaseOthers) without reaching it.
 			c.opts.Recorder.Warningf(ReasonDeleteNotWrittenBack, "%s: deleted on hub %s, which cluster %s moved from, and changed on hub %s, its source, "+
 				"since it was copied there: the change is kept, the delete is not written back", key, old.Name(), cluster, source.Name())
 		}
