@@ -420,3 +420,26 @@ func TestControllerReportsADeleteThatMeetsAChangeOnTheSource(t *testing.T) {
 		t.Errorf("hub-a's work-x = %v, want the state changed there kept", specOf(got))
 	}
 }
+
+// TestControllerLeavesAClaimedManagedClusterUntilReconciled: hub B, restored from a backup of its days as the
+// cluster's source, claims the cluster; its ManagedCluster, which tells the claim, is left as restored while the
+// claim stands (here for the test's length: the incarnation interval is an hour), so that a replicator started
+// again meanwhile finds the claim again. A's ManagedCluster is a copy made from B's, which would otherwise take
+// B's over at once.
+func TestControllerLeavesAClaimedManagedClusterUntilReconciled(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	kinds := []mirror.Kind{mcKind}
+	handler := &proxyHandler{}
+	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
+	mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB, mirror.AnnotationWrittenBackEpoch: "2"})
+	mcB := managedCluster(testCluster, nil)
+	mcB.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=1"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, incarnationMarker("marker-a", map[string]string{testHubA: "4", testHubB: "marker-b/6"}))
+	b := newTestHub(t, testHubB, handler, kinds, mcB, incarnationMarker("marker-b", map[string]string{testHubB: "2"}))
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour, IncarnationInterval: time.Hour}, a, b)
+	eventually(t, "the restore of hub-b reported", func() bool { return len(recorder.messages(ReasonHubRestored)) > 0 })
+	quiesce(t, c, a, b)
+	if got := b.get(t, mcKind, "", testCluster); got.GetAnnotations()[mirror.AnnotationClusterHub] != "" || mirror.IsCopy(got) {
+		t.Errorf("hub-b's ManagedCluster written while hub-b claims the cluster: labels %v, annotations %v", got.GetLabels(), got.GetAnnotations())
+	}
+}
