@@ -443,7 +443,8 @@ func (in *incarnations) claimed(hub, cluster string) bool {
 // and nothing holds it: the marker must be read since the hub became ready, every hub's marker read since the
 // start (mayAdvanceLocked), and the hub not restored (behind what was recorded, or reconciling). Otherwise, or
 // when the write fails (logged; the next copy tries again), it returns what the marker showed (the zero value
-// when it is not read yet: the copy records none).
+// when it is not read yet: the copy records none). While the hub has no marker, a copy waits for the worker that
+// makes it.
 func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mirror.Incarnation {
 	in, hub := c.incarnations, source.Name()
 	due := func() (mirror.Incarnation, uint64, bool) {
@@ -463,9 +464,15 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mi
 		return shown
 	}
 	lock := in.locks[hub]
-	if !lock.TryLock() {
-		// Another worker advances it, or reads the marker: this copy records what was shown.
-		return shown
+	if shown.Known() {
+		if !lock.TryLock() {
+			// Another worker advances it, or reads the marker: this copy records what was shown.
+			return shown
+		}
+	} else {
+		// The hub has no marker yet: the worker making it is waited for, so that this copy records the first
+		// incarnation rather than none.
+		lock.Lock()
 	}
 	defer lock.Unlock()
 	shown, run, ok := due() // another worker may have advanced it meanwhile
@@ -589,13 +596,21 @@ func (c *Controller) advanceLocked(ctx context.Context, h *hubconn.Hub, marker *
 	}
 	next := mirror.Incarnation{UID: string(written.GetUID()), N: n + 1}
 	in.mu.Lock()
-	defer in.mu.Unlock()
 	if rec := in.recorded[hub]; next.N > rec[next.UID] {
 		rec[next.UID] = next.N
 	}
 	in.advanced[hub] = c.opts.Clock.Now()
-	if in.readyRun[hub] == run {
+	current := in.readyRun[hub] == run
+	if current {
 		in.shown[hub] = next
+	}
+	in.mu.Unlock()
+	if current && marker == nil {
+		// The copies written from h before it had a marker record none: every key is compared again, and
+		// restampIncarnation gives them this incarnation now rather than at their next change.
+		for _, key := range c.allKeys() {
+			c.queue.Add(key)
+		}
 	}
 	return next, nil
 }

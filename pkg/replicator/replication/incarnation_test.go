@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,6 +91,62 @@ func TestControllerAdvancesAnIncarnationBeforeItCopies(t *testing.T) {
 	if got := counter(t, a, testHubA); got != first+1 {
 		t.Errorf("hub-a's counter after work-1 was copied = %d, want %d", got, first+1)
 	}
+}
+
+// TestControllerRecordsTheFirstIncarnationOnEarlierCopies: no hub has a marker yet, and hub-b holds a copy in
+// step that records no incarnation (written before the source had a marker). The first copy written (the
+// ManagedCluster's) makes hub-a's marker; the earlier copy gets its incarnation at once, not at its next change,
+// which a quiet hub may see only much later.
+func TestControllerRecordsTheFirstIncarnationOnEarlierCopies(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	mc := managedCluster(testCluster, nil)
+	mc.SetUID("uid-mc")
+	kept := manifestWork(testCluster, "work-0", "cm-0", nil)
+	kept.SetUID("uid-work-0")
+	a := newTestHub(t, testHubA, handler, kinds, mc, kept)
+	// The marker cannot be made at first (the copies are written all the same, recording none); the fake gives
+	// objects no UID, and the marker gets the one an apiserver would.
+	var refuse atomic.Bool
+	refuse.Store(true)
+	a.fake.PrependReactor("create", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		obj, ok := action.(clienttesting.CreateAction).GetObject().(*unstructured.Unstructured)
+		if !ok || obj.GetName() != IncarnationMarker {
+			return false, nil, nil
+		}
+		if refuse.Load() {
+			return true, nil, apierrors.NewForbidden(configMapGVR.GroupResource(), IncarnationMarker, fmt.Errorf("refused by the test"))
+		}
+		obj.SetUID("marker-a")
+		return false, nil, nil
+	})
+	b := newTestHub(t, testHubB, handler, kinds, mirror.Desired(mwKind, kept, nil, testHubA, nil))
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour, IncarnationInterval: 100 * time.Millisecond}, a, b)
+	eventually(t, "hub-b holds the cluster's ManagedCluster copy", func() bool { return b.get(t, mcKind, "", testCluster) != nil })
+	quiesce(t, c, a, b)
+	if got := counter(t, a, testHubA); got != 0 {
+		t.Fatalf("hub-a's counter = %d while its marker cannot be made", got)
+	}
+	if got := mirror.SourceIncarnation(b.get(t, mwKind, testCluster, "work-0")); got.Known() {
+		t.Fatalf("hub-b's copy of work-0 records %+v before hub-a has a marker", got)
+	}
+
+	// The next copy (work-1's) makes the marker; work-0's copy, in step, gets its incarnation without a change
+	// of work-0.
+	refuse.Store(false)
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Create(context.Background(), manifestWork(testCluster, "work-1", "cm-1", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := mirror.Incarnation{UID: "marker-a", N: 1}
+	eventually(t, "work-1 copied in hub-a's first incarnation", func() bool {
+		w := b.get(t, mwKind, testCluster, "work-1")
+		return w != nil && mirror.SourceIncarnation(w) == first
+	})
+	eventually(t, "hub-b's earlier copy of work-0 records hub-a's first incarnation", func() bool {
+		return mirror.SourceIncarnation(b.get(t, mwKind, testCluster, "work-0")) == first
+	})
 }
 
 // TestControllerRemakesWhatARestoredHubLost: hub A, the cluster's source, shows incarnation 3 of its marker while

@@ -46,13 +46,13 @@ const (
 	// unless QUIET_WINDOW (a Go duration) says otherwise: a loop paced by something slower than a minute (the
 	// replicator's 5 min direction recheck, an OCM controller's resync) shows only in a longer window.
 	defaultQuietWindow = time.Minute
-	// replicatorWritesAuditPolicy logs the metadata of every write of the replicator's ServiceAccount on a hub
-	// (util.ReplicatorKubeconfig's identity), nothing else.
+	// replicatorWritesAuditPolicy logs the metadata and request body of every write of the replicator's
+	// ServiceAccount on a hub (util.ReplicatorKubeconfig's identity), nothing else.
 	replicatorWritesAuditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
-- level: Metadata
+- level: Request
   users: ["system:serviceaccount:open-cluster-management-replicator:klusterlet-failover-replicator"]
   verbs: ["create", "update", "patch", "delete", "deletecollection"]
 - level: None
@@ -214,7 +214,12 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		{failoverv1alpha1.KindAddOnTemplate, "", addOnTemplateName},
 		{failoverv1alpha1.KindClusterManagementAddOn, "", addOnName},
 	} {
-		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary", copiedFrom(primary))
+		// Each records the incarnation of primary it was written in (or, written before primary had a marker,
+		// the first one): a copy that records none is written again the next time its key is synced.
+		waitObj(t, hubBHub, obj.kind, obj.namespace, obj.name, replicationTimeout, "a copy from primary recording primary's incarnation",
+			func(o *unstructured.Unstructured) bool {
+				return copiedFrom(primary)(o) && mirror.SourceIncarnation(o).Known()
+			})
 	}
 	// Hub B generates its own: its work manager the set's ManifestWork, its add-on manager the
 	// ManagedClusterAddOn (the fence lets both through) and the add-on's ManifestWork. The replicator wrote
@@ -305,6 +310,11 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 		if len(writes) > 0 || confirmations > allowed {
 			t.Errorf("hub %s: the replicator wrote %d times in a quiet %s, want 0, and confirmed the report %d times, want at most %d: %v",
 				h.Name, len(writes), quietWindow, confirmations, allowed, writes)
+			for _, ev := range replicatorAuditEvents(t, h, quietFrom, time.Now()) {
+				if ev.RequestObject != nil && len(ev.RequestObject.Raw) < 2000 {
+					t.Logf("hub %s: %s %s: %s", h.Name, ev.Verb, ev.RequestURI, ev.RequestObject.Raw)
+				}
+			}
 		} else {
 			t.Logf("measured: hub %s: 0 writes by the replicator in a quiet %s besides %d confirmations of the in-step report (report interval %s)",
 				h.Name, quietWindow, confirmations, r.opts.ReportInterval)
