@@ -195,11 +195,20 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		return nil
 	}
 	in.recordMarkerLocked(hub, marker)
+	allRead := !in.read.Has(hub) && in.read.Len() == len(c.opts.Hubs)-1
 	in.read.Insert(hub)
 	for other := range in.shown {
 		if _, restored := in.restored[other]; other != hub && !restored && in.behindLocked(other) {
 			// This marker shows that another hub was restored: found at once, not after an interval.
 			c.queue.Add(Key{Kind: keyIncarnation, Name: other})
+		}
+	}
+	if allRead {
+		// The last marker read: a hub marked before it was waits for no interval to advance after its marks.
+		for other := range in.marked {
+			if other != hub {
+				c.queue.Add(Key{Kind: keyIncarnation, Name: other})
+			}
 		}
 	}
 	shown := in.shown[hub]
