@@ -2,13 +2,16 @@ package replication
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,6 +57,25 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), restored, work3)
 	b := newTestHub(t, testHubB, handler, kinds, copiedMC, copyOf(later), copyOf(lost), copyOf(work3))
 	hc := newTestHub(t, testHubC, handler, kinds, copiedMC.DeepCopy(), copyOf(lagging), copyOf(lost), copyOf(work3))
+	// An apiserver refuses an update on a resourceVersion that is not the object's (the fake does not): a second
+	// write-back sent from a cache that does not show the first one yet is refused there, not written.
+	a.fake.PrependReactor("update", "manifestworks", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		obj, ok := action.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured)
+		if !ok {
+			return false, nil, nil
+		}
+		stored, err := a.fake.Tracker().Get(mwKind.GVR, obj.GetNamespace(), obj.GetName())
+		if err != nil {
+			return false, nil, nil
+		}
+		have := stored.(metav1.Object).GetResourceVersion()
+		if obj.GetResourceVersion() != have {
+			return true, nil, apierrors.NewConflict(mwKind.GVR.GroupResource(), obj.GetName(), fmt.Errorf("resourceVersion %q, the object's is %q", obj.GetResourceVersion(), have))
+		}
+		n, _ := strconv.Atoi(have)
+		obj.SetResourceVersion(strconv.Itoa(n + 1))
+		return false, nil, nil
+	})
 	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b, hc)
 
 	eventually(t, "hub-a's work-1 back at the newest state, hub-b's", func() bool { return equalSpec(a.get(t, mwKind, testCluster, "work-1"), later) })

@@ -177,7 +177,10 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	run := in.readyRun[hub]
 	_, readSinceReady := in.shown[hub]
 	in.mu.Unlock()
-	marker, err := c.readMarker(ctx, h)
+	// The marker's requests are bounded: workers copying from a hub without a marker wait for this lock.
+	markerCtx, cancel := context.WithTimeout(ctx, markerTimeout)
+	defer cancel()
+	marker, err := c.readMarker(markerCtx, h)
 	if err != nil {
 		return err
 	}
@@ -276,7 +279,7 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		}
 	}
 	if afterMarks {
-		next, err := c.advanceLocked(ctx, h, marker, run)
+		next, err := c.advanceLocked(markerCtx, h, marker, run)
 		if err != nil {
 			in.mu.Lock()
 			in.marked.Insert(hub)
@@ -289,7 +292,7 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	if !reconciledNow {
 		return nil
 	}
-	next, err := c.advanceLocked(ctx, h, marker, run)
+	next, err := c.advanceLocked(markerCtx, h, marker, run)
 	if err != nil {
 		return err
 	}
@@ -553,6 +556,7 @@ func (c *Controller) observeCopiesIn(h *hubconn.Hub, from func(string) bool) {
 func (c *Controller) advanceLocked(ctx context.Context, h *hubconn.Hub, marker *unstructured.Unstructured, run uint64) (mirror.Incarnation, error) {
 	in, hub := c.incarnations, h.Name()
 	in.mu.Lock()
+	first := !in.shown[hub].Known()
 	uid := ""
 	if marker != nil {
 		uid = string(marker.GetUID())
@@ -614,9 +618,9 @@ func (c *Controller) advanceLocked(ctx context.Context, h *hubconn.Hub, marker *
 		in.shown[hub] = next
 	}
 	in.mu.Unlock()
-	if current && marker == nil {
-		// The copies written from h before it had a marker record none: every key is compared again, and
-		// restampIncarnation gives them this incarnation now rather than at their next change.
+	if current && first {
+		// The copies written from h before it showed an incarnation record none: every key is compared again,
+		// and restampIncarnation gives them this incarnation now rather than at their next change.
 		for _, key := range c.allKeys() {
 			c.queue.Add(key)
 		}

@@ -93,10 +93,11 @@ func TestControllerAdvancesAnIncarnationBeforeItCopies(t *testing.T) {
 	}
 }
 
-// TestControllerRecordsTheFirstIncarnationOnEarlierCopies: no hub has a marker yet, and hub-b holds a copy in
-// step that records no incarnation (written before the source had a marker). The first copy written (the
-// ManagedCluster's) makes hub-a's marker; the earlier copy gets its incarnation at once, not at its next change,
-// which a quiet hub may see only much later.
+// TestControllerRecordsTheFirstIncarnationOnEarlierCopies: no hub has a marker yet, and hub A's cannot be made at
+// first, so the copies written then (the ManagedCluster's) and one in step from before (work-0's) record no
+// incarnation. Once the marker can be made, the next sync of work-0 (its status written on hub A: nothing to copy)
+// makes it, and every copy then records hub A's first incarnation, the ManagedCluster's too, which nothing
+// syncs otherwise.
 func TestControllerRecordsTheFirstIncarnationOnEarlierCopies(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
@@ -107,8 +108,7 @@ func TestControllerRecordsTheFirstIncarnationOnEarlierCopies(t *testing.T) {
 	kept := manifestWork(testCluster, "work-0", "cm-0", nil)
 	kept.SetUID("uid-work-0")
 	a := newTestHub(t, testHubA, handler, kinds, mc, kept)
-	// The marker cannot be made at first (the copies are written all the same, recording none); the fake gives
-	// objects no UID, and the marker gets the one an apiserver would.
+	// The fake gives objects no UID: the marker gets the one an apiserver would.
 	var refuse atomic.Bool
 	refuse.Store(true)
 	a.fake.PrependReactor("create", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
@@ -129,24 +129,35 @@ func TestControllerRecordsTheFirstIncarnationOnEarlierCopies(t *testing.T) {
 	if got := counter(t, a, testHubA); got != 0 {
 		t.Fatalf("hub-a's counter = %d while its marker cannot be made", got)
 	}
-	if got := mirror.SourceIncarnation(b.get(t, mwKind, testCluster, "work-0")); got.Known() {
-		t.Fatalf("hub-b's copy of work-0 records %+v before hub-a has a marker", got)
+	for _, obj := range []*unstructured.Unstructured{b.get(t, mwKind, testCluster, "work-0"), b.get(t, mcKind, "", testCluster)} {
+		if got := mirror.SourceIncarnation(obj); got.Known() {
+			t.Fatalf("hub-b's copy %s records %+v before hub-a has a marker", obj.GetName(), got)
+		}
 	}
 
-	// The next copy (work-1's) makes the marker; work-0's copy, in step, gets its incarnation without a change
-	// of work-0.
 	refuse.Store(false)
-	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Create(context.Background(), manifestWork(testCluster, "work-1", "cm-1", nil), metav1.CreateOptions{}); err != nil {
+	// OCM's work agent reports work-0's status on hub A: nothing to copy, but a sync of work-0.
+	touched := a.get(t, mwKind, testCluster, "work-0")
+	if err := unstructured.SetNestedSlice(touched.Object, []any{map[string]any{"type": "Applied", "status": "True"}}, "status", "conditions"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).UpdateStatus(context.Background(), touched, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	first := mirror.Incarnation{UID: "marker-a", N: 1}
-	eventually(t, "work-1 copied in hub-a's first incarnation", func() bool {
-		w := b.get(t, mwKind, testCluster, "work-1")
-		return w != nil && mirror.SourceIncarnation(w) == first
+	eventually(t, "hub-b's copies of work-0 and of the ManagedCluster record hub-a's first incarnation", func() bool {
+		return mirror.SourceIncarnation(b.get(t, mwKind, testCluster, "work-0")) == first &&
+			mirror.SourceIncarnation(b.get(t, mcKind, "", testCluster)) == first
 	})
-	eventually(t, "hub-b's earlier copy of work-0 records hub-a's first incarnation", func() bool {
-		return mirror.SourceIncarnation(b.get(t, mwKind, testCluster, "work-0")) == first
-	})
+	quiesce(t, c, a, b)
+	if got := counter(t, a, testHubA); got != 1 {
+		t.Errorf("hub-a's counter = %d, want 1 (made once)", got)
+	}
+	// The patch may go twice: the sync that every key gets once the marker is made can read a cache that does not
+	// show the first one yet.
+	if got := b.writes(mwKind); len(got) == 0 || slices.ContainsFunc(got, func(w string) bool { return w != "patch "+testCluster+"/work-0" }) {
+		t.Errorf("hub-b's ManifestWork writes = %v, want patches of work-0's incarnation only (nothing to copy)", got)
+	}
 }
 
 // TestControllerRemakesWhatARestoredHubLost: hub A, the cluster's source, shows incarnation 3 of its marker while

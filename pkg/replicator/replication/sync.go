@@ -1445,14 +1445,21 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 // the same marker (the source was restored, and holds the object: kept, that mark would make the object again on
 // the source after a delete there that the replicator no longer remembers, mirror.DecideRecreate). A copy whose
 // source object is missing, and that records an incarnation the source has reached, loses it: the object was
-// deleted unseen (or lost earlier), and no later restore must take that copy for proof of a loss. One merge patch
-// on the copy's UID; none when the record is right.
+// deleted unseen (or lost earlier), and no later restore must take that copy for proof of a loss. A source that
+// shows no incarnation yet, for an in-step copy that records none, gets its first one (incarnationFor). One merge
+// patch on the copy's UID; none when the record is right.
 func (c *Controller) restampIncarnation(ctx context.Context, source, target *hubconn.Hub, k mirror.Kind, tgt *unstructured.Unstructured, inStep bool) error {
 	shown, read := c.incarnations.of(source.Name())
+	recorded := mirror.SourceIncarnation(tgt)
+	if read && !shown.Known() && inStep && !recorded.Known() {
+		// The source shows no incarnation yet (its copies were written while no counter could advance, and
+		// nothing was copied from it since): its first one is made now (which compares every key again), not at
+		// its next change.
+		shown = c.incarnationFor(ctx, source)
+	}
 	if !read || !shown.Known() {
 		return nil
 	}
-	recorded := mirror.SourceIncarnation(tgt)
 	var value any
 	switch {
 	case inStep && (!recorded.Known() || shown.Before(recorded)):

@@ -84,9 +84,9 @@ type chaosWork struct {
 	deleted bool
 	// everDeleted: a delete of it was accepted at some point (it may have been made again since).
 	everDeleted bool
-	// writtenOn is the hub that accepted the write seq, deletedOn the one that accepted its delete (random
-	// schedules only).
-	writtenOn, deletedOn string
+	// deletedSaw is the value the work held, on the hub that accepted its delete, when the user deleted it (random
+	// schedules only; -1 unknown), and eventsAtDelete the number of DeleteNotWrittenBack events then.
+	deletedSaw, eventsAtDelete int
 }
 
 // chaosSchedule is one schedule's record.
@@ -410,17 +410,18 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 		for n := 1 + rng.IntN(3); n > 0; n-- {
 			i := b.believedHub(rng)
 			seq++
-			op, name, err := b.userWrite(t, rng, i, works, &next, seq)
+			op, name, saw, err := b.userWrite(t, rng, i, works, &next, seq)
 			switch {
 			case err == nil:
 				s.accepted++
 				switch op {
 				case "create":
-					works[name] = &chaosWork{seq: seq, writtenOn: b.names[i]}
+					works[name] = &chaosWork{seq: seq}
 				case "delete":
-					works[name].deleted, works[name].everDeleted, works[name].deletedOn = true, true, b.names[i]
+					works[name].deleted, works[name].everDeleted, works[name].deletedSaw = true, true, saw
+					works[name].eventsAtDelete = len(b.r.events(replication.ReasonDeleteNotWrittenBack))
 				default: // an edit, or a re-create: what the user believes of the work's past stays
-					works[name].deleted, works[name].seq, works[name].writtenOn = false, seq, b.names[i]
+					works[name].deleted, works[name].seq = false, seq
 				}
 			case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "is managed from hub"):
 				s.refused++
@@ -545,16 +546,17 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 }
 
 // followNotWrittenBack brings the user's model of works in line with the deletes the replicator reported it did
-// not carry out (chaosSchedule.notWrittenBack): a work the user deleted last, on another hub than the one that
-// accepted its last write (the rule's case: a change on the source, a delete on the hub the cluster left), and
-// named by such a Warning, is kept with that write. It returns how many works it changed. Names carry the seed, so
-// the events of earlier schedules name none of these works.
+// not carry out (chaosSchedule.notWrittenBack): a work the user deleted last, where the delete did not see the
+// user's last write (the rule's case: a change on the source, a delete on the hub the cluster left, holding an
+// older state), and named by such a Warning since that delete, is kept with that write. It returns how many works
+// it changed.
 func (b *chaosBed) followNotWrittenBack(works map[string]*chaosWork) int {
 	reported := b.r.events(replication.ReasonDeleteNotWrittenBack)
 	n := 0
 	for name, w := range works {
 		key := string(failoverv1alpha1.KindManifestWork) + "/" + chaosCluster + "/" + name + ":"
-		if w.deleted && w.deletedOn != w.writtenOn && slices.ContainsFunc(reported, func(m string) bool { return strings.HasPrefix(m, key) }) {
+		if w.deleted && w.deletedSaw >= 0 && w.deletedSaw < w.seq &&
+			slices.ContainsFunc(reported[min(w.eventsAtDelete, len(reported)):], func(m string) bool { return strings.HasPrefix(m, key) }) {
 			w.deleted = false
 			n++
 		}
@@ -990,7 +992,7 @@ func (b *chaosBed) believedHub(rng *rand.Rand) int {
 // userWrite creates, edits or deletes a chaos ManifestWork on hub i as the user, or makes a deleted one again
 // under its name (as GitOps tools and `kubectl replace --force` do); a create, re-create or edit carries seq as
 // the ConfigMap's value. It returns the operation, the work's name and the API error.
-func (b *chaosBed) userWrite(t *testing.T, rng *rand.Rand, i int, works map[string]*chaosWork, next *int, seq int) (string, string, error) {
+func (b *chaosBed) userWrite(t *testing.T, rng *rand.Rand, i int, works map[string]*chaosWork, next *int, seq int) (op, name string, saw int, err error) {
 	var live, gone []string
 	for name, w := range works {
 		if !w.deleted {
@@ -1003,7 +1005,7 @@ func (b *chaosBed) userWrite(t *testing.T, rng *rand.Rand, i int, works map[stri
 	slices.Sort(gone)
 	ctx := context.Background()
 	client := b.users[i].Resource(workGVR).Namespace(chaosCluster)
-	op := "create"
+	op, saw = "create", -1
 	if len(live) > 0 {
 		op = []string{"create", "edit", "edit", "delete", "recreate"}[rng.IntN(5)]
 	}
@@ -1011,27 +1013,29 @@ func (b *chaosBed) userWrite(t *testing.T, rng *rand.Rand, i int, works map[stri
 		op = "create"
 	}
 	if op == "recreate" {
-		name := gone[rng.IntN(len(gone))]
-		_, err := client.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
-		return op, name, err
+		name = gone[rng.IntN(len(gone))]
+		_, err = client.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
+		return op, name, saw, err
 	}
 	if op == "create" {
 		*next++
-		name := fmt.Sprintf("%ss%d-%d", chaosPrefix, b.seed, *next)
-		_, err := client.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
-		return op, name, err
+		name = fmt.Sprintf("%ss%d-%d", chaosPrefix, b.seed, *next)
+		_, err = client.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
+		return op, name, saw, err
 	}
-	name := live[rng.IntN(len(live))]
-	if op == "delete" {
-		return op, name, client.Delete(ctx, name, metav1.DeleteOptions{})
-	}
+	name = live[rng.IntN(len(live))]
 	cur, err := client.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return op, name, err
+		return op, name, saw, err
+	}
+	if op == "delete" {
+		// The user deletes what they read (followNotWrittenBack compares it with their last write).
+		uid := cur.GetUID()
+		return op, name, workValue(cur, name), client.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	}
 	cur.Object["spec"] = chaosWorkObject(t, name, seq).Object["spec"]
 	_, err = client.Update(ctx, cur, metav1.UpdateOptions{})
-	return op, name, err
+	return op, name, saw, err
 }
 
 func chaosWorkObject(t *testing.T, name string, seq int) *unstructured.Unstructured {
