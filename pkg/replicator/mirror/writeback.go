@@ -54,12 +54,11 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	if old == nil || (IsCopy(old) && !HoldsDelete(old)) || k.Name == failoverv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
 		return none
 	}
-	srcIsCopyOfOld := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
-		ContentOf(k, src).Hash() == src.GetAnnotations()[AnnotationContentHash]
+	fromOldHub := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub
+	srcIsCopyOfOld := fromOldHub && ContentOf(k, src).Hash() == src.GetAnnotations()[AnnotationContentHash]
 	if old.GetDeletionTimestamp() != nil {
 		uid := old.GetUID()
-		madeFromOld := HoldsDeletes(k) && src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub &&
-			uid != "" && src.GetAnnotations()[AnnotationSourceUID] == string(uid)
+		madeFromOld := HoldsDeletes(k) && fromOldHub && uid != "" && src.GetAnnotations()[AnnotationSourceUID] == string(uid)
 		switch {
 		case madeFromOld && srcIsCopyOfOld:
 			return Decision{Action: ActionDelete}
