@@ -58,7 +58,12 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 	b := newTestHub(t, testHubB, handler, kinds, copiedMC, copyOf(later), copyOf(lost), copyOf(work3))
 	hc := newTestHub(t, testHubC, handler, kinds, copiedMC.DeepCopy(), copyOf(lagging), copyOf(lost), copyOf(work3))
 	// An apiserver refuses an update on a resourceVersion that is not the object's (the fake does not): a second
-	// write-back sent from a cache that does not show the first one yet is refused there, not written.
+	// write-back sent from a cache that does not show the first one yet is refused there, not written. accepted
+	// holds the updates the fake took, by name (the fake's actions also hold the refused ones).
+	var (
+		acceptedMu sync.Mutex
+		accepted   []string
+	)
 	a.fake.PrependReactor("update", "manifestworks", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		obj, ok := action.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured)
 		if !ok {
@@ -74,6 +79,9 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 		}
 		n, _ := strconv.Atoi(have)
 		obj.SetResourceVersion(strconv.Itoa(n + 1))
+		acceptedMu.Lock()
+		accepted = append(accepted, obj.GetNamespace()+"/"+obj.GetName())
+		acceptedMu.Unlock()
 		return false, nil, nil
 	})
 	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b, hc)
@@ -85,14 +93,11 @@ func TestControllerKeepsCopiesOfARestoredSource(t *testing.T) {
 	if got := b.get(t, mwKind, testCluster, "work-2"); got == nil {
 		t.Errorf("hub-b's work-2 deleted: hub-a never had a delete of it, it was restored without it")
 	}
-	var onA []string
-	for _, w := range a.writes(mwKind) {
-		if strings.HasSuffix(w, "/work-1") && !strings.HasPrefix(w, "patch ") { // patches: the copy marks (has-copies)
-			onA = append(onA, w)
-		}
-	}
-	if len(onA) != 1 {
-		t.Errorf("updates of work-1 on hub-a: %q, want one, the newest state written back (hub-c's older one never)", onA)
+	acceptedMu.Lock()
+	onA := slices.Clone(accepted)
+	acceptedMu.Unlock()
+	if n := slices.Index(onA, testCluster+"/work-1"); n < 0 || slices.Contains(onA[n+1:], testCluster+"/work-1") {
+		t.Errorf("updates of work-1 hub-a took: %q (all sent: %q), want one, the newest state written back (hub-c's older one never)", onA, a.writes(mwKind))
 	}
 	if got := a.get(t, mwKind, testCluster, "work-1"); mirror.Lineage(got) < 6 {
 		t.Errorf("hub-a's work-1 after the write-back: lineage %d (generation %d, annotations %v), want at least 6, hub-b's copy's",

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -47,10 +48,20 @@ const (
 // that window would never reach the informer's cache. gatedClient closes the window: a create, update or
 // delete of a resource waits (bounded) until a watch of that resource was opened through the client.
 
+//
+// It also holds back a write while a watch of its resource has watchBacklog events its informer has not taken:
+// the fake's watch holds at most 100 (watch.DefaultChanSize) and panics past that, where an apiserver would
+// buffer; a burst of writes outrunning an informer starved of CPU would otherwise end the test binary.
+
+// watchBacklog is how many events an open watch may hold before a write of its resource waits.
+const watchBacklog = 50
+
 type gatedClient struct {
 	dynamic.Interface
 	mu      sync.Mutex
 	watched map[schema.GroupVersionResource]chan struct{}
+	// watches: the watches opened through the client, by resource.
+	watches map[schema.GroupVersionResource][]watch.Interface
 	// slowCreates: resource → how long each create of it takes before it reaches the fake, as on a busy hub.
 	// The wait is outside the fake's lock (which serializes its actions), so that other requests overlap it.
 	// Set before the client is used.
@@ -58,7 +69,7 @@ type gatedClient struct {
 }
 
 func newGatedClient(c dynamic.Interface) *gatedClient {
-	return &gatedClient{Interface: c, watched: map[schema.GroupVersionResource]chan struct{}{}}
+	return &gatedClient{Interface: c, watched: map[schema.GroupVersionResource]chan struct{}{}, watches: map[schema.GroupVersionResource][]watch.Interface{}}
 }
 
 // IsWatchListSemanticsUnSupported tells the informers not to use WatchList, which the fake cannot serve.
@@ -86,7 +97,31 @@ func (c *gatedClient) markWatched(gvr schema.GroupVersionResource) {
 	}
 }
 
+// waitDrained waits (bounded) until every open watch of gvr holds fewer than watchBacklog events.
+func (c *gatedClient) waitDrained(gvr schema.GroupVersionResource) {
+	deadline := time.Now().Add(waitTimeout)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		open := c.watches[gvr][:0]
+		full := false
+		for _, w := range c.watches[gvr] {
+			if s, ok := w.(interface{ IsStopped() bool }); ok && s.IsStopped() {
+				continue
+			}
+			open = append(open, w)
+			full = full || len(w.ResultChan()) >= watchBacklog
+		}
+		c.watches[gvr] = open
+		c.mu.Unlock()
+		if !full {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (c *gatedClient) waitWatched(gvr schema.GroupVersionResource) {
+	c.waitDrained(gvr)
 	if gvr == mirror.NamespaceGVR || gvr == fence.SelfSubjectReviewGVR {
 		// The replicator creates namespaces and SelfSubjectReviews but never watches them.
 		return
@@ -123,6 +158,10 @@ func (r *gatedResource) Delete(ctx context.Context, name string, opts metav1.Del
 	return r.gatedNamespaced.Delete(ctx, name, opts, sub...)
 }
 
+func (r *gatedResource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*unstructured.Unstructured, error) {
+	return r.gatedNamespaced.Patch(ctx, name, pt, data, opts, sub...)
+}
+
 func (r *gatedResource) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return r.gatedNamespaced.Watch(ctx, opts)
 }
@@ -145,9 +184,18 @@ func (r *gatedNamespaced) wait() {
 func (r *gatedNamespaced) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := r.ResourceInterface.Watch(ctx, opts)
 	if err == nil {
+		r.c.mu.Lock()
+		r.c.watches[r.gvr] = append(r.c.watches[r.gvr], w)
+		r.c.mu.Unlock()
 		r.c.markWatched(r.gvr)
 	}
 	return w, err
+}
+
+// Patch is not held until a watch opened (the replicator patches kinds it does not watch), only while one is full.
+func (r *gatedNamespaced) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*unstructured.Unstructured, error) {
+	r.c.waitDrained(r.gvr)
+	return r.ResourceInterface.Patch(ctx, name, pt, data, opts, sub...)
 }
 
 func (r *gatedNamespaced) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, sub ...string) (*unstructured.Unstructured, error) {
