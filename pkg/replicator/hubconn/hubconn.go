@@ -116,8 +116,9 @@ type Hub struct {
 	// again or DeleteMemory passed (they are matched by UID: mirror.Deleted.Explains). They outlive the hub's
 	// caches: a delete seen stays seen.
 	deletes map[objectKey]seenDelete
-	// ownDeletes holds the deletes the replicator itself is about to make (ExpectDelete), by object and UID,
-	// until their event comes or DeleteMemory passed: they are not a user's deletes on this hub.
+	// ownDeletes holds the deletes the replicator itself made (ExpectDelete), by object and UID, until
+	// DeleteMemory passed: they are not a user's deletes on this hub, and an object of that UID a cache shows is
+	// on its way out (DeleteSent).
 	ownDeletes map[objectKey]seenDelete
 	// pruned is when deletes and ownDeletes were last cleared of entries older than DeleteMemory.
 	pruned time.Time
@@ -404,6 +405,17 @@ func (h *Hub) ExpectDelete(k failoverv1alpha1.ReplicatedKind, namespace, name st
 	h.ownDeletes[objectKey{kind: k, namespace: namespace, name: name}] = seenDelete{deleted: mirror.Deleted{UID: string(uid)}, at: h.opts.Clock.Now()}
 }
 
+// DeleteSent reports whether the replicator sent a delete of the object of kind k at namespace/name whose
+// metadata.uid is uid (ExpectDelete) within DeleteMemory: a cache that shows that object has not caught up
+// with the delete yet, or shows what its finalizers hold. It is kept after the delete event came, so that a
+// cache read before that event and this call after it agree.
+func (h *Hub) DeleteSent(k failoverv1alpha1.ReplicatedKind, namespace, name string, uid types.UID) bool {
+	h.deletesMu.Lock()
+	defer h.deletesMu.Unlock()
+	own, ok := h.ownDeletes[objectKey{kind: k, namespace: namespace, name: name}]
+	return ok && own.deleted.UID == string(uid) && h.opts.Clock.Since(own.at) <= DeleteMemory
+}
+
 // recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true, and forgets
 // any earlier delete of that name otherwise (the name holds an object again). When a delete is recorded, entries
 // older than DeleteMemory are dropped, at most once a minute (Deleted ignores them meanwhile).
@@ -428,7 +440,6 @@ func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName
 	}
 	if own, ok := h.ownDeletes[key]; ok && own.deleted.UID == string(u.GetUID()) {
 		// The replicator's own delete.
-		delete(h.ownDeletes, key)
 		return
 	}
 	h.deletes[key] = seenDelete{deleted: mirror.Deleted{UID: string(u.GetUID()), SourceUID: u.GetAnnotations()[mirror.AnnotationSourceUID]}, at: now}

@@ -66,6 +66,9 @@ type gatedClient struct {
 	// The wait is outside the fake's lock (which serializes its actions), so that other requests overlap it.
 	// Set before the client is used.
 	slowCreates map[schema.GroupVersionResource]time.Duration
+	// lateDeletes: how long the watches opened through the client hold each delete event before passing it on
+	// (and the events after it), as a hub's watch that lags. Set before the client is used.
+	lateDeletes time.Duration
 }
 
 func newGatedClient(c dynamic.Interface) *gatedClient {
@@ -188,8 +191,48 @@ func (r *gatedNamespaced) Watch(ctx context.Context, opts metav1.ListOptions) (w
 		r.c.watches[r.gvr] = append(r.c.watches[r.gvr], w)
 		r.c.mu.Unlock()
 		r.c.markWatched(r.gvr)
+		if r.c.lateDeletes > 0 {
+			return newLateDeletesWatch(w, r.c.lateDeletes), nil
+		}
 	}
 	return w, err
+}
+
+// lateDeletesWatch passes on the events of a watch, each delete event after a delay.
+type lateDeletesWatch struct {
+	watch.Interface
+	events chan watch.Event
+	stop   chan struct{}
+	once   sync.Once
+}
+
+func newLateDeletesWatch(w watch.Interface, delay time.Duration) *lateDeletesWatch {
+	l := &lateDeletesWatch{Interface: w, events: make(chan watch.Event), stop: make(chan struct{})}
+	go func() {
+		defer close(l.events)
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Deleted {
+				select {
+				case <-time.After(delay):
+				case <-l.stop:
+					return
+				}
+			}
+			select {
+			case l.events <- ev:
+			case <-l.stop:
+				return
+			}
+		}
+	}()
+	return l
+}
+
+func (l *lateDeletesWatch) ResultChan() <-chan watch.Event { return l.events }
+
+func (l *lateDeletesWatch) Stop() {
+	l.once.Do(func() { close(l.stop) })
+	l.Interface.Stop()
 }
 
 // Patch is not held until a watch opened (the replicator patches kinds it does not watch), only while one is full.

@@ -779,6 +779,12 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	// A copy on the old hub (cached without its mirrored fields) is never written back: Peek holds what the rules read.
 	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
+	if oldObj != nil && old.DeleteSent(k.Name, key.Namespace, key.Name, oldObj.GetUID()) {
+		// The replicator deleted it there (a delete seen on the source reached it), and the old hub's cache does
+		// not show that yet; by then the source may have dropped its record of the delete. Its delete event
+		// syncs the key again.
+		return false, "", nil
+	}
 	if hub, _, known := c.deleteMadeOf(ctx, k, key, oldObj, old.Name()); !known {
 		return false, old.Name(), fmt.Errorf("%s: a hub's log of deletes made could not be read: nothing written back from hub %s", key, old.Name())
 	} else if hub != "" {

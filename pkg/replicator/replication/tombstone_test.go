@@ -108,6 +108,43 @@ func TestControllerHonoursATombstoneAfterARestart(t *testing.T) {
 	}
 }
 
+// TestControllerWritesNothingBackThatItDeleted is TestControllerHonoursATombstoneAfterARestart on a hub A whose
+// watch delivers deletes late: the replicator deletes A's original (the delete B's tombstone records), and with it
+// the tombstone, which has reached every hub. A's cache shows the original until the delete event comes; what
+// the replicator deleted itself is no write made on the hub the cluster moved from, and is not written back to B.
+func TestControllerWritesNothingBackThatItDeleted(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetGeneration(1)
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	mcA, mcB := movedToB(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
+	a.client.lateDeletes = 500 * time.Millisecond
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "the tombstone goes once the delete reached every hub", func() bool {
+		_, ok := b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]
+		return !ok
+	})
+	quiesce(t, c, a, b)
+	if got := a.get(t, mwKind, testCluster, "work-1"); got != nil {
+		t.Errorf("hub-a's original work-1 is still there (finalizers %v)", got.GetFinalizers())
+	}
+	if got := b.get(t, mwKind, testCluster, "work-1"); got != nil {
+		t.Errorf("hub-b's work-1 = %v, want none: the replicator deleted hub-a's original itself", got.GetAnnotations())
+	}
+	if msgs := recorder.messages(ReasonWrittenBack); len(msgs) != 0 {
+		t.Errorf("WrittenBack events = %q, want none", msgs)
+	}
+}
+
 // TestControllerRemovesATombstoneWhoseObjectIsGoneEverywhere: hub B's ManagedCluster carries a tombstone of work-1,
 // whose last copies were deleted while the replicator was stopped: no hub holds work-1, so no watch event syncs it.
 // The ManagedCluster's sync queues it, and the tombstone goes.
