@@ -30,9 +30,10 @@ import (
 // source's controller makes its own). Rules 2 and 4 need evidence on oldHub that an etcd restore of oldHub cannot
 // produce; rule 3 does not (a restore brings back objects deleted since where nothing records it), so for a
 // restored hub it needs old written after restoredAfter. The rules, in order:
-//  1. old is absent, a copy (LabelReplicatedFrom set) that FinalizerDeleteCopies does not hold being deleted
-//     (HoldsDelete), or not a user's: nothing. A missing object is no evidence of a delete (a restore removes
-//     objects too).
+//  1. old is absent, a copy (LabelReplicatedFrom set) without FinalizerDeleteCopies, or not a user's: nothing.
+//     A missing object is no evidence of a delete (a restore removes objects too). A copy with
+//     FinalizerDeleteCopies was the cluster's object on oldHub while the cluster was there (it moved there
+//     before, and the copy took the original's place: HoldCopyPatch) and counts as an original below.
 //  2. old is being deleted, of a kind that HoldsDeletes (an original, or a copy marked while oldHub was the
 //     cluster's source): when src is a copy made from old (LabelReplicatedFrom = oldHub,
 //     AnnotationSourceUID = old's uid), unchanged on the source since the replicator wrote it (its content
@@ -40,10 +41,10 @@ import (
 //     ConflictCopyModified (no clock orders the two writes: the source's is kept). The delete was made on oldHub;
 //     FinalizerDeleteCopies held it there (and, for a ManifestWork, OCM's work agent's finalizer when the agent
 //     was gone from oldHub). Other kinds leave no trace of a delete: theirs are not written back.
-//  3. src is absent, and old is an original (from a restored oldHub, written after restoredAfter): create it on
-//     the source, unless deleted Explains old (the source
-//     held a copy of it and its delete was seen there). The source never held it, or lost it (a standby whose
-//     namespace was deleted, restored or rebuilt before the cluster moved there).
+//  3. src is absent (from a restored oldHub: old written after restoredAfter): create old on the source, unless
+//     deleted Explains old (the source held a copy of it and its delete was seen there). The source never held
+//     it, or lost it (a standby whose namespace was deleted, restored or rebuilt before the cluster moved
+//     there, also one that had been the cluster's source before oldHub was).
 //  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
 //     and old's content differs from that copy's: when oldWrittenAt (whole seconds) is after the copy's
 //     AnnotationSourceWrittenAt (the last user write the copy has), update src to old's
@@ -51,7 +52,7 @@ import (
 //  5. Anything else: nothing (the source's own changes win, through Decide).
 func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time, deleted *Deleted, restoredAfter *time.Time) Decision {
 	none := Decision{Action: ActionNone}
-	if old == nil || (IsCopy(old) && !HoldsDelete(old)) || k.Name == failoverv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
+	if old == nil || (IsCopy(old) && !HeldAsSource(old)) || k.Name == failoverv1alpha1.KindManagedCluster || Excluded(k, old) || generated(old) {
 		return none
 	}
 	fromOldHub := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub
@@ -69,7 +70,7 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	}
 	if src == nil {
 		since := restoredAfter == nil || (!restoredAfter.IsZero() && oldWrittenAt.After(*restoredAfter))
-		if !IsCopy(old) && !deleted.Explains(old) && since {
+		if !deleted.Explains(old) && since {
 			return Decision{Action: ActionCreate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, nil, oldHub, nil), oldWrittenAt))}
 		}
 		return none
@@ -82,6 +83,13 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		return none
 	}
 	return Decision{Action: ActionUpdate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), oldWrittenAt))}
+}
+
+// heldAsSource reports whether obj, a copy, carries FinalizerDeleteCopies, which only a cluster's source's
+// object gets (HoldCopyPatch, MarkPatch) and a copy written on another hub drops (Desired): it was the
+// cluster's object on its hub while the cluster was there, and was not written as a copy since.
+func HeldAsSource(obj *unstructured.Unstructured) bool {
+	return slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies)
 }
 
 // heldCopy returns obj, a copy written on its cluster's source, with FinalizerDeleteCopies when k HoldsDeletes

@@ -32,6 +32,16 @@ func oldOriginal() *unstructured.Unstructured {
 	})
 }
 
+// heldAsSourceOnA is hub-a's copy of hub-b's object (uid-on-b) that hub-a held while it was the cluster's source
+// (the cluster had moved from hub-b to hub-a before it moved back): FinalizerDeleteCopies, not being deleted.
+func heldAsSourceOnA() *unstructured.Unstructured {
+	return mod(oldOriginal(), func(m map[string]any) {
+		setLabel(m, mirror.LabelReplicatedFrom, hubB)
+		setAnnotation(m, mirror.AnnotationSourceUID, "uid-on-b")
+		meta(m)["finalizers"] = []any{mirror.FinalizerDeleteCopies}
+	})
+}
+
 func srcCopy(t *testing.T) *unstructured.Unstructured {
 	return copyOf(t, kind(t, failoverv1alpha1.KindManifestWork), oldOriginal())
 }
@@ -162,6 +172,18 @@ func TestDecideWriteBack(t *testing.T) {
 				setLabel(m, mirror.LabelReplicatedFrom, hubB)
 				deletedAt("2024-05-01T09:59:00Z")(m)
 			}), want: mirror.ActionNone},
+		{name: "a copy the old hub held as the cluster's source (the hold), the source lacks it with no delete seen: create", src: nil,
+			old: heldAsSourceOnA(), want: mirror.ActionCreate, wantReplicas: "3"},
+		{name: "a copy the old hub held as the cluster's source, the source's delete of it seen: nothing", src: nil,
+			old: heldAsSourceOnA(), deleted: &mirror.Deleted{UID: "uid-on-b", SourceUID: ""}, want: mirror.ActionNone},
+		{name: "a copy the old hub held as the cluster's source, restored hub, written before the bound: nothing", src: nil,
+			old: heldAsSourceOnA(), restoredAfter: at("2024-03-01T08:00:00Z"), want: mirror.ActionNone},
+		{name: "a copy on the old hub without the hold, the source lacks it: nothing (never the cluster's object there)", src: nil,
+			old: mod(heldAsSourceOnA(), func(m map[string]any) { delete(meta(m), "finalizers") }), want: mirror.ActionNone},
+		{name: "a copy the old hub held as the cluster's source, edited there after the source's copy of it: update",
+			src:  copyOf(t, k, heldAsSourceOnA()),
+			old:  edited(heldAsSourceOnA(), "2024-05-01T09:59:00Z", "5", "2050"),
+			want: mirror.ActionUpdate, wantReplicas: "5"},
 		{name: "copied to another hub only: create", src: nil, old: mod(oldOriginal(), func(m map[string]any) {
 			setAnnotation(m, mirror.AnnotationHasCopies, hubC)
 		}), want: mirror.ActionCreate, wantReplicas: "3"},

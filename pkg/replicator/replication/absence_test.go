@@ -208,6 +208,44 @@ func TestControllerRewritesCopiesAStandbyLost(t *testing.T) {
 	}
 }
 
+// TestControllerRewritesCopiesAStandbyLostAfterARoundTrip is TestControllerRewritesCopiesAStandbyLost after a
+// round trip: the cluster moved from hub B to hub A and back to B. A's work-1 is the copy of B's first object it
+// held while the cluster was on A (FinalizerDeleteCopies), edited there (cm-1-v2); B lost its own since. A's
+// object is the cluster's last state of work-1: it is written back onto B whole (A's cache holds copies without
+// their content), and not deleted on A.
+func TestControllerRewritesCopiesAStandbyLostAfterARoundTrip(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	first := manifestWork(testCluster, "work-1", "cm-1", nil)
+	first.SetUID("uid-w1-on-b")
+	held := mirror.Desired(mwKind, first, nil, testHubB, nil)
+	held.Object["spec"] = manifestWork(testCluster, "work-1", "cm-1-v2", nil).Object["spec"]
+	held.SetUID("uid-w1-on-a")
+	held.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	mcA, mcB := movedToB(nil)
+	a := newTestHub(t, testHubA, handler, kinds, mcA, held)
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "hub-b holds work-1 again, written back from hub-a's", func() bool {
+		cp := b.get(t, mwKind, testCluster, "work-1")
+		return cp != nil && cp.GetAnnotations()[mirror.AnnotationSourceUID] == "uid-w1-on-a"
+	})
+	quiesce(t, c, a, b)
+	if got := b.get(t, mwKind, testCluster, "work-1"); !equalSpec(got, held) {
+		t.Errorf("hub-b's work-1 spec %v, want hub-a's (cm-1-v2)", specOf(got))
+	}
+	if got := a.get(t, mwKind, testCluster, "work-1"); got == nil || got.GetDeletionTimestamp() != nil || !equalSpec(got, held) {
+		t.Errorf("hub-a's work-1 = %v, want kept as it was: no delete of it was seen on hub-b", got)
+	}
+	if msgs := recorder.messages(ReasonWrittenBack); len(msgs) != 1 || !strings.Contains(msgs[0], "work-1") {
+		t.Errorf("WrittenBack events = %q, want one for work-1", msgs)
+	}
+}
+
 // TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource: the cluster moved from hub A to hub B; B's copy of
 // work-1 is deleted there by a user. The delete, seen on B's watch, reaches A's original, and is not written back.
 func TestControllerDeletesTheOriginalOfACopyDeletedOnTheNewSource(t *testing.T) {
