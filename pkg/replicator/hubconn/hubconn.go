@@ -402,7 +402,9 @@ func (h *Hub) Deleted(k failoverv1alpha1.ReplicatedKind, namespace, name string)
 func (h *Hub) ExpectDelete(k failoverv1alpha1.ReplicatedKind, namespace, name string, uid types.UID) {
 	h.deletesMu.Lock()
 	defer h.deletesMu.Unlock()
-	h.ownDeletes[objectKey{kind: k, namespace: namespace, name: name}] = seenDelete{deleted: mirror.Deleted{UID: string(uid)}, at: h.opts.Clock.Now()}
+	now := h.opts.Clock.Now()
+	h.ownDeletes[objectKey{kind: k, namespace: namespace, name: name}] = seenDelete{deleted: mirror.Deleted{UID: string(uid)}, at: now}
+	h.pruneDeletesLocked(now)
 }
 
 // DeleteSent reports whether the replicator sent a delete of the object of kind k at namespace/name whose
@@ -418,7 +420,7 @@ func (h *Hub) DeleteSent(k failoverv1alpha1.ReplicatedKind, namespace, name stri
 
 // recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true, and forgets
 // any earlier delete of that name otherwise (the name holds an object again). When a delete is recorded, entries
-// older than DeleteMemory are dropped, at most once a minute (Deleted ignores them meanwhile).
+// older than DeleteMemory are dropped (pruneDeletesLocked).
 func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName, obj any, seen bool) {
 	key := objectKey{kind: k, namespace: n.Namespace, name: n.Name}
 	now := h.opts.Clock.Now()
@@ -444,6 +446,12 @@ func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName
 	}
 	h.deletes[key] = seenDelete{deleted: mirror.Deleted{UID: string(u.GetUID()), SourceUID: u.GetAnnotations()[mirror.AnnotationSourceUID]}, at: now}
 	klog.V(4).InfoS("Delete seen", "hub", h.opts.Name, "kind", k, "namespace", n.Namespace, "name", n.Name, "uid", u.GetUID())
+	h.pruneDeletesLocked(now)
+}
+
+// pruneDeletesLocked drops the deletes and own deletes older than DeleteMemory, at most once a minute (Deleted
+// and DeleteSent ignore them meanwhile). h.deletesMu is held.
+func (h *Hub) pruneDeletesLocked(now time.Time) {
 	if now.Sub(h.pruned) < time.Minute {
 		return
 	}

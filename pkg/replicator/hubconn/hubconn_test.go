@@ -3,6 +3,7 @@ package hubconn
 import (
 	"context"
 	"errors"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sync"
 	"testing"
 	"time"
@@ -259,11 +260,43 @@ func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "own"); d != nil {
 		t.Errorf("Deleted after the replicator's own delete = %+v, want nil", d)
 	}
+	// After its event too, the replicator's delete is known as sent, of that UID only.
+	if !h.DeleteSent(failoverv1alpha1.KindManifestWork, "c1", "own", made.GetUID()) {
+		t.Errorf("DeleteSent(own, %s) = false after its event, want true", made.GetUID())
+	}
+	if h.DeleteSent(failoverv1alpha1.KindManifestWork, "c1", "own", "uid-other") || h.DeleteSent(failoverv1alpha1.KindManifestWork, "c1", "barrier", "") {
+		t.Errorf("DeleteSent true for an object the replicator did not delete")
+	}
 
 	// The informer found "lost" missing from a new list.
 	lost, _ := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "lost")
 	h.onObject(manifestWork, cache.DeletedFinalStateUnknown{Key: "c1/lost", Obj: lost}, true)
 	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "lost"); d != nil {
 		t.Errorf("Deleted for an object missing from a list = %+v, want nil: absence is no delete", d)
+	}
+}
+
+// TestOwnDeletesArePruned: the replicator's own deletes are forgotten DeleteMemory after they were sent, also on
+// a hub where no user deletes anything (a fenced standby), where nothing else prunes them.
+func TestOwnDeletesArePruned(t *testing.T) {
+	fakeClock := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	h, err := New(Options{Name: "hub-b", Client: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()), Kinds: []mirror.Kind{manifestWork},
+		ProbeInterval: time.Second, Handler: nopHandler{}, Clock: fakeClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ExpectDelete(failoverv1alpha1.KindManifestWork, "c1", "w1", "uid-1")
+	if !h.DeleteSent(failoverv1alpha1.KindManifestWork, "c1", "w1", "uid-1") {
+		t.Fatalf("DeleteSent(w1) = false right after ExpectDelete")
+	}
+	fakeClock.Step(DeleteMemory + time.Minute)
+	if h.DeleteSent(failoverv1alpha1.KindManifestWork, "c1", "w1", "uid-1") {
+		t.Errorf("DeleteSent(w1) = true after DeleteMemory")
+	}
+	h.ExpectDelete(failoverv1alpha1.KindManifestWork, "c1", "w2", "uid-2")
+	h.deletesMu.Lock()
+	defer h.deletesMu.Unlock()
+	if len(h.ownDeletes) != 1 {
+		t.Errorf("own deletes held: %v, want only w2's", h.ownDeletes)
 	}
 }

@@ -371,14 +371,18 @@ type Deleted struct {
 
 // Explains reports whether d, a delete seen (nil: none), is the delete of the object that tgt, a copy or an
 // original on another hub, stands for: tgt was made from the deleted object (its AnnotationSourceUID is d.UID,
-// or d.SourceUID when the deleted object was a copy of the same original), or tgt is the original the deleted
-// copy was made from. A copy that records no source UID is explained by any delete of its name.
+// or d.SourceUID when the deleted object was a copy of the same original), or the deleted copy was made from
+// tgt (d.SourceUID is tgt's UID: tgt is its original, or a copy that was the cluster's object on its hub when
+// the deleted one was made from it). A copy that records no source UID is explained by any delete of its name.
 func (d *Deleted) Explains(tgt *unstructured.Unstructured) bool {
 	if d == nil || tgt == nil {
 		return false
 	}
+	if d.SourceUID != "" && string(tgt.GetUID()) == d.SourceUID {
+		return true
+	}
 	if !IsCopy(tgt) {
-		return d.SourceUID != "" && string(tgt.GetUID()) == d.SourceUID
+		return false
 	}
 	made, ok := tgt.GetAnnotations()[AnnotationSourceUID]
 	return !ok || (made != "" && (made == d.UID || made == d.SourceUID))

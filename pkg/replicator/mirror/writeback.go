@@ -85,9 +85,10 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	return Decision{Action: ActionUpdate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), oldWrittenAt))}
 }
 
-// heldAsSource reports whether obj, a copy, carries FinalizerDeleteCopies, which only a cluster's source's
-// object gets (HoldCopyPatch, MarkPatch) and a copy written on another hub drops (Desired): it was the
-// cluster's object on its hub while the cluster was there, and was not written as a copy since.
+// HeldAsSource reports whether obj, a copy, carries FinalizerDeleteCopies, which only a cluster's source's
+// object gets (HoldCopyPatch, MarkPatch): it was the cluster's object on its hub while the cluster was there.
+// It keeps it after the cluster left until the replicator next writes it as a copy (Desired drops it), which
+// an unchanged copy may never need; on the hub the cluster moved from, it is the object the cluster had there.
 func HeldAsSource(obj *unstructured.Unstructured) bool {
 	return slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies)
 }

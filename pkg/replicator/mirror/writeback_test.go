@@ -176,6 +176,8 @@ func TestDecideWriteBack(t *testing.T) {
 			old: heldAsSourceOnA(), want: mirror.ActionCreate, wantReplicas: "3"},
 		{name: "a copy the old hub held as the cluster's source, the source's delete of it seen: nothing", src: nil,
 			old: heldAsSourceOnA(), deleted: &mirror.Deleted{UID: "uid-on-b", SourceUID: ""}, want: mirror.ActionNone},
+		{name: "a copy the old hub held as the cluster's source, the delete of the source's copy made from it seen: nothing", src: nil,
+			old: heldAsSourceOnA(), deleted: &mirror.Deleted{UID: "uid-copy-on-b2", SourceUID: "uid-mw-source"}, want: mirror.ActionNone},
 		{name: "a copy the old hub held as the cluster's source, restored hub, written before the bound: nothing", src: nil,
 			old: heldAsSourceOnA(), restoredAfter: at("2024-03-01T08:00:00Z"), want: mirror.ActionNone},
 		{name: "a copy on the old hub without the hold, the source lacks it: nothing (never the cluster's object there)", src: nil,

@@ -780,18 +780,22 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	// A copy on the old hub (cached without its mirrored fields) is written back only when it was the cluster's
 	// object there (mirror.HeldAsSource): for any other, Peek holds what the rules read.
 	oldObj, _ := old.Peek(k.Name, key.Namespace, key.Name)
-	if oldObj != nil && mirror.IsCopy(oldObj) && mirror.HeldAsSource(oldObj) && oldObj.GetDeletionTimestamp() == nil {
-		whole, err := old.Get(ctx, k.Name, key.Namespace, key.Name)
-		if err != nil {
-			return false, old.Name(), fmt.Errorf("%s: reading hub %s's object, held there while the cluster was on it, to write it back: %w", key, old.Name(), err)
-		}
-		oldObj = whole
-	}
 	if oldObj != nil && old.DeleteSent(k.Name, key.Namespace, key.Name, oldObj.GetUID()) {
 		// The replicator deleted it there (a delete seen on the source reached it), and the old hub's cache does
 		// not show that yet; by then the source may have dropped its record of the delete. Its delete event
 		// syncs the key again.
 		return false, "", nil
+	}
+	if oldObj != nil && mirror.IsCopy(oldObj) && mirror.HeldAsSource(oldObj) && oldObj.GetDeletionTimestamp() == nil {
+		whole, err := old.Get(ctx, k.Name, key.Namespace, key.Name)
+		if errors.Is(err, hubconn.ErrCacheBehind) {
+			// Written or deleted there since the cache's version: its watch event syncs the key again.
+			return false, old.Name(), nil
+		}
+		if err != nil {
+			return false, old.Name(), fmt.Errorf("%s: reading hub %s's object, held there while the cluster was on it, to write it back: %w", key, old.Name(), err)
+		}
+		oldObj = whole
 	}
 	if hub, _, known := c.deleteMadeOf(ctx, k, key, oldObj, old.Name()); !known {
 		return false, old.Name(), fmt.Errorf("%s: a hub's log of deletes made could not be read: nothing written back from hub %s", key, old.Name())
