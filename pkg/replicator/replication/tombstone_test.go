@@ -75,20 +75,7 @@ func TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub(t *testing.T) 
 // the replicator saw before it was restarted). A's original is then the object of a seen delete, not one B lost:
 // it is deleted, and nothing is written back to B.
 func TestControllerHonoursATombstoneAfterARestart(t *testing.T) {
-	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
-	kinds := []mirror.Kind{mcKind, mwKind}
-	handler := &proxyHandler{}
-
-	original := manifestWork(testCluster, "work-1", "cm-1", nil)
-	original.SetUID("uid-w1")
-	original.SetGeneration(1)
-	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
-	mcA, mcB := movedToB(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
-	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
-	b := newTestHub(t, testHubB, handler, kinds, mcB)
-	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	mwKind, a, b, c, recorder := startTombstonedMove(t, 0)
 
 	eventually(t, "hub-a's original work-1 is being deleted", func() bool {
 		w := a.get(t, mwKind, testCluster, "work-1")
@@ -113,21 +100,8 @@ func TestControllerHonoursATombstoneAfterARestart(t *testing.T) {
 // the tombstone, which has reached every hub. A's cache shows the original until the delete event comes; what
 // the replicator deleted itself is no write made on the hub the cluster moved from, and is not written back to B.
 func TestControllerWritesNothingBackThatItDeleted(t *testing.T) {
+	mwKind, a, b, c, recorder := startTombstonedMove(t, 500*time.Millisecond)
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
-	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
-	kinds := []mirror.Kind{mcKind, mwKind}
-	handler := &proxyHandler{}
-
-	original := manifestWork(testCluster, "work-1", "cm-1", nil)
-	original.SetUID("uid-w1")
-	original.SetGeneration(1)
-	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
-	mcA, mcB := movedToB(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
-	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
-	a.client.lateDeletes = 500 * time.Millisecond
-	b := newTestHub(t, testHubB, handler, kinds, mcB)
-	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
 	eventually(t, "the tombstone goes once the delete reached every hub", func() bool {
 		_, ok := b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]
@@ -165,4 +139,25 @@ func TestControllerRemovesATombstoneWhoseObjectIsGoneEverywhere(t *testing.T) {
 	if got := b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]; got != "Placement/p-1=uid-p/uid-p0" {
 		t.Errorf("hub-b's tombstones %q, want only the one of a kind not mirrored here", got)
 	}
+}
+
+// startTombstonedMove starts a controller over hubs A and B: the cluster moved from A to B, A holds the original of
+// work-1 (held, has-copies B), and B's ManagedCluster records the delete of its copy there (a tombstone written
+// before a restart). lateDeletes delays the delete events of A's watches (0: none).
+func startTombstonedMove(t *testing.T, lateDeletes time.Duration) (mirror.Kind, *testHub, *testHub, *Controller, *lockedRecorder) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetGeneration(1)
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	mcA, mcB := movedToB(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
+	a.client.lateDeletes = lateDeletes
+	b := newTestHub(t, testHubB, handler, kinds, mcB)
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	return mwKind, a, b, c, recorder
 }
