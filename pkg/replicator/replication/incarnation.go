@@ -455,8 +455,8 @@ func (in *incarnations) claimed(hub, cluster string) bool {
 // and nothing holds it: the marker must be read since the hub became ready, every hub's marker read since the
 // start (mayAdvanceLocked), and the hub not restored (behind what was recorded, or reconciling). Otherwise, or
 // when the write fails (logged; the next copy tries again), it returns what the marker showed (the zero value
-// when it is not read yet: the copy records none). While the hub has no marker, a copy waits for the worker that
-// makes it.
+// when it is not read yet: the copy records none). A copy that is due waits while another worker holds the hub's
+// marker (reads, advances or makes it), then decides again.
 func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mirror.Incarnation {
 	in, hub := c.incarnations, source.Name()
 	due := func() (mirror.Incarnation, uint64, bool) {
@@ -475,17 +475,12 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mi
 	if !ok {
 		return shown
 	}
+	// Another worker may hold the lock: one advancing the counter (this copy records the new incarnation), or
+	// syncIncarnation reading the marker or making it. Both are waited for (each request is bounded by
+	// markerTimeout): a copy made after the interval records an incarnation after the last advance, never the
+	// one a backup taken then holds.
 	lock := in.locks[hub]
-	if shown.Known() {
-		if !lock.TryLock() {
-			// Another worker advances it, or reads the marker: this copy records what was shown.
-			return shown
-		}
-	} else {
-		// The hub has no marker yet: the worker making it is waited for, so that this copy records the first
-		// incarnation rather than none.
-		lock.Lock()
-	}
+	lock.Lock()
 	defer lock.Unlock()
 	shown, run, ok := due() // another worker may have advanced it meanwhile
 	if !ok {

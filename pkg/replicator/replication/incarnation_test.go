@@ -80,10 +80,17 @@ func TestControllerAdvancesAnIncarnationBeforeItCopies(t *testing.T) {
 		t.Errorf("counters after a quiet interval: hub-a %d, hub-b %d; want %d and none (nothing copied, nothing written)", got, counter(t, b, testHubB), first)
 	}
 
-	// A copy after the interval: the counter is advanced once before it, and the copy records the new one.
+	// A copy after the interval: the counter is advanced once before it, and the copy records the new one. The
+	// marker's lock is held meanwhile, as syncIncarnation holds it while it reads the marker: the copy waits for
+	// it, and does not record the incarnation a backup taken before it holds.
+	lock := c.incarnations.locks[testHubA]
+	lock.Lock()
 	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Create(context.Background(), manifestWork(testCluster, "work-1", "cm-1", nil), metav1.CreateOptions{}); err != nil {
+		lock.Unlock()
 		t.Fatal(err)
 	}
+	time.Sleep(300 * time.Millisecond)
+	lock.Unlock()
 	eventually(t, "work-1 copied in the next incarnation", func() bool {
 		w := b.get(t, mwKind, testCluster, "work-1")
 		return w != nil && mirror.SourceIncarnation(w) == mirror.Incarnation{UID: "marker-a", N: first + 1}
