@@ -385,8 +385,9 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := b.watchSpoke(ctx)
+	b.waitSourceFollowed(t, ctx)
 	moves := b.watchMoves(t, ctx)
-	sourceChangesBefore := len(b.r.events(replication.ReasonClusterSourceChanged))
+	sourceChangesBefore := b.sourceChanges()
 	starts := 0
 	s := chaosSchedule{seed: seed}
 	behindBefore := warnings(util.EventReasons(t, b.spoke))
@@ -536,13 +537,56 @@ func (b *chaosBed) run(t *testing.T, seed uint64, steps int) chaosSchedule {
 	n, v = b.checkTwins(t, ctx)
 	s.checks, s.violations = s.checks+n, append(s.violations, v...)
 	s.checks++
-	changes := len(b.r.events(replication.ReasonClusterSourceChanged)) - sourceChangesBefore
+	changes := b.sourceChanges() - sourceChangesBefore
 	if changes > moves.count()+starts {
 		s.violations = append(s.violations, fmt.Sprintf("(6) the replicator changed cluster %s's source %d times, for %d moves of the agent and %d starts of the replicator", chaosCluster, changes, moves.count(), starts))
 	}
 	s.behind = warnings(util.EventReasons(t, b.spoke)) - behindBefore
 	b.reset(t, ctx)
 	return s
+}
+
+// sourceChanges returns how many times the replicator reported that chaosCluster's source changed
+// (ClusterSourceChanged) since it started.
+func (b *chaosBed) sourceChanges() int {
+	n := 0
+	for _, m := range b.r.events(replication.ReasonClusterSourceChanged) {
+		if strings.HasPrefix(m, "managed cluster "+chaosCluster+" ") {
+			n++
+		}
+	}
+	return n
+}
+
+// waitSourceFollowed waits, before a schedule counts the replicator's source changes against the agent's
+// moves, until the replicator follows the agent's active hub (it marks the cluster's namespace there as managed
+// from that hub): a move at the end of the last schedule is not counted in this one. It logs when that takes
+// longer than chaosConvergeWithin, and goes on.
+func (b *chaosBed) waitSourceFollowed(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, util.PollInterval, chaosConvergeWithin, true, func(ctx context.Context) (bool, error) {
+		fc, err := util.GetFailoverConfig(b.spoke)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		j := slices.Index(b.names[:], fc.Status.ActiveHub)
+		if j < 0 || !util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, "True") {
+			last = "agent: " + util.DescribeFailoverStatus(fc)
+			return false, nil
+		}
+		ns, err := b.hubs[j].Kube.CoreV1().Namespaces().Get(ctx, chaosCluster, metav1.GetOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		last = fmt.Sprintf("hub %s's namespace %s marked as managed from %q", b.names[j], chaosCluster, ns.Annotations[mirror.AnnotationClusterHub])
+		return ns.Annotations[mirror.AnnotationClusterHub] == fc.Status.ActiveHub, nil
+	})
+	if err != nil {
+		t.Logf("before seed %d: the replicator did not follow the agent's hub within %s (%s)", b.seed, chaosConvergeWithin, last)
+	}
 }
 
 // followNotWrittenBack brings the user's model of works in line with the deletes the replicator reported it did
@@ -1178,15 +1222,12 @@ func (b *chaosBed) reset(t *testing.T, ctx context.Context) {
 	}
 }
 
-// excused reports whether violation v of schedule s is reported apart rather than failing the test: the agent
-// warned that it moved to a hub that may hold older ManifestWorks (s.behind), and v is what the warning
-// announced on the way — a rollback (2) or a delete (4) on the spoke (OCM's work agent applies the hub's
-// ManifestWorks, and evicts what that hub lacks after its grace period, 20 s here). What outlasts the settle — a
+// excused returns why v, a violation of schedule s, is reported apart rather than failing the test ("": it is
+// not): a spoke's rollback (2) or delete (4) after the agent warned that it moved to a hub that may hold older
+// ManifestWorks (OCM's work agent applies the hub's ManifestWorks, and evicts what that hub lacks after its
+// grace period, 20 s here), or in a schedule that restored the hub the agent was on. What outlasts the settle — a
 // deleted work's resource still on the spoke (1), an accepted write missing from the spoke (3) or from a hub, a
 // work left Terminating (5) — and a source that flapped (6) fail the test whatever the agent said.
-// excused returns why v, a violation of schedule s, is reported apart ("": it is not): a spoke's rollback (2) or
-// delete (4) after the agent warned that it moved to a hub that may hold older ManifestWorks, or in a schedule
-// that restored the hub the agent was on.
 func excused(s chaosSchedule, v string) string {
 	if !strings.HasPrefix(v, "(2)") && !strings.HasPrefix(v, "(4)") {
 		return ""
