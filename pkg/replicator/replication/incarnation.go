@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/retry"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
@@ -351,9 +352,10 @@ func (c *Controller) recordOnOthers(ctx context.Context, hub string, inc mirror.
 		}
 		lock := c.incarnations.locks[g.Name()]
 		lock.Lock()
-		err := func() error {
-			ctx, cancel := context.WithTimeout(ctx, markerTimeout)
-			defer cancel()
+		ctx, cancel := context.WithTimeout(ctx, markerTimeout)
+		// A conflict (the marker written by someone else since it was read: an older replica of the replicator
+		// handing over) is read again and retried.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			marker, err := c.readMarker(ctx, g)
 			if err != nil || marker == nil {
 				return err
@@ -371,7 +373,8 @@ func (c *Controller) recordOnOthers(ctx context.Context, hub string, inc mirror.
 			_, err = g.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace).Update(ctx, out, metav1.UpdateOptions{FieldManager: FieldManager})
 			g.ReportError(err)
 			return err
-		}()
+		})
+		cancel()
 		lock.Unlock()
 		if err != nil {
 			c.logger.Error(err, "Incarnation not recorded on another hub's marker; its next advance records it", "hub", hub, "marker", g.Name())

@@ -432,6 +432,21 @@ func TestControllerRecordsAStandbysAdvanceOnTheOtherHubs(t *testing.T) {
 		h.fake.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
 			return true, nil, apierrors.NewNotFound(fence.SelfSubjectReviewGVR.GroupResource(), "")
 		})
+		// The first write of the other hub's counter into this hub's marker (its own counter unchanged) meets a
+		// conflict, as when an older replica of the replicator wrote the marker since it was read: it is retried.
+		var conflicted atomic.Bool
+		h.fake.PrependReactor("update", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
+			obj, ok := action.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured)
+			if !ok || obj.GetName() != IncarnationMarker {
+				return false, nil, nil
+			}
+			cur, err := h.fake.Tracker().Get(configMapGVR, obj.GetNamespace(), obj.GetName())
+			stored, _ := cur.(*unstructured.Unstructured)
+			if err != nil || stored == nil || markerCounter(obj, h.hub.Name()) != markerCounter(stored, h.hub.Name()) || conflicted.Swap(true) {
+				return false, nil, nil
+			}
+			return true, nil, apierrors.NewConflict(configMapGVR.GroupResource(), IncarnationMarker, fmt.Errorf("the object has been modified"))
+		})
 	}
 	c, _ := startController(t, handler, Options{Kinds: kinds, Fencing: true, DirectionRecheck: time.Hour, IncarnationInterval: time.Hour}, a, b)
 	recorded := func(h *testHub, hub string) string {
