@@ -92,8 +92,8 @@ const (
 	// written: the source's state is kept, and the delete is not carried there (no clock orders the two writes).
 	ReasonDeleteNotWrittenBack = "DeleteNotWrittenBack"
 	// ReasonDeleteProven: an object, on the source or another hub, whose delete another hub's log of deletes made
-	// records (mirror.DeleteMadeOf: its hub was restored from a backup taken before the delete, which brought it
-	// back) was deleted again.
+	// records (mirror.DeleteMadeOf: its hub was down when the delete was released, or restored from a backup
+	// taken before the delete, which brought it back) was deleted again.
 	ReasonDeleteProven = "DeleteProven"
 )
 

@@ -485,7 +485,7 @@ func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 		return true
 	}
 	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), source.Name(), string(mirror.ActionDelete)).Inc()
-	c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s, the source, was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was restored from a backup taken before): deleted again",
+	c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s, the source, was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was down then, or restored from a backup taken before): deleted again",
 		key, source.Name(), hub, c.opts.MarkerNamespace, DeleteLog)
 	return true
 }
@@ -959,19 +959,15 @@ func (c *Controller) agentLeft(h *hubconn.Hub, cluster string) (bool, time.Durat
 	return false, stale.Sub(now) + time.Second
 }
 
-// copiesGone reports whether every hub but source is ready and, when it serves kind k, holds no copy of key that
-// is not being deleted: the delete of the source's original has reached them all. A hub that is down keeps the
-// delete held: the finalizer's hold outlives a restart of the replicator, its memory of a delete
-// (hubconn.Hub.Deleted) does not, except the tombstones of deletes of copies (keepTombstone).
+// copiesGone reports whether every ready hub but source that serves kind k holds no copy of key that is not
+// being deleted: the delete of the source's original has reached every hub the replicator can write. A hub that
+// is not ready holds nothing up (a delete never waits on a standby): the caller logs the delete on every ready
+// hub, the source included, before it lets go (recordDeleteMade), and a copy found on a hub when it is back is
+// deleted by that log (syncTarget: deleteMadeOf), also after a restart of the replicator, which forgets
+// hubconn.Hub.Deleted.
 func (c *Controller) copiesGone(k mirror.Kind, key Key, source *hubconn.Hub) bool {
 	for _, h := range c.opts.Hubs {
-		if h == source {
-			continue
-		}
-		if !h.Ready() {
-			return false
-		}
-		if !h.Serves(k.Name) {
+		if h == source || !h.Ready() || !h.Serves(k.Name) {
 			continue
 		}
 		if !mirroredTo(k, key, source, h) {
@@ -1448,7 +1444,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	}
 	c.setCopy(target.Name(), key, d.Action != mirror.ActionDelete)
 	if loggedOn != "" {
-		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was restored from a backup taken before): deleted again",
+		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was down then, or restored from a backup taken before): deleted again",
 			key, target.Name(), loggedOn, c.opts.MarkerNamespace, DeleteLog)
 	}
 	if d.Adopted {

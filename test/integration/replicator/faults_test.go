@@ -73,8 +73,8 @@ func TestReplicationFaults(t *testing.T) {
 		return s.ReachableHubs == 3 && hubStatus(s, hubB).Synced && hubStatus(s, "hub-c").Synced && hubStatus(s, "hub-a").SourceClusters == 1
 	})
 
-	// 1. Standby C is down while A changes: a create, an update and a delete. B follows at once; C is caught
-	// up, the delete included, when it returns.
+	// 1. Standby C is down while A changes: a create, an update and a delete. B follows at once, and the delete
+	// finishes on A without waiting for C; C is caught up, the delete included, when it returns.
 	hubC.StopAPIServer()
 	r.waitStatus(replicationTimeout, "hub-c unreachable, Degraded", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return !hubStatus(s, "hub-c").Reachable && s.ReachableHubs == 2 && conditionTrue(s, failoverv1alpha1.ReplicationConditionDegraded)
@@ -90,6 +90,8 @@ func TestReplicationFaults(t *testing.T) {
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "created while C is down", copiedFrom("hub-a"))
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "updated while C is down", sameValues(t, map[string]string{"cm": "0-updated"}))
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "deleted while C is down", absent)
+	// The delete does not wait for C: it is logged on A and B, and A's original goes at once.
+	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "its delete finished on hub-a while C is down", absent)
 	hubC.StartAPIServer()
 	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "caught up: created", copiedFrom("hub-a"))
 	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "caught up: updated", sameValues(t, map[string]string{"cm": "0-updated"}))
