@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -100,106 +101,38 @@ func (o *Options) RunWithClients(ctx context.Context, kubeClient kubernetes.Inte
 	secrets := secretInformers.Core().V1().Secrets()
 	configs := configInformers.Failover().V1alpha1().ReplicationConfigs()
 
-	changed := make(chan struct{}, 1)
-	poke := func(any) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
+	syncCtx := factory.NewSyncContext(reconfigureControllerName, recorder)
+	c := &reconfigureController{
+		ctx: ctx, o: o, replClient: replClient, recorder: recorder, clk: clk,
+		configs: configs.Lister().ReplicationConfigs(o.Namespace), secrets: secrets.Lister().Secrets(o.Namespace),
+		queue: func() { syncCtx.Queue().Add(factory.DefaultQueueKey) },
 	}
-	_, _ = secrets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, n any) { poke(n) }, DeleteFunc: poke})
 	// The replicator's own status writes update the ReplicationConfig too: only a new spec (generation) or a
-	// release of delete brakes (failoverv1alpha1.AnnotationReleaseDeletes) wakes the loop, which otherwise writes the
-	// status at most every StatusInterval.
+	// release of delete brakes (failoverv1alpha1.AnnotationReleaseDeletes) queues a sync, which otherwise writes
+	// the status every StatusInterval (resyncStatus).
 	_, _ = configs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: poke,
+		AddFunc: func(any) { c.queue() },
 		UpdateFunc: func(o, n any) {
 			oldRC, ok1 := o.(*failoverv1alpha1.ReplicationConfig)
 			newRC, ok2 := n.(*failoverv1alpha1.ReplicationConfig)
 			if !ok1 || !ok2 || oldRC.Generation != newRC.Generation ||
 				oldRC.Annotations[failoverv1alpha1.AnnotationReleaseDeletes] != newRC.Annotations[failoverv1alpha1.AnnotationReleaseDeletes] {
-				poke(n)
+				c.queue()
 			}
 		},
-		DeleteFunc: poke,
+		DeleteFunc: func(any) { c.queue() },
 	})
+	controller := factory.New().WithSyncContext(syncCtx).WithSync(c.sync).
+		WithInformers(secrets.Informer()).
+		WithBareInformers(configs.Informer()).
+		WithPostStartHooks(c.resyncStatus).
+		ToController(reconfigureControllerName, recorder)
 	secretInformers.Start(ctx.Done())
 	configInformers.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), secrets.Informer().HasSynced, configs.Informer().HasSynced) {
-		return nil
-	}
-
-	var running *engine
-	// carried are the brakes of the last engine, kept while no engine runs (an invalid spec): a new engine
-	// starts with them.
-	var carried map[string]time.Time
-	defer func() {
-		if running != nil {
-			running.stop()
-		}
-	}()
-	statusTicker := clk.NewTicker(o.StatusInterval)
-	defer statusTicker.Stop()
-	poke(nil)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-changed:
-		case <-statusTicker.C():
-		}
-		rc, err := configs.Lister().ReplicationConfigs(o.Namespace).Get(o.ConfigName)
-		if apierrors.IsNotFound(err) {
-			if running != nil {
-				logger.Info("ReplicationConfig deleted: replication stopped")
-				running.stop()
-				running, carried = nil, nil
-			}
-			continue
-		}
-		if err != nil {
-			logger.Error(err, "Reading the ReplicationConfig")
-			continue
-		}
-		if errs := failoverv1alpha1.ValidateReplicationConfig(rc); len(errs) > 0 {
-			if running != nil {
-				carried = engagedBrakes(rc, running, carried)
-				running.stop()
-				running = nil
-			}
-			o.writeStatus(ctx, replClient, rc, nil, replication.Snapshot{}, errs.ToAggregate().Error(), clk.Now())
-			continue
-		}
-		if _, err := mirror.ResolveKinds(&rc.Spec); err != nil {
-			if running != nil {
-				carried = engagedBrakes(rc, running, carried)
-				running.stop()
-				running = nil
-			}
-			o.writeStatus(ctx, replClient, rc, nil, replication.Snapshot{}, err.Error(), clk.Now())
-			continue
-		}
-		fingerprint := configFingerprint(rc, secrets.Lister().Secrets(o.Namespace))
-		if running == nil || running.fingerprint != fingerprint {
-			engaged := engagedBrakes(rc, running, carried)
-			if running != nil {
-				logger.Info("ReplicationConfig or a hub kubeconfig Secret changed: restarting replication")
-				running.stop()
-			}
-			running = o.start(ctx, rc, secrets.Lister().Secrets(o.Namespace), recorder, clk, fingerprint, engaged, func() { poke(nil) })
-			carried = nil
-		}
-		if running.controller != nil {
-			if tokens := releaseTokens(rc); len(tokens) > 0 {
-				if released := running.controller.ReleaseDeletes(tokens); len(released) > 0 {
-					logger.Info("Delete brakes released", "tokens", released)
-				}
-			}
-		}
-		snap := running.snapshot()
-		recordSnapshot(snap)
-		o.writeStatus(ctx, replClient, rc, running.hubStatus(), snap, "", clk.Now())
-	}
+	// One worker: sync is the only writer of the running engine.
+	controller.Run(ctx, 1)
+	c.stop()
+	return nil
 }
 
 // recordSnapshot sets the gauges that come from the controller's snapshot: metrics.ObjectsBehind (a hub not
