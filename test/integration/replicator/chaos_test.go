@@ -559,16 +559,18 @@ func (b *chaosBed) sourceChanges() int {
 }
 
 // waitSourceFollowed waits, before a schedule counts the replicator's source changes against the agent's
-// moves, until the replicator follows the agent's active hub (it marks the cluster's namespace there as managed
-// from that hub): a move at the end of the last schedule is not counted in this one. It logs when that takes
-// longer than chaosConvergeWithin, and goes on.
+// moves, until the replicator follows the agent's active hub (the fence marks the cluster's namespace on the
+// other hub as managed from it, and not on the active hub): a move at the end of the last schedule is not counted
+// in this one. It logs when that takes longer than chaosConvergeWithin, and goes on.
 func (b *chaosBed) waitSourceFollowed(t *testing.T, ctx context.Context) {
 	t.Helper()
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, util.PollInterval, chaosConvergeWithin, true, func(ctx context.Context) (bool, error) {
 		fc, err := util.GetFailoverConfig(b.spoke)
 		if err != nil {
-			last = err.Error()
+			if ctx.Err() == nil {
+				last = err.Error()
+			}
 			return false, nil
 		}
 		j := slices.Index(b.names[:], fc.Status.ActiveHub)
@@ -576,13 +578,20 @@ func (b *chaosBed) waitSourceFollowed(t *testing.T, ctx context.Context) {
 			last = "agent: " + util.DescribeFailoverStatus(fc)
 			return false, nil
 		}
-		ns, err := b.hubs[j].Kube.CoreV1().Namespaces().Get(ctx, chaosCluster, metav1.GetOptions{})
-		if err != nil {
-			last = err.Error()
-			return false, nil
+		var marks [2]string
+		for i, h := range b.hubs {
+			ns, err := h.Kube.CoreV1().Namespaces().Get(ctx, chaosCluster, metav1.GetOptions{})
+			if err != nil {
+				if ctx.Err() == nil { // the poll's own deadline is no news
+					last = err.Error()
+				}
+				return false, nil
+			}
+			marks[i] = ns.Annotations[mirror.AnnotationClusterHub]
 		}
-		last = fmt.Sprintf("hub %s's namespace %s marked as managed from %q", b.names[j], chaosCluster, ns.Annotations[mirror.AnnotationClusterHub])
-		return ns.Annotations[mirror.AnnotationClusterHub] == fc.Status.ActiveHub, nil
+		last = fmt.Sprintf("agent on %s; namespace %s marked as managed from %q on %s, %q on %s", fc.Status.ActiveHub, chaosCluster,
+			marks[0], b.names[0], marks[1], b.names[1])
+		return marks[j] == "" && marks[1-j] == fc.Status.ActiveHub, nil
 	})
 	if err != nil {
 		t.Logf("before seed %d: the replicator did not follow the agent's hub within %s (%s)", b.seed, chaosConvergeWithin, last)
