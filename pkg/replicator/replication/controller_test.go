@@ -100,10 +100,15 @@ func (c *gatedClient) markWatched(gvr schema.GroupVersionResource) {
 	}
 }
 
-// waitDrained waits (bounded) until every open watch of gvr holds fewer than watchBacklog events.
+// waitDrained waits until every open watch of gvr holds fewer than watchBacklog events. After waitTimeout it
+// panics, naming the resource: an informer that takes no event for that long is stuck, and the fake's own panic
+// (a full channel) would name nothing.
 func (c *gatedClient) waitDrained(gvr schema.GroupVersionResource) {
 	deadline := time.Now().Add(waitTimeout)
-	for time.Now().Before(deadline) {
+	for {
+		if time.Now().After(deadline) {
+			panic(fmt.Sprintf("test client: a watch of %s held %d or more events for %s: its informer is stuck", gvr, watchBacklog, waitTimeout))
+		}
 		c.mu.Lock()
 		open := c.watches[gvr][:0]
 		full := false
