@@ -88,8 +88,9 @@ const (
 	// from a backup (mirror.DecideRestore).
 	ReasonWrittenBack = "WrittenBack"
 	// ReasonDeleteNotWrittenBack (Warning): a user's delete on the hub a cluster moved from, made before the
-	// replicator fenced that hub, met a change of the same object on the cluster's source since its copy was
-	// written: the source's state is kept, and the delete is not carried there (no clock orders the two writes).
+	// replicator fenced that hub (held there, or released and logged while the replicator could not reach the
+	// cluster's new hub), met a change of the same object on the cluster's source since its copy was written: the
+	// source's state is kept, and the delete is not carried there (no clock orders the two writes).
 	ReasonDeleteNotWrittenBack = "DeleteNotWrittenBack"
 	// ReasonDeleteProven: an object, on the source or another hub, whose delete another hub's log of deletes made
 	// records (mirror.DeleteMadeOf: its hub was down when the delete was released, or restored from a backup
@@ -216,6 +217,30 @@ type Controller struct {
 	// the goroutines writing them (flushDeleteLog): Run waits for them.
 	deleteLogs map[string]*deleteLog
 	flushes    sync.WaitGroup
+	// notWrittenBack: the logged deletes a change on the source outranked (deleteAgainOnSource), each reported
+	// once; its own lock.
+	notWrittenBack reportedOnce
+}
+
+// reportedOnce remembers what was reported (an event made once per object, not at every sync); its own lock.
+// It grows by one entry per report, which only a conflict of two users' writes makes.
+type reportedOnce struct {
+	mu   sync.Mutex
+	seen sets.Set[string]
+}
+
+// first reports whether id was not reported yet, and remembers it.
+func (r *reportedOnce) first(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = sets.New[string]()
+	}
+	if r.seen.Has(id) {
+		return false
+	}
+	r.seen.Insert(id)
+	return true
 }
 
 // New returns a Controller for opts. It fails when fewer than two hubs are given.

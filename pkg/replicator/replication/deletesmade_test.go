@@ -140,6 +140,60 @@ func TestControllerDeletesWhatARestoredHubBringsBack(t *testing.T) {
 	}
 }
 
+// TestControllerKeepsAChangeOverALoggedDelete: hub A's log records the deletes of work-edited and work-same,
+// released there while the replicator could not reach hub B, which the cluster had moved to. B, the source now,
+// holds copies made from both; work-edited was changed there since it was copied. The unchanged copy goes
+// (DeleteProven); the changed one is kept and copied to A (the change outranks the delete, as for a held delete
+// on the hub the cluster moved from), reported once (DeleteNotWrittenBack).
+func TestControllerKeepsAChangeOverALoggedDelete(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	copyOnB := func(name, originalUID string, edited bool) *unstructured.Unstructured {
+		original := manifestWork(testCluster, name, "cm-"+name, nil)
+		original.SetUID(types.UID(originalUID))
+		cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
+		cp.SetUID(types.UID("uid-b-" + name))
+		cp.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+		if edited {
+			// A user's change on hub B: the content no longer has the copy's content hash.
+			manifests, _, _ := unstructured.NestedSlice(cp.Object, "spec", "workload", "manifests")
+			manifests[0].(map[string]any)["metadata"] = map[string]any{"name": "edited-on-b", "namespace": "default"}
+			if err := unstructured.SetNestedSlice(cp.Object, manifests, "spec", "workload", "manifests"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return cp
+	}
+	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
+	a := newTestHub(t, testHubA, handler, kinds, mcA,
+		deleteLogObject("ManifestWork/"+testCluster+"/work-edited=uid-edited/\nManifestWork/"+testCluster+"/work-same=uid-same/\n"))
+	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, nil),
+		copyOnB("work-edited", "uid-edited", true), copyOnB("work-same", "uid-same", false))
+	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	eventually(t, "work-same deleted again on hub-b", func() bool {
+		w := b.get(t, mwKind, testCluster, "work-same")
+		return w == nil || w.GetDeletionTimestamp() != nil
+	})
+	eventually(t, "work-edited copied to hub-a", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-edited")
+		return w != nil && w.GetLabels()[mirror.LabelReplicatedFrom] == testHubB
+	})
+	quiesce(t, c, a, b)
+	if w := b.get(t, mwKind, testCluster, "work-edited"); w == nil || w.GetDeletionTimestamp() != nil {
+		t.Errorf("hub-b's changed work-edited deleted: %v", w)
+	}
+	notWritten := recorder.messages(ReasonDeleteNotWrittenBack)
+	if len(notWritten) != 1 || !strings.HasPrefix(notWritten[0], "ManifestWork/"+testCluster+"/work-edited: deleted on hub hub-a") {
+		t.Errorf("DeleteNotWrittenBack events %q, want one for work-edited", notWritten)
+	}
+	if proven := strings.Join(recorder.messages(ReasonDeleteProven), "\n"); !strings.Contains(proven, "work-same") || strings.Contains(proven, "work-edited") {
+		t.Errorf("DeleteProven events %q, want work-same's only", proven)
+	}
+}
+
 // TestControllerLogsManyDeletesInFewWrites: twenty works deleted on hub A at once are logged on each hub in a few
 // writes of its log, not one each, and every one of them is there.
 func TestControllerLogsManyDeletesInFewWrites(t *testing.T) {

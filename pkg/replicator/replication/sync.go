@@ -450,13 +450,25 @@ func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 	if src == nil || src.GetDeletionTimestamp() != nil {
 		return false
 	}
-	hub, _, known := c.deleteMadeOf(ctx, k, key, src, source.Name())
+	hub, own, known := c.deleteMadeOf(ctx, k, key, src, source.Name())
 	if !known {
 		// A hub's log could not be read: the object may be a remnant, and is neither copied nor deleted yet.
 		s.errs = append(s.errs, fmt.Errorf("%s: a hub's log of deletes made could not be read: waiting", key))
 		return true
 	}
 	if hub == "" {
+		return false
+	}
+	if !own && mirror.IsCopy(src) && mirror.ContentOf(k, src).Hash() != src.GetAnnotations()[mirror.AnnotationContentHash] {
+		// src is a copy made from the deleted object and changed on the source since it was written (the delete
+		// was released on a hub that could not reach the source, which the cluster had moved to): the change is
+		// kept and the delete not carried here, as for a delete on a hub the cluster moved from
+		// (mirror.DecideWriteBack rule 2): no clock orders the two writes, and the change is the outcome that can
+		// be undone.
+		if c.notWrittenBack.first(key.String() + "@" + string(src.GetUID())) {
+			c.opts.Recorder.Warningf(ReasonDeleteNotWrittenBack, "%s: deleted on hub %s, whose log of deletes made records it, and changed on hub %s, its source, "+
+				"since it was copied there: the change is kept, the delete is not carried there", key, hub, source.Name())
+		}
 		return false
 	}
 	// Marked, its delete is not carried to the other hubs (mirror.Decide rule 2): the name may hold an object
