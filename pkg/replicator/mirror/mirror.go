@@ -432,9 +432,7 @@ type Decision struct {
 //     onto src (DecideRestore, RestoreOnto), which raises src's lineage above it. Neither clocks nor
 //     resourceVersions are compared.
 //  7. A copy: nothing to do when its mirrored content and copy marks already equal Desired's (no write that
-//     changes nothing; a changed source resourceVersion alone is no reason to write) and it does not carry
-//     FinalizerDeleteCopies (HeldAsSource: it was the cluster's object while the target was the cluster's source;
-//     Desired drops the hold). Otherwise update it; if
+//     changes nothing; a changed source resourceVersion alone is no reason to write). Otherwise update it; if
 //     its content differs from the source's, it was copied from the same source and its content no longer
 //     matches AnnotationContentHash, it was changed on the target since: ConflictCopyModified (the source
 //     still wins). A copy whose content already equals the source's gets its marks refreshed without a
@@ -491,7 +489,7 @@ func Decide(k Kind, src, tgt *unstructured.Unstructured, tgtHash, source, target
 	if olderSource(src, tgt, source) {
 		return Decision{Action: ActionNone, Conflict: ConflictSourceOlder}
 	}
-	if contentSame && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) && !HeldAsSource(tgt) {
+	if contentSame && sameMarks(tgt, desired) && sameHubOwnedTaints(k, tgt, desired) {
 		return Decision{Action: ActionNone}
 	}
 	conflict := ConflictNone

@@ -1783,19 +1783,6 @@ func TestDecide(t *testing.T) {
 			wantAction: mirror.ActionNone,
 		},
 		{
-			name: "rule 7: copy up to date that still holds deletes (the cluster left its hub): update without the hold, other finalizers kept",
-			kind: mw, src: mwSource(),
-			tgt: mod(mwCopy, func(m map[string]any) {
-				meta(m)["finalizers"] = []any{"some/finalizer", mirror.FinalizerDeleteCopies}
-			}),
-			wantAction: mirror.ActionUpdate,
-			check: func(t *testing.T, obj *unstructured.Unstructured) {
-				if got := obj.GetFinalizers(); !slices.Equal(got, []string{"some/finalizer"}) {
-					t.Errorf("finalizers = %v, want [some/finalizer]", got)
-				}
-			},
-		},
-		{
 			name: "rule 5: source spec changed: update, no conflict",
 			kind: mw,
 			src: mod(mwSource(), func(m map[string]any) {

@@ -87,9 +87,8 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 
 // HeldAsSource reports whether obj, a copy, carries FinalizerDeleteCopies, which only a cluster's source's
 // object gets (HoldCopyPatch, MarkPatch): it was the cluster's object on its hub while the cluster was there.
-// It keeps it after the cluster left until the replicator next writes it as a copy (Decide, rule 7: Desired drops
-// it), once the hub the cluster moved to holds the object; until then, on the hub the cluster moved from, it is
-// the object the cluster had there.
+// It keeps it after the cluster left until the replicator next writes it as a copy (Desired drops it), which
+// an unchanged copy may never need; on the hub the cluster moved from, it is the object the cluster had there.
 func HeldAsSource(obj *unstructured.Unstructured) bool {
 	return slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies)
 }
