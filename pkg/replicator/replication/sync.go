@@ -1527,12 +1527,13 @@ func (c *Controller) syncTombstoned(cluster string, mc *unstructured.Unstructure
 // seen there of key's object, a kind that holds deletes (ManifestWork, ManagedClusterAddOn) in the cluster's
 // namespace, while that delete has not reached every hub (one of them is not ready, or was not compared in this
 // sync: compared names the hubs that were), and removes it once it has, or once the name holds an object again.
-// Only the delete of a copy is recorded (one with a source UID: the source's object after a move, deleted before
-// the replicator's hold reached it), whose original lives on another hub: an original deleted on the source is
-// held by the finalizer until its copies are gone, and one never copied has nothing to reach. The record is what
-// tells the delete apart, after a restart of the replicator, from a copy the source lost (mirror.DecideWriteBack
-// and Decide read it through hubconn.Hub.Deleted). A delete that reaches every hub in the sync that sees it costs
-// no write. The error is the patch's; a 409 (the ManagedCluster changed meanwhile) is retried with the key and
+// The delete of a copy (one with a source UID: the source's object after a move, deleted before the
+// replicator's hold reached it) is recorded, and so is that of an original, whose hold lets go without waiting
+// for a hub that is not ready (copiesGone): the record is what tells the delete apart, after a restart of the
+// replicator, from a copy the source lost (mirror.DecideWriteBack and Decide read it through
+// hubconn.Hub.Deleted), for as long as the hub is away, where the logs of deletes made keep only the last
+// mirror.MaxDeletesMade of every cluster. A delete that reaches every hub in the sync that sees it costs no
+// write. The error is the patch's; a 409 (the ManagedCluster changed meanwhile) is retried with the key and
 // counts as no hub error.
 func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured, compared []string) error {
 	if !mirror.HoldsDeletes(k) || key.Namespace == "" || !c.isCluster(key.Namespace) {
@@ -1556,7 +1557,7 @@ func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, 
 			reached = false
 		}
 	}
-	want := deleted != nil && deleted.SourceUID != "" && !reached
+	want := deleted != nil && !reached
 	if want == isRecorded && (!want || recorded == *deleted) {
 		return nil
 	}

@@ -70,6 +70,71 @@ func TestControllerRecordsATombstoneUntilTheDeleteReachedEveryHub(t *testing.T) 
 	quiesce(t, c, a, b)
 }
 
+// TestControllerReleasesADeleteWhileAStandbyIsDown: hub B, holding a copy of work-1, is down (its probes fail)
+// when a user deletes work-1 on hub A, the source. The delete does not wait for B: it is logged on A, the hold lets
+// go and the original goes, and A's ManagedCluster records the delete (a tombstone: the log keeps only the last
+// deletes of every cluster, the tombstone lasts until the delete reached B). Once B is back, its copy is deleted
+// and the tombstone goes.
+func TestControllerReleasesADeleteWhileAStandbyIsDown(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	ctx := context.Background()
+
+	original := manifestWork(testCluster, "work-1", "cm-1", nil)
+	original.SetUID("uid-w1")
+	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
+	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original)
+	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
+	cp.SetUID("uid-copy")
+	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}), cp)
+	var down atomic.Bool
+	b.fake.PrependReactor("list", "managedclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("injected: hub-b is down")
+		}
+		return false, nil, nil
+	})
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	quiesce(t, c, a, b)
+
+	down.Store(true)
+	eventually(t, "hub-b not ready", func() bool { return !b.hub.Ready() })
+	// The user's delete, as the apiserver makes it of an object with finalizers (the fake would remove it at
+	// once): a deletionTimestamp.
+	deleting := a.get(t, mwKind, testCluster, "work-1")
+	now := metav1.Now()
+	deleting.SetDeletionTimestamp(&now)
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Update(ctx, deleting, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-a's hold on work-1 released while hub-b is down", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-1")
+		return w != nil && len(w.GetFinalizers()) == 0
+	})
+	if got := deleteLogOn(t, a); got != "ManifestWork/"+testCluster+"/work-1=uid-w1/\n" {
+		t.Errorf("hub-a's log of deletes made %q, want the delete of work-1", got)
+	}
+	// Its last finalizer gone, the apiserver removes it.
+	if err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Delete(ctx, "work-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "ManifestWork/work-1=uid-w1/"
+	eventually(t, "hub-a's ManagedCluster records the delete", func() bool {
+		return a.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen] == want
+	})
+
+	down.Store(false)
+	eventually(t, "hub-b's copy deleted once it is back", func() bool { return b.get(t, mwKind, testCluster, "work-1") == nil })
+	eventually(t, "the record goes once the delete reached hub-b", func() bool {
+		_, ok := a.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]
+		return !ok
+	})
+	quiesce(t, c, a, b)
+}
+
 // TestControllerHonoursATombstoneAfterARestart is TestControllerRewritesCopiesAStandbyLost with the difference a
 // restart must not erase: hub B's ManagedCluster records that B's copy of work-1 was deleted there (a user's delete
 // the replicator saw before it was restarted). A's original is then the object of a seen delete, not one B lost:
