@@ -92,10 +92,18 @@ func TestReplicationFaults(t *testing.T) {
 	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "deleted while C is down", absent)
 	// The delete does not wait for C: it is logged on A and B, and A's original goes at once.
 	waitObj(t, hubA, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "its delete finished on hub-a while C is down", absent)
+	// Until it reaches C, the delete is recorded on the source's ManagedCluster (it outlives a restart of the
+	// replicator, and the logs of deletes made keep only the last ones).
+	tombstoned := func(o *unstructured.Unstructured) bool {
+		return o != nil && strings.Contains(o.GetAnnotations()[mirror.AnnotationDeletesSeen], "ManifestWork/work-1=")
+	}
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "the delete of work-1 recorded on hub-a's ManagedCluster", tombstoned)
 	hubC.StartAPIServer()
 	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-3", replicationTimeout, "caught up: created", copiedFrom("hub-a"))
 	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-0", replicationTimeout, "caught up: updated", sameValues(t, map[string]string{"cm": "0-updated"}))
 	waitObj(t, hubC, failoverv1alpha1.KindManifestWork, fleetCluster, "work-1", replicationTimeout, "caught up: deleted", absent)
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", fleetCluster, replicationTimeout, "the record of the delete gone once it reached C",
+		func(o *unstructured.Unstructured) bool { return o != nil && !tombstoned(o) })
 	r.waitStatus(replicationTimeout, "hub-c back and synced", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return s.ReachableHubs == 3 && hubStatus(s, "hub-c").Synced
 	})
