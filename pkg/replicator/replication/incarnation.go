@@ -459,7 +459,7 @@ func (in *incarnations) claimed(hub, cluster string) bool {
 // start (mayAdvanceLocked), and the hub not restored (behind what was recorded, or reconciling). Otherwise, or
 // when the write fails (logged; the next copy tries again), it returns what the marker showed (the zero value
 // when it is not read yet: the copy records none). A copy that is due waits while another worker holds the hub's
-// marker (reads, advances or makes it), then decides again.
+// marker (reads, advances or makes it; up to markerWait once the hub has a marker), then decides again.
 func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mirror.Incarnation {
 	in, hub := c.incarnations, source.Name()
 	due := func() (mirror.Incarnation, uint64, bool) {
@@ -479,11 +479,17 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mi
 		return shown
 	}
 	// Another worker may hold the lock: one advancing the counter (this copy records the new incarnation), or
-	// syncIncarnation reading the marker or making it. Both are waited for (each request is bounded by
-	// markerTimeout): a copy made after the interval records an incarnation after the last advance, never the
-	// one a backup taken then holds.
+	// syncIncarnation reading the marker or making it. Both are waited for, so that a copy made after the interval
+	// records an incarnation after the last advance, never the one a backup taken then holds: while the hub has
+	// no marker, for as long as it takes (each request is bounded by markerTimeout); otherwise for up to
+	// markerWait, so that a hub slow to answer does not hold every worker copying from it (the copy then records
+	// what was shown).
 	lock := in.locks[hub]
-	lock.Lock()
+	if !shown.Known() {
+		lock.Lock()
+	} else if !lockWithin(lock, markerWait) {
+		return shown
+	}
 	defer lock.Unlock()
 	shown, run, ok := due() // another worker may have advanced it meanwhile
 	if !ok {
@@ -513,6 +519,22 @@ func (c *Controller) incarnationFor(ctx context.Context, source *hubconn.Hub) mi
 
 // markerTimeout bounds each read and write of an incarnation marker made while a copy waits.
 const markerTimeout = 10 * time.Second
+
+// markerWait is how long a copy due to advance its source's incarnation waits for another holder of the hub's
+// marker lock (incarnationFor); a marker read or write of a hub that answers takes milliseconds.
+const markerWait = 2 * time.Second
+
+// lockWithin takes m within d and reports whether it did (polling: sync.Mutex has no timed lock).
+func lockWithin(m *sync.Mutex, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !m.TryLock() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
 
 // observeCopiesOf records the incarnations of hub that the copies made from it on the other ready hubs record
 // (as their caches hold them).

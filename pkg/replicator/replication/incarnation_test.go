@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -532,4 +533,31 @@ func TestControllerLeavesAClaimedManagedClusterUntilReconciled(t *testing.T) {
 	if got := b.get(t, mcKind, "", testCluster); got.GetAnnotations()[mirror.AnnotationClusterHub] != "" || mirror.IsCopy(got) {
 		t.Errorf("hub-b's ManagedCluster written while hub-b claims the cluster: labels %v, annotations %v", got.GetLabels(), got.GetAnnotations())
 	}
+}
+
+// TestLockWithin: lockWithin takes a free mutex at once, takes one released within the wait, and gives up on one
+// held past it (a copy then records the incarnation shown rather than hold its worker).
+func TestLockWithin(t *testing.T) {
+	var m sync.Mutex
+	if !lockWithin(&m, time.Millisecond) {
+		t.Fatalf("a free mutex was not taken")
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		m.Unlock()
+		close(released)
+	}()
+	if !lockWithin(&m, 5*time.Second) {
+		t.Fatalf("a mutex released after 50 ms was not taken within 5 s")
+	}
+	<-released
+	start := time.Now()
+	if lockWithin(&m, 100*time.Millisecond) {
+		t.Fatalf("a held mutex was taken")
+	}
+	if waited := time.Since(start); waited < 100*time.Millisecond {
+		t.Errorf("gave up after %s, want at least the 100 ms wait", waited)
+	}
+	m.Unlock()
 }
