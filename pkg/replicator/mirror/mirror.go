@@ -1025,6 +1025,12 @@ func IsCopy(obj *unstructured.Unstructured) bool {
 	return ok
 }
 
+// UnchangedCopy reports whether obj, a copy of kind k held whole, still has the mirrored content the replicator
+// wrote (its content hashes to AnnotationContentHash): nobody changed it on its hub since.
+func UnchangedCopy(k Kind, obj *unstructured.Unstructured) bool {
+	return IsCopy(obj) && ContentOf(k, obj).Hash() == obj.GetAnnotations()[AnnotationContentHash]
+}
+
 // markAnnotations are the annotations whose change on a copy is worth a write. AnnotationSourceUID is one: a
 // source object made again under its name with the same content (a `kubectl replace --force`, or an object
 // made again on a restored hub, RecreateFrom) is another object, and only its UID on the copy lets its delete

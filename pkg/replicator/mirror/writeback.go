@@ -56,7 +56,7 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		return none
 	}
 	fromOldHub := src != nil && src.GetDeletionTimestamp() == nil && src.GetLabels()[LabelReplicatedFrom] == oldHub
-	srcIsCopyOfOld := fromOldHub && ContentOf(k, src).Hash() == src.GetAnnotations()[AnnotationContentHash]
+	srcIsCopyOfOld := fromOldHub && UnchangedCopy(k, src)
 	if old.GetDeletionTimestamp() != nil {
 		uid := old.GetUID()
 		madeFromOld := HoldsDeletes(k) && fromOldHub && uid != "" && src.GetAnnotations()[AnnotationSourceUID] == string(uid)

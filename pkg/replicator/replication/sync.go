@@ -459,7 +459,7 @@ func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 	if hub == "" {
 		return false
 	}
-	if !own && mirror.IsCopy(src) && mirror.ContentOf(k, src).Hash() != src.GetAnnotations()[mirror.AnnotationContentHash] {
+	if !own && mirror.IsCopy(src) && !mirror.UnchangedCopy(k, src) {
 		// src is a copy made from the deleted object and changed on the source since it was written (the delete
 		// was released on a hub that could not reach the source, which the cluster had moved to): the change is
 		// kept and the delete not carried here, as for a delete on a hub the cluster moved from
