@@ -180,11 +180,8 @@ func TestControllerRewritesCopiesAStandbyLost(t *testing.T) {
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 
-	original := manifestWork(testCluster, "work-1", "cm-1", nil)
-	original.SetUID("uid-w1")
+	original := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
 	original.SetGeneration(1)
-	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
 	mcA, mcB := movedToB(nil)
 	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
 	b := newTestHub(t, testHubB, handler, kinds, mcB)

@@ -347,6 +347,17 @@ func managedCluster(name string, labels map[string]any) *unstructured.Unstructur
 	}}
 }
 
+// heldOriginal returns the original ManifestWork name (of ConfigMap configMap) in testCluster's namespace, of
+// metadata.uid uid, as the replicator holds it on the cluster's source once hasCopies hold copies: the has-copies
+// mark and FinalizerDeleteCopies.
+func heldOriginal(name, configMap, uid, hasCopies string) *unstructured.Unstructured {
+	w := manifestWork(testCluster, name, configMap, nil)
+	w.SetUID(types.UID(uid))
+	w.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: hasCopies})
+	w.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	return w
+}
+
 func manifestWork(namespace, name, configMap string, labels map[string]any) *unstructured.Unstructured {
 	md := map[string]any{"name": name, "namespace": namespace}
 	if labels != nil {

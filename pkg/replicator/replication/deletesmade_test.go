@@ -26,10 +26,7 @@ func TestControllerLogsADeleteOnEveryHubBeforeReleasingIt(t *testing.T) {
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
-	original := manifestWork(testCluster, "work-1", "cm-1", nil)
-	original.SetUID("uid-w1")
-	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	original := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
 	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
 	original.SetDeletionTimestamp(&deleted)
 	cp := mirror.Desired(mwKind, manifestWork(testCluster, "work-1", "cm-1", nil), nil, testHubA, nil)
@@ -101,11 +98,7 @@ func TestControllerDeletesWhatARestoredHubBringsBack(t *testing.T) {
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	original := func(name, uid string, hasCopies string) *unstructured.Unstructured {
-		w := manifestWork(testCluster, name, "cm-"+name, nil)
-		w.SetUID(types.UID(uid))
-		w.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: hasCopies})
-		w.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
-		return w
+		return heldOriginal(name, "cm-"+name, uid, hasCopies)
 	}
 	mcB := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA})
 	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original("work-a", "uid-a", testHubB),

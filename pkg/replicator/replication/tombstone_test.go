@@ -82,10 +82,7 @@ func TestControllerReleasesADeleteWhileAStandbyIsDown(t *testing.T) {
 	handler := &proxyHandler{}
 	ctx := context.Background()
 
-	original := manifestWork(testCluster, "work-1", "cm-1", nil)
-	original.SetUID("uid-w1")
-	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	original := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
 	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original)
 	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
 	cp.SetUID("uid-copy")
@@ -214,11 +211,8 @@ func startTombstonedMove(t *testing.T, lateDeletes time.Duration) (mirror.Kind, 
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
-	original := manifestWork(testCluster, "work-1", "cm-1", nil)
-	original.SetUID("uid-w1")
+	original := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
 	original.SetGeneration(1)
-	original.SetAnnotations(map[string]string{mirror.AnnotationHasCopies: testHubB})
-	original.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
 	mcA, mcB := movedToB(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-copy/uid-w1"})
 	a := newTestHub(t, testHubA, handler, kinds, mcA, original)
 	a.client.lateDeletes = lateDeletes
