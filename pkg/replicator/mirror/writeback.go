@@ -46,9 +46,12 @@ import (
 //     it, or lost it (a standby whose namespace was deleted, restored or rebuilt before the cluster moved
 //     there, also one that had been the cluster's source before oldHub was).
 //  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
-//     and old's content differs from that copy's: when oldWrittenAt (whole seconds) is after the copy's
-//     AnnotationSourceWrittenAt (the last user write the copy has), update src to old's
-//     content. A restore brings back only writes at or before that time.
+//     and old's content differs from that copy's, or old is another object than the one the copy was made from
+//     (AnnotationSourceUID: the name was made again on oldHub, as GitOps tools and kubectl replace --force do,
+//     also with the same content): when oldWrittenAt (whole seconds) is after the copy's
+//     AnnotationSourceWrittenAt (the last user write the copy has), update src to old's content and make it
+//     old's copy. A restore brings back only writes at or before that time. Without the new source UID, a
+//     logged delete of the object the copy was made from would delete it (the workload made again).
 //  5. Anything else: nothing (the source's own changes win, through Decide).
 func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time, deleted *Deleted, restoredAfter *time.Time) Decision {
 	none := Decision{Action: ActionNone}
@@ -75,7 +78,8 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		}
 		return none
 	}
-	if !srcIsCopyOfOld || ContentOf(k, old).Hash() == src.GetAnnotations()[AnnotationContentHash] {
+	madeFromOld := src.GetAnnotations()[AnnotationSourceUID] == string(old.GetUID())
+	if !srcIsCopyOfOld || madeFromOld && ContentOf(k, old).Hash() == src.GetAnnotations()[AnnotationContentHash] {
 		return none
 	}
 	copied, err := time.Parse(time.RFC3339, src.GetAnnotations()[AnnotationSourceWrittenAt])

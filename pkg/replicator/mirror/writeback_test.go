@@ -186,6 +186,15 @@ func TestDecideWriteBack(t *testing.T) {
 			src:  copyOf(t, k, heldAsSourceOnA()),
 			old:  edited(heldAsSourceOnA(), "2024-05-01T09:59:00Z", "5", "2050"),
 			want: mirror.ActionUpdate, wantReplicas: "5"},
+		{name: "made again on the old hub with the same content after the copy was written (kubectl replace --force): update, the copy now of it",
+			src: srcCopy(t),
+			old: mod(oldOriginal(), func(m map[string]any) {
+				meta(m)["uid"] = "uid-made-again"
+				meta(m)["creationTimestamp"] = "2024-05-01T09:00:00Z"
+				meta(m)["managedFields"] = []any{map[string]any{"manager": "kubectl", "operation": "Update", "apiVersion": "work.open-cluster-management.io/v1", "time": "2024-05-01T09:00:00Z"}}
+			}), want: mirror.ActionUpdate, wantReplicas: "3"},
+		{name: "another object of the name on the old hub, written before the copy: nothing", src: srcCopy(t),
+			old: mod(oldOriginal(), func(m map[string]any) { meta(m)["uid"] = "uid-made-again" }), want: mirror.ActionNone},
 		{name: "copied to another hub only: create", src: nil, old: mod(oldOriginal(), func(m map[string]any) {
 			setAnnotation(m, mirror.AnnotationHasCopies, hubC)
 		}), want: mirror.ActionCreate, wantReplicas: "3"},

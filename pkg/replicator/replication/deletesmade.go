@@ -237,10 +237,13 @@ func (c *Controller) writeDeleteLog(ctx context.Context, h *hubconn.Hub, batch [
 }
 
 // deleteMadeOf returns the hub whose log of deletes made records the delete that obj, key's object on hub skip,
-// remains of (mirror.DeleteMadeOf), and whether it names obj by its own UID; hub is "" when no ready hub but skip
-// records one (an own match is preferred). known is false when a ready hub's log could not be read: obj may be a
-// remnant, and the caller writes nothing of it yet. A hub's log not read since it became ready is read first (one
-// GET; after a failure, not again within deleteLogReadRetry).
+// remains of (mirror.DeleteMadeOf), or whose ManagedCluster of the cluster carries a tombstone of it
+// (mirror.AnnotationDeletesSeen: the record of a delete released while a hub was away outlasts the logs' last
+// mirror.MaxDeletesMade entries, and is what a hub the cluster moved to before it caught up learns the delete
+// from), and whether it names obj by its own UID; hub is "" when no ready hub but skip records one (an own match
+// is preferred). known is false when a ready hub's log could not be read: obj may
+// be a remnant, and the caller writes nothing of it yet. A hub's log not read since it became ready is read first
+// (one GET; after a failure, not again within deleteLogReadRetry).
 func (c *Controller) deleteMadeOf(ctx context.Context, k mirror.Kind, key Key, obj *unstructured.Unstructured, skip string) (hub string, own, known bool) {
 	if _, isCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster); !isCluster || !mirror.HoldsDeletes(k) ||
 		k.Name == failoverv1alpha1.KindManagedCluster || obj == nil {
@@ -251,6 +254,14 @@ func (c *Controller) deleteMadeOf(ctx context.Context, k mirror.Kind, key Key, o
 	for _, h := range c.opts.Hubs {
 		if h.Name() == skip || !h.Ready() {
 			continue
+		}
+		if cluster, ok := h.Cluster(key.Namespace); ok {
+			if d, ok := cluster.Tombstones[mirror.TombstoneKey(k.Name, key.Name)]; ok && d.Explains(obj) {
+				isOwn := string(obj.GetUID()) == d.UID
+				if isOwn || hub == "" {
+					hub, own = h.Name(), isOwn
+				}
+			}
 		}
 		entries, read := c.deleteLogOf(ctx, h, entryKey)
 		if !read {

@@ -133,16 +133,17 @@ func TestControllerDeletesWhatARestoredHubBringsBack(t *testing.T) {
 	}
 }
 
-// TestControllerKeepsAChangeOverALoggedDelete: hub A's log records the deletes of work-edited and work-same,
-// released there while the replicator could not reach hub B, which the cluster had moved to. B, the source now,
-// holds copies made from both; work-edited was changed there since it was copied. The unchanged copy goes
-// (DeleteProven); the changed one is kept and copied to A (the change outranks the delete, as for a held delete
-// on the hub the cluster moved from), reported once (DeleteNotWrittenBack).
+// TestControllerKeepsAChangeOverALoggedDelete: hub A records the deletes of work-edited and work-same, released
+// there while the replicator could not reach hub B, which the cluster had moved to: in its log of deletes made,
+// or only in the tombstones on its ManagedCluster (the log keeps the last deletes of every cluster; a hub away
+// during more of them is told by the tombstones). B, the source now, holds copies made from both; work-edited
+// was changed there since it was copied. The unchanged copy goes (DeleteProven); the changed one is kept and
+// copied to A (the change outranks the delete, as for a held delete on the hub the cluster moved from), reported
+// once (DeleteNotWrittenBack).
 func TestControllerKeepsAChangeOverALoggedDelete(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
-	handler := &proxyHandler{}
 	copyOnB := func(name, originalUID string, edited bool) *unstructured.Unstructured {
 		original := manifestWork(testCluster, name, "cm-"+name, nil)
 		original.SetUID(types.UID(originalUID))
@@ -159,31 +160,87 @@ func TestControllerKeepsAChangeOverALoggedDelete(t *testing.T) {
 		}
 		return cp
 	}
-	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
-	a := newTestHub(t, testHubA, handler, kinds, mcA,
-		deleteLogObject("ManifestWork/"+testCluster+"/work-edited=uid-edited/\nManifestWork/"+testCluster+"/work-same=uid-same/\n"))
-	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, nil),
-		copyOnB("work-edited", "uid-edited", true), copyOnB("work-same", "uid-same", false))
+	for _, record := range []string{"log", "tombstones"} {
+		t.Run(record, func(t *testing.T) {
+			handler := &proxyHandler{}
+			mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
+			onA := []runtime.Object{mcA}
+			if record == "log" {
+				onA = append(onA, deleteLogObject("ManifestWork/"+testCluster+"/work-edited=uid-edited/\nManifestWork/"+testCluster+"/work-same=uid-same/\n"))
+			} else {
+				mcA.SetAnnotations(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-edited=uid-edited/,ManifestWork/work-same=uid-same/"})
+			}
+			a := newTestHub(t, testHubA, handler, kinds, onA...)
+			b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, nil),
+				copyOnB("work-edited", "uid-edited", true), copyOnB("work-same", "uid-same", false))
+			c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+			eventually(t, "work-same deleted again on hub-b", func() bool {
+				w := b.get(t, mwKind, testCluster, "work-same")
+				return w == nil || w.GetDeletionTimestamp() != nil
+			})
+			eventually(t, "work-edited copied to hub-a", func() bool {
+				w := a.get(t, mwKind, testCluster, "work-edited")
+				return w != nil && w.GetLabels()[mirror.LabelReplicatedFrom] == testHubB
+			})
+			quiesce(t, c, a, b)
+			if w := b.get(t, mwKind, testCluster, "work-edited"); w == nil || w.GetDeletionTimestamp() != nil {
+				t.Errorf("hub-b's changed work-edited deleted: %v", w)
+			}
+			if w := a.get(t, mwKind, testCluster, "work-same"); w != nil {
+				t.Errorf("hub-a holds work-same again: %v", w.GetAnnotations())
+			}
+			notWritten := recorder.messages(ReasonDeleteNotWrittenBack)
+			if len(notWritten) != 1 || !strings.HasPrefix(notWritten[0], "ManifestWork/"+testCluster+"/work-edited: deleted on hub hub-a") {
+				t.Errorf("DeleteNotWrittenBack events %q, want one for work-edited", notWritten)
+			}
+			if proven := strings.Join(recorder.messages(ReasonDeleteProven), "\n"); !strings.Contains(proven, "work-same") || strings.Contains(proven, "work-edited") {
+				t.Errorf("DeleteProven events %q, want work-same's only", proven)
+			}
+		})
+	}
+}
+
+// TestControllerTakesTheNameMadeAgain: work-1 (uid-w1) was deleted on hub A while hub B, holding a copy of it, was
+// down, and made again on A with the same content (uid-w2, as GitOps tools and kubectl replace --force do); the
+// cluster then moved to B before B caught up. A's ManagedCluster records the delete of uid-w1. B's copy becomes
+// the copy of the object made again (written back: mirror.DecideWriteBack rule 4) and is not deleted: OCM's work
+// agent keeps the workload the user made again.
+func TestControllerTakesTheNameMadeAgain(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+
+	deleted := manifestWork(testCluster, "work-1", "cm-1", nil)
+	deleted.SetUID("uid-w1")
+	cp := mirror.WithSourceWrittenAt(mirror.Desired(mwKind, deleted, nil, testHubA, nil), time.Now().Add(-time.Hour))
+	cp.SetUID("uid-b-work-1")
+	cp.SetFinalizers([]string{mirror.FinalizerDeleteCopies})
+	madeAgain := manifestWork(testCluster, "work-1", "cm-1", nil)
+	madeAgain.SetUID("uid-w2")
+	madeAgain.SetCreationTimestamp(metav1.NewTime(time.Now().Add(-time.Minute)))
+	mcA, mcB := movedToB(nil)
+	mcA.SetAnnotations(map[string]string{mirror.AnnotationDeletesSeen: "ManifestWork/work-1=uid-w1/"})
+	a := newTestHub(t, testHubA, handler, kinds, mcA, madeAgain)
+	b := newTestHub(t, testHubB, handler, kinds, mcB, cp)
 	c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
-	eventually(t, "work-same deleted again on hub-b", func() bool {
-		w := b.get(t, mwKind, testCluster, "work-same")
-		return w == nil || w.GetDeletionTimestamp() != nil
-	})
-	eventually(t, "work-edited copied to hub-a", func() bool {
-		w := a.get(t, mwKind, testCluster, "work-edited")
-		return w != nil && w.GetLabels()[mirror.LabelReplicatedFrom] == testHubB
+	eventually(t, "hub-b's work-1 is the copy of the object made again on hub-a", func() bool {
+		w := b.get(t, mwKind, testCluster, "work-1")
+		return w != nil && w.GetAnnotations()[mirror.AnnotationSourceUID] == "uid-w2"
 	})
 	quiesce(t, c, a, b)
-	if w := b.get(t, mwKind, testCluster, "work-edited"); w == nil || w.GetDeletionTimestamp() != nil {
-		t.Errorf("hub-b's changed work-edited deleted: %v", w)
+	for _, w := range b.writes(mwKind) {
+		if strings.HasPrefix(w, "delete ") {
+			t.Errorf("the replicator deleted on hub-b: %s", w)
+		}
 	}
-	notWritten := recorder.messages(ReasonDeleteNotWrittenBack)
-	if len(notWritten) != 1 || !strings.HasPrefix(notWritten[0], "ManifestWork/"+testCluster+"/work-edited: deleted on hub hub-a") {
-		t.Errorf("DeleteNotWrittenBack events %q, want one for work-edited", notWritten)
+	if w := b.get(t, mwKind, testCluster, "work-1"); w == nil || w.GetDeletionTimestamp() != nil || w.GetUID() != "uid-b-work-1" {
+		t.Errorf("hub-b's work-1 = %v, want its object kept (uid-b-work-1)", w)
 	}
-	if proven := strings.Join(recorder.messages(ReasonDeleteProven), "\n"); !strings.Contains(proven, "work-same") || strings.Contains(proven, "work-edited") {
-		t.Errorf("DeleteProven events %q, want work-same's only", proven)
+	if proven := recorder.messages(ReasonDeleteProven); len(proven) != 0 {
+		t.Errorf("DeleteProven events %q, want none", proven)
 	}
 }
 

@@ -438,9 +438,10 @@ func (s *objectSync) restoreKnown(h *hubconn.Hub) bool {
 	return s.known[h.Name()] && s.c.incarnations.restoresFound() == s.restores
 }
 
-// deleteAgainOnSource deletes the source's object of the sync's key when another hub's log of deletes made
-// records its delete (deleteMadeOf): the source was restored from a backup taken before the delete, which brought
-// it back. The delete passes the source's brake; the object is first marked (mirror.DeletedAgainPatch), so that
+// deleteAgainOnSource deletes the source's object of the sync's key when another hub's log of deletes made, or
+// a tombstone on its ManagedCluster, records its delete (deleteMadeOf): the source was restored from a backup
+// taken before the delete, which brought it back, or was down when the delete was released and became the source
+// before it caught up. The delete passes the source's brake; the object is first marked (mirror.DeletedAgainPatch), so that
 // its delete is not carried to the other hubs, whose objects of the name may be of one made again since (what
 // remains there of the deleted one goes by the logs too, syncTarget), and loses the replicator's hold; OCM's work
 // agent removes what it applied. It reports whether it wrote or failed to (or the brake held it, or a hub's log
@@ -466,7 +467,7 @@ func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 		// (mirror.DecideWriteBack rule 2): no clock orders the two writes, and the change is the outcome that can
 		// be undone.
 		if c.notWrittenBack.first(key.String() + "@" + string(src.GetUID())) {
-			c.opts.Recorder.Warningf(ReasonDeleteNotWrittenBack, "%s: deleted on hub %s, whose log of deletes made records it, and changed on hub %s, its source, "+
+			c.opts.Recorder.Warningf(ReasonDeleteNotWrittenBack, "%s: deleted on hub %s, whose log of deletes made or ManagedCluster's tombstones record it, and changed on hub %s, its source, "+
 				"since it was copied there: the change is kept, the delete is not carried there", key, hub, source.Name())
 		}
 		return false
@@ -497,7 +498,7 @@ func (s *objectSync) deleteAgainOnSource(ctx context.Context) (wrote bool) {
 		return true
 	}
 	metrics.ObjectsMirrored.WithLabelValues(string(k.Name), source.Name(), string(mirror.ActionDelete)).Inc()
-	c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s, the source, was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was down then, or restored from a backup taken before): deleted again",
+	c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s, the source, was deleted, as hub %s's log of deletes made (%s/%s) or its ManagedCluster's tombstones record (its hub was down then, or restored from a backup taken before): deleted again",
 		key, source.Name(), hub, c.opts.MarkerNamespace, DeleteLog)
 	return true
 }
@@ -739,7 +740,13 @@ func (s *objectSync) finish(ctx context.Context) {
 			s.errs = append(s.errs, err)
 		}
 	}
-	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) {
+	// The tombstone comes first: a delete released while a hub is not ready is recorded before the hold lets go,
+	// so that no restart, relist or engine restart in between can forget it.
+	tombstoneErr := c.keepTombstone(ctx, k, key, source, src, s.compared)
+	if tombstoneErr != nil {
+		s.errs = append(s.errs, tombstoneErr)
+	}
+	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) && tombstoneErr == nil {
 		// The delete is logged on every hub before it goes from the source: a hub restored from an older backup
 		// learns of it there. Until it is, the key waits for the log's write, which syncs it again.
 		logged, err := c.recordDeleteMade(ctx, k, key, src)
@@ -751,9 +758,6 @@ func (s *objectSync) finish(ctx context.Context) {
 				s.errs = append(s.errs, err)
 			}
 		}
-	}
-	if err := c.keepTombstone(ctx, k, key, source, src, s.compared); err != nil {
-		s.errs = append(s.errs, err)
 	}
 	c.clearDirty(key, s.compared)
 	if k.Name == failoverv1alpha1.KindManagedCluster && live {
@@ -1456,7 +1460,7 @@ func (c *Controller) syncTarget(ctx context.Context, k mirror.Kind, key Key, sou
 	}
 	c.setCopy(target.Name(), key, d.Action != mirror.ActionDelete)
 	if loggedOn != "" {
-		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s was deleted, as hub %s's log of deletes made (%s/%s) records (its hub was down then, or restored from a backup taken before): deleted again",
+		c.opts.Recorder.Eventf(ReasonDeleteProven, "%s: the object on hub %s was deleted, as hub %s's log of deletes made (%s/%s) or its ManagedCluster's tombstones record (its hub was down then, or restored from a backup taken before): deleted again",
 			key, target.Name(), loggedOn, c.opts.MarkerNamespace, DeleteLog)
 	}
 	if d.Adopted {
@@ -1532,9 +1536,13 @@ func (c *Controller) syncTombstoned(cluster string, mc *unstructured.Unstructure
 // for a hub that is not ready (copiesGone): the record is what tells the delete apart, after a restart of the
 // replicator, from a copy the source lost (mirror.DecideWriteBack and Decide read it through
 // hubconn.Hub.Deleted), for as long as the hub is away, where the logs of deletes made keep only the last
-// mirror.MaxDeletesMade of every cluster. A delete that reaches every hub in the sync that sees it costs no
-// write. The error is the patch's; a 409 (the ManagedCluster changed meanwhile) is retried with the key and
-// counts as no hub error.
+// mirror.MaxDeletesMade of every cluster; and, on a hub the cluster moves to first, deleteMadeOf reads it. While
+// the object is still being deleted (its deletionTimestamp set; not one the replicator deletes again,
+// mirror.AnnotationDeletedAgain), it is recorded when a hub is not ready — before finish releases the hold —
+// since its delete then goes without that hub, and no memory of the delete event is needed: a restart, a relist
+// or an engine restart before the event cannot lose it. A delete that reaches every hub in the sync that sees
+// it costs no write. The error is the patch's; a 409 (the ManagedCluster changed meanwhile) is retried with the
+// key and counts as no hub error.
 func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured, compared []string) error {
 	if !mirror.HoldsDeletes(k) || key.Namespace == "" || !c.isCluster(key.Namespace) {
 		return nil
@@ -1548,14 +1556,29 @@ func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, 
 	tombstone := mirror.TombstoneKey(k.Name, key.Name)
 	recorded, isRecorded := tombstones[tombstone]
 	var deleted *mirror.Deleted
-	if src == nil {
-		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
-	}
-	reached := true
+	reached, allReady := true, true
 	for _, h := range c.opts.Hubs {
-		if h != source && (!h.Ready() || h.Serves(k.Name) && !slices.Contains(compared, h.Name())) {
+		if h == source {
+			continue
+		}
+		if !h.Ready() {
+			allReady = false
+		}
+		if !h.Ready() || h.Serves(k.Name) && !slices.Contains(compared, h.Name()) {
 			reached = false
 		}
+	}
+	var again bool
+	if src != nil {
+		_, again = src.GetAnnotations()[mirror.AnnotationDeletedAgain]
+	}
+	switch {
+	case src == nil:
+		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
+	case src.GetDeletionTimestamp() != nil && !again && !allReady:
+		// Being deleted while a hub is away: its copy there goes when the hub is back, by this record.
+		deleted = &mirror.Deleted{UID: string(src.GetUID()), SourceUID: src.GetAnnotations()[mirror.AnnotationSourceUID]}
+		reached = false
 	}
 	want := deleted != nil && !reached
 	if want == isRecorded && (!want || recorded == *deleted) {

@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,6 +127,81 @@ func TestControllerReleasesADeleteWhileAStandbyIsDown(t *testing.T) {
 	down.Store(false)
 	eventually(t, "hub-b's copy deleted once it is back", func() bool { return b.get(t, mwKind, testCluster, "work-1") == nil })
 	eventually(t, "the record goes once the delete reached hub-b", func() bool {
+		_, ok := a.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]
+		return !ok
+	})
+	quiesce(t, c, a, b)
+}
+
+// TestControllerRecordsTheTombstoneBeforeItReleases: as TestControllerReleasesADeleteWhileAStandbyIsDown, but
+// work-1 also carries OCM's work-agent finalizer, so it stays Terminating after the replicator's hold lets go.
+// The delete is recorded on A's ManagedCluster before the release, while work-1 is still there: a restart, a
+// relist or an engine restart before its delete event cannot lose it. Once B is back, B's copy goes (the
+// Terminating original carries the delete) and so does the record.
+func TestControllerRecordsTheTombstoneBeforeItReleases(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	ctx := context.Background()
+
+	const workAgentFinalizer = "cluster.open-cluster-management.io/manifest-work-cleanup"
+	original := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
+	original.SetFinalizers(append(original.GetFinalizers(), workAgentFinalizer))
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original)
+	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
+	cp.SetUID("uid-copy")
+	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}), cp)
+	var down atomic.Bool
+	b.fake.PrependReactor("list", "managedclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("injected: hub-b is down")
+		}
+		return false, nil, nil
+	})
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	quiesce(t, c, a, b)
+
+	down.Store(true)
+	eventually(t, "hub-b not ready", func() bool { return !b.hub.Ready() })
+	deleting := a.get(t, mwKind, testCluster, "work-1")
+	now := metav1.Now()
+	deleting.SetDeletionTimestamp(&now)
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Update(ctx, deleting, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-a's hold on work-1 released while hub-b is down", func() bool {
+		w := a.get(t, mwKind, testCluster, "work-1")
+		return w != nil && !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies)
+	})
+	want := "ManifestWork/work-1=uid-w1/"
+	if got := a.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]; got != want {
+		t.Errorf("hub-a's ManagedCluster records %q when the hold let go, want %q: the delete must be recorded before the release", got, want)
+	}
+	// The order of the writes: the ManagedCluster's record, then the release.
+	recorded, released := -1, -1
+	for i, action := range a.fake.Actions() {
+		if action.GetVerb() != "patch" {
+			continue
+		}
+		switch action.GetResource() {
+		case mcKind.GVR:
+			if recorded < 0 && strings.Contains(string(action.(clienttesting.PatchAction).GetPatch()), mirror.AnnotationDeletesSeen) {
+				recorded = i
+			}
+		case mwKind.GVR:
+			if released < 0 && strings.Contains(string(action.(clienttesting.PatchAction).GetPatch()), workAgentFinalizer) {
+				released = i
+			}
+		}
+	}
+	if recorded < 0 || released < 0 || recorded > released {
+		t.Errorf("hub-a's writes: the tombstone at %d, the release at %d; want the tombstone first", recorded, released)
+	}
+
+	down.Store(false)
+	eventually(t, "hub-b's copy deleted once it is back", func() bool { return b.get(t, mwKind, testCluster, "work-1") == nil })
+	eventually(t, "the record goes once hub-b is back", func() bool {
 		_, ok := a.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationDeletesSeen]
 		return !ok
 	})
