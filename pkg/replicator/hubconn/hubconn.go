@@ -418,24 +418,41 @@ func (h *Hub) DeleteSent(k failoverv1alpha1.ReplicatedKind, namespace, name stri
 	return ok && own.deleted.UID == string(uid) && h.opts.Clock.Since(own.at) <= DeleteMemory
 }
 
-// recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true, and forgets
-// any earlier delete of that name otherwise (the name holds an object again). When a delete is recorded, entries
+// recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true — unless obj is
+// a copy lost on a standby (below) —, and forgets any earlier delete of that name otherwise (the name holds an
+// object again). When a delete is recorded, entries
 // older than DeleteMemory are dropped (pruneDeletesLocked).
 func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName, obj any, seen bool) {
 	key := objectKey{kind: k, namespace: n.Namespace, name: n.Name}
 	now := h.opts.Clock.Now()
+	var u *unstructured.Unstructured
+	if seen {
+		switch o := obj.(type) {
+		case *cachedObject:
+			u = o.object()
+		case *unstructured.Unstructured:
+			u = o
+		}
+	}
+	// A copy deleted on a hub whose ManagedCluster of the cluster records another hub as the cluster's
+	// (mirror.AnnotationClusterHub, the fence's mark of a standby, which keeps users out) was lost — its namespace
+	// deleted, a person's override of the fence, the hub rebuilt —, not deleted by a user of the cluster: were
+	// the hub to become the cluster's source, it must not delete the originals. Read before deletesMu is taken
+	// (Cluster takes the hub's lock).
+	standbyCopy := false
+	if u != nil && mirror.IsCopy(u) && n.Namespace != "" {
+		if c, ok := h.Cluster(n.Namespace); ok && c.RecordedHub != "" && c.RecordedHub != h.opts.Name {
+			standbyCopy = true
+		}
+	}
 	h.deletesMu.Lock()
 	defer h.deletesMu.Unlock()
-	if !seen {
+	if !seen || standbyCopy {
+		if standbyCopy {
+			klog.V(4).InfoS("Copy lost on a standby: no delete", "hub", h.opts.Name, "kind", k, "namespace", n.Namespace, "name", n.Name)
+		}
 		delete(h.deletes, key)
 		return
-	}
-	var u *unstructured.Unstructured
-	switch o := obj.(type) {
-	case *cachedObject:
-		u = o.object()
-	case *unstructured.Unstructured:
-		u = o
 	}
 	if u == nil {
 		return

@@ -276,6 +276,55 @@ func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 	}
 }
 
+// TestCopyLostOnAStandbyIsNoDelete: a copy deleted on a hub whose ManagedCluster of the cluster names another hub
+// as the cluster's (the fence's mark of a standby: users are kept out) was lost — a namespace deleted, the fence
+// overridden, the hub rebuilt —, and is not remembered as a user's delete; on the cluster's hub it is.
+func TestCopyLostOnAStandbyIsNoDelete(t *testing.T) {
+	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
+	standby := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": "c1", "labels": map[string]any{mirror.LabelReplicatedFrom: "hub-a"},
+			"annotations": map[string]any{mirror.AnnotationClusterHub: "hub-a"}},
+	}}
+	h, fake := startHub(t, standby, workObject("lost", "v1", true), workObject("original", "v1", false))
+	ctx := context.Background()
+	works := fake.Resource(manifestWork.GVR).Namespace("c1")
+	waitFor(t, "the ManagedCluster cached", func() bool { _, ok := h.Cluster("c1"); return ok })
+
+	if err := works.Delete(ctx, "lost", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// An original's delete after it: once its event is heard, so was the one before (one informer, in order).
+	if err := works.Delete(ctx, "original", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the delete of original seen", func() bool { return h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "original") != nil })
+	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "lost"); d != nil {
+		t.Errorf("Deleted for a copy lost on a standby = %+v, want nil", d)
+	}
+
+	// The hub becomes the cluster's: the replicator removes the fence's mark there (mirror.SourceCleanup).
+	source := standby.DeepCopy()
+	source.SetAnnotations(nil)
+	if _, err := fake.Resource(mc.GVR).Update(ctx, source, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the mark gone from the cache", func() bool { c, _ := h.Cluster("c1"); return c.RecordedHub == "" })
+	if _, err := works.Create(ctx, workObject("copy-on-source", "v1", true), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "copy-on-source cached", func() bool {
+		o, _ := h.Peek(failoverv1alpha1.KindManifestWork, "c1", "copy-on-source")
+		return o != nil
+	})
+	if err := works.Delete(ctx, "copy-on-source", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a user's delete of a copy on the cluster's hub seen", func() bool {
+		return h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "copy-on-source") != nil
+	})
+}
+
 // TestOwnDeletesArePruned: the replicator's own deletes are forgotten DeleteMemory after they were sent, also on
 // a hub where no user deletes anything (a fenced standby), where nothing else prunes them.
 func TestOwnDeletesArePruned(t *testing.T) {
