@@ -41,11 +41,12 @@ test-unit: ## Unit tests (fake clients, fake clocks), the alert rules' (promtool
 test-binaries: ## Build kube-apiserver, kube-controller-manager, kubectl, kubelet, kube-proxy, kube-scheduler, etcd, OCM's registration, work, registration-operator, addon and placement, and ocm-webhooks, from source (cached).
 	hack/build-test-binaries.sh
 
-# Integration packages run one at a time (-p 1): each starts several apiservers and the machine has 2 cores.
+# Integration packages run in two lanes (hack/test-integration.sh): one at a time within a lane (-p 1: each
+# starts several apiservers and the machine has 2 cores), the node suite's lane beside the control-plane suites.
 test-integration: ## Integration suites on real apiservers, etcd, kube-controller-manager and OCM's hub controller, and the node suite's kubelet (installs containerd, runc, CNI plugins and iptables from Debian when missing; root).
 	hack/install-node-deps.sh
 	assets="$$(hack/build-test-binaries.sh | tail -n1)" || exit 1; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 -p 1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
+	KUBEBUILDER_ASSETS="$$assets" GO="$(GO)" INTEGRATION_TIMEOUT="$(INTEGRATION_TIMEOUT)" hack/test-integration.sh
 
 chaos: ## Seeded partition schedules on the test bed (CHAOS_SEEDS, comma-separated, default 1..30; CHAOS_STEPS, default 16); report in _output/chaos-report.txt. Not part of make test, which runs a fixed subset.
 	assets="$$(hack/build-test-binaries.sh | tail -n1)" || exit 1; \
