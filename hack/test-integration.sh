@@ -28,13 +28,27 @@ if [[ "$want" != "$have" ]]; then
 fi
 
 dir="$(mktemp -d)"
-trap 'rm -rf "$dir"' EXIT
+printed=()
+finish() {
+	# A run cut short (a signal, a timeout) still shows what its lanes wrote.
+	for i in "${!lanes[@]}"; do
+		if [[ -z "${printed[$i]:-}" && -s "$dir/lane$i.log" ]]; then
+			echo "== integration lane $((i + 1)) did not end: its output so far"
+			cat "$dir/lane$i.log"
+		fi
+	done
+	rm -rf "$dir"
+}
+trap finish EXIT
+# Ctrl-C or a kill stops the lanes too (background jobs of a script ignore SIGINT otherwise).
+trap 'trap - INT TERM; kill 0' INT TERM
 for i in "${!lanes[@]}"; do
 	pkgs=()
 	for p in ${lanes[$i]}; do pkgs+=("./test/integration/$p/"); done
 	echo "== integration lane $((i + 1)): ${lanes[$i]}"
+	# The exit status is written whole, then moved into place: the loop below never reads half of it.
 	( rc=0; "$GO" test -count=1 -p 1 -timeout "$timeout" "${pkgs[@]}" > "$dir/lane$i.log" 2>&1 || rc=$?
-	  echo "$rc" > "$dir/lane$i.rc" ) &
+	  echo "$rc" > "$dir/lane$i.rc.tmp" && mv "$dir/lane$i.rc.tmp" "$dir/lane$i.rc" ) &
 done
 
 failed=0
@@ -47,6 +61,7 @@ while ((${#remaining[@]} > 0)); do
 		if [[ -f "$dir/lane$i.rc" ]]; then
 			echo "== integration lane $((i + 1)) ended (exit $(cat "$dir/lane$i.rc")): ${lanes[$i]}"
 			cat "$dir/lane$i.log"
+			printed[$i]=1
 			[[ "$(cat "$dir/lane$i.rc")" == 0 ]] || failed=1
 		else
 			next+=("$i")

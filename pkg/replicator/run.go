@@ -213,6 +213,7 @@ func (o *Options) start(ctx context.Context, rc *failoverv1alpha1.ReplicationCon
 		h, err := hubconn.New(hubconn.Options{
 			Name: spec.Name, Server: config.Host, Client: client, Kinds: kinds,
 			ProbeInterval: o.HubProbeInterval, ProbeTimeout: hubProbeTimeout, Handler: &lazy, Clock: clk,
+			Fenced: !o.DisableFencing,
 		})
 		if err != nil {
 			e.invalid[spec.Name] = err.Error()

@@ -86,6 +86,10 @@ type Options struct {
 	Handler Handler
 	// Clock drives the probe ticker and stamps state transitions.
 	Clock clock.WithTicker
+	// Fenced says that the replicator's fence keeps users out of a cluster's namespace on a hub that is not the
+	// cluster's source (replication Options.Fencing): a copy deleted there is then a loss, not a user's delete
+	// (recordDelete). Without the fence, a user may delete a copy anywhere, and every delete is one.
+	Fenced bool
 }
 
 // Hub is the connection to one hub. Create it with New and run it with Run.
@@ -419,7 +423,7 @@ func (h *Hub) DeleteSent(k failoverv1alpha1.ReplicatedKind, namespace, name stri
 }
 
 // recordDelete remembers obj's delete (its uid and mirror.AnnotationSourceUID) when seen is true — unless obj is
-// a copy lost on a standby (below) —, and forgets any earlier delete of that name otherwise (the name holds an
+// a copy lost on a fenced standby (below) —, and forgets any earlier delete of that name otherwise (the name holds an
 // object again). When a delete is recorded, entries
 // older than DeleteMemory are dropped (pruneDeletesLocked).
 func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName, obj any, seen bool) {
@@ -434,13 +438,15 @@ func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName
 			u = o
 		}
 	}
-	// A copy deleted on a hub whose ManagedCluster of the cluster records another hub as the cluster's
-	// (mirror.AnnotationClusterHub, the fence's mark of a standby, which keeps users out) was lost — its namespace
-	// deleted, a person's override of the fence, the hub rebuilt —, not deleted by a user of the cluster: were
-	// the hub to become the cluster's source, it must not delete the originals. Read before deletesMu is taken
-	// (Cluster takes the hub's lock).
+	// With the fence, a copy deleted on a hub whose ManagedCluster of the cluster records another hub as the
+	// cluster's (mirror.AnnotationClusterHub, the mark of a standby, whose namespace the fence keeps users out of)
+	// was lost — its namespace deleted, a person's override of the fence, the hub rebuilt —, not deleted by a
+	// user of the cluster: were the hub to become the cluster's source, it must not delete the originals. (On the
+	// hub the cluster moved to, the mark stays until the replicator's next sync of the ManagedCluster; users are
+	// kept out there until the copies are held, and a held copy's delete is seen while it is held.) Read before
+	// deletesMu is taken (Cluster takes the hub's lock).
 	standbyCopy := false
-	if u != nil && mirror.IsCopy(u) && n.Namespace != "" {
+	if h.opts.Fenced && u != nil && mirror.IsCopy(u) && n.Namespace != "" {
 		if c, ok := h.Cluster(n.Namespace); ok && c.RecordedHub != "" && c.RecordedHub != h.opts.Name {
 			standbyCopy = true
 		}

@@ -45,12 +45,18 @@ func workObject(name, value string, isCopy bool) *unstructured.Unstructured {
 // startHub runs a Hub over a fake dynamic client holding objects, until the test ends, and waits until it is ready.
 func startHub(t *testing.T, objects ...runtime.Object) (*Hub, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
+	return startHubFenced(t, false, objects...)
+}
+
+// startHubFenced is startHub with Options.Fenced.
+func startHubFenced(t *testing.T, fenced bool, objects ...runtime.Object) (*Hub, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
 	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	fake := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		mirror.LeaseGVR: "LeaseList", mc.GVR: "ManagedClusterList", manifestWork.GVR: "ManifestWorkList",
 	}, objects...)
 	h, err := New(Options{Name: "hub-b", Client: fake, Kinds: []mirror.Kind{manifestWork}, ProbeInterval: 20 * time.Millisecond,
-		Handler: nopHandler{}, Clock: clock.RealClock{}})
+		Handler: nopHandler{}, Clock: clock.RealClock{}, Fenced: fenced})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,17 +282,23 @@ func TestDeletedOnlyWhenTheWatchDeliversIt(t *testing.T) {
 	}
 }
 
-// TestCopyLostOnAStandbyIsNoDelete: a copy deleted on a hub whose ManagedCluster of the cluster names another hub
-// as the cluster's (the fence's mark of a standby: users are kept out) was lost — a namespace deleted, the fence
-// overridden, the hub rebuilt —, and is not remembered as a user's delete; on the cluster's hub it is.
+// TestCopyLostOnAStandbyIsNoDelete: with the fence, a copy deleted on a hub whose ManagedCluster of the cluster
+// names another hub as the cluster's (the mark of a standby: users are kept out) was lost — a namespace deleted,
+// the fence overridden, the hub rebuilt —, and is not remembered as a user's delete; on the cluster's hub it is,
+// and without the fence it is everywhere (a user may delete a copy anywhere).
 func TestCopyLostOnAStandbyIsNoDelete(t *testing.T) {
+	t.Run("fenced", func(t *testing.T) { testCopyLostOnAStandby(t, true) })
+	t.Run("without the fence", func(t *testing.T) { testCopyLostOnAStandby(t, false) })
+}
+
+func testCopyLostOnAStandby(t *testing.T, fenced bool) {
 	mc, _ := mirror.KindByName(failoverv1alpha1.KindManagedCluster)
 	standby := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
 		"metadata": map[string]any{"name": "c1", "labels": map[string]any{mirror.LabelReplicatedFrom: "hub-a"},
 			"annotations": map[string]any{mirror.AnnotationClusterHub: "hub-a"}},
 	}}
-	h, fake := startHub(t, standby, workObject("lost", "v1", true), workObject("original", "v1", false))
+	h, fake := startHubFenced(t, fenced, standby, workObject("lost", "v1", true), workObject("original", "v1", false))
 	ctx := context.Background()
 	works := fake.Resource(manifestWork.GVR).Namespace("c1")
 	waitFor(t, "the ManagedCluster cached", func() bool { _, ok := h.Cluster("c1"); return ok })
@@ -299,8 +311,8 @@ func TestCopyLostOnAStandbyIsNoDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the delete of original seen", func() bool { return h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "original") != nil })
-	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "lost"); d != nil {
-		t.Errorf("Deleted for a copy lost on a standby = %+v, want nil", d)
+	if d := h.Deleted(failoverv1alpha1.KindManifestWork, "c1", "lost"); (d != nil) == fenced {
+		t.Errorf("fenced %v: Deleted for a copy deleted on a standby = %+v, want a delete only without the fence", fenced, d)
 	}
 
 	// The hub becomes the cluster's: the replicator removes the fence's mark there (mirror.SourceCleanup).

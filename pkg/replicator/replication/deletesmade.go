@@ -255,7 +255,8 @@ func (c *Controller) deleteMadeOf(ctx context.Context, k mirror.Kind, key Key, o
 		if h.Name() == skip || !h.Ready() {
 			continue
 		}
-		if cluster, ok := h.Cluster(key.Namespace); ok {
+		// A tombstone names objects by UID: a copy that does not say what it was made from is left to the logs.
+		if cluster, ok := h.Cluster(key.Namespace); ok && (!mirror.IsCopy(obj) || obj.GetAnnotations()[mirror.AnnotationSourceUID] != "") {
 			if d, ok := cluster.Tombstones[mirror.TombstoneKey(k.Name, key.Name)]; ok && d.Explains(obj) {
 				isOwn := string(obj.GetUID()) == d.UID
 				if isOwn || hub == "" {

@@ -741,12 +741,15 @@ func (s *objectSync) finish(ctx context.Context) {
 		}
 	}
 	// The tombstone comes first: a delete released while a hub is not ready is recorded before the hold lets go,
-	// so that no restart, relist or engine restart in between can forget it.
+	// so that no restart, relist or engine restart in between can forget it. A tombstone the apiserver refuses
+	// for good (the ManagedCluster's annotations at their size limit: 422, 413) holds nothing up: the logs of
+	// deletes made cover that delete.
 	tombstoneErr := c.keepTombstone(ctx, k, key, source, src, s.compared)
 	if tombstoneErr != nil {
 		s.errs = append(s.errs, tombstoneErr)
 	}
-	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) && tombstoneErr == nil {
+	refusedForGood := apierrors.IsInvalid(tombstoneErr) || apierrors.IsRequestEntityTooLargeError(tombstoneErr)
+	if mirror.HoldsDelete(src) && c.copiesGone(k, key, source) && (tombstoneErr == nil || refusedForGood) {
 		// The delete is logged on every hub before it goes from the source: a hub restored from an older backup
 		// learns of it there. Until it is, the key waits for the log's write, which syncs it again.
 		logged, err := c.recordDeleteMade(ctx, k, key, src)
