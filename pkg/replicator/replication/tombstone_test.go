@@ -11,6 +11,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -84,30 +85,7 @@ func TestControllerReleasesADeleteWhileAStandbyIsDown(t *testing.T) {
 	ctx := context.Background()
 
 	original := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original)
-	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
-	cp.SetUID("uid-copy")
-	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}), cp)
-	var down atomic.Bool
-	b.fake.PrependReactor("list", "managedclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
-		if down.Load() {
-			return true, nil, apierrors.NewServiceUnavailable("injected: hub-b is down")
-		}
-		return false, nil, nil
-	})
-	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
-	quiesce(t, c, a, b)
-
-	down.Store(true)
-	eventually(t, "hub-b not ready", func() bool { return !b.hub.Ready() })
-	// The user's delete, as the apiserver makes it of an object with finalizers (the fake would remove it at
-	// once): a deletionTimestamp.
-	deleting := a.get(t, mwKind, testCluster, "work-1")
-	now := metav1.Now()
-	deleting.SetDeletionTimestamp(&now)
-	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Update(ctx, deleting, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	a, b, c, down := deleteWhileHubBIsDown(t, handler, kinds, original)
 	eventually(t, "hub-a's hold on work-1 released while hub-b is down", func() bool {
 		w := a.get(t, mwKind, testCluster, "work-1")
 		return w != nil && len(w.GetFinalizers()) == 0
@@ -143,33 +121,11 @@ func TestControllerRecordsTheTombstoneBeforeItReleases(t *testing.T) {
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
-	ctx := context.Background()
 
 	const workAgentFinalizer = "cluster.open-cluster-management.io/manifest-work-cleanup"
 	original := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
 	original.SetFinalizers(append(original.GetFinalizers(), workAgentFinalizer))
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original)
-	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
-	cp.SetUID("uid-copy")
-	b := newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}), cp)
-	var down atomic.Bool
-	b.fake.PrependReactor("list", "managedclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
-		if down.Load() {
-			return true, nil, apierrors.NewServiceUnavailable("injected: hub-b is down")
-		}
-		return false, nil, nil
-	})
-	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
-	quiesce(t, c, a, b)
-
-	down.Store(true)
-	eventually(t, "hub-b not ready", func() bool { return !b.hub.Ready() })
-	deleting := a.get(t, mwKind, testCluster, "work-1")
-	now := metav1.Now()
-	deleting.SetDeletionTimestamp(&now)
-	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Update(ctx, deleting, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	a, b, c, down := deleteWhileHubBIsDown(t, handler, kinds, original)
 	eventually(t, "hub-a's hold on work-1 released while hub-b is down", func() bool {
 		w := a.get(t, mwKind, testCluster, "work-1")
 		return w != nil && !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies)
@@ -206,6 +162,38 @@ func TestControllerRecordsTheTombstoneBeforeItReleases(t *testing.T) {
 		return !ok
 	})
 	quiesce(t, c, a, b)
+}
+
+// deleteWhileHubBIsDown starts the controller on hub A, the source holding original (a held ManifestWork
+// work-1), and hub B holding its copy (uid-copy); once it is quiet, B goes down (its probes fail while down is
+// set) and a user deletes work-1 on A — as the apiserver makes the delete of an object with finalizers (the fake
+// would remove it at once): a deletionTimestamp.
+func deleteWhileHubBIsDown(t *testing.T, handler *proxyHandler, kinds []mirror.Kind, original *unstructured.Unstructured) (a, b *testHub, c *Controller, down *atomic.Bool) {
+	t.Helper()
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	a = newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), original)
+	cp := mirror.Desired(mwKind, original, nil, testHubA, nil)
+	cp.SetUID("uid-copy")
+	b = newTestHub(t, testHubB, handler, kinds, managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA}), cp)
+	down = &atomic.Bool{}
+	b.fake.PrependReactor("list", "managedclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("injected: hub-b is down")
+		}
+		return false, nil, nil
+	})
+	c, _ = startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+	quiesce(t, c, a, b)
+
+	down.Store(true)
+	eventually(t, "hub-b not ready", func() bool { return !b.hub.Ready() })
+	deleting := a.get(t, mwKind, testCluster, "work-1")
+	now := metav1.Now()
+	deleting.SetDeletionTimestamp(&now)
+	if _, err := a.client.Resource(mwKind.GVR).Namespace(testCluster).Update(context.Background(), deleting, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return a, b, c, down
 }
 
 // TestControllerHonoursATombstoneAfterARestart is TestControllerRewritesCopiesAStandbyLost with the difference a
