@@ -168,13 +168,24 @@ func TestHubRestoredFromABackup(t *testing.T) {
 		synced.Round(time.Second), written.Round(time.Second), checks, restoreWatch)
 }
 
-// TestStandbyThatLostItsCopies: hub B, a standby of cluster lost1, loses its copy of a ManifestWork while the
-// replicator is down (here deleted by its admin under the fence's override; a namespace deleted or restored does
-// the same), and the cluster then moves to B while hub A is down. B's missing copy is no delete: when A returns,
-// A's original, which lists B in has-copies, is not deleted, and the work is written back to B from it, so the
-// cluster, now on B, keeps it. The test plays the agent by renewing the cluster's lease.
+// TestStandbyThatLostItsCopies: hub B, a standby of the cluster, loses its copy of a ManifestWork (here deleted by
+// its admin under the fence's override; a namespace deleted or restored does the same), and the cluster then
+// moves to B while hub A is down. B's missing copy is no delete: when A returns, A's original, which lists B in
+// has-copies, is not deleted, and the work is written back to B from it, so the cluster, now on B, keeps it. The
+// copy is lost while the replicator is down (it finds it missing), or while it runs and A is down (its watch of B
+// delivers the delete: `make chaos` seed 27, where such deletes were taken for a user's and deleted the
+// originals). The test plays the agent by renewing the cluster's lease.
 func TestStandbyThatLostItsCopies(t *testing.T) {
-	const cluster = "lost1"
+	for _, replicatorDown := range []bool{true, false} {
+		name, cluster := "replicator running", "lost2"
+		if replicatorDown {
+			name, cluster = "replicator down", "lost1"
+		}
+		t.Run(name, func(t *testing.T) { testStandbyThatLostItsCopies(t, cluster, replicatorDown) })
+	}
+}
+
+func testStandbyThatLostItsCopies(t *testing.T, cluster string, replicatorDown bool) {
 	hubA, hubBHub, stopOnA, r := twoHubsLeased(t, cluster, "kept")
 	defer stopOnA()
 	r.start()
@@ -183,16 +194,29 @@ func TestStandbyThatLostItsCopies(t *testing.T) {
 		func(o *unstructured.Unstructured) bool { return mirror.HasCopyOn(o, hubB) })
 	waitNamespaceMark(t, hubBHub, cluster, "hub-a")
 
-	// The replicator is down: B loses its copy, then the cluster moves to B while A is down.
-	r.stop()
+	// B loses its copy — the replicator down, or running while A is down, so that it cannot copy it again —,
+	// then the cluster moves to B while A is down.
+	if replicatorDown {
+		r.stop()
+	} else {
+		stopOnA()
+		hubA.StopAPIServer()
+	}
 	refence := unfence(t, hubBHub, cluster)
 	deleteObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, "kept")
 	refence()
-	stopOnA()
-	hubA.StopAPIServer()
+	if replicatorDown {
+		stopOnA()
+		hubA.StopAPIServer()
+	} else {
+		// The replicator's watch of B has seen the delete by the time it sees the fence restored after it.
+		time.Sleep(2 * time.Second)
+	}
 	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
 	defer stopOnB()
-	r.start()
+	if replicatorDown {
+		r.start()
+	}
 	r.waitStatus(replicationTimeout, "hub-b the cluster's source", func(s failoverv1alpha1.ReplicationConfigStatus) bool {
 		return hubStatus(s, hubB).SourceClusters == 1
 	})
