@@ -467,7 +467,7 @@ func (h *Hub) recordDelete(k failoverv1alpha1.ReplicatedKind, n cache.ObjectName
 		// The replicator's own delete.
 		return
 	}
-	h.deletes[key] = seenDelete{deleted: mirror.Deleted{UID: string(u.GetUID()), SourceUID: u.GetAnnotations()[mirror.AnnotationSourceUID]}, at: now}
+	h.deletes[key] = seenDelete{deleted: mirror.DeletedOf(u), at: now}
 	klog.V(4).InfoS("Delete seen", "hub", h.opts.Name, "kind", k, "namespace", n.Namespace, "name", n.Name, "uid", u.GetUID())
 	h.pruneDeletesLocked(now)
 }

@@ -369,6 +369,11 @@ type Deleted struct {
 	UID, SourceUID string
 }
 
+// DeletedOf returns the record of obj's delete: its metadata.uid and its AnnotationSourceUID ("" for an original).
+func DeletedOf(obj *unstructured.Unstructured) Deleted {
+	return Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[AnnotationSourceUID]}
+}
+
 // Explains reports whether d, a delete seen (nil: none), is the delete of the object that tgt, a copy or an
 // original on another hub, stands for: tgt was made from the deleted object (its AnnotationSourceUID is d.UID,
 // or d.SourceUID when the deleted object was a copy of the same original), or the deleted copy was made from

@@ -78,8 +78,9 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		}
 		return none
 	}
-	madeFromOld := src.GetAnnotations()[AnnotationSourceUID] == string(old.GetUID())
-	if !srcIsCopyOfOld || madeFromOld && ContentOf(k, old).Hash() == src.GetAnnotations()[AnnotationContentHash] {
+	// The same object as the copy was made from, with the same content: nothing to write.
+	sameObject := src.GetAnnotations()[AnnotationSourceUID] == string(old.GetUID())
+	if !srcIsCopyOfOld || sameObject && ContentOf(k, old).Hash() == src.GetAnnotations()[AnnotationContentHash] {
 		return none
 	}
 	copied, err := time.Parse(time.RFC3339, src.GetAnnotations()[AnnotationSourceWrittenAt])

@@ -1559,29 +1559,25 @@ func (c *Controller) keepTombstone(ctx context.Context, k mirror.Kind, key Key, 
 	tombstone := mirror.TombstoneKey(k.Name, key.Name)
 	recorded, isRecorded := tombstones[tombstone]
 	var deleted *mirror.Deleted
+	// reached: every other hub is ready and was compared in this sync (or does not serve the kind).
 	reached, allReady := true, true
 	for _, h := range c.opts.Hubs {
 		if h == source {
 			continue
 		}
-		if !h.Ready() {
-			allReady = false
-		}
+		allReady = allReady && h.Ready()
 		if !h.Ready() || h.Serves(k.Name) && !slices.Contains(compared, h.Name()) {
 			reached = false
 		}
 	}
-	var again bool
-	if src != nil {
-		_, again = src.GetAnnotations()[mirror.AnnotationDeletedAgain]
-	}
 	switch {
 	case src == nil:
 		deleted = source.Deleted(k.Name, key.Namespace, key.Name)
-	case src.GetDeletionTimestamp() != nil && !again && !allReady:
-		// Being deleted while a hub is away: its copy there goes when the hub is back, by this record.
-		deleted = &mirror.Deleted{UID: string(src.GetUID()), SourceUID: src.GetAnnotations()[mirror.AnnotationSourceUID]}
-		reached = false
+	case src.GetDeletionTimestamp() != nil && !allReady && src.GetAnnotations()[mirror.AnnotationDeletedAgain] == "":
+		// Being deleted while a hub is away (so not reached): its copy there goes when the hub is back, by this
+		// record.
+		d := mirror.DeletedOf(src)
+		deleted = &d
 	}
 	want := deleted != nil && !reached
 	if want == isRecorded && (!want || recorded == *deleted) {

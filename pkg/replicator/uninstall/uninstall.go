@@ -126,8 +126,8 @@ func Hub(ctx context.Context, client dynamic.Interface, kinds []mirror.Kind, pee
 				if len(peers) == 0 {
 					r.HeldWithoutPeers++
 				} else {
-					held := &mirror.Deleted{UID: string(obj.GetUID()), SourceUID: obj.GetAnnotations()[mirror.AnnotationSourceUID]}
-					n, err := deleteCopies(ctx, k, obj.GetNamespace(), obj.GetName(), held, peers)
+					held := mirror.DeletedOf(obj)
+					n, err := deleteCopies(ctx, k, obj.GetNamespace(), obj.GetName(), &held, peers)
 					r.CopiesDeleted += n
 					if err != nil {
 						// The delete stays held here: its copies must not outlive it.

@@ -209,7 +209,9 @@ func testStandbyThatLostItsCopies(t *testing.T, cluster string, replicatorDown b
 		stopOnA()
 		hubA.StopAPIServer()
 	} else {
-		// The replicator's watch of B has seen the delete by the time it sees the fence restored after it.
+		// Time for the replicator's watch of B to deliver the delete (a watch event on loopback takes
+		// milliseconds). The case needs the delete seen live; one not seen yet would make it the other subtest's,
+		// which passes either way: nothing observable outside the replicator tells the two apart.
 		time.Sleep(2 * time.Second)
 	}
 	stopOnB := keepRenewing(t, hubBHub, cluster, 3*time.Second)
