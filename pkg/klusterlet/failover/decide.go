@@ -77,6 +77,32 @@ type Memory struct {
 	// PlannedWait is the planned switch (spec.switchTo or failback) that waits for its target to catch up with
 	// the active hub; nil when none waits.
 	PlannedWait *PlannedWait
+	// Hold keeps OCM's work agent on a hub the cluster left; nil when none holds it (see WorkHold).
+	Hold *WorkHold
+}
+
+// WorkHold keeps OCM's work agent — and anything else that reads the hub kubeconfig Secret — on the hub the
+// cluster left, because the hub it moved to may lack ManifestWorks or edits the spoke already runs: the hub
+// kubeconfig Secret keeps the credentials of Hub, and the sessions on other hubs keep theirs in the hub's standby
+// credentials Secret (hubsession.Params.SecretName). While Hub cannot be reached the work agent applies nothing
+// and deletes nothing: the spoke keeps what it has. The rules:
+//  1. A failover (not a planned switch) to a hub the replicator reported behind the active hub
+//     (HubBehind) or whose report went unconfirmed (HubReplicationUnknown) holds the work agent on the active hub.
+//     A planned switch waits for the catch-up instead (waitForCatchUp); one a person forced is not held.
+//  2. A move while held keeps the hold on the same hub, unless it goes to that hub: the hub kubeconfig Secret
+//     holds its credentials, so the hold ends.
+//  3. On the active hub, once its session is Registered and no move is in progress, the hold is released
+//     (ActReleaseHold) when the replicator's report on the active hub's ManagedCluster names Hub in step (confirmed:
+//     HubInStep) — the active hub holds what Hub held, written back by the replicator —, when spec.forceSwitch
+//     names the active hub (a person accepts what it lacks), or when Hub is no longer configured.
+//
+// A restart of the agent forgets the hold: it starts on the hub whose credentials the hub kubeconfig Secret
+// holds (decideWithoutSession), the hub the work agent is on.
+type WorkHold struct {
+	// Hub is the hub whose credentials the hub kubeconfig Secret keeps: the work agent's hub.
+	Hub string
+	// Since is when the hold began.
+	Since time.Time
 }
 
 // PlannedWait is a planned switch held back because the replicator reported its target behind.
@@ -219,13 +245,19 @@ const (
 	// ActNoViable: no hub is viable (Message); wait for the no-viable back-off, and warn when Warning says
 	// NoViableHub was just entered.
 	ActNoViable ActionKind = "NoViable"
+	// ActReleaseHold: end the work hold (WorkHold rule 3): the hub kubeconfig Secret gets the standby credentials
+	// of Hub, the active hub, and keeps those of HeldOn in HeldOn's standby Secret; the session on Hub restarts
+	// on the hub kubeconfig Secret. OCM's work agent follows to Hub.
+	ActReleaseHold ActionKind = "ReleaseHold"
 )
 
 // Action is one side effect of a Decision; which fields are set depends on Kind.
 type Action struct {
 	Kind ActionKind
-	// Hub is the hub of ActStartSession, ActRestartSession, ActStopSession and ActMarkFailed.
+	// Hub is the hub of ActStartSession, ActRestartSession, ActStopSession, ActMarkFailed and ActReleaseHold.
 	Hub string
+	// HeldOn is the hub the work agent was held on (ActReleaseHold).
+	HeldOn string
 	// Switch is the move of ActSwitch and ActFinishSwitch.
 	Switch *Switch
 	// Warning, EventReason and Message describe ActEvent; Message is also ActForceBootstrap's and ActNoViable's,
@@ -323,6 +355,15 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 
 	if verdict.Trigger != failoverv1alpha1.FailoverReasonPlannedSwitch {
 		mem.PlannedWait = nil
+	}
+	if verdict.Trigger == NoFailover && d.releaseHold(v, now) {
+		// The session restarts on the hub kubeconfig Secret, as after a changed bootstrap kubeconfig.
+		d.sessionStarts()
+		if d.Next == StateActive {
+			d.Next = StateJoining
+		}
+		d.RecheckAfter = time.Second
+		return d
 	}
 	if verdict.Trigger != NoFailover {
 		d.leave(v, verdict, plannedTarget, wait, now)
@@ -448,6 +489,10 @@ func decideWithoutSession(d Decision, v View) Decision {
 		d.Next = StateNoViableHub
 		return d
 	}
+	if h := d.Memory.Hold; h != nil && h.Hub == pick {
+		// WorkHold rule 2: the hub kubeconfig Secret holds pick's credentials.
+		d.Memory.Hold = nil
+	}
 	d.add(Action{Kind: ActStartSession, Hub: pick})
 	d.sessionStarts()
 	if d.Next != StateNoViableHub {
@@ -512,6 +557,7 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 		}
 	}
 	d.Memory.PlannedWait = nil
+	d.holdFor(v, target, planned, now)
 	if planned && verdict.Reason == ReasonFailbackStarted {
 		d.event(false, ReasonFailbackStarted, "%s", verdict.Message)
 	} else if planned {
@@ -562,6 +608,53 @@ func (d *Decision) waitForCatchUp(v View, target string, state failoverv1alpha1.
 	d.add(Action{Kind: ActHeartbeat})
 	d.RecheckAfter = plannedWaitRecheck
 	return false
+}
+
+// holdFor applies WorkHold rules 1 and 2 to a move from the active hub to target.
+func (d *Decision) holdFor(v View, target string, planned bool, now time.Time) {
+	switch h := d.Memory.Hold; {
+	case h != nil && h.Hub == target:
+		d.Memory.Hold = nil
+		d.event(false, ReasonWorkAgentReleased, "cluster %s moves back to hub %s, the hub OCM's work agent was held on: the hold ends", v.ClusterName, target)
+	case h != nil:
+		d.event(true, ReasonWorkAgentHeld, "OCM's work agent of cluster %s stays held on hub %s (since %s) while the cluster moves from hub %s to hub %s",
+			v.ClusterName, h.Hub, h.Since.UTC().Format(time.RFC3339), v.Active, target)
+	case planned:
+	default:
+		state := v.Steps.State(target, now)
+		if state != failoverv1alpha1.HubBehind && state != failoverv1alpha1.HubReplicationUnknown {
+			return
+		}
+		d.Memory.Hold = &WorkHold{Hub: v.Active, Since: now}
+		d.event(true, ReasonWorkAgentHeld, "OCM's work agent of cluster %s is held on hub %s: hub %s may lack ManifestWorks or edits the spoke runs "+
+			"(replication %s), so the spoke keeps what it has until the replicator reports hub %s in step on hub %s "+
+			"(set FailoverConfig spec.forceSwitch: %s to release it now, with what hub %s lacks lost to the cluster)",
+			v.ClusterName, v.Active, target, state, v.Active, target, target, target)
+	}
+}
+
+// releaseHold applies WorkHold rule 3 on the active hub; it returns whether the hold ends.
+func (d *Decision) releaseHold(v View, now time.Time) bool {
+	h := d.Memory.Hold
+	if h == nil || d.Memory.Switch != nil || v.Phase != hubsession.PhaseRegistered {
+		return false
+	}
+	var why string
+	switch _, configured := v.hub(h.Hub); {
+	case !configured:
+		why = fmt.Sprintf("hub %s was removed from the configuration", h.Hub)
+	case v.Steps.State(h.Hub, now) == failoverv1alpha1.HubInStep:
+		why = fmt.Sprintf("the replicator reports hub %s in step with hub %s", h.Hub, v.Active)
+	case v.Spec.ForceSwitch == v.Active:
+		why = fmt.Sprintf("FailoverConfig spec.forceSwitch names hub %s", v.Active)
+	default:
+		return false
+	}
+	d.Memory.Hold = nil
+	d.add(Action{Kind: ActReleaseHold, Hub: v.Active, HeldOn: h.Hub})
+	d.event(false, ReasonWorkAgentReleased, "OCM's work agent of cluster %s moves from hub %s to hub %s after a hold of %s: %s",
+		v.ClusterName, h.Hub, v.Active, now.Sub(h.Since).Round(time.Second), why)
+	return true
 }
 
 // reportAcceptance emits an event on each acceptance transition of the active hub (FC-12).

@@ -73,6 +73,8 @@ func actionList(actions []Action) []string {
 			out = append(out, kind+":"+a.EventReason)
 		case ActStartSession, ActRestartSession, ActStopSession, ActMarkFailed:
 			out = append(out, fmt.Sprintf("%s %s", a.Kind, a.Hub))
+		case ActReleaseHold:
+			out = append(out, fmt.Sprintf("%s %s->%s", a.Kind, a.HeldOn, a.Hub))
 		case ActNoViable:
 			if a.Warning {
 				out = append(out, "NoViable(entered)")
@@ -331,7 +333,12 @@ func TestDecide(t *testing.T) {
 			view: decideView(onHub("primary"), lost, func(v *View) {
 				v.Steps = HubSteps{Behind: map[string]bool{"hub-b": true}}
 			}),
-			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Warning:HubBehind", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Warning:HubBehind", "Warning:WorkAgentHeld", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+			check: func(t *testing.T, d Decision) {
+				if h := d.Memory.Hold; h == nil || h.Hub != "primary" || !h.Since.Equal(decideNow) {
+					t.Errorf("Hold = %+v, want the work agent held on primary since now", h)
+				}
+			},
 		},
 		{
 			name: "Active: planned switch to a hub reported behind waits, reported once", state: StateActive,
@@ -414,7 +421,7 @@ func TestDecide(t *testing.T) {
 				v.Steps = HubSteps{InStep: map[string]bool{"hub-b": true}, Behind: map[string]bool{"hub-c": true}, Every: time.Minute,
 					Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s", SeenSince: decideNow.Add(-time.Hour)}
 			}),
-			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Warning:HubReplicationUnknown", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+			wantNext: StateJoining, wantActions: []string{"MarkFailed primary", "Warning:HubReplicationUnknown", "Warning:WorkAgentHeld", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
 		},
 		{
 			name: "Active: a report seen 2m30s ago brings the next look back when it goes unconfirmed", state: StateActive,

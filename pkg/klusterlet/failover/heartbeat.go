@@ -179,7 +179,7 @@ func (r *Orchestrator) heartbeatClientFor(phase hubsession.Phase) *heartbeatClie
 		// The session's own credentials; when they cannot be used here (the Secret missing from the cache or
 		// unreadable, or another writer's for another hub), the bootstrap kubeconfig's: the hub's loss must
 		// always be provable by a request (Evaluate rule 4), and any answer, a 401 included, proves it is there.
-		if secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.o.Agent.SecretName); err == nil {
+		if secret, err := r.o.Agent.SecretInformer.Lister().Secrets(r.o.Agent.Namespace).Get(r.run.secretName); err == nil {
 			if cfg, err := clientcert.RestConfigFromSecretData(secret.Data); err == nil &&
 				!slices.Contains(h.bootstrap.Hub.Diff(clientcert.HubInfo{Server: cfg.Host}), "server") {
 				base, credentialsKey = cfg, credentialsKey+"/"+string(secret.UID)+"/"+secret.ResourceVersion

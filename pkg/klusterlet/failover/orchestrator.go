@@ -313,6 +313,10 @@ func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapsho
 			r.startSession(ctx, a.Hub, "", "", now)
 		case ActStopSession:
 			r.stopSession()
+		case ActReleaseHold:
+			// r.mem has no hold now: the new session hands the credentials over from the hub held on.
+			r.stopSession()
+			r.startSession(ctx, a.Hub, a.HeldOn, "", now)
 		case ActSwitch:
 			r.switchTo(ctx, a.Switch, now)
 		case ActFinishSwitch:

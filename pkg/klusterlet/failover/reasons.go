@@ -29,6 +29,11 @@ const (
 	// behind the active hub, to catch up: as long as that report lasts, unless spec.forceSwitch names the target.
 	// Also the reason of the Progressing condition (True) while it waits.
 	ReasonPlannedSwitchWaiting = "PlannedSwitchWaiting"
+	// ReasonWorkAgentHeld (Warning): OCM's work agent stays on the hub the cluster left, because the hub it moved
+	// to may be behind (WorkHold); the spoke keeps what it has.
+	ReasonWorkAgentHeld = "WorkAgentHeld"
+	// ReasonWorkAgentReleased: the work hold ended; OCM's work agent follows the cluster to its hub.
+	ReasonWorkAgentReleased = "WorkAgentReleased"
 	// ReasonNoViableHub (Warning): no configured hub can be used now; the agent reports Degraded, backs off and
 	// keeps trying.
 	ReasonNoViableHub = "NoViableHub"
@@ -111,4 +116,6 @@ const (
 	ConditionReasonDegraded = "Degraded"
 	// ConditionReasonAsExpected: Degraded=False.
 	ConditionReasonAsExpected = "AsExpected"
+	// ConditionReasonNotHeld is the WorkAgentHeld condition's reason while no work hold lasts.
+	ConditionReasonNotHeld = "NotHeld"
 )

@@ -21,19 +21,32 @@ type sessionHandle struct {
 	// hub is the active hub; bootstrap is the bootstrap kubeconfig the session was built with.
 	hub       string
 	bootstrap *clientcert.BootstrapKubeconfig
-	session   Session
-	cancel    context.CancelFunc
-	done      chan struct{}
+	// secretName is the Secret the session keeps its credentials in: the hub kubeconfig Secret, or the hub's
+	// standby credentials Secret while the work agent is held on another hub (WorkHold).
+	secretName string
+	session    Session
+	cancel     context.CancelFunc
+	done       chan struct{}
 }
 
-// startSession starts a session on hub name, which becomes the active hub; from is the hub left for it and
-// reason why, both "" when this is no switch. When the session cannot be built, no session runs: the error is recorded on the hub (the
+// startSession starts a session on hub name, which becomes the active hub; from is the hub left for it (or, at
+// the end of a work hold, the hub the work agent was held on) and reason why, both "" when this is no switch.
+// When the session cannot be built, no session runs: the error is recorded on the hub (the
 // next round sees it in HubView.SessionError and chooses again, enqueued at once) and startSession returns false.
+// While the decision's memory holds the work agent on another hub (Memory.Hold), the hub kubeconfig Secret is
+// left alone and the session keeps its credentials in the hub's standby Secret.
 func (r *Orchestrator) startSession(ctx context.Context, name, from string, reason failoverv1alpha1.FailoverReason, now time.Time) bool {
 	h := r.hubs[name]
-	// The hub kubeconfig Secret gets the hub's standby credentials, and keeps those of the hub left, before the
-	// session reads it.
-	r.handOverCredentials(ctx, name, from, reason)
+	var heldSecret string
+	if hold := r.mem.Hold; hold != nil && hold.Hub != name {
+		// The session owns the hub's standby Secret now: its keeper stops.
+		r.stopStandby(name)
+		heldSecret = hubsession.StandbySecretName(r.o.Agent.SecretName, name)
+	} else {
+		// The hub kubeconfig Secret gets the hub's standby credentials, and keeps those of the hub left, before the
+		// session reads it.
+		r.handOverCredentials(ctx, name, from, reason)
+	}
 	gen := r.facts.begin()
 	var session Session
 	err := fmt.Errorf("hub %s has no usable bootstrap kubeconfig", name)
@@ -44,6 +57,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, reas
 			Observer:      &sessionObserver{r: r, gen: gen, hub: name},
 			WrapTransport: r.tracker.WrapTransport,
 			Epoch:         epoch,
+			SecretName:    heldSecret,
 		})
 	}
 	if err != nil {
@@ -66,7 +80,8 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, reas
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	r.run = sessionHandle{hub: name, bootstrap: h.bootstrap, session: session, cancel: cancel, done: done}
+	secretName := orDefault(heldSecret, r.o.Agent.SecretName)
+	r.run = sessionHandle{hub: name, bootstrap: h.bootstrap, secretName: secretName, session: session, cancel: cancel, done: done}
 	go func() {
 		defer close(done)
 		if err := session.Run(sctx); err != nil {
@@ -74,7 +89,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, reas
 		}
 	}()
 	r.o.Metrics.SetActiveHub(name)
-	klog.FromContext(ctx).Info("Hub session started", "hub", name, "server", h.bootstrap.Hub.Server)
+	klog.FromContext(ctx).Info("Hub session started", "hub", name, "server", h.bootstrap.Hub.Server, "secret", secretName)
 	return true
 }
 

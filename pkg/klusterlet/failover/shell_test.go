@@ -133,6 +133,20 @@ func (s *fakeSession) registered() {
 	})
 }
 
+// registeredWith reports the session Registered as registered does, its ManagedCluster carrying annotations
+// (the replicator's report).
+func (s *fakeSession) registeredWith(annotations map[string]string) {
+	s.params.Observer.PhaseChanged(hubsession.PhaseRegistered, "registered on hub "+s.params.Hub.Name)
+	s.params.Observer.ManagedClusterChanged(&clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster1", Annotations: annotations},
+		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
+		Status: clusterv1.ManagedClusterStatus{Conditions: []metav1.Condition{
+			{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue},
+			{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue},
+		}},
+	})
+}
+
 // fakeKeeper stands for the standby credentials keeper: Keep reports Ready at once and runs until its context
 // ends; Swap records its hubs.
 type fakeKeeper struct {
@@ -875,5 +889,67 @@ func TestHeartbeatDeadline(t *testing.T) {
 		if got := heartbeatDeadline(t0, tc.timeout, t0.Add(tc.sinceLast)); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestShellWorkHold: a failover to a hub the replicator reports behind leaves the hub kubeconfig Secret — which
+// OCM's work agent reads — on the hub left: no hand-over, the session on hub-b keeps its credentials in hub-b's
+// standby Secret, and the status says so. Once hub-b's ManagedCluster names the primary in step, the credentials
+// are handed over from the primary to hub-b and the session restarts on the hub kubeconfig Secret, at the same
+// epoch.
+func TestShellWorkHold(t *testing.T) {
+	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
+	s.join()
+	// The replicator's report on the primary's ManagedCluster: hub-b is behind.
+	s.session(0).registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsBehind: "hub-b"})
+	s.r.step(s.ctx)
+
+	s.hubs["primary"].setDown(true)
+	s.clock.Step(failoverv1alpha1.DefaultHubConnectionTimeout + time.Second)
+	s.sessionRequestFails()
+	s.stepUntil("switch to hub-b", func() bool { return s.r.run.hub == "hub-b" })
+	held := s.session(1)
+	if got, want := held.params.SecretName, "hub-kubeconfig-secret-hub-b"; got != want {
+		t.Errorf("the session on hub-b keeps its credentials in %q, want hub-b's standby Secret %q", got, want)
+	}
+	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary"; got != want {
+		t.Errorf("hand-overs %q, want %q: none to hub-b while held", got, want)
+	}
+	if h := s.r.mem.Hold; h == nil || h.Hub != "primary" {
+		t.Fatalf("hold %+v, want the work agent held on primary", h)
+	}
+	held.registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsBehind: "primary"})
+	s.stepUntil("move completed", func() bool { return s.r.mem.Switch == nil && s.r.state == StateActive })
+	if c := condition(s.status(), failoverv1alpha1.ConditionWorkAgentHeld); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.Contains(c.Message, "held on hub primary") {
+		t.Errorf("WorkAgentHeld condition %+v, want True naming the primary", c)
+	}
+	if n := s.events(ReasonWorkAgentHeld); n != 1 {
+		t.Errorf("%d %s warnings, want 1", n, ReasonWorkAgentHeld)
+	}
+	epoch := s.r.epoch
+
+	held.registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsInStep: "primary"})
+	s.stepUntil("hold released", func() bool { return s.r.mem.Hold == nil && len(s.sessions) == 3 })
+	if !held.hasEnded() {
+		t.Error("the held session on hub-b still runs after the release")
+	}
+	released := s.session(2)
+	if released.params.Hub.Name != "hub-b" || released.params.SecretName != "" {
+		t.Errorf("session after the release on %q with Secret %q, want hub-b on the hub kubeconfig Secret", released.params.Hub.Name, released.params.SecretName)
+	}
+	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary,primary->hub-b"; got != want {
+		t.Errorf("hand-overs %q, want %q", got, want)
+	}
+	if released.params.Epoch.Number != epoch {
+		t.Errorf("epoch after the release %d, want %d: the cluster did not move", released.params.Epoch.Number, epoch)
+	}
+	released.registered()
+	s.stepUntil("Active again", func() bool { return s.r.state == StateActive })
+	if c := condition(s.status(), failoverv1alpha1.ConditionWorkAgentHeld); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("WorkAgentHeld condition %+v after the release, want False", c)
+	}
+	if n := s.events(ReasonWorkAgentReleased); n != 1 {
+		t.Errorf("%d %s events, want 1", n, ReasonWorkAgentReleased)
 	}
 }

@@ -37,10 +37,11 @@ type StatusView struct {
 	Phase        hubsession.Phase
 	PhaseMessage string
 	Available    metav1.ConditionStatus
-	// State, Switch, PlannedWait and Degraded are the orchestrator's state and memory after the round.
+	// State, Switch, PlannedWait, Hold and Degraded are the orchestrator's state and memory after the round.
 	State       State
 	Switch      *Switch
 	PlannedWait *PlannedWait
+	Hold        *WorkHold
 	Degraded    string
 	// UnrecordedFailovers is the number of completed moves not yet in status.failoverCount; LastFailover is the
 	// latest move (EndTime nil while in progress), nil if none in this process.
@@ -76,7 +77,8 @@ type HubStatusView struct {
 }
 
 // BuildStatus returns current (the FailoverConfig's status as read) updated with v: the hubs, the active hub,
-// the failover count and record, and the Available, Progressing, Degraded and HubKubeconfigContested conditions.
+// the failover count and record, and the Available, Progressing, Degraded, WorkAgentHeld and
+// HubKubeconfigContested conditions.
 // It is a pure function; current is not modified.
 func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *failoverv1alpha1.FailoverConfigStatus {
 	gen := v.Generation
@@ -182,6 +184,15 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 	default:
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ConditionReasonAsExpected})
 	}
+	if h := v.Hold; h != nil {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionTrue, Reason: ReasonWorkAgentHeld,
+			Message: fmt.Sprintf("OCM's work agent is held on hub %s since %s: the cluster is on hub %s, which may lack ManifestWorks or edits the spoke runs; "+
+				"it follows once the replicator reports hub %s in step on hub %s (spec.forceSwitch: %s releases it now)",
+				h.Hub, h.Since.UTC().Format(time.RFC3339), v.Active, h.Hub, v.Active, v.Active)})
+	} else {
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionFalse, Reason: ConditionReasonNotHeld,
+			Message: "OCM's work agent reads the credentials of the hub the cluster is on"})
+	}
 	if c, ok := ContestedCondition(v.Contested, v.ContestedAt, v.Now, gen,
 		meta.FindStatusCondition(status.Conditions, failoverv1alpha1.ConditionHubKubeconfigContested)); ok {
 		meta.SetStatusCondition(&status.Conditions, c)
@@ -198,7 +209,7 @@ func (r *Orchestrator) statusView(fc *failoverv1alpha1.FailoverConfig, spec fail
 	v := StatusView{
 		Now: now, Generation: fc.Generation, ClusterName: r.o.Agent.ClusterName, FailedHubSkipPeriod: spec.FailedHubSkipPeriod.Duration,
 		Active: r.run.hub, Verdict: r.mem.LastVerdict, Phase: facts.phase, PhaseMessage: facts.phaseMsg, Available: facts.available,
-		State: r.state, Switch: r.mem.Switch, PlannedWait: r.mem.PlannedWait, Degraded: r.degraded,
+		State: r.state, Switch: r.mem.Switch, PlannedWait: r.mem.PlannedWait, Hold: r.mem.Hold, Degraded: r.degraded,
 		UnrecordedFailovers: r.unrecordedFailovers, LastFailover: r.lastFailover,
 		Contested: facts.contested, ContestedAt: facts.contestedAt, Epoch: r.epoch,
 	}

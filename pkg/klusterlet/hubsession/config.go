@@ -81,6 +81,11 @@ type Params struct {
 	// not forced, the session adopts this hub's standby credentials (StandbyCredentials.Adopt) — the hand-over
 	// made before it started may have failed or timed out. Nil: standby credentials are off.
 	Standby *StandbyCredentials
+	// SecretName, when set, names the Secret in Config.Namespace the session keeps its credentials in, instead of
+	// Config.SecretName: the hub's standby credentials Secret (StandbySecretName) while OCM's work agent is held on
+	// the hub left, whose credentials the hub kubeconfig Secret keeps. Standby is then ignored: the session's own
+	// Secret is the standby Secret.
+	SecretName string
 }
 
 // check returns an error naming the first missing field of c for a session on hub.

@@ -57,6 +57,9 @@ func New(config Config, p Params) (*Session, error) {
 	if obs == nil {
 		obs = NopObserver{}
 	}
+	if p.SecretName != "" {
+		config.SecretName, p.Standby = p.SecretName, nil
+	}
 	return &Session{
 		config:        config.withDefaults(),
 		hub:           p.Hub,

@@ -129,3 +129,28 @@ func TestSetPhaseReportsChanges(t *testing.T) {
 		t.Errorf("Phase() = %s, %q, want Registered, \"registered\"", p, msg)
 	}
 }
+
+// TestNewWithSecretName: a session given Params.SecretName keeps its credentials in that Secret, and adopts no
+// standby credentials into the hub kubeconfig Secret (its own Secret is the standby one); without it, the
+// session uses Config.SecretName and the keeper given.
+func TestNewWithSecretName(t *testing.T) {
+	c := testConfig()
+	keeper, err := NewStandbyCredentials(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := New(c, Params{Hub: testHub(), Standby: keeper, SecretName: StandbySecretName(c.SecretName, "primary")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held.config.SecretName != "hub-kubeconfig-secret-primary" || held.standby != nil {
+		t.Errorf("held session: Secret %q, standby keeper %v; want hub-kubeconfig-secret-primary and none", held.config.SecretName, held.standby)
+	}
+	plain, err := New(c, Params{Hub: testHub(), Standby: keeper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.config.SecretName != "hub-kubeconfig-secret" || plain.standby != keeper {
+		t.Errorf("session: Secret %q, standby keeper %v; want hub-kubeconfig-secret and the keeper given", plain.config.SecretName, plain.standby)
+	}
+}

@@ -72,6 +72,12 @@ const (
 	// leader election, OCM's own registration agent) may be running for this cluster. The message names the
 	// cluster, agent and hub server found. The condition is absent until that first happens.
 	ConditionHubKubeconfigContested = "HubKubeconfigContested"
+	// ConditionWorkAgentHeld is True while OCM's work agent is held on a hub the cluster left: the agent moved the
+	// cluster to a hub the replicator reported behind (or could not confirm in step), and the hub kubeconfig Secret,
+	// which the work agent reads, keeps the credentials of the hub left until the replicator reports that hub in
+	// step on the hub the cluster is on, or spec.forceSwitch names the hub the cluster is on. The spoke keeps what
+	// it has meanwhile. The message names both hubs and the time the hold began.
+	ConditionWorkAgentHeld = "WorkAgentHeld"
 )
 
 // FailoverConfig configures the hub failover of a klusterlet-failover agent. The agent reads the one

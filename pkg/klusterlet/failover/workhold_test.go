@@ -1,0 +1,155 @@
+package failover
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
+)
+
+// TestDecideWorkHold walks the rules of WorkHold: when a move holds OCM's work agent on the hub left, when a
+// hold carries over a move or ends with it, and what releases it on the active hub.
+func TestDecideWorkHold(t *testing.T) {
+	heldOnPrimary := func(v *View) { v.Memory.Hold = &WorkHold{Hub: "primary", Since: decideNow.Add(-10 * time.Minute)} }
+	withHubC := func(v *View) {
+		v.Hubs = append(v.Hubs, HubView{Name: "hub-c", Usable: true, Probed: true, Probe: failoverv1alpha1.HubProbeReady})
+	}
+	confirmed := func(inStep, behind []string) func(*View) {
+		return func(v *View) {
+			v.Steps = HubSteps{InStep: map[string]bool{}, Behind: map[string]bool{}, Every: time.Minute,
+				Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s", SeenSince: decideNow.Add(-time.Second)}
+			for _, h := range inStep {
+				v.Steps.InStep[h] = true
+			}
+			for _, h := range behind {
+				v.Steps.Behind[h] = true
+			}
+		}
+	}
+	cases := []struct {
+		name        string
+		view        View
+		wantActions []string
+		// wantHold is the hub the work agent is held on after the decision, "" for none.
+		wantHold string
+		// wantMessage is a substring of the WorkAgentHeld or WorkAgentReleased event's message.
+		wantMessage string
+	}{
+		{
+			name:        "rule 1: a failover to a hub in step holds nothing",
+			view:        decideView(onHub("primary"), lost, confirmed([]string{"hub-b"}, nil)),
+			wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+		},
+		{
+			name:        "rule 1: without a replicator's report nothing is held",
+			view:        decideView(onHub("primary"), lost),
+			wantActions: []string{"MarkFailed primary", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+		},
+		{
+			name: "rule 1: a failover to a hub reported behind holds the work agent on the hub left",
+			view: decideView(onHub("primary"), lost, confirmed(nil, []string{"hub-b"})),
+			wantActions: []string{"MarkFailed primary", "Warning:HubBehind", "Warning:WorkAgentHeld", "Event:FailoverStarted",
+				"Switch primary->hub-b HubConnectionLost"},
+			wantHold: "primary", wantMessage: "spec.forceSwitch: hub-b",
+		},
+		{
+			name: "rule 1: a planned switch a person forced to a hub reported behind holds nothing",
+			view: decideView(onHub("primary"), confirmed(nil, []string{"hub-b"}), func(v *View) {
+				v.Spec.SwitchTo, v.Spec.ForceSwitch = "hub-b", "hub-b"
+			}),
+			wantActions: []string{"Warning:HubBehind", "Event:PlannedSwitchRequested", "Event:FailoverStarted", "Switch primary->hub-b PlannedSwitch"},
+		},
+		{
+			name: "rule 2: a move while held keeps the hold on the same hub",
+			view: decideView(onHub("hub-b"), lost, withHubC, heldOnPrimary, func(v *View) {
+				hubAt(v, "primary").FailedAt = decideNow.Add(-time.Minute)
+				confirmed([]string{"hub-c"}, []string{"primary"})(v)
+			}),
+			wantActions: []string{"MarkFailed hub-b", "Warning:WorkAgentHeld", "Event:FailoverStarted", "Switch hub-b->hub-c HubConnectionLost"},
+			wantHold:    "primary", wantMessage: "stays held on hub primary",
+		},
+		{
+			name:        "rule 2: a move to the hub held on ends the hold",
+			view:        decideView(onHub("hub-b"), lost, heldOnPrimary, confirmed(nil, []string{"primary"})),
+			wantActions: []string{"MarkFailed hub-b", "Warning:HubBehind", "Event:WorkAgentReleased", "Event:FailoverStarted", "Switch hub-b->primary HubConnectionLost"},
+			wantMessage: "moves back to hub primary",
+		},
+		{
+			name:        "rule 3: held while the hub held on is reported behind",
+			view:        decideView(onHub("hub-b"), heldOnPrimary, confirmed(nil, []string{"primary"})),
+			wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantHold:    "primary",
+		},
+		{
+			name: "rule 3: held while the report naming the hub held on in step is unconfirmed",
+			view: decideView(onHub("hub-b"), heldOnPrimary, confirmed([]string{"primary"}, nil), func(v *View) {
+				v.Steps.SeenSince = decideNow.Add(-time.Hour)
+			}),
+			wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantHold:    "primary",
+		},
+		{
+			name:        "rule 3: released once the replicator reports the hub held on in step",
+			view:        decideView(onHub("hub-b"), heldOnPrimary, confirmed([]string{"primary"}, nil)),
+			wantActions: []string{"ReleaseHold primary->hub-b", "Event:WorkAgentReleased"},
+			wantMessage: "after a hold of 10m0s: the replicator reports hub primary in step with hub hub-b",
+		},
+		{
+			name: "rule 3: released when spec.forceSwitch names the active hub",
+			view: decideView(onHub("hub-b"), heldOnPrimary, confirmed(nil, []string{"primary"}), func(v *View) {
+				v.Spec.ForceSwitch = "hub-b"
+			}),
+			wantActions: []string{"ReleaseHold primary->hub-b", "Event:WorkAgentReleased"},
+			wantMessage: "spec.forceSwitch names hub hub-b",
+		},
+		{
+			name: "rule 3: released when the hub held on is no longer configured",
+			view: decideView(onHub("hub-b"), func(v *View) {
+				v.Memory.Hold = &WorkHold{Hub: "hub-x", Since: decideNow.Add(-time.Minute)}
+			}),
+			wantActions: []string{"ReleaseHold hub-x->hub-b", "Event:WorkAgentReleased"},
+			wantMessage: "hub hub-x was removed from the configuration",
+		},
+		{
+			name: "rule 3: not released while the move to the active hub is in progress",
+			view: decideView(onHub("hub-b"), heldOnPrimary, confirmed([]string{"primary"}, nil), func(v *View) {
+				v.Phase, v.Available = hubsession.PhaseBootstrapping, ""
+				v.Memory.Switch = &Switch{From: "primary", To: "hub-b", Reason: failoverv1alpha1.FailoverReasonHubConnectionLost, Start: decideNow.Add(-time.Second)}
+			}),
+			wantActions: []string{"Heartbeat"},
+			wantHold:    "primary",
+		},
+		{
+			name: "a start without a session on the hub whose credentials the Secret holds ends the hold",
+			view: decideView(heldOnPrimary, func(v *View) {
+				hubAt(v, "primary").HoldsCredentials = true
+			}),
+			wantActions: []string{"StartSession primary"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(StateActive, tc.view, decideNow)
+			if diff := cmp.Diff(tc.wantActions, actionList(d.Actions)); diff != "" {
+				t.Errorf("actions (-want +got):\n%s", diff)
+			}
+			var held string
+			if d.Memory.Hold != nil {
+				held = d.Memory.Hold.Hub
+			}
+			if held != tc.wantHold {
+				t.Errorf("held on %q, want %q", held, tc.wantHold)
+			}
+			if tc.wantMessage != "" {
+				msg := eventMessage(d, ReasonWorkAgentHeld) + eventMessage(d, ReasonWorkAgentReleased)
+				if !strings.Contains(msg, tc.wantMessage) {
+					t.Errorf("event message %q does not contain %q", msg, tc.wantMessage)
+				}
+			}
+		})
+	}
+}
