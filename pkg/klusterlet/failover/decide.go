@@ -87,22 +87,31 @@ type Memory struct {
 // credentials Secret (hubsession.Params.SecretName). While Hub cannot be reached the work agent applies nothing
 // and deletes nothing: the spoke keeps what it has. The rules:
 //  1. A failover (not a planned switch) to a hub the replicator reported behind the active hub
-//     (HubBehind) or whose report went unconfirmed (HubReplicationUnknown) holds the work agent on the active hub.
+//     (HubBehind) or whose report went unconfirmed (HubReplicationUnknown) holds the work agent on the active hub,
+//     unless spec.forceSwitch names the target (a person's standing choice of that hub, as for a planned switch).
 //     A planned switch waits for the catch-up instead (waitForCatchUp); one a person forced is not held.
 //  2. A move while held keeps the hold on the same hub, unless it goes to that hub: the hub kubeconfig Secret
 //     holds its credentials, so the hold ends.
 //  3. On the active hub, once its session is Registered and no move is in progress, the hold is released
 //     (ActReleaseHold) when the replicator's report on the active hub's ManagedCluster names Hub in step (confirmed:
-//     HubInStep) — the active hub holds what Hub held, written back by the replicator —, when spec.forceSwitch
-//     names the active hub (a person accepts what it lacks), or when Hub is no longer configured.
-//
-// A restart of the agent forgets the hold: it starts on the hub whose credentials the hub kubeconfig Secret
-// holds (decideWithoutSession), the hub the work agent is on.
+//     HubInStep) in a report written after the hold began there — a value of hubs-reported other than the one the
+//     first Registered round saw, so that a report left from an earlier stay on that hub never counts —, when
+//     spec.forceSwitch names the active hub (a person accepts what it lacks), or when Hub is no longer
+//     configured. A planned switch that waits does not delay the release.
+//  4. A start without a session (the agent restarted) takes the hold recorded in the FailoverConfig status
+//     (View.RecordedHold) and starts on the hub the agent was on (View.LastActive), in its standby Secret.
 type WorkHold struct {
 	// Hub is the hub whose credentials the hub kubeconfig Secret keeps: the work agent's hub.
 	Hub string
 	// Since is when the hold began.
 	Since time.Time
+	// Discard: the hold began on a move away from Hub because Hub rejected the credentials (HubRejected,
+	// CredentialsInvalid); the release discards them rather than keeping them for a switch back.
+	Discard bool
+	// Report is the replicator's hubs-reported value the active hub's ManagedCluster carried at the first
+	// Registered round of the hold there (ReportSeen); rule 3 releases only on another one.
+	Report     string
+	ReportSeen bool
 }
 
 // PlannedWait is a planned switch held back because the replicator reported its target behind.
@@ -216,6 +225,10 @@ type View struct {
 	// TransportHint is appended to an unreachable/lost verdict's message: " (<reason>: <sentence>)" for a TLS
 	// or proxy fault of the last transport error, else "".
 	TransportHint string
+	// LastActive is the FailoverConfig's status.activeHub as read; RecordedHold is the hold its status records
+	// (status.workAgentHeldOn), given until the first session of the process starts, nil otherwise (WorkHold rule 4).
+	LastActive   string
+	RecordedHold *WorkHold
 }
 
 // ActionKind names a side effect the Orchestrator carries out for a Decision.
@@ -256,8 +269,10 @@ type Action struct {
 	Kind ActionKind
 	// Hub is the hub of ActStartSession, ActRestartSession, ActStopSession, ActMarkFailed and ActReleaseHold.
 	Hub string
-	// HeldOn is the hub the work agent was held on (ActReleaseHold).
-	HeldOn string
+	// HeldOn is the hub the work agent was held on (ActReleaseHold); DiscardHeld says its credentials are to be
+	// discarded (WorkHold.Discard).
+	HeldOn      string
+	DiscardHeld bool
 	// Switch is the move of ActSwitch and ActFinishSwitch.
 	Switch *Switch
 	// Warning, EventReason and Message describe ActEvent; Message is also ActForceBootstrap's and ActNoViable's,
@@ -356,7 +371,8 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 	if verdict.Trigger != failoverv1alpha1.FailoverReasonPlannedSwitch {
 		mem.PlannedWait = nil
 	}
-	if verdict.Trigger == NoFailover && d.releaseHold(v, now) {
+	releasable := verdict.Trigger == NoFailover || verdict.Trigger == failoverv1alpha1.FailoverReasonPlannedSwitch
+	if releasable && d.releaseHold(v, now) {
 		// The session restarts on the hub kubeconfig Secret, as after a changed bootstrap kubeconfig.
 		d.sessionStarts()
 		if d.Next == StateActive {
@@ -441,16 +457,27 @@ func monitorVerdict(v View, moving bool, now time.Time) (verdict Verdict, planne
 	return verdict, in.PlannedTarget, wait
 }
 
-// decideWithoutSession picks the hub to start on: the hub the stored hub kubeconfig belongs to (the agent
-// restarted after a failover), else spec.switchTo when startable, else the first startable hub in order. A
+// decideWithoutSession picks the hub to start on: during a work hold (the one in memory, or the one the status
+// records: WorkHold rule 4) the hub the agent was last on when startable and not the hub held on, else the hub
+// the stored hub kubeconfig belongs to (the agent restarted after a failover), else spec.switchTo when startable,
+// else the first startable hub in order. A
 // hub is startable with a usable bootstrap kubeconfig and no SessionError. A move in progress to a hub that is
 // not picked failed: FailoverFailed, and the target counts as failed.
 func decideWithoutSession(d Decision, v View) Decision {
 	pick := ""
+	if d.Memory.Hold == nil && v.RecordedHold != nil {
+		// WorkHold rule 4: the agent restarted during a hold.
+		hold := *v.RecordedHold
+		d.Memory.Hold = &hold
+	}
+	if h := d.Memory.Hold; h != nil && v.LastActive != h.Hub {
+		if last, ok := v.hub(v.LastActive); ok && last.startable() {
+			pick = last.Name
+		}
+	}
 	for _, h := range v.Hubs {
-		if h.startable() && h.HoldsCredentials {
+		if pick == "" && h.startable() && h.HoldsCredentials {
 			pick = h.Name
-			break
 		}
 	}
 	if pick == "" && v.Spec.SwitchTo != "" {
@@ -557,7 +584,7 @@ func (d *Decision) leave(v View, verdict Verdict, plannedTarget string, wait tim
 		}
 	}
 	d.Memory.PlannedWait = nil
-	d.holdFor(v, target, planned, now)
+	d.holdFor(v, verdict, target, planned, now)
 	if planned && verdict.Reason == ReasonFailbackStarted {
 		d.event(false, ReasonFailbackStarted, "%s", verdict.Message)
 	} else if planned {
@@ -610,8 +637,8 @@ func (d *Decision) waitForCatchUp(v View, target string, state failoverv1alpha1.
 	return false
 }
 
-// holdFor applies WorkHold rules 1 and 2 to a move from the active hub to target.
-func (d *Decision) holdFor(v View, target string, planned bool, now time.Time) {
+// holdFor applies WorkHold rules 1 and 2 to a move from the active hub to target, asked for by verdict.
+func (d *Decision) holdFor(v View, verdict Verdict, target string, planned bool, now time.Time) {
 	switch h := d.Memory.Hold; {
 	case h != nil && h.Hub == target:
 		d.Memory.Hold = nil
@@ -619,13 +646,14 @@ func (d *Decision) holdFor(v View, target string, planned bool, now time.Time) {
 	case h != nil:
 		d.event(true, ReasonWorkAgentHeld, "OCM's work agent of cluster %s stays held on hub %s (since %s) while the cluster moves from hub %s to hub %s",
 			v.ClusterName, h.Hub, h.Since.UTC().Format(time.RFC3339), v.Active, target)
-	case planned:
+	case planned || v.Spec.ForceSwitch == target:
 	default:
 		state := v.Steps.State(target, now)
 		if state != failoverv1alpha1.HubBehind && state != failoverv1alpha1.HubReplicationUnknown {
 			return
 		}
-		d.Memory.Hold = &WorkHold{Hub: v.Active, Since: now}
+		d.Memory.Hold = &WorkHold{Hub: v.Active, Since: now, Discard: verdict.Trigger == failoverv1alpha1.FailoverReasonHubRejected ||
+			verdict.Trigger == failoverv1alpha1.FailoverReasonCredentialsInvalid}
 		d.event(true, ReasonWorkAgentHeld, "OCM's work agent of cluster %s is held on hub %s: hub %s may lack ManifestWorks or edits the spoke runs "+
 			"(replication %s), so the spoke keeps what it has until the replicator reports hub %s in step on hub %s "+
 			"(set FailoverConfig spec.forceSwitch: %s to release it now, with what hub %s lacks lost to the cluster)",
@@ -639,11 +667,16 @@ func (d *Decision) releaseHold(v View, now time.Time) bool {
 	if h == nil || d.Memory.Switch != nil || v.Phase != hubsession.PhaseRegistered {
 		return false
 	}
+	if !h.ReportSeen {
+		seen := *h
+		seen.Report, seen.ReportSeen = v.Steps.Report, true
+		d.Memory.Hold, h = &seen, &seen
+	}
 	var why string
 	switch _, configured := v.hub(h.Hub); {
 	case !configured:
 		why = fmt.Sprintf("hub %s was removed from the configuration", h.Hub)
-	case v.Steps.State(h.Hub, now) == failoverv1alpha1.HubInStep:
+	case v.Steps.State(h.Hub, now) == failoverv1alpha1.HubInStep && v.Steps.Report != "" && v.Steps.Report != h.Report:
 		why = fmt.Sprintf("the replicator reports hub %s in step with hub %s", h.Hub, v.Active)
 	case v.Spec.ForceSwitch == v.Active:
 		why = fmt.Sprintf("FailoverConfig spec.forceSwitch names hub %s", v.Active)
@@ -651,7 +684,7 @@ func (d *Decision) releaseHold(v View, now time.Time) bool {
 		return false
 	}
 	d.Memory.Hold = nil
-	d.add(Action{Kind: ActReleaseHold, Hub: v.Active, HeldOn: h.Hub})
+	d.add(Action{Kind: ActReleaseHold, Hub: v.Active, HeldOn: h.Hub, DiscardHeld: h.Discard})
 	d.event(false, ReasonWorkAgentReleased, "OCM's work agent of cluster %s moves from hub %s to hub %s after a hold of %s: %s",
 		v.ClusterName, h.Hub, v.Active, now.Sub(h.Since).Round(time.Second), why)
 	return true

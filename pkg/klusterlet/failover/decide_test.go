@@ -74,7 +74,11 @@ func actionList(actions []Action) []string {
 		case ActStartSession, ActRestartSession, ActStopSession, ActMarkFailed:
 			out = append(out, fmt.Sprintf("%s %s", a.Kind, a.Hub))
 		case ActReleaseHold:
-			out = append(out, fmt.Sprintf("%s %s->%s", a.Kind, a.HeldOn, a.Hub))
+			kind := string(a.Kind)
+			if a.DiscardHeld {
+				kind += "(discard)"
+			}
+			out = append(out, fmt.Sprintf("%s %s->%s", kind, a.HeldOn, a.Hub))
 		case ActNoViable:
 			if a.Warning {
 				out = append(out, "NoViable(entered)")

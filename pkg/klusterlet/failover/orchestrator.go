@@ -314,9 +314,14 @@ func (r *Orchestrator) apply(ctx context.Context, d Decision, facts factsSnapsho
 		case ActStopSession:
 			r.stopSession()
 		case ActReleaseHold:
-			// r.mem has no hold now: the new session hands the credentials over from the hub held on.
+			// r.mem has no hold now: the new session hands the credentials over from the hub held on, discarding
+			// them when that hub had rejected them.
+			var reason failoverv1alpha1.FailoverReason
+			if a.DiscardHeld {
+				reason = failoverv1alpha1.FailoverReasonHubRejected
+			}
 			r.stopSession()
-			r.startSession(ctx, a.Hub, a.HeldOn, "", now)
+			r.startSession(ctx, a.Hub, a.HeldOn, reason, now)
 		case ActSwitch:
 			r.switchTo(ctx, a.Switch, now)
 		case ActFinishSwitch:

@@ -178,13 +178,25 @@ func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts fact
 	if h, ok := r.hubs[r.run.hub]; ok && r.run.session != nil {
 		changed = h.bootstrap != r.run.bootstrap
 	}
-	return View{
+	v := View{
 		Spec: spec, ConfigError: configErr, ClusterName: r.o.Agent.ClusterName, Hubs: r.hubViews(now),
 		Active: r.run.hub, ActiveBootstrapChanged: changed, Memory: r.mem,
 		Phase: facts.phase, PhaseMessage: facts.phaseMsg, Acceptance: facts.acceptance, Available: facts.available, Steps: facts.steps,
 		RejectedSince: r.rejection.Since(), UnusableSince: r.credentials.Since(),
 		Connectivity: r.tracker.Snapshot(), TransportHint: r.explainTransportError(now),
 	}
+	if fc := r.failoverConfig(); fc != nil {
+		v.LastActive = fc.Status.ActiveHub
+		// The hold a previous process recorded, until this process's first session starts (WorkHold rule 4).
+		if held := fc.Status.WorkAgentHeldOn; held != "" && !r.epochRead {
+			since := now
+			if c := meta.FindStatusCondition(fc.Status.Conditions, failoverv1alpha1.ConditionWorkAgentHeld); c != nil && c.Status == metav1.ConditionTrue {
+				since = c.LastTransitionTime.Time
+			}
+			v.RecordedHold = &WorkHold{Hub: held, Since: since}
+		}
+	}
+	return v
 }
 
 // observe feeds the since-when trackers of the active hub's rejection and missing credentials.

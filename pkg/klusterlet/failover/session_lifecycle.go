@@ -42,6 +42,7 @@ func (r *Orchestrator) startSession(ctx context.Context, name, from string, reas
 		// The session owns the hub's standby Secret now: its keeper stops.
 		r.stopStandby(name)
 		heldSecret = hubsession.StandbySecretName(r.o.Agent.SecretName, name)
+		r.keepHeldCredentials(ctx, from, reason, hold)
 	} else {
 		// The hub kubeconfig Secret gets the hub's standby credentials, and keeps those of the hub left, before the
 		// session reads it.

@@ -901,7 +901,7 @@ func TestShellWorkHold(t *testing.T) {
 	s := newShell(t, failoverv1alpha1.FailoverConfigSpec{})
 	s.join()
 	// The replicator's report on the primary's ManagedCluster: hub-b is behind.
-	s.session(0).registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsBehind: "hub-b"})
+	s.session(0).registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsBehind: "hub-b", failoverv1alpha1.AnnotationHubsReported: reportAt("00:00")})
 	s.r.step(s.ctx)
 
 	s.hubs["primary"].setDown(true)
@@ -912,14 +912,39 @@ func TestShellWorkHold(t *testing.T) {
 	if got, want := held.params.SecretName, "hub-kubeconfig-secret-hub-b"; got != want {
 		t.Errorf("the session on hub-b keeps its credentials in %q, want hub-b's standby Secret %q", got, want)
 	}
-	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary"; got != want {
-		t.Errorf("hand-overs %q, want %q: none to hub-b while held", got, want)
+	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary,primary->primary"; got != want {
+		t.Errorf("hand-overs %q, want %q: the primary's credentials kept in its standby Secret, none handed to hub-b while held", got, want)
 	}
 	if h := s.r.mem.Hold; h == nil || h.Hub != "primary" {
 		t.Fatalf("hold %+v, want the work agent held on primary", h)
 	}
-	held.registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsBehind: "primary"})
+	// hub-b's ManagedCluster still names the primary in step, in a report left from an earlier stay there: no
+	// release on it.
+	held.registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsInStep: "primary", failoverv1alpha1.AnnotationHubsReported: reportAt("00:00")})
 	s.stepUntil("move completed", func() bool { return s.r.mem.Switch == nil && s.r.state == StateActive })
+	for i := 0; i < 3; i++ {
+		s.r.step(s.ctx)
+	}
+	if s.r.mem.Hold == nil {
+		t.Fatal("the hold was released on a report written before the cluster moved to hub-b")
+	}
+	if st := s.status(); st.WorkAgentHeldOn != "primary" {
+		t.Errorf("status.workAgentHeldOn %q, want primary", st.WorkAgentHeldOn)
+	}
+	// A process started now would take the hold from the status, and start on hub-b (WorkHold rule 4).
+	s.r.epochRead = false
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := s.r.view(failoverv1alpha1.FailoverConfigSpec{}, factsSnapshot{}, "", s.clock.Now())
+		if v.RecordedHold != nil && v.RecordedHold.Hub == "primary" && v.LastActive == "hub-b" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a new process's view: recorded hold %+v, last active %q; want held on primary, last on hub-b", v.RecordedHold, v.LastActive)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.r.epochRead = true
 	if c := condition(s.status(), failoverv1alpha1.ConditionWorkAgentHeld); c == nil || c.Status != metav1.ConditionTrue ||
 		!strings.Contains(c.Message, "held on hub primary") {
 		t.Errorf("WorkAgentHeld condition %+v, want True naming the primary", c)
@@ -929,7 +954,7 @@ func TestShellWorkHold(t *testing.T) {
 	}
 	epoch := s.r.epoch
 
-	held.registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsInStep: "primary"})
+	held.registeredWith(map[string]string{failoverv1alpha1.AnnotationHubsInStep: "primary", failoverv1alpha1.AnnotationHubsReported: reportAt("00:01")})
 	s.stepUntil("hold released", func() bool { return s.r.mem.Hold == nil && len(s.sessions) == 3 })
 	if !held.hasEnded() {
 		t.Error("the held session on hub-b still runs after the release")
@@ -938,7 +963,7 @@ func TestShellWorkHold(t *testing.T) {
 	if released.params.Hub.Name != "hub-b" || released.params.SecretName != "" {
 		t.Errorf("session after the release on %q with Secret %q, want hub-b on the hub kubeconfig Secret", released.params.Hub.Name, released.params.SecretName)
 	}
-	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary,primary->hub-b"; got != want {
+	if got, want := strings.Join(s.keeper.swapped(), ","), "->primary,primary->primary,primary->hub-b"; got != want {
 		t.Errorf("hand-overs %q, want %q", got, want)
 	}
 	if released.params.Epoch.Number != epoch {
@@ -946,8 +971,9 @@ func TestShellWorkHold(t *testing.T) {
 	}
 	released.registered()
 	s.stepUntil("Active again", func() bool { return s.r.state == StateActive })
-	if c := condition(s.status(), failoverv1alpha1.ConditionWorkAgentHeld); c == nil || c.Status != metav1.ConditionFalse {
-		t.Errorf("WorkAgentHeld condition %+v after the release, want False", c)
+	if st := s.status(); condition(st, failoverv1alpha1.ConditionWorkAgentHeld) == nil ||
+		condition(st, failoverv1alpha1.ConditionWorkAgentHeld).Status != metav1.ConditionFalse || st.WorkAgentHeldOn != "" {
+		t.Errorf("after the release: WorkAgentHeld %+v, workAgentHeldOn %q; want False and none", condition(st, failoverv1alpha1.ConditionWorkAgentHeld), st.WorkAgentHeldOn)
 	}
 	if n := s.events(ReasonWorkAgentReleased); n != 1 {
 		t.Errorf("%d %s events, want 1", n, ReasonWorkAgentReleased)

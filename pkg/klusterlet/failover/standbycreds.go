@@ -164,6 +164,36 @@ func (r *Orchestrator) standbyReported(hub string, run *standbyRun, st hubsessio
 	r.kick()
 }
 
+// keepHeldCredentials handles, when a held session starts on another hub (from: the hub left, "" when none;
+// reason: why), the credentials the hand-over would have handled: those of a hub left because it rejected them
+// are discarded (its standby Secret deleted; the hub kubeconfig Secret keeps the held hub's, which the release
+// discards when hold.Discard says so), and when the hold begins the held hub's credentials in the hub kubeconfig
+// Secret are also kept in its standby Secret, so that its keeper needs no CSR while the hub is a standby. A
+// failure is reported, as for a hand-over.
+func (r *Orchestrator) keepHeldCredentials(ctx context.Context, from string, reason failoverv1alpha1.FailoverReason, hold *WorkHold) {
+	f := r.hubs[from]
+	if r.o.Standby == nil || from == "" || f == nil || f.bootstrap == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, standbySwapTimeout)
+	defer cancel()
+	var err error
+	switch {
+	case reason == failoverv1alpha1.FailoverReasonHubRejected || reason == failoverv1alpha1.FailoverReasonCredentialsInvalid:
+		r.stopStandby(from)
+		err = r.o.Standby.Forget(sctx, from)
+	case from == hold.Hub:
+		// A hand-over to the hub held on keeps its credentials in its standby Secret and finds the hub kubeconfig
+		// Secret valid for it already: nothing else is written.
+		r.stopStandby(from)
+		hub := hubsession.Hub{Name: from, Bootstrap: f.bootstrap}
+		_, err = r.o.Standby.Swap(sctx, hubsession.Handover{From: &hub, To: hub})
+	}
+	if err != nil {
+		r.o.Agent.Recorder.Warningf(ReasonStandbyCredentialsSwapFailed, "keeping the credentials of hub %s while OCM's work agent is held on hub %s: %v", from, hold.Hub, err)
+	}
+}
+
 // handOverCredentials runs StandbyKeeper.Swap before a session starts on hub to (from: the hub left, "" when
 // none; reason: why it was left, "" for none). The credentials of a hub left because it rejected them
 // (HubRejected) or because none were usable (CredentialsInvalid) are discarded, not kept for a switch back. A

@@ -184,11 +184,16 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 	default:
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ConditionReasonAsExpected})
 	}
+	status.WorkAgentHeldOn = ""
 	if h := v.Hold; h != nil {
-		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionTrue, Reason: ReasonWorkAgentHeld,
-			Message: fmt.Sprintf("OCM's work agent is held on hub %s since %s: the cluster is on hub %s, which may lack ManifestWorks or edits the spoke runs; "+
-				"it follows once the replicator reports hub %s in step on hub %s (spec.forceSwitch: %s releases it now)",
-				h.Hub, h.Since.UTC().Format(time.RFC3339), v.Active, h.Hub, v.Active, v.Active)})
+		status.WorkAgentHeldOn = h.Hub
+		msg := fmt.Sprintf("OCM's work agent is held on hub %s since %s: the cluster is on hub %s, which may lack ManifestWorks or edits the spoke runs; "+
+			"it follows once the replicator reports hub %s in step on hub %s (spec.forceSwitch: %s releases it now)",
+			h.Hub, h.Since.UTC().Format(time.RFC3339), v.Active, h.Hub, v.Active, v.Active)
+		if v.Active == "" {
+			msg = fmt.Sprintf("OCM's work agent is held on hub %s since %s; no hub session runs", h.Hub, h.Since.UTC().Format(time.RFC3339))
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionTrue, Reason: ReasonWorkAgentHeld, Message: msg})
 	} else {
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionFalse, Reason: ConditionReasonNotHeld,
 			Message: "OCM's work agent reads the credentials of the hub the cluster is on"})

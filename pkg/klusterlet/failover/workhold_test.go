@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet/hubsession"
@@ -14,14 +15,19 @@ import (
 // TestDecideWorkHold walks the rules of WorkHold: when a move holds OCM's work agent on the hub left, when a
 // hold carries over a move or ends with it, and what releases it on the active hub.
 func TestDecideWorkHold(t *testing.T) {
-	heldOnPrimary := func(v *View) { v.Memory.Hold = &WorkHold{Hub: "primary", Since: decideNow.Add(-10 * time.Minute)} }
+	// heldOnPrimary: held on the primary for 10 minutes; the first Registered round on the active hub saw the report
+	// written at 00:00.
+	heldOnPrimary := func(v *View) {
+		v.Memory.Hold = &WorkHold{Hub: "primary", Since: decideNow.Add(-10 * time.Minute), ReportSeen: true, Report: reportAt("00:00")}
+	}
 	withHubC := func(v *View) {
 		v.Hubs = append(v.Hubs, HubView{Name: "hub-c", Usable: true, Probed: true, Probe: failoverv1alpha1.HubProbeReady})
 	}
+	// confirmed is a report written at 00:01, seen a second ago.
 	confirmed := func(inStep, behind []string) func(*View) {
 		return func(v *View) {
 			v.Steps = HubSteps{InStep: map[string]bool{}, Behind: map[string]bool{}, Every: time.Minute,
-				Report: "writer=fleet,time=2026-01-01T00:00:00Z,every=1m0s", SeenSince: decideNow.Add(-time.Second)}
+				Report: reportAt("00:01"), SeenSince: decideNow.Add(-time.Second)}
 			for _, h := range inStep {
 				v.Steps.InStep[h] = true
 			}
@@ -38,6 +44,9 @@ func TestDecideWorkHold(t *testing.T) {
 		wantHold string
 		// wantMessage is a substring of the WorkAgentHeld or WorkAgentReleased event's message.
 		wantMessage string
+		// wantDiscard and wantReport are the hold's Discard and Report after the decision.
+		wantDiscard bool
+		wantReport  string
 	}{
 		{
 			name:        "rule 1: a failover to a hub in step holds nothing",
@@ -55,6 +64,21 @@ func TestDecideWorkHold(t *testing.T) {
 			wantActions: []string{"MarkFailed primary", "Warning:HubBehind", "Warning:WorkAgentHeld", "Event:FailoverStarted",
 				"Switch primary->hub-b HubConnectionLost"},
 			wantHold: "primary", wantMessage: "spec.forceSwitch: hub-b",
+		},
+		{
+			name:        "rule 1: a failover to a hub spec.forceSwitch names holds nothing",
+			view:        decideView(onHub("primary"), lost, confirmed(nil, []string{"hub-b"}), func(v *View) { v.Spec.ForceSwitch = "hub-b" }),
+			wantActions: []string{"MarkFailed primary", "Warning:HubBehind", "Event:FailoverStarted", "Switch primary->hub-b HubConnectionLost"},
+		},
+		{
+			name: "rule 1: a failover away from a hub that rejects the credentials holds them, to be discarded at the release",
+			view: decideView(onHub("primary"), confirmed(nil, []string{"hub-b"}), func(v *View) {
+				v.Acceptance = HubAcceptance{Observed: true, HubAcceptsClient: false, AcceptedCondition: metav1.ConditionFalse}
+				v.RejectedSince = decideNow.Add(-time.Hour)
+			}),
+			wantActions: []string{"Warning:HubAcceptanceRevoked", "MarkFailed primary", "Warning:HubBehind", "Warning:WorkAgentHeld", "Event:FailoverStarted",
+				"Switch primary->hub-b HubRejected"},
+			wantHold: "primary", wantDiscard: true,
 		},
 		{
 			name: "rule 1: a planned switch a person forced to a hub reported behind holds nothing",
@@ -97,6 +121,63 @@ func TestDecideWorkHold(t *testing.T) {
 			view:        decideView(onHub("hub-b"), heldOnPrimary, confirmed([]string{"primary"}, nil)),
 			wantActions: []string{"ReleaseHold primary->hub-b", "Event:WorkAgentReleased"},
 			wantMessage: "after a hold of 10m0s: the replicator reports hub primary in step with hub hub-b",
+		},
+		{
+			name: "rule 3: the first Registered round records the report: one left from an earlier stay releases nothing",
+			view: decideView(onHub("hub-b"), confirmed([]string{"primary"}, nil), func(v *View) {
+				v.Memory.Hold = &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Minute)}
+			}),
+			wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantHold:    "primary", wantReport: reportAt("00:01"),
+		},
+		{
+			name: "rule 3: held while the report naming the hub held on in step is the one the hold began with",
+			view: decideView(onHub("hub-b"), confirmed([]string{"primary"}, nil), func(v *View) {
+				v.Memory.Hold = &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Minute), ReportSeen: true, Report: reportAt("00:01")}
+			}),
+			wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantHold:    "primary", wantReport: reportAt("00:01"),
+		},
+		{
+			name: "rule 3: a report without hubs-reported releases nothing",
+			view: decideView(onHub("hub-b"), heldOnPrimary, func(v *View) {
+				v.Steps = HubSteps{InStep: map[string]bool{"primary": true}}
+			}),
+			wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantHold:    "primary",
+		},
+		{
+			name: "rule 3: a planned switch that waits does not delay the release",
+			view: decideView(onHub("hub-b"), heldOnPrimary, withHubC, confirmed([]string{"primary"}, []string{"hub-c"}), func(v *View) {
+				v.Spec.SwitchTo = "hub-c"
+			}),
+			wantActions: []string{"ReleaseHold primary->hub-b", "Event:WorkAgentReleased"},
+		},
+		{
+			name: "rule 3: the release of credentials the held-on hub rejected discards them",
+			view: decideView(onHub("hub-b"), confirmed([]string{"primary"}, nil), func(v *View) {
+				v.Memory.Hold = &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Minute), Discard: true, ReportSeen: true, Report: reportAt("00:00")}
+			}),
+			wantActions: []string{"ReleaseHold(discard) primary->hub-b", "Event:WorkAgentReleased"},
+		},
+		{
+			name: "rule 4: a restart during a hold starts on the hub the agent was on, held",
+			view: decideView(func(v *View) {
+				hubAt(v, "primary").HoldsCredentials = true
+				v.LastActive = "hub-b"
+				v.RecordedHold = &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Hour)}
+			}),
+			wantActions: []string{"StartSession hub-b"},
+			wantHold:    "primary",
+		},
+		{
+			name: "rule 4: a recorded hold whose hub was last active ends: the Secret holds that hub's credentials",
+			view: decideView(func(v *View) {
+				hubAt(v, "primary").HoldsCredentials = true
+				v.LastActive = "primary"
+				v.RecordedHold = &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Hour)}
+			}),
+			wantActions: []string{"StartSession primary"},
 		},
 		{
 			name: "rule 3: released when spec.forceSwitch names the active hub",
@@ -144,6 +225,9 @@ func TestDecideWorkHold(t *testing.T) {
 			if held != tc.wantHold {
 				t.Errorf("held on %q, want %q", held, tc.wantHold)
 			}
+			if h := d.Memory.Hold; h != nil && (h.Discard != tc.wantDiscard || (tc.wantReport != "" && (!h.ReportSeen || h.Report != tc.wantReport))) {
+				t.Errorf("hold %+v, want Discard %t and the report %q seen", h, tc.wantDiscard, tc.wantReport)
+			}
 			if tc.wantMessage != "" {
 				msg := eventMessage(d, ReasonWorkAgentHeld) + eventMessage(d, ReasonWorkAgentReleased)
 				if !strings.Contains(msg, tc.wantMessage) {
@@ -152,4 +236,9 @@ func TestDecideWorkHold(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reportAt is a hubs-reported value written at hh:mm on 2026-01-01, confirmed every minute.
+func reportAt(hhmm string) string {
+	return "writer=fleet,time=2026-01-01T" + hhmm + ":00Z,every=1m0s"
 }

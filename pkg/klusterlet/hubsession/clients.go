@@ -81,7 +81,11 @@ func (s *Session) secretData() map[string][]byte {
 // clientCertOptions configures a ClientCertForHubController that sends CSRs with kubeClient's identity: the
 // bootstrap identity for the first join, the hub identity for rotation.
 func (s *Session) clientCertOptions(kubeClient kubernetes.Interface, csrInformers kubeinformers.SharedInformerFactory, spoke *spokeInformers) clientcert.ControllerOptions {
-	return clientCertOptionsFor(s.config, s.hub, s.config.SecretName, s.backoffKey(), kubeClient, csrInformers, spoke.secrets)
+	opts := clientCertOptionsFor(s.config, s.hub, s.config.SecretName, s.backoffKey(), kubeClient, csrInformers, spoke.secrets)
+	if s.inStandbySecret {
+		opts.SecretLabels = map[string]string{StandbyHubLabel: s.hub.Name}
+	}
+	return opts
 }
 
 // clientCertOptionsFor configures a ClientCertForHubController of c's identity on hub that keeps the Secret

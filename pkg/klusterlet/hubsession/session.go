@@ -43,6 +43,9 @@ type Session struct {
 	forceCSR string
 	// epoch is the session epoch the creating controller records (Params.Epoch, then what it recorded or adopted).
 	epoch failoverv1alpha1.AgentEpoch
+	// inStandbySecret: the session keeps its credentials in the hub's standby Secret (Params.SecretName), which
+	// a Secret it creates must carry StandbyHubLabel for, as the standby keeper's do.
+	inStandbySecret bool
 }
 
 // New checks config and p and returns a session for p.Hub. It returns an error naming the first missing field.
@@ -57,7 +60,8 @@ func New(config Config, p Params) (*Session, error) {
 	if obs == nil {
 		obs = NopObserver{}
 	}
-	if p.SecretName != "" {
+	inStandbySecret := p.SecretName != ""
+	if inStandbySecret {
 		config.SecretName, p.Standby = p.SecretName, nil
 	}
 	return &Session{
@@ -69,6 +73,8 @@ func New(config Config, p Params) (*Session, error) {
 		conflicts:     managedcluster.NewConflictTracker(),
 		wake:          make(chan struct{}, 1),
 		epoch:         p.Epoch,
+
+		inStandbySecret: inStandbySecret,
 	}, nil
 }
 

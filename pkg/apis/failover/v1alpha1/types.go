@@ -335,6 +335,13 @@ type FailoverConfigStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Epoch int64 `json:"epoch,omitempty"`
+
+	// workAgentHeldOn names the hub OCM's work agent is held on while the cluster is on activeHub (condition
+	// WorkAgentHeld True): the hub kubeconfig Secret keeps that hub's credentials. Empty when no hold lasts. An
+	// agent that restarts resumes the hold on activeHub.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	WorkAgentHeldOn string `json:"workAgentHeldOn,omitempty"`
 }
 
 // HubStatus is the observed state of one hub.
