@@ -95,11 +95,13 @@ type Memory struct {
 //  3. On the active hub, once its session is Registered and no move is in progress, the hold is released
 //     (ActReleaseHold) when the replicator's report on the active hub's ManagedCluster names Hub in step (confirmed:
 //     HubInStep) in a report written after the hold began there — a value of hubs-reported other than the one the
-//     first Registered round saw, so that a report left from an earlier stay on that hub never counts —, when
+//     first Registered round that saw the ManagedCluster saw, so that a report left from an earlier stay on that
+//     hub never counts; each hub of a hold carried over moves gets its own —, when
 //     spec.forceSwitch names the active hub (a person accepts what it lacks), or when Hub is no longer
 //     configured. A planned switch that waits does not delay the release.
 //  4. A start without a session (the agent restarted) takes the hold recorded in the FailoverConfig status
-//     (View.RecordedHold) and starts on the hub the agent was on (View.LastActive), in its standby Secret.
+//     (View.RecordedHold) when the hub kubeconfig Secret still holds the held hub's credentials, and starts on
+//     the hub the agent was on (View.LastActive), in its standby Secret.
 type WorkHold struct {
 	// Hub is the hub whose credentials the hub kubeconfig Secret keeps: the work agent's hub.
 	Hub string
@@ -371,7 +373,9 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 	if verdict.Trigger != failoverv1alpha1.FailoverReasonPlannedSwitch {
 		mem.PlannedWait = nil
 	}
-	releasable := verdict.Trigger == NoFailover || verdict.Trigger == failoverv1alpha1.FailoverReasonPlannedSwitch
+	// A planned switch to the hub held on ends the hold itself (rule 2): no release first.
+	releasable := verdict.Trigger == NoFailover ||
+		verdict.Trigger == failoverv1alpha1.FailoverReasonPlannedSwitch && (mem.Hold == nil || plannedTarget != mem.Hold.Hub)
 	if releasable && d.releaseHold(v, now) {
 		// The session restarts on the hub kubeconfig Secret, as after a changed bootstrap kubeconfig.
 		d.sessionStarts()
@@ -465,10 +469,13 @@ func monitorVerdict(v View, moving bool, now time.Time) (verdict Verdict, planne
 // not picked failed: FailoverFailed, and the target counts as failed.
 func decideWithoutSession(d Decision, v View) Decision {
 	pick := ""
-	if d.Memory.Hold == nil && v.RecordedHold != nil {
-		// WorkHold rule 4: the agent restarted during a hold.
-		hold := *v.RecordedHold
-		d.Memory.Hold = &hold
+	if r := v.RecordedHold; d.Memory.Hold == nil && r != nil {
+		// WorkHold rule 4: the agent restarted during a hold — when the hub kubeconfig Secret still holds the
+		// credentials of the hub held on (a release whose status was not written before the restart is over).
+		if h, ok := v.hub(r.Hub); ok && h.HoldsCredentials {
+			hold := *r
+			d.Memory.Hold = &hold
+		}
 	}
 	if h := d.Memory.Hold; h != nil && v.LastActive != h.Hub {
 		if last, ok := v.hub(v.LastActive); ok && last.startable() {
@@ -644,6 +651,10 @@ func (d *Decision) holdFor(v View, verdict Verdict, target string, planned bool,
 		d.Memory.Hold = nil
 		d.event(false, ReasonWorkAgentReleased, "cluster %s moves back to hub %s, the hub OCM's work agent was held on: the hold ends", v.ClusterName, target)
 	case h != nil:
+		// The report seen on the hub left says nothing of target's: the release there needs its own.
+		carried := *h
+		carried.Report, carried.ReportSeen = "", false
+		d.Memory.Hold = &carried
 		d.event(true, ReasonWorkAgentHeld, "OCM's work agent of cluster %s stays held on hub %s (since %s) while the cluster moves from hub %s to hub %s",
 			v.ClusterName, h.Hub, h.Since.UTC().Format(time.RFC3339), v.Active, target)
 	case planned || v.Spec.ForceSwitch == target:
@@ -668,6 +679,10 @@ func (d *Decision) releaseHold(v View, now time.Time) bool {
 		return false
 	}
 	if !h.ReportSeen {
+		if !v.Acceptance.Observed {
+			// The session has not seen its ManagedCluster yet: its report is still to come.
+			return false
+		}
 		seen := *h
 		seen.Report, seen.ReportSeen = v.Steps.Report, true
 		d.Memory.Hold, h = &seen, &seen

@@ -118,4 +118,7 @@ const (
 	ConditionReasonAsExpected = "AsExpected"
 	// ConditionReasonNotHeld is the WorkAgentHeld condition's reason while no work hold lasts.
 	ConditionReasonNotHeld = "NotHeld"
+	// ConditionReasonHeldCredentialsRejected: WorkAgentHeld=True for a hold that began when the hub held on
+	// rejected the credentials (WorkHold.Discard); a restarted agent reads it from there.
+	ConditionReasonHeldCredentialsRejected = "HeldCredentialsRejected"
 )

@@ -189,11 +189,11 @@ func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts fact
 		v.LastActive = fc.Status.ActiveHub
 		// The hold a previous process recorded, until this process's first session starts (WorkHold rule 4).
 		if held := fc.Status.WorkAgentHeldOn; held != "" && !r.epochRead {
-			since := now
+			hold := &WorkHold{Hub: held, Since: now}
 			if c := meta.FindStatusCondition(fc.Status.Conditions, failoverv1alpha1.ConditionWorkAgentHeld); c != nil && c.Status == metav1.ConditionTrue {
-				since = c.LastTransitionTime.Time
+				hold.Since, hold.Discard = c.LastTransitionTime.Time, c.Reason == ConditionReasonHeldCredentialsRejected
 			}
-			v.RecordedHold = &WorkHold{Hub: held, Since: since}
+			v.RecordedHold = hold
 		}
 	}
 	return v

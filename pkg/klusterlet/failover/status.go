@@ -193,7 +193,11 @@ func BuildStatus(current *failoverv1alpha1.FailoverConfigStatus, v StatusView) *
 		if v.Active == "" {
 			msg = fmt.Sprintf("OCM's work agent is held on hub %s since %s; no hub session runs", h.Hub, h.Since.UTC().Format(time.RFC3339))
 		}
-		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionTrue, Reason: ReasonWorkAgentHeld, Message: msg})
+		reason := ReasonWorkAgentHeld
+		if h.Discard {
+			reason = ConditionReasonHeldCredentialsRejected
+		}
+		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
 	} else {
 		set(metav1.Condition{Type: failoverv1alpha1.ConditionWorkAgentHeld, Status: metav1.ConditionFalse, Reason: ConditionReasonNotHeld,
 			Message: "OCM's work agent reads the credentials of the hub the cluster is on"})

@@ -47,6 +47,8 @@ func TestDecideWorkHold(t *testing.T) {
 		// wantDiscard and wantReport are the hold's Discard and Report after the decision.
 		wantDiscard bool
 		wantReport  string
+		// check, when set, looks at the decision further.
+		check func(*testing.T, Decision)
 	}{
 		{
 			name:        "rule 1: a failover to a hub in step holds nothing",
@@ -95,6 +97,11 @@ func TestDecideWorkHold(t *testing.T) {
 			}),
 			wantActions: []string{"MarkFailed hub-b", "Warning:WorkAgentHeld", "Event:FailoverStarted", "Switch hub-b->hub-c HubConnectionLost"},
 			wantHold:    "primary", wantMessage: "stays held on hub primary",
+			check: func(t *testing.T, d Decision) {
+				if h := d.Memory.Hold; h.ReportSeen || h.Report != "" {
+					t.Errorf("hold carried to hub-c %+v, want hub-b's report forgotten: hub-c's is seen anew", h)
+				}
+			},
 		},
 		{
 			name:        "rule 2: a move to the hub held on ends the hold",
@@ -129,6 +136,28 @@ func TestDecideWorkHold(t *testing.T) {
 			}),
 			wantActions: []string{"ResetBackoff", "Heartbeat"},
 			wantHold:    "primary", wantReport: reportAt("00:01"),
+		},
+		{
+			name: "rule 3: no report is recorded before the session has seen its ManagedCluster",
+			view: decideView(onHub("hub-b"), confirmed([]string{"primary"}, nil), func(v *View) {
+				v.Acceptance = HubAcceptance{}
+				v.Memory.Hold = &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Minute)}
+			}),
+			wantActions: []string{"ResetBackoff", "Heartbeat"},
+			wantHold:    "primary",
+			check: func(t *testing.T, d Decision) {
+				if d.Memory.Hold.ReportSeen {
+					t.Errorf("hold %+v, want no report recorded yet", d.Memory.Hold)
+				}
+			},
+		},
+		{
+			name: "rule 3: a failback to the hub held on switches, with no release first",
+			view: decideView(onHub("hub-b"), heldOnPrimary, confirmed([]string{"primary"}, nil), func(v *View) {
+				v.Spec.Failback = &failoverv1alpha1.FailbackSpec{Policy: failoverv1alpha1.FailbackPolicyPrimary, HealthyFor: &metav1.Duration{Duration: time.Minute}}
+				hubAt(v, "primary").HealthySince = decideNow.Add(-time.Hour)
+			}),
+			wantActions: []string{"Event:WorkAgentReleased", "Event:FailbackStarted", "Event:FailoverStarted", "Switch hub-b->primary Failback"},
 		},
 		{
 			name: "rule 3: held while the report naming the hub held on in step is the one the hold began with",
@@ -180,6 +209,15 @@ func TestDecideWorkHold(t *testing.T) {
 			wantActions: []string{"StartSession primary"},
 		},
 		{
+			name: "rule 4: a recorded hold whose release the status missed is over: the Secret holds another hub's credentials",
+			view: decideView(func(v *View) {
+				hubAt(v, "hub-b").HoldsCredentials = true
+				v.LastActive = "hub-b"
+				v.RecordedHold = &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Hour)}
+			}),
+			wantActions: []string{"StartSession hub-b"},
+		},
+		{
 			name: "rule 3: released when spec.forceSwitch names the active hub",
 			view: decideView(onHub("hub-b"), heldOnPrimary, confirmed(nil, []string{"primary"}), func(v *View) {
 				v.Spec.ForceSwitch = "hub-b"
@@ -228,6 +266,9 @@ func TestDecideWorkHold(t *testing.T) {
 			if h := d.Memory.Hold; h != nil && (h.Discard != tc.wantDiscard || (tc.wantReport != "" && (!h.ReportSeen || h.Report != tc.wantReport))) {
 				t.Errorf("hold %+v, want Discard %t and the report %q seen", h, tc.wantDiscard, tc.wantReport)
 			}
+			if tc.check != nil {
+				tc.check(t, d)
+			}
 			if tc.wantMessage != "" {
 				msg := eventMessage(d, ReasonWorkAgentHeld) + eventMessage(d, ReasonWorkAgentReleased)
 				if !strings.Contains(msg, tc.wantMessage) {
@@ -241,4 +282,25 @@ func TestDecideWorkHold(t *testing.T) {
 // reportAt is a hubs-reported value written at hh:mm on 2026-01-01, confirmed every minute.
 func reportAt(hhmm string) string {
 	return "writer=fleet,time=2026-01-01T" + hhmm + ":00Z,every=1m0s"
+}
+
+// TestBuildStatusWorkHold: the status records the hold — the hub held on, and in the condition's reason whether
+// its credentials were rejected — so that a restarted agent can resume it.
+func TestBuildStatusWorkHold(t *testing.T) {
+	for _, discard := range []bool{false, true} {
+		st := BuildStatus(&failoverv1alpha1.FailoverConfigStatus{}, StatusView{Now: decideNow, Active: "hub-b",
+			Hold: &WorkHold{Hub: "primary", Since: decideNow.Add(-time.Minute), Discard: discard}})
+		c := condition(*st, failoverv1alpha1.ConditionWorkAgentHeld)
+		wantReason := ReasonWorkAgentHeld
+		if discard {
+			wantReason = ConditionReasonHeldCredentialsRejected
+		}
+		if st.WorkAgentHeldOn != "primary" || c == nil || c.Status != metav1.ConditionTrue || c.Reason != wantReason {
+			t.Errorf("discard %t: workAgentHeldOn %q, condition %+v; want primary, True with reason %s", discard, st.WorkAgentHeldOn, c, wantReason)
+		}
+		st = BuildStatus(st, StatusView{Now: decideNow, Active: "hub-b"})
+		if c := condition(*st, failoverv1alpha1.ConditionWorkAgentHeld); st.WorkAgentHeldOn != "" || c == nil || c.Status != metav1.ConditionFalse {
+			t.Errorf("after the hold: workAgentHeldOn %q, condition %+v; want none and False", st.WorkAgentHeldOn, c)
+		}
+	}
 }
