@@ -325,11 +325,7 @@ func decide(s State, v View, now time.Time) Decision {
 	if v.ActiveBootstrapChanged {
 		// FC-02/FC-03: the active hub's bootstrap kubeconfig changed: rejoin with the same identity.
 		d.add(Action{Kind: ActRestartSession, Hub: v.Active})
-		d.sessionStarts()
-		if d.Next == StateActive {
-			d.Next = StateJoining
-		}
-		d.RecheckAfter = time.Second
+		d.sessionRestarts()
 		return d
 	}
 	return decideOnHub(d, v, now)
@@ -377,12 +373,8 @@ func decideOnHub(d Decision, v View, now time.Time) Decision {
 	releasable := verdict.Trigger == NoFailover ||
 		verdict.Trigger == failoverv1alpha1.FailoverReasonPlannedSwitch && (mem.Hold == nil || plannedTarget != mem.Hold.Hub)
 	if releasable && d.releaseHold(v, now) {
-		// The session restarts on the hub kubeconfig Secret, as after a changed bootstrap kubeconfig.
-		d.sessionStarts()
-		if d.Next == StateActive {
-			d.Next = StateJoining
-		}
-		d.RecheckAfter = time.Second
+		// The session restarts on the hub kubeconfig Secret.
+		d.sessionRestarts()
 		return d
 	}
 	if verdict.Trigger != NoFailover {
@@ -537,6 +529,16 @@ func decideWithoutSession(d Decision, v View) Decision {
 	return d
 }
 
+// sessionRestarts is sessionStarts for a new session on the active hub (ActRestartSession, ActReleaseHold):
+// Active becomes Joining until the new session is Registered, looked at again within a second.
+func (d *Decision) sessionRestarts() {
+	d.sessionStarts()
+	if d.Next == StateActive {
+		d.Next = StateJoining
+	}
+	d.RecheckAfter = time.Second
+}
+
 // sessionStarts forgets what belonged to the previous session: the acceptance last seen and the forced
 // bootstrap, which is asked for at most once per session.
 func (d *Decision) sessionStarts() {
@@ -658,6 +660,7 @@ func (d *Decision) holdFor(v View, verdict Verdict, target string, planned bool,
 		d.event(true, ReasonWorkAgentHeld, "OCM's work agent of cluster %s stays held on hub %s (since %s) while the cluster moves from hub %s to hub %s",
 			v.ClusterName, h.Hub, h.Since.UTC().Format(time.RFC3339), v.Active, target)
 	case planned || v.Spec.ForceSwitch == target:
+		// Not held: a person chose the target.
 	default:
 		state := v.Steps.State(target, now)
 		if state != failoverv1alpha1.HubBehind && state != failoverv1alpha1.HubReplicationUnknown {

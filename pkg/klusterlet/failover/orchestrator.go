@@ -279,7 +279,7 @@ func (r *Orchestrator) step(ctx context.Context) time.Duration {
 		r.observe(facts, now)
 	}
 	r.takeRecordedEpoch()
-	d := Decide(r.state, r.view(spec, facts, configErr, now), now)
+	d := Decide(r.state, r.view(fc, spec, facts, configErr, now), now)
 	wait := minPositive(d.RecheckAfter, r.apply(ctx, d, facts, spec, now))
 	// Probes start once the active hub is chosen: the hub about to become active is not probed (its session
 	// would repeat the same requests at once).

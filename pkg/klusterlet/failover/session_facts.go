@@ -171,9 +171,10 @@ func (f *sessionFacts) snapshot() factsSnapshot {
 	return c
 }
 
-// view gathers the View of one decision; facts is the session's snapshot (zero while no session runs) and
-// configErr why the FailoverConfig is invalid ("" when it is valid or absent).
-func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, configErr string, now time.Time) View {
+// view gathers the View of one decision; fc is the FailoverConfig as the round read it (nil: none), facts the
+// session's snapshot (zero while no session runs) and configErr why the FailoverConfig is invalid ("" when it
+// is valid or absent).
+func (r *Orchestrator) view(fc *failoverv1alpha1.FailoverConfig, spec failoverv1alpha1.FailoverConfigSpec, facts factsSnapshot, configErr string, now time.Time) View {
 	changed := false
 	if h, ok := r.hubs[r.run.hub]; ok && r.run.session != nil {
 		changed = h.bootstrap != r.run.bootstrap
@@ -185,7 +186,7 @@ func (r *Orchestrator) view(spec failoverv1alpha1.FailoverConfigSpec, facts fact
 		RejectedSince: r.rejection.Since(), UnusableSince: r.credentials.Since(),
 		Connectivity: r.tracker.Snapshot(), TransportHint: r.explainTransportError(now),
 	}
-	if fc := r.failoverConfig(); fc != nil {
+	if fc != nil {
 		v.LastActive = fc.Status.ActiveHub
 		// The hold a previous process recorded, until this process's first session starts (WorkHold rule 4).
 		if held := fc.Status.WorkAgentHeldOn; held != "" && !r.epochRead {

@@ -935,7 +935,7 @@ func TestShellWorkHold(t *testing.T) {
 	s.r.epochRead = false
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		v := s.r.view(failoverv1alpha1.FailoverConfigSpec{}, factsSnapshot{}, "", s.clock.Now())
+		v := s.r.view(s.r.failoverConfig(), failoverv1alpha1.FailoverConfigSpec{}, factsSnapshot{}, "", s.clock.Now())
 		if v.RecordedHold != nil && v.RecordedHold.Hub == "primary" && v.LastActive == "hub-b" {
 			break
 		}

@@ -146,11 +146,20 @@ func TestNewWithSecretName(t *testing.T) {
 	if held.config.SecretName != "hub-kubeconfig-secret-primary" || held.standby != nil {
 		t.Errorf("held session: Secret %q, standby keeper %v; want hub-kubeconfig-secret-primary and none", held.config.SecretName, held.standby)
 	}
+	// The Secret its client certificate controller writes carries the standby label, as the keeper's do.
+	kube := kubefake.NewSimpleClientset()
+	spoke := &spokeInformers{secrets: c.SecretInformer}
+	if got := held.clientCertOptions(kube, informers.NewSharedInformerFactory(kube, 0), spoke).SecretLabels[StandbyHubLabel]; got != "primary" {
+		t.Errorf("held session's Secret label %s=%q, want primary", StandbyHubLabel, got)
+	}
 	plain, err := New(c, Params{Hub: testHub(), Standby: keeper})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if plain.config.SecretName != "hub-kubeconfig-secret" || plain.standby != keeper {
 		t.Errorf("session: Secret %q, standby keeper %v; want hub-kubeconfig-secret and the keeper given", plain.config.SecretName, plain.standby)
+	}
+	if labels := plain.clientCertOptions(kube, informers.NewSharedInformerFactory(kube, 0), spoke).SecretLabels; len(labels) != 0 {
+		t.Errorf("session's Secret labels %v, want none on the hub kubeconfig Secret", labels)
 	}
 }
