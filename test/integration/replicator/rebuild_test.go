@@ -1,0 +1,181 @@
+package replicator_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
+	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
+	"github.com/klusterlet-failover/klusterlet-failover/test/integration/util"
+)
+
+// TestHubRebuiltEmpty: hub A, the source of a cluster (its agent and OCM's work agent run on a spoke) and of the
+// hub-wide objects (the first hub), is rebuilt empty under its name while the replicator runs: its etcd goes back
+// to what the hub's installer made (CRDs, bootstrap RBAC), its certificates stay, and its operator installs the
+// replicator's access again. Every ManifestWork and Placement on A is gone, with no delete anyone could observe;
+// hub B's copies are the only record of them. None is deleted: absence is no delete. The agent, rejected by A
+// (403), moves the cluster to B; the spoke keeps every resource with its UID; A gets the cluster's works again as
+// copies of B's; the Placement A lost stays on B, reported (CopyKept), until a person makes it again on A, from
+// where it replicates as a new object.
+func TestHubRebuiltEmpty(t *testing.T) {
+	const (
+		cluster   = "rebuilt1"
+		namespace = "apps"
+	)
+	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
+	hubBHub := framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess})
+	// What hub A's installer made, before any cluster joined: a rebuild starts from it.
+	installed := hubA.BackupEtcd()
+	ctx := context.Background()
+	spoke := framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true})
+	util.EnsureAgentNamespace(t, spoke)
+	util.ApplyBootstrapSecret(t, spoke, "hub-b-bootstrap", hubBHub.BootstrapKubeconfig())
+	util.ApplyFailoverConfig(t, spoke, failoverv1alpha1.FailoverConfigSpec{
+		AlternateHubs:        []failoverv1alpha1.AlternateHub{{Name: hubB, BootstrapKubeconfigSecretRef: "hub-b-bootstrap"}},
+		HubConnectionTimeout: &metav1.Duration{Duration: connectionTimeout},
+		ProbeInterval:        &metav1.Duration{Duration: 5 * time.Second},
+		FailedHubSkipPeriod:  &metav1.Duration{Duration: 10 * time.Second},
+		// A rebuilt hub answers 403 (it knows the certificates, not the cluster): a lasting rejection.
+		HubRejectionGracePeriod: &metav1.Duration{Duration: 15 * time.Second},
+	})
+	agent := util.StartAgent(t, spoke, util.AgentConfig{
+		Bootstrap: hubA.BootstrapKubeconfig(),
+		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = cluster, "agent1" },
+	})
+	util.WaitForClusterAvailable(t, hubA, cluster, 90*time.Second)
+	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
+	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
+		_, err := os.Stat(kubeconfigFile)
+		return err == nil, err
+	}, "hub kubeconfig %s written by the agent", kubeconfigFile)
+	framework.StartWorkAgent(t, spoke, framework.WorkAgentOptions{
+		ClusterName: cluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: evictionGracePeriod,
+	})
+	if _, err := hubA.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	createWork(t, hubA, configMapWork(t, cluster, "work-1", map[string]string{"cm-1": "one"}))
+	createWork(t, hubA, configMapWork(t, cluster, "work-2", map[string]string{"cm-2": "two"}))
+	applyUnstructured(t, hubA, failoverv1alpha1.KindPlacement, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
+		"metadata": map[string]any{"name": "prod", "namespace": namespace},
+		"spec":     map[string]any{"numberOfClusters": int64(1)},
+	})
+	uids := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1": "one", "cm-2": "two"})
+
+	r := setUpReplicator(t, hubBHub, failoverv1alpha1.ReplicationConfigSpec{},
+		namedHub{name: primary, hub: hubA}, namedHub{name: hubB, hub: hubBHub})
+	r.start()
+	for _, name := range []string{"work-1", "work-2"} {
+		waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "a copy from primary", copiedFrom(primary))
+	}
+	waitObj(t, hubBHub, failoverv1alpha1.KindPlacement, namespace, "prod", replicationTimeout, "a copy from primary", copiedFrom(primary))
+	waitNamespaceMark(t, hubBHub, cluster, primary)
+
+	// The rebuild: hub A's etcd back to what its installer made; its operator installs the replicator's
+	// ServiceAccount and role again and gives the replicator a new token.
+	rebuilt := time.Now()
+	hubA.RestoreEtcd(installed)
+	reinstallReplicatorAccess(t, r, hubA, primary)
+	t.Logf("hub-a rebuilt empty")
+
+	// Through the work agent's eviction grace period and more, while the agent finds hub A rejecting it
+	// (403: its ManagedCluster and RBAC are gone) and moves the cluster to B: B keeps every copy and the spoke
+	// every resource.
+	kept := []struct {
+		kind      failoverv1alpha1.ReplicatedKind
+		namespace string
+		name      string
+	}{
+		{failoverv1alpha1.KindManifestWork, cluster, "work-1"},
+		{failoverv1alpha1.KindManifestWork, cluster, "work-2"},
+		{failoverv1alpha1.KindPlacement, namespace, "prod"},
+	}
+	checks := 0
+	for deadline := time.Now().Add(restoreWatch + evictionGracePeriod); time.Now().Before(deadline); checks++ {
+		for _, c := range kept {
+			obj, err := getObj(hubBHub, mustKind(c.kind), c.namespace, c.name)
+			if err != nil || obj == nil || obj.GetDeletionTimestamp() != nil {
+				t.Fatalf("hub-b's %s %s/%s %s after hub-a was rebuilt empty: %s (err %v), want it kept",
+					c.kind, c.namespace, c.name, time.Since(rebuilt).Round(time.Second), describe(obj), err)
+			}
+		}
+		expectSameUIDs(t, spoke, uids)
+		time.Sleep(3 * time.Second)
+	}
+	fc := util.WaitForFailoverConfig(t, spoke, time.Minute, "the cluster moved to hub-b, hub-a rejecting it", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		return fc.Status.ActiveHub == hubB && fc.Status.LastFailover != nil && fc.Status.LastFailover.Reason == failoverv1alpha1.FailoverReasonHubRejected &&
+			util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
+	})
+	moved := fc.Status.LastFailover.StartTime.Sub(rebuilt)
+
+	// B is the cluster's source now: the rebuilt A gets the cluster's works again, as copies of B's.
+	for _, name := range []string{"work-1", "work-2"} {
+		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "copied back from hub-b", copiedFrom(hubB))
+	}
+	// A hub-wide object the first hub lost is kept on B and reported; made again on A by a person, it replicates
+	// as a new object.
+	expectEvent(t, r, replication.ReasonCopyKept, "Placement/"+namespace+"/prod: the source hub holds no object of this name")
+	if obj, err := getObj(hubA, mustKind(failoverv1alpha1.KindPlacement), namespace, "prod"); err != nil || obj != nil {
+		t.Fatalf("rebuilt hub-a's Placement %s/prod: %s (err %v), want none: nothing tells the replicator it was lost rather than deleted", namespace, describe(obj), err)
+	}
+	if _, err := hubA.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	applyUnstructured(t, hubA, failoverv1alpha1.KindPlacement, map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1beta1", "kind": "Placement",
+		"metadata": map[string]any{"name": "prod", "namespace": namespace},
+		"spec":     map[string]any{"numberOfClusters": int64(2)},
+	})
+	remade, err := getObj(hubA, mustKind(failoverv1alpha1.KindPlacement), namespace, "prod")
+	if err != nil || remade == nil {
+		t.Fatalf("hub-a's Placement %s/prod made again: %s (err %v)", namespace, describe(remade), err)
+	}
+	waitObj(t, hubBHub, failoverv1alpha1.KindPlacement, namespace, "prod", replicationTimeout, "the copy of the Placement made again on hub-a",
+		func(o *unstructured.Unstructured) bool {
+			if o == nil {
+				return false
+			}
+			n, _, _ := unstructured.NestedInt64(o.Object, "spec", "numberOfClusters")
+			return n == 2 && o.GetAnnotations()[mirror.AnnotationSourceUID] == string(remade.GetUID())
+		})
+
+	// OCM's work agent follows the cluster: an edit on B reaches the spoke, and nothing else changed there.
+	updateWork(t, hubBHub, cluster, "work-1", map[string]string{"cm-1": "edited on hub-b"})
+	after := waitSpokeConfigMaps(t, spoke, map[string]string{"cm-1": "edited on hub-b", "cm-2": "two"})
+	for name, uid := range uids {
+		if after[name] != uid {
+			t.Errorf("spoke ConfigMap %s: UID %s after hub-a's rebuild, want %s (made again)", name, after[name], uid)
+		}
+	}
+	t.Logf("measured: %d checks over %s after hub-a was rebuilt empty, nothing deleted on hub-b or the spoke; the agent left hub-a %s after the rebuild (spec.hubRejectionGracePeriod 15 s)",
+		checks, restoreWatch+evictionGracePeriod, moved.Round(time.Second))
+}
+
+// reinstallReplicatorAccess installs the replicator's ServiceAccount and ClusterRole on h again (a rebuilt hub
+// lost them) and writes the new kubeconfig into the hub's kubeconfig Secret on the replicator's host, as the
+// replicator's operator would after a rebuild.
+func reinstallReplicatorAccess(t *testing.T, r *replicatorRun, h *framework.Hub, name string) {
+	t.Helper()
+	kubeconfig := util.ReplicatorKubeconfig(t, h, "")
+	secrets := r.host.Kube.CoreV1().Secrets(replicatorNamespace)
+	s, err := secrets.Get(context.Background(), name+"-kubeconfig", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the replicator's kubeconfig Secret of hub %s: %v", name, err)
+	}
+	s.Data["kubeconfig"] = kubeconfig
+	if _, err := secrets.Update(context.Background(), s, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("the replicator's kubeconfig Secret of hub %s: %v", name, err)
+	}
+}
