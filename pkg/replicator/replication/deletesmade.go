@@ -28,8 +28,9 @@ import (
 const DeleteLog = "klusterlet-failover-deletes"
 
 // deleteLogLinger is how long the first delete of a batch waits for others before the batch is written: the
-// deletes of many objects at once cost one write per hub, not one each.
-const deleteLogLinger = 100 * time.Millisecond
+// deletes made within a second cost one write per hub, not one each. A user's delete completes on its source
+// (the hold released) up to that much later; its copies are deleted before, without waiting.
+const deleteLogLinger = time.Second
 
 // deleteLogTimeout bounds one write of a hub's log (its read and write, with their retries on a 409).
 const deleteLogTimeout = 10 * time.Second
@@ -44,6 +45,9 @@ type deleteLog struct {
 	// entries is the log, oldest first; byKey indexes it by mirror.DeleteMadeKey.
 	entries []mirror.DeleteMade
 	byKey   map[string][]mirror.DeleteMade
+	// object is the log's ConfigMap as last read or written, nil when unknown or absent: the next batch is
+	// written onto its resourceVersion without reading it first (a 409 reads it).
+	object *unstructured.Unstructured
 	// written are the deletes written there since run whose holds were not released yet: a batch larger than
 	// mirror.MaxDeletesMade trims its own oldest deletes from the log, and they count as logged all the same.
 	written map[mirror.DeleteMade]bool
@@ -75,7 +79,7 @@ func (l *deleteLog) setLocked(entries []mirror.DeleteMade) {
 func (c *Controller) forgetDeleteLog(hub string) {
 	if l := c.deleteLogs[hub]; l != nil {
 		l.mu.Lock()
-		l.loaded, l.entries, l.byKey, l.written, l.readFailed = false, nil, nil, nil, time.Time{}
+		l.loaded, l.entries, l.byKey, l.written, l.readFailed, l.object = false, nil, nil, nil, time.Time{}, nil
 		l.run++
 		l.mu.Unlock()
 	}
@@ -148,20 +152,24 @@ func (c *Controller) flushDeleteLog(ctx context.Context, h *hubconn.Hub, l *dele
 		case <-time.After(deleteLogLinger):
 		}
 		l.mu.Lock()
-		batch, keys, run := l.pending, l.requeue, l.run
+		batch, keys, run, known := l.pending, l.requeue, l.run, l.object
 		l.pending, l.requeue = nil, nil
 		l.mu.Unlock()
 
 		writeCtx, cancel := context.WithTimeout(ctx, deleteLogTimeout)
-		entries, err := c.writeDeleteLog(writeCtx, h, batch)
+		entries, written, err := c.writeDeleteLog(writeCtx, h, batch, known)
 		cancel()
 		if err != nil {
 			c.logger.Error(err, "Log of deletes made not written; the holds of those deletes stay until it is", "hub", h.Name(), "deletes", len(batch))
 		}
 		l.mu.Lock()
 		l.failed = err
+		if err != nil {
+			l.object = nil
+		}
 		if err == nil && l.run == run {
 			l.setLocked(entries)
+			l.object = written
 			if l.written == nil {
 				l.written = map[mirror.DeleteMade]bool{}
 			}
@@ -185,22 +193,28 @@ func (c *Controller) flushDeleteLog(ctx context.Context, h *hubconn.Hub, l *dele
 	}
 }
 
-// writeDeleteLog reads h's log of deletes made, adds batch to it (mirror.WithDeletesMade) and writes it back
-// (created when there is none; its namespace too), on the resourceVersion read: a 409 reads and writes again, up to
-// three times. It returns the log written.
-func (c *Controller) writeDeleteLog(ctx context.Context, h *hubconn.Hub, batch []mirror.DeleteMade) ([]mirror.DeleteMade, error) {
+// writeDeleteLog adds batch to h's log of deletes made (mirror.WithDeletesMade) and writes it (created when there
+// is none; its namespace too), on the resourceVersion of known — the log's ConfigMap as last read or written, when
+// not nil — or else of a read of it: a 409 (or a 404 on known: the log was deleted) reads and writes again, up to
+// three times in all. It returns the log and its ConfigMap as written, or as read when the batch was there
+// already.
+func (c *Controller) writeDeleteLog(ctx context.Context, h *hubconn.Hub, batch []mirror.DeleteMade, known *unstructured.Unstructured) ([]mirror.DeleteMade, *unstructured.Unstructured, error) {
 	client := h.Client().Resource(configMapGVR).Namespace(c.opts.MarkerNamespace)
 	var err error
 	for attempt := 0; attempt < deleteMadeAttempts; attempt++ {
 		var cm *unstructured.Unstructured
-		cm, err = client.Get(ctx, DeleteLog, metav1.GetOptions{})
+		if attempt == 0 && known != nil {
+			cm = known.DeepCopy()
+		} else {
+			cm, err = client.Get(ctx, DeleteLog, metav1.GetOptions{})
+		}
 		var log []mirror.DeleteMade
 		switch {
 		case apierrors.IsNotFound(err):
 			cm, err = nil, nil
 		case err != nil:
 			h.ReportError(err)
-			return nil, fmt.Errorf("reading %s/%s: %w", c.opts.MarkerNamespace, DeleteLog, err)
+			return nil, nil, fmt.Errorf("reading %s/%s: %w", c.opts.MarkerNamespace, DeleteLog, err)
 		default:
 			value, _, _ := unstructured.NestedString(cm.Object, "data", mirror.DeleteLogKey)
 			log = mirror.ParseDeletesMade(value)
@@ -209,31 +223,32 @@ func (c *Controller) writeDeleteLog(ctx context.Context, h *hubconn.Hub, batch [
 		if cm != nil && len(missing) == 0 {
 			// Every delete of the batch is there already (written before a restart, or by a batch whose outcome
 			// was not stored): nothing to write.
-			return log, nil
+			return log, cm, nil
 		}
 		log = mirror.WithDeletesMade(log, missing...)
 		data := map[string]any{mirror.DeleteLogKey: mirror.FormatDeletesMade(log)}
+		var written *unstructured.Unstructured
 		if cm != nil {
 			cm.Object["data"] = data
-			_, err = client.Update(ctx, cm, metav1.UpdateOptions{FieldManager: FieldManager})
+			written, err = client.Update(ctx, cm, metav1.UpdateOptions{FieldManager: FieldManager})
 		} else {
 			cm = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": data}}
 			cm.SetName(DeleteLog)
 			cm.SetNamespace(c.opts.MarkerNamespace)
 			if _, err = c.ensureNamespace(ctx, h, c.opts.MarkerNamespace, nil); err == nil {
-				_, err = client.Create(ctx, cm, metav1.CreateOptions{FieldManager: FieldManager})
+				written, err = client.Create(ctx, cm, metav1.CreateOptions{FieldManager: FieldManager})
 			}
 		}
 		if err == nil {
-			return log, nil
+			return log, written, nil
 		}
-		if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
+		if !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) && !(attempt == 0 && known != nil && apierrors.IsNotFound(err)) {
 			break
 		}
 	}
 	h.ReportError(err)
 	metrics.WriteErrors.WithLabelValues("ConfigMap", h.Name()).Inc()
-	return nil, fmt.Errorf("writing %s/%s: %w", c.opts.MarkerNamespace, DeleteLog, err)
+	return nil, nil, fmt.Errorf("writing %s/%s: %w", c.opts.MarkerNamespace, DeleteLog, err)
 }
 
 // deleteMadeOf returns the hub whose log of deletes made records the delete that obj, key's object on hub skip,
@@ -316,6 +331,7 @@ func (c *Controller) deleteLogOf(ctx context.Context, h *hubconn.Hub, key string
 	defer l.mu.Unlock()
 	if l.run == run && !l.loaded {
 		l.setLocked(log)
+		l.object = cm
 	}
 	return l.byKey[key], true
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	clienttesting "k8s.io/client-go/testing"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -375,4 +376,92 @@ func TestControllerReleasesMoreDeletesThanTheLogKeeps(t *testing.T) {
 		t.Errorf("hub-b's log holds %d deletes, want the newest %d", len(log), mirror.MaxDeletesMade)
 	}
 	t.Logf("hub-b's log written %d times", len(b.writes(mirror.Kind{GVR: configMapGVR})))
+}
+
+// TestControllerWritesTheLogOnWhatItLastWrote: two deletes made a few seconds apart, in two batches. The second
+// batch is written onto the log as the replicator last wrote it, without reading it again; on hub B another writer
+// changed the log meanwhile (a 409 on that write): the log is read again and nothing of the other writer is lost.
+func TestControllerWritesTheLogOnWhatItLastWrote(t *testing.T) {
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	handler := &proxyHandler{}
+	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
+	first := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
+	first.SetDeletionTimestamp(&deleted)
+	second := heldOriginal("work-2", "cm-2", "uid-w2", testHubB)
+	onB := []runtime.Object{managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA})}
+	for _, name := range []string{"work-1", "work-2"} {
+		cp := mirror.Desired(mwKind, manifestWork(testCluster, name, "cm", nil), nil, testHubA, nil)
+		cp.SetAnnotations(map[string]string{mirror.AnnotationSourceUID: map[string]string{"work-1": "uid-w1", "work-2": "uid-w2"}[name]})
+		cp.SetUID(types.UID("copy-" + name))
+		onB = append(onB, cp)
+	}
+	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), first, second)
+	b := newTestHub(t, testHubB, handler, kinds, onB...)
+	const foreign = "ManifestWork/other/work-9=uid-w9/\n"
+	conflicted := false
+	b.fake.PrependReactor("update", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		obj := action.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured)
+		if obj.GetName() != DeleteLog || conflicted {
+			return false, nil, nil
+		}
+		// Another writer added an entry since the replicator's last write.
+		conflicted = true
+		cur, err := b.fake.Tracker().Get(configMapGVR, DefaultMarkerNamespace, DeleteLog)
+		if err != nil {
+			return true, nil, err
+		}
+		u := cur.(*unstructured.Unstructured).DeepCopy()
+		value, _, _ := unstructured.NestedString(u.Object, "data", mirror.DeleteLogKey)
+		_ = unstructured.SetNestedField(u.Object, foreign+value, "data", mirror.DeleteLogKey)
+		if err := b.fake.Tracker().Update(configMapGVR, u, DefaultMarkerNamespace); err != nil {
+			return true, nil, err
+		}
+		return true, nil, apierrors.NewConflict(configMapGVR.GroupResource(), DeleteLog, fmt.Errorf("changed meanwhile"))
+	})
+	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+
+	released := func(name string) func() bool {
+		return func() bool {
+			w := a.get(t, mwKind, testCluster, name)
+			return w == nil || !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies)
+		}
+	}
+	eventually(t, "hub-a's hold of work-1 released", released("work-1"))
+	gets := func(h *testHub) int {
+		n := 0
+		for _, action := range h.fake.Actions() {
+			if g, ok := action.(clienttesting.GetAction); ok && action.GetResource() == configMapGVR && g.GetName() == DeleteLog {
+				n++
+			}
+		}
+		return n
+	}
+	readsBefore := map[*testHub]int{a: gets(a), b: gets(b)}
+
+	// The second delete, once the first batch is written everywhere.
+	w2 := a.get(t, mwKind, testCluster, "work-2")
+	w2.SetDeletionTimestamp(&deleted)
+	if err := a.fake.Tracker().Update(mwKind.GVR, w2, testCluster); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hub-a's hold of work-2 released", released("work-2"))
+	quiesce(t, c, a, b)
+
+	if n := gets(a) - readsBefore[a]; n != 0 {
+		t.Errorf("hub-a's log read %d times for the second batch, want 0: it is written on what the replicator last wrote", n)
+	}
+	if n := gets(b) - readsBefore[b]; n != 1 || !conflicted {
+		t.Errorf("hub-b's log read %d times for the second batch (conflict %v), want 1: after the 409", n, conflicted)
+	}
+	want := map[*testHub][]string{a: {"work-1", "work-2"}, b: {"work-9", "work-1", "work-2"}}
+	for h, names := range want {
+		log := deleteLogOn(t, h)
+		for _, name := range names {
+			if !strings.Contains(log, "/"+name+"=") {
+				t.Errorf("%s's log of deletes made %q lacks %s", h.hub.Name(), log, name)
+			}
+		}
+	}
 }
