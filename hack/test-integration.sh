@@ -2,7 +2,8 @@
 # Runs the integration suites (test/integration/...) in lanes: the packages of one lane one after the other
 # (-p 1: each starts several apiservers, and the machine has 2 cores), the lanes at once. The node suite waits
 # most of its time on the kubelet and containerd (pods starting, Secret volumes refreshed), so its lane, with
-# the two short suites, runs beside the suites that keep the CPU busy with control planes and failover timing. Each lane's `go test` output is printed whole when the
+# the two short suites and the klusterlet suite, runs beside the replicator and failover suites, which keep the
+# CPU busy with control planes and failover timing; the lanes end within minutes of each other. Each lane's `go test` output is printed whole when the
 # lane ends (never interleaved), so a reader or hack/test-failures.sh finds each package's result in one block.
 # Exits 1 when a package of any lane fails, after every lane has ended; every package of the tree must be in
 # exactly one lane (checked first, so a new suite cannot be left out).
@@ -15,8 +16,8 @@ module="$("$GO" list -m)"
 
 # The lanes, as package directories under test/integration; "util" holds no tests.
 lanes=(
-	"replicator failover klusterlet manifests"
-	"node agent testbed"
+	"replicator failover manifests"
+	"node agent testbed klusterlet"
 )
 helpers=(util)
 

@@ -60,10 +60,12 @@ func (h *Hub) startHubProcess(name, binary, subcommand string, extraArgs ...stri
 }
 
 // runHealthyProcess starts binary with args (log <LogDir>/<name>.log), stops it in t.Cleanup and waits until
-// https://127.0.0.1:<port>/healthz answers.
+// https://127.0.0.1:<port>/healthz answers; Rebuild stops it and starts it again.
 func (h *Hub) runHealthyProcess(name, binary string, args []string, port int) *process {
 	h.t.Helper()
-	return runHealthyProcess(h.t, "hub "+h.Name, h.cp.logDir, name, binary, args, port, h.opts.StartTimeout)
+	p := runHealthyProcess(h.t, "hub "+h.Name, h.cp.logDir, name, binary, args, port, h.opts.StartTimeout)
+	h.controllers = append(h.controllers, p)
+	return p
 }
 
 // runHealthyProcess starts binary with args for component (log <logDir>/<name>.log), stops it in t.Cleanup and

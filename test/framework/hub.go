@@ -142,6 +142,10 @@ type Hub struct {
 	auditLogPath        string
 	// frozen are the PIDs FreezeAPIServer and FreezeEtcd stopped and Thaw has not continued.
 	frozen []int
+	// controllers are the controller processes StartHub started (kube-controller-manager, OCM's hub
+	// controllers), and stopSigner stops the in-process signer: Rebuild stops and starts them again.
+	controllers []*process
+	stopSigner  func()
 }
 
 // StartHub starts a hub and stops it in t.Cleanup. It fails the test, naming the component, when anything cannot
@@ -212,7 +216,23 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	h.adminKubeconfigFile = h.writeControllersKubeconfig()
 
 	timings := []string{fmt.Sprintf("etcd+kube-apiserver+CRDs %s", apiserverUp.Round(time.Millisecond))}
-	switch opts.Signer {
+	if opts.ClusterManager {
+		began := time.Now()
+		h.startOCMWebhooks()
+		timings = append(timings, fmt.Sprintf("webhooks %s", time.Since(began).Round(time.Millisecond)))
+	}
+	timings = append(timings, h.startControllers()...)
+	t.Logf("%s started in %s (%s) at %s, proxy %v, signer %s", component, time.Since(start).Round(time.Millisecond),
+		strings.Join(timings, ", "), cp.url(), h.Proxy != nil, opts.Signer)
+	return h
+}
+
+// startControllers starts the hub's controllers as HubOptions asks — the signer, OCM's hub controller, add-on
+// manager, placement controller and work manager — and returns how long each took to start.
+func (h *Hub) startControllers() []string {
+	h.t.Helper()
+	var timings []string
+	switch h.opts.Signer {
 	case SignerKCM:
 		began := time.Now()
 		h.startKubeControllerManager()
@@ -220,30 +240,48 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	case SignerInProcess:
 		h.startInProcessSigner()
 	}
-	if opts.ClusterManager {
-		began := time.Now()
-		h.startOCMWebhooks()
-		timings = append(timings, fmt.Sprintf("webhooks %s", time.Since(began).Round(time.Millisecond)))
-	}
-	if opts.HubController {
+	if h.opts.HubController {
 		began := time.Now()
 		h.startHubController()
 		timings = append(timings, fmt.Sprintf("hub controller %s", time.Since(began).Round(time.Millisecond)))
 	}
-	if opts.AddonManager {
+	if h.opts.AddonManager {
 		began := time.Now()
 		h.startAddonManager()
 		timings = append(timings, fmt.Sprintf("add-on manager %s", time.Since(began).Round(time.Millisecond)))
 	}
-	if opts.ClusterManager {
+	if h.opts.ClusterManager {
 		began := time.Now()
 		h.startPlacementController()
 		h.startWorkManager()
 		timings = append(timings, fmt.Sprintf("placement controller and work manager %s", time.Since(began).Round(time.Millisecond)))
 	}
-	t.Logf("%s started in %s (%s) at %s, proxy %v, signer %s", component, time.Since(start).Round(time.Millisecond),
-		strings.Join(timings, ", "), cp.url(), h.Proxy != nil, opts.Signer)
-	return h
+	return timings
+}
+
+// Rebuild rebuilds the hub empty under its name, as an operator rebuilds a lost hub: its controllers stopped,
+// etcd's data directory replaced by installed (a directory BackupEtcd returned before anything joined the hub:
+// what the hub's installer made — CRDs, bootstrap RBAC), etcd and kube-apiserver started again (RestoreEtcd), and
+// the controllers started anew, with caches that never saw the old hub (a controller that kept watching across
+// the rebuild could resume its watch at a revision the new etcd reaches later and miss what happened before it,
+// which is why Kubernetes asks for its components to be restarted after an etcd restore). The certificates, the
+// bootstrap kubeconfig and the URL stay. It fails the test when a controller cannot be stopped or started.
+func (h *Hub) Rebuild(installed string) {
+	h.t.Helper()
+	start := time.Now()
+	for _, p := range h.controllers {
+		if err := p.stop(stopTimeout); err != nil {
+			h.t.Fatalf("hub %s: %v", h.Name, err)
+		}
+	}
+	h.controllers = nil
+	if h.stopSigner != nil {
+		h.stopSigner()
+		h.stopSigner = nil
+	}
+	h.RestoreEtcd(installed)
+	h.startControllers()
+	h.t.Logf("hub %s: rebuilt empty from %s in %s", h.Name, installed, time.Since(start).Round(time.Millisecond))
 }
 
 func defaultHubOptions(opts HubOptions) HubOptions {
@@ -689,10 +727,12 @@ func (h *Hub) startInProcessSigner() {
 		defer close(done)
 		s.run(ctx)
 	}()
-	h.t.Cleanup(func() {
+	stop := func() {
 		cancel()
 		<-done
-	})
+	}
+	h.stopSigner = stop
+	h.t.Cleanup(stop)
 }
 
 // startHubController runs OCM's hub registration controller and waits until its /healthz answers and it has

@@ -75,6 +75,9 @@ type chaosBed struct {
 	losers [2]dynamic.Interface
 	// backedUpActive: whether each hub's last backup was taken while the agent was on it (backUpOrRestore).
 	backedUpActive [2]bool
+	// installed are backups of each hub's etcd as its installer left it (CRDs, bootstrap RBAC), before anything
+	// joined: runRebuild rebuilds a hub from it.
+	installed [2]string
 }
 
 // chaosWork is what the user believes of one ManifestWork: the sequence number of its last accepted write and
@@ -169,6 +172,14 @@ func TestPartitionSchedules(t *testing.T) {
 			t.Errorf("seed %d: %s", seed, v)
 		}
 	}
+	// Last: a rebuilt hub loses what every other schedule set up there (the twin, the users' bindings), which
+	// runRebuild installs again.
+	rebuild := b.runRebuild(t)
+	all = append(all, rebuild)
+	t.Logf("scripted schedule (a hub rebuilt empty): %d invariant checks, %d violations\n  schedule: %s", rebuild.checks, len(rebuild.violations), strings.Join(rebuild.steps, "; "))
+	for _, v := range rebuild.violations {
+		t.Errorf("scripted schedule (a hub rebuilt empty): %s", v)
+	}
 	report := chaosReport(all, time.Since(start))
 	t.Log(report)
 	if f := os.Getenv("CHAOS_REPORT"); f != "" {
@@ -179,12 +190,15 @@ func TestPartitionSchedules(t *testing.T) {
 }
 
 func chaosReport(all []chaosSchedule, took time.Duration) string {
-	var checks, violations, warned, behind, accepted, refused, restores, ownRestores, notWrittenBack int
+	var checks, violations, warned, behind, accepted, refused, restores, ownRestores, rebuilt, notWrittenBack int
 	var failing, warnedSeeds []string
 	for _, s := range all {
 		for _, step := range s.steps {
 			if strings.HasSuffix(step, "restored from its backup") {
 				restores++
+			}
+			if strings.HasSuffix(step, "rebuilt empty") {
+				rebuilt++
 			}
 		}
 		ownRestores += s.ownRestores
@@ -210,9 +224,9 @@ func chaosReport(all []chaosSchedule, took time.Duration) string {
 			failing = append(failing, strconv.FormatUint(s.seed, 10))
 		}
 	}
-	return fmt.Sprintf("partition schedules: %d run in %s; user writes %d accepted, %d refused by the fence; %d deletes on a hub the cluster left reported not written back (DeleteNotWrittenBack); hubs restored %d times (%d the cluster's); %d invariant checks; "+
+	return fmt.Sprintf("partition schedules: %d run in %s; user writes %d accepted, %d refused by the fence; %d deletes on a hub the cluster left reported not written back (DeleteNotWrittenBack); hubs restored %d times (%d the cluster's), rebuilt empty %d times; %d invariant checks; "+
 		"%d violations (seeds [%s]); %d more on the spoke after a restore of the cluster's hub (seeds [%s]); %d moves with a HubBehind or HubReplicationUnknown warning; replay: CHAOS_SEEDS=<seeds> make chaos",
-		len(all), took.Round(time.Second), accepted, refused, notWrittenBack, restores, ownRestores, checks, violations, strings.Join(failing, ","), warned, strings.Join(warnedSeeds, ","), behind)
+		len(all), took.Round(time.Second), accepted, refused, notWrittenBack, restores, ownRestores, rebuilt, checks, violations, strings.Join(failing, ","), warned, strings.Join(warnedSeeds, ","), behind)
 }
 
 // newChaosBed starts the bed: the replicator's host, two hubs behind proxies, a spoke with the agent and OCM's
@@ -224,6 +238,9 @@ func newChaosBed(t *testing.T) *chaosBed {
 	host := framework.StartHub(t, framework.HubOptions{Name: "repl-host"})
 	b.hubs[0] = framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess, Proxy: true})
 	b.hubs[1] = framework.StartHub(t, framework.HubOptions{Name: hubB, HubController: true, Signer: framework.SignerInProcess, Proxy: true})
+	for i, h := range b.hubs {
+		b.installed[i] = h.BackupEtcd()
+	}
 	b.spoke = framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true, GarbageCollector: true})
 
 	util.EnsureAgentNamespace(t, b.spoke)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -24,43 +25,10 @@ import (
 // the spoke. The spoke's watch must see no rollback and no delete throughout.
 func (b *chaosBed) runWorkHold(t *testing.T) chaosSchedule {
 	t.Helper()
-	b.seed = 0
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := b.watchSpoke(ctx)
-	s := chaosSchedule{seed: 0}
-	behindBefore := warnings(util.EventReasons(t, b.spoke))
-	fc, err := util.GetFailoverConfig(b.spoke)
-	if err != nil {
-		t.Fatalf("the work-hold schedule: FailoverConfig: %v", err)
-	}
-	i := slices.Index(b.names[:], fc.Status.ActiveHub)
-	if i < 0 {
-		t.Fatalf("the work-hold schedule needs the cluster on a hub: status.activeHub %q", fc.Status.ActiveHub)
-	}
-	j := 1 - i
-	works := map[string]*chaosWork{}
-	write := func(h int, op, name string, seq int) {
-		t.Helper()
-		client := b.users[h].Resource(workGVR).Namespace(chaosCluster)
-		var err error
-		switch op {
-		case "create":
-			_, err = client.Create(ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
-		case "edit":
-			cur, gerr := client.Get(ctx, name, metav1.GetOptions{})
-			if err = gerr; err == nil {
-				cur.Object["spec"] = chaosWorkObject(t, name, seq).Object["spec"]
-				_, err = client.Update(ctx, cur, metav1.UpdateOptions{})
-			}
-		}
-		s.steps = append(s.steps, fmt.Sprintf("user %s %s seq %d on %s: %s", op, name, seq, b.names[h], outcome(err)))
-		if err != nil {
-			t.Fatalf("user %s %s on %s: %v", op, name, b.names[h], err)
-		}
-		s.accepted++
-		works[name] = &chaosWork{seq: seq}
-	}
+	sc := b.startScripted(t, ctx, "work-hold")
+	s, works, rec, i, j, write := &sc.s, sc.works, sc.rec, sc.i, sc.j, sc.write
 	edited, created := chaosPrefix+"hold-edited", chaosPrefix+"hold-created"
 	write(i, "create", edited, 1)
 	if got := b.settle(ctx, works); got[edited] != 1 {
@@ -117,7 +85,75 @@ func (b *chaosBed) runWorkHold(t *testing.T) chaosSchedule {
 	s.checks, s.violations = s.checks+n, append(s.violations, v...)
 	n, v = b.checkHubs(ctx, works)
 	s.checks, s.violations = s.checks+n, append(s.violations, v...)
-	s.behind = warnings(util.EventReasons(t, b.spoke)) - behindBefore
-	b.reset(t, ctx)
-	return s
+	return sc.finish()
+}
+
+// scripted is a scripted schedule under way on the bed: its record, what the user believes of its works, the
+// spoke's watch, the hub the cluster was on when it began (i) and the other one (j).
+type scripted struct {
+	b     *chaosBed
+	t     *testing.T
+	ctx   context.Context
+	s     chaosSchedule
+	works map[string]*chaosWork
+	rec   *spokeRecord
+	i, j  int
+	// behind is the number of the agent's HubBehind and HubReplicationUnknown warnings when it began.
+	behind int
+}
+
+// startScripted begins the scripted schedule what (reported as seed 0) on the hub the cluster is on, watching the
+// spoke until ctx ends. It fails the test when the cluster is on no hub.
+func (b *chaosBed) startScripted(t *testing.T, ctx context.Context, what string) *scripted {
+	t.Helper()
+	b.seed = 0
+	fc, err := util.GetFailoverConfig(b.spoke)
+	if err != nil {
+		t.Fatalf("the %s schedule: FailoverConfig: %v", what, err)
+	}
+	i := slices.Index(b.names[:], fc.Status.ActiveHub)
+	if i < 0 {
+		t.Fatalf("the %s schedule needs the cluster on a hub: status.activeHub %q", what, fc.Status.ActiveHub)
+	}
+	return &scripted{b: b, t: t, ctx: ctx, works: map[string]*chaosWork{}, rec: b.watchSpoke(ctx), i: i, j: 1 - i,
+		behind: warnings(util.EventReasons(t, b.spoke))}
+}
+
+// write is a user's write on hub h: a create of name, or an edit (read and written again on a 409: the
+// replicator marks the works it copies), with seq as the ConfigMap's value. It records the step and the work's
+// last write, and fails the test when the write is refused.
+func (sc *scripted) write(h int, op, name string, seq int) {
+	t, b := sc.t, sc.b
+	t.Helper()
+	client := b.users[h].Resource(workGVR).Namespace(chaosCluster)
+	var err error
+	switch op {
+	case "create":
+		_, err = client.Create(sc.ctx, chaosWorkObject(t, name, seq), metav1.CreateOptions{})
+	case "edit":
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := client.Get(sc.ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Object["spec"] = chaosWorkObject(t, name, seq).Object["spec"]
+			_, err = client.Update(sc.ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
+	default:
+		t.Fatalf("scripted write: op %q: want create or edit", op)
+	}
+	sc.s.steps = append(sc.s.steps, fmt.Sprintf("user %s %s seq %d on %s: %s", op, name, seq, b.names[h], outcome(err)))
+	if err != nil {
+		t.Fatalf("user %s %s on %s: %v", op, name, b.names[h], err)
+	}
+	sc.s.accepted++
+	sc.works[name] = &chaosWork{seq: seq}
+}
+
+// finish counts the warnings of the schedule, clears what it left (chaosBed.reset) and returns its record.
+func (sc *scripted) finish() chaosSchedule {
+	sc.s.behind = warnings(util.EventReasons(sc.t, sc.b.spoke)) - sc.behind
+	sc.b.reset(sc.t, sc.ctx)
+	return sc.s
 }

@@ -2,6 +2,7 @@ package replicator_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/klusterlet"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/replication"
 	"github.com/klusterlet-failover/klusterlet-failover/test/framework"
@@ -86,8 +88,8 @@ func TestHubRebuiltEmpty(t *testing.T) {
 	// The rebuild: hub A's etcd back to what its installer made; its operator installs the replicator's
 	// ServiceAccount and role again and gives the replicator a new token.
 	rebuilt := time.Now()
-	hubA.RestoreEtcd(installed)
-	reinstallReplicatorAccess(t, r, hubA, primary)
+	hubA.Rebuild(installed)
+	reinstallReplicatorAccess(t, r, hubA, primary, "")
 	t.Logf("hub-a rebuilt empty")
 
 	// Through the work agent's eviction grace period and more, while the agent finds hub A rejecting it
@@ -123,6 +125,17 @@ func TestHubRebuiltEmpty(t *testing.T) {
 	// B is the cluster's source now: the rebuilt A gets the cluster's works again, as copies of B's.
 	for _, name := range []string{"work-1", "work-2"} {
 		waitObj(t, hubA, failoverv1alpha1.KindManifestWork, cluster, name, replicationTimeout, "copied back from hub-b", copiedFrom(hubB))
+	}
+	waitObj(t, hubA, failoverv1alpha1.KindManagedCluster, "", cluster, replicationTimeout, "the ManagedCluster copied back from hub-b, accepted",
+		func(o *unstructured.Unstructured) bool {
+			if !copiedFrom(hubB)(o) {
+				return false
+			}
+			accepted, _, _ := unstructured.NestedBool(o.Object, "spec", "hubAcceptsClient")
+			return accepted
+		})
+	if _, err := hubA.Kube.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, fence.PolicyName, metav1.GetOptions{}); err != nil {
+		t.Errorf("the fence on the rebuilt hub-a: %v, want it installed again", err)
 	}
 	// A hub-wide object the first hub lost is kept on B and reported; made again on A by a person, it replicates
 	// as a new object.
@@ -164,11 +177,11 @@ func TestHubRebuiltEmpty(t *testing.T) {
 }
 
 // reinstallReplicatorAccess installs the replicator's ServiceAccount and ClusterRole on h again (a rebuilt hub
-// lost them) and writes the new kubeconfig into the hub's kubeconfig Secret on the replicator's host, as the
-// replicator's operator would after a rebuild.
-func reinstallReplicatorAccess(t *testing.T, r *replicatorRun, h *framework.Hub, name string) {
+// lost them) and writes the new kubeconfig (to server, "" for the apiserver's own URL) into the hub's kubeconfig
+// Secret on the replicator's host, as the replicator's operator would after a rebuild.
+func reinstallReplicatorAccess(t *testing.T, r *replicatorRun, h *framework.Hub, name, server string) {
 	t.Helper()
-	kubeconfig := util.ReplicatorKubeconfig(t, h, "")
+	kubeconfig := util.ReplicatorKubeconfig(t, h, server)
 	secrets := r.host.Kube.CoreV1().Secrets(replicatorNamespace)
 	s, err := secrets.Get(context.Background(), name+"-kubeconfig", metav1.GetOptions{})
 	if err != nil {
@@ -178,4 +191,104 @@ func reinstallReplicatorAccess(t *testing.T, r *replicatorRun, h *framework.Hub,
 	if _, err := secrets.Update(context.Background(), s, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("the replicator's kubeconfig Secret of hub %s: %v", name, err)
 	}
+}
+
+// runRebuild is the scripted schedule "a hub rebuilt empty" (`make chaos`): the standby — the hub the cluster is
+// not on — is rebuilt from what its installer made (framework.Hub.Rebuild) while the replicator runs, after the
+// user made and edited works on the cluster's hub; its operators install the replicator's access and the users'
+// bindings again, and the twin's spoke registers there again. Nothing of the rebuilt hub's absence reaches the
+// other hub or the spoke: the replicator writes the cluster's state there again and reports it in step; then the
+// cluster's hub stops, the cluster moves to the rebuilt hub, and the spoke keeps every work as the user left it
+// through the eviction grace period. Once the stopped hub is back the work agent follows the cluster (a user's
+// edit on the rebuilt hub reaches the spoke). The spoke's watch must see no rollback and no delete throughout,
+// and at the end both hubs hold what the user wrote and the twins are untouched.
+func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sc := b.startScripted(t, ctx, "rebuild")
+	s, works, rec, i, j, write := &sc.s, sc.works, sc.rec, sc.i, sc.j, sc.write
+	edited, kept := chaosPrefix+"rebuild-edited", chaosPrefix+"rebuild-kept"
+	write(i, "create", edited, 1)
+	write(i, "create", kept, 2)
+	write(i, "edit", edited, 3)
+	if got := b.settle(ctx, works); got[edited] != 3 || got[kept] != 2 {
+		t.Fatalf("rebuild schedule: the spoke holds %v, want both works applied", got)
+	}
+	for _, name := range []string{edited, kept} {
+		framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+			obj, err := dyn(b.hubs[j]).Resource(workGVR).Namespace(chaosCluster).Get(ctx, name, metav1.GetOptions{})
+			return err == nil && workValue(obj, name) == works[name].seq, nil
+		}, "%s holds %s's last write", b.names[j], name)
+	}
+
+	// The rebuild, and what the hub's operators install again on it.
+	mcGVR := mustKind(failoverv1alpha1.KindManagedCluster).GVR
+	mc, err := dyn(b.hubs[i]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("rebuild schedule: %s's ManagedCluster %s: %v", b.names[i], chaosCluster, err)
+	}
+	reportBefore := mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsReported]
+	b.hubs[j].Rebuild(b.installed[j])
+	s.steps = append(s.steps, fmt.Sprintf("hub %s rebuilt empty", b.names[j]))
+	reinstallReplicatorAccess(t, b.r, b.hubs[j], b.names[j], b.replProxy[j].URL())
+	b.users[j] = userClient(t, b.hubs[j], fenceUser)
+	b.losers[j] = userClient(t, b.hubs[j], "chaos-loss", fence.GroupManagedClusters)
+	b.registerTwin(t, j, b.hubs[j])
+
+	// The replicator writes the cluster's state there again — its ManagedCluster, accepted, which gives the agent
+	// its permissions back, and its works — and reports it in step in a report written since the rebuild.
+	framework.Eventually(t, 3*replicationTimeout, util.PollInterval, func() (bool, error) {
+		if cp, err := dyn(b.hubs[j]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{}); err != nil || !mirror.IsCopy(cp) {
+			return false, nil
+		}
+		for name, w := range works {
+			obj, err := dyn(b.hubs[j]).Resource(workGVR).Namespace(chaosCluster).Get(ctx, name, metav1.GetOptions{})
+			if err != nil || workValue(obj, name) != w.seq {
+				return false, nil
+			}
+		}
+		mc, err := dyn(b.hubs[i]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
+		return err == nil && mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsReported] != reportBefore, nil
+	}, "the rebuilt %s holding the cluster's ManagedCluster and works again, and a new report on %s", b.names[j], b.names[i])
+	util.WaitForFailoverConfig(t, b.spoke, 3*replicationTimeout, fmt.Sprintf("rebuilt %s in step and a Ready standby", b.names[j]), func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		for _, h := range fc.Status.Hubs {
+			if h.Name == b.names[j] {
+				return fc.Status.ActiveHub == b.names[i] && h.Replication == failoverv1alpha1.HubInStep && h.ProbeResult == failoverv1alpha1.HubProbeReady, util.DescribeFailoverStatus(fc)
+			}
+		}
+		return false, util.DescribeFailoverStatus(fc)
+	})
+	s.steps = append(s.steps, fmt.Sprintf("%s reported in step", b.names[j]))
+	n, v := checkChaos(works, b.settle(ctx, works), rec.snapshot())
+	s.checks, s.violations = s.checks+n, append(s.violations, v...)
+
+	b.hubs[i].StopAPIServer()
+	s.steps = append(s.steps, fmt.Sprintf("hub %s apiserver down=true", b.names[i]))
+	moved := util.WaitForFailoverConfig(t, b.spoke, 2*time.Minute, "the cluster moved to the rebuilt hub", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		return fc.Status.ActiveHub == b.names[j] && util.ConditionIs(fc, failoverv1alpha1.ConditionAvailable, metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
+	})
+	// The report read before the hub stopped is unconfirmed by the time the agent leaves (the bed confirms
+	// reports every 2 s): the move may hold OCM's work agent on the stopped hub (failover.WorkHold).
+	s.steps = append(s.steps, fmt.Sprintf("agent moved to %s (work agent held: %t)", b.names[j],
+		util.ConditionIs(moved, failoverv1alpha1.ConditionWorkAgentHeld, metav1.ConditionTrue)))
+	// Beyond the work agent's eviction grace period: what the rebuilt hub lacked would be gone from the spoke.
+	time.Sleep(chaosEvictionGrace + 10*time.Second)
+	n, v = checkChaos(works, b.settle(ctx, works), rec.snapshot())
+	s.checks, s.violations = s.checks+n, append(s.violations, v...)
+
+	b.hubs[i].StartAPIServer()
+	s.steps = append(s.steps, fmt.Sprintf("hub %s apiserver down=false", b.names[i]))
+	util.WaitForFailoverConfig(t, b.spoke, 2*replicationTimeout, "the work agent on the rebuilt hub", func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
+		return fc.Status.ActiveHub == b.names[j] && !util.ConditionIs(fc, failoverv1alpha1.ConditionWorkAgentHeld, metav1.ConditionTrue), util.DescribeFailoverStatus(fc)
+	})
+	// The work agent follows the cluster: a write on the rebuilt hub reaches the spoke.
+	write(j, "edit", kept, 4)
+	n, v = checkChaos(works, b.settle(ctx, works), rec.snapshot())
+	s.checks, s.violations = s.checks+n, append(s.violations, v...)
+	n, v = b.checkHubs(ctx, works)
+	s.checks, s.violations = s.checks+n, append(s.violations, v...)
+	n, v = b.checkTwins(t, ctx)
+	s.checks, s.violations = s.checks+n, append(s.violations, v...)
+	return sc.finish()
 }
