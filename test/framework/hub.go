@@ -264,8 +264,10 @@ func (h *Hub) startControllers() []string {
 // what the hub's installer made — CRDs, bootstrap RBAC), etcd and kube-apiserver started again (RestoreEtcd), and
 // the controllers started anew, with caches that never saw the old hub (a controller that kept watching across
 // the rebuild could resume its watch at a revision the new etcd reaches later and miss what happened before it,
-// which is why Kubernetes asks for its components to be restarted after an etcd restore). The certificates, the
-// bootstrap kubeconfig and the URL stay. It fails the test when a controller cannot be stopped or started.
+// which is why Kubernetes asks for its components to be restarted after an etcd restore). OCM's webhooks
+// (HubOptions.ClusterManager) keep running: they answer admission requests from what each request carries and
+// keep no cache of the hub. The certificates, the bootstrap kubeconfig and the URL stay. It fails the test when a
+// controller cannot be stopped or started.
 func (h *Hub) Rebuild(installed string) {
 	h.t.Helper()
 	start := time.Now()
@@ -280,6 +282,16 @@ func (h *Hub) Rebuild(installed string) {
 		h.stopSigner = nil
 	}
 	h.RestoreEtcd(installed)
+	if h.opts.HubController {
+		// The hub controller's start is judged by the ManagedClusterSet "global" it makes once its informers
+		// synced; installed may hold the one made before the backup.
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.StartTimeout)
+		err := h.Cluster.ClusterV1beta2().ManagedClusterSets().Delete(ctx, "global", metav1.DeleteOptions{})
+		cancel()
+		if err != nil && !apierrors.IsNotFound(err) {
+			h.t.Fatalf("hub %s: deleting ManagedClusterSet global before the hub controller starts again: %v", h.Name, err)
+		}
+	}
 	h.startControllers()
 	h.t.Logf("hub %s: rebuilt empty from %s in %s", h.Name, installed, time.Since(start).Round(time.Millisecond))
 }

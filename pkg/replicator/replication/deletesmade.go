@@ -29,7 +29,8 @@ const DeleteLog = "klusterlet-failover-deletes"
 
 // deleteLogLinger is how long the first delete of a batch waits for others before the batch is written: the
 // deletes made within a second cost one write per hub, not one each. A user's delete completes on its source
-// (the hold released) up to that much later; its copies are deleted before, without waiting.
+// (the hold released) about that much later — more while an earlier batch is being written or failing; its
+// copies are deleted before, without waiting.
 const deleteLogLinger = time.Second
 
 // deleteLogTimeout bounds one write of a hub's log (its read and write, with their retries on a 409).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -378,58 +379,49 @@ func TestControllerReleasesMoreDeletesThanTheLogKeeps(t *testing.T) {
 	t.Logf("hub-b's log written %d times", len(b.writes(mirror.Kind{GVR: configMapGVR})))
 }
 
-// TestControllerWritesTheLogOnWhatItLastWrote: two deletes made a few seconds apart, in two batches. The second
-// batch is written onto the log as the replicator last wrote it, without reading it again; on hub B another writer
-// changed the log meanwhile (a 409 on that write): the log is read again and nothing of the other writer is lost.
+// TestControllerWritesTheLogOnWhatItLastWrote: three deletes made seconds apart, in three batches, on hubs whose
+// fakes keep resourceVersions of the log as an apiserver does (an update on another one is a 409). The second
+// batch is written onto the log as the replicator last wrote it, without reading it again — on hub B another
+// writer changed the log meanwhile: the 409 reads it again and nothing of the other writer is lost. Before the
+// third, hub A's log is deleted: the 404 reads it again and makes it anew.
 func TestControllerWritesTheLogOnWhatItLastWrote(t *testing.T) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
 	handler := &proxyHandler{}
 	deleted := metav1.NewTime(time.Now().Add(-time.Minute))
-	first := heldOriginal("work-1", "cm-1", "uid-w1", testHubB)
-	first.SetDeletionTimestamp(&deleted)
-	second := heldOriginal("work-2", "cm-2", "uid-w2", testHubB)
+	names := []string{"work-1", "work-2", "work-3"}
+	onA := []runtime.Object{managedCluster(testCluster, nil)}
 	onB := []runtime.Object{managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubA})}
-	for _, name := range []string{"work-1", "work-2"} {
+	for i, name := range names {
+		uid := fmt.Sprintf("uid-w%d", i+1)
+		original := heldOriginal(name, "cm", uid, testHubB)
+		if i == 0 {
+			original.SetDeletionTimestamp(&deleted)
+		}
 		cp := mirror.Desired(mwKind, manifestWork(testCluster, name, "cm", nil), nil, testHubA, nil)
-		cp.SetAnnotations(map[string]string{mirror.AnnotationSourceUID: map[string]string{"work-1": "uid-w1", "work-2": "uid-w2"}[name]})
+		cp.SetAnnotations(map[string]string{mirror.AnnotationSourceUID: uid})
 		cp.SetUID(types.UID("copy-" + name))
-		onB = append(onB, cp)
+		onA, onB = append(onA, original), append(onB, cp)
 	}
-	a := newTestHub(t, testHubA, handler, kinds, managedCluster(testCluster, nil), first, second)
+	a := newTestHub(t, testHubA, handler, kinds, onA...)
 	b := newTestHub(t, testHubB, handler, kinds, onB...)
-	const foreign = "ManifestWork/other/work-9=uid-w9/\n"
-	conflicted := false
-	b.fake.PrependReactor("update", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		obj := action.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured)
-		if obj.GetName() != DeleteLog || conflicted {
-			return false, nil, nil
-		}
-		// Another writer added an entry since the replicator's last write.
-		conflicted = true
-		cur, err := b.fake.Tracker().Get(configMapGVR, DefaultMarkerNamespace, DeleteLog)
-		if err != nil {
-			return true, nil, err
-		}
-		u := cur.(*unstructured.Unstructured).DeepCopy()
-		value, _, _ := unstructured.NestedString(u.Object, "data", mirror.DeleteLogKey)
-		_ = unstructured.SetNestedField(u.Object, foreign+value, "data", mirror.DeleteLogKey)
-		if err := b.fake.Tracker().Update(configMapGVR, u, DefaultMarkerNamespace); err != nil {
-			return true, nil, err
-		}
-		return true, nil, apierrors.NewConflict(configMapGVR.GroupResource(), DeleteLog, fmt.Errorf("changed meanwhile"))
-	})
+	for _, h := range []*testHub{a, b} {
+		keepLogVersions(h)
+	}
 	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 
-	released := func(name string) func() bool {
-		return func() bool {
-			w := a.get(t, mwKind, testCluster, name)
-			return w == nil || !slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies)
+	// logOf reads h's log from the fake's tracker: not an action of the fake, so the test's polls are not counted
+	// as the replicator's reads.
+	logOf := func(h *testHub) string {
+		obj, err := h.fake.Tracker().Get(configMapGVR, DefaultMarkerNamespace, DeleteLog)
+		if err != nil {
+			return ""
 		}
+		value, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "data", mirror.DeleteLogKey)
+		return value
 	}
-	eventually(t, "hub-a's hold of work-1 released", released("work-1"))
-	gets := func(h *testHub) int {
+	reads := func(h *testHub) int {
 		n := 0
 		for _, action := range h.fake.Actions() {
 			if g, ok := action.(clienttesting.GetAction); ok && action.GetResource() == configMapGVR && g.GetName() == DeleteLog {
@@ -438,30 +430,102 @@ func TestControllerWritesTheLogOnWhatItLastWrote(t *testing.T) {
 		}
 		return n
 	}
-	readsBefore := map[*testHub]int{a: gets(a), b: gets(b)}
+	deleteNext := func(name string) map[*testHub]int {
+		t.Helper()
+		eventually(t, "every earlier hold released", func() bool {
+			for _, n := range names {
+				if w := a.get(t, mwKind, testCluster, n); w != nil && w.GetDeletionTimestamp() != nil && slices.Contains(w.GetFinalizers(), mirror.FinalizerDeleteCopies) {
+					return false
+				}
+			}
+			return true
+		})
+		before := map[*testHub]int{a: reads(a), b: reads(b)}
+		w := a.get(t, mwKind, testCluster, name)
+		w.SetDeletionTimestamp(&deleted)
+		if err := a.fake.Tracker().Update(mwKind.GVR, w, testCluster); err != nil {
+			t.Fatal(err)
+		}
+		return before
+	}
 
-	// The second delete, once the first batch is written everywhere.
-	w2 := a.get(t, mwKind, testCluster, "work-2")
-	w2.SetDeletionTimestamp(&deleted)
-	if err := a.fake.Tracker().Update(mwKind.GVR, w2, testCluster); err != nil {
+	// Another writer adds an entry to B's log after the replicator's first write.
+	const foreign = "ManifestWork/other/work-9=uid-w9/\n"
+	eventually(t, "the first delete logged on hub-b", func() bool { return strings.Contains(logOf(b), "/work-1=") })
+	cur, err := b.fake.Tracker().Get(configMapGVR, DefaultMarkerNamespace, DeleteLog)
+	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "hub-a's hold of work-2 released", released("work-2"))
-	quiesce(t, c, a, b)
-
-	if n := gets(a) - readsBefore[a]; n != 0 {
+	other := cur.(*unstructured.Unstructured).DeepCopy()
+	value, _, _ := unstructured.NestedString(other.Object, "data", mirror.DeleteLogKey)
+	_ = unstructured.SetNestedField(other.Object, foreign+value, "data", mirror.DeleteLogKey)
+	other.SetResourceVersion("foreign")
+	if err := b.fake.Tracker().Update(configMapGVR, other, DefaultMarkerNamespace); err != nil {
+		t.Fatal(err)
+	}
+	before := deleteNext("work-2")
+	eventually(t, "the second delete logged on both hubs", func() bool {
+		return strings.Contains(logOf(a), "/work-2=") && strings.Contains(logOf(b), "/work-2=")
+	})
+	if n := reads(a) - before[a]; n != 0 {
 		t.Errorf("hub-a's log read %d times for the second batch, want 0: it is written on what the replicator last wrote", n)
 	}
-	if n := gets(b) - readsBefore[b]; n != 1 || !conflicted {
-		t.Errorf("hub-b's log read %d times for the second batch (conflict %v), want 1: after the 409", n, conflicted)
+	if n := reads(b) - before[b]; n != 1 {
+		t.Errorf("hub-b's log read %d times for the second batch, want 1: after the 409 another writer's change caused", n)
 	}
-	want := map[*testHub][]string{a: {"work-1", "work-2"}, b: {"work-9", "work-1", "work-2"}}
-	for h, names := range want {
-		log := deleteLogOn(t, h)
-		for _, name := range names {
+
+	// Hub A's log deleted (its namespace lost, a person): the next batch makes it anew.
+	if err := a.fake.Tracker().Delete(configMapGVR, DefaultMarkerNamespace, DeleteLog); err != nil {
+		t.Fatal(err)
+	}
+	before = deleteNext("work-3")
+	eventually(t, "the third delete logged on both hubs", func() bool {
+		return strings.Contains(logOf(a), "/work-3=") && strings.Contains(logOf(b), "/work-3=")
+	})
+	quiesce(t, c, a, b)
+	if n := reads(a) - before[a]; n != 1 {
+		t.Errorf("hub-a's log read %d times for the third batch, want 1: after the 404", n)
+	}
+	for h, want := range map[*testHub][]string{a: {"work-3"}, b: {"work-9", "work-1", "work-2", "work-3"}} {
+		log := logOf(h)
+		for _, name := range want {
 			if !strings.Contains(log, "/"+name+"=") {
 				t.Errorf("%s's log of deletes made %q lacks %s", h.hub.Name(), log, name)
 			}
 		}
 	}
+}
+
+// keepLogVersions makes h's fake keep resourceVersions of the log of deletes made as an apiserver does: a create
+// or an update gives it a new one, and an update that names another one than the log's is a 409.
+func keepLogVersions(h *testHub) {
+	var mu sync.Mutex
+	version := 0
+	h.fake.PrependReactor("*", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		var obj *unstructured.Unstructured
+		switch a := action.(type) {
+		case clienttesting.CreateAction:
+			obj, _ = a.GetObject().(*unstructured.Unstructured)
+		case clienttesting.UpdateAction:
+			obj, _ = a.GetObject().(*unstructured.Unstructured)
+		}
+		if obj == nil || obj.GetName() != DeleteLog {
+			return false, nil, nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if action.GetVerb() == "update" {
+			cur, err := h.fake.Tracker().Get(configMapGVR, obj.GetNamespace(), DeleteLog)
+			if err != nil {
+				return true, nil, err
+			}
+			if rv := cur.(*unstructured.Unstructured).GetResourceVersion(); obj.GetResourceVersion() != rv {
+				return true, nil, apierrors.NewConflict(configMapGVR.GroupResource(), DeleteLog,
+					fmt.Errorf("the object has been modified: resourceVersion %q, the log is at %q", obj.GetResourceVersion(), rv))
+			}
+		}
+		version++
+		obj.SetResourceVersion(fmt.Sprint(version))
+		return false, nil, nil
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,6 +208,8 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The last seed may have moved the cluster late: its hub is the source (not fenced) before the user writes.
+	b.waitSourceFollowed(t, ctx)
 	sc := b.startScripted(t, ctx, "rebuild")
 	s, works, rec, i, j, write := &sc.s, sc.works, sc.rec, sc.i, sc.j, sc.write
 	edited, kept := chaosPrefix+"rebuild-edited", chaosPrefix+"rebuild-kept"
@@ -222,24 +226,28 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 		}, "%s holds %s's last write", b.names[j], name)
 	}
 
-	// The rebuild, and what the hub's operators install again on it.
-	mcGVR := mustKind(failoverv1alpha1.KindManagedCluster).GVR
-	mc, err := dyn(b.hubs[i]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("rebuild schedule: %s's ManagedCluster %s: %v", b.names[i], chaosCluster, err)
-	}
-	reportBefore := mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsReported]
+	// The rebuild, and what the hub's operators install again on it: the spokes registered there come back
+	// first (the twin's: as ACM makes local-cluster when it is installed), then the replicator gets its access
+	// (until then it cannot reach the rebuilt hub: its proxy is cut, as a token of the old hub fails).
+	b.replProxy[j].Cut()
 	b.hubs[j].Rebuild(b.installed[j])
 	s.steps = append(s.steps, fmt.Sprintf("hub %s rebuilt empty", b.names[j]))
-	reinstallReplicatorAccess(t, b.r, b.hubs[j], b.names[j], b.replProxy[j].URL())
+	b.registerTwin(t, j, b.hubs[j])
 	b.users[j] = userClient(t, b.hubs[j], fenceUser)
 	b.losers[j] = userClient(t, b.hubs[j], "chaos-loss", fence.GroupManagedClusters)
-	b.registerTwin(t, j, b.hubs[j])
+	reinstallReplicatorAccess(t, b.r, b.hubs[j], b.names[j], b.replProxy[j].URL())
+	reinstalled := time.Now()
+	b.replProxy[j].Heal()
 
 	// The replicator writes the cluster's state there again — its ManagedCluster, accepted, which gives the agent
-	// its permissions back, and its works — and reports it in step in a report written since the rebuild.
+	// its permissions back, and its works — and reports it in step in a report written since it got its access.
+	mcGVR := mustKind(failoverv1alpha1.KindManagedCluster).GVR
 	framework.Eventually(t, 3*replicationTimeout, util.PollInterval, func() (bool, error) {
-		if cp, err := dyn(b.hubs[j]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{}); err != nil || !mirror.IsCopy(cp) {
+		cp, err := dyn(b.hubs[j]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
+		if err != nil || !mirror.IsCopy(cp) {
+			return false, nil
+		}
+		if accepted, _, _ := unstructured.NestedBool(cp.Object, "spec", "hubAcceptsClient"); !accepted {
 			return false, nil
 		}
 		for name, w := range works {
@@ -249,8 +257,14 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 			}
 		}
 		mc, err := dyn(b.hubs[i]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
-		return err == nil && mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsReported] != reportBefore, nil
-	}, "the rebuilt %s holding the cluster's ManagedCluster and works again, and a new report on %s", b.names[j], b.names[i])
+		if err != nil {
+			return false, nil
+		}
+		report, err := failoverv1alpha1.ParseHubsReport(mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsReported])
+		// The report's time has whole seconds.
+		return err == nil && !report.Time.Before(reinstalled.Add(time.Second)) &&
+			slices.Contains(strings.Split(mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsInStep], ","), b.names[j]), nil
+	}, "the rebuilt %s holding the cluster's ManagedCluster, accepted, and works again, and named in step on %s by a report written since", b.names[j], b.names[i])
 	util.WaitForFailoverConfig(t, b.spoke, 3*replicationTimeout, fmt.Sprintf("rebuilt %s in step and a Ready standby", b.names[j]), func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
 		for _, h := range fc.Status.Hubs {
 			if h.Name == b.names[j] {
