@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -499,7 +498,7 @@ func TestControllerWritesTheLogOnWhatItLastWrote(t *testing.T) {
 // keepLogVersions makes h's fake keep resourceVersions of the log of deletes made as an apiserver does: a create
 // or an update gives it a new one, and an update that names another one than the log's is a 409.
 func keepLogVersions(h *testHub) {
-	var mu sync.Mutex
+	// The fake runs one reaction at a time (its lock): version needs no lock of its own.
 	version := 0
 	h.fake.PrependReactor("*", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		var obj *unstructured.Unstructured
@@ -512,8 +511,6 @@ func keepLogVersions(h *testHub) {
 		if obj == nil || obj.GetName() != DeleteLog {
 			return false, nil, nil
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		if action.GetVerb() == "update" {
 			cur, err := h.fake.Tracker().Get(configMapGVR, obj.GetNamespace(), DeleteLog)
 			if err != nil {

@@ -146,19 +146,17 @@ func TestPartitionSchedules(t *testing.T) {
 	b := newChaosBed(t)
 	start := time.Now()
 	var all []chaosSchedule
-	// The scripted schedule first, while the cluster is on hub A (it needs that start).
-	wb := b.runWriteBack(t)
-	all = append(all, wb)
-	t.Logf("scripted schedule (write-back): %d invariant checks, %d violations\n  schedule: %s", wb.checks, len(wb.violations), strings.Join(wb.steps, "; "))
-	for _, v := range wb.violations {
-		t.Errorf("scripted schedule (write-back): %s", v)
+	// scripted records a scripted schedule's outcome; every violation of one fails the test.
+	scripted := func(name string, s chaosSchedule) {
+		all = append(all, s)
+		t.Logf("scripted schedule (%s): %d invariant checks, %d violations\n  schedule: %s", name, s.checks, len(s.violations), strings.Join(s.steps, "; "))
+		for _, v := range s.violations {
+			t.Errorf("scripted schedule (%s): %s", name, v)
+		}
 	}
-	hold := b.runWorkHold(t)
-	all = append(all, hold)
-	t.Logf("scripted schedule (work hold): %d invariant checks, %d violations\n  schedule: %s", hold.checks, len(hold.violations), strings.Join(hold.steps, "; "))
-	for _, v := range hold.violations {
-		t.Errorf("scripted schedule (work hold): %s", v)
-	}
+	// The write-back schedule first, while the cluster is on hub A (it needs that start).
+	scripted("write-back", b.runWriteBack(t))
+	scripted("work hold", b.runWorkHold(t))
 	for _, seed := range chaosSeeds(t) {
 		s := b.run(t, seed, steps)
 		all = append(all, s)
@@ -174,12 +172,7 @@ func TestPartitionSchedules(t *testing.T) {
 	}
 	// Last: a rebuilt hub loses what every other schedule set up there (the twin, the users' bindings), which
 	// runRebuild installs again.
-	rebuild := b.runRebuild(t)
-	all = append(all, rebuild)
-	t.Logf("scripted schedule (a hub rebuilt empty): %d invariant checks, %d violations\n  schedule: %s", rebuild.checks, len(rebuild.violations), strings.Join(rebuild.steps, "; "))
-	for _, v := range rebuild.violations {
-		t.Errorf("scripted schedule (a hub rebuilt empty): %s", v)
-	}
+	scripted("a hub rebuilt empty", b.runRebuild(t))
 	report := chaosReport(all, time.Since(start))
 	t.Log(report)
 	if f := os.Getenv("CHAOS_REPORT"); f != "" {
@@ -256,14 +249,7 @@ func newChaosBed(t *testing.T) *chaosBed {
 		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = chaosCluster, "agent1" },
 	})
 	util.WaitForClusterAvailable(t, b.hubs[0], chaosCluster, 90*time.Second)
-	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
-	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
-		_, err := os.Stat(kubeconfigFile)
-		return err == nil, err
-	}, "hub kubeconfig %s written by the agent", kubeconfigFile)
-	framework.StartWorkAgent(t, b.spoke, framework.WorkAgentOptions{
-		ClusterName: chaosCluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: chaosEvictionGrace,
-	})
+	startWorkAgent(t, b.spoke, agent, chaosCluster, chaosEvictionGrace)
 
 	// Two spokes under one name, one on each hub, before the replicator first sees them.
 	for i, h := range b.hubs {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -104,14 +103,7 @@ func TestReplicatedClusterSurvivesFailover(t *testing.T) {
 	util.WaitForFailoverConfig(t, spoke, 30*time.Second, "status.epoch 1", epochIs(1))
 
 	// OCM's work agent reads the hub kubeconfig the agent mirrors, and restarts when it changes.
-	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
-	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
-		_, err := os.Stat(kubeconfigFile)
-		return err == nil, err
-	}, "hub kubeconfig %s written by the agent", kubeconfigFile)
-	work := framework.StartWorkAgent(t, spoke, framework.WorkAgentOptions{
-		ClusterName: cluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: evictionGracePeriod,
-	})
+	work := startWorkAgent(t, spoke, agent, cluster, evictionGracePeriod)
 
 	// Hub A's management state of the cluster.
 	patchManagedCluster(t, hubA, cluster, func(mc *unstructured.Unstructured) {

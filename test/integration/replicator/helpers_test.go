@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -412,4 +414,18 @@ func keys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// startWorkAgent starts OCM's work agent of cluster on spoke once agent wrote the hub kubeconfig it reads (the
+// work agent restarts when it changes), with evictionGrace as its AppliedManifestWork eviction grace period.
+func startWorkAgent(t *testing.T, spoke *framework.Spoke, agent *util.Agent, cluster string, evictionGrace time.Duration) *framework.WorkAgent {
+	t.Helper()
+	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
+	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
+		_, err := os.Stat(kubeconfigFile)
+		return err == nil, err
+	}, "hub kubeconfig %s written by the agent", kubeconfigFile)
+	return framework.StartWorkAgent(t, spoke, framework.WorkAgentOptions{
+		ClusterName: cluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: evictionGrace,
+	})
 }

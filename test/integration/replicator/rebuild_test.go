@@ -3,8 +3,6 @@ package replicator_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -58,14 +56,7 @@ func TestHubRebuiltEmpty(t *testing.T) {
 		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = cluster, "agent1" },
 	})
 	util.WaitForClusterAvailable(t, hubA, cluster, 90*time.Second)
-	kubeconfigFile := filepath.Join(agent.Options.HubKubeconfigDir, framework.HubKubeconfigFile)
-	framework.Eventually(t, 30*time.Second, util.PollInterval, func() (bool, error) {
-		_, err := os.Stat(kubeconfigFile)
-		return err == nil, err
-	}, "hub kubeconfig %s written by the agent", kubeconfigFile)
-	framework.StartWorkAgent(t, spoke, framework.WorkAgentOptions{
-		ClusterName: cluster, HubKubeconfigDir: agent.Options.HubKubeconfigDir, EvictionGracePeriod: evictionGracePeriod,
-	})
+	startWorkAgent(t, spoke, agent, cluster, evictionGracePeriod)
 	if _, err := hubA.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
