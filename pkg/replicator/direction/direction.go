@@ -130,7 +130,12 @@ const (
 //     after a restart or a cut, whose watch then delivers it) before the agent's renewals on the previous source
 //     could be seen. An agent that moved there again renews it later, or raises its epoch there; and once the
 //     previous source has been in view that long without a renewal seen there, the bar is lifted (the agent is
-//     not on it, whatever its epoch records or its clock did). Since is kept when the hub does not change, else it is now (without a previous
+//     not on it, whatever its epoch records or its clock did). A lease on a copy that records the identity of
+//     the spoke it was made for (RecordedClusterID) is not counted while its ManagedCluster shows no identity
+//     claim (ClusterID): the agent renewing it has not said which spoke it is. A second spoke of the name joining
+//     the copy (local-cluster on a hub rebuilt after the replicator copied the other's there) renews its lease
+//     before it reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made
+//     for reports the same claim, and its lease counts from then on. Since is kept when the hub does not change, else it is now (without a previous
 //     source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, when every hub is reachable: the hub with the highest epoch (ReasonEpoch), since
@@ -164,6 +169,10 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			continue
 		}
 		if (seenAny || !allReachable) && !fresh(*h, now) {
+			continue
+		}
+		if h.IsCopy && h.RecordedClusterID != "" && h.ClusterID == "" {
+			// An agent joined a copy made for a spoke of known identity and has not reported its own yet.
 			continue
 		}
 		if barLower && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {

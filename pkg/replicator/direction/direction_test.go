@@ -222,6 +222,32 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 			want: src(hubC, earlier, direction.ReasonNoFreshLease),
 		},
 		{
+			name: "a copy recording the spoke's identity, joined by an agent that reports no claim yet, is not counted",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(30*time.Second)), func(v *direction.HubView) { v.ClusterID = "spoke-1" }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" }),
+			},
+			want: src(hubA, earlier, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "the same copy once its agent reports the claim the copy records counts",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(30*time.Second)), func(v *direction.HubView) { v.ClusterID = "spoke-1" }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.ClusterID = true, "spoke-1", "spoke-1"
+				}),
+			},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "a copy that records no identity (the source's agent reports none) counts without a claim",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{renewing(hubA, ago(30*time.Second)), with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy = true })},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
 			name: "every lease stale, no previous source: falls through to the original ManagedCluster",
 			hubs: []direction.HubView{original(hubA), with(renewing(hubB, ago(10*time.Minute)), func(v *direction.HubView) { v.IsCopy = true })},
 			want: src(hubA, now, direction.ReasonOriginal),

@@ -976,6 +976,41 @@ func ReleasePatch(obj *unstructured.Unstructured) []byte {
 	return finalizersPatch(obj, withoutDeleteCopies(finalizers))
 }
 
+// copyAnnotations are the annotations the replicator writes on a copy to record what it was made from and for.
+var copyAnnotations = []string{AnnotationContentHash, AnnotationSourceResourceVersion, AnnotationClusterHub, AnnotationClusterHubSince,
+	AnnotationClusterID, AnnotationSourceUID, AnnotationSourceGeneration, AnnotationSourceGenerationOffset, AnnotationSourceIncarnation,
+	AnnotationSourceWrittenAt}
+
+// ReleaseCopyPatch returns the JSON merge patch (RFC 7386) that makes obj, a copy, an object of its own hub: it
+// removes LabelReplicatedFrom, the annotations that record what the copy was made from and for (the content
+// hash, the source's resourceVersion, UID, lineage, incarnation and write time, the cluster's hub and identity)
+// and FinalizerDeleteCopies, with obj's metadata.uid and resourceVersion as preconditions. The rest of obj (its
+// spec, its other labels, annotations and finalizers) is kept.
+func ReleaseCopyPatch(obj *unstructured.Unstructured) []byte {
+	annotations := map[string]any{}
+	for _, key := range copyAnnotations {
+		if _, ok := obj.GetAnnotations()[key]; ok {
+			annotations[key] = nil
+		}
+	}
+	metadata := map[string]any{
+		"uid": string(obj.GetUID()), "resourceVersion": obj.GetResourceVersion(),
+		"labels": map[string]any{LabelReplicatedFrom: nil},
+	}
+	if len(annotations) > 0 {
+		metadata["annotations"] = annotations
+	}
+	if slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies) {
+		var list any = withoutDeleteCopies(obj.GetFinalizers())
+		if len(withoutDeleteCopies(obj.GetFinalizers())) == 0 {
+			list = nil
+		}
+		metadata["finalizers"] = list
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": metadata})
+	return patch
+}
+
 // DeletedAgainPatch returns the JSON merge patch (RFC 7386) that marks obj, a source object the replicator is
 // about to delete again, with AnnotationDeletedAgain (hub: the hub whose log of deletes made recorded its delete)
 // and removes FinalizerDeleteCopies from it (its delete waits for no copy), with its metadata.uid and

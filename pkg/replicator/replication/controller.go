@@ -70,6 +70,11 @@ const (
 	// ReasonClusterIdentityResolved: a name that stood for several spokes stands for one again, on every hub:
 	// it is replicated.
 	ReasonClusterIdentityResolved = "ClusterIdentityResolved"
+	// ReasonCopiesWithdrawn (Warning): a spoke of another identity joined a hub's ManagedCluster copy of a
+	// cluster whose spoke is registered under that name on another hub: the copies the replicator had made there
+	// for the other spoke were deleted (those changed on that hub kept), and the ManagedCluster became the joining
+	// spoke's own (withdrawCopies). The message names the hub, both identities and the objects.
+	ReasonCopiesWithdrawn = "CopiesWithdrawn"
 	// ReasonDeletesHeld (Warning): the replicator's deletes on a hub within failoverv1alpha1.DeleteBrakeWindow would
 	// go beyond spec.deleteBrake: the hub's brake engaged and every delete there waits for a person (package
 	// brake). The message names the hub, the limit and the release token.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -123,6 +124,25 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 		if mc == nil || mc.GetDeletionTimestamp() != nil {
 			continue
 		}
+		if facts, _ := h.Cluster(cluster); joinedByAnotherSpoke(facts) && c.registeredElsewhere(h, cluster, facts.RecordedID) {
+			// What was copied here was the other spoke's. The release takes the fence marks off as well, and
+			// its watch event syncs the cluster again, which names the other hubs behind on what it left. A cache
+			// can still show a copy released already: the hub's ManagedCluster is read first.
+			live, err := h.Client().Resource(k.GVR).Get(ctx, cluster, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				errs = append(errs, fmt.Errorf("reading ManagedCluster %s on hub %s: %w", cluster, h.Name(), err))
+			default:
+				claim, recorded := mirror.ClusterIdentity(live)
+				if mirror.IsCopy(live) && live.GetDeletionTimestamp() == nil && joinedByAnotherSpoke(hubconn.Cluster{IsCopy: true, ID: claim, RecordedID: recorded}) {
+					if err := c.withdrawCopies(ctx, h, k, cluster, live); err != nil {
+						errs = append(errs, err)
+					}
+				}
+			}
+			continue
+		}
 		if c.opts.Fencing && mirror.IsCopy(mc) {
 			// The fence reads a copy's cluster-hub annotations: the spoke that joined it manages it here.
 			if err := c.patchSourceOnce(ctx, h, k, Key{Kind: k.Name, Name: cluster}, mc, mirror.UnfencePatch(mc),
@@ -135,6 +155,120 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// joinedByAnotherSpoke reports whether facts, of a ManagedCluster on a hub, are those of a copy the replicator
+// made for one spoke (its mirror.AnnotationClusterID) that the agent of a spoke of another identity joined since
+// (it reports another mirror.ClusterIDClaim in the copy's status): what the replicator copied under that name to
+// that hub was the first spoke's, not the joining spoke's.
+func joinedByAnotherSpoke(facts hubconn.Cluster) bool {
+	return facts.IsCopy && facts.ID != "" && facts.RecordedID != "" && facts.ID != facts.RecordedID
+}
+
+// registeredElsewhere reports whether the spoke of identity recorded, for which cluster's ManagedCluster on hub
+// h was copied, is registered under that name on another hub, ready, whose ManagedCluster is no copy and
+// reports that identity (its agent's claim). Only then is the spoke that joined h's copy another cluster: a
+// spoke whose own claim changed (an id.k8s.io ClusterClaim made on it) while it moved to h leaves its old
+// identity registered nowhere, and what was copied to h for it stays.
+func (c *Controller) registeredElsewhere(h *hubconn.Hub, cluster, recorded string) bool {
+	for _, other := range c.opts.Hubs {
+		if other == h || !other.Ready() {
+			continue
+		}
+		if facts, ok := other.Cluster(cluster); ok && !facts.IsCopy && facts.ID == recorded {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseAttempts is how many times withdrawCopies patches a ManagedCluster copy that is written meanwhile (a 409)
+// before it returns the conflict, for the queue to retry.
+const releaseAttempts = 5
+
+// withdrawCopies undoes what the replicator copied to hub h under cluster's name for another spoke than the one
+// that joined h's ManagedCluster mc (joinedByAnotherSpoke) — as when that spoke registered only after
+// the replicator had copied the other spoke's objects there (a hub rebuilt, or given the replicator's access,
+// before its own local-cluster registered). Every copy of the cluster's objects on h (mirror.IsCopyOn) that no
+// one changed there since it was written is deleted (deleteCopy: its delete passes h's delete brake, and OCM's
+// work agent on the joining spoke removes what it applied of it); a copy changed on h is kept and named in
+// the event. Then mc, kind k, as read from h, becomes the joining spoke's own ManagedCluster
+// (mirror.ReleaseCopyPatch, on mc's resourceVersion; read again after a 409, releaseAttempts times in all; the
+// event is sent once that patch succeeded). The errors are the deletes', the reads' and the patch's (the last
+// 409 included); mc stays a copy while a delete fails, so the next sync tries again.
+func (c *Controller) withdrawCopies(ctx context.Context, h *hubconn.Hub, k mirror.Kind, cluster string, mc *unstructured.Unstructured) error {
+	var errs []error
+	var withdrawn, kept []string
+	for name, kind := range c.kinds {
+		if !kind.Namespaced || !h.Serves(name) {
+			continue
+		}
+		for _, at := range h.List(name, cluster) {
+			if _, ok := kind.ClusterOf(at.Namespace, at.Name, c.isCluster); !ok {
+				continue
+			}
+			obj, hash := h.Peek(name, at.Namespace, at.Name)
+			if !mirror.IsCopyOn(kind, obj) {
+				continue
+			}
+			key := Key{Kind: name, Namespace: at.Namespace, Name: at.Name}
+			if obj.GetDeletionTimestamp() == nil && !unchangedCopy(kind, obj, hash) {
+				kept = append(kept, key.String())
+				continue
+			}
+			if err := c.deleteCopy(ctx, h, kind, obj); err != nil {
+				errs = append(errs, fmt.Errorf("withdrawing %s from hub %s: %w", key, h.Name(), err))
+				continue
+			}
+			withdrawn = append(withdrawn, key.String())
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	client := h.Client().Resource(k.GVR)
+	for attempt := 1; ; attempt++ {
+		_, err := client.Patch(ctx, cluster, types.MergePatchType, mirror.ReleaseCopyPatch(mc), metav1.PatchOptions{FieldManager: FieldManager})
+		if err == nil {
+			break
+		}
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if !apierrors.IsConflict(err) || attempt == releaseAttempts {
+			h.ReportError(err)
+			metrics.WriteErrors.WithLabelValues(string(k.Name), h.Name()).Inc()
+			return fmt.Errorf("making ManagedCluster %s on hub %s, a copy joined by another spoke, that spoke's own: %w", cluster, h.Name(), err)
+		}
+		// The joining spoke's agent and OCM's hub controller write its status all the time: read it again.
+		if mc, err = client.Get(ctx, cluster, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("reading ManagedCluster %s on hub %s: %w", cluster, h.Name(), err)
+		}
+		if !mirror.IsCopy(mc) {
+			// Released by another sync meanwhile.
+			return nil
+		}
+	}
+	claim, recorded := mirror.ClusterIdentity(mc)
+	slices.Sort(withdrawn)
+	slices.Sort(kept)
+	c.logger.Info("Withdrew what was copied for another spoke of a cluster name", "cluster", cluster, "hub", h.Name(),
+		"copiedFor", recorded, "joinedBy", claim, "withdrawn", withdrawn, "kept", kept)
+	c.opts.Recorder.Warningf(ReasonCopiesWithdrawn,
+		"managed cluster %s on hub %s was joined by spoke %s, but the replicator had copied it there for spoke %s: %d copies withdrawn %v, %d changed on the hub kept %v (delete them there if they are not this spoke's); the ManagedCluster is now that spoke's own",
+		cluster, h.Name(), claim, recorded, len(withdrawn), withdrawn, len(kept), kept)
+	return nil
+}
+
+// unchangedCopy reports whether obj, a copy of kind k as hubconn.Hub.Peek returned it with hash (the hash of its
+// mirrored content when the cache holds it without that content, else ""), still holds what the replicator wrote.
+func unchangedCopy(k mirror.Kind, obj *unstructured.Unstructured, hash string) bool {
+	if hash != "" {
+		return hash == obj.GetAnnotations()[mirror.AnnotationContentHash]
+	}
+	return mirror.UnchangedCopy(k, obj)
 }
 
 // reportAllBehind names every hub but h behind on mc, cluster's ManagedCluster on hub h, when mc carries an

@@ -160,3 +160,104 @@ func TestControllerLeavesANameOfTwoSpokesAlone(t *testing.T) {
 		t.Errorf("hub-b's own work-b after the resolution: %v", got)
 	}
 }
+
+// TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke: the replicator had copied local-cluster of spoke-1
+// (registered on hub-a) to hub-b — its ManagedCluster and works work-a and work-c — before local-cluster's own
+// spoke on hub-b registered (a hub rebuilt, or given the replicator's access, before its local-cluster); that
+// spoke, spoke-2, then joined the ManagedCluster copy, and a user of hub-b changed the copy of work-c. The
+// controller withdraws from hub-b the copy no one changed (work-a), keeps the changed one, makes the
+// ManagedCluster spoke-2's own, and touches nothing on hub-a. A spoke whose own claim changed while it moved
+// (hub-a's ManagedCluster reports the new claim too) is no second spoke: what was copied to hub-b stays.
+func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
+	const cluster = "local-cluster"
+	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
+	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
+	kinds := []mirror.Kind{mcKind, mwKind}
+	// copyOnB returns work as the replicator copies it from hub-a; changed: changed on hub-b since.
+	copyOnB := func(work *unstructured.Unstructured, changed bool) *unstructured.Unstructured {
+		cp := work.DeepCopy()
+		cp.SetLabels(map[string]string{mirror.LabelReplicatedFrom: testHubA})
+		hash := mirror.ContentOf(mwKind, cp).Hash()
+		if changed {
+			_ = unstructured.SetNestedField(cp.Object, "changed-on-hub-b", "spec", "deleteOption", "propagationPolicy")
+		}
+		cp.SetAnnotations(map[string]string{mirror.AnnotationContentHash: hash, mirror.AnnotationSourceUID: "uid-" + work.GetName()})
+		return cp
+	}
+	for _, tc := range []struct {
+		name string
+		// claimOnA is what hub-a's own ManagedCluster reports.
+		claimOnA string
+		withdraw bool
+	}{
+		{name: "a second spoke joined the copy", claimOnA: "spoke-1", withdraw: true},
+		{name: "the same spoke with a new claim", claimOnA: "spoke-2", withdraw: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handler := &proxyHandler{}
+			workA, workC := manifestWork(cluster, "work-a", "cm-a", nil), manifestWork(cluster, "work-c", "cm-c", nil)
+			a := newTestHub(t, testHubA, handler, kinds, claimedCluster(cluster, tc.claimOnA), workA, workC)
+			mcB := claimedCluster(cluster, "spoke-2")
+			mcB.SetLabels(map[string]string{mirror.LabelReplicatedFrom: testHubA})
+			mcB.SetAnnotations(map[string]string{mirror.AnnotationClusterID: "spoke-1", mirror.AnnotationContentHash: "h",
+				mirror.AnnotationClusterHub: testHubA, mirror.AnnotationClusterHubSince: "2026-12-01T00:00:00Z", "team": "b"})
+			b := newTestHub(t, testHubB, handler, kinds, mcB, copyOnB(workA, false), copyOnB(workC, true),
+				manifestWork(cluster, "work-b", "cm-b", nil))
+			c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
+			eventually(t, "the conflict is reported", func() bool { return len(recorder.messages(ReasonClusterIdentityConflict)) > 0 })
+			if tc.withdraw {
+				eventually(t, "the withdrawal is reported", func() bool { return len(recorder.messages(ReasonCopiesWithdrawn)) > 0 })
+			}
+			quiesce(t, c, a, b)
+
+			if got := b.get(t, mwKind, cluster, "work-a"); (got == nil) != tc.withdraw {
+				t.Errorf("hub-b's copy of work-a: %v, want withdrawn %t", got, tc.withdraw)
+			}
+			if got := b.get(t, mwKind, cluster, "work-c"); got == nil {
+				t.Errorf("hub-b's copy of work-c, changed there, was deleted")
+			}
+			if got := b.get(t, mwKind, cluster, "work-b"); got == nil || mirror.IsCopy(got) {
+				t.Errorf("hub-b's own work-b: %v, want kept as it was", got)
+			}
+			for _, name := range []string{"work-a", "work-c"} {
+				if got := a.get(t, mwKind, cluster, name); got == nil || got.GetDeletionTimestamp() != nil {
+					t.Errorf("hub-a's %s: %v, want untouched", name, got)
+				}
+			}
+			if w := a.writes(mwKind); len(w) != 0 {
+				t.Errorf("ManifestWork writes on hub-a: %v, want none", w)
+			}
+			mc := b.get(t, mcKind, "", cluster)
+			claim, recorded := mirror.ClusterIdentity(mc)
+			accepted, _, _ := unstructured.NestedBool(mc.Object, "spec", "hubAcceptsClient")
+			switch {
+			case tc.withdraw && (mirror.IsCopy(mc) || recorded != "" || mc.GetAnnotations()[mirror.AnnotationContentHash] != "" ||
+				mc.GetAnnotations()[mirror.AnnotationClusterHub] != ""):
+				t.Errorf("hub-b's ManagedCluster: labels %v, annotations %v; want spoke-2's own, no copy marks", mc.GetLabels(), mc.GetAnnotations())
+			case !tc.withdraw && (!mirror.IsCopy(mc) || recorded != "spoke-1"):
+				t.Errorf("hub-b's ManagedCluster: labels %v, annotations %v; want still the copy recording spoke-1", mc.GetLabels(), mc.GetAnnotations())
+			}
+			if claim != "spoke-2" || !accepted || mc.GetAnnotations()["team"] != "b" {
+				t.Errorf("hub-b's ManagedCluster: claim %q, hubAcceptsClient %t, annotations %v; want spoke-2's, accepted, team=b kept", claim, accepted, mc.GetAnnotations())
+			}
+			msgs := recorder.messages(ReasonCopiesWithdrawn)
+			switch {
+			case !tc.withdraw && len(msgs) != 0:
+				t.Errorf("CopiesWithdrawn events = %q, want none", msgs)
+			case tc.withdraw && (len(msgs) != 1 || !strings.Contains(msgs[0], "1 copies withdrawn [ManifestWork/local-cluster/work-a]") ||
+				!strings.Contains(msgs[0], "ManifestWork/local-cluster/work-c")):
+				t.Errorf("CopiesWithdrawn events = %q, want one naming work-a withdrawn and work-c kept", msgs)
+			}
+			// Later passes change nothing more.
+			before := len(b.writes(mwKind)) + len(b.writes(mcKind))
+			ctx := context.Background()
+			if err := c.syncDirection(ctx, cluster); err != nil {
+				t.Errorf("syncDirection: %v", err)
+			}
+			quiesce(t, c, a, b)
+			if n := len(b.writes(mwKind)) + len(b.writes(mcKind)); n != before {
+				t.Errorf("a second pass wrote on hub-b: %v %v", b.writes(mwKind), b.writes(mcKind))
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -30,6 +31,10 @@ const identityWatch = 75 * time.Second
 // configured for both hubs, must not hand either spoke the other's ManifestWork, turn either ManagedCluster into
 // a copy, or fence either cluster's namespace: it reports the name (event, Degraded condition) and leaves it alone,
 // while each agent keeps renewing its lease. Each agent reports its spoke's kube-system UID as its id.k8s.io claim.
+// Then a second name, late-cluster, whose second spoke registers on hub B only after the replicator copied the
+// first spoke's ManagedCluster and ManifestWork there: the second spoke joins the copy, and the replicator must
+// withdraw the copied ManifestWork (OCM's work agent on the second spoke keeps none of it) and leave the
+// ManagedCluster to the second spoke, touching nothing on hub A.
 func TestClusterNameOfTwoSpokes(t *testing.T) {
 	const cluster = "local-cluster"
 	hubA := framework.StartHub(t, framework.HubOptions{Name: "hub-a", HubController: true, Signer: framework.SignerInProcess})
@@ -106,4 +111,56 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 	}
 	t.Logf("measured: identities hub-a %s, hub-b %s; %d checks over %s: no ManifestWork crossed, no copy, no fence mark",
 		ids["hub-a"], ids[hubB], checks, identityWatch)
+
+	// A name whose second spoke registers on hub B only after the replicator copied the first spoke's
+	// ManagedCluster and ManifestWork there (a hub rebuilt, or given the replicator's access, before its own
+	// cluster of that name registered). The second spoke joins the copy; the replicator withdraws what it copied
+	// there for the first spoke, and OCM's work agent on the second spoke removes whatever it applied of it.
+	const late = "late-cluster"
+	spoke3 := framework.StartSpoke(t, framework.SpokeOptions{})
+	util.EnsureAgentNamespace(t, spoke3)
+	util.StartAgent(t, spoke3, util.AgentConfig{
+		Bootstrap: hubA.BootstrapKubeconfig(),
+		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = late, "agent3" },
+	})
+	util.WaitForClusterAvailable(t, hubA, late, 90*time.Second)
+	createWork(t, hubA, configMapWork(t, late, "late-work", map[string]string{"cm-late": "for spoke 3"}))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, late, "late-work", replicationTimeout, "a copy from hub-a", copiedFrom("hub-a"))
+	copied := waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", late, replicationTimeout, "a copy recording spoke 3's identity",
+		func(o *unstructured.Unstructured) bool {
+			_, recorded := mirror.ClusterIdentity(o)
+			return mirror.IsCopy(o) && recorded != ""
+		})
+	_, id3 := mirror.ClusterIdentity(copied)
+	spoke4 := framework.StartSpoke(t, framework.SpokeOptions{WorkCRD: true})
+	util.EnsureAgentNamespace(t, spoke4)
+	agent4 := util.StartAgent(t, spoke4, util.AgentConfig{
+		Bootstrap: hubBHub.BootstrapKubeconfig(),
+		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = late, "agent4" },
+	})
+	startWorkAgent(t, spoke4, agent4, late, evictionGracePeriod)
+	joined := waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", late, replicationTimeout, "spoke 4's own ManagedCluster, no copy",
+		func(o *unstructured.Unstructured) bool {
+			claim, recorded := mirror.ClusterIdentity(o)
+			return o != nil && !mirror.IsCopy(o) && recorded == "" && claim != "" && claim != id3
+		})
+	id4, _ := mirror.ClusterIdentity(joined)
+	expectEvent(t, r, replication.ReasonCopiesWithdrawn, fmt.Sprintf("joined by spoke %s, but the replicator had copied it there for spoke %s: 1 copies withdrawn [ManifestWork/%s/late-work]", id4, id3, late))
+	waitObj(t, hubBHub, failoverv1alpha1.KindManifestWork, late, "late-work", replicationTimeout, "withdrawn", absent)
+	framework.Eventually(t, replicationTimeout, util.PollInterval, func() (bool, error) {
+		_, err := spoke4.Kube.CoreV1().ConfigMaps("default").Get(ctx, "cm-late", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), err
+	}, "spoke 4 holds no ConfigMap of spoke 3's ManifestWork")
+	// Spoke 3's cluster on hub A is untouched; spoke 4's agent stays Available on hub B.
+	if w, err := getObj(hubA, mwKind, late, "late-work"); err != nil || w == nil || w.GetDeletionTimestamp() != nil || mirror.IsCopy(w) {
+		t.Errorf("hub-a's late-work: %s (err %v), want the original, untouched", describe(w), err)
+	}
+	if mc, err := getObj(hubA, mcKind, "", late); err != nil || mirror.IsCopy(mc) {
+		t.Errorf("hub-a's %s: %s (err %v), want its own", late, describe(mc), err)
+	} else if claim, _ := mirror.ClusterIdentity(mc); claim != id3 {
+		t.Errorf("hub-a's %s reports claim %q, want spoke 3's %q", late, claim, id3)
+	}
+	util.WaitForClusterAvailable(t, hubBHub, late, 90*time.Second)
+	t.Logf("measured: %s copied to hub-b for spoke 3 (%s), joined there by spoke 4 (%s): the copy of late-work withdrawn, spoke 4 holds none of it, hub-a untouched",
+		late, id3, id4)
 }
