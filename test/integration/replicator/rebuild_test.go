@@ -188,8 +188,9 @@ func reinstallReplicatorAccess(t *testing.T, r *replicatorRun, h *framework.Hub,
 
 // runRebuild is the scripted schedule "a hub rebuilt empty" (`make chaos`): the standby — the hub the cluster is
 // not on — is rebuilt from what its installer made (framework.Hub.Rebuild) while the replicator runs, after the
-// user made and edited works on the cluster's hub; its operators install the replicator's access and the users'
-// bindings again, and the twin's spoke registers there again. Nothing of the rebuilt hub's absence reaches the
+// user made and edited works on the cluster's hub; its operators install the users' bindings and the replicator's
+// access again, and the twin's spoke registers there again once the replicator copied the other hub's twin there
+// (a name's second spoke joining a copy: the copies must be withdrawn). Nothing of the rebuilt hub's absence reaches the
 // other hub or the spoke: the replicator writes the cluster's state there again and reports it in step; then the
 // cluster's hub stops, the cluster moves to the rebuilt hub, and the spoke keeps every work as the user left it
 // through the eviction grace period. Once the stopped hub is back the work agent follows the cluster (a user's
@@ -217,13 +218,12 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 		}, "%s holds %s's last write", b.names[j], name)
 	}
 
-	// The rebuild, and what the hub's operators install again on it: the spokes registered there come back
-	// first (the twin's: as ACM makes local-cluster when it is installed), then the replicator gets its access
-	// (until then it cannot reach the rebuilt hub: its proxy is cut, as a token of the old hub fails).
+	// The rebuild, and what the hub's operators install again on it: the users' bindings, then the replicator's
+	// access (until then it cannot reach the rebuilt hub: its proxy is cut, as a token of the old hub fails). The
+	// twin's spoke registers there only once the replicator copied the other hub's twin there (below).
 	b.replProxy[j].Cut()
 	b.hubs[j].Rebuild(b.installed[j])
 	s.steps = append(s.steps, fmt.Sprintf("hub %s rebuilt empty", b.names[j]))
-	b.registerTwin(t, j, b.hubs[j])
 	b.users[j] = userClient(t, b.hubs[j], fenceUser)
 	b.losers[j] = userClient(t, b.hubs[j], "chaos-loss", fence.GroupManagedClusters)
 	reinstallReplicatorAccess(t, b.r, b.hubs[j], b.names[j], b.replProxy[j].URL())
@@ -256,6 +256,19 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 		return err == nil && !report.Time.Before(reinstalled.Add(time.Second)) &&
 			slices.Contains(strings.Split(mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsInStep], ","), b.names[j]), nil
 	}, "the rebuilt %s holding the cluster's ManagedCluster, accepted, and works again, and named in step on %s by a report written since", b.names[j], b.names[i])
+	// The twin's spoke registers on the rebuilt hub late, as a local-cluster registered after the replicator got
+	// its access: it joins the copy of the other hub's twin, and the replicator must withdraw what it copied
+	// there for the other spoke (checkTwins, at the end).
+	framework.Eventually(t, 3*replicationTimeout, util.PollInterval, func() (bool, error) {
+		cp, err := dyn(b.hubs[j]).Resource(mcGVR).Get(ctx, chaosTwin, metav1.GetOptions{})
+		if err != nil || !mirror.IsCopy(cp) {
+			return false, nil
+		}
+		w, err := dyn(b.hubs[j]).Resource(workGVR).Namespace(chaosTwin).Get(ctx, twinWork(i), metav1.GetOptions{})
+		return err == nil && mirror.IsCopy(w), nil
+	}, "the rebuilt %s holding copies of %s's %s and %s", b.names[j], b.names[i], chaosTwin, twinWork(i))
+	b.registerTwin(t, j, b.hubs[j])
+	s.steps = append(s.steps, fmt.Sprintf("the twin's spoke joined the copy of %s's twin on %s", b.names[i], b.names[j]))
 	util.WaitForFailoverConfig(t, b.spoke, 3*replicationTimeout, fmt.Sprintf("rebuilt %s in step and a Ready standby", b.names[j]), func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
 		for _, h := range fc.Status.Hubs {
 			if h.Name == b.names[j] {
