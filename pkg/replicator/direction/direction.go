@@ -132,10 +132,13 @@ const (
 //     previous source has been in view that long without a renewal seen there, the bar is lifted (the agent is
 //     not on it, whatever its epoch records or its clock did). A lease on a copy that records the identity of
 //     the spoke it was made for (RecordedClusterID) is not counted while its ManagedCluster shows no identity
-//     claim (ClusterID): the agent renewing it has not said which spoke it is. A second spoke of the name joining
-//     the copy (local-cluster on a hub rebuilt after the replicator copied the other's there) renews its lease
-//     before it reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made
-//     for reports the same claim, and its lease counts from then on. Since is kept when the hub does not change, else it is now (without a previous
+//     claim (ClusterID) and that spoke is alive elsewhere: a reachable hub's ManagedCluster that is no copy
+//     reports that claim and has a fresh lease an agent renewed. A second spoke of the name joining the copy
+//     (local-cluster on a hub rebuilt after the replicator copied the other's there) renews its lease before it
+//     reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made for counts
+//     once it reports its claim there, or once the hub it left is unreachable or its lease there stale (an agent
+//     that writes no status, with the hub reporting its clock out of sync, is delayed that long, not stopped).
+//     Since is kept when the hub does not change, else it is now (without a previous
 //     source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
 //  3. Without a previous source, when every hub is reachable: the hub with the highest epoch (ReasonEpoch), since
@@ -162,6 +165,14 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			}
 		}
 	}
+	// The identities whose own ManagedCluster (no copy) has a fresh lease an agent renewed: those spokes are
+	// alive where they registered.
+	alive := map[string]bool{}
+	for _, h := range hubs {
+		if h.Reachable && h.HasLease && h.AgentRenewed && !h.IsCopy && h.ClusterID != "" && fresh(h, now) {
+			alive[h.ClusterID] = true
+		}
+	}
 	var best *HubView
 	for i := range hubs {
 		h := &hubs[i]
@@ -171,8 +182,8 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		if (seenAny || !allReachable) && !fresh(*h, now) {
 			continue
 		}
-		if h.IsCopy && h.RecordedClusterID != "" && h.ClusterID == "" {
-			// An agent joined a copy made for a spoke of known identity and has not reported its own yet.
+		if h.IsCopy && h.RecordedClusterID != "" && h.ClusterID == "" && alive[h.RecordedClusterID] {
+			// An agent joined a copy made for a spoke that is alive elsewhere, and has not said which spoke it is.
 			continue
 		}
 		if barLower && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {

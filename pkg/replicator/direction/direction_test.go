@@ -242,6 +242,24 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
+			name: "the same copy counts without a claim once the hub of the spoke it records is unreachable",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				unreachable(with(renewing(hubA, ago(30*time.Second)), func(v *direction.HubView) { v.ClusterID = "spoke-1" })),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" }),
+			},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "the same copy counts without a claim once the lease of the spoke it records is stale there",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(freshnessWindow(0)+time.Second)), func(v *direction.HubView) { v.ClusterID = "spoke-1" }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" }),
+			},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
 			name: "a copy that records no identity (the source's agent reports none) counts without a claim",
 			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{renewing(hubA, ago(30*time.Second)), with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy = true })},

@@ -976,16 +976,19 @@ func ReleasePatch(obj *unstructured.Unstructured) []byte {
 	return finalizersPatch(obj, withoutDeleteCopies(finalizers))
 }
 
-// copyAnnotations are the annotations the replicator writes on a copy to record what it was made from and for.
+// copyAnnotations are the annotations the replicator writes on a copy to record what it was made from and for,
+// and the records of a cluster's moves and deletes its ManagedCluster carries from its source.
 var copyAnnotations = []string{AnnotationContentHash, AnnotationSourceResourceVersion, AnnotationClusterHub, AnnotationClusterHubSince,
 	AnnotationClusterID, AnnotationSourceUID, AnnotationSourceGeneration, AnnotationSourceGenerationOffset, AnnotationSourceIncarnation,
-	AnnotationSourceWrittenAt}
+	AnnotationSourceWrittenAt, AnnotationMovedFrom, AnnotationWrittenBackEpoch, AnnotationDeletesSeen}
 
 // ReleaseCopyPatch returns the JSON merge patch (RFC 7386) that makes obj, a copy, an object of its own hub: it
 // removes LabelReplicatedFrom, the annotations that record what the copy was made from and for (the content
 // hash, the source's resourceVersion, UID, lineage, incarnation and write time, the cluster's hub and identity)
-// and FinalizerDeleteCopies, with obj's metadata.uid and resourceVersion as preconditions. The rest of obj (its
-// spec, its other labels, annotations and finalizers) is kept.
+// and, for a ManagedCluster, the other spoke's records of moves and deletes (AnnotationMovedFrom,
+// AnnotationWrittenBackEpoch, AnnotationDeletesSeen), and FinalizerDeleteCopies, with obj's metadata.uid and
+// resourceVersion as preconditions. The rest of obj (its spec, its other labels, annotations and finalizers) is
+// kept.
 func ReleaseCopyPatch(obj *unstructured.Unstructured) []byte {
 	annotations := map[string]any{}
 	for _, key := range copyAnnotations {

@@ -188,9 +188,9 @@ type Controller struct {
 	// viewsRead, when set (tests only), is called by syncDirection once it has read the hubs' views.
 	viewsRead func(cluster string)
 	conflicts map[string]map[Key]mirror.Conflict
-	// identityConflicts: cluster → the identities seen (direction.Identity.Seen) of a name that stands for
-	// several spokes; written by checkIdentity alone.
-	identityConflicts map[string]string
+	// identityConflicts: cluster → the conflict of a name that stands for several spokes; written by
+	// checkIdentity alone.
+	identityConflicts map[string]identityConflict
 	copies            map[string]sets.Set[Key] // hub → keys of copies in step
 	objects           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]
 	firstSeen         map[Key]time.Time
@@ -295,7 +295,7 @@ func New(opts Options) (*Controller, error) {
 		renewSeen:         map[string]map[string]time.Time{},
 		deferred:          map[string]uint64{},
 		conflicts:         map[string]map[Key]mirror.Conflict{},
-		identityConflicts: map[string]string{},
+		identityConflicts: map[string]identityConflict{},
 		copies:            map[string]sets.Set[Key]{},
 		objects:           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]{},
 		firstSeen:         map[Key]time.Time{},

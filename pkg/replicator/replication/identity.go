@@ -21,6 +21,15 @@ import (
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
+// identityConflict is what the controller keeps of a name that stands for several spokes.
+type identityConflict struct {
+	// seen lists the identities seen (direction.Identity.Seen).
+	seen string
+	// since is when the conflict was first seen, on the replicator's clock: a renewal of a spoke's lease seen
+	// after it shows that spoke alive while the conflict stands (registeredElsewhere).
+	since time.Time
+}
+
 // checkIdentity decides which spoke cluster's name stands for (direction.DecideIdentity) from views, the view
 // of every hub in spec order (hubView, identityViews), and keeps the record of names that stand
 // for several spokes (Controller.identityConflicts). A conflict, once seen, stays until every hub is ready and
@@ -46,20 +55,22 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 				c.logger.V(2).Info("Could not confirm that a cluster name stands for one spoke again", "cluster", cluster, "err", err.Error())
 				c.queue.AddRateLimited(Key{Name: cluster})
 			}
-			return direction.Identity{Conflict: true, Seen: recorded}
+			return direction.Identity{Conflict: true, Seen: recorded.seen}
 		}
 		confirmed = true
 	}
 	c.mu.Lock()
 	recorded, had = c.identityConflicts[cluster]
 	switch {
+	case id.Conflict && had:
+		c.identityConflicts[cluster] = identityConflict{seen: id.Seen, since: recorded.since}
 	case id.Conflict:
-		c.identityConflicts[cluster] = id.Seen
+		c.identityConflicts[cluster] = identityConflict{seen: id.Seen, since: c.opts.Clock.Now()}
 	case had && confirmed:
 		delete(c.identityConflicts, cluster)
 	case had:
 		// Seen by another sync meanwhile, or not confirmed yet: still a conflict.
-		id = direction.Identity{Conflict: true, Seen: recorded}
+		id = direction.Identity{Conflict: true, Seen: recorded.seen}
 	}
 	metrics.ClusterIdentityConflicts.Set(float64(len(c.identityConflicts)))
 	c.mu.Unlock()
@@ -74,7 +85,7 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 	case !id.Conflict && had:
 		c.logger.Info("Managed cluster name no longer stands for more than one spoke: replicating it", "cluster", cluster, "identity", id.ID)
 		c.opts.Recorder.Eventf(ReasonClusterIdentityResolved, "managed cluster %s no longer stands for more than one spoke (was %s): it is replicated",
-			cluster, recorded)
+			cluster, recorded.seen)
 		c.queue.Add(Key{Name: cluster})
 		for _, key := range c.clusterKeys(cluster) {
 			c.queue.Add(key)
@@ -103,6 +114,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 	delete(c.sources, cluster)
 	delete(c.selected, cluster)
 	delete(c.movedFrom, cluster)
+	since := c.identityConflicts[cluster].since
 	c.mu.Unlock()
 	// Its report is not confirmed any more (see reportUnreplicated).
 	c.reports.forget(cluster)
@@ -124,7 +136,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 		if mc == nil || mc.GetDeletionTimestamp() != nil {
 			continue
 		}
-		if facts, _ := h.Cluster(cluster); joinedByAnotherSpoke(facts) && c.registeredElsewhere(h, cluster, facts.RecordedID) {
+		if facts, _ := h.Cluster(cluster); joinedByAnotherSpoke(facts) && c.aliveElsewhere(h, cluster, facts.RecordedID, since) {
 			// What was copied here was the other spoke's. The release takes the fence marks off as well, and
 			// its watch event syncs the cluster again, which names the other hubs behind on what it left. A cache
 			// can still show a copy released already: the hub's ManagedCluster is read first.
@@ -134,8 +146,7 @@ func (c *Controller) standDown(ctx context.Context, cluster string) error {
 			case err != nil:
 				errs = append(errs, fmt.Errorf("reading ManagedCluster %s on hub %s: %w", cluster, h.Name(), err))
 			default:
-				claim, recorded := mirror.ClusterIdentity(live)
-				if mirror.IsCopy(live) && live.GetDeletionTimestamp() == nil && joinedByAnotherSpoke(hubconn.Cluster{IsCopy: true, ID: claim, RecordedID: recorded}) {
+				if joinedByAnotherSpoke(liveFacts(live)) && live.GetDeletionTimestamp() == nil {
 					if err := c.withdrawCopies(ctx, h, k, cluster, live); err != nil {
 						errs = append(errs, err)
 					}
@@ -165,17 +176,32 @@ func joinedByAnotherSpoke(facts hubconn.Cluster) bool {
 	return facts.IsCopy && facts.ID != "" && facts.RecordedID != "" && facts.ID != facts.RecordedID
 }
 
-// registeredElsewhere reports whether the spoke of identity recorded, for which cluster's ManagedCluster on hub
-// h was copied, is registered under that name on another hub, ready, whose ManagedCluster is no copy and
-// reports that identity (its agent's claim). Only then is the spoke that joined h's copy another cluster: a
-// spoke whose own claim changed (an id.k8s.io ClusterClaim made on it) while it moved to h leaves its old
-// identity registered nowhere, and what was copied to h for it stays.
-func (c *Controller) registeredElsewhere(h *hubconn.Hub, cluster, recorded string) bool {
+// liveFacts returns the facts joinedByAnotherSpoke reads of mc, a ManagedCluster read from a hub.
+func liveFacts(mc *unstructured.Unstructured) hubconn.Cluster {
+	claim, recorded := mirror.ClusterIdentity(mc)
+	return hubconn.Cluster{IsCopy: mirror.IsCopy(mc), ID: claim, RecordedID: recorded}
+}
+
+// aliveElsewhere reports whether the spoke of identity recorded, for which cluster's ManagedCluster on hub h was
+// copied, is alive under that name on another hub: that hub is ready, its ManagedCluster is no copy and reports
+// that identity (its agent's claim), and a renewal of its lease was seen there after since (the time the
+// conflict was first seen, on the replicator's clock). Only then is the spoke that joined h's copy another
+// cluster. A hub keeps the claim a spoke reported there until it is written again: a spoke whose identity
+// changed (an id.k8s.io ClusterClaim made on it, the spoke restored or rebuilt) after it left that hub, and that
+// joined h, leaves its old claim there with no renewal after the conflict, and what was copied to h for it stays.
+func (c *Controller) aliveElsewhere(h *hubconn.Hub, cluster, recorded string, since time.Time) bool {
 	for _, other := range c.opts.Hubs {
 		if other == h || !other.Ready() {
 			continue
 		}
-		if facts, ok := other.Cluster(cluster); ok && !facts.IsCopy && facts.ID == recorded {
+		facts, ok := other.Cluster(cluster)
+		if !ok || facts.IsCopy || facts.ID != recorded {
+			continue
+		}
+		c.mu.Lock()
+		seen := c.renewSeen[other.Name()][cluster]
+		c.mu.Unlock()
+		if seen.After(since) {
 			return true
 		}
 	}
@@ -187,15 +213,18 @@ func (c *Controller) registeredElsewhere(h *hubconn.Hub, cluster, recorded strin
 const releaseAttempts = 5
 
 // withdrawCopies undoes what the replicator copied to hub h under cluster's name for another spoke than the one
-// that joined h's ManagedCluster mc (joinedByAnotherSpoke) — as when that spoke registered only after
-// the replicator had copied the other spoke's objects there (a hub rebuilt, or given the replicator's access,
-// before its own local-cluster registered). Every copy of the cluster's objects on h (mirror.IsCopyOn) that no
-// one changed there since it was written is deleted (deleteCopy: its delete passes h's delete brake, and OCM's
-// work agent on the joining spoke removes what it applied of it); a copy changed on h is kept and named in
-// the event. Then mc, kind k, as read from h, becomes the joining spoke's own ManagedCluster
-// (mirror.ReleaseCopyPatch, on mc's resourceVersion; read again after a 409, releaseAttempts times in all; the
-// event is sent once that patch succeeded). The errors are the deletes', the reads' and the patch's (the last
-// 409 included); mc stays a copy while a delete fails, so the next sync tries again.
+// that joined h's ManagedCluster mc (joinedByAnotherSpoke) — as when that spoke registered only after the
+// replicator had copied the other spoke's objects there (a hub rebuilt, or given the replicator's access, before
+// its own local-cluster registered). The cluster's namespace is listed on h (one LIST per namespaced kind h
+// serves, not the cache: a copy written just before the conflict may not be cached yet). Every copy of the
+// cluster's objects there (mirror.IsCopyOn) whose content is still what the replicator wrote
+// (mirror.UnchangedCopy) is deleted (deleteCopy: its delete passes h's delete brake, and OCM's work agent on the
+// joining spoke removes what it applied of it); a copy changed on h is kept and named in the event. Then mc, kind
+// k, as read from h, becomes the joining spoke's own ManagedCluster (mirror.ReleaseCopyPatch, on mc's
+// resourceVersion; read again after a 409 and released only while still joined by another spoke,
+// releaseAttempts times in all; the event is sent once that patch succeeded). The errors are the lists', the
+// deletes', the reads' and the patch's (the last 409 included); mc stays a copy while any fails, so the next
+// sync tries again.
 func (c *Controller) withdrawCopies(ctx context.Context, h *hubconn.Hub, k mirror.Kind, cluster string, mc *unstructured.Unstructured) error {
 	var errs []error
 	var withdrawn, kept []string
@@ -203,16 +232,20 @@ func (c *Controller) withdrawCopies(ctx context.Context, h *hubconn.Hub, k mirro
 		if !kind.Namespaced || !h.Serves(name) {
 			continue
 		}
-		for _, at := range h.List(name, cluster) {
-			if _, ok := kind.ClusterOf(at.Namespace, at.Name, c.isCluster); !ok {
+		// Read from the hub: a copy written just before the conflict may not be cached yet, and a user may have
+		// changed one since the cache saw it.
+		list, err := h.Client().Resource(kind.GVR).Namespace(cluster).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("listing %s in namespace %s on hub %s: %w", name, cluster, h.Name(), err))
+			continue
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			if _, ok := kind.ClusterOf(obj.GetNamespace(), obj.GetName(), c.isCluster); !ok || !mirror.IsCopyOn(kind, obj) {
 				continue
 			}
-			obj, hash := h.Peek(name, at.Namespace, at.Name)
-			if !mirror.IsCopyOn(kind, obj) {
-				continue
-			}
-			key := Key{Kind: name, Namespace: at.Namespace, Name: at.Name}
-			if obj.GetDeletionTimestamp() == nil && !unchangedCopy(kind, obj, hash) {
+			key := Key{Kind: name, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+			if obj.GetDeletionTimestamp() == nil && !mirror.UnchangedCopy(kind, obj) {
 				kept = append(kept, key.String())
 				continue
 			}
@@ -246,8 +279,8 @@ func (c *Controller) withdrawCopies(ctx context.Context, h *hubconn.Hub, k mirro
 		} else if err != nil {
 			return fmt.Errorf("reading ManagedCluster %s on hub %s: %w", cluster, h.Name(), err)
 		}
-		if !mirror.IsCopy(mc) {
-			// Released by another sync meanwhile.
+		if !joinedByAnotherSpoke(liveFacts(mc)) {
+			// Released by another sync meanwhile, or no longer joined by another spoke.
 			return nil
 		}
 	}
@@ -260,15 +293,6 @@ func (c *Controller) withdrawCopies(ctx context.Context, h *hubconn.Hub, k mirro
 		"managed cluster %s on hub %s was joined by spoke %s, but the replicator had copied it there for spoke %s: %d copies withdrawn %v, %d changed on the hub kept %v (delete them there if they are not this spoke's); the ManagedCluster is now that spoke's own",
 		cluster, h.Name(), claim, recorded, len(withdrawn), withdrawn, len(kept), kept)
 	return nil
-}
-
-// unchangedCopy reports whether obj, a copy of kind k as hubconn.Hub.Peek returned it with hash (the hash of its
-// mirrored content when the cache holds it without that content, else ""), still holds what the replicator wrote.
-func unchangedCopy(k mirror.Kind, obj *unstructured.Unstructured, hash string) bool {
-	if hash != "" {
-		return hash == obj.GetAnnotations()[mirror.AnnotationContentHash]
-	}
-	return mirror.UnchangedCopy(k, obj)
 }
 
 // reportAllBehind names every hub but h behind on mc, cluster's ManagedCluster on hub h, when mc carries an

@@ -15,6 +15,7 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/fence"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -164,10 +165,11 @@ func TestControllerLeavesANameOfTwoSpokesAlone(t *testing.T) {
 // TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke: the replicator had copied local-cluster of spoke-1
 // (registered on hub-a) to hub-b — its ManagedCluster and works work-a and work-c — before local-cluster's own
 // spoke on hub-b registered (a hub rebuilt, or given the replicator's access, before its local-cluster); that
-// spoke, spoke-2, then joined the ManagedCluster copy, and a user of hub-b changed the copy of work-c. The
-// controller withdraws from hub-b the copy no one changed (work-a), keeps the changed one, makes the
-// ManagedCluster spoke-2's own, and touches nothing on hub-a. A spoke whose own claim changed while it moved
-// (hub-a's ManagedCluster reports the new claim too) is no second spoke: what was copied to hub-b stays.
+// spoke, spoke-2, then joined the ManagedCluster copy, and a user of hub-b changed the copy of work-c. Once a
+// renewal of spoke-1's lease on hub-a is seen, the controller withdraws from hub-b the copy no one changed
+// (work-a), keeps the changed one, makes the ManagedCluster spoke-2's own, and touches nothing on hub-a. A spoke
+// whose own claim changed after it left hub-a (hub-a still shows its old claim, with no renewal since the
+// conflict) or before (hub-a reports the new claim too) is no second spoke: what was copied to hub-b stays.
 func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
 	const cluster = "local-cluster"
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
@@ -186,12 +188,15 @@ func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		// claimOnA is what hub-a's own ManagedCluster reports.
+		// claimOnA is what hub-a's own ManagedCluster reports; renewOnA, whether a renewal of its lease is seen
+		// once the conflict was.
 		claimOnA string
+		renewOnA bool
 		withdraw bool
 	}{
-		{name: "a second spoke joined the copy", claimOnA: "spoke-1", withdraw: true},
-		{name: "the same spoke with a new claim", claimOnA: "spoke-2", withdraw: false},
+		{name: "a second spoke joined the copy, the first renewing on hub-a", claimOnA: "spoke-1", renewOnA: true, withdraw: true},
+		{name: "the same spoke with a new claim, its old claim left on hub-a with no renewal since", claimOnA: "spoke-1", withdraw: false},
+		{name: "the same spoke with a new claim, reported on hub-a too", claimOnA: "spoke-2", renewOnA: true, withdraw: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			handler := &proxyHandler{}
@@ -205,6 +210,10 @@ func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
 				manifestWork(cluster, "work-b", "cm-b", nil))
 			c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 			eventually(t, "the conflict is reported", func() bool { return len(recorder.messages(ReasonClusterIdentityConflict)) > 0 })
+			quiesce(t, c, a, b)
+			if tc.renewOnA {
+				c.OnLease(testHubA, cluster, hubconn.LeaseRenewed)
+			}
 			if tc.withdraw {
 				eventually(t, "the withdrawal is reported", func() bool { return len(recorder.messages(ReasonCopiesWithdrawn)) > 0 })
 			}

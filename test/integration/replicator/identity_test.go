@@ -32,8 +32,9 @@ const identityWatch = 75 * time.Second
 // a copy, or fence either cluster's namespace: it reports the name (event, Degraded condition) and leaves it alone,
 // while each agent keeps renewing its lease. Each agent reports its spoke's kube-system UID as its id.k8s.io claim.
 // Then a second name, late-cluster, whose second spoke registers on hub B only after the replicator copied the
-// first spoke's ManagedCluster and ManifestWork there: the second spoke joins the copy, and the replicator must
-// withdraw the copied ManifestWork (OCM's work agent on the second spoke keeps none of it) and leave the
+// first spoke's ManagedCluster and ManifestWork there: the second spoke joins the copy, its lease must not move
+// the first spoke's cluster to hub B, and once the first spoke's agent renews its lease on hub A the replicator
+// must withdraw the copied ManifestWork (OCM's work agent on the second spoke keeps none of it) and leave the
 // ManagedCluster to the second spoke, touching nothing on hub A.
 func TestClusterNameOfTwoSpokes(t *testing.T) {
 	const cluster = "local-cluster"
@@ -115,7 +116,8 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 	// A name whose second spoke registers on hub B only after the replicator copied the first spoke's
 	// ManagedCluster and ManifestWork there (a hub rebuilt, or given the replicator's access, before its own
 	// cluster of that name registered). The second spoke joins the copy; the replicator withdraws what it copied
-	// there for the first spoke, and OCM's work agent on the second spoke removes whatever it applied of it.
+	// there for the first spoke once that spoke is seen alive on hub A, and OCM's work agent on the second spoke
+	// removes whatever it applied of it.
 	const late = "late-cluster"
 	spoke3 := framework.StartSpoke(t, framework.SpokeOptions{})
 	util.EnsureAgentNamespace(t, spoke3)
@@ -139,8 +141,14 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = late, "agent4" },
 	})
 	startWorkAgent(t, spoke4, agent4, late, evictionGracePeriod)
-	joined := waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", late, replicationTimeout, "spoke 4's own ManagedCluster, no copy",
+	// The withdrawal waits for a renewal of spoke 3's lease on hub A seen after the conflict (every 60 s to
+	// 75 s): until then spoke 4's work agent may apply spoke 3's ManifestWork.
+	appliedBefore := false
+	joined := waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", late, 3*replicationTimeout, "spoke 4's own ManagedCluster, no copy",
 		func(o *unstructured.Unstructured) bool {
+			if _, err := spoke4.Kube.CoreV1().ConfigMaps("default").Get(ctx, "cm-late", metav1.GetOptions{}); err == nil {
+				appliedBefore = true
+			}
 			claim, recorded := mirror.ClusterIdentity(o)
 			return o != nil && !mirror.IsCopy(o) && recorded == "" && claim != "" && claim != id3
 		})
@@ -161,6 +169,6 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 		t.Errorf("hub-a's %s reports claim %q, want spoke 3's %q", late, claim, id3)
 	}
 	util.WaitForClusterAvailable(t, hubBHub, late, 90*time.Second)
-	t.Logf("measured: %s copied to hub-b for spoke 3 (%s), joined there by spoke 4 (%s): the copy of late-work withdrawn, spoke 4 holds none of it, hub-a untouched",
-		late, id3, id4)
+	t.Logf("measured: %s copied to hub-b for spoke 3 (%s), joined there by spoke 4 (%s): the copy of late-work withdrawn (applied on spoke 4 before: %t), spoke 4 holds none of it, hub-a untouched",
+		late, id3, id4, appliedBefore)
 }
