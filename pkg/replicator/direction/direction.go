@@ -133,7 +133,8 @@ const (
 //     not on it, whatever its epoch records or its clock did). A lease on a copy that records the identity of
 //     the spoke it was made for (RecordedClusterID) is not counted while its ManagedCluster shows no identity
 //     claim (ClusterID) and that spoke is alive elsewhere: a reachable hub's ManagedCluster that is no copy
-//     reports that claim and has a fresh lease an agent renewed. A second spoke of the name joining the copy
+//     reports that claim and has a lease that counts (as above: fresh, or any an agent renewed before the
+//     replicator has seen a renewal). A second spoke of the name joining the copy
 //     (local-cluster on a hub rebuilt after the replicator copied the other's there) renews its lease before it
 //     reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made for counts
 //     once it reports its claim there, or once the hub it left is unreachable or its lease there stale (an agent
@@ -165,21 +166,22 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			}
 		}
 	}
-	// The identities whose own ManagedCluster (no copy) has a fresh lease an agent renewed: those spokes are
-	// alive where they registered.
+	// counted reports whether h's lease counts in rule 1 as far as the lease itself goes.
+	counted := func(h HubView) bool {
+		return h.Reachable && h.HasLease && h.AgentRenewed && (!(seenAny || !allReachable) || fresh(h, now))
+	}
+	// The identities whose own ManagedCluster (no copy) has a lease that counts: those spokes are alive where
+	// they registered.
 	alive := map[string]bool{}
 	for _, h := range hubs {
-		if h.Reachable && h.HasLease && h.AgentRenewed && !h.IsCopy && h.ClusterID != "" && fresh(h, now) {
+		if counted(h) && !h.IsCopy && h.ClusterID != "" {
 			alive[h.ClusterID] = true
 		}
 	}
 	var best *HubView
 	for i := range hubs {
 		h := &hubs[i]
-		if !h.Reachable || !h.HasLease || !h.AgentRenewed {
-			continue
-		}
-		if (seenAny || !allReachable) && !fresh(*h, now) {
+		if !counted(*h) {
 			continue
 		}
 		if h.IsCopy && h.RecordedClusterID != "" && h.ClusterID == "" && alive[h.RecordedClusterID] {

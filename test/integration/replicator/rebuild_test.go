@@ -269,6 +269,16 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 	}, "the rebuilt %s holding copies of %s's %s and %s", b.names[j], b.names[i], chaosTwin, twinWork(i))
 	b.registerTwin(t, j, b.hubs[j])
 	s.steps = append(s.steps, fmt.Sprintf("the twin's spoke joined the copy of %s's twin on %s", b.names[i], b.names[j]))
+	// The withdrawal waits for a renewal of the other twin's lease on its hub, seen after the conflict.
+	framework.Eventually(t, 3*replicationTimeout, util.PollInterval, func() (bool, error) {
+		mc, err := dyn(b.hubs[j]).Resource(mcGVR).Get(ctx, chaosTwin, metav1.GetOptions{})
+		if err != nil || mirror.IsCopy(mc) {
+			return false, err
+		}
+		_, err = dyn(b.hubs[j]).Resource(workGVR).Namespace(chaosTwin).Get(ctx, twinWork(i), metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}, "%s's %s its own spoke's, and the copy of %s withdrawn", b.names[j], chaosTwin, twinWork(i))
+	s.steps = append(s.steps, fmt.Sprintf("the copies made for %s's twin withdrawn from %s", b.names[i], b.names[j]))
 	util.WaitForFailoverConfig(t, b.spoke, 3*replicationTimeout, fmt.Sprintf("rebuilt %s in step and a Ready standby", b.names[j]), func(fc *failoverv1alpha1.FailoverConfig) (bool, string) {
 		for _, h := range fc.Status.Hubs {
 			if h.Name == b.names[j] {
