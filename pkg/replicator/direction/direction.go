@@ -139,6 +139,9 @@ const (
 //     reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made for counts
 //     once it reports its claim there, or once the hub it left is unreachable or its lease there stale (an agent
 //     that writes no status, with the hub reporting its clock out of sync, is delayed that long, not stopped).
+//     Before any renewal is seen (just started), where such a copy's lease would be skipped only on a lease
+//     not known to be fresh, nothing is decided (the previous source is kept; without one, no source) until a
+//     renewal is seen.
 //     Since is kept when the hub does not change, else it is now (without a previous
 //     source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
@@ -170,23 +173,35 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	counted := func(h HubView) bool {
 		return h.Reachable && h.HasLease && h.AgentRenewed && (!(seenAny || !allReachable) || fresh(h, now))
 	}
-	// The identities whose own ManagedCluster (no copy) has a lease that counts: those spokes are alive where
-	// they registered.
-	alive := map[string]bool{}
+	// The identities whose own ManagedCluster (no copy) has a fresh lease: those spokes are alive where they
+	// registered. Before any renewal is seen, a lease that counts only shows the spoke may be (unproven).
+	alive, unproven := map[string]bool{}, map[string]bool{}
 	for _, h := range hubs {
-		if counted(h) && !h.IsCopy && h.ClusterID != "" {
+		switch {
+		case !counted(h) || h.IsCopy || h.ClusterID == "":
+		case fresh(h, now):
 			alive[h.ClusterID] = true
+		default:
+			unproven[h.ClusterID] = true
 		}
 	}
+	undecided := false
 	var best *HubView
 	for i := range hubs {
 		h := &hubs[i]
 		if !counted(*h) {
 			continue
 		}
-		if h.IsCopy && h.RecordedClusterID != "" && h.ClusterID == "" && alive[h.RecordedClusterID] {
-			// An agent joined a copy made for a spoke that is alive elsewhere, and has not said which spoke it is.
-			continue
+		if h.IsCopy && h.RecordedClusterID != "" && h.ClusterID == "" {
+			if alive[h.RecordedClusterID] {
+				// An agent joined a copy made for a spoke that is alive elsewhere, and has not said which spoke it is.
+				continue
+			}
+			if unproven[h.RecordedClusterID] {
+				// Which of the two is the cluster's agent shows once a renewal is seen.
+				undecided = true
+				continue
+			}
 		}
 		if barLower && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {
 			continue
@@ -203,6 +218,12 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		case h.RenewTime.Equal(best.RenewTime) && h.Hub == prev.Hub:
 			best = h
 		}
+	}
+	if undecided {
+		if prev.Hub != "" {
+			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
+		}
+		return Source{Reason: ReasonUnknown}
 	}
 	if best != nil {
 		if best.Hub == prev.Hub {

@@ -242,14 +242,25 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
-			name: "just started (no renewal seen yet): a copy without a claim, the spoke it records renewing elsewhere, is not counted",
+			name: "just started (no renewal seen yet): a copy without a claim, the spoke it records with a lease elsewhere, decides nothing",
 			hubs: []direction.HubView{
 				with(renewing(hubA, ago(30*time.Second)), func(v *direction.HubView) { v.ClusterID, v.RenewSeen = "spoke-1", time.Time{} }),
 				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) {
 					v.IsCopy, v.RecordedClusterID, v.RenewSeen = true, "spoke-1", time.Time{}
 				}),
 			},
-			want: src(hubA, now, direction.ReasonLeaseRenewed),
+			want: direction.Source{},
+		},
+		{
+			name: "just started, a previous source known: it is kept until a renewal is seen",
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(30*time.Second)), func(v *direction.HubView) { v.ClusterID, v.RenewSeen = "spoke-1", time.Time{} }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.RenewSeen = true, "spoke-1", time.Time{}
+				}),
+			},
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
 			name: "the same copy counts without a claim once the hub of the spoke it records is unreachable",

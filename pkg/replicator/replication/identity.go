@@ -26,7 +26,7 @@ type identityConflict struct {
 	// seen lists the identities seen (direction.Identity.Seen).
 	seen string
 	// since is when the conflict was first seen, on the replicator's clock: a renewal of a spoke's lease seen
-	// after it shows that spoke alive while the conflict stands (registeredElsewhere).
+	// after it shows that spoke alive while the conflict stands (aliveElsewhere).
 	since time.Time
 }
 
@@ -108,7 +108,9 @@ func (c *Controller) identityViews(cluster string) []direction.HubView {
 // every ready hub when Options.Fencing (each spoke's users manage their own cluster of that name on their own
 // hub) and from every ManagedCluster copy there (mirror.UnfencePatch), and, on each hub whose ManagedCluster
 // reports other hubs in step, names every other hub behind: none holds this cluster's state. A ManagedCluster that
-// is no copy and never had that report is left untouched.
+// is no copy and never had that report is left untouched. On a hub whose ManagedCluster is a copy joined by
+// another spoke than the one it was made for (joinedByAnotherSpoke), once that one is seen alive elsewhere
+// (aliveElsewhere), what was copied there is withdrawn instead (withdrawCopies).
 func (c *Controller) standDown(ctx context.Context, cluster string) error {
 	c.mu.Lock()
 	delete(c.sources, cluster)
@@ -183,13 +185,18 @@ func liveFacts(mc *unstructured.Unstructured) hubconn.Cluster {
 }
 
 // aliveElsewhere reports whether the spoke of identity recorded, for which cluster's ManagedCluster on hub h was
-// copied, is alive under that name on another hub: that hub is ready, its ManagedCluster is no copy and reports
-// that identity (its agent's claim), and a renewal of its lease was seen there after since (the time the
-// conflict was first seen, on the replicator's clock). Only then is the spoke that joined h's copy another
-// cluster. A hub keeps the claim a spoke reported there until it is written again: a spoke whose identity
-// changed (an id.k8s.io ClusterClaim made on it, the spoke restored or rebuilt) after it left that hub, and that
-// joined h, leaves its old claim there with no renewal after the conflict, and what was copied to h for it stays.
+// copied, is alive under that name on another hub at the same time as the spoke that joined h: that hub is
+// ready, its ManagedCluster is no copy and reports that identity (its agent's claim), a renewal of its lease was
+// seen there after since (the time the conflict was first seen, on the replicator's clock), and a renewal of the
+// lease on h was seen after that one. One agent renews one hub at a time, so renewals interleaved that way are
+// two agents. A hub keeps the claim a spoke reported there until its agent writes it again: a spoke whose
+// identity changed after it left that hub (an id.k8s.io ClusterClaim made on it, the spoke restored or rebuilt)
+// and that joined h leaves its old claim there, and renews there again only if it moves back, after which it
+// renews h no more; what was copied to h for it stays. A zero since (no conflict recorded) is never alive.
 func (c *Controller) aliveElsewhere(h *hubconn.Hub, cluster, recorded string, since time.Time) bool {
+	if since.IsZero() {
+		return false
+	}
 	for _, other := range c.opts.Hubs {
 		if other == h || !other.Ready() {
 			continue
@@ -199,9 +206,9 @@ func (c *Controller) aliveElsewhere(h *hubconn.Hub, cluster, recorded string, si
 			continue
 		}
 		c.mu.Lock()
-		seen := c.renewSeen[other.Name()][cluster]
+		seenOther, seenHere := c.renewSeen[other.Name()][cluster], c.renewSeen[h.Name()][cluster]
 		c.mu.Unlock()
-		if seen.After(since) {
+		if seenOther.After(since) && seenHere.After(seenOther) {
 			return true
 		}
 	}
@@ -218,7 +225,7 @@ const releaseAttempts = 5
 // its own local-cluster registered). The cluster's namespace is listed on h (one LIST per namespaced kind h
 // serves, not the cache: a copy written just before the conflict may not be cached yet). Every copy of the
 // cluster's objects there (mirror.IsCopyOn) whose content is still what the replicator wrote
-// (mirror.UnchangedCopy) is deleted (deleteCopy: its delete passes h's delete brake, and OCM's work agent on the
+// (mirror.UnchangedCopy) is deleted (withdrawCopy: its delete passes h's delete brake, and OCM's work agent on the
 // joining spoke removes what it applied of it); a copy changed on h is kept and named in the event. Then mc, kind
 // k, as read from h, becomes the joining spoke's own ManagedCluster (mirror.ReleaseCopyPatch, on mc's
 // resourceVersion; read again after a 409 and released only while still joined by another spoke,
@@ -249,7 +256,7 @@ func (c *Controller) withdrawCopies(ctx context.Context, h *hubconn.Hub, k mirro
 				kept = append(kept, key.String())
 				continue
 			}
-			if err := c.deleteCopy(ctx, h, kind, obj); err != nil {
+			if err := c.withdrawCopy(ctx, h, kind, key, obj); err != nil {
 				errs = append(errs, fmt.Errorf("withdrawing %s from hub %s: %w", key, h.Name(), err))
 				continue
 			}
@@ -292,6 +299,28 @@ func (c *Controller) withdrawCopies(ctx context.Context, h *hubconn.Hub, k mirro
 	c.opts.Recorder.Warningf(ReasonCopiesWithdrawn,
 		"managed cluster %s on hub %s was joined by spoke %s, but the replicator had copied it there for spoke %s: %d copies withdrawn %v, %d changed on the hub kept %v (delete them there if they are not this spoke's); the ManagedCluster is now that spoke's own",
 		cluster, h.Name(), claim, recorded, len(withdrawn), withdrawn, len(kept), kept)
+	return nil
+}
+
+// withdrawCopy deletes obj, key's copy on hub h as listed there, unchanged since the replicator wrote it. A copy
+// that carries none of h's finalizers (mirror.CopyFinalizersPatch) is deleted on its UID and resourceVersion
+// after h's delete brake admits it: a 409 (a user changed it since it was listed) is returned, and the next sync
+// lists and checks it again. One that carries them, or is being deleted, goes through deleteCopy, which removes
+// them and retries on a 409 without checking the content again.
+func (c *Controller) withdrawCopy(ctx context.Context, h *hubconn.Hub, k mirror.Kind, key Key, obj *unstructured.Unstructured) error {
+	if obj.GetDeletionTimestamp() != nil || mirror.CopyFinalizersPatch(k, obj) != nil {
+		return c.deleteCopy(ctx, h, k, obj)
+	}
+	if err := c.admitDelete(h.Name(), key); err != nil {
+		return err
+	}
+	h.ExpectDelete(k.Name, obj.GetNamespace(), obj.GetName(), obj.GetUID())
+	if err := c.delete(ctx, h, k, obj); err != nil {
+		if apierrors.IsConflict(err) {
+			return fmt.Errorf("changed since it was listed: %w", err)
+		}
+		return err
+	}
 	return nil
 }
 

@@ -165,11 +165,12 @@ func TestControllerLeavesANameOfTwoSpokesAlone(t *testing.T) {
 // TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke: the replicator had copied local-cluster of spoke-1
 // (registered on hub-a) to hub-b — its ManagedCluster and works work-a and work-c — before local-cluster's own
 // spoke on hub-b registered (a hub rebuilt, or given the replicator's access, before its local-cluster); that
-// spoke, spoke-2, then joined the ManagedCluster copy, and a user of hub-b changed the copy of work-c. Once a
-// renewal of spoke-1's lease on hub-a is seen, the controller withdraws from hub-b the copy no one changed
-// (work-a), keeps the changed one, makes the ManagedCluster spoke-2's own, and touches nothing on hub-a. A spoke
-// whose own claim changed after it left hub-a (hub-a still shows its old claim, with no renewal since the
-// conflict) or before (hub-a reports the new claim too) is no second spoke: what was copied to hub-b stays.
+// spoke, spoke-2, then joined the ManagedCluster copy, and a user of hub-b changed the copy of work-c. Once a renewal
+// of spoke-1's lease on hub-a is seen, then one of spoke-2's on hub-b (two agents), the controller withdraws from
+// hub-b the copy no one changed (work-a), keeps the changed one, makes the ManagedCluster spoke-2's own (without
+// spoke-1's records), and touches nothing on hub-a. A spoke whose own claim changed after it left hub-a (hub-a
+// still shows its old claim: renewed there no more, or again only once it moved back) or before (hub-a reports
+// the new claim too) is no second spoke: what was copied to hub-b stays.
 func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
 	const cluster = "local-cluster"
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
@@ -188,15 +189,16 @@ func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		// claimOnA is what hub-a's own ManagedCluster reports; renewOnA, whether a renewal of its lease is seen
-		// once the conflict was.
+		// claimOnA is what hub-a's own ManagedCluster reports; renewals, the hubs whose lease renewals are seen
+		// once the conflict was, in order.
 		claimOnA string
-		renewOnA bool
+		renewals []string
 		withdraw bool
 	}{
-		{name: "a second spoke joined the copy, the first renewing on hub-a", claimOnA: "spoke-1", renewOnA: true, withdraw: true},
-		{name: "the same spoke with a new claim, its old claim left on hub-a with no renewal since", claimOnA: "spoke-1", withdraw: false},
-		{name: "the same spoke with a new claim, reported on hub-a too", claimOnA: "spoke-2", renewOnA: true, withdraw: false},
+		{name: "a second spoke joined the copy, both renewing", claimOnA: "spoke-1", renewals: []string{testHubA, testHubB}, withdraw: true},
+		{name: "the same spoke with a new claim, its old claim left on hub-a with no renewal since", claimOnA: "spoke-1", renewals: []string{testHubB}, withdraw: false},
+		{name: "the same spoke with a new claim, back on hub-a before it reported the new claim there", claimOnA: "spoke-1", renewals: []string{testHubB, testHubA}, withdraw: false},
+		{name: "the same spoke with a new claim, reported on hub-a too", claimOnA: "spoke-2", renewals: []string{testHubA, testHubB}, withdraw: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			handler := &proxyHandler{}
@@ -205,14 +207,16 @@ func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
 			mcB := claimedCluster(cluster, "spoke-2")
 			mcB.SetLabels(map[string]string{mirror.LabelReplicatedFrom: testHubA})
 			mcB.SetAnnotations(map[string]string{mirror.AnnotationClusterID: "spoke-1", mirror.AnnotationContentHash: "h",
-				mirror.AnnotationClusterHub: testHubA, mirror.AnnotationClusterHubSince: "2026-12-01T00:00:00Z", "team": "b"})
+				mirror.AnnotationClusterHub: testHubA, mirror.AnnotationClusterHubSince: "2026-12-01T00:00:00Z", "team": "b",
+				mirror.AnnotationMovedFrom: testHubB, mirror.AnnotationDeletesSeen: "x"})
 			b := newTestHub(t, testHubB, handler, kinds, mcB, copyOnB(workA, false), copyOnB(workC, true),
 				manifestWork(cluster, "work-b", "cm-b", nil))
 			c, recorder := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 			eventually(t, "the conflict is reported", func() bool { return len(recorder.messages(ReasonClusterIdentityConflict)) > 0 })
 			quiesce(t, c, a, b)
-			if tc.renewOnA {
-				c.OnLease(testHubA, cluster, hubconn.LeaseRenewed)
+			for _, hub := range tc.renewals {
+				time.Sleep(10 * time.Millisecond) // renewals seen at distinct times of the replicator's clock
+				c.OnLease(hub, cluster, hubconn.LeaseRenewed)
 			}
 			if tc.withdraw {
 				eventually(t, "the withdrawal is reported", func() bool { return len(recorder.messages(ReasonCopiesWithdrawn)) > 0 })
@@ -241,7 +245,8 @@ func TestControllerWithdrawsCopiesFromTheHubOfASecondSpoke(t *testing.T) {
 			accepted, _, _ := unstructured.NestedBool(mc.Object, "spec", "hubAcceptsClient")
 			switch {
 			case tc.withdraw && (mirror.IsCopy(mc) || recorded != "" || mc.GetAnnotations()[mirror.AnnotationContentHash] != "" ||
-				mc.GetAnnotations()[mirror.AnnotationClusterHub] != ""):
+				mc.GetAnnotations()[mirror.AnnotationClusterHub] != "" || mc.GetAnnotations()[mirror.AnnotationMovedFrom] != "" ||
+				mc.GetAnnotations()[mirror.AnnotationDeletesSeen] != ""):
 				t.Errorf("hub-b's ManagedCluster: labels %v, annotations %v; want spoke-2's own, no copy marks", mc.GetLabels(), mc.GetAnnotations())
 			case !tc.withdraw && (!mirror.IsCopy(mc) || recorded != "spoke-1"):
 				t.Errorf("hub-b's ManagedCluster: labels %v, annotations %v; want still the copy recording spoke-1", mc.GetLabels(), mc.GetAnnotations())

@@ -33,7 +33,7 @@ const identityWatch = 75 * time.Second
 // while each agent keeps renewing its lease. Each agent reports its spoke's kube-system UID as its id.k8s.io claim.
 // Then a second name, late-cluster, whose second spoke registers on hub B only after the replicator copied the
 // first spoke's ManagedCluster and ManifestWork there: the second spoke joins the copy, its lease must not move
-// the first spoke's cluster to hub B, and once the first spoke's agent renews its lease on hub A the replicator
+// the first spoke's cluster to hub B, and once both agents renew their leases after the conflict the replicator
 // must withdraw the copied ManifestWork (OCM's work agent on the second spoke keeps none of it) and leave the
 // ManagedCluster to the second spoke, touching nothing on hub A.
 func TestClusterNameOfTwoSpokes(t *testing.T) {
@@ -141,10 +141,10 @@ func TestClusterNameOfTwoSpokes(t *testing.T) {
 		Mutate:    func(o *klusterlet.FailoverAgentOptions) { o.ClusterName, o.AgentName = late, "agent4" },
 	})
 	startWorkAgent(t, spoke4, agent4, late, evictionGracePeriod)
-	// The withdrawal waits for a renewal of spoke 3's lease on hub A seen after the conflict (every 60 s to
-	// 75 s): until then spoke 4's work agent may apply spoke 3's ManifestWork.
+	// The withdrawal waits for a renewal of spoke 3's lease on hub A seen after the conflict, then one of spoke
+	// 4's on hub B (each every 60 s to 75 s): until then spoke 4's work agent may apply spoke 3's ManifestWork.
 	appliedBefore := false
-	joined := waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", late, 3*replicationTimeout, "spoke 4's own ManagedCluster, no copy",
+	joined := waitObj(t, hubBHub, failoverv1alpha1.KindManagedCluster, "", late, 5*replicationTimeout, "spoke 4's own ManagedCluster, no copy",
 		func(o *unstructured.Unstructured) bool {
 			if _, err := spoke4.Kube.CoreV1().ConfigMaps("default").Get(ctx, "cm-late", metav1.GetOptions{}); err == nil {
 				appliedBefore = true

@@ -269,7 +269,8 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 	}, "the rebuilt %s holding copies of %s's %s and %s", b.names[j], b.names[i], chaosTwin, twinWork(i))
 	b.registerTwin(t, j, b.hubs[j])
 	s.steps = append(s.steps, fmt.Sprintf("the twin's spoke joined the copy of %s's twin on %s", b.names[i], b.names[j]))
-	// The withdrawal waits for a renewal of the other twin's lease on its hub, seen after the conflict.
+	// The withdrawal waits for a renewal of the other twin's lease on its hub, seen after the conflict, then one
+	// on this hub (two agents at once).
 	framework.Eventually(t, 3*replicationTimeout, util.PollInterval, func() (bool, error) {
 		mc, err := dyn(b.hubs[j]).Resource(mcGVR).Get(ctx, chaosTwin, metav1.GetOptions{})
 		if err != nil || mirror.IsCopy(mc) {
