@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/lru"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
@@ -227,24 +228,28 @@ type Controller struct {
 	notWrittenBack reportedOnce
 }
 
-// reportedOnce remembers what was reported (an event made once per object, not at every sync); its own lock.
-// It grows by one entry per report, which only a conflict of two users' writes makes.
+// reportedOnceSize is how many reports a reportedOnce remembers; beyond it the least recently reported is
+// forgotten, and may be reported again.
+const reportedOnceSize = 4096
+
+// reportedOnce remembers what was reported (an event made once per object, not at every sync), the last
+// reportedOnceSize reports at most; its own lock.
 type reportedOnce struct {
 	mu   sync.Mutex
-	seen sets.Set[string]
+	seen *lru.Cache
 }
 
-// first reports whether id was not reported yet, and remembers it.
+// first reports whether id was not reported yet (or was forgotten since), and remembers it.
 func (r *reportedOnce) first(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.seen == nil {
-		r.seen = sets.New[string]()
+		r.seen = lru.New(reportedOnceSize)
 	}
-	if r.seen.Has(id) {
+	if _, ok := r.seen.Get(id); ok {
 		return false
 	}
-	r.seen.Insert(id)
+	r.seen.Add(id, struct{}{})
 	return true
 }
 

@@ -884,3 +884,24 @@ func TestHubNotListedUntilOnStateReady(t *testing.T) {
 	c.OnState("hub-b", hubconn.StateReady, nil)
 	check(c, "after OnState(Ready) again", true)
 }
+
+// TestReportedOnceIsBounded: a report is made once, and reportedOnce remembers reportedOnceSize reports at most
+// (the least recently reported is forgotten first).
+func TestReportedOnceIsBounded(t *testing.T) {
+	var r reportedOnce
+	if !r.first("a") || r.first("a") {
+		t.Fatal("first(a) twice: want true, then false")
+	}
+	for i := 0; i < reportedOnceSize; i++ {
+		r.first(fmt.Sprintf("other-%d", i))
+	}
+	if n := r.seen.Len(); n != reportedOnceSize {
+		t.Errorf("remembered %d reports, want %d", n, reportedOnceSize)
+	}
+	if !r.first("a") {
+		t.Error("first(a) after reportedOnceSize other reports: want true (forgotten)")
+	}
+	if r.first(fmt.Sprintf("other-%d", reportedOnceSize-1)) {
+		t.Error("the most recent report was forgotten")
+	}
+}
