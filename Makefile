@@ -14,7 +14,7 @@ BUILD_DATE ?= $(shell TZ=UTC git show -s --format=%cd --date=format-local:%Y-%m-
 LDFLAGS := -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.gitVersion=$(VERSION) \
            -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.gitCommit=$(COMMIT) \
            -X github.com/klusterlet-failover/klusterlet-failover/pkg/version.buildDate=$(BUILD_DATE)
-INTEGRATION_TIMEOUT ?= 25m
+INTEGRATION_TIMEOUT ?= 40m
 # One set of Go settings for every compile of this module: make build, make demo (hack/demo.sh), make test and the
 # agent binary the suites build (test/framework/agentbinary.go inherits them). Go's build cache keys each package
 # on them, so a package compiled by one target is reused by the others. -trimpath also makes the cache

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO="${GO:-go}"
-timeout="${INTEGRATION_TIMEOUT:-25m}"
+timeout="${INTEGRATION_TIMEOUT:-40m}"
 module="$("$GO" list -m)"
 
 # The lanes, as package directories under test/integration; "util" holds no tests.
