@@ -1004,9 +1004,9 @@ func ReleaseCopyPatch(obj *unstructured.Unstructured) []byte {
 		metadata["annotations"] = annotations
 	}
 	if slices.Contains(obj.GetFinalizers(), FinalizerDeleteCopies) {
-		var list any = withoutDeleteCopies(obj.GetFinalizers())
-		if len(withoutDeleteCopies(obj.GetFinalizers())) == 0 {
-			list = nil
+		var list any
+		if rest := withoutDeleteCopies(obj.GetFinalizers()); len(rest) > 0 {
+			list = rest
 		}
 		metadata["finalizers"] = list
 	}
