@@ -139,9 +139,13 @@ const (
 //     reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made for counts
 //     once it reports its claim there, or once the hub it left is unreachable or its lease there stale (an agent
 //     that writes no status, with the hub reporting its clock out of sync, is delayed that long, not stopped).
-//     Before any renewal is seen (just started), where such a copy's lease would be skipped only on a lease
-//     not known to be fresh, nothing is decided (the previous source is kept; without one, no source) until a
-//     renewal is seen.
+//     Where that spoke may be alive but is not shown to be — its lease there was renewed by an agent, but no
+//     renewal of it has been seen freshly, and either no renewal of the cluster was seen yet (just started) or
+//     that hub has been in view less than FreshnessFactor × its lease duration (ReadySince: the replicator
+//     started, or listed the hub again, and the agent's next renewal there is not due yet) — nothing is decided
+//     (the previous source is kept; without one, no source) until a renewal there is seen or that time is up,
+//     when such a copy's lease would rank first; otherwise the first of the others is the source. The renewal
+//     on the copy is often seen first: right after a start it must not take the cluster over.
 //     Since is kept when the hub does not change, else it is now (without a previous
 //     source: the earliest time the copies record for that hub, if they do).
 //  2. Without such a hub, the previous source is kept.
@@ -174,18 +178,21 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		return h.Reachable && h.HasLease && h.AgentRenewed && (!(seenAny || !allReachable) || fresh(h, now))
 	}
 	// The identities whose own ManagedCluster (no copy) has a fresh lease: those spokes are alive where they
-	// registered. Before any renewal is seen, a lease that counts only shows the spoke may be (unproven).
+	// registered. A lease an agent renewed that is not fresh only shows the spoke may be (unproven) before any
+	// renewal is seen, or while its hub has been in view too briefly for a renewal to be seen (inViewBriefly).
 	alive, unproven := map[string]bool{}, map[string]bool{}
 	for _, h := range hubs {
 		switch {
-		case !counted(h) || h.IsCopy || h.ClusterID == "":
+		case !h.Reachable || !h.HasLease || !h.AgentRenewed || h.IsCopy || h.ClusterID == "":
 		case fresh(h, now):
 			alive[h.ClusterID] = true
-		default:
+		case counted(h) || inViewBriefly(h, now):
 			unproven[h.ClusterID] = true
 		}
 	}
-	undecided := false
+	// undecided holds the hubs whose lease may be a second spoke's (see below): they take part in the ranking,
+	// and when one of them ranks first nothing is decided.
+	undecided := map[string]bool{}
 	var best *HubView
 	for i := range hubs {
 		h := &hubs[i]
@@ -197,11 +204,8 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 				// An agent joined a copy made for a spoke that is alive elsewhere, and has not said which spoke it is.
 				continue
 			}
-			if unproven[h.RecordedClusterID] {
-				// Which of the two is the cluster's agent shows once a renewal is seen.
-				undecided = true
-				continue
-			}
+			// Which of the two is the cluster's agent shows once a renewal is seen there.
+			undecided[h.Hub] = unproven[h.RecordedClusterID]
 		}
 		if barLower && h.Hub != prev.Hub && h.Epoch < prev.Epoch && !h.RenewTime.After(prev.RenewTime) {
 			continue
@@ -219,7 +223,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			best = h
 		}
 	}
-	if undecided {
+	if best != nil && undecided[best.Hub] {
 		if prev.Hub != "" {
 			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
 		}
@@ -309,8 +313,8 @@ func highestEpoch(hubs []HubView) string {
 
 // NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts
 // as fresh at now stops being fresh (its RenewSeen + FreshnessFactor × the lease duration), or a hub reached
-// again leaves the window in which rule 1 still bars the leases of lower epochs (its ReadySince + FreshnessFactor
-// × the lease duration), or the zero time when there is none. Without new observations DecideSource can only
+// again leaves the window in which rule 1 still bars the leases of lower epochs or leaves a copy's lease
+// undecided (its ReadySince + FreshnessFactor × the lease duration), or the zero time when there is none. Without new observations DecideSource can only
 // decide differently after that time: the caller decides again then instead of on a fixed period.
 func NextExpiry(hubs []HubView, now time.Time) time.Time {
 	var next time.Time
@@ -338,6 +342,14 @@ func NextExpiry(hubs []HubView, now time.Time) time.Time {
 // duration before now (both the replicator's clock).
 func fresh(h HubView, now time.Time) bool {
 	return !h.RenewSeen.IsZero() && now.Sub(h.RenewSeen) <= FreshnessFactor*leaseDuration(h)
+}
+
+// inViewBriefly reports whether hub h has been reachable (since its ReadySince) for less than FreshnessFactor × its
+// lease duration: a lease renewed there that the replicator has not seen renewed (or not freshly) may still be
+// renewed by an agent whose next renewal is not due yet, as right after the replicator started or the hub was
+// listed again. A zero ReadySince (not known) counts as long in view.
+func inViewBriefly(h HubView, now time.Time) bool {
+	return !h.ReadySince.IsZero() && now.Sub(h.ReadySince) < FreshnessFactor*leaseDuration(h)
 }
 
 // leaseDuration returns h's lease duration, DefaultLeaseDuration when unset.

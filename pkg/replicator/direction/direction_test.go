@@ -263,6 +263,82 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 			want: src(hubB, earlier, direction.ReasonNoFreshLease),
 		},
 		{
+			name: "started a moment ago, the copy's renewal seen first: the spoke it records, its lease not seen renewing yet on a hub in view 2s, decides nothing",
+			hubs: []direction.HubView{
+				with(unseen(renewing(hubA, ago(30*time.Second))), func(v *direction.HubView) { v.ClusterID, v.ReadySince = "spoke-1", ago(2*time.Second) }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.ReadySince = true, "spoke-1", ago(2*time.Second)
+				}),
+			},
+			want: direction.Source{},
+		},
+		{
+			name: "the same, a previous source known: it is kept",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(unseen(renewing(hubA, ago(30*time.Second))), func(v *direction.HubView) { v.ClusterID, v.ReadySince = "spoke-1", ago(2*time.Second) }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.ReadySince = true, "spoke-1", ago(2*time.Second)
+				}),
+			},
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
+		},
+		{
+			name: "the same once a renewal of the recorded spoke's lease is seen: the copy is not counted",
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(500*time.Millisecond)), func(v *direction.HubView) { v.ClusterID, v.ReadySince = "spoke-1", ago(3*time.Second) }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.ReadySince = true, "spoke-1", ago(3*time.Second)
+				}),
+			},
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "the same with no renewal of the recorded spoke's lease seen while its hub was in view FreshnessFactor x its lease duration: the copy counts",
+			hubs: []direction.HubView{
+				with(unseen(renewing(hubA, ago(10*time.Minute))), func(v *direction.HubView) {
+					v.ClusterID, v.ReadySince = "spoke-1", ago(freshnessWindow(0))
+				}),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.ReadySince = true, "spoke-1", ago(freshnessWindow(0))
+				}),
+			},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "a hub listed again 5s ago whose lease of the recorded spoke was last seen renewed before: the copy decides nothing yet",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(freshnessWindow(0)+time.Minute)), func(v *direction.HubView) { v.ClusterID, v.ReadySince = "spoke-1", ago(5*time.Second) }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" }),
+			},
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
+		},
+		{
+			name: "three hubs: the spoke renews a third hub with a higher epoch and its claim; a copy that may be a second spoke's does not hold that move up",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(freshnessWindow(0)+time.Minute)), func(v *direction.HubView) { v.ClusterID, v.ReadySince = "spoke-1", ago(5*time.Second) }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" }),
+				with(renewing(hubC, ago(2*time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.ClusterID, v.Epoch = true, "spoke-1", "spoke-1", 2
+				}),
+			},
+			want: src(hubC, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "three hubs: the copy that may be a second spoke's ranks first (same epoch, newer renewal): nothing decided",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(renewing(hubA, ago(freshnessWindow(0)+time.Minute)), func(v *direction.HubView) { v.ClusterID, v.ReadySince = "spoke-1", ago(5*time.Second) }),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" }),
+				with(renewing(hubC, ago(2*time.Second)), func(v *direction.HubView) {
+					v.IsCopy, v.RecordedClusterID, v.ClusterID = true, "spoke-1", "spoke-1"
+				}),
+			},
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
+		},
+		{
 			name: "the same copy counts without a claim once the hub of the spoke it records is unreachable",
 			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{
