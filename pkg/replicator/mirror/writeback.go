@@ -48,9 +48,12 @@ import (
 //  4. src is a copy made from oldHub, not being deleted, unchanged on the source since the replicator wrote it,
 //     and old's content differs from that copy's, or old is another object than the one the copy was made from
 //     (AnnotationSourceUID: the name was made again on oldHub, as GitOps tools and kubectl replace --force do,
-//     also with the same content): when oldWrittenAt (whole seconds) is after the copy's
-//     AnnotationSourceWrittenAt (the last user write the copy has), update src to old's content and make it
-//     old's copy. A restore brings back only writes at or before that time. Without the new source UID, a
+//     also with the same content): when old is the object the copy was made from at a higher Lineage than the
+//     copy records, with the same generation offset (newerLineage: a write that raised its generation, such as
+//     any spec edit, ordered without a clock; on a restored hub, only written after restoredAfter), or
+//     oldWrittenAt (whole seconds) is after the copy's AnnotationSourceWrittenAt (the last user write the copy
+//     has), update src to old's content and make it old's copy. A restore brings back only writes at or before
+//     that time. Without the new source UID, a
 //     logged delete of the object the copy was made from would delete it (the workload made again).
 //  5. Anything else: nothing (the source's own changes win, through Decide).
 func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub string, oldWrittenAt time.Time, deleted *Deleted, restoredAfter *time.Time) Decision {
@@ -84,10 +87,32 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		return none
 	}
 	copied, err := time.Parse(time.RFC3339, src.GetAnnotations()[AnnotationSourceWrittenAt])
-	if err != nil || !oldWrittenAt.Truncate(time.Second).After(copied) {
+	// On a restored hub a higher lineage proves a newer state only when written since the restore: a backup
+	// taken before the state the copy records can hold a higher generation of the same object made before a
+	// restore to an older backup.
+	sinceRestore := restoredAfter == nil || (!restoredAfter.IsZero() && oldWrittenAt.After(*restoredAfter))
+	newer := sameObject && sinceRestore && newerLineage(old, src)
+	if !newer && (err != nil || !oldWrittenAt.Truncate(time.Second).After(copied)) {
 		return none
 	}
-	return Decision{Action: ActionUpdate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), oldWrittenAt))}
+	writtenAt := oldWrittenAt
+	if err == nil && copied.After(writtenAt) {
+		// managedFields can date old before the copy's last write (a lineage newer all the same): the copy keeps
+		// the later time, so that no older write passes the check above later.
+		writtenAt = copied
+	}
+	return Decision{Action: ActionUpdate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, src, oldHub, nil), writtenAt))}
+}
+
+// newerLineage reports whether old, the object the copy cp was made from (same UID), has a higher Lineage than
+// the one cp records (recordedLineage) at the same AnnotationGenerationOffset: old's generation was raised after
+// the state cp holds. The apiserver only raises a generation, so this orders the two without a clock. False when
+// cp records no lineage, or the offsets differ: one lost (a `kubectl replace` of a manifest without it) or set
+// since (a write-back after a restore, RestoreOnto, or a backup from before such a loss) leaves the
+// generations of two states that neither orders.
+func newerLineage(old, cp *unstructured.Unstructured) bool {
+	recorded, recordedOffset, ok := recordedLineage(cp)
+	return ok && recordedOffset == generationOffset(old) && Lineage(old) > recorded
 }
 
 // HeldAsSource reports whether obj, a copy, carries FinalizerDeleteCopies, which only a cluster's source's
