@@ -234,27 +234,35 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 	// its permissions back, and its works — and reports it in step in a report written since it got its access.
 	mcGVR := mustKind(failoverv1alpha1.KindManagedCluster).GVR
 	framework.Eventually(t, 3*replicationTimeout, util.PollInterval, func() (bool, error) {
+		// Each unmet condition is returned as the error, for the failure message.
 		cp, err := dyn(b.hubs[j]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
 		if err != nil || !mirror.IsCopy(cp) {
-			return false, nil
+			return false, fmt.Errorf("%s's ManagedCluster %s: %s (err %v), want a copy", b.names[j], chaosCluster, describe(cp), err)
 		}
 		if accepted, _, _ := unstructured.NestedBool(cp.Object, "spec", "hubAcceptsClient"); !accepted {
-			return false, nil
+			return false, fmt.Errorf("%s's ManagedCluster %s: not accepted", b.names[j], chaosCluster)
 		}
 		for name, w := range works {
 			obj, err := dyn(b.hubs[j]).Resource(workGVR).Namespace(chaosCluster).Get(ctx, name, metav1.GetOptions{})
-			if err != nil || workValue(obj, name) != w.seq {
-				return false, nil
+			if err != nil {
+				return false, fmt.Errorf("%s's ManifestWork %s: %v", b.names[j], name, err)
+			}
+			if got := workValue(obj, name); got != w.seq {
+				return false, fmt.Errorf("%s's ManifestWork %s gives %d, want %d", b.names[j], name, got, w.seq)
 			}
 		}
 		mc, err := dyn(b.hubs[i]).Resource(mcGVR).Get(ctx, chaosCluster, metav1.GetOptions{})
 		if err != nil {
-			return false, nil
+			return false, err
 		}
-		report, err := failoverv1alpha1.ParseHubsReport(mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsReported])
+		reported, inStep := mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsReported], mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsInStep]
+		report, err := failoverv1alpha1.ParseHubsReport(reported)
 		// The report's time has whole seconds.
-		return err == nil && !report.Time.Before(reinstalled.Add(time.Second)) &&
-			slices.Contains(strings.Split(mc.GetAnnotations()[failoverv1alpha1.AnnotationHubsInStep], ","), b.names[j]), nil
+		if err != nil || report.Time.Before(reinstalled.Add(time.Second)) || !slices.Contains(strings.Split(inStep, ","), b.names[j]) {
+			return false, fmt.Errorf("%s's report %q (err %v), in step %q; want one written since %s naming %s in step",
+				b.names[i], reported, err, inStep, reinstalled.Format(time.RFC3339Nano), b.names[j])
+		}
+		return true, nil
 	}, "the rebuilt %s holding the cluster's ManagedCluster, accepted, and works again, and named in step on %s by a report written since", b.names[j], b.names[i])
 	// The twin's spoke registers on the rebuilt hub late, as a local-cluster registered after the replicator got
 	// its access: it joins the copy of the other hub's twin, and the replicator must withdraw what it copied
