@@ -175,7 +175,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	}
 	// counted reports whether h's lease counts in rule 1 as far as the lease itself goes.
 	counted := func(h HubView) bool {
-		return h.Reachable && h.HasLease && h.AgentRenewed && (!(seenAny || !allReachable) || fresh(h, now))
+		return agentLease(h) && (!(seenAny || !allReachable) || fresh(h, now))
 	}
 	// The identities whose own ManagedCluster (no copy) has a fresh lease: those spokes are alive where they
 	// registered. A lease an agent renewed that is not fresh only shows the spoke may be (unproven) before any
@@ -183,7 +183,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	alive, unproven := map[string]bool{}, map[string]bool{}
 	for _, h := range hubs {
 		switch {
-		case !h.Reachable || !h.HasLease || !h.AgentRenewed || h.IsCopy || h.ClusterID == "":
+		case !agentLease(h) || h.IsCopy || h.ClusterID == "":
 		case fresh(h, now):
 			alive[h.ClusterID] = true
 		case counted(h) || inViewBriefly(h, now):
@@ -314,8 +314,9 @@ func highestEpoch(hubs []HubView) string {
 // NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts
 // as fresh at now stops being fresh (its RenewSeen + FreshnessFactor × the lease duration), or a hub reached
 // again leaves the window in which rule 1 still bars the leases of lower epochs or leaves a copy's lease
-// undecided (its ReadySince + FreshnessFactor × the lease duration), or the zero time when there is none. Without new observations DecideSource can only
-// decide differently after that time: the caller decides again then instead of on a fixed period.
+// undecided (its ReadySince + FreshnessFactor × the lease duration), or the zero time when there is none.
+// Without new observations DecideSource can only decide differently after that time: the caller decides again
+// then instead of on a fixed period.
 func NextExpiry(hubs []HubView, now time.Time) time.Time {
 	var next time.Time
 	for _, h := range hubs {
@@ -324,7 +325,7 @@ func NextExpiry(hubs []HubView, now time.Time) time.Time {
 				next = end
 			}
 		}
-		if !h.Reachable || !h.HasLease || !h.AgentRenewed || h.RenewSeen.IsZero() {
+		if !agentLease(h) || h.RenewSeen.IsZero() {
 			continue
 		}
 		expiry := h.RenewSeen.Add(FreshnessFactor * leaseDuration(h))
@@ -342,6 +343,11 @@ func NextExpiry(hubs []HubView, now time.Time) time.Time {
 // duration before now (both the replicator's clock).
 func fresh(h HubView, now time.Time) bool {
 	return !h.RenewSeen.IsZero() && now.Sub(h.RenewSeen) <= FreshnessFactor*leaseDuration(h)
+}
+
+// agentLease reports whether h is reachable and holds the cluster's lease, renewed by an agent.
+func agentLease(h HubView) bool {
+	return h.Reachable && h.HasLease && h.AgentRenewed
 }
 
 // inViewBriefly reports whether hub h has been reachable (since its ReadySince) for less than FreshnessFactor × its

@@ -74,9 +74,11 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 		}
 		return none
 	}
+	// Whether old was written since its hub was restored (always, for a hub the cluster moved from): only such a
+	// write is a user's that a restore did not bring back.
+	sinceRestore := restoredAfter == nil || (!restoredAfter.IsZero() && oldWrittenAt.After(*restoredAfter))
 	if src == nil {
-		since := restoredAfter == nil || (!restoredAfter.IsZero() && oldWrittenAt.After(*restoredAfter))
-		if !deleted.Explains(old) && since {
+		if !deleted.Explains(old) && sinceRestore {
 			return Decision{Action: ActionCreate, Object: heldCopy(k, WithSourceWrittenAt(Desired(k, old, nil, oldHub, nil), oldWrittenAt))}
 		}
 		return none
@@ -90,7 +92,6 @@ func DecideWriteBack(k Kind, src, old *unstructured.Unstructured, source, oldHub
 	// On a restored hub a higher lineage proves a newer state only when written since the restore: a backup
 	// taken before the state the copy records can hold a higher generation of the same object made before a
 	// restore to an older backup.
-	sinceRestore := restoredAfter == nil || (!restoredAfter.IsZero() && oldWrittenAt.After(*restoredAfter))
 	newer := sameObject && sinceRestore && newerLineage(old, src)
 	if !newer && (err != nil || !oldWrittenAt.Truncate(time.Second).After(copied)) {
 		return none
