@@ -93,6 +93,14 @@ type offsetClock struct {
 func (c offsetClock) Now() time.Time                  { return c.RealClock.Now().Add(c.offset) }
 func (c offsetClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
+// now reads the replicator's clock: the times it writes, in-step reports' among them, are on it.
+func (r *replicatorRun) now() time.Time {
+	if r.clock == nil {
+		return time.Now()
+	}
+	return r.clock.Now()
+}
+
 // setUpReplicator installs the ReplicationConfig CRD on host, the namespace, one kubeconfig Secret per hub (the
 // replicator's least privilege there, unless namedHub.kubeconfig is set) and the ReplicationConfig listing hubs in order (util.InstallReplication); it does not start the replicator.
 func setUpReplicator(t *testing.T, host *framework.Hub, spec failoverv1alpha1.ReplicationConfigSpec, hubs ...namedHub) *replicatorRun {

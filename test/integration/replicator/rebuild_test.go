@@ -186,8 +186,8 @@ func reinstallReplicatorAccess(t *testing.T, r *replicatorRun, h *framework.Hub,
 	}
 }
 
-// runRebuild is the scripted schedule "a hub rebuilt empty" (`make chaos`): the standby — the hub the cluster is
-// not on — is rebuilt from what its installer made (framework.Hub.Rebuild) while the replicator runs, after the
+// runRebuild is the scripted schedule "a hub rebuilt empty" (`make chaos`): the first hub, a standby then (a
+// planned switch moves the cluster off it first), is rebuilt from what its installer made (framework.Hub.Rebuild) while the replicator runs, after the
 // user made and edited works on the cluster's hub; its operators install the users' bindings and the replicator's
 // access again, and the twin's spoke registers there again once the replicator copied the other hub's twin there
 // (a name's second spoke joining a copy: the copies must be withdrawn). Nothing of the rebuilt hub's absence reaches the
@@ -200,6 +200,16 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The first hub is the one rebuilt, wherever the seeds left the cluster: the source of hub-wide copies, and the
+	// hub whose twin's lease an engine restart sees first (direction.DecideSource rule 1). A planned switch moves
+	// the cluster off it; switchTo is cleared once it did, so that it asks for nothing later.
+	if fc, err := util.GetFailoverConfig(b.spoke); err != nil {
+		t.Fatalf("rebuild schedule: FailoverConfig: %v", err)
+	} else if fc.Status.ActiveHub == b.names[0] {
+		util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = b.names[1] })
+		util.WaitForFailoverConfig(t, b.spoke, 2*failoverSlack, "a planned switch to "+b.names[1]+" before the rebuild", util.ActiveAndAvailable(b.names[1]))
+		util.UpdateFailoverConfigSpec(t, b.spoke, func(s *failoverv1alpha1.FailoverConfigSpec) { s.SwitchTo = "" })
+	}
 	// The last seed may have moved the cluster late: its hub is the source (not fenced) before the user writes.
 	b.waitSourceFollowed(t, ctx)
 	sc := b.startScripted(t, ctx, "rebuild")
@@ -227,7 +237,8 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 	b.users[j] = userClient(t, b.hubs[j], fenceUser)
 	b.losers[j] = userClient(t, b.hubs[j], "chaos-loss", fence.GroupManagedClusters)
 	reinstallReplicatorAccess(t, b.r, b.hubs[j], b.names[j], b.replProxy[j].URL())
-	reinstalled := time.Now()
+	// The report's time is on the replicator's clock, which the chaos schedules may have set off.
+	reinstalled := b.r.now()
 	b.replProxy[j].Heal()
 
 	// The replicator writes the cluster's state there again — its ManagedCluster, accepted, which gives the agent
@@ -259,7 +270,7 @@ func (b *chaosBed) runRebuild(t *testing.T) chaosSchedule {
 		report, err := failoverv1alpha1.ParseHubsReport(reported)
 		// The report's time has whole seconds.
 		if err != nil || report.Time.Before(reinstalled.Add(time.Second)) || !slices.Contains(strings.Split(inStep, ","), b.names[j]) {
-			return false, fmt.Errorf("%s's report %q (err %v), in step %q; want one written since %s naming %s in step",
+			return false, fmt.Errorf("%s's report %q (err %v), in step %q; want one written since %s (the replicator's clock) naming %s in step",
 				b.names[i], reported, err, inStep, reinstalled.Format(time.RFC3339Nano), b.names[j])
 		}
 		return true, nil
