@@ -203,13 +203,19 @@ func TestGetRefusesAnotherVersion(t *testing.T) {
 	ctx := context.Background()
 	newer := workObject("copy", "v2", true)
 	newer.SetResourceVersion("999")
-	fake.PrependReactor("get", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
+	// The hub's probe uses the fake meanwhile: its reaction chain changes under the fake's lock.
+	prepend := func(reaction clienttesting.ReactionFunc) {
+		fake.Lock()
+		defer fake.Unlock()
+		fake.PrependReactor("get", "manifestworks", reaction)
+	}
+	prepend(func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, newer, nil
 	})
 	if obj, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
 		t.Errorf("Get when the hub holds another version = %v, %v; want nil, ErrCacheBehind", obj, err)
 	}
-	fake.PrependReactor("get", "manifestworks", func(clienttesting.Action) (bool, runtime.Object, error) {
+	prepend(func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(manifestWork.GVR.GroupResource(), "copy")
 	})
 	if obj, err := h.Get(ctx, failoverv1alpha1.KindManifestWork, "c1", "copy"); !errors.Is(err, ErrCacheBehind) || obj != nil {
