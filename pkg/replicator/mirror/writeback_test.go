@@ -381,6 +381,9 @@ func TestMovedFrom(t *testing.T) {
 		{"then moved-from ends", map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4",
 			mirror.AnnotationMovedFrom: hubC}, hubC, `{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
 		{"a finished epoch", map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}, hubA, ""},
+		{"moved-from behind another hub's unfinished epoch ends on its own (a restored hub's claim ends every record)",
+			map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC}, hubC,
+			`{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
 	}
 	for _, tc := range donePatches {
 		if got := string(mirror.MovedFromDonePatch(withAnnotations(tc.annotations), tc.hub)); got != tc.want {
