@@ -163,8 +163,7 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 	go b.hub.Run(ctx)
 	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
 	addOn := Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "hello"}
-	c.objects.set(addOn, true)
-	c.objects.set(Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "other"}, true)
+	c.objects[mcaKind.Name].Insert(addOn, Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "other"})
 	drained := func() []Key {
 		var out []Key
 		for c.queue.Len() > 0 {

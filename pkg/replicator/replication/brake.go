@@ -57,8 +57,12 @@ func (c *Controller) hubObjects(hub string) int {
 		n, ready = h.Objects()
 	}
 	if !ready {
-		_, total := c.objects.counts()
-		return n + total
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, keys := range c.objects {
+			n += keys.Len()
+		}
+		return n
 	}
 	c.objectCounts.set(hub, objectCount{n: n, at: now})
 	return n

@@ -102,7 +102,9 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 		if h.Name() != source {
 			want = source + "@" + since.UTC().Format(time.RFC3339)
 		}
-		have, known := c.fenceMarks.of(h.Name(), cluster)
+		c.mu.Lock()
+		have, known := c.fenceMarks[h.Name()][cluster]
+		c.mu.Unlock()
 		if known && have == want {
 			continue
 		}
@@ -125,7 +127,11 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 			errs = append(errs, fmt.Errorf("fence marks of namespace %s on hub %s: %w", cluster, h.Name(), err))
 			continue
 		}
-		c.fenceMarks.wrote(h.Name(), cluster, want)
+		c.mu.Lock()
+		if c.fenceMarks[h.Name()] != nil {
+			c.fenceMarks[h.Name()][cluster] = want
+		}
+		c.mu.Unlock()
 		if want != "" {
 			c.markWritten(h.Name())
 		}
