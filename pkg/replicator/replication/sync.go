@@ -229,7 +229,11 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if len(s.errs) > 0 {
 		return fmt.Errorf("%s: %w", key, errors.Join(s.errs...))
 	}
-	c.lag.stop(key, s.seen)
+	c.mu.Lock()
+	if c.firstSeen[key] == s.seen {
+		delete(c.firstSeen, key)
+	}
+	c.mu.Unlock()
 	return nil
 }
 
@@ -586,8 +590,8 @@ func (s *objectSync) recordSource(ctx context.Context) {
 	} else {
 		c.objects[k.Name].Delete(key)
 	}
+	s.seen, s.hasSeen = c.firstSeen[key]
 	c.mu.Unlock()
-	s.seen, s.hasSeen = c.lag.of(key)
 
 	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil {
 		c.mu.Lock()
@@ -1200,13 +1204,15 @@ func (c *Controller) withHold(source *hubconn.Hub, key Key, src *unstructured.Un
 		return src
 	}
 	memoKey := holdWrite + " " + key.String()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if slices.Contains(src.GetFinalizers(), mirror.FinalizerDeleteCopies) {
 		// The cache shows the hold: nothing to remember any more.
-		c.patched.forget(memoKey)
+		delete(c.patched, memoKey)
 		return src
 	}
 	prefix := source.Name() + " " + string(src.GetUID()) + " "
-	written, ok := strings.CutPrefix(c.patched.get(memoKey), prefix)
+	written, ok := strings.CutPrefix(c.patched[memoKey], prefix)
 	if !ok {
 		return src
 	}
@@ -1244,11 +1250,13 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 	patch []byte, what string) error {
 	memoKey := what + " " + key.String()
 	written := source.Name() + " " + string(obj.GetUID()) + " " + string(patch)
+	c.mu.Lock()
 	if patch == nil {
-		c.patched.forget(memoKey)
-		return nil
+		delete(c.patched, memoKey)
 	}
-	if c.patched.get(memoKey) == written {
+	already := patch != nil && c.patched[memoKey] == written
+	c.mu.Unlock()
+	if patch == nil || already {
 		return nil
 	}
 	_, err := source.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch,
@@ -1262,7 +1270,9 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
 		return fmt.Errorf("%s on source hub %s: %w", what, source.Name(), err)
 	}
-	c.patched.set(memoKey, written)
+	c.mu.Lock()
+	c.patched[memoKey] = written
+	c.mu.Unlock()
 	return nil
 }
 

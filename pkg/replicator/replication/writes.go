@@ -67,7 +67,9 @@ func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namesp
 		case !apierrors.IsAlreadyExists(err):
 			return nil, fmt.Errorf("creating namespace %s: %w", namespace, err)
 		}
-		c.namespaces.add(h.Name(), namespace)
+		c.mu.Lock()
+		c.namespaces[h.Name()].Insert(namespace)
+		c.mu.Unlock()
 		return nil, nil
 	})
 	return made, err
@@ -75,7 +77,9 @@ func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namesp
 
 // namespaceKnown reports whether namespace is known to exist on hub.
 func (c *Controller) namespaceKnown(hub, namespace string) bool {
-	return c.namespaces.has(hub, namespace)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.namespaces[hub].Has(namespace)
 }
 
 func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
