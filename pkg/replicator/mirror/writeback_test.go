@@ -381,7 +381,7 @@ func TestMovedFrom(t *testing.T) {
 		{"then moved-from ends", map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4",
 			mirror.AnnotationMovedFrom: hubC}, hubC, `{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
 		{"a finished epoch", map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationWrittenBackEpoch: "4"}, hubA, ""},
-		{"moved-from behind another hub's unfinished epoch ends on its own (a restored hub's claim ends every record)",
+		{"moved-from behind another hub's unfinished epoch ends on its own",
 			map[string]any{failoverv1alpha1.AnnotationEpoch: "epoch=4,from=" + hubA, mirror.AnnotationMovedFrom: hubC}, hubC,
 			`{"metadata":{"annotations":{"failover.open-cluster-management.io/moved-from":null}}}`},
 	}
