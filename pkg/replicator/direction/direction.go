@@ -119,7 +119,9 @@ const (
 //     before now, both read on the replicator's clock. Until it has seen a renewal of the cluster on any hub,
 //     reachable or not (it just started), every lease an agent renewed counts, but only once every hub is
 //     reachable: a hub still listing may hold the newest; these are ordered by renewTime alone (an epoch a
-//     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it). The
+//     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it), and
+//     while a hub in view briefly holds a newer lease no agent is shown to have renewed (newerUnproven), nothing
+//     is decided (the previous source is kept) until a renewal is seen or that time is up. The
 //     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
 //     decision. Ties keep the previous source, else the earlier hub in spec order. A hub whose epoch is lower
 //     than the one the previous source carried (Source.Epoch) and whose lease was not renewed after the previous
@@ -139,10 +141,11 @@ const (
 //     reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made for counts
 //     once it reports its claim there, or once the hub it left is unreachable or its lease there stale (an agent
 //     that writes no status, with the hub reporting its clock out of sync, is delayed that long, not stopped).
-//     Where that spoke may be alive but is not shown to be — its lease there was renewed by an agent, but no
-//     renewal of it has been seen freshly, and either no renewal of the cluster was seen yet (just started) or
-//     that hub has been in view less than FreshnessFactor × its lease duration (ReadySince: the replicator
-//     started, or listed the hub again, and the agent's next renewal there is not due yet) — nothing is decided
+//     Where that spoke may be alive but is not shown to be — its lease there shows no renewal since OCM's hub
+//     made it (the spoke joined a moment ago, its agent's next renewal not due yet), or was renewed by an agent
+//     but no renewal of it has been seen freshly, and either no renewal of the cluster was seen yet (just
+//     started) or that hub has been in view less than FreshnessFactor × its lease duration (ReadySince: the
+//     replicator started, or listed the hub again, and the agent's next renewal there is not due yet) — nothing is decided
 //     (the previous source is kept; without one, no source) until a renewal there is seen or that time is up,
 //     when such a copy's lease would rank first; otherwise the first of the others is the source. The renewal
 //     on the copy is often seen first: right after a start it must not take the cluster over.
@@ -183,7 +186,11 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	alive, unproven := map[string]bool{}, map[string]bool{}
 	for _, h := range hubs {
 		switch {
-		case !agentLease(h) || h.IsCopy || h.ClusterID == "":
+		case !h.Reachable || !h.HasLease || h.IsCopy || h.ClusterID == "":
+		case !h.AgentRenewed:
+			// The spoke reported its claim there, and its lease shows no renewal after OCM's hub made it: the
+			// spoke joined a moment ago, and its agent's next renewal is not due yet.
+			unproven[h.ClusterID] = true
 		case fresh(h, now):
 			alive[h.ClusterID] = true
 		case counted(h) || inViewBriefly(h, now):
@@ -223,7 +230,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			best = h
 		}
 	}
-	if best != nil && undecided[best.Hub] {
+	if (best != nil && undecided[best.Hub]) || (!seenAny && newerUnproven(hubs, best, prev, now)) {
 		if prev.Hub != "" {
 			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
 		}
@@ -287,6 +294,29 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 		}
 	}
 	return Source{Reason: ReasonUnknown}
+}
+
+// newerUnproven reports whether, before any renewal of the cluster is seen, a lease that no agent is shown to
+// have renewed (AgentRenewed false: its renewTime within CreationSlack of its creation) may still be the agent's
+// newest: it is on a reachable hub in view briefly (inViewBriefly) and its renewTime is newer than best's, the
+// lease rule 1 ranks first (nil: none; without a previous source, rules 3 to 6 would decide). An agent that joined
+// a copy a moment after OCM's hub made its lease renews it within CreationSlack: until its next renewal is seen,
+// or the hub has been in view long enough for one, the older lease elsewhere, or the original ManagedCluster,
+// would take the cluster back to a hub the agent left.
+func newerUnproven(hubs []HubView, best *HubView, prev Source, now time.Time) bool {
+	if best == nil && prev.Hub != "" {
+		// Rule 2 keeps the previous source anyway.
+		return false
+	}
+	for _, h := range hubs {
+		if !h.Reachable || !h.HasLease || h.AgentRenewed || !inViewBriefly(h, now) {
+			continue
+		}
+		if best == nil || (h.Hub != best.Hub && h.RenewTime.After(best.RenewTime)) {
+			return true
+		}
+	}
+	return false
 }
 
 // epochOf returns the epoch hub's view carries (0 when hub is not in hubs, unreachable or without one).

@@ -370,6 +370,109 @@ func TestDecideSourceRule1IgnoredLeases(t *testing.T) {
 	})
 }
 
+// Right after a start, a lease an agent renewed within CreationSlack of its creation (not AgentRenewed) may be the
+// agent's newest: `TestDeleteOnTheNewSourceWhileTheReplicatorIsDown` restarted the replicator 6 s after the cluster
+// moved to hub B, whose copy's lease the agent had renewed 4.6 s after OCM's hub made it; hub A, the hub the agent
+// left, was taken for the source, and its original ManifestWork was made a copy of B's Terminating one.
+func TestDecideSourceRule1UnprovenNewerLease(t *testing.T) {
+	// joined is hub's copy that an agent joined a moment after OCM's hub made its lease: renewed 1s ago, not
+	// shown renewed by an agent, not seen renewing, on a hub in view for readyFor.
+	joined := func(hub string, readyFor time.Duration) direction.HubView {
+		return with(unseen(renewing(hub, ago(time.Second))), func(v *direction.HubView) {
+			v.IsCopy, v.AgentRenewed, v.ReadySince = true, false, ago(readyFor)
+		})
+	}
+	// left is the hub the agent left: its lease renewed by an agent 20s ago, not seen renewing since the start.
+	left := func(hub string, readyFor time.Duration) direction.HubView {
+		return with(unseen(renewing(hub, ago(20*time.Second))), func(v *direction.HubView) { v.ReadySince = ago(readyFor) })
+	}
+	runDecide(t, []decideCase{
+		{
+			name: "just started: the joined copy's lease is newer than the left hub's: nothing decided",
+			hubs: []direction.HubView{left(hubA, 2*time.Second), joined(hubB, 2*time.Second)},
+			want: direction.Source{},
+		},
+		{
+			name: "the same with a previous source: it is kept",
+			prev: src(hubB, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{left(hubA, 2*time.Second), joined(hubB, 2*time.Second)},
+			want: src(hubB, earlier, direction.ReasonNoFreshLease),
+		},
+		{
+			name: "a renewal seen on the joined copy: it is the source",
+			hubs: []direction.HubView{
+				left(hubA, 3*time.Second),
+				with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.ReadySince = true, ago(3*time.Second) }),
+			},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "no renewal seen while the hubs were in view FreshnessFactor x the lease duration: the agent-renewed lease",
+			hubs: []direction.HubView{left(hubA, freshnessWindow(0)), joined(hubB, freshnessWindow(0))},
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "an older lease no agent is shown to have renewed holds nothing up",
+			hubs: []direction.HubView{
+				left(hubA, 2*time.Second),
+				with(joined(hubB, 2*time.Second), func(v *direction.HubView) { v.RenewTime = ago(time.Minute) }),
+			},
+			want: src(hubA, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "just started, no lease an agent renewed: nothing decided, not the original ManagedCluster",
+			hubs: []direction.HubView{
+				with(left(hubA, 2*time.Second), func(v *direction.HubView) { v.AgentRenewed = false; v.RenewTime = ago(time.Minute) }),
+				joined(hubB, 2*time.Second),
+			},
+			want: direction.Source{},
+		},
+		{
+			name: "the same after FreshnessFactor x the lease duration in view: the original ManagedCluster",
+			hubs: []direction.HubView{
+				with(left(hubA, freshnessWindow(0)), func(v *direction.HubView) { v.AgentRenewed = false; v.RenewTime = ago(time.Minute) }),
+				joined(hubB, freshnessWindow(0)),
+			},
+			want: src(hubA, now, direction.ReasonOriginal),
+		},
+	})
+}
+
+// A spoke that joined its hub a moment ago has a lease no agent is shown to have renewed (OCM's hub made it, and
+// the agent's first renewal came within CreationSlack): it is not shown dead. `TestClusterNameOfTwoSpokes`: a
+// second spoke of the name joined hub B's copy of the first spoke's ManagedCluster 40 s after the first joined hub
+// A; the copy's lease counted, hub B was taken for the source, and the first spoke's ManagedCluster and
+// ManifestWork on hub A were made copies of hub B's.
+func TestDecideSourceRule1JustJoinedSpokeIsNotDead(t *testing.T) {
+	justJoined := with(renewing(hubA, ago(40*time.Second)), func(v *direction.HubView) {
+		v.ClusterID, v.AgentRenewed, v.RenewSeen = "spoke-1", false, time.Time{}
+	})
+	secondSpoke := with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" })
+	runDecide(t, []decideCase{
+		{
+			name: "the copy joined by an agent that reports no claim decides nothing: the previous source is kept",
+			prev: src(hubA, earlier, direction.ReasonOriginal),
+			hubs: []direction.HubView{justJoined, secondSpoke},
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
+		},
+		{
+			name: "once that agent reports the claim the copy records, the copy counts (the spoke moved)",
+			prev: src(hubA, earlier, direction.ReasonOriginal),
+			hubs: []direction.HubView{justJoined, with(secondSpoke, func(v *direction.HubView) { v.ClusterID = "spoke-1" })},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "a spoke whose lease was renewed by an agent and is stale is not held for: the copy counts",
+			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
+			hubs: []direction.HubView{
+				with(justJoined, func(v *direction.HubView) { v.AgentRenewed = true; v.RenewTime = ago(10 * time.Minute) }),
+				secondSpoke,
+			},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+	})
+}
+
 // Rule 1 ties: the previous source is kept, else the earlier hub in spec order.
 func TestDecideSourceRule1Ties(t *testing.T) {
 	same := ago(10 * time.Second)
