@@ -327,8 +327,18 @@ func TestControllerMarksARestoredStandbyAgain(t *testing.T) {
 // work-edited unchanged since, work-kept changed on A since; work-gone, which the backup holds, was deleted on A
 // since (no hub logged it). Once the restore is found, what B's users wrote reaches A (written back as from a hub
 // the cluster moved from), A's newer work-kept stays, work-gone is not made again on A (B wrote it before its
-// marker's last write), and B is fenced again and takes A's state, its ManagedCluster once B is reconciled.
+// marker's last write), and B is fenced again and takes A's state, its ManagedCluster once B is reconciled. The
+// same holds while A's ManagedCluster still names B as the hub the cluster moved from (the agent's epoch, its
+// write-back not finished): B is written back from as a restored hub, not as one the cluster left.
 func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
+	for _, movedFrom := range []bool{false, true} {
+		t.Run(fmt.Sprintf("write-back from hub-b unfinished=%t", movedFrom), func(t *testing.T) {
+			testWritesBackWhatARestoredStandbyAccepted(t, movedFrom)
+		})
+	}
+}
+
+func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom bool) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
@@ -367,6 +377,9 @@ func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
 	// backup holds it, in epoch 1.
 	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
 	mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB, mirror.AnnotationWrittenBackEpoch: "2"})
+	if movedFrom {
+		mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB})
+	}
 	mcB := managedCluster(testCluster, nil)
 	mcB.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=1"})
 	a := newTestHub(t, testHubA, handler, kinds, mcA, namespace.DeepCopy(), editedCopy, keptCopy,

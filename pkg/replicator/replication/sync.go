@@ -253,8 +253,8 @@ type objectSync struct {
 	// seen is when the change being synced was first seen (hasSeen: one was), for the replication lag.
 	seen    time.Time
 	hasSeen bool
-	// failed are the hubs to write back from (writeBackHubs) whose write-back failed: left untouched by this
-	// sync.
+	// failed are the hubs to write back from (writeBackHubs) whose write-back failed, or waits until whether the
+	// hub was restored from a backup is known: left untouched by this sync.
 	failed sets.Set[string]
 	// known: hub → whether the replicator knew, when the sync began, whether the hub was restored from a backup
 	// (restoreKnown); a hub it did not is neither written nor released by this sync, and neither is any hub when
@@ -348,6 +348,13 @@ func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 	c := s.c
 	if cluster, ok := s.k.ClusterOf(s.key.Namespace, s.key.Name, c.isCluster); ok {
 		for _, from := range c.writeBackHubs(cluster, s.source) {
+			if h := c.byName[from.hub]; h != nil && h.Ready() && !s.restoreKnown(h) {
+				// Whether the hub was restored from a backup decides what of it is its users' writes
+				// (mirror.DecideWriteBack rule 3): nothing is written back from it, and it is left untouched, until
+				// that is known (syncIncarnation syncs every key again then).
+				s.failed.Insert(from.hub)
+				continue
+			}
 			wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked, from)
 			if wrote {
 				return true
@@ -895,17 +902,24 @@ type writeBackFrom struct {
 
 // writeBackHubs returns, in order, the hubs whose writes cluster's objects take on source before anything else:
 // the hub the cluster moved from while the source's ManagedCluster names it (mirror.MovedFrom, as c.movedFrom last
-// read it), then every hub found restored from a backup taken while it was the cluster's source, until it is
-// reconciled (incarnations.claimants).
+// read it), then every other hub found restored from a backup taken while it was the cluster's source, until it is
+// reconciled (incarnations.claimants). A hub the cluster moved from that was also found restored is written back
+// from as a restored one (writeBackFrom.restored): its backup holds objects deleted since, which are not its
+// users' writes.
 func (c *Controller) writeBackHubs(cluster string, source *hubconn.Hub) []writeBackFrom {
 	c.mu.Lock()
 	prev := c.movedFrom[cluster]
 	c.mu.Unlock()
+	claimants := c.incarnations.claimants(cluster, source.Name())
 	var out []writeBackFrom
 	if prev != "" && prev != source.Name() {
-		out = append(out, writeBackFrom{hub: prev})
+		from := writeBackFrom{hub: prev}
+		if i := slices.IndexFunc(claimants, func(cl writeBackFrom) bool { return cl.hub == prev }); i >= 0 {
+			from = claimants[i]
+		}
+		out = append(out, from)
 	}
-	for _, from := range c.incarnations.claimants(cluster, source.Name()) {
+	for _, from := range claimants {
 		if from.hub != prev {
 			out = append(out, from)
 		}
