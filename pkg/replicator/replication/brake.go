@@ -48,9 +48,7 @@ const hubObjectsMemo = 10 * time.Second
 // at most every hubObjectsMemo), or, while it is not ready, the source objects the controller knows.
 func (c *Controller) hubObjects(hub string) int {
 	now := c.opts.Clock.Now()
-	c.mu.Lock()
-	memo, ok := c.objectCounts[hub]
-	c.mu.Unlock()
+	memo, ok := c.objectCounts.get(hub)
 	if ok && now.Sub(memo.at) < hubObjectsMemo {
 		return memo.n
 	}
@@ -58,22 +56,16 @@ func (c *Controller) hubObjects(hub string) int {
 	if h := c.byName[hub]; h != nil {
 		n, ready = h.Objects()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if !ready {
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		for _, keys := range c.objects {
 			n += keys.Len()
 		}
 		return n
 	}
-	c.objectCounts[hub] = objectCount{n: n, at: now}
+	c.objectCounts.set(hub, objectCount{n: n, at: now})
 	return n
-}
-
-// objectCount is a count of hubObjects and when it was taken.
-type objectCount struct {
-	n  int
-	at time.Time
 }
 
 // ReleaseDeletes releases the engaged brakes whose release tokens are among tokens (the value of

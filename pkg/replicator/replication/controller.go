@@ -194,27 +194,28 @@ type Controller struct {
 	identityConflicts map[string]identityConflict
 	copies            map[string]sets.Set[Key] // hub → keys of copies in step
 	objects           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]
-	firstSeen         map[Key]time.Time
+	// lag: when each key's change was first seen on its source, until it is in step everywhere; its own lock.
+	lag lagClocks
 	// steps: each hub's keys out of step (hubSteps; its own lock).
 	steps *hubSteps
 	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
 	// "<source>@<since>"), since the hub became ready.
 	fenceMarks map[string]map[string]string
-	// patched: "<what> <key>" → "<hub> <uid> <patch>" of the last patch patchSourceOnce wrote on a source
-	// object, until the source's cache shows it.
-	patched map[string]string
-	// addOnInstalls: "<hub>/<name>" → what hubconn.Hub.AddOnInstall last said of that hub's
-	// ClusterManagementAddOn name ({installs, known}); a change re-syncs the add-ons of that name.
-	addOnInstalls map[string][2]bool
+	// patched: the last patch patchSourceOnce wrote on each source object, until the source's cache shows it;
+	// its own lock.
+	patched sourcePatches
+	// addOnInstalls: what each hub's add-on manager last said of each add-on it may install; a change re-syncs
+	// the add-ons of that name. Its own lock.
+	addOnInstalls addOnFacts
 	// namespaces: hub → the namespaces the replicator made sure of there (ensureNamespace), since the hub became
-	// reachable.
-	namespaces map[string]sets.Set[string]
+	// reachable; its own lock.
+	namespaces hubNamespaces
 	// namespaceCreates: "<hub>/<namespace>" → the namespace create in flight there (ensureNamespace).
 	namespaceCreates singleflight.Group
 	// brake admits or holds every delete the replicator makes (admitDelete); it has its own lock.
 	brake *brake.Brake[Key]
-	// objectCounts: hub → the last count of hubObjects.
-	objectCounts map[string]objectCount
+	// objectCounts: hub → the last count of hubObjects; its own lock.
+	objectCounts objectCounts
 	// reports: when each cluster's in-step report was last written (publishSteps); it has its own lock.
 	reports reportTimes
 	// incarnations: the hubs' incarnations (syncIncarnation); its own lock.
@@ -303,13 +304,8 @@ func New(opts Options) (*Controller, error) {
 		identityConflicts: map[string]identityConflict{},
 		copies:            map[string]sets.Set[Key]{},
 		objects:           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]{},
-		firstSeen:         map[Key]time.Time{},
 		fenceMarks:        map[string]map[string]string{},
-		patched:           map[string]string{},
-		addOnInstalls:     map[string][2]bool{},
-		namespaces:        map[string]sets.Set[string]{},
 		brake:             brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
-		objectCounts:      map[string]objectCount{},
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -323,7 +319,6 @@ func New(opts Options) (*Controller, error) {
 		c.renewSeen[h.Name()] = map[string]time.Time{}
 		c.conflicts[h.Name()] = map[Key]mirror.Conflict{}
 		c.copies[h.Name()] = sets.New[Key]()
-		c.namespaces[h.Name()] = sets.New[string]()
 	}
 	for _, k := range opts.Kinds {
 		c.kinds[k.Name] = k
@@ -388,11 +383,7 @@ func (c *Controller) OnObject(hub string, k mirror.Kind, namespace, name string)
 	}
 	key := Key{Kind: k.Name, Namespace: namespace, Name: name}
 	if c.isSourceEvent(k, key, hub) {
-		c.mu.Lock()
-		if _, ok := c.firstSeen[key]; !ok {
-			c.firstSeen[key] = c.opts.Clock.Now()
-		}
-		c.mu.Unlock()
+		c.lag.start(key, c.opts.Clock.Now())
 	}
 	c.queue.Add(key)
 }
@@ -407,13 +398,10 @@ func (c *Controller) onClusterManagementAddOn(hub, name string) {
 	}
 	installs, known := h.AddOnInstall(name)
 	fact := [2]bool{installs, known}
-	c.mu.Lock()
-	prev, seen := c.addOnInstalls[hub+"/"+name]
-	c.addOnInstalls[hub+"/"+name] = fact
-	if seen && prev == fact {
-		c.mu.Unlock()
+	if !c.addOnInstalls.changed(hub, name, fact) {
 		return
 	}
+	c.mu.Lock()
 	var keys []Key
 	for key := range c.objects[failoverv1alpha1.KindManagedClusterAddOn] {
 		if key.Name == name {
@@ -447,9 +435,7 @@ func (c *Controller) isSourceEvent(k mirror.Kind, key Key, hub string) bool {
 // forget drops key from every hub's out-of-step set and its lag clock: nothing is replicated for it.
 func (c *Controller) forget(key Key) {
 	c.clearDirty(key, nil)
-	c.mu.Lock()
-	delete(c.firstSeen, key)
-	c.mu.Unlock()
+	c.lag.forget(key)
 }
 
 // clearDirty removes key from the out-of-step sets of hubs (every hub when hubs is nil), marking hubs caught
@@ -524,7 +510,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 		c.opts.Recorder.Warningf(ReasonHubUnreachable, "hub %s is unreachable (%s); replication among the other hubs goes on", hub, msg)
 		c.mu.Lock()
 		c.copies[hub] = sets.New[Key]()
-		c.namespaces[hub] = sets.New[string]()
+		c.namespaces.forget(hub)
 		c.conflicts[hub] = map[Key]mirror.Conflict{}
 		c.fenceMarks[hub] = nil
 		c.mu.Unlock()

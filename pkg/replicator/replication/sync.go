@@ -229,11 +229,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if len(s.errs) > 0 {
 		return fmt.Errorf("%s: %w", key, errors.Join(s.errs...))
 	}
-	c.mu.Lock()
-	if c.firstSeen[key] == s.seen {
-		delete(c.firstSeen, key)
-	}
-	c.mu.Unlock()
+	c.lag.stop(key, s.seen)
 	return nil
 }
 
@@ -590,8 +586,8 @@ func (s *objectSync) recordSource(ctx context.Context) {
 	} else {
 		c.objects[k.Name].Delete(key)
 	}
-	s.seen, s.hasSeen = c.firstSeen[key]
 	c.mu.Unlock()
+	s.seen, s.hasSeen = c.lag.of(key)
 
 	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil {
 		c.mu.Lock()
@@ -1204,15 +1200,13 @@ func (c *Controller) withHold(source *hubconn.Hub, key Key, src *unstructured.Un
 		return src
 	}
 	memoKey := holdWrite + " " + key.String()
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if slices.Contains(src.GetFinalizers(), mirror.FinalizerDeleteCopies) {
 		// The cache shows the hold: nothing to remember any more.
-		delete(c.patched, memoKey)
+		c.patched.forget(memoKey)
 		return src
 	}
 	prefix := source.Name() + " " + string(src.GetUID()) + " "
-	written, ok := strings.CutPrefix(c.patched[memoKey], prefix)
+	written, ok := strings.CutPrefix(c.patched.get(memoKey), prefix)
 	if !ok {
 		return src
 	}
@@ -1250,13 +1244,11 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 	patch []byte, what string) error {
 	memoKey := what + " " + key.String()
 	written := source.Name() + " " + string(obj.GetUID()) + " " + string(patch)
-	c.mu.Lock()
 	if patch == nil {
-		delete(c.patched, memoKey)
+		c.patched.forget(memoKey)
+		return nil
 	}
-	already := patch != nil && c.patched[memoKey] == written
-	c.mu.Unlock()
-	if patch == nil || already {
+	if c.patched.get(memoKey) == written {
 		return nil
 	}
 	_, err := source.Client().Resource(k.GVR).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch,
@@ -1270,9 +1262,7 @@ func (c *Controller) patchSourceOnce(ctx context.Context, source *hubconn.Hub, k
 		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
 		return fmt.Errorf("%s on source hub %s: %w", what, source.Name(), err)
 	}
-	c.mu.Lock()
-	c.patched[memoKey] = written
-	c.mu.Unlock()
+	c.patched.set(memoKey, written)
 	return nil
 }
 

@@ -67,9 +67,7 @@ func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namesp
 		case !apierrors.IsAlreadyExists(err):
 			return nil, fmt.Errorf("creating namespace %s: %w", namespace, err)
 		}
-		c.mu.Lock()
-		c.namespaces[h.Name()].Insert(namespace)
-		c.mu.Unlock()
+		c.namespaces.add(h.Name(), namespace)
 		return nil, nil
 	})
 	return made, err
@@ -77,9 +75,7 @@ func (c *Controller) ensureNamespace(ctx context.Context, h *hubconn.Hub, namesp
 
 // namespaceKnown reports whether namespace is known to exist on hub.
 func (c *Controller) namespaceKnown(hub, namespace string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.namespaces[hub].Has(namespace)
+	return c.namespaces.has(hub, namespace)
 }
 
 func (c *Controller) update(ctx context.Context, h *hubconn.Hub, k mirror.Kind, obj *unstructured.Unstructured) error {
