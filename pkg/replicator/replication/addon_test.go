@@ -163,7 +163,8 @@ func TestClusterManagementAddOnEventsQueueOnlyChanges(t *testing.T) {
 	go b.hub.Run(ctx)
 	eventually(t, "both hubs are ready", func() bool { return a.hub.Ready() && b.hub.Ready() })
 	addOn := Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "hello"}
-	c.objects[mcaKind.Name].Insert(addOn, Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "other"})
+	c.objects.set(addOn, true)
+	c.objects.set(Key{Kind: mcaKind.Name, Namespace: testCluster, Name: "other"}, true)
 	drained := func() []Key {
 		var out []Key
 		for c.queue.Len() > 0 {

@@ -57,12 +57,8 @@ func (c *Controller) hubObjects(hub string) int {
 		n, ready = h.Objects()
 	}
 	if !ready {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, keys := range c.objects {
-			n += keys.Len()
-		}
-		return n
+		_, total := c.objects.counts()
+		return n + total
 	}
 	c.objectCounts.set(hub, objectCount{n: n, at: now})
 	return n

@@ -27,7 +27,6 @@ import (
 	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -35,7 +34,6 @@ import (
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/brake"
-	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
@@ -175,32 +173,24 @@ type Controller struct {
 	queue  workqueue.TypedRateLimitingInterface[Key]
 	logger klog.Logger
 
-	mu       sync.Mutex
-	sources  map[string]direction.Source // cluster → source
-	selected map[string]bool             // cluster → selected by the cluster selector on its source
-	// movedFrom: cluster → the hub its source's ManagedCluster says it moved from (mirror.MovedFrom), read when
-	// the source changes and on each sync of that ManagedCluster.
-	movedFrom map[string]string
-	renewed   map[string]sets.Set[string]     // hub → clusters whose lease an agent was seen renewing
-	renewSeen map[string]map[string]time.Time // hub → cluster → when (the replicator's clock) a renewal of its lease was last seen
-	// deferred: cluster → how many renewals OnLease recorded without queueing the cluster's direction. A
-	// syncDirection that read its views before such a renewal decides again (see OnLease).
-	deferred map[string]uint64
+	// directions: each cluster's source, selection, the hub it moved from, and the lease sightings; its own lock.
+	directions *clusterDirections
+
 	// viewsRead, when set (tests only), is called by syncDirection once it has read the hubs' views.
 	viewsRead func(cluster string)
-	conflicts map[string]map[Key]mirror.Conflict
-	// identityConflicts: cluster → the conflict of a name that stands for several spokes; written by
-	// checkIdentity alone.
-	identityConflicts map[string]identityConflict
-	copies            map[string]sets.Set[Key] // hub → keys of copies in step
-	objects           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]
+	// hubCopies: each hub's copies in step and conflicts; its own lock.
+	hubCopies hubCopies
+	// identityConflicts: the names that stand for several spokes; written by checkIdentity alone, its own lock.
+	identityConflicts identityConflicts
+	// objects: the keys whose object the last sync found on its source; its own lock.
+	objects sourceObjects
 	// lag: when each key's change was first seen on its source, until it is in step everywhere; its own lock.
 	lag lagClocks
 	// steps: each hub's keys out of step (hubSteps; its own lock).
 	steps *hubSteps
-	// fenceMarks: hub → cluster → the fence marks written on the cluster's namespace there ("" none,
-	// "<source>@<since>"), since the hub became ready.
-	fenceMarks map[string]map[string]string
+	// fenceMarks: the fence marks written on each cluster's namespace on each hub since it became ready; its own
+	// lock.
+	fenceMarks fenceMarkMemo
 	// patched: the last patch patchSourceOnce wrote on each source object, until the source's cache shows it;
 	// its own lock.
 	patched sourcePatches
@@ -293,19 +283,8 @@ func New(opts Options) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[Key](50*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[Key]{Name: "replication", Clock: opts.Clock}),
-		logger:            opts.Logger.WithName("replication"),
-		sources:           map[string]direction.Source{},
-		selected:          map[string]bool{},
-		movedFrom:         map[string]string{},
-		renewed:           map[string]sets.Set[string]{},
-		renewSeen:         map[string]map[string]time.Time{},
-		deferred:          map[string]uint64{},
-		conflicts:         map[string]map[Key]mirror.Conflict{},
-		identityConflicts: map[string]identityConflict{},
-		copies:            map[string]sets.Set[Key]{},
-		objects:           map[failoverv1alpha1.ReplicatedKind]sets.Set[Key]{},
-		fenceMarks:        map[string]map[string]string{},
-		brake:             brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
+		logger: opts.Logger.WithName("replication"),
+		brake:  brake.New[Key](opts.DeleteBrake, opts.Clock, opts.EngagedBrakes),
 	}
 	for _, h := range opts.Hubs {
 		metrics.HubReachable.WithLabelValues(h.Name()).Set(0) // until it is ready
@@ -315,19 +294,15 @@ func New(opts Options) (*Controller, error) {
 		}
 		metrics.DeleteBrakeEngaged.WithLabelValues(h.Name()).Set(engaged)
 		c.byName[h.Name()] = h
-		c.renewed[h.Name()] = sets.New[string]()
-		c.renewSeen[h.Name()] = map[string]time.Time{}
-		c.conflicts[h.Name()] = map[Key]mirror.Conflict{}
-		c.copies[h.Name()] = sets.New[Key]()
 	}
 	for _, k := range opts.Kinds {
 		c.kinds[k.Name] = k
-		c.objects[k.Name] = sets.New[Key]()
 	}
 	hubNames := make([]string, 0, len(opts.Hubs))
 	for _, h := range opts.Hubs {
 		hubNames = append(hubNames, h.Name())
 	}
+	c.directions = newClusterDirections(hubNames)
 	c.steps = newHubSteps(hubNames, c.keyCluster)
 	c.incarnations = newIncarnations(hubNames, opts.Clock.Now())
 	c.deleteLogs = map[string]*deleteLog{}
@@ -401,15 +376,7 @@ func (c *Controller) onClusterManagementAddOn(hub, name string) {
 	if !c.addOnInstalls.changed(hub, name, fact) {
 		return
 	}
-	c.mu.Lock()
-	var keys []Key
-	for key := range c.objects[failoverv1alpha1.KindManagedClusterAddOn] {
-		if key.Name == name {
-			keys = append(keys, key)
-		}
-	}
-	c.mu.Unlock()
-	for _, key := range keys {
+	for _, key := range c.objects.named(failoverv1alpha1.KindManagedClusterAddOn, name) {
 		c.queue.Add(key)
 	}
 }
@@ -419,10 +386,8 @@ func (c *Controller) onClusterManagementAddOn(hub, name string) {
 func (c *Controller) isSourceEvent(k mirror.Kind, key Key, hub string) bool {
 	cluster, perCluster := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if perCluster {
-		c.mu.Lock()
-		src := c.sources[cluster].Hub
-		c.mu.Unlock()
-		return src == "" || src == hub
+		src, _ := c.directions.source(cluster)
+		return src.Hub == "" || src.Hub == hub
 	}
 	for _, h := range c.opts.Hubs {
 		if h.Serves(k.Name) {
@@ -473,22 +438,14 @@ func (c *Controller) keyCluster(key Key) string {
 // syncDirection of the cluster already under way, whose views may predate the renewal, decides again once it is
 // done (deferred). Every other lease event decides the cluster's direction again at once.
 func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
-	c.mu.Lock()
 	settled := false
 	switch event {
 	case hubconn.LeaseRenewed:
-		src := c.sources[cluster]
-		settled = c.renewed[hub].Has(cluster) && src.Hub == hub && src.Reason == direction.ReasonLeaseRenewed
-		c.renewed[hub].Insert(cluster)
-		c.renewSeen[hub][cluster] = c.opts.Clock.Now()
-		if settled {
-			c.deferred[cluster]++
-		}
+		settled = c.directions.renewal(hub, cluster, c.opts.Clock.Now())
 	case hubconn.LeaseAdded:
 		// A new lease (or the first listing of the hub): no renewal of it has been seen yet.
-		c.renewed[hub].Delete(cluster)
+		c.directions.leaseAdded(hub, cluster)
 	}
-	c.mu.Unlock()
 	if settled {
 		return
 	}
@@ -508,12 +465,9 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 			msg = err.Error()
 		}
 		c.opts.Recorder.Warningf(ReasonHubUnreachable, "hub %s is unreachable (%s); replication among the other hubs goes on", hub, msg)
-		c.mu.Lock()
-		c.copies[hub] = sets.New[Key]()
+		c.hubCopies.forget(hub)
 		c.namespaces.forget(hub)
-		c.conflicts[hub] = map[Key]mirror.Conflict{}
-		c.fenceMarks[hub] = nil
-		c.mu.Unlock()
+		c.fenceMarks.forget(hub)
 		c.incarnations.forget(hub)
 		c.forgetDeleteLog(hub)
 		for _, cluster := range c.knownClusters() {
@@ -524,9 +478,7 @@ func (c *Controller) OnState(hub string, state hubconn.State, err error) {
 	case hubconn.StateReady:
 		metrics.HubReachable.WithLabelValues(hub).Set(1)
 		keys := c.allKeys()
-		c.mu.Lock()
-		c.fenceMarks[hub] = map[string]string{}
-		c.mu.Unlock()
+		c.fenceMarks.reset(hub)
 		// This hub, and every hub not caught up yet, must see every object known now. hubconn reports Ready
 		// outside its lock: a hub that left Ready since is not listed.
 		if c.steps.ready(hub, keys, func() bool { return c.byName[hub] != nil && c.byName[hub].Ready() }) {

@@ -102,9 +102,7 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 		if h.Name() != source {
 			want = source + "@" + since.UTC().Format(time.RFC3339)
 		}
-		c.mu.Lock()
-		have, known := c.fenceMarks[h.Name()][cluster]
-		c.mu.Unlock()
+		have, known := c.fenceMarks.of(h.Name(), cluster)
 		if known && have == want {
 			continue
 		}
@@ -127,11 +125,7 @@ func (c *Controller) syncFenceMarks(ctx context.Context, cluster, source string,
 			errs = append(errs, fmt.Errorf("fence marks of namespace %s on hub %s: %w", cluster, h.Name(), err))
 			continue
 		}
-		c.mu.Lock()
-		if c.fenceMarks[h.Name()] != nil {
-			c.fenceMarks[h.Name()][cluster] = want
-		}
-		c.mu.Unlock()
+		c.fenceMarks.wrote(h.Name(), cluster, want)
 		if want != "" {
 			c.markWritten(h.Name())
 		}

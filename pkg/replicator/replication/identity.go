@@ -43,9 +43,7 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 	for _, v := range views {
 		allReady = allReady && v.Reachable
 	}
-	c.mu.Lock()
-	recorded, had := c.identityConflicts[cluster]
-	c.mu.Unlock()
+	recorded, had := c.identityConflicts.of(cluster)
 	confirmed := false
 	if had && allReady && !id.Conflict {
 		// A cache may miss an object for a moment: the end of a conflict is confirmed from the hubs.
@@ -59,21 +57,8 @@ func (c *Controller) checkIdentity(ctx context.Context, cluster string, views []
 		}
 		confirmed = true
 	}
-	c.mu.Lock()
-	recorded, had = c.identityConflicts[cluster]
-	switch {
-	case id.Conflict && had:
-		c.identityConflicts[cluster] = identityConflict{seen: id.Seen, since: recorded.since}
-	case id.Conflict:
-		c.identityConflicts[cluster] = identityConflict{seen: id.Seen, since: c.opts.Clock.Now()}
-	case had && confirmed:
-		delete(c.identityConflicts, cluster)
-	case had:
-		// Seen by another sync meanwhile, or not confirmed yet: still a conflict.
-		id = direction.Identity{Conflict: true, Seen: recorded.seen}
-	}
-	metrics.ClusterIdentityConflicts.Set(float64(len(c.identityConflicts)))
-	c.mu.Unlock()
+	id, recorded, had, conflicts := c.identityConflicts.record(cluster, id, confirmed, c.opts.Clock.Now())
+	metrics.ClusterIdentityConflicts.Set(float64(conflicts))
 	switch {
 	case id.Conflict && !had:
 		c.logger.Info("Managed cluster name stands for more than one spoke: nothing of it is replicated or fenced",
@@ -112,12 +97,9 @@ func (c *Controller) identityViews(cluster string) []direction.HubView {
 // another spoke than the one it was made for (joinedByAnotherSpoke), once that one is seen alive elsewhere
 // (aliveElsewhere), what was copied there is withdrawn instead (withdrawCopies).
 func (c *Controller) standDown(ctx context.Context, cluster string) error {
-	c.mu.Lock()
-	delete(c.sources, cluster)
-	delete(c.selected, cluster)
-	delete(c.movedFrom, cluster)
-	since := c.identityConflicts[cluster].since
-	c.mu.Unlock()
+	c.directions.standDown(cluster)
+	conflict, _ := c.identityConflicts.of(cluster)
+	since := conflict.since
 	// Its report is not confirmed any more (see reportUnreplicated).
 	c.reports.forget(cluster)
 	var errs []error
@@ -205,9 +187,7 @@ func (c *Controller) aliveElsewhere(h *hubconn.Hub, cluster, recorded string, si
 		if !ok || facts.IsCopy || facts.ID != recorded {
 			continue
 		}
-		c.mu.Lock()
-		seenOther, seenHere := c.renewSeen[other.Name()][cluster], c.renewSeen[h.Name()][cluster]
-		c.mu.Unlock()
+		seenOther, seenHere := c.directions.renewSeenAt(other.Name(), cluster), c.directions.renewSeenAt(h.Name(), cluster)
 		if seenOther.After(since) && seenHere.After(seenOther) {
 			return true
 		}
@@ -368,9 +348,7 @@ func (c *Controller) reportUnreplicated(ctx context.Context, cluster string) err
 // unmarkNamespace removes the fence marks from cluster's namespace on hub, unless the replicator knows it
 // has none there; a namespace that does not exist is not created.
 func (c *Controller) unmarkNamespace(ctx context.Context, hub, cluster string) error {
-	c.mu.Lock()
-	have, known := c.fenceMarks[hub][cluster]
-	c.mu.Unlock()
+	have, known := c.fenceMarks.of(hub, cluster)
 	if known && have == "" {
 		return nil
 	}
@@ -385,11 +363,7 @@ func (c *Controller) unmarkNamespace(ctx context.Context, hub, cluster string) e
 		metrics.WriteErrors.WithLabelValues("Namespace", hub).Inc()
 		return fmt.Errorf("removing the fence marks of namespace %s on hub %s: %w", cluster, hub, err)
 	}
-	c.mu.Lock()
-	if c.fenceMarks[hub] != nil {
-		c.fenceMarks[hub][cluster] = ""
-	}
-	c.mu.Unlock()
+	c.fenceMarks.wrote(hub, cluster, "")
 	return nil
 }
 

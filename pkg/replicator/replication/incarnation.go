@@ -2,6 +2,7 @@ package replication
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,11 +15,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/retry"
 
 	failoverv1alpha1 "github.com/klusterlet-failover/klusterlet-failover/pkg/apis/failover/v1alpha1"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/hubconn"
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/metrics"
 	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/mirror"
 )
 
@@ -257,11 +260,7 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	if restoredNow {
 		// The fence marks of its namespaces went back with it: they are written again (the ManagedClusters' keys
 		// are synced below).
-		c.mu.Lock()
-		if c.fenceMarks[hub] != nil {
-			c.fenceMarks[hub] = map[string]string{}
-		}
-		c.mu.Unlock()
+		c.fenceMarks.resetIfReady(hub)
 		// So did its log of deletes made: read again, and written again as deletes are released.
 		c.forgetDeleteLog(hub)
 		c.opts.Recorder.Warningf(ReasonHubRestored, "hub %s shows incarnation %d of its marker, and %d was recorded: it was restored from a backup; "+
@@ -293,13 +292,19 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	if !reconciledNow {
 		return nil
 	}
+	in.mu.Lock()
+	claimed := in.claims[hub].clusters
+	in.mu.Unlock()
+	if err := c.endWriteBacksFrom(ctx, hub, claimed); err != nil {
+		// The claim stands (its writes are still written back by the rule of a restored hub) until it is done.
+		return err
+	}
 	next, err := c.advanceLocked(markerCtx, h, marker, run)
 	if err != nil {
 		return err
 	}
 	in.mu.Lock()
 	delete(in.restored, hub)
-	claimed := in.claims[hub].clusters
 	delete(in.claims, hub)
 	in.mu.Unlock()
 	c.logger.Info("Restored hub reconciled: its incarnation advanced", "hub", hub, "incarnation", next.String())
@@ -309,6 +314,52 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
 	}
 	return nil
+}
+
+// endWriteBacksFrom ends, on the source of each of clusters (the clusters hub claimed: claim), the record that
+// names hub as the hub the cluster moved from (mirror.MovedFrom, mirror.MovedFromDonePatch), before hub's claim
+// is dropped. hub was restored from a backup and is reconciled now: every key was weighed with the rule of a
+// restored hub, which writes back only what its users wrote since the restore, and the rest of what it holds
+// came from the backup; written back as from a hub the cluster moved from (rule 3 of mirror.DecideWriteBack),
+// the backup's objects deleted since would be made again on the source. The record ends on the source's
+// ManagedCluster, so that a replicator started again does not write back from hub either. A source hub not
+// ready, or a write that fails, is an error: the claim stands, and syncIncarnation tries again.
+func (c *Controller) endWriteBacksFrom(ctx context.Context, hub string, clusters sets.Set[string]) error {
+	k, ok := c.kinds[failoverv1alpha1.KindManagedCluster]
+	if !ok {
+		return nil
+	}
+	var errs []error
+	for cluster := range clusters {
+		dir, _ := c.directions.source(cluster)
+		source := c.byName[dir.Hub]
+		if source == nil || source.Name() == hub {
+			continue
+		}
+		if !source.Ready() {
+			errs = append(errs, fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its source hub %s is not ready", cluster, hub, source.Name()))
+			continue
+		}
+		mc, err := source.Get(ctx, k.Name, "", cluster)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ending the write-back of cluster %s from restored hub %s: reading its ManagedCluster on hub %s: %w", cluster, hub, source.Name(), err))
+			continue
+		}
+		if mc == nil || mirror.MovedFrom(mc, source.Name(), c.configured) != hub {
+			continue
+		}
+		_, err = source.Client().Resource(k.GVR).Patch(ctx, cluster, types.MergePatchType, mirror.MovedFromDonePatch(mc, hub),
+			metav1.PatchOptions{FieldManager: FieldManager})
+		source.ReportError(err)
+		if err != nil && !apierrors.IsNotFound(err) {
+			metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+			errs = append(errs, fmt.Errorf("ending the write-back of cluster %s from restored hub %s on its source hub %s: %w", cluster, hub, source.Name(), err))
+			continue
+		}
+		c.directions.endMovedFrom(cluster, hub)
+		c.logger.Info("Write-back from a restored hub finished with its reconciliation", "cluster", cluster, "hub", hub, "source", source.Name())
+	}
+	return errors.Join(errs...)
 }
 
 // restoresFound returns how many times a hub was found restored since the controller started.

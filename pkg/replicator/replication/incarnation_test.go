@@ -329,16 +329,18 @@ func TestControllerMarksARestoredStandbyAgain(t *testing.T) {
 // the cluster moved from), A's newer work-kept stays, work-gone is not made again on A (B wrote it before its
 // marker's last write), and B is fenced again and takes A's state, its ManagedCluster once B is reconciled. The
 // same holds while A's ManagedCluster still names B as the hub the cluster moved from (the agent's epoch, its
-// write-back not finished): B is written back from as a restored hub, not as one the cluster left.
+// write-back not finished): B is written back from as a restored hub, not as one the cluster left, and that record
+// ends before B's claim does — while the end cannot be written on A, B stays claimed and work-gone, synced again,
+// is still not made again on A.
 func TestControllerWritesBackWhatARestoredStandbyAccepted(t *testing.T) {
-	for _, movedFrom := range []bool{false, true} {
-		t.Run(fmt.Sprintf("write-back from hub-b unfinished=%t", movedFrom), func(t *testing.T) {
-			testWritesBackWhatARestoredStandbyAccepted(t, movedFrom)
+	for _, tc := range []struct{ movedFrom, endFails bool }{{false, false}, {true, false}, {true, true}} {
+		t.Run(fmt.Sprintf("write-back from hub-b unfinished=%t, its end refused=%t", tc.movedFrom, tc.endFails), func(t *testing.T) {
+			testWritesBackWhatARestoredStandbyAccepted(t, tc.movedFrom, tc.endFails)
 		})
 	}
 }
 
-func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom bool) {
+func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom, endFails bool) {
 	mcKind := testKind(t, failoverv1alpha1.KindManagedCluster)
 	mwKind := testKind(t, failoverv1alpha1.KindManifestWork)
 	kinds := []mirror.Kind{mcKind, mwKind}
@@ -390,6 +392,17 @@ func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom bool) {
 			return true, nil, apierrors.NewNotFound(fence.SelfSubjectReviewGVR.GroupResource(), "")
 		})
 	}
+	// While refuseEnd is set, hub-a refuses the patch that ends the write-back from hub-b (its written-back epoch).
+	var refuseEnd atomic.Bool
+	var endsRefused atomic.Int32
+	refuseEnd.Store(endFails)
+	a.fake.PrependReactor("patch", "managedclusters", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if refuseEnd.Load() && strings.Contains(string(action.(clienttesting.PatchAction).GetPatch()), mirror.AnnotationWrittenBackEpoch) {
+			endsRefused.Add(1)
+			return true, nil, apierrors.NewServiceUnavailable("refused by the test")
+		}
+		return false, nil, nil
+	})
 	c, recorder := startController(t, handler, Options{Kinds: kinds, Fencing: true, DirectionRecheck: time.Hour, IncarnationInterval: 100 * time.Millisecond}, a, b)
 	eventually(t, "the restore of hub-b reported", func() bool { return len(recorder.messages(ReasonHubRestored)) > 0 })
 	eventually(t, "work-new, made on hub-b after its restore, written on hub-a", func() bool {
@@ -404,9 +417,28 @@ func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom bool) {
 	eventually(t, "hub-b's work-kept takes hub-a's newer state", func() bool {
 		return equalSpec(b.get(t, mwKind, testCluster, "work-kept"), keptCopy)
 	})
+	if endFails {
+		// The refused end is tried again every incarnation interval: the controller does not settle meanwhile,
+		// and work-gone, synced again, is watched for a second.
+		eventually(t, "the end of the write-back from hub-b refused on hub-a", func() bool { return endsRefused.Load() > 0 })
+		c.queue.Add(Key{Kind: mwKind.Name, Namespace: testCluster, Name: "work-gone"})
+		for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if got := a.get(t, mwKind, testCluster, "work-gone"); got != nil {
+				t.Fatalf("hub-a holds work-gone %v while the end of the write-back from hub-b is refused: made again from hub-b's backup", specOf(got))
+			}
+		}
+		refuseEnd.Store(false)
+	}
 	eventually(t, "hub-b's ManagedCluster written as a copy once hub-b is reconciled", func() bool {
 		return b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationClusterHub] == testHubA
 	})
+	if movedFrom {
+		eventually(t, "hub-a's ManagedCluster records the write-back from hub-b finished", func() bool {
+			return a.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationWrittenBackEpoch] == "2"
+		})
+	}
+	quiesce(t, c, a, b)
+	c.queue.Add(Key{Kind: mwKind.Name, Namespace: testCluster, Name: "work-gone"})
 	quiesce(t, c, a, b)
 	if got := a.get(t, mwKind, testCluster, "work-gone"); got != nil {
 		t.Errorf("hub-a holds work-gone %v: made again from hub-b's backup, where it was written before the restore", specOf(got))

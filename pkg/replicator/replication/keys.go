@@ -9,10 +9,7 @@ import (
 
 // isCluster reports whether name is a managed cluster on any ready hub.
 func (c *Controller) isCluster(name string) bool {
-	c.mu.Lock()
-	_, known := c.sources[name]
-	c.mu.Unlock()
-	if known {
+	if _, known := c.directions.source(name); known {
 		return true
 	}
 	for _, h := range c.opts.Hubs {
@@ -26,11 +23,7 @@ func (c *Controller) isCluster(name string) bool {
 // knownClusters returns the names of the ManagedClusters on every ready hub and of the clusters with a source.
 func (c *Controller) knownClusters() []string {
 	names := sets.New[string]()
-	c.mu.Lock()
-	for cluster := range c.sources {
-		names.Insert(cluster)
-	}
-	c.mu.Unlock()
+	names.Insert(c.directions.clusters()...)
 	for _, h := range c.opts.Hubs {
 		for _, mc := range h.List(failoverv1alpha1.KindManagedCluster, "") {
 			names.Insert(mc.Name)

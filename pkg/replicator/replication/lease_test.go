@@ -48,17 +48,17 @@ func TestOnLeaseDecidesAgainUnlessTheRenewalIsTheSources(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newUnstartedController(t)
 			if tc.source.Hub != "" {
-				c.sources[testCluster] = tc.source
+				c.directions.sources[testCluster] = tc.source
 			}
 			if tc.seenRenewing {
-				c.renewed[testHubA] = sets.New(testCluster)
+				c.directions.renewed[testHubA] = sets.New(testCluster)
 			}
 			c.OnLease(tc.hub, testCluster, tc.event)
 			if got := c.queue.Len() == 1; got != tc.wantQueued {
 				t.Errorf("direction of %s queued = %v, want %v", testCluster, got, tc.wantQueued)
 			}
 			want := tc.event == hubconn.LeaseRenewed || (tc.event == hubconn.LeaseUpdated && tc.seenRenewing && tc.hub == testHubA)
-			if got := c.renewed[tc.hub].Has(testCluster); got != want {
+			if got := c.directions.renewed[tc.hub].Has(testCluster); got != want {
 				t.Errorf("renewal of %s recorded on %s = %v, want %v", testCluster, tc.hub, got, want)
 			}
 		})
@@ -71,8 +71,8 @@ func TestOnLeaseDecidesAgainUnlessTheRenewalIsTheSources(t *testing.T) {
 func TestSyncDirectionDecidesAgainAfterARenewalItDidNotSee(t *testing.T) {
 	for _, renewDuringSync := range []bool{false, true} {
 		c := newUnstartedController(t)
-		c.sources[testCluster] = direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
-		c.renewed[testHubA] = sets.New(testCluster)
+		c.directions.sources[testCluster] = direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
+		c.directions.renewed[testHubA] = sets.New(testCluster)
 		c.viewsRead = func(cluster string) {
 			if renewDuringSync {
 				c.OnLease(testHubA, cluster, hubconn.LeaseRenewed)

@@ -53,7 +53,8 @@ func (l *lagClocks) forget(key Key) {
 
 // sourcePatches remembers the last patch patchSourceOnce wrote on a source object until the source's cache shows
 // it, so that a sync that runs again meanwhile does not write it again: "<what> <key>" → "<hub> <uid> <patch>".
-// patchSourceOnce writes it; withHold forgets a hold the cache shows. Its own lock.
+// patchSourceOnce writes it, and forgets it when there is nothing left to patch; withHold forgets a hold the
+// cache shows. Its own lock.
 type sourcePatches struct {
 	mu      sync.Mutex
 	written map[string]string
@@ -86,35 +87,35 @@ func (p *sourcePatches) forget(memoKey string) {
 // hubNamespaces holds, per hub, the namespaces the replicator made sure of there (ensureNamespace) since the hub
 // became reachable; OnState forgets a hub's when it becomes unreachable. Its own lock.
 type hubNamespaces struct {
-	mu   sync.Mutex
-	byNS map[string]sets.Set[string]
+	mu    sync.Mutex
+	byHub map[string]sets.Set[string]
 }
 
 // add records namespace on hub.
 func (n *hubNamespaces) add(hub, namespace string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.byNS == nil {
-		n.byNS = map[string]sets.Set[string]{}
+	if n.byHub == nil {
+		n.byHub = map[string]sets.Set[string]{}
 	}
-	if n.byNS[hub] == nil {
-		n.byNS[hub] = sets.New[string]()
+	if n.byHub[hub] == nil {
+		n.byHub[hub] = sets.New[string]()
 	}
-	n.byNS[hub].Insert(namespace)
+	n.byHub[hub].Insert(namespace)
 }
 
 // has reports whether namespace is known to exist on hub.
 func (n *hubNamespaces) has(hub, namespace string) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.byNS[hub].Has(namespace)
+	return n.byHub[hub].Has(namespace)
 }
 
 // forget drops what is known of hub's namespaces.
 func (n *hubNamespaces) forget(hub string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	delete(n.byNS, hub)
+	delete(n.byHub, hub)
 }
 
 // addOnFacts holds what hubconn.Hub.AddOnInstall last said of each hub's ClusterManagementAddOn

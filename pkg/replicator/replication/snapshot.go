@@ -1,7 +1,6 @@
 package replication
 
 import (
-	"maps"
 	"sort"
 	"time"
 
@@ -36,49 +35,25 @@ type Snapshot struct {
 
 // Snapshot returns the current counts.
 func (c *Controller) Snapshot() Snapshot {
-	c.mu.Lock()
-	s := Snapshot{
-		SourceClusters: map[string]int{}, Copies: map[string]int{}, Conflicts: map[string]int{},
-		CaughtUp: map[string]bool{}, KindObjects: map[failoverv1alpha1.ReplicatedKind]int{},
-		KindConflicts: map[failoverv1alpha1.ReplicatedKind]int{},
-	}
+	s := Snapshot{CaughtUp: map[string]bool{}}
 	s.Behind = c.steps.behindCounts()
-	renewSeen := map[string]map[string]time.Time{}
-	for hub, clusters := range c.renewSeen {
-		renewSeen[hub] = maps.Clone(clusters)
+	hubs := make([]string, 0, len(c.opts.Hubs))
+	for _, h := range c.opts.Hubs {
+		hubs = append(hubs, h.Name())
+		s.CaughtUp[h.Name()] = c.steps.isCaughtUp(h.Name())
 	}
-	for cluster, src := range c.sources {
-		if src.Hub != "" && c.selected[cluster] {
-			s.Clusters++
-			s.SourceClusters[src.Hub]++
-		}
-	}
-	for hub, keys := range c.copies {
-		s.Copies[hub] = keys.Len()
-		s.CaughtUp[hub] = c.steps.isCaughtUp(hub)
-	}
-	for hub, conflicts := range c.conflicts {
-		s.Conflicts[hub] = len(conflicts)
-		for key := range conflicts {
-			s.KindConflicts[key.Kind]++
-		}
-	}
-	for kind, keys := range c.objects {
-		s.KindObjects[kind] = keys.Len()
-	}
-	for cluster := range c.identityConflicts {
-		s.IdentityConflicts = append(s.IdentityConflicts, cluster)
-	}
-	sort.Strings(s.IdentityConflicts)
-	c.mu.Unlock()
-	s.Brakes = c.brake.Engaged() // the brake's lock is never held while c.mu is taken
-	s.OnSeveralHubs = c.onSeveralHubs(renewSeen, c.opts.Clock.Now())
+	s.Copies, s.Conflicts, s.KindConflicts = c.hubCopies.counts(hubs)
+	s.KindObjects, _ = c.objects.counts()
+	s.IdentityConflicts = c.identityConflicts.names()
+	s.Brakes = c.brake.Engaged()
+	s.Clusters, s.SourceClusters = c.directions.selectedSources()
+	s.OnSeveralHubs = c.onSeveralHubs(c.directions.renewSeenAll(), c.opts.Clock.Now())
 	return s
 }
 
 // onSeveralHubs returns, sorted, the clusters that renewSeen (hub → cluster → when the replicator saw the lease
 // renewed, on its clock) shows renewed on more than one hub within direction.FreshnessFactor of that hub's lease
-// duration for the cluster before now. It reads the hubs' caches, so c.mu must not be held.
+// duration for the cluster before now. It reads the hubs' caches.
 func (c *Controller) onSeveralHubs(renewSeen map[string]map[string]time.Time, now time.Time) []string {
 	fresh := map[string]int{}
 	for hub, clusters := range renewSeen {
@@ -107,12 +82,5 @@ func (c *Controller) onSeveralHubs(renewSeen map[string]map[string]time.Time, no
 
 // Sources returns each known cluster's source hub, sorted by cluster name (for logs and tests).
 func (c *Controller) Sources() [][2]string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([][2]string, 0, len(c.sources))
-	for cluster, src := range c.sources {
-		out = append(out, [2]string{cluster, src.Hub})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
+	return c.directions.sorted()
 }

@@ -39,21 +39,11 @@ const catchUpGrace = time.Minute
 func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 	now := c.opts.Clock.Now()
 	views := make([]direction.HubView, 0, len(c.opts.Hubs))
-	c.mu.Lock()
-	prev := c.sources[cluster]
-	deferred := c.deferred[cluster]
-	renewed := map[string]bool{}
-	for hub, clusters := range c.renewed {
-		renewed[hub] = clusters.Has(cluster)
-	}
-	seen := map[string]time.Time{}
-	for hub, clusters := range c.renewSeen {
-		seen[hub] = clusters[cluster]
-	}
-	c.mu.Unlock()
+	read := c.directions.read(cluster)
+	prev := read.prev
 	allReady, anyHas := true, false
 	for _, h := range c.opts.Hubs {
-		v := hubView(h, cluster, renewed[h.Name()], seen[h.Name()])
+		v := hubView(h, cluster, read.renewed[h.Name()], read.seen[h.Name()])
 		allReady = allReady && v.Reachable
 		anyHas = anyHas || v.HasCluster
 		views = append(views, v)
@@ -66,18 +56,7 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 	}
 	if allReady && !anyHas {
 		// The cluster is gone from every hub.
-		c.mu.Lock()
-		delete(c.sources, cluster)
-		delete(c.selected, cluster)
-		delete(c.movedFrom, cluster)
-		delete(c.deferred, cluster)
-		for _, clusters := range c.renewed {
-			clusters.Delete(cluster)
-		}
-		for _, clusters := range c.renewSeen {
-			delete(clusters, cluster)
-		}
-		c.mu.Unlock()
+		c.directions.gone(cluster)
 		return nil
 	}
 	if prev.Hub == "" && !c.allSettled() {
@@ -109,17 +88,10 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 		mc, _ := c.byName[next.Hub].Peek(failoverv1alpha1.KindManagedCluster, "", cluster)
 		movedFrom = mirror.MovedFrom(mc, next.Hub, c.configured)
 	}
-	c.mu.Lock()
-	if next.Hub != prev.Hub {
-		// Before the cluster's keys are enqueued below: the first sync of each already knows where it came from.
-		c.movedFrom[cluster] = movedFrom
-	}
-	c.sources[cluster] = next
-	wasSelected := c.selected[cluster]
-	c.selected[cluster] = selected
-	// A renewal OnLease only recorded while this sync ran is not in its views: decide again with it.
-	again := c.deferred[cluster] != deferred
-	c.mu.Unlock()
+	// The hub it moved from is recorded before the cluster's keys are enqueued below: the first sync of each
+	// already knows where it came from. A renewal OnLease only recorded while this sync ran is not in its views:
+	// decide again with it.
+	wasSelected, again := c.directions.decided(cluster, next, selected, next.Hub != prev.Hub, movedFrom, read.deferred)
 	if again {
 		c.queue.Add(Key{Name: cluster})
 	}
@@ -250,7 +222,7 @@ type objectSync struct {
 	seen    time.Time
 	hasSeen bool
 	// failed are the hubs to write back from (writeBackHubs) whose write-back failed, or waits until whether the
-	// hub was restored from a backup is known: left untouched by this sync.
+	// hub was restored from a backup is known (Controller.writeBack): left untouched by this sync.
 	failed sets.Set[string]
 	// known: hub → whether the replicator knew, when the sync began, whether the hub was restored from a backup
 	// (restoreKnown); a hub it did not is neither written nor released by this sync, and neither is any hub when
@@ -344,14 +316,7 @@ func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 	c := s.c
 	if cluster, ok := s.k.ClusterOf(s.key.Namespace, s.key.Name, c.isCluster); ok {
 		for _, from := range c.writeBackHubs(cluster, s.source) {
-			if h := c.byName[from.hub]; h != nil && h.Ready() && !s.restoreKnown(h) {
-				// Whether the hub was restored from a backup decides what of it is its users' writes
-				// (mirror.DecideWriteBack rule 3): nothing is written back from it, and it is left untouched, until
-				// that is known (syncIncarnation syncs every key again then).
-				s.failed.Insert(from.hub)
-				continue
-			}
-			wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked, from)
+			wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked, s.restoreKnown, from)
 			if wrote {
 				return true
 			}
@@ -580,19 +545,11 @@ func (c *Controller) allReady() bool {
 // left on the source's ManagedCluster. The source counts neither copies nor conflicts of the key.
 func (s *objectSync) recordSource(ctx context.Context) {
 	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
-	c.mu.Lock()
-	if src != nil {
-		c.objects[k.Name].Insert(key)
-	} else {
-		c.objects[k.Name].Delete(key)
-	}
-	c.mu.Unlock()
+	c.objects.set(key, src != nil)
 	s.seen, s.hasSeen = c.lag.of(key)
 
 	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil {
-		c.mu.Lock()
-		c.movedFrom[key.Name] = mirror.MovedFrom(src, source.Name(), c.configured)
-		c.mu.Unlock()
+		c.directions.setMovedFrom(key.Name, mirror.MovedFrom(src, source.Name(), c.configured))
 		if cleaned := mirror.SourceCleanup(src, source.Name()); cleaned != nil {
 			err := c.update(ctx, source, k, cleaned)
 			source.ReportError(err)
@@ -729,9 +686,7 @@ func (s *objectSync) finish(ctx context.Context) {
 	c, k, key, src, source := s.c, s.k, s.key, s.src, s.source
 	live := src != nil && src.GetDeletionTimestamp() == nil
 	if k.Name == failoverv1alpha1.KindManagedCluster && live {
-		c.mu.Lock()
-		dir := c.sources[key.Name]
-		c.mu.Unlock()
+		dir, _ := c.directions.source(key.Name)
 		if c.opts.Fencing && dir.Hub == source.Name() {
 			if err := c.syncFenceMarks(ctx, key.Name, dir.Hub, dir.Since); err != nil {
 				s.errs = append(s.errs, err)
@@ -778,7 +733,8 @@ func (s *objectSync) finish(ctx context.Context) {
 }
 
 // writeBack writes on the source what from's hub, one the cluster moved from (writeBackHubs), wrote and never
-// replicated (mirror.DecideWriteBack), while it is ready and the identity check saw it ready (checked). From a hub
+// replicated (mirror.DecideWriteBack), while it is ready, the identity check saw it ready (checked) and whether it
+// was restored from a backup is known (restoreKnown; until then failedHub names it). From a hub
 // restored from a backup (from.restored), an object the source lacks is made there only when the hub wrote it
 // after from.after (claim: its users made it since the restore): one the backup holds may have been deleted
 // since. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
@@ -786,7 +742,7 @@ func (s *objectSync) finish(ctx context.Context) {
 // of that name its cache does not show is no write: the key is compared as usual. On another error,
 // failedHub names the old hub, which the caller leaves untouched for this sync.
 func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, source *hubconn.Hub, src *unstructured.Unstructured,
-	checked func(*hubconn.Hub) bool, from writeBackFrom) (wrote bool, failedHub string, err error) {
+	checked, restoreKnown func(*hubconn.Hub) bool, from writeBackFrom) (wrote bool, failedHub string, err error) {
 	cluster, ok := k.ClusterOf(key.Namespace, key.Name, c.isCluster)
 	if !ok || k.Name == failoverv1alpha1.KindManagedCluster {
 		return false, "", nil
@@ -797,6 +753,15 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	if !checked(old) {
 		// Ready since the identity check: left untouched (its held deletes stay held) until it is checked.
+		return false, old.Name(), nil
+	}
+	if !restoreKnown(old) {
+		// Whether the hub was restored from a backup decides which of its objects are its users' writes (rule 3
+		// of mirror.DecideWriteBack): it is left untouched, and behind, until that is known. syncIncarnation
+		// syncs every key again then; the key is also synced again after an interval, in case it becomes known
+		// otherwise (the replicator's warm-up over, or another hub's marker no longer waited for).
+		c.markBehind(key, old.Name())
+		c.queue.AddAfter(key, c.opts.IncarnationInterval)
 		return false, old.Name(), nil
 	}
 	// A copy on the old hub (cached without its mirrored fields) is written back only when it was the cluster's
@@ -897,15 +862,13 @@ type writeBackFrom struct {
 }
 
 // writeBackHubs returns, in order, the hubs whose writes cluster's objects take on source before anything else:
-// the hub the cluster moved from while the source's ManagedCluster names it (mirror.MovedFrom, as c.movedFrom last
+// the hub the cluster moved from while the source's ManagedCluster names it (mirror.MovedFrom, as c.directions last
 // read it), then every other hub found restored from a backup taken while it was the cluster's source, until it is
 // reconciled (incarnations.claimants). A hub the cluster moved from that was also found restored is written back
 // from as a restored one (writeBackFrom.restored): its backup holds objects deleted since, which are not its
 // users' writes.
 func (c *Controller) writeBackHubs(cluster string, source *hubconn.Hub) []writeBackFrom {
-	c.mu.Lock()
-	prev := c.movedFrom[cluster]
-	c.mu.Unlock()
+	prev := c.directions.movedFromOf(cluster)
 	claimants := c.incarnations.claimants(cluster, source.Name())
 	var out []writeBackFrom
 	if prev != "" && prev != source.Name() {
@@ -970,9 +933,7 @@ func (c *Controller) releaseOthers(ctx context.Context, k mirror.Kind, key Key, 
 // agent's hub kubeconfig, is not connected to h then. When one was, it also returns how long until that
 // renewal is that old.
 func (c *Controller) agentLeft(h *hubconn.Hub, cluster string) (bool, time.Duration) {
-	c.mu.Lock()
-	seen := c.renewSeen[h.Name()][cluster]
-	c.mu.Unlock()
+	seen := c.directions.renewSeenAt(h.Name(), cluster)
 	if seen.IsZero() {
 		return true, 0
 	}
@@ -1148,13 +1109,7 @@ const goneRecheck = 2 * time.Second
 // justGone reports whether the last sync of key saw its object on the source (Controller.objects), and forgets
 // that: the next sync decides about the absence.
 func (c *Controller) justGone(k mirror.Kind, key Key) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.objects[k.Name].Has(key) {
-		return false
-	}
-	c.objects[k.Name].Delete(key)
-	return true
+	return c.objects.takeOut(key)
 }
 
 // firstCopy reports whether one of targets holds no object of key yet: a copy is about to be made there.
@@ -1316,9 +1271,7 @@ func (c *Controller) sourceOf(k mirror.Kind, key Key, identity direction.Identit
 		}
 		return nil, nil, sourceWait
 	}
-	c.mu.Lock()
-	src := c.sources[cluster]
-	c.mu.Unlock()
+	src, _ := c.directions.source(cluster)
 	if src.Hub == "" {
 		if !c.isCluster(cluster) && !c.anyListing() {
 			// No hub, every one listed, knows such a cluster (an object of a cluster-scoped kind in a namespace

@@ -142,9 +142,9 @@ func TestControllerKeepsTheWorkAgentsFinalizerWhileItsAgentRenews(t *testing.T) 
 	b := newTestHub(t, testHubB, handler, kinds, mcB)
 	c, _ := startController(t, handler, Options{Kinds: kinds, DirectionRecheck: time.Hour}, a, b)
 	quiesce(t, c, a, b)
-	c.mu.Lock()
-	c.renewSeen[testHubA][testCluster] = time.Now()
-	c.mu.Unlock()
+	c.directions.mu.Lock()
+	c.directions.renewSeen[testHubA][testCluster] = time.Now()
+	c.directions.mu.Unlock()
 
 	original := manifestWork(testCluster, "work-1", "cm-1", nil)
 	original.SetUID("uid-w1")
@@ -164,9 +164,9 @@ func TestControllerKeepsTheWorkAgentsFinalizerWhileItsAgentRenews(t *testing.T) 
 	}
 
 	// The renewal is old now: the work agent left A, and its finalizer goes at the next sync.
-	c.mu.Lock()
-	c.renewSeen[testHubA][testCluster] = time.Now().Add(-time.Hour)
-	c.mu.Unlock()
+	c.directions.mu.Lock()
+	c.directions.renewSeen[testHubA][testCluster] = time.Now().Add(-time.Hour)
+	c.directions.mu.Unlock()
 	c.queue.Add(Key{Kind: mwKind.Name, Namespace: testCluster, Name: "work-1"})
 	eventually(t, "hub-a's work-1 lost the work agent's finalizer", func() bool {
 		w := a.get(t, mwKind, testCluster, "work-1")

@@ -207,14 +207,7 @@ func (c *Controller) delete(ctx context.Context, h *hubconn.Hub, k mirror.Kind, 
 // recordConflict keeps the conflict state of key on hub, with an event and a metric when a conflict appears
 // or changes reason.
 func (c *Controller) recordConflict(k mirror.Kind, key Key, hub string, conflict mirror.Conflict) {
-	c.mu.Lock()
-	prev, had := c.conflicts[hub][key]
-	if conflict == mirror.ConflictNone {
-		delete(c.conflicts[hub], key)
-	} else {
-		c.conflicts[hub][key] = conflict
-	}
-	c.mu.Unlock()
+	prev, had := c.hubCopies.setConflict(hub, key, conflict)
 	if conflict == mirror.ConflictNone || (had && prev == conflict) {
 		return
 	}
@@ -232,13 +225,7 @@ func (c *Controller) recordConflict(k mirror.Kind, key Key, hub string, conflict
 }
 
 func (c *Controller) setCopy(hub string, key Key, isCopy bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if isCopy {
-		c.copies[hub].Insert(key)
-	} else {
-		c.copies[hub].Delete(key)
-	}
+	c.hubCopies.setCopy(hub, key, isCopy)
 }
 
 // markBehind puts key back among hub's out-of-step keys after a write there failed (or waits), also once the hub

@@ -1,0 +1,88 @@
+package replication
+
+import (
+	"testing"
+	"time"
+
+	"github.com/klusterlet-failover/klusterlet-failover/pkg/replicator/direction"
+)
+
+// TestClusterDirectionsForget: a name that stands for several spokes loses its source, selection and move but
+// keeps its lease sightings (they tell which spoke is alive where); a cluster gone from every hub loses all.
+func TestClusterDirectionsForget(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name          string
+		forget        func(d *clusterDirections)
+		wantSightings bool
+	}{
+		{"stand down", func(d *clusterDirections) { d.standDown(testCluster) }, true},
+		{"gone", func(d *clusterDirections) { d.gone(testCluster) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newClusterDirections([]string{testHubA, testHubB})
+			d.renewal(testHubA, testCluster, now)
+			read := d.read(testCluster)
+			src := direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
+			if wasSelected, again := d.decided(testCluster, src, true, true, testHubB, read.deferred); wasSelected || again {
+				t.Fatalf("first decision: wasSelected %t, again %t; want false, false", wasSelected, again)
+			}
+			if got, ok := d.source(testCluster); !ok || got != src || d.movedFromOf(testCluster) != testHubB {
+				t.Fatalf("after the decision: source %v (%t), moved from %q; want %v, %q", got, ok, d.movedFromOf(testCluster), src, testHubB)
+			}
+			tc.forget(d)
+			if _, ok := d.source(testCluster); ok || d.movedFromOf(testCluster) != "" {
+				t.Errorf("source or move kept after %s", tc.name)
+			}
+			if n, _ := d.selectedSources(); n != 0 {
+				t.Errorf("%d clusters selected after %s, want 0", n, tc.name)
+			}
+			if seen := d.renewSeenAt(testHubA, testCluster); seen.Equal(now) != tc.wantSightings {
+				t.Errorf("renewal seen at %v after %s; want kept %t", seen, tc.name, tc.wantSightings)
+			}
+		})
+	}
+}
+
+// TestClusterDirectionsDeferred: a second renewal on the source that the lease decided is settled and deferred,
+// and a decision that read the sightings before it is made again.
+func TestClusterDirectionsDeferred(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	d := newClusterDirections([]string{testHubA, testHubB})
+	if d.renewal(testHubA, testCluster, now) {
+		t.Fatal("a renewal before any decision is settled")
+	}
+	src := direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
+	d.decided(testCluster, src, true, false, "", d.read(testCluster).deferred)
+	read := d.read(testCluster)
+	if !d.renewal(testHubA, testCluster, now.Add(time.Second)) {
+		t.Fatal("a renewal on the source its lease decided is not settled")
+	}
+	if d.renewal(testHubB, testCluster, now.Add(time.Second)) {
+		t.Fatal("a renewal on another hub is settled")
+	}
+	if _, again := d.decided(testCluster, src, true, false, "", read.deferred); !again {
+		t.Error("a decision that read the sightings before a deferred renewal is not made again")
+	}
+	if _, again := d.decided(testCluster, src, true, false, "", d.read(testCluster).deferred); again {
+		t.Error("a decision that read every renewal is made again")
+	}
+}
+
+// TestClusterDirectionsEndedMovedFrom: a moved-from record the replicator ended is read as ended from a cache that
+// still shows it, until the cache shows another record; a later record naming the same hub counts again.
+func TestClusterDirectionsEndedMovedFrom(t *testing.T) {
+	d := newClusterDirections([]string{testHubA, testHubB})
+	d.setMovedFrom(testCluster, testHubB)
+	d.endMovedFrom(testCluster, testHubB)
+	for i, step := range []struct{ cached, want string }{
+		{testHubB, ""},       // the cache has not caught up with the end
+		{"", ""},             // it has
+		{testHubB, testHubB}, // a new move from hub-b
+	} {
+		d.setMovedFrom(testCluster, step.cached)
+		if got := d.movedFromOf(testCluster); got != step.want {
+			t.Errorf("step %d: cache shows %q: moved from %q, want %q", i, step.cached, got, step.want)
+		}
+	}
+}
