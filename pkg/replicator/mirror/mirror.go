@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -728,6 +729,23 @@ func MovedFromDonePatch(mc *unstructured.Unstructured, hub string) []byte {
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": changes}})
 	return patch
+}
+
+// WithPreconditions returns patch, a JSON merge patch (RFC 7386) of an object, with obj's metadata.uid and
+// metadata.resourceVersion added: the apiserver applies it only to that object as read (a 409 Conflict
+// otherwise). It returns an error, naming the patch, when patch is not a JSON object.
+func WithPreconditions(patch []byte, obj *unstructured.Unstructured) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(patch, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("adding preconditions to patch %s: not a JSON object (%v)", patch, err)
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["uid"], meta["resourceVersion"] = string(obj.GetUID()), obj.GetResourceVersion()
+	m["metadata"] = meta
+	return json.Marshal(m)
 }
 
 // HubStep is how one hub other than a cluster's source stands with the cluster's state.

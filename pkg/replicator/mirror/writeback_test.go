@@ -505,3 +505,23 @@ func TestDesiredKeepsTheTargetsEpochRecords(t *testing.T) {
 			got[failoverv1alpha1.AnnotationEpoch], got[mirror.AnnotationWrittenBackEpoch], hubA)
 	}
 }
+
+// TestWithPreconditions: a patch gains the object's uid and resourceVersion beside what it changes; what is not a
+// JSON object is an error.
+func TestWithPreconditions(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "cluster1", "uid": "uid-1", "resourceVersion": "42"}}}
+	for _, tc := range []struct {
+		patch, want string
+		wantErr     bool
+	}{
+		{`{"metadata":{"annotations":{"a":null}}}`, `{"metadata":{"annotations":{"a":null},"resourceVersion":"42","uid":"uid-1"}}`, false},
+		{`{"spec":{"x":1}}`, `{"metadata":{"resourceVersion":"42","uid":"uid-1"},"spec":{"x":1}}`, false},
+		{`null`, "", true},
+		{`[1]`, "", true},
+	} {
+		got, err := mirror.WithPreconditions([]byte(tc.patch), obj)
+		if (err != nil) != tc.wantErr || (!tc.wantErr && string(got) != tc.want) {
+			t.Errorf("WithPreconditions(%s) = %s, %v; want %s (error %t)", tc.patch, got, err, tc.want, tc.wantErr)
+		}
+	}
+}

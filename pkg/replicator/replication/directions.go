@@ -23,9 +23,9 @@ type clusterDirections struct {
 	selected map[string]bool             // cluster → selected by the cluster selector on its source
 	// movedFrom: cluster → the hub its source's ManagedCluster says it moved from (mirror.MovedFrom).
 	movedFrom map[string]string
-	// ended: cluster → the hub whose moved-from record the replicator ended on the source (endMovedFrom), until
-	// the source's cache no longer shows that record.
-	ended     map[string]string
+	// ended: cluster → the moved-from record the replicator ended on the source (endMovedFrom), while the
+	// source's cache still shows the version it ended.
+	ended     map[string]endedRecord
 	renewed   map[string]sets.Set[string]     // hub → clusters whose lease an agent was seen renewing
 	renewSeen map[string]map[string]time.Time // hub → cluster → when (the replicator's clock) a renewal of its lease was last seen
 	// deferred: cluster → how many renewals were recorded without queueing the cluster's direction.
@@ -35,7 +35,7 @@ type clusterDirections struct {
 // newClusterDirections returns an empty clusterDirections for hubs.
 func newClusterDirections(hubs []string) *clusterDirections {
 	d := &clusterDirections{
-		sources: map[string]direction.Source{}, selected: map[string]bool{}, movedFrom: map[string]string{}, ended: map[string]string{},
+		sources: map[string]direction.Source{}, selected: map[string]bool{}, movedFrom: map[string]string{}, ended: map[string]endedRecord{},
 		renewed: map[string]sets.Set[string]{}, renewSeen: map[string]map[string]time.Time{}, deferred: map[string]uint64{},
 	}
 	for _, hub := range hubs {
@@ -137,13 +137,14 @@ func (d *clusterDirections) read(cluster string) directionRead {
 }
 
 // decided records next as cluster's source and selected as whether the cluster selector selects it there, and,
-// when moved, movedFrom as the hub it moved from. It returns whether the cluster was selected before, and
-// whether a renewal was deferred since read returned deferred (the decision must be made again with it).
-func (d *clusterDirections) decided(cluster string, next direction.Source, selected, moved bool, movedFrom string, deferred uint64) (wasSelected, again bool) {
+// when moved, movedFrom as the hub it moved from as the new source's ManagedCluster of resourceVersion version
+// says (setMovedFrom). It returns whether the cluster was selected before, and whether a renewal was deferred
+// since read returned deferred (the decision must be made again with it).
+func (d *clusterDirections) decided(cluster string, next direction.Source, selected, moved bool, movedFrom, version string, deferred uint64) (wasSelected, again bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if moved {
-		d.setMovedFromLocked(cluster, movedFrom)
+		d.setMovedFromLocked(cluster, movedFrom, version)
 	}
 	d.sources[cluster] = next
 	wasSelected = d.selected[cluster]
@@ -178,16 +179,24 @@ func (d *clusterDirections) standDown(cluster string) {
 	delete(d.movedFrom, cluster)
 }
 
-// setMovedFrom records hub as the one cluster moved from ("" none), as its source's ManagedCluster (as a cache
-// holds it) says; a record the replicator ended since (endMovedFrom) counts as ended.
-func (d *clusterDirections) setMovedFrom(cluster, hub string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.setMovedFromLocked(cluster, hub)
+// endedRecord is a moved-from record the replicator ended: the hub it named, and the resourceVersion of the
+// ManagedCluster it was ended on (the version the patch was made from; the patch carried it as a precondition,
+// so the next version the source's cache shows has it ended).
+type endedRecord struct {
+	hub, version string
 }
 
-func (d *clusterDirections) setMovedFromLocked(cluster, hub string) {
-	if hub != "" && d.ended[cluster] == hub {
+// setMovedFrom records hub as the one cluster moved from ("" none), as its source's ManagedCluster of
+// resourceVersion version (as a cache holds it) says. The version the replicator ended a record on
+// (endMovedFrom) still names it: that record counts as ended. Any other version is taken as it is.
+func (d *clusterDirections) setMovedFrom(cluster, hub, version string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.setMovedFromLocked(cluster, hub, version)
+}
+
+func (d *clusterDirections) setMovedFromLocked(cluster, hub, version string) {
+	if e, ok := d.ended[cluster]; ok && e.version == version && e.hub == hub {
 		d.movedFrom[cluster] = ""
 		return
 	}
@@ -195,13 +204,18 @@ func (d *clusterDirections) setMovedFromLocked(cluster, hub string) {
 	d.movedFrom[cluster] = hub
 }
 
-// endMovedFrom records that the replicator ended, on cluster's source, the record naming hub as the one it moved
-// from: until the source's cache shows another record, one naming hub is read as ended.
-func (d *clusterDirections) endMovedFrom(cluster, hub string) {
+// endMovedFrom records that the replicator ended, on source, cluster's record naming hub as the hub it moved
+// from, on the ManagedCluster of resourceVersion version: while the cluster's source is still source and its
+// recorded moved-from hub is hub (or none is recorded yet), that record counts as ended until the source's cache
+// shows a newer version (setMovedFrom). A record that changed meanwhile (a new move) is left.
+func (d *clusterDirections) endMovedFrom(cluster, source, hub, version string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.sources[cluster].Hub != source || (d.movedFrom[cluster] != hub && d.movedFrom[cluster] != "") {
+		return
+	}
 	d.movedFrom[cluster] = ""
-	d.ended[cluster] = hub
+	d.ended[cluster] = endedRecord{hub: hub, version: version}
 }
 
 // movedFromOf returns the hub cluster moved from, as last recorded ("" none).

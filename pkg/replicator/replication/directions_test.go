@@ -24,7 +24,7 @@ func TestClusterDirectionsForget(t *testing.T) {
 			d.renewal(testHubA, testCluster, now)
 			read := d.read(testCluster)
 			src := direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
-			if wasSelected, again := d.decided(testCluster, src, true, true, testHubB, read.deferred); wasSelected || again {
+			if wasSelected, again := d.decided(testCluster, src, true, true, testHubB, "1", read.deferred); wasSelected || again {
 				t.Fatalf("first decision: wasSelected %t, again %t; want false, false", wasSelected, again)
 			}
 			if got, ok := d.source(testCluster); !ok || got != src || d.movedFromOf(testCluster) != testHubB {
@@ -53,7 +53,7 @@ func TestClusterDirectionsDeferred(t *testing.T) {
 		t.Fatal("a renewal before any decision is settled")
 	}
 	src := direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
-	d.decided(testCluster, src, true, false, "", d.read(testCluster).deferred)
+	d.decided(testCluster, src, true, false, "", "", d.read(testCluster).deferred)
 	read := d.read(testCluster)
 	if !d.renewal(testHubA, testCluster, now.Add(time.Second)) {
 		t.Fatal("a renewal on the source its lease decided is not settled")
@@ -61,28 +61,47 @@ func TestClusterDirectionsDeferred(t *testing.T) {
 	if d.renewal(testHubB, testCluster, now.Add(time.Second)) {
 		t.Fatal("a renewal on another hub is settled")
 	}
-	if _, again := d.decided(testCluster, src, true, false, "", read.deferred); !again {
+	if _, again := d.decided(testCluster, src, true, false, "", "", read.deferred); !again {
 		t.Error("a decision that read the sightings before a deferred renewal is not made again")
 	}
-	if _, again := d.decided(testCluster, src, true, false, "", d.read(testCluster).deferred); again {
+	if _, again := d.decided(testCluster, src, true, false, "", "", d.read(testCluster).deferred); again {
 		t.Error("a decision that read every renewal is made again")
 	}
 }
 
-// TestClusterDirectionsEndedMovedFrom: a moved-from record the replicator ended is read as ended from a cache that
-// still shows it, until the cache shows another record; a later record naming the same hub counts again.
+// TestClusterDirectionsEndedMovedFrom: a moved-from record the replicator ended is read as ended while the
+// source's cache shows the version it was ended on; any other version is taken as it is (a new move from the same
+// hub counts). A record that changed before the end was recorded (the source moved, or a move from another hub)
+// is left.
 func TestClusterDirectionsEndedMovedFrom(t *testing.T) {
+	src := direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
 	d := newClusterDirections([]string{testHubA, testHubB})
-	d.setMovedFrom(testCluster, testHubB)
-	d.endMovedFrom(testCluster, testHubB)
-	for i, step := range []struct{ cached, want string }{
-		{testHubB, ""},       // the cache has not caught up with the end
-		{"", ""},             // it has
-		{testHubB, testHubB}, // a new move from hub-b
+	d.decided(testCluster, src, true, true, testHubB, "5", 0)
+	d.endMovedFrom(testCluster, testHubA, testHubB, "5")
+	for i, step := range []struct{ cached, version, want string }{
+		{testHubB, "5", ""},       // the cache has not caught up with the end
+		{"", "6", ""},             // it has
+		{testHubB, "5", testHubB}, // the memo is gone: a version naming hub-b counts
+		{testHubB, "9", testHubB}, // a new move from hub-b
 	} {
-		d.setMovedFrom(testCluster, step.cached)
+		d.setMovedFrom(testCluster, step.cached, step.version)
 		if got := d.movedFromOf(testCluster); got != step.want {
-			t.Errorf("step %d: cache shows %q: moved from %q, want %q", i, step.cached, got, step.want)
+			t.Errorf("step %d: cache shows %q at version %s: moved from %q, want %q", i, step.cached, step.version, got, step.want)
 		}
+	}
+
+	// The source moved to hub-b meanwhile, naming hub-a: the end of hub-b's record on hub-a is not applied.
+	d = newClusterDirections([]string{testHubA, testHubB})
+	d.decided(testCluster, direction.Source{Hub: testHubB}, true, true, testHubA, "7", 0)
+	d.endMovedFrom(testCluster, testHubA, testHubB, "5")
+	if got := d.movedFromOf(testCluster); got != testHubA {
+		t.Errorf("after a move to hub-b, the end of a record on hub-a left moved from %q, want %q", got, testHubA)
+	}
+	// A record naming another hub than the one ended stays.
+	d = newClusterDirections([]string{testHubA, testHubB, "hub-c"})
+	d.decided(testCluster, src, true, true, "hub-c", "8", 0)
+	d.endMovedFrom(testCluster, testHubA, testHubB, "8")
+	if got := d.movedFromOf(testCluster); got != "hub-c" {
+		t.Errorf("the end of hub-b's record left moved from %q, want hub-c", got)
 	}
 }

@@ -290,14 +290,11 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 		advancedAfterMarks = next
 	}
 	if !reconciledNow {
+		if !wasRestored && !restoredNow {
+			// Claims a reconciliation left, their write-back records not all ended yet.
+			return c.endClaims(markerCtx, hub)
+		}
 		return nil
-	}
-	in.mu.Lock()
-	claimed := in.claims[hub].clusters
-	in.mu.Unlock()
-	if err := c.endWriteBacksFrom(ctx, hub, claimed); err != nil {
-		// The claim stands (its writes are still written back by the rule of a restored hub) until it is done.
-		return err
 	}
 	next, err := c.advanceLocked(markerCtx, h, marker, run)
 	if err != nil {
@@ -305,61 +302,91 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	}
 	in.mu.Lock()
 	delete(in.restored, hub)
-	delete(in.claims, hub)
 	in.mu.Unlock()
 	c.logger.Info("Restored hub reconciled: its incarnation advanced", "hub", hub, "incarnation", next.String())
-	for cluster := range claimed {
-		// Its ManagedCluster, left as the restore brought it back while the claim stood (syncTarget), is
-		// written now.
-		c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
-	}
-	return nil
+	return c.endClaims(markerCtx, hub)
 }
 
-// endWriteBacksFrom ends, on the source of each of clusters (the clusters hub claimed: claim), the record that
-// names hub as the hub the cluster moved from (mirror.MovedFrom, mirror.MovedFromDonePatch), before hub's claim
-// is dropped. hub was restored from a backup and is reconciled now: every key was weighed with the rule of a
-// restored hub, which writes back only what its users wrote since the restore, and the rest of what it holds
-// came from the backup; written back as from a hub the cluster moved from (rule 3 of mirror.DecideWriteBack),
-// the backup's objects deleted since would be made again on the source. The record ends on the source's
-// ManagedCluster, so that a replicator started again does not write back from hub either. A source hub not
-// ready, or a write that fails, is an error: the claim stands, and syncIncarnation tries again.
-func (c *Controller) endWriteBacksFrom(ctx context.Context, hub string, clusters sets.Set[string]) error {
+// endClaims drops the claims of hub, a restored hub now reconciled, cluster by cluster, each once the record that
+// names hub as the hub the cluster moved from has ended on the cluster's source (endWriteBackFrom), and syncs
+// that cluster's ManagedCluster, which the restore brought back and the claim left as it was (syncTarget). hub
+// was reconciled: every key was weighed with the rule of a restored hub, which writes back only what its users
+// wrote since the restore; the rest of what it holds came from the backup, which a write-back as from a hub the
+// cluster moved from (rule 3 of mirror.DecideWriteBack) would make again on the source where it was deleted since.
+// The record ends on the source's ManagedCluster, so that a replicator started again does not write back from hub
+// either. A claim whose record cannot be ended yet (its source not known or not ready, the write refused) stays,
+// and is tried again at hub's next marker read; the others go.
+func (c *Controller) endClaims(ctx context.Context, hub string) error {
+	in := c.incarnations
+	in.mu.Lock()
+	var clusters []string
+	if cl, ok := in.claims[hub]; ok {
+		clusters = sets.List(cl.clusters)
+	}
+	in.mu.Unlock()
+	var errs []error
+	for _, cluster := range clusters {
+		if err := c.endWriteBackFrom(ctx, hub, cluster); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		in.mu.Lock()
+		if cl, ok := in.claims[hub]; ok {
+			cl.clusters.Delete(cluster)
+			if cl.clusters.Len() == 0 {
+				delete(in.claims, hub)
+			}
+		}
+		in.mu.Unlock()
+		c.queue.Add(Key{Kind: failoverv1alpha1.KindManagedCluster, Name: cluster})
+	}
+	return errors.Join(errs...)
+}
+
+// endWriteBackFrom ends, on cluster's source, the record that names hub as the hub the cluster moved from
+// (mirror.MovedFrom, mirror.MovedFromDonePatch), for endClaims. The patch carries the ManagedCluster's uid and
+// resourceVersion as read: a record changed since is read again. It returns nil once no record names hub, and an
+// error while one may (the source not known or not ready, the record not cleaned up yet, the write refused).
+func (c *Controller) endWriteBackFrom(ctx context.Context, hub, cluster string) error {
 	k, ok := c.kinds[failoverv1alpha1.KindManagedCluster]
 	if !ok {
 		return nil
 	}
-	var errs []error
-	for cluster := range clusters {
-		dir, _ := c.directions.source(cluster)
-		source := c.byName[dir.Hub]
-		if source == nil || source.Name() == hub {
-			continue
-		}
-		if !source.Ready() {
-			errs = append(errs, fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its source hub %s is not ready", cluster, hub, source.Name()))
-			continue
-		}
-		mc, err := source.Get(ctx, k.Name, "", cluster)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("ending the write-back of cluster %s from restored hub %s: reading its ManagedCluster on hub %s: %w", cluster, hub, source.Name(), err))
-			continue
-		}
-		if mc == nil || mirror.MovedFrom(mc, source.Name(), c.configured) != hub {
-			continue
-		}
-		_, err = source.Client().Resource(k.GVR).Patch(ctx, cluster, types.MergePatchType, mirror.MovedFromDonePatch(mc, hub),
-			metav1.PatchOptions{FieldManager: FieldManager})
-		source.ReportError(err)
-		if err != nil && !apierrors.IsNotFound(err) {
-			metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-			errs = append(errs, fmt.Errorf("ending the write-back of cluster %s from restored hub %s on its source hub %s: %w", cluster, hub, source.Name(), err))
-			continue
-		}
-		c.directions.endMovedFrom(cluster, hub)
-		c.logger.Info("Write-back from a restored hub finished with its reconciliation", "cluster", cluster, "hub", hub, "source", source.Name())
+	dir, _ := c.directions.source(cluster)
+	source := c.byName[dir.Hub]
+	switch {
+	case source == nil:
+		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its source is not known", cluster, hub)
+	case source.Name() == hub:
+		return nil
+	case !source.Ready():
+		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its source hub %s is not ready", cluster, hub, source.Name())
 	}
-	return errors.Join(errs...)
+	mc, err := source.Get(ctx, k.Name, "", cluster)
+	if err != nil {
+		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: reading its ManagedCluster on hub %s: %w", cluster, hub, source.Name(), err)
+	}
+	if mc == nil || mirror.MovedFrom(mc, source.Name(), c.configured) != hub {
+		return nil
+	}
+	patch := mirror.MovedFromDonePatch(mc, hub)
+	if patch == nil {
+		// Named only by the cluster-hub annotation a copy left, which recordSource removes first.
+		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its ManagedCluster on hub %s still carries a copy's record", cluster, hub, source.Name())
+	}
+	patch, err = mirror.WithPreconditions(patch, mc)
+	if err != nil {
+		return err
+	}
+	_, err = source.Client().Resource(k.GVR).Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+	source.ReportError(err)
+	if err != nil {
+		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s on its source hub %s: %w", cluster, hub, source.Name(), err)
+	}
+	c.directions.endMovedFrom(cluster, source.Name(), hub, mc.GetResourceVersion())
+	c.logger.Info("Write-back from a restored hub finished with its reconciliation", "cluster", cluster, "hub", hub, "source", source.Name())
+	return nil
 }
 
 // restoresFound returns how many times a hub was found restored since the controller started.

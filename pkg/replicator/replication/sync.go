@@ -83,15 +83,18 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 		}
 	}
 	selected := c.selectedOn(c.byName[next.Hub], cluster)
-	var movedFrom string
+	var movedFrom, version string
 	if next.Hub != prev.Hub {
 		mc, _ := c.byName[next.Hub].Peek(failoverv1alpha1.KindManagedCluster, "", cluster)
 		movedFrom = mirror.MovedFrom(mc, next.Hub, c.configured)
+		if mc != nil {
+			version = mc.GetResourceVersion()
+		}
 	}
 	// The hub it moved from is recorded before the cluster's keys are enqueued below: the first sync of each
 	// already knows where it came from. A renewal OnLease only recorded while this sync ran is not in its views:
 	// decide again with it.
-	wasSelected, again := c.directions.decided(cluster, next, selected, next.Hub != prev.Hub, movedFrom, read.deferred)
+	wasSelected, again := c.directions.decided(cluster, next, selected, next.Hub != prev.Hub, movedFrom, version, read.deferred)
 	if again {
 		c.queue.Add(Key{Name: cluster})
 	}
@@ -311,13 +314,15 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 
 // writeBack writes on the source what the hub the cluster moved from made and never replicated
 // (Controller.writeBack), and lets go of the deletes held on the other hubs (releaseOthers). It reports whether
-// it wrote on the source: the rest of the sync waits for the source's watch event then.
+// it wrote on the source, or must wait until whether such a hub was restored from a backup is known: the rest of
+// the sync waits then (for the source's watch event, or the key synced again), so that nothing the write-back
+// may answer — a delete a log records of an object made again there, say — is carried out before it.
 func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 	c := s.c
 	if cluster, ok := s.k.ClusterOf(s.key.Namespace, s.key.Name, c.isCluster); ok {
 		for _, from := range c.writeBackHubs(cluster, s.source) {
 			wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked, s.restoreKnown, from)
-			if wrote {
+			if wrote || errors.Is(err, errRestoreUnknown) {
 				return true
 			}
 			if failedHub != "" {
@@ -549,7 +554,7 @@ func (s *objectSync) recordSource(ctx context.Context) {
 	s.seen, s.hasSeen = c.lag.of(key)
 
 	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil {
-		c.directions.setMovedFrom(key.Name, mirror.MovedFrom(src, source.Name(), c.configured))
+		c.directions.setMovedFrom(key.Name, mirror.MovedFrom(src, source.Name(), c.configured), src.GetResourceVersion())
 		if cleaned := mirror.SourceCleanup(src, source.Name()); cleaned != nil {
 			err := c.update(ctx, source, k, cleaned)
 			source.ReportError(err)
@@ -734,7 +739,7 @@ func (s *objectSync) finish(ctx context.Context) {
 
 // writeBack writes on the source what from's hub, one the cluster moved from (writeBackHubs), wrote and never
 // replicated (mirror.DecideWriteBack), while it is ready, the identity check saw it ready (checked) and whether it
-// was restored from a backup is known (restoreKnown; until then failedHub names it). From a hub
+// was restored from a backup is known (restoreKnown; until then failedHub names it, with errRestoreUnknown). From a hub
 // restored from a backup (from.restored), an object the source lacks is made there only when the hub wrote it
 // after from.after (claim: its users made it since the restore): one the backup holds may have been deleted
 // since. wrote reports a write, or a write refused because the source's cache is behind (conflict, not
@@ -757,12 +762,13 @@ func (c *Controller) writeBack(ctx context.Context, k mirror.Kind, key Key, sour
 	}
 	if !restoreKnown(old) {
 		// Whether the hub was restored from a backup decides which of its objects are its users' writes (rule 3
-		// of mirror.DecideWriteBack): it is left untouched, and behind, until that is known. syncIncarnation
-		// syncs every key again then; the key is also synced again after an interval, in case it becomes known
-		// otherwise (the replicator's warm-up over, or another hub's marker no longer waited for).
+		// of mirror.DecideWriteBack): it is left untouched, and behind, and the key waits (errRestoreUnknown),
+		// until that is known. syncIncarnation syncs every key again then; the key is also synced again after an
+		// interval, in case it becomes known otherwise (the replicator's warm-up over, or another hub's marker no
+		// longer waited for).
 		c.markBehind(key, old.Name())
 		c.queue.AddAfter(key, c.opts.IncarnationInterval)
-		return false, old.Name(), nil
+		return false, old.Name(), errRestoreUnknown
 	}
 	// A copy on the old hub (cached without its mirrored fields) is written back only when it was the cluster's
 	// object there (mirror.HeldAsSource): for any other, Peek holds what the rules read.
@@ -1321,8 +1327,9 @@ func (c *Controller) anyListing() bool {
 // of that name: the target is not in step, and nothing failed.
 var errCopyGoing = errors.New("the copy is being deleted")
 
-// errRestoreUnknown is writeTargets' answer for a target not known (objectSync.restoreKnown) not to be restored
-// from a backup: nothing is written there yet.
+// errRestoreUnknown is writeTargets' answer for a target, and Controller.writeBack's for a hub to write back
+// from, not known (objectSync.restoreKnown) not to be restored from a backup: nothing is written there, or from
+// there, yet.
 var errRestoreUnknown = errors.New("whether the hub was restored from a backup is not known yet")
 
 // errClaimHeld is syncTarget's answer for the ManagedCluster of a cluster that a target found restored claims
