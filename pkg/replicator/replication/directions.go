@@ -2,6 +2,7 @@ package replication
 
 import (
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -144,7 +145,7 @@ func (d *clusterDirections) decided(cluster string, next direction.Source, selec
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if moved {
-		d.setMovedFromLocked(cluster, movedFrom, version)
+		d.setMovedFromLocked(cluster, next.Hub, movedFrom, version)
 	}
 	d.sources[cluster] = next
 	wasSelected = d.selected[cluster]
@@ -179,24 +180,25 @@ func (d *clusterDirections) standDown(cluster string) {
 	delete(d.movedFrom, cluster)
 }
 
-// endedRecord is a moved-from record the replicator ended: the hub it named, and the resourceVersion of the
-// ManagedCluster it was ended on (the version the patch was made from; the patch carried it as a precondition,
-// so the next version the source's cache shows has it ended).
+// endedRecord is a moved-from record the replicator ended: the source it was ended on, the hub it named, and the
+// resourceVersions of that source's ManagedCluster that still named it (each the version a patch was made from;
+// the patches carried them as preconditions, so the version after the last has it ended).
 type endedRecord struct {
-	hub, version string
+	source, hub string
+	versions    []string
 }
 
-// setMovedFrom records hub as the one cluster moved from ("" none), as its source's ManagedCluster of
-// resourceVersion version (as a cache holds it) says. The version the replicator ended a record on
-// (endMovedFrom) still names it: that record counts as ended. Any other version is taken as it is.
-func (d *clusterDirections) setMovedFrom(cluster, hub, version string) {
+// setMovedFrom records hub as the one cluster moved from ("" none), as the ManagedCluster of resourceVersion
+// version on source, the cluster's source (as a cache holds it), says. A version the replicator ended the record
+// on (endMovedFrom) still names it: that record counts as ended. Any other version is taken as it is.
+func (d *clusterDirections) setMovedFrom(cluster, source, hub, version string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.setMovedFromLocked(cluster, hub, version)
+	d.setMovedFromLocked(cluster, source, hub, version)
 }
 
-func (d *clusterDirections) setMovedFromLocked(cluster, hub, version string) {
-	if e, ok := d.ended[cluster]; ok && e.version == version && e.hub == hub {
+func (d *clusterDirections) setMovedFromLocked(cluster, source, hub, version string) {
+	if e, ok := d.ended[cluster]; ok && e.source == source && e.hub == hub && slices.Contains(e.versions, version) {
 		d.movedFrom[cluster] = ""
 		return
 	}
@@ -204,18 +206,18 @@ func (d *clusterDirections) setMovedFromLocked(cluster, hub, version string) {
 	d.movedFrom[cluster] = hub
 }
 
-// endMovedFrom records that the replicator ended, on source, cluster's record naming hub as the hub it moved
-// from, on the ManagedCluster of resourceVersion version: while the cluster's source is still source and its
-// recorded moved-from hub is hub (or none is recorded yet), that record counts as ended until the source's cache
-// shows a newer version (setMovedFrom). A record that changed meanwhile (a new move) is left.
-func (d *clusterDirections) endMovedFrom(cluster, source, hub, version string) {
+// endMovedFrom records that the replicator ended, on source, cluster's records naming hub as the hub it moved
+// from, on the ManagedCluster's resourceVersions versions: while the cluster's source is still source and its
+// recorded moved-from hub is hub (or none is recorded yet), those versions count as ended until the source's
+// cache shows another one (setMovedFrom). A record that changed meanwhile (a new move) is left.
+func (d *clusterDirections) endMovedFrom(cluster, source, hub string, versions []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.sources[cluster].Hub != source || (d.movedFrom[cluster] != hub && d.movedFrom[cluster] != "") {
 		return
 	}
 	d.movedFrom[cluster] = ""
-	d.ended[cluster] = endedRecord{hub: hub, version: version}
+	d.ended[cluster] = endedRecord{source: source, hub: hub, versions: slices.Clone(versions)}
 }
 
 // movedFromOf returns the hub cluster moved from, as last recorded ("" none).

@@ -77,30 +77,32 @@ func TestClusterDirectionsEndedMovedFrom(t *testing.T) {
 	src := direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
 	d := newClusterDirections([]string{testHubA, testHubB})
 	d.decided(testCluster, src, true, true, testHubB, "5", 0)
-	d.endMovedFrom(testCluster, testHubA, testHubB, "5")
-	for i, step := range []struct{ cached, version, want string }{
-		{testHubB, "5", ""},       // the cache has not caught up with the end
-		{"", "6", ""},             // it has
-		{testHubB, "5", testHubB}, // the memo is gone: a version naming hub-b counts
-		{testHubB, "9", testHubB}, // a new move from hub-b
+	d.endMovedFrom(testCluster, testHubA, testHubB, []string{"5", "6"}) // the agent's epoch, then moved-from
+	for i, step := range []struct{ source, cached, version, want string }{
+		{testHubA, testHubB, "5", ""},       // the cache has not caught up with either end
+		{testHubA, testHubB, "6", ""},       // with the second
+		{"hub-c", testHubB, "6", testHubB},  // another source's version is its own
+		{testHubA, testHubB, "6", testHubB}, // the memo went with it: a version naming hub-b counts
+		{testHubA, "", "7", ""},
+		{testHubA, testHubB, "9", testHubB}, // a new move from hub-b
 	} {
-		d.setMovedFrom(testCluster, step.cached, step.version)
+		d.setMovedFrom(testCluster, step.source, step.cached, step.version)
 		if got := d.movedFromOf(testCluster); got != step.want {
-			t.Errorf("step %d: cache shows %q at version %s: moved from %q, want %q", i, step.cached, step.version, got, step.want)
+			t.Errorf("step %d: %s's cache shows %q at version %s: moved from %q, want %q", i, step.source, step.cached, step.version, got, step.want)
 		}
 	}
 
 	// The source moved to hub-b meanwhile, naming hub-a: the end of hub-b's record on hub-a is not applied.
 	d = newClusterDirections([]string{testHubA, testHubB})
 	d.decided(testCluster, direction.Source{Hub: testHubB}, true, true, testHubA, "7", 0)
-	d.endMovedFrom(testCluster, testHubA, testHubB, "5")
+	d.endMovedFrom(testCluster, testHubA, testHubB, []string{"5"})
 	if got := d.movedFromOf(testCluster); got != testHubA {
 		t.Errorf("after a move to hub-b, the end of a record on hub-a left moved from %q, want %q", got, testHubA)
 	}
 	// A record naming another hub than the one ended stays.
 	d = newClusterDirections([]string{testHubA, testHubB, "hub-c"})
 	d.decided(testCluster, src, true, true, "hub-c", "8", 0)
-	d.endMovedFrom(testCluster, testHubA, testHubB, "8")
+	d.endMovedFrom(testCluster, testHubA, testHubB, []string{"8"})
 	if got := d.movedFromOf(testCluster); got != "hub-c" {
 		t.Errorf("the end of hub-b's record left moved from %q, want hub-c", got)
 	}

@@ -237,6 +237,10 @@ func (c *Controller) syncIncarnation(ctx context.Context, hub string) error {
 	in.mu.Lock()
 	if restoredNow {
 		in.restored[hub] = keys.Clone()
+		if left, ok := in.claims[hub]; ok {
+			// Claims an earlier reconciliation left (endClaims): their records still name this hub.
+			claims.clusters = claims.clusters.Union(left.clusters)
+		}
 		in.claims[hub] = claims
 		in.found++
 	}
@@ -343,10 +347,12 @@ func (c *Controller) endClaims(ctx context.Context, hub string) error {
 	return errors.Join(errs...)
 }
 
-// endWriteBackFrom ends, on cluster's source, the record that names hub as the hub the cluster moved from
-// (mirror.MovedFrom, mirror.MovedFromDonePatch), for endClaims. The patch carries the ManagedCluster's uid and
-// resourceVersion as read: a record changed since is read again. It returns nil once no record names hub, and an
-// error while one may (the source not known or not ready, the record not cleaned up yet, the write refused).
+// endWriteBackFrom ends, on cluster's source, every record that names hub as the hub the cluster moved from
+// (mirror.MovedFrom: the agent's epoch, then AnnotationMovedFrom; one mirror.MovedFromDonePatch each), for
+// endClaims. Each patch carries the ManagedCluster's uid and resourceVersion as read: a record changed since is
+// read again at the next try. It returns nil once no record names hub, or when no hub but hub holds the cluster
+// any more (nothing to write back onto); an error while one may (the source not known or not ready, a record only
+// a copy's cluster-hub annotation makes, which recordSource removes first, a write refused).
 func (c *Controller) endWriteBackFrom(ctx context.Context, hub, cluster string) error {
 	k, ok := c.kinds[failoverv1alpha1.KindManagedCluster]
 	if !ok {
@@ -355,6 +361,8 @@ func (c *Controller) endWriteBackFrom(ctx context.Context, hub, cluster string) 
 	dir, _ := c.directions.source(cluster)
 	source := c.byName[dir.Hub]
 	switch {
+	case source == nil && !c.heldElsewhere(hub, cluster):
+		return nil
 	case source == nil:
 		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its source is not known", cluster, hub)
 	case source.Name() == hub:
@@ -366,27 +374,46 @@ func (c *Controller) endWriteBackFrom(ctx context.Context, hub, cluster string) 
 	if err != nil {
 		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: reading its ManagedCluster on hub %s: %w", cluster, hub, source.Name(), err)
 	}
-	if mc == nil || mirror.MovedFrom(mc, source.Name(), c.configured) != hub {
-		return nil
+	var versions []string // the versions ended, each still naming hub
+	for mc != nil && mirror.MovedFrom(mc, source.Name(), c.configured) == hub {
+		if len(versions) == 2 {
+			// Two records (the agent's epoch, AnnotationMovedFrom) end in two patches; a third is a record
+			// written meanwhile, ended at the next try.
+			return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its ManagedCluster on hub %s names it again", cluster, hub, source.Name())
+		}
+		patch := mirror.MovedFromDonePatch(mc, hub)
+		if patch == nil {
+			return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its ManagedCluster on hub %s still carries a copy's record", cluster, hub, source.Name())
+		}
+		if patch, err = mirror.WithPreconditions(patch, mc); err != nil {
+			return err
+		}
+		versions = append(versions, mc.GetResourceVersion())
+		mc, err = source.Client().Resource(k.GVR).Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+		source.ReportError(err)
+		if err != nil {
+			metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
+			return fmt.Errorf("ending the write-back of cluster %s from restored hub %s on its source hub %s: %w", cluster, hub, source.Name(), err)
+		}
+		c.directions.endMovedFrom(cluster, source.Name(), hub, versions)
 	}
-	patch := mirror.MovedFromDonePatch(mc, hub)
-	if patch == nil {
-		// Named only by the cluster-hub annotation a copy left, which recordSource removes first.
-		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its ManagedCluster on hub %s still carries a copy's record", cluster, hub, source.Name())
+	if len(versions) > 0 {
+		c.logger.Info("Write-back from a restored hub finished with its reconciliation", "cluster", cluster, "hub", hub, "source", source.Name())
 	}
-	patch, err = mirror.WithPreconditions(patch, mc)
-	if err != nil {
-		return err
-	}
-	_, err = source.Client().Resource(k.GVR).Patch(ctx, cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
-	source.ReportError(err)
-	if err != nil {
-		metrics.WriteErrors.WithLabelValues(string(k.Name), source.Name()).Inc()
-		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s on its source hub %s: %w", cluster, hub, source.Name(), err)
-	}
-	c.directions.endMovedFrom(cluster, source.Name(), hub, mc.GetResourceVersion())
-	c.logger.Info("Write-back from a restored hub finished with its reconciliation", "cluster", cluster, "hub", hub, "source", source.Name())
 	return nil
+}
+
+// heldElsewhere reports whether a hub other than hub holds cluster's ManagedCluster (or is not ready: it may).
+func (c *Controller) heldElsewhere(hub, cluster string) bool {
+	for _, h := range c.opts.Hubs {
+		if h.Name() == hub {
+			continue
+		}
+		if _, ok := h.Cluster(cluster); ok || !h.Ready() {
+			return true
+		}
+	}
+	return false
 }
 
 // restoresFound returns how many times a hub was found restored since the controller started.

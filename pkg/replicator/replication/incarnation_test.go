@@ -380,7 +380,8 @@ func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom, endFail
 	mcA := managedCluster(testCluster, map[string]any{mirror.LabelReplicatedFrom: testHubB})
 	mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB, mirror.AnnotationWrittenBackEpoch: "2"})
 	if movedFrom {
-		mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB})
+		// Both records a move leaves: the agent's epoch, and the replicator's own (SourceCleanup).
+		mcA.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=2,from=" + testHubB, mirror.AnnotationMovedFrom: testHubB})
 	}
 	mcB := managedCluster(testCluster, nil)
 	mcB.SetAnnotations(map[string]string{failoverv1alpha1.AnnotationEpoch: "epoch=1"})
@@ -392,12 +393,13 @@ func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom, endFail
 			return true, nil, apierrors.NewNotFound(fence.SelfSubjectReviewGVR.GroupResource(), "")
 		})
 	}
-	// While refuseEnd is set, hub-a refuses the patch that ends the write-back from hub-b (its written-back epoch).
+	// While refuseEnd is set, hub-a refuses the patch that ends the second record of the move from hub-b (its
+	// moved-from annotation; the agent's epoch is ended first).
 	var refuseEnd atomic.Bool
 	var endsRefused atomic.Int32
 	refuseEnd.Store(endFails)
 	a.fake.PrependReactor("patch", "managedclusters", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if refuseEnd.Load() && strings.Contains(string(action.(clienttesting.PatchAction).GetPatch()), mirror.AnnotationWrittenBackEpoch) {
+		if refuseEnd.Load() && strings.Contains(string(action.(clienttesting.PatchAction).GetPatch()), mirror.AnnotationMovedFrom) {
 			endsRefused.Add(1)
 			return true, nil, apierrors.NewServiceUnavailable("refused by the test")
 		}
@@ -433,8 +435,9 @@ func testWritesBackWhatARestoredStandbyAccepted(t *testing.T, movedFrom, endFail
 		return b.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationClusterHub] == testHubA
 	})
 	if movedFrom {
-		eventually(t, "hub-a's ManagedCluster records the write-back from hub-b finished", func() bool {
-			return a.get(t, mcKind, "", testCluster).GetAnnotations()[mirror.AnnotationWrittenBackEpoch] == "2"
+		eventually(t, "hub-a's ManagedCluster records the write-back from hub-b finished, and names no hub it moved from", func() bool {
+			annotations := a.get(t, mcKind, "", testCluster).GetAnnotations()
+			return annotations[mirror.AnnotationWrittenBackEpoch] == "2" && annotations[mirror.AnnotationMovedFrom] == ""
 		})
 	}
 	quiesce(t, c, a, b)

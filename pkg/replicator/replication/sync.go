@@ -189,7 +189,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		// The source's watch event syncs the key again, from what was written.
 		return nil
 	}
-	if s.restoreSource(ctx) {
+	if !s.restoreWait && s.restoreSource(ctx) {
 		// Likewise: the copies are compared with what was written on the source.
 		return errors.Join(s.errs...)
 	}
@@ -227,6 +227,9 @@ type objectSync struct {
 	// failed are the hubs to write back from (writeBackHubs) whose write-back failed, or waits until whether the
 	// hub was restored from a backup is known (Controller.writeBack): left untouched by this sync.
 	failed sets.Set[string]
+	// restoreWait: a write-back waits until whether its hub was restored is known; restoreSource, whose writes
+	// and deletes on the source the write-back may answer, waits with it.
+	restoreWait bool
 	// known: hub → whether the replicator knew, when the sync began, whether the hub was restored from a backup
 	// (restoreKnown); a hub it did not is neither written nor released by this sync, and neither is any hub when
 	// a hub was found restored since the sync began (restores, the count of restores found then).
@@ -314,16 +317,22 @@ func (c *Controller) resolve(ctx context.Context, key Key) (*objectSync, error) 
 
 // writeBack writes on the source what the hub the cluster moved from made and never replicated
 // (Controller.writeBack), and lets go of the deletes held on the other hubs (releaseOthers). It reports whether
-// it wrote on the source, or must wait until whether such a hub was restored from a backup is known: the rest of
-// the sync waits then (for the source's watch event, or the key synced again), so that nothing the write-back
-// may answer — a delete a log records of an object made again there, say — is carried out before it.
+// it wrote on the source: the rest of the sync waits for the source's watch event then. A write-back that must
+// wait until whether its hub was restored from a backup is known (errRestoreUnknown) leaves that hub untouched
+// and sets restoreWait, so that nothing the write-back may answer is done on the source before it — a delete
+// that a log records of an object made again there since, say (deleteAgainOnSource); the other hubs are brought
+// in step with the source meanwhile.
 func (s *objectSync) writeBack(ctx context.Context) (wrote bool) {
 	c := s.c
 	if cluster, ok := s.k.ClusterOf(s.key.Namespace, s.key.Name, c.isCluster); ok {
 		for _, from := range c.writeBackHubs(cluster, s.source) {
 			wrote, failedHub, err := c.writeBack(ctx, s.k, s.key, s.source, s.src, s.checked, s.restoreKnown, from)
-			if wrote || errors.Is(err, errRestoreUnknown) {
+			if wrote {
 				return true
+			}
+			if errors.Is(err, errRestoreUnknown) {
+				s.restoreWait = true
+				err = nil
 			}
 			if failedHub != "" {
 				s.failed.Insert(failedHub)
@@ -554,7 +563,7 @@ func (s *objectSync) recordSource(ctx context.Context) {
 	s.seen, s.hasSeen = c.lag.of(key)
 
 	if k.Name == failoverv1alpha1.KindManagedCluster && src != nil {
-		c.directions.setMovedFrom(key.Name, mirror.MovedFrom(src, source.Name(), c.configured), src.GetResourceVersion())
+		c.directions.setMovedFrom(key.Name, source.Name(), mirror.MovedFrom(src, source.Name(), c.configured), src.GetResourceVersion())
 		if cleaned := mirror.SourceCleanup(src, source.Name()); cleaned != nil {
 			err := c.update(ctx, source, k, cleaned)
 			source.ReportError(err)
