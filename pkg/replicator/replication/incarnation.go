@@ -348,8 +348,8 @@ func (c *Controller) endClaims(ctx context.Context, hub string) error {
 }
 
 // endWriteBackFrom ends, on cluster's source, every record that names hub as the hub the cluster moved from
-// (mirror.MovedFrom: the agent's epoch, then AnnotationMovedFrom; one mirror.MovedFromDonePatch each), for
-// endClaims. Each patch carries the ManagedCluster's uid and resourceVersion as read: a record changed since is
+// (the agent's epoch, AnnotationMovedFrom: one mirror.MovedFromDonePatch each), whichever mirror.MovedFrom reads
+// first, for endClaims. Each patch carries the ManagedCluster's uid and resourceVersion as read: a record changed since is
 // read again at the next try. It returns nil once no record names hub, or when no hub but hub holds the cluster
 // any more (nothing to write back onto); an error while one may (the source not known or not ready, a record only
 // a copy's cluster-hub annotation makes, which recordSource removes first, a write refused).
@@ -374,16 +374,17 @@ func (c *Controller) endWriteBackFrom(ctx context.Context, hub, cluster string) 
 	if err != nil {
 		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: reading its ManagedCluster on hub %s: %w", cluster, hub, source.Name(), err)
 	}
+	if mc == nil {
+		return nil
+	}
 	var versions []string // the versions ended, each still naming hub
-	for mc != nil && mirror.MovedFrom(mc, source.Name(), c.configured) == hub {
+	// Every record naming hub, whichever MovedFrom reads first: one behind the agent's epoch of a later move
+	// (from another hub) is read once that move's write-back ends.
+	for patch := mirror.MovedFromDonePatch(mc, hub); patch != nil; patch = mirror.MovedFromDonePatch(mc, hub) {
 		if len(versions) == 2 {
 			// Two records (the agent's epoch, AnnotationMovedFrom) end in two patches; a third is a record
 			// written meanwhile, ended at the next try.
 			return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its ManagedCluster on hub %s names it again", cluster, hub, source.Name())
-		}
-		patch := mirror.MovedFromDonePatch(mc, hub)
-		if patch == nil {
-			return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its ManagedCluster on hub %s still carries a copy's record", cluster, hub, source.Name())
 		}
 		if patch, err = mirror.WithPreconditions(patch, mc); err != nil {
 			return err
@@ -396,6 +397,9 @@ func (c *Controller) endWriteBackFrom(ctx context.Context, hub, cluster string) 
 			return fmt.Errorf("ending the write-back of cluster %s from restored hub %s on its source hub %s: %w", cluster, hub, source.Name(), err)
 		}
 		c.directions.endMovedFrom(cluster, source.Name(), hub, versions)
+	}
+	if mc.GetAnnotations()[mirror.AnnotationClusterHub] == hub {
+		return fmt.Errorf("ending the write-back of cluster %s from restored hub %s: its ManagedCluster on hub %s still carries a copy's record", cluster, hub, source.Name())
 	}
 	if len(versions) > 0 {
 		c.logger.Info("Write-back from a restored hub finished with its reconciliation", "cluster", cluster, "hub", hub, "source", source.Name())

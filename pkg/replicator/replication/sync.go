@@ -189,7 +189,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		// The source's watch event syncs the key again, from what was written.
 		return nil
 	}
-	if !s.restoreWait && s.restoreSource(ctx) {
+	if !s.restoreWait && s.failed.Len() == 0 && s.restoreSource(ctx) {
 		// Likewise: the copies are compared with what was written on the source.
 		return errors.Join(s.errs...)
 	}
@@ -227,8 +227,8 @@ type objectSync struct {
 	// failed are the hubs to write back from (writeBackHubs) whose write-back failed, or waits until whether the
 	// hub was restored from a backup is known (Controller.writeBack): left untouched by this sync.
 	failed sets.Set[string]
-	// restoreWait: a write-back waits until whether its hub was restored is known; restoreSource, whose writes
-	// and deletes on the source the write-back may answer, waits with it.
+	// restoreWait: a write-back waits until whether its hub was restored is known. restoreSource, whose writes
+	// and deletes on the source the write-back may answer, waits with it, as it does after a failed write-back.
 	restoreWait bool
 	// known: hub → whether the replicator knew, when the sync began, whether the hub was restored from a backup
 	// (restoreKnown); a hub it did not is neither written nor released by this sync, and neither is any hub when
