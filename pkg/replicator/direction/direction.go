@@ -47,6 +47,9 @@ type HubView struct {
 	// reachable now. Freshness is judged by it, so
 	// that no decision compares the agent's clock (RenewTime) with the replicator's.
 	RenewSeen time.Time
+	// LeaseAddedSeen is when the replicator saw the lease appear — created, or listed when its informer started —
+	// by its own clock; zero when not known.
+	LeaseAddedSeen time.Time
 	// LeaseDuration is the cluster's spec.leaseDurationSeconds on this hub (DefaultLeaseDuration when unset).
 	LeaseDuration time.Duration
 	// HasCluster is true when the hub has a ManagedCluster of that name.
@@ -119,9 +122,11 @@ const (
 //     before now, both read on the replicator's clock. Until it has seen a renewal of the cluster on any hub,
 //     reachable or not (it just started), every lease an agent renewed counts, but only once every hub is
 //     reachable: a hub still listing may hold the newest; these are ordered by renewTime alone (an epoch a
-//     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it), and
-//     while a hub in view briefly holds a newer lease no agent is shown to have renewed (newerUnproven), nothing
-//     is decided (the previous source is kept) until a renewal is seen or that time is up. The
+//     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it). Until
+//     then too, while a hub in view briefly holds a lease no agent is shown to have renewed that is newer than
+//     the one this rule ranks first — or, when none ranks, there is no previous source and every hub is
+//     reachable, any such lease (rules 3 to 6 are held as well) — nothing is decided (newerUnproven: the
+//     previous source is kept; without one, no source) until a renewal is seen or that time is up. The
 //     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
 //     decision. Ties keep the previous source, else the earlier hub in spec order. A hub whose epoch is lower
 //     than the one the previous source carried (Source.Epoch) and whose lease was not renewed after the previous
@@ -139,10 +144,12 @@ const (
 //     replicator has seen a renewal). A second spoke of the name joining the copy
 //     (local-cluster on a hub rebuilt after the replicator copied the other's there) renews its lease before it
 //     reports its claim, and must not take the other spoke's cluster over; the spoke the copy was made for counts
-//     once it reports its claim there, or once the hub it left is unreachable or its lease there stale (an agent
+//     once it reports its claim there, or once the hub it left is unreachable or its lease there stale, or,
+//     never shown renewed by an agent, seen appear FreshnessFactor × its lease duration ago or more (an agent
 //     that writes no status, with the hub reporting its clock out of sync, is delayed that long, not stopped).
 //     Where that spoke may be alive but is not shown to be — its lease there shows no renewal since OCM's hub
-//     made it (the spoke joined a moment ago, its agent's next renewal not due yet), or was renewed by an agent
+//     made it and the replicator saw it appear (LeaseAddedSeen) less than FreshnessFactor × its lease duration
+//     ago (the spoke joined a moment ago, its agent's next renewal not due yet), or it was renewed by an agent
 //     but no renewal of it has been seen freshly, and either no renewal of the cluster was seen yet (just
 //     started) or that hub has been in view less than FreshnessFactor × its lease duration (ReadySince: the
 //     replicator started, or listed the hub again, and the agent's next renewal there is not due yet) — nothing is decided
@@ -182,15 +189,18 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	}
 	// The identities whose own ManagedCluster (no copy) has a fresh lease: those spokes are alive where they
 	// registered. A lease an agent renewed that is not fresh only shows the spoke may be (unproven) before any
-	// renewal is seen, or while its hub has been in view too briefly for a renewal to be seen (inViewBriefly).
+	// renewal is seen, or while its hub has been in view too briefly for a renewal to be seen (inViewBriefly);
+	// so does a lease no agent is shown to have renewed, seen appear a moment ago (justAdded).
 	alive, unproven := map[string]bool{}, map[string]bool{}
 	for _, h := range hubs {
 		switch {
 		case !h.Reachable || !h.HasLease || h.IsCopy || h.ClusterID == "":
 		case !h.AgentRenewed:
-			// The spoke reported its claim there, and its lease shows no renewal after OCM's hub made it: the
-			// spoke joined a moment ago, and its agent's next renewal is not due yet.
-			unproven[h.ClusterID] = true
+			if justAdded(h, now) {
+				// The spoke reported its claim there, and its lease, seen appear a moment ago, shows no
+				// renewal since it was made: the spoke joined a moment ago, its agent's next renewal not due yet.
+				unproven[h.ClusterID] = true
+			}
 		case fresh(h, now):
 			alive[h.ClusterID] = true
 		case counted(h) || inViewBriefly(h, now):
@@ -230,7 +240,7 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			best = h
 		}
 	}
-	if (best != nil && undecided[best.Hub]) || (!seenAny && newerUnproven(hubs, best, prev, now)) {
+	if (best != nil && undecided[best.Hub]) || (!seenAny && newerUnproven(hubs, best, prev, allReachable, now)) {
 		if prev.Hub != "" {
 			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
 		}
@@ -298,14 +308,17 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 
 // newerUnproven reports whether, before any renewal of the cluster is seen, a lease that no agent is shown to
 // have renewed (AgentRenewed false: its renewTime within CreationSlack of its creation) may still be the agent's
-// newest: it is on a reachable hub in view briefly (inViewBriefly) and its renewTime is newer than best's, the
-// lease rule 1 ranks first (nil: none; without a previous source, rules 3 to 6 would decide). An agent that joined
-// a copy a moment after OCM's hub made its lease renews it within CreationSlack: until its next renewal is seen,
-// or the hub has been in view long enough for one, the older lease elsewhere, or the original ManagedCluster,
-// would take the cluster back to a hub the agent left.
-func newerUnproven(hubs []HubView, best *HubView, prev Source, now time.Time) bool {
-	if best == nil && prev.Hub != "" {
-		// Rule 2 keeps the previous source anyway.
+// newest, on a reachable hub in view briefly (inViewBriefly): its renewTime is newer than best's, the lease rule 1
+// ranks first, or, when none ranks, no source was decided before and every hub is reachable (allReachable), it
+// exists — rules 3 to 6 would decide from epochs, records and the original ManagedCluster, none of which shows
+// where the agent is now. An agent that joined a copy a moment after OCM's hub made its lease renews it within
+// CreationSlack: until its next renewal is seen, or the hub has been in view long enough for one, the older lease
+// elsewhere, or the original ManagedCluster, would take the cluster back to a hub the agent left. With a hub
+// unreachable and no lease ranked, rule 4 or 5 decides at once, as before (a hub down is when a decision is
+// wanted soonest).
+func newerUnproven(hubs []HubView, best *HubView, prev Source, allReachable bool, now time.Time) bool {
+	if best == nil && (prev.Hub != "" || !allReachable) {
+		// Rule 2 keeps the previous source anyway; with a hub down, rules 4 and 5 decide.
 		return false
 	}
 	for _, h := range hubs {
@@ -344,7 +357,9 @@ func highestEpoch(hubs []HubView) string {
 // NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts
 // as fresh at now stops being fresh (its RenewSeen + FreshnessFactor × the lease duration), or a hub reached
 // again leaves the window in which rule 1 still bars the leases of lower epochs or leaves a copy's lease
-// undecided (its ReadySince + FreshnessFactor × the lease duration), or the zero time when there is none.
+// undecided or holds the first decision (its ReadySince + FreshnessFactor × the lease duration), or a lease no
+// agent is shown to have renewed stops showing a spoke that just joined (its LeaseAddedSeen + FreshnessFactor ×
+// the lease duration), or the zero time when there is none.
 // Without new observations DecideSource can only decide differently after that time: the caller decides again
 // then instead of on a fixed period.
 func NextExpiry(hubs []HubView, now time.Time) time.Time {
@@ -352,6 +367,12 @@ func NextExpiry(hubs []HubView, now time.Time) time.Time {
 	for _, h := range hubs {
 		if h.Reachable && !h.ReadySince.IsZero() {
 			if end := h.ReadySince.Add(FreshnessFactor * leaseDuration(h)); end.After(now) && (next.IsZero() || end.Before(next)) {
+				next = end
+			}
+		}
+		if h.Reachable && h.HasLease && !h.AgentRenewed && justAdded(h, now) {
+			// A spoke that joined a moment ago stops holding a copy's lease undecided then.
+			if end := h.LeaseAddedSeen.Add(FreshnessFactor * leaseDuration(h)); next.IsZero() || end.Before(next) {
 				next = end
 			}
 		}
@@ -386,6 +407,12 @@ func agentLease(h HubView) bool {
 // listed again. A zero ReadySince (not known) counts as long in view.
 func inViewBriefly(h HubView, now time.Time) bool {
 	return !h.ReadySince.IsZero() && now.Sub(h.ReadySince) < FreshnessFactor*leaseDuration(h)
+}
+
+// justAdded reports whether the replicator saw h's lease appear (LeaseAddedSeen) less than FreshnessFactor × its
+// lease duration before now: an agent that renews it is due to have been seen renewing it by then.
+func justAdded(h HubView, now time.Time) bool {
+	return !h.LeaseAddedSeen.IsZero() && now.Sub(h.LeaseAddedSeen) < FreshnessFactor*leaseDuration(h)
 }
 
 // leaseDuration returns h's lease duration, DefaultLeaseDuration when unset.

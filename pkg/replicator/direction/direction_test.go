@@ -428,6 +428,14 @@ func TestDecideSourceRule1UnprovenNewerLease(t *testing.T) {
 			want: direction.Source{},
 		},
 		{
+			name: "just started with a hub down, no lease an agent renewed: rule 4 decides at once",
+			hubs: []direction.HubView{
+				unreachable(left(hubA, 2*time.Second)),
+				with(joined(hubB, 2*time.Second), func(v *direction.HubView) { v.RecordedHub = hubA }),
+			},
+			want: src(hubA, now, direction.ReasonRecorded),
+		},
+		{
 			name: "the same after FreshnessFactor x the lease duration in view: the original ManagedCluster",
 			hubs: []direction.HubView{
 				with(left(hubA, freshnessWindow(0)), func(v *direction.HubView) { v.AgentRenewed = false; v.RenewTime = ago(time.Minute) }),
@@ -445,7 +453,7 @@ func TestDecideSourceRule1UnprovenNewerLease(t *testing.T) {
 // ManifestWork on hub A were made copies of hub B's.
 func TestDecideSourceRule1JustJoinedSpokeIsNotDead(t *testing.T) {
 	justJoined := with(renewing(hubA, ago(40*time.Second)), func(v *direction.HubView) {
-		v.ClusterID, v.AgentRenewed, v.RenewSeen = "spoke-1", false, time.Time{}
+		v.ClusterID, v.AgentRenewed, v.RenewSeen, v.LeaseAddedSeen = "spoke-1", false, time.Time{}, ago(40*time.Second)
 	})
 	secondSpoke := with(renewing(hubB, ago(time.Second)), func(v *direction.HubView) { v.IsCopy, v.RecordedClusterID = true, "spoke-1" })
 	runDecide(t, []decideCase{
@@ -459,6 +467,15 @@ func TestDecideSourceRule1JustJoinedSpokeIsNotDead(t *testing.T) {
 			name: "once that agent reports the claim the copy records, the copy counts (the spoke moved)",
 			prev: src(hubA, earlier, direction.ReasonOriginal),
 			hubs: []direction.HubView{justJoined, with(secondSpoke, func(v *direction.HubView) { v.ClusterID = "spoke-1" })},
+			want: src(hubB, now, direction.ReasonLeaseRenewed),
+		},
+		{
+			name: "a lease no agent renewed, seen appear FreshnessFactor x the lease duration ago: not held for, the copy counts",
+			prev: src(hubA, earlier, direction.ReasonOriginal),
+			hubs: []direction.HubView{
+				with(justJoined, func(v *direction.HubView) { v.LeaseAddedSeen = ago(freshnessWindow(0)) }),
+				secondSpoke,
+			},
 			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
@@ -871,6 +888,11 @@ func TestNextExpiry(t *testing.T) {
 				with(renewing(hubB, ago(40*time.Second)), func(v *direction.HubView) { v.AgentRenewed = false }),
 				with(renewing(hubC, ago(30*time.Second)), func(v *direction.HubView) { v.HasLease = false }),
 			}, want: time.Time{}},
+		{name: "a lease no agent renewed, seen appear 10s ago, stops showing a spoke that just joined FreshnessFactor x duration after",
+			hubs: []direction.HubView{with(renewing(hubA, ago(10*time.Second)), func(v *direction.HubView) {
+				v.AgentRenewed, v.RenewSeen, v.LeaseAddedSeen = false, time.Time{}, ago(10*time.Second)
+			})},
+			want: ago(10 * time.Second).Add(window)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

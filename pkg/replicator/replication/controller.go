@@ -444,7 +444,7 @@ func (c *Controller) OnLease(hub, cluster string, event hubconn.LeaseEvent) {
 		settled = c.directions.renewal(hub, cluster, c.opts.Clock.Now())
 	case hubconn.LeaseAdded:
 		// A new lease (or the first listing of the hub): no renewal of it has been seen yet.
-		c.directions.leaseAdded(hub, cluster)
+		c.directions.leaseAdded(hub, cluster, c.opts.Clock.Now())
 	}
 	if settled {
 		return

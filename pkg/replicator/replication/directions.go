@@ -29,6 +29,7 @@ type clusterDirections struct {
 	ended     map[string]endedRecord
 	renewed   map[string]sets.Set[string]     // hub → clusters whose lease an agent was seen renewing
 	renewSeen map[string]map[string]time.Time // hub → cluster → when (the replicator's clock) a renewal of its lease was last seen
+	addedSeen map[string]map[string]time.Time // hub → cluster → when (the replicator's clock) its lease was seen appear
 	// deferred: cluster → how many renewals were recorded without queueing the cluster's direction.
 	deferred map[string]uint64
 }
@@ -37,11 +38,13 @@ type clusterDirections struct {
 func newClusterDirections(hubs []string) *clusterDirections {
 	d := &clusterDirections{
 		sources: map[string]direction.Source{}, selected: map[string]bool{}, movedFrom: map[string]string{}, ended: map[string]endedRecord{},
-		renewed: map[string]sets.Set[string]{}, renewSeen: map[string]map[string]time.Time{}, deferred: map[string]uint64{},
+		renewed: map[string]sets.Set[string]{}, renewSeen: map[string]map[string]time.Time{}, addedSeen: map[string]map[string]time.Time{},
+		deferred: map[string]uint64{},
 	}
 	for _, hub := range hubs {
 		d.renewed[hub] = sets.New[string]()
 		d.renewSeen[hub] = map[string]time.Time{}
+		d.addedSeen[hub] = map[string]time.Time{}
 	}
 	return d
 }
@@ -108,11 +111,13 @@ func (d *clusterDirections) renewal(hub, cluster string, now time.Time) (settled
 	return settled
 }
 
-// leaseAdded records a new lease of cluster on hub (or the hub's first listing): no renewal of it was seen yet.
-func (d *clusterDirections) leaseAdded(hub, cluster string) {
+// leaseAdded records a new lease of cluster on hub (or the hub's first listing), seen at now: no renewal of it was
+// seen yet.
+func (d *clusterDirections) leaseAdded(hub, cluster string, now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.renewed[hub].Delete(cluster)
+	d.addedSeen[hub][cluster] = now
 }
 
 // directionRead is what syncDirection reads of a cluster before it decides.
@@ -121,18 +126,23 @@ type directionRead struct {
 	deferred uint64
 	renewed  map[string]bool      // hub → an agent was seen renewing the lease there
 	seen     map[string]time.Time // hub → when a renewal was last seen (zero: never)
+	added    map[string]time.Time // hub → when the lease was seen appear (zero: never)
 }
 
 // read returns what syncDirection reads of cluster.
 func (d *clusterDirections) read(cluster string) directionRead {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r := directionRead{prev: d.sources[cluster], deferred: d.deferred[cluster], renewed: map[string]bool{}, seen: map[string]time.Time{}}
+	r := directionRead{prev: d.sources[cluster], deferred: d.deferred[cluster], renewed: map[string]bool{}, seen: map[string]time.Time{},
+		added: map[string]time.Time{}}
 	for hub, clusters := range d.renewed {
 		r.renewed[hub] = clusters.Has(cluster)
 	}
 	for hub, clusters := range d.renewSeen {
 		r.seen[hub] = clusters[cluster]
+	}
+	for hub, clusters := range d.addedSeen {
+		r.added[hub] = clusters[cluster]
 	}
 	return r
 }
@@ -166,6 +176,9 @@ func (d *clusterDirections) gone(cluster string) {
 		clusters.Delete(cluster)
 	}
 	for _, clusters := range d.renewSeen {
+		delete(clusters, cluster)
+	}
+	for _, clusters := range d.addedSeen {
 		delete(clusters, cluster)
 	}
 }

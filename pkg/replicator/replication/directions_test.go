@@ -21,6 +21,10 @@ func TestClusterDirectionsForget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newClusterDirections([]string{testHubA, testHubB})
+			d.leaseAdded(testHubB, testCluster, now.Add(-time.Minute))
+			if added := d.read(testCluster).added[testHubB]; !added.Equal(now.Add(-time.Minute)) {
+				t.Fatalf("lease seen appear on %s at %v, want %v", testHubB, added, now.Add(-time.Minute))
+			}
 			d.renewal(testHubA, testCluster, now)
 			read := d.read(testCluster)
 			src := direction.Source{Hub: testHubA, Reason: direction.ReasonLeaseRenewed}
@@ -39,6 +43,9 @@ func TestClusterDirectionsForget(t *testing.T) {
 			}
 			if seen := d.renewSeenAt(testHubA, testCluster); seen.Equal(now) != tc.wantSightings {
 				t.Errorf("renewal seen at %v after %s; want kept %t", seen, tc.name, tc.wantSightings)
+			}
+			if added := d.read(testCluster).added[testHubB]; added.IsZero() == tc.wantSightings {
+				t.Errorf("lease seen appear at %v after %s; want kept %t", added, tc.name, tc.wantSightings)
 			}
 		})
 	}

@@ -44,6 +44,7 @@ func (c *Controller) syncDirection(ctx context.Context, cluster string) error {
 	allReady, anyHas := true, false
 	for _, h := range c.opts.Hubs {
 		v := hubView(h, cluster, read.renewed[h.Name()], read.seen[h.Name()])
+		v.LeaseAddedSeen = read.added[h.Name()]
 		allReady = allReady && v.Reachable
 		anyHas = anyHas || v.HasCluster
 		views = append(views, v)
