@@ -48,7 +48,8 @@ type HubView struct {
 	// that no decision compares the agent's clock (RenewTime) with the replicator's.
 	RenewSeen time.Time
 	// LeaseAddedSeen is when the replicator saw the lease appear — created, or listed when its informer started —
-	// by its own clock; zero when not known.
+	// by its own clock; zero when not known (the informer's event not handled yet): justAdded then goes by
+	// ReadySince.
 	LeaseAddedSeen time.Time
 	// LeaseDuration is the cluster's spec.leaseDurationSeconds on this hub (DefaultLeaseDuration when unset).
 	LeaseDuration time.Duration
@@ -314,11 +315,12 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 // where the agent is now. An agent that joined a copy a moment after OCM's hub made its lease renews it within
 // CreationSlack: until its next renewal is seen, or the hub has been in view long enough for one, the older lease
 // elsewhere, or the original ManagedCluster, would take the cluster back to a hub the agent left. With a hub
-// unreachable and no lease ranked, rule 4 or 5 decides at once, as before (a hub down is when a decision is
-// wanted soonest).
+// unreachable and no lease ranked, rules 4 to 6 decide at once, as before (a hub down is when a decision is
+// wanted soonest). The renewTime of a lease no agent renewed is the hub's clock at its creation: a hub clock
+// ahead of the agent's only lengthens the hold, never changes which hub is decided.
 func newerUnproven(hubs []HubView, best *HubView, prev Source, allReachable bool, now time.Time) bool {
 	if best == nil && (prev.Hub != "" || !allReachable) {
-		// Rule 2 keeps the previous source anyway; with a hub down, rules 4 and 5 decide.
+		// Rule 2 keeps the previous source anyway; with a hub down, rules 4 to 6 decide.
 		return false
 	}
 	for _, h := range hubs {
@@ -357,9 +359,9 @@ func highestEpoch(hubs []HubView) string {
 // NextExpiry returns the earliest time after now at which one of the leases that rule 1 of DecideSource counts
 // as fresh at now stops being fresh (its RenewSeen + FreshnessFactor × the lease duration), or a hub reached
 // again leaves the window in which rule 1 still bars the leases of lower epochs or leaves a copy's lease
-// undecided or holds the first decision (its ReadySince + FreshnessFactor × the lease duration), or a lease no
-// agent is shown to have renewed stops showing a spoke that just joined (its LeaseAddedSeen + FreshnessFactor ×
-// the lease duration), or the zero time when there is none.
+// undecided or holds the decision (its ReadySince + FreshnessFactor × the lease duration), or a lease no agent is
+// shown to have renewed stops counting as just added (its LeaseAddedSeen + FreshnessFactor × the lease duration),
+// or the zero time when there is none.
 // Without new observations DecideSource can only decide differently after that time: the caller decides again
 // then instead of on a fixed period.
 func NextExpiry(hubs []HubView, now time.Time) time.Time {
@@ -370,9 +372,9 @@ func NextExpiry(hubs []HubView, now time.Time) time.Time {
 				next = end
 			}
 		}
-		if h.Reachable && h.HasLease && !h.AgentRenewed && justAdded(h, now) {
+		if h.Reachable && h.HasLease && !h.AgentRenewed && !h.LeaseAddedSeen.IsZero() {
 			// A spoke that joined a moment ago stops holding a copy's lease undecided then.
-			if end := h.LeaseAddedSeen.Add(FreshnessFactor * leaseDuration(h)); next.IsZero() || end.Before(next) {
+			if end := h.LeaseAddedSeen.Add(FreshnessFactor * leaseDuration(h)); end.After(now) && (next.IsZero() || end.Before(next)) {
 				next = end
 			}
 		}
@@ -410,9 +412,10 @@ func inViewBriefly(h HubView, now time.Time) bool {
 }
 
 // justAdded reports whether the replicator saw h's lease appear (LeaseAddedSeen) less than FreshnessFactor × its
-// lease duration before now: an agent that renews it is due to have been seen renewing it by then.
+// lease duration before now, or h has been in view that briefly (inViewBriefly; the lease was listed then, and its
+// informer's event may not be handled yet): an agent that renews it is due to have been seen renewing it by then.
 func justAdded(h HubView, now time.Time) bool {
-	return !h.LeaseAddedSeen.IsZero() && now.Sub(h.LeaseAddedSeen) < FreshnessFactor*leaseDuration(h)
+	return (!h.LeaseAddedSeen.IsZero() && now.Sub(h.LeaseAddedSeen) < FreshnessFactor*leaseDuration(h)) || inViewBriefly(h, now)
 }
 
 // leaseDuration returns h's lease duration, DefaultLeaseDuration when unset.

@@ -479,6 +479,15 @@ func TestDecideSourceRule1JustJoinedSpokeIsNotDead(t *testing.T) {
 			want: src(hubB, now, direction.ReasonLeaseRenewed),
 		},
 		{
+			name: "the lease's appearance not handled yet, its hub in view 10s: held for, the previous source kept",
+			prev: src(hubA, earlier, direction.ReasonOriginal),
+			hubs: []direction.HubView{
+				with(justJoined, func(v *direction.HubView) { v.LeaseAddedSeen, v.ReadySince = time.Time{}, ago(10*time.Second) }),
+				secondSpoke,
+			},
+			want: src(hubA, earlier, direction.ReasonNoFreshLease),
+		},
+		{
 			name: "a spoke whose lease was renewed by an agent and is stale is not held for: the copy counts",
 			prev: src(hubA, earlier, direction.ReasonLeaseRenewed),
 			hubs: []direction.HubView{
@@ -893,6 +902,16 @@ func TestNextExpiry(t *testing.T) {
 				v.AgentRenewed, v.RenewSeen, v.LeaseAddedSeen = false, time.Time{}, ago(10*time.Second)
 			})},
 			want: ago(10 * time.Second).Add(window)},
+		{name: "a lease no agent renewed whose appearance is not known: its hub's ReadySince",
+			hubs: []direction.HubView{with(renewing(hubA, ago(10*time.Second)), func(v *direction.HubView) {
+				v.AgentRenewed, v.RenewSeen, v.ReadySince = false, time.Time{}, ago(5*time.Second)
+			})},
+			want: ago(5 * time.Second).Add(window)},
+		{name: "a lease no agent renewed, seen appear FreshnessFactor x duration ago: no expiry to come",
+			hubs: []direction.HubView{with(renewing(hubA, ago(10*time.Second)), func(v *direction.HubView) {
+				v.AgentRenewed, v.RenewSeen, v.LeaseAddedSeen = false, time.Time{}, ago(window)
+			})},
+			want: time.Time{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
