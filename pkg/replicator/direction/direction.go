@@ -126,7 +126,7 @@ const (
 //     restore of the hub lowered is raised again by the agent on it, but only once its agent reads it). Until
 //     then too, while a hub in view briefly holds a lease no agent is shown to have renewed that is newer than
 //     the one this rule ranks first — or, when none ranks, there is no previous source and every hub is
-//     reachable, any such lease (rules 3 to 6 are held as well) — nothing is decided (newerUnproven: the
+//     reachable, such a lease on another hub than rules 3 to 6 would decide — nothing is decided (newerUnproven: the
 //     previous source is kept; without one, no source) until a renewal is seen or that time is up. The
 //     agent's clock is never compared with the replicator's: a clock off by minutes on either side changes no
 //     decision. Ties keep the previous source, else the earlier hub in spec order. A hub whose epoch is lower
@@ -241,7 +241,11 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 			best = h
 		}
 	}
-	if (best != nil && undecided[best.Hub]) || (!seenAny && newerUnproven(hubs, best, prev, allReachable, now)) {
+	var fallback Source
+	if best == nil && prev.Hub == "" {
+		fallback = withoutLeases(hubs, allReachable, now)
+	}
+	if (best != nil && undecided[best.Hub]) || (!seenAny && newerUnproven(hubs, best, prev, fallback, allReachable, now)) {
 		if prev.Hub != "" {
 			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
 		}
@@ -267,6 +271,12 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	if prev.Hub != "" {
 		return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
 	}
+	return fallback
+}
+
+// withoutLeases decides a cluster's source by rules 3 to 7 of DecideSource: no lease counts and there is no
+// previous source; allReachable says whether every hub is reachable.
+func withoutLeases(hubs []HubView, allReachable bool, now time.Time) Source {
 	if allReachable {
 		if hub := highestEpoch(hubs); hub != "" {
 			return Source{Hub: hub, Since: now, Reason: ReasonEpoch, Epoch: epochOf(hubs, hub)}
@@ -311,14 +321,14 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 // have renewed (AgentRenewed false: its renewTime within CreationSlack of its creation) may still be the agent's
 // newest, on a reachable hub in view briefly (inViewBriefly): its renewTime is newer than best's, the lease rule 1
 // ranks first, or, when none ranks, no source was decided before and every hub is reachable (allReachable), it
-// exists — rules 3 to 6 would decide from epochs, records and the original ManagedCluster, none of which shows
-// where the agent is now. An agent that joined a copy a moment after OCM's hub made its lease renews it within
+// is on another hub than fallback, the source rules 3 to 6 decide (withoutLeases) from epochs, records and the
+// original ManagedCluster, none of which shows where the agent is now. An agent that joined a copy a moment after OCM's hub made its lease renews it within
 // CreationSlack: until its next renewal is seen, or the hub has been in view long enough for one, the older lease
 // elsewhere, or the original ManagedCluster, would take the cluster back to a hub the agent left. With a hub
 // unreachable and no lease ranked, rules 4 to 6 decide at once, as before (a hub down is when a decision is
 // wanted soonest). The renewTime of a lease no agent renewed is the hub's clock at its creation: a hub clock
 // ahead of the agent's only lengthens the hold, never changes which hub is decided.
-func newerUnproven(hubs []HubView, best *HubView, prev Source, allReachable bool, now time.Time) bool {
+func newerUnproven(hubs []HubView, best *HubView, prev, fallback Source, allReachable bool, now time.Time) bool {
 	if best == nil && (prev.Hub != "" || !allReachable) {
 		// Rule 2 keeps the previous source anyway; with a hub down, rules 4 to 6 decide.
 		return false
@@ -327,7 +337,7 @@ func newerUnproven(hubs []HubView, best *HubView, prev Source, allReachable bool
 		if !h.Reachable || !h.HasLease || h.AgentRenewed || !inViewBriefly(h, now) {
 			continue
 		}
-		if best == nil || (h.Hub != best.Hub && h.RenewTime.After(best.RenewTime)) {
+		if (best == nil && h.Hub != fallback.Hub) || (best != nil && h.Hub != best.Hub && h.RenewTime.After(best.RenewTime)) {
 			return true
 		}
 	}

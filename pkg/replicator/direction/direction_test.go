@@ -428,6 +428,14 @@ func TestDecideSourceRule1UnprovenNewerLease(t *testing.T) {
 			want: direction.Source{},
 		},
 		{
+			name: "just started, a cluster that just joined hub-a: its own lease, not yet shown renewed, holds nothing up",
+			hubs: []direction.HubView{
+				with(left(hubA, 2*time.Second), func(v *direction.HubView) { v.AgentRenewed = false; v.RenewTime = ago(time.Second) }),
+				empty(hubB),
+			},
+			want: src(hubA, now, direction.ReasonOriginal),
+		},
+		{
 			name: "just started with a hub down, no lease an agent renewed: rule 4 decides at once",
 			hubs: []direction.HubView{
 				unreachable(left(hubA, 2*time.Second)),
