@@ -321,10 +321,14 @@ func withoutLeases(hubs []HubView, allReachable bool, now time.Time) Source {
 // have renewed (AgentRenewed false: its renewTime within CreationSlack of its creation) may still be the agent's
 // newest, on a reachable hub in view briefly (inViewBriefly): its renewTime is newer than best's, the lease rule 1
 // ranks first, or, when none ranks, no source was decided before and every hub is reachable (allReachable), it
-// is on another hub than fallback, the source rules 3 to 6 decide (withoutLeases) from epochs, records and the
-// original ManagedCluster, none of which shows where the agent is now. An agent that joined a copy a moment after OCM's hub made its lease renews it within
-// CreationSlack: until its next renewal is seen, or the hub has been in view long enough for one, the older lease
-// elsewhere, or the original ManagedCluster, would take the cluster back to a hub the agent left. With a hub
+// is on another hub than fallback, the source rules 3 to 6 decide (withoutLeases; Hub "" when none does) from
+// epochs, records and the original ManagedCluster, none of which shows where the agent is now — such a lease on
+// fallback's own hub backs that choice up (a cluster that just joined it). An agent that joined a copy a moment
+// after OCM's hub made its lease renews it within CreationSlack: until its next renewal is seen, or the hub has
+// been in view long enough for one, the older lease elsewhere, or the original ManagedCluster, would take the
+// cluster back to a hub the agent left. A cluster that just joined a hub where copies exist already is held
+// likewise, until its agent's next renewal is seen (the views cannot tell it from an agent that just joined a
+// copy). With a hub
 // unreachable and no lease ranked, rules 4 to 6 decide at once, as before (a hub down is when a decision is
 // wanted soonest). The renewTime of a lease no agent renewed is the hub's clock at its creation: a hub clock
 // ahead of the agent's only lengthens the hold, never changes which hub is decided.
