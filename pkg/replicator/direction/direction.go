@@ -245,7 +245,17 @@ func DecideSource(prev Source, hubs []HubView, now time.Time) Source {
 	if best == nil && prev.Hub == "" {
 		fallback = withoutLeases(hubs, allReachable, now)
 	}
-	if (best != nil && undecided[best.Hub]) || (!seenAny && newerUnproven(hubs, best, prev, fallback, allReachable, now)) {
+	hold := best != nil && undecided[best.Hub]
+	if !hold && !seenAny {
+		// newerUnproven: with a hub down and no lease ranked, rules 4 to 6 decide at once.
+		switch {
+		case best != nil:
+			hold = newerUnproven(hubs, best.Hub, best.RenewTime, now)
+		case prev.Hub == "" && allReachable:
+			hold = newerUnproven(hubs, fallback.Hub, time.Time{}, now)
+		}
+	}
+	if hold {
 		if prev.Hub != "" {
 			return Source{Hub: prev.Hub, Since: prev.Since, Reason: ReasonNoFreshLease, Epoch: max(prev.Epoch, epochOf(hubs, prev.Hub)), RenewTime: prev.RenewTime}
 		}
@@ -319,29 +329,20 @@ func withoutLeases(hubs []HubView, allReachable bool, now time.Time) Source {
 
 // newerUnproven reports whether, before any renewal of the cluster is seen, a lease that no agent is shown to
 // have renewed (AgentRenewed false: its renewTime within CreationSlack of its creation) may still be the agent's
-// newest, on a reachable hub in view briefly (inViewBriefly): its renewTime is newer than best's, the lease rule 1
-// ranks first, or, when none ranks, no source was decided before and every hub is reachable (allReachable), it
-// is on another hub than fallback, the source rules 3 to 6 decide (withoutLeases; Hub "" when none does) from
-// epochs, records and the original ManagedCluster, none of which shows where the agent is now — such a lease on
-// fallback's own hub backs that choice up (a cluster that just joined it). An agent that joined a copy a moment
-// after OCM's hub made its lease renews it within CreationSlack: until its next renewal is seen, or the hub has
-// been in view long enough for one, the older lease elsewhere, or the original ManagedCluster, would take the
+// newest: it is on a reachable hub in view briefly (inViewBriefly) other than hub, and renewed after after.
+// DecideSource asks it of the lease rule 1 ranks first (hub, and its renewTime), or, when none ranks, no source was decided
+// before and every hub is reachable, of the hub rules 3 to 6 decide (withoutLeases; "" when none does) with the
+// zero time: epochs, records and the original ManagedCluster do not show where the agent is now, while such a
+// lease on that hub itself backs the choice up (a cluster that just joined it). An agent that joined a copy a
+// moment after OCM's hub made its lease renews it within CreationSlack: until its next renewal is seen, or the hub
+// has been in view long enough for one, the older lease elsewhere, or the original ManagedCluster, would take the
 // cluster back to a hub the agent left. A cluster that just joined a hub where copies exist already is held
 // likewise, until its agent's next renewal is seen (the views cannot tell it from an agent that just joined a
-// copy). With a hub
-// unreachable and no lease ranked, rules 4 to 6 decide at once, as before (a hub down is when a decision is
-// wanted soonest). The renewTime of a lease no agent renewed is the hub's clock at its creation: a hub clock
-// ahead of the agent's only lengthens the hold, never changes which hub is decided.
-func newerUnproven(hubs []HubView, best *HubView, prev, fallback Source, allReachable bool, now time.Time) bool {
-	if best == nil && (prev.Hub != "" || !allReachable) {
-		// Rule 2 keeps the previous source anyway; with a hub down, rules 4 to 6 decide.
-		return false
-	}
+// copy). The renewTime of a lease no agent renewed is the hub's clock at its creation: a hub clock ahead of the
+// agent's only lengthens the hold, never changes which hub is decided.
+func newerUnproven(hubs []HubView, hub string, after time.Time, now time.Time) bool {
 	for _, h := range hubs {
-		if !h.Reachable || !h.HasLease || h.AgentRenewed || !inViewBriefly(h, now) {
-			continue
-		}
-		if (best == nil && h.Hub != fallback.Hub) || (best != nil && h.Hub != best.Hub && h.RenewTime.After(best.RenewTime)) {
+		if h.Reachable && h.HasLease && !h.AgentRenewed && inViewBriefly(h, now) && h.Hub != hub && h.RenewTime.After(after) {
 			return true
 		}
 	}
